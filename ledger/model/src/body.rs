@@ -1,0 +1,406 @@
+//! Event bodies, schema v1: one variant per kind of change to a book.
+//!
+//! **The order of variants and of fields is part of the canonical encoding.** New
+//! kinds go at the end; a changed kind is a new schema version with an upcast in
+//! [`crate::record`], never an edit here (the golden fixtures in `tests/golden/`
+//! fail if the bytes move).
+//!
+//! The same types are the JSON form that `lorebank apply` reads: externally tagged,
+//! snake_case (`{"term_put": {"id": "T-1", ...}}`), unknown fields refused.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{Hash32, RecordId, Seq, Window};
+
+/// One change to a book.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Body {
+    /// The full content of a term record, new or revised.
+    TermPut(TermPut),
+    /// A term stops existing from this revision on.
+    TermRetired(TermRetired),
+    /// A further surface that finds a term.
+    AliasAdded(AliasAdded),
+    /// An alias stops finding its term.
+    AliasRemoved(AliasRemoved),
+    /// The full content of a summary, new or revised.
+    SummaryPut(SummaryPut),
+    /// A summary stops existing from this revision on.
+    SummaryRetired(SummaryRetired),
+    /// A suggested entry waiting for review.
+    CandidateProposed(CandidateProposed),
+    /// An editorial verdict on a term or candidate.
+    DispositionSet(DispositionSet),
+    /// The assembly configuration and normalization profile.
+    ConfigSet(ConfigSet),
+    /// Marks the end of a batch of compensating events that rolled the book back.
+    RollbackMarker(RollbackMarker),
+}
+
+impl Body {
+    /// The snake_case name of the kind, as in the JSON form.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Body::TermPut(_) => "term_put",
+            Body::TermRetired(_) => "term_retired",
+            Body::AliasAdded(_) => "alias_added",
+            Body::AliasRemoved(_) => "alias_removed",
+            Body::SummaryPut(_) => "summary_put",
+            Body::SummaryRetired(_) => "summary_retired",
+            Body::CandidateProposed(_) => "candidate_proposed",
+            Body::DispositionSet(_) => "disposition_set",
+            Body::ConfigSet(_) => "config_set",
+            Body::RollbackMarker(_) => "rollback_marker",
+        }
+    }
+
+    /// The record this event is about, if any.
+    pub fn record(&self) -> Option<RecordId> {
+        match self {
+            Body::TermPut(put) => Some(put.id),
+            Body::TermRetired(retired) => Some(retired.id),
+            Body::AliasAdded(alias) => Some(alias.id),
+            Body::AliasRemoved(alias) => Some(alias.id),
+            Body::SummaryPut(put) => Some(put.id),
+            Body::SummaryRetired(retired) => Some(retired.id),
+            Body::CandidateProposed(candidate) => Some(candidate.id),
+            Body::DispositionSet(disposition) => Some(disposition.target),
+            Body::ConfigSet(_) | Body::RollbackMarker(_) => None,
+        }
+    }
+}
+
+/// The full content of a term record. A put replaces the previous version whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermPut {
+    /// `T-…` id, stable across versions.
+    pub id: RecordId,
+    /// Source surface as written in the original (`萧炎`).
+    pub src: String,
+    /// Disambiguator when one surface has several meanings; part of the uniqueness key.
+    #[serde(default)]
+    pub sense: Option<String>,
+    /// Target rendering (`Сяо Янь`).
+    pub dst: String,
+    /// Category tag (`character`, `place`, `technique`, …): lowercase ASCII.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Grammatical gender of the rendering.
+    #[serde(default)]
+    pub gender: Option<Gender>,
+    /// Declension forms of `dst` (`Сяо Яня`, `Сяо Яню`).
+    #[serde(default)]
+    pub decl: Vec<String>,
+    /// How the character speaks.
+    #[serde(default)]
+    pub speech: Option<String>,
+    /// Free note for translators.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// Chapters the record applies to (the spoiler gate).
+    #[serde(default)]
+    pub window: Window,
+    /// Review status; only `approved` entries are injected as authoritative.
+    #[serde(default)]
+    pub status: Status,
+    /// Higher wins ties when the budget is tight.
+    #[serde(default)]
+    pub priority: i32,
+    /// Injected into every chunk inside its window, hit or not.
+    #[serde(default)]
+    pub constant: bool,
+    /// Secondary keys that must (or must not) occur in the chunk.
+    #[serde(default)]
+    pub secondary: Option<SecondaryKeys>,
+    /// The record this one replaces from `window.since` on (story-time supersession).
+    #[serde(default)]
+    pub supersedes: Option<RecordId>,
+}
+
+/// Grammatical gender of a rendering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Gender {
+    /// Masculine.
+    #[serde(rename = "m")]
+    Masculine,
+    /// Feminine.
+    #[serde(rename = "f")]
+    Feminine,
+    /// Neuter.
+    #[serde(rename = "n")]
+    Neuter,
+    /// Plural only.
+    #[serde(rename = "pl")]
+    Plural,
+}
+
+/// Review status of a term.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Reviewed by a person: injected as authoritative.
+    #[default]
+    Approved,
+    /// Put by a tool and not yet reviewed.
+    Auto,
+    /// Work in progress.
+    Draft,
+}
+
+/// Secondary keys: other surfaces whose presence in the chunk decides whether a hit
+/// on the primary key counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecondaryKeys {
+    /// How the keys combine.
+    pub logic: KeyLogic,
+    /// The keys, at least one.
+    pub keys: Vec<String>,
+}
+
+/// How secondary keys combine (SillyTavern World Info semantics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyLogic {
+    /// At least one key occurs.
+    AndAny,
+    /// Every key occurs.
+    AndAll,
+    /// No key occurs.
+    NotAny,
+    /// Not every key occurs.
+    NotAll,
+}
+
+/// A term is retired: no longer found, injected or counted for uniqueness.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermRetired {
+    /// The term.
+    pub id: RecordId,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A further surface that finds a term.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AliasAdded {
+    /// The term the alias finds.
+    pub id: RecordId,
+    /// The alias surface.
+    pub surface: String,
+    /// What kind of alias it is.
+    #[serde(default)]
+    pub kind: AliasKind,
+    /// Chapters the alias applies to; `None` means the term's window.
+    #[serde(default)]
+    pub window: Option<Window>,
+}
+
+/// What kind of alias a surface is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AliasKind {
+    /// A spelling variant.
+    #[default]
+    Variant,
+    /// A nickname.
+    Nickname,
+    /// A title or form of address.
+    Title,
+    /// A reading (ruby, kana).
+    Reading,
+}
+
+/// An alias stops finding its term.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AliasRemoved {
+    /// The term.
+    pub id: RecordId,
+    /// The alias surface to remove.
+    pub surface: String,
+}
+
+/// The full content of a summary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryPut {
+    /// `S-…` id.
+    pub id: RecordId,
+    /// What the summary covers.
+    pub scope: Scope,
+    /// The summary text.
+    pub text: String,
+    /// First chapter at which the summary may be shown (the spoiler gate); `None`
+    /// means the chapter after the scope ends (a book summary: always).
+    #[serde(default)]
+    pub visible_from: Option<u32>,
+}
+
+/// What a summary covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// One chapter.
+    Chapter(u32),
+    /// An arc of chapters `from ..= to`.
+    Arc {
+        /// First chapter of the arc.
+        from: u32,
+        /// Last chapter of the arc.
+        to: u32,
+    },
+    /// The whole book.
+    Book,
+}
+
+/// A summary is retired.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryRetired {
+    /// The summary.
+    pub id: RecordId,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A suggested entry waiting for review. Candidates are never injected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CandidateProposed {
+    /// `C-…` id.
+    pub id: RecordId,
+    /// The source surface found.
+    pub surface: String,
+    /// A suggested rendering.
+    #[serde(default)]
+    pub suggested_dst: Option<String>,
+    /// Where and why it was found.
+    #[serde(default)]
+    pub evidence: Option<String>,
+    /// What produced it.
+    pub origin: Origin,
+    /// How far the suggestion may be trusted; embedding suggestions are always low.
+    #[serde(default)]
+    pub trust: Trust,
+}
+
+/// What produced a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// A name/term extractor (rule-based or LLM).
+    Extractor,
+    /// The embedding tier.
+    Embedding,
+    /// The post-check of a translation.
+    Postcheck,
+    /// An import from another tool.
+    Import,
+}
+
+/// Trust level of a candidate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trust {
+    /// A suggestion only (embeddings).
+    Low,
+    /// An ordinary candidate.
+    #[default]
+    Normal,
+}
+
+/// An editorial verdict on a term or candidate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispositionSet {
+    /// The term or candidate judged.
+    pub target: RecordId,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// A reason code, lowercase snake_case (`wrong_gender`, `spoiler`).
+    pub reason: String,
+    /// Free note.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// An editorial verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Use it.
+    Accept,
+    /// Use it, marked unverified, and check the output.
+    Verify,
+    /// Do not use it.
+    Reject,
+}
+
+/// The assembly configuration and normalization profile of the book.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigSet {
+    /// How contexts are assembled.
+    #[serde(default)]
+    pub assembly: AssemblyConfig,
+    /// How text is folded before matching.
+    pub profile: ProfileRef,
+}
+
+/// How contexts are assembled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssemblyConfig {
+    /// Token budget of the glossary block.
+    pub token_budget: u32,
+    /// How many previous chunks of the chapter keep their hits (scene inertia).
+    pub sticky_chunks: u32,
+    /// Shortest key, in characters, allowed without secondary keys.
+    pub min_key_chars: u32,
+    /// Render format version.
+    pub render_format: u16,
+    /// Token estimator version.
+    pub token_estimator: u16,
+}
+
+impl Default for AssemblyConfig {
+    fn default() -> AssemblyConfig {
+        AssemblyConfig {
+            token_budget: 800,
+            sticky_chunks: 2,
+            min_key_chars: crate::limits::MIN_KEY_CHARS_DEFAULT,
+            render_format: 1,
+            token_estimator: 1,
+        }
+    }
+}
+
+/// A normalization profile by name and, once built, by the content id of its fold
+/// table (stored in the book).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileRef {
+    /// `zh`, `ja`, …: lowercase ASCII.
+    pub name: String,
+    /// Content id of the fold table.
+    #[serde(default)]
+    pub table: Option<Hash32>,
+}
+
+/// Closes a rollback: the events before it in its batch compensate back to `to`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollbackMarker {
+    /// The revision rolled back to.
+    pub to: Seq,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+}

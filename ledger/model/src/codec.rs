@@ -1,0 +1,101 @@
+//! The canonical codec: the one bincode configuration every hashed byte goes through.
+//!
+//! bincode is pinned at `=2.0.1` (its 2.0 wire format is frozen). The configuration
+//! is `standard()` spelled out: little-endian, variable-length integers, a decode
+//! limit of [`EVENT_BYTES_MAX`]. bincode is deterministic but not canonical: its
+//! decoder accepts overlong varints. [`decode_strict`] therefore re-encodes what it
+//! decoded and rejects bytes that differ, so every value has exactly one encoding.
+//! No type encoded here contains a hash map or a float.
+
+use bincode::config::{Configuration, Limit, LittleEndian, Varint};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::limits::EVENT_BYTES_MAX;
+
+/// The type of [`CONFIG`].
+pub type CodecConfig = Configuration<LittleEndian, Varint, Limit<EVENT_BYTES_MAX>>;
+
+/// The canonical bincode configuration. Changing it changes every hash in every book.
+pub const CONFIG: CodecConfig =
+    bincode::config::standard().with_little_endian().with_variable_int_encoding().with_limit::<EVENT_BYTES_MAX>();
+
+/// Why bytes are not the canonical encoding of a value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodecError {
+    /// The value encodes to more than [`EVENT_BYTES_MAX`] bytes.
+    #[error("encoded value is {len} bytes, more than the limit of {limit}")]
+    TooLarge {
+        /// Encoded length.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// bincode refused to encode the value.
+    #[error("cannot encode: {0}")]
+    Encode(String),
+    /// bincode could not decode the bytes.
+    #[error("cannot decode: {0}")]
+    Decode(String),
+    /// The value ended before the bytes did.
+    #[error("{trailing} trailing bytes after the value")]
+    Trailing {
+        /// How many bytes were left over.
+        trailing: usize,
+    },
+    /// The bytes decode, but are not the canonical encoding of what they decode to.
+    #[error("bytes are not the canonical encoding of their value")]
+    NonCanonical,
+}
+
+/// Encodes `value` canonically.
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
+    let bytes = bincode::serde::encode_to_vec(value, CONFIG).map_err(|error| CodecError::Encode(error.to_string()))?;
+    if bytes.len() > EVENT_BYTES_MAX {
+        return Err(CodecError::TooLarge { len: bytes.len(), limit: EVENT_BYTES_MAX });
+    }
+    Ok(bytes)
+}
+
+/// Decodes `bytes`, which must be exactly the canonical encoding of one value.
+pub fn decode_strict<T: Serialize + DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    if bytes.len() > EVENT_BYTES_MAX {
+        return Err(CodecError::TooLarge { len: bytes.len(), limit: EVENT_BYTES_MAX });
+    }
+    let (value, consumed): (T, usize) =
+        bincode::serde::decode_from_slice(bytes, CONFIG).map_err(|error| CodecError::Decode(error.to_string()))?;
+    if consumed != bytes.len() {
+        return Err(CodecError::Trailing { trailing: bytes.len() - consumed });
+    }
+    let again = encode(&value)?;
+    if again != bytes {
+        return Err(CodecError::NonCanonical);
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlong_varints_are_rejected() {
+        // 5 as a one-byte varint is canonical; 251 followed by a u16 is the same value
+        // spelled long, which bincode itself accepts.
+        assert_eq!(decode_strict::<u64>(&[5]), Ok(5));
+        assert_eq!(bincode::serde::decode_from_slice::<u64, _>(&[251, 5, 0], CONFIG).map(|(v, _)| v).ok(), Some(5));
+        assert_eq!(decode_strict::<u64>(&[251, 5, 0]), Err(CodecError::NonCanonical));
+    }
+
+    #[test]
+    fn trailing_bytes_are_rejected() {
+        assert_eq!(decode_strict::<u8>(&[1, 2]), Err(CodecError::Trailing { trailing: 1 }));
+    }
+
+    #[test]
+    fn oversized_input_is_rejected_before_decoding() {
+        let bytes = vec![0u8; EVENT_BYTES_MAX + 1];
+        assert!(matches!(decode_strict::<Vec<u8>>(&bytes), Err(CodecError::TooLarge { .. })));
+    }
+}

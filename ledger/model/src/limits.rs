@@ -1,0 +1,41 @@
+//! Named limits. Exceeding any of them is an error naming the limit, never a silent
+//! truncation.
+
+/// Largest encoded payload of one event (envelope fields and body), in bytes.
+pub const EVENT_BYTES_MAX: usize = 64 * 1024;
+/// Most events in one atomic batch.
+pub const BATCH_EVENTS_MAX: usize = 10_000;
+/// Most encoded payload bytes in one atomic batch.
+pub const BATCH_BYTES_MAX: usize = 32 * 1024 * 1024;
+/// Longest key (source surface, alias, secondary key, sense), in characters.
+pub const KEY_CHARS_MAX: usize = 64;
+/// Longest short label (dst, declension form, kind, actor, source, reason code), in
+/// characters.
+pub const LABEL_CHARS_MAX: usize = 128;
+/// Longest free-text note (note, speech, evidence, reasons), in characters.
+pub const NOTE_CHARS_MAX: usize = 2_000;
+/// Longest summary text, in characters.
+pub const SUMMARY_CHARS_MAX: usize = 8_000;
+/// Most declension forms on one term.
+pub const DECL_FORMS_MAX: usize = 16;
+/// Most secondary keys on one term.
+pub const SECONDARY_KEYS_MAX: usize = 16;
+/// Largest token budget an assembly config may ask for.
+pub const TOKEN_BUDGET_MAX: u32 = 100_000;
+/// Most sticky chunks an assembly config may ask for.
+pub const STICKY_CHUNKS_MAX: u32 = 64;
+/// Largest `min_key_chars` an assembly config may set.
+pub const MIN_KEY_CHARS_MAX: u32 = 16;
+/// Default `min_key_chars`: a one-character key needs secondary keys.
+pub const MIN_KEY_CHARS_DEFAULT: u32 = 2;
+
+// A summary at its limit, in 4-byte UTF-8, must still fit an event with room to spare
+// for the envelope and the other fields.
+const _: () = assert!(SUMMARY_CHARS_MAX * 4 + 4 * NOTE_CHARS_MAX < EVENT_BYTES_MAX);
+// The largest term: every key and label at its limit.
+const _: () = assert!(
+    (KEY_CHARS_MAX * (2 + SECONDARY_KEYS_MAX) + LABEL_CHARS_MAX * (4 + DECL_FORMS_MAX)) * 4 + 2 * NOTE_CHARS_MAX * 4
+        < EVENT_BYTES_MAX
+);
+const _: () = assert!(BATCH_EVENTS_MAX <= u32::MAX as usize);
+const _: () = assert!(EVENT_BYTES_MAX <= u32::MAX as usize);

@@ -1,0 +1,249 @@
+//! The stored event record and the hash chain.
+//!
+//! A record is `header ‖ payload`. The payload is the canonical encoding of a
+//! [`NewEvent`] (recorded_at, actor, source, body) under the body schema named in the
+//! header. The header is fixed-size, little-endian:
+//!
+//! | offset | size | field          | meaning                                           |
+//! |-------:|-----:|----------------|---------------------------------------------------|
+//! | 0      | 2    | format         | record format version, [`RECORD_FORMAT`]          |
+//! | 2      | 2    | schema         | body schema version, upcast on read               |
+//! | 4      | 4    | payload_len    | bytes after the header                            |
+//! | 8      | 8    | seq            | position in the log, from 1                       |
+//! | 16     | 32   | prev           | chain hash of event `seq - 1` (zeroes for seq 1)  |
+//! | 48     | 32   | payload_hash   | keyed blake3 of the payload ([`PAYLOAD_CONTEXT`]) |
+//!
+//! The chain hash of an event is the keyed blake3 ([`CHAIN_CONTEXT`]) of its 80
+//! header bytes, so it covers the previous hash, the seq, both versions and (through
+//! the payload hash) every payload byte. Each hash domain has its own `derive_key`
+//! context, so a payload hash can never be mistaken for a chain hash.
+
+use serde::{Deserialize, Serialize};
+
+use crate::body::Body;
+use crate::codec::{self, CodecError};
+use crate::ids::{Hash32, Seq};
+use crate::limits::EVENT_BYTES_MAX;
+
+/// Record format version written by this code.
+pub const RECORD_FORMAT: u16 = 1;
+/// Body schema version written by this code.
+pub const SCHEMA_CURRENT: u16 = 1;
+/// Size of the record header.
+pub const HEADER_BYTES: usize = 80;
+/// blake3 `derive_key` context of payload hashes.
+pub const PAYLOAD_CONTEXT: &str = "lorebank 2026-11-29 event payload v1";
+/// blake3 `derive_key` context of chain hashes.
+pub const CHAIN_CONTEXT: &str = "lorebank 2026-11-29 event chain v1";
+
+const _: () = assert!(HEADER_BYTES == 2 + 2 + 4 + 8 + 32 + 32);
+const _: () = assert!(EVENT_BYTES_MAX <= u32::MAX as usize);
+
+/// What an appender supplies: everything of an event except its place in the chain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewEvent {
+    /// Wall-clock time of recording, unix milliseconds. Informational only.
+    pub recorded_at_ms: u64,
+    /// Who made the change: `human:anna`, `llm:extractor`, `import:galtransl`.
+    pub actor: String,
+    /// Provenance: `ch12#p3`, a file name, a review ticket.
+    pub source: String,
+    /// The change.
+    pub body: Body,
+}
+
+impl NewEvent {
+    /// The canonical payload bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, CodecError> {
+        codec::encode(self)
+    }
+}
+
+/// An event as read back from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Position in the log.
+    pub seq: Seq,
+    /// Chain hash of the previous event.
+    pub prev: Hash32,
+    /// Chain hash of this event.
+    pub hash: Hash32,
+    /// Body schema version it was written with (the body is already upcast).
+    pub schema: u16,
+    /// Envelope and body.
+    pub content: NewEvent,
+}
+
+/// A decoded record header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Record format version.
+    pub format: u16,
+    /// Body schema version.
+    pub schema: u16,
+    /// Payload length in bytes.
+    pub payload_len: u32,
+    /// Position in the log.
+    pub seq: Seq,
+    /// Chain hash of the previous event.
+    pub prev: Hash32,
+    /// Keyed blake3 of the payload.
+    pub payload_hash: Hash32,
+}
+
+impl Header {
+    /// The header bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_BYTES] {
+        let mut out = [0u8; HEADER_BYTES];
+        out[0..2].copy_from_slice(&self.format.to_le_bytes());
+        out[2..4].copy_from_slice(&self.schema.to_le_bytes());
+        out[4..8].copy_from_slice(&self.payload_len.to_le_bytes());
+        out[8..16].copy_from_slice(&self.seq.0.to_le_bytes());
+        out[16..48].copy_from_slice(&self.prev.0);
+        out[48..80].copy_from_slice(&self.payload_hash.0);
+        out
+    }
+
+    /// Parses header bytes; checks only the format version.
+    pub fn from_bytes(bytes: &[u8; HEADER_BYTES]) -> Result<Header, RecordError> {
+        let format = u16::from_le_bytes([bytes[0], bytes[1]]);
+        if format != RECORD_FORMAT {
+            return Err(RecordError::UnknownFormat { format });
+        }
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[8..16]);
+        let mut prev = [0u8; 32];
+        prev.copy_from_slice(&bytes[16..48]);
+        let mut payload_hash = [0u8; 32];
+        payload_hash.copy_from_slice(&bytes[48..80]);
+        Ok(Header {
+            format,
+            schema: u16::from_le_bytes([bytes[2], bytes[3]]),
+            payload_len: u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]),
+            seq: Seq(u64::from_le_bytes(word)),
+            prev: Hash32(prev),
+            payload_hash: Hash32(payload_hash),
+        })
+    }
+
+    /// The chain hash of the event this header heads.
+    pub fn chain_hash(&self) -> Hash32 {
+        let mut hasher = blake3::Hasher::new_derive_key(CHAIN_CONTEXT);
+        hasher.update(&self.to_bytes());
+        Hash32(*hasher.finalize().as_bytes())
+    }
+}
+
+/// The keyed payload hash.
+pub fn payload_hash(payload: &[u8]) -> Hash32 {
+    let mut hasher = blake3::Hasher::new_derive_key(PAYLOAD_CONTEXT);
+    hasher.update(payload);
+    Hash32(*hasher.finalize().as_bytes())
+}
+
+/// Why a stored record cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// Shorter than a header.
+    #[error("record is {len} bytes, shorter than the {HEADER_BYTES}-byte header")]
+    TooShort {
+        /// Record length.
+        len: usize,
+    },
+    /// A record format this code does not know.
+    #[error("unknown record format {format}")]
+    UnknownFormat {
+        /// The format version found.
+        format: u16,
+    },
+    /// A body schema this code does not know.
+    #[error("unknown body schema {schema}")]
+    UnknownSchema {
+        /// The schema version found.
+        schema: u16,
+    },
+    /// The header names another seq than the key the record is stored under.
+    #[error("header says seq {found}, stored as seq {expected}")]
+    SeqMismatch {
+        /// Where the record is stored.
+        expected: Seq,
+        /// What its header says.
+        found: Seq,
+    },
+    /// The payload length in the header is not the length of the payload.
+    #[error("header says {header} payload bytes, found {actual}")]
+    PayloadLength {
+        /// From the header.
+        header: u32,
+        /// Actual.
+        actual: usize,
+    },
+    /// The payload does not hash to the header's payload hash.
+    #[error("payload hash mismatch: header {expected}, payload {actual}")]
+    PayloadHash {
+        /// From the header.
+        expected: Hash32,
+        /// Of the payload.
+        actual: Hash32,
+    },
+    /// The payload is not a canonical encoding.
+    #[error("payload: {0}")]
+    Payload(#[from] CodecError),
+}
+
+/// Seals an encoded payload into a record at `seq` after `prev`. Returns the record
+/// bytes and the event's chain hash.
+///
+/// # Panics
+/// If the payload is longer than [`EVENT_BYTES_MAX`] (callers encode with
+/// [`NewEvent::encode`], which refuses that).
+pub fn seal(seq: Seq, prev: Hash32, schema: u16, payload: &[u8]) -> (Vec<u8>, Hash32) {
+    assert!(payload.len() <= EVENT_BYTES_MAX, "payload over EVENT_BYTES_MAX");
+    assert!(seq.0 >= 1, "seq starts at 1");
+    let header = Header {
+        format: RECORD_FORMAT,
+        schema,
+        payload_len: payload.len() as u32,
+        seq,
+        prev,
+        payload_hash: payload_hash(payload),
+    };
+    let mut record = Vec::with_capacity(HEADER_BYTES + payload.len());
+    record.extend_from_slice(&header.to_bytes());
+    record.extend_from_slice(payload);
+    (record, header.chain_hash())
+}
+
+/// Opens a record stored under `expected_seq`: checks the header, the payload length
+/// and hash, and decodes the payload strictly, upcasting old schemas. Does not check
+/// `prev` against the previous event: that is the caller's walk of the chain.
+pub fn open(expected_seq: Seq, record: &[u8]) -> Result<Event, RecordError> {
+    let header_bytes: &[u8; HEADER_BYTES] = record
+        .get(..HEADER_BYTES)
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or(RecordError::TooShort { len: record.len() })?;
+    let header = Header::from_bytes(header_bytes)?;
+    if header.seq != expected_seq {
+        return Err(RecordError::SeqMismatch { expected: expected_seq, found: header.seq });
+    }
+    let payload = &record[HEADER_BYTES..];
+    if header.payload_len as usize != payload.len() {
+        return Err(RecordError::PayloadLength { header: header.payload_len, actual: payload.len() });
+    }
+    let actual = payload_hash(payload);
+    if actual != header.payload_hash {
+        return Err(RecordError::PayloadHash { expected: header.payload_hash, actual });
+    }
+    let content = decode_payload(header.schema, payload)?;
+    Ok(Event { seq: header.seq, prev: header.prev, hash: header.chain_hash(), schema: header.schema, content })
+}
+
+/// Decodes a payload written under `schema`, upcasting it to the current body types.
+/// Old schemas are read through here forever; stored bytes are never rewritten.
+fn decode_payload(schema: u16, payload: &[u8]) -> Result<NewEvent, RecordError> {
+    match schema {
+        1 => Ok(codec::decode_strict::<NewEvent>(payload)?),
+        _ => Err(RecordError::UnknownSchema { schema }),
+    }
+}

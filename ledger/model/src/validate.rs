@@ -1,0 +1,389 @@
+//! Validation of what an event can tell about itself, alone: id kinds, windows, key
+//! lengths, empty or malformed fields, limits. Checks that need the current state
+//! (unknown records, uniqueness) belong to `projections`.
+//!
+//! Every error names the field (`term_put.decl[2]`) and the offending value or limit.
+//! Only new events are validated: stored events are never re-judged by newer rules.
+
+use std::fmt;
+
+use crate::body::*;
+use crate::ids::{RecordId, RecordKind, Window};
+use crate::limits::*;
+use crate::record::NewEvent;
+
+/// A field of an event that is not acceptable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// Dotted path of the field, e.g. `term_put.window.until`.
+    pub field: String,
+    /// What is wrong, with the offending value or limit.
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// Settings that validation depends on and that a book may configure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// Shortest key without secondary keys, in characters.
+    pub min_key_chars: u32,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules { min_key_chars: MIN_KEY_CHARS_DEFAULT }
+    }
+}
+
+/// Actor kinds accepted before the colon of an actor.
+pub const ACTOR_KINDS: &[&str] = &["human", "llm", "import", "tool", "system"];
+
+type Check = Result<(), FieldError>;
+
+struct Path<'a> {
+    root: &'a str,
+}
+
+impl Path<'_> {
+    fn err(&self, field: &str, message: impl Into<String>) -> FieldError {
+        let field = if field.is_empty() { self.root.to_owned() } else { format!("{}.{}", self.root, field) };
+        FieldError { field, message: message.into() }
+    }
+
+    /// One line of text, no surrounding whitespace, at most `max` characters.
+    fn line(&self, field: &str, value: &str, max: usize) -> Check {
+        if value.trim().is_empty() {
+            return Err(self.err(field, "must not be empty"));
+        }
+        if value.trim() != value {
+            return Err(self.err(field, format!("{value:?} has leading or trailing whitespace")));
+        }
+        if let Some(bad) = value.chars().find(|c| c.is_control()) {
+            return Err(self.err(field, format!("{value:?} contains control character U+{:04X}", bad as u32)));
+        }
+        let n_chars = value.chars().count();
+        if n_chars > max {
+            return Err(self.err(field, format!("is {n_chars} characters, more than the limit of {max}")));
+        }
+        Ok(())
+    }
+
+    /// Free text: newlines and tabs allowed, not blank, at most `max` characters.
+    fn text(&self, field: &str, value: &str, max: usize) -> Check {
+        if value.trim().is_empty() {
+            return Err(self.err(field, "must not be empty"));
+        }
+        if let Some(bad) = value.chars().find(|c| c.is_control() && *c != '\n' && *c != '\t') {
+            return Err(self.err(field, format!("contains control character U+{:04X}", bad as u32)));
+        }
+        let n_chars = value.chars().count();
+        if n_chars > max {
+            return Err(self.err(field, format!("is {n_chars} characters, more than the limit of {max}")));
+        }
+        Ok(())
+    }
+
+    fn opt_text(&self, field: &str, value: &Option<String>, max: usize) -> Check {
+        value.as_deref().map_or(Ok(()), |text| self.text(field, text, max))
+    }
+
+    /// A lowercase ASCII code: `[a-z][a-z0-9_-]*`.
+    fn code(&self, field: &str, value: &str) -> Check {
+        self.line(field, value, LABEL_CHARS_MAX)?;
+        let mut chars = value.chars();
+        let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+        if !first_ok || !chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-') {
+            return Err(
+                self.err(field, format!("{value:?} is not a lowercase code like `character` or `wrong_gender`"))
+            );
+        }
+        Ok(())
+    }
+
+    /// A key that the matcher looks for.
+    fn key(&self, field: &str, value: &str, min_chars: u32, has_secondary: bool) -> Check {
+        self.line(field, value, KEY_CHARS_MAX)?;
+        let n_chars = value.chars().count();
+        if !has_secondary && (n_chars as u64) < u64::from(min_chars) {
+            return Err(self.err(
+                field,
+                format!(
+                    "key {value:?} is {n_chars} character(s), shorter than min_key_chars {min_chars}; a shorter key needs secondary keys"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn id(&self, field: &str, id: RecordId, kinds: &[RecordKind]) -> Check {
+        if kinds.contains(&id.kind()) {
+            return Ok(());
+        }
+        let expected: Vec<String> = kinds.iter().map(|kind| format!("{}-…", kind.letter())).collect();
+        Err(self.err(field, format!("{id} is a {} id, expected {}", id.kind().noun(), expected.join(" or "))))
+    }
+
+    fn chapter(&self, field: &str, chapter: u32) -> Check {
+        if chapter == 0 {
+            return Err(self.err(field, "chapters are numbered from 1, got 0"));
+        }
+        Ok(())
+    }
+
+    fn window(&self, field: &str, window: &Window) -> Check {
+        self.chapter(&format!("{field}.since"), window.since)?;
+        if let Some(until) = window.until {
+            if until < window.since {
+                return Err(self.err(
+                    &format!("{field}.until"),
+                    format!("window ends at chapter {until}, before it starts at chapter {}", window.since),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Validates the envelope fields of a new event.
+pub fn validate_envelope(actor: &str, source: &str) -> Check {
+    let path = Path { root: "" };
+    let err = |field: &str, message: String| FieldError { field: field.to_owned(), message };
+    path.line("actor", actor, LABEL_CHARS_MAX).map_err(|e| err("actor", e.message))?;
+    let valid_actor = actor.split_once(':').is_some_and(|(kind, name)| {
+        ACTOR_KINDS.contains(&kind) && !name.is_empty() && !name.contains(char::is_whitespace)
+    });
+    if !valid_actor {
+        return Err(err("actor", format!("{actor:?} is not `kind:name` with kind one of {}", ACTOR_KINDS.join(", "))));
+    }
+    path.line("source", source, LABEL_CHARS_MAX).map_err(|e| err("source", e.message))
+}
+
+/// Validates a new event: envelope and body.
+pub fn validate_event(event: &NewEvent, rules: &Rules) -> Check {
+    validate_envelope(&event.actor, &event.source)?;
+    validate_body(&event.body, rules)
+}
+
+/// Validates a body on its own.
+pub fn validate_body(body: &Body, rules: &Rules) -> Check {
+    let path = Path { root: body.kind_name() };
+    let p = &path;
+    match body {
+        Body::TermPut(put) => {
+            p.id("id", put.id, &[RecordKind::Term])?;
+            let has_secondary = put.secondary.is_some();
+            p.key("src", &put.src, rules.min_key_chars, has_secondary)?;
+            if let Some(sense) = &put.sense {
+                p.line("sense", sense, KEY_CHARS_MAX)?;
+            }
+            p.line("dst", &put.dst, LABEL_CHARS_MAX)?;
+            if let Some(kind) = &put.kind {
+                p.code("kind", kind)?;
+            }
+            if put.decl.len() > DECL_FORMS_MAX {
+                return Err(
+                    p.err("decl", format!("has {} forms, more than the limit of {DECL_FORMS_MAX}", put.decl.len()))
+                );
+            }
+            for (form_idx, form) in put.decl.iter().enumerate() {
+                let field = format!("decl[{form_idx}]");
+                p.line(&field, form, LABEL_CHARS_MAX)?;
+                if form.contains([',', ';']) {
+                    return Err(
+                        p.err(&field, format!("{form:?} contains `,` or `;`, which separate forms when rendered"))
+                    );
+                }
+            }
+            p.opt_text("speech", &put.speech, NOTE_CHARS_MAX)?;
+            p.opt_text("note", &put.note, NOTE_CHARS_MAX)?;
+            p.window("window", &put.window)?;
+            if let Some(secondary) = &put.secondary {
+                if secondary.keys.is_empty() {
+                    return Err(p.err("secondary.keys", "must list at least one key"));
+                }
+                if secondary.keys.len() > SECONDARY_KEYS_MAX {
+                    return Err(p.err(
+                        "secondary.keys",
+                        format!("has {} keys, more than the limit of {SECONDARY_KEYS_MAX}", secondary.keys.len()),
+                    ));
+                }
+                for (key_idx, key) in secondary.keys.iter().enumerate() {
+                    p.line(&format!("secondary.keys[{key_idx}]"), key, KEY_CHARS_MAX)?;
+                }
+            }
+            if let Some(old) = put.supersedes {
+                p.id("supersedes", old, &[RecordKind::Term])?;
+                if old == put.id {
+                    return Err(p.err("supersedes", format!("{old} cannot supersede itself")));
+                }
+            }
+            Ok(())
+        }
+        Body::TermRetired(retired) => {
+            p.id("id", retired.id, &[RecordKind::Term])?;
+            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
+        }
+        Body::AliasAdded(alias) => {
+            p.id("id", alias.id, &[RecordKind::Term])?;
+            p.key("surface", &alias.surface, rules.min_key_chars, false)?;
+            alias.window.as_ref().map_or(Ok(()), |window| p.window("window", window))
+        }
+        Body::AliasRemoved(alias) => {
+            p.id("id", alias.id, &[RecordKind::Term])?;
+            p.line("surface", &alias.surface, KEY_CHARS_MAX)
+        }
+        Body::SummaryPut(put) => {
+            p.id("id", put.id, &[RecordKind::Summary])?;
+            match put.scope {
+                Scope::Chapter(chapter) => p.chapter("scope.chapter", chapter)?,
+                Scope::Arc { from, to } => {
+                    p.chapter("scope.arc.from", from)?;
+                    if to < from {
+                        return Err(
+                            p.err("scope.arc.to", format!("arc ends at chapter {to}, before it starts at {from}"))
+                        );
+                    }
+                }
+                Scope::Book => {}
+            }
+            p.text("text", &put.text, SUMMARY_CHARS_MAX)?;
+            put.visible_from.map_or(Ok(()), |chapter| p.chapter("visible_from", chapter))
+        }
+        Body::SummaryRetired(retired) => {
+            p.id("id", retired.id, &[RecordKind::Summary])?;
+            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
+        }
+        Body::CandidateProposed(candidate) => {
+            p.id("id", candidate.id, &[RecordKind::Candidate])?;
+            p.line("surface", &candidate.surface, KEY_CHARS_MAX)?;
+            if let Some(dst) = &candidate.suggested_dst {
+                p.line("suggested_dst", dst, LABEL_CHARS_MAX)?;
+            }
+            p.opt_text("evidence", &candidate.evidence, NOTE_CHARS_MAX)?;
+            if candidate.origin == Origin::Embedding && candidate.trust != Trust::Low {
+                return Err(p.err("trust", "embedding suggestions must have trust `low`"));
+            }
+            Ok(())
+        }
+        Body::DispositionSet(disposition) => {
+            p.id("target", disposition.target, &[RecordKind::Term, RecordKind::Candidate])?;
+            p.code("reason", &disposition.reason)?;
+            p.opt_text("note", &disposition.note, NOTE_CHARS_MAX)
+        }
+        Body::ConfigSet(config) => {
+            let assembly = &config.assembly;
+            if !(1..=TOKEN_BUDGET_MAX).contains(&assembly.token_budget) {
+                return Err(p.err(
+                    "assembly.token_budget",
+                    format!("{} is outside 1..={TOKEN_BUDGET_MAX}", assembly.token_budget),
+                ));
+            }
+            if assembly.sticky_chunks > STICKY_CHUNKS_MAX {
+                return Err(p.err(
+                    "assembly.sticky_chunks",
+                    format!("{} is more than the limit of {STICKY_CHUNKS_MAX}", assembly.sticky_chunks),
+                ));
+            }
+            if !(1..=MIN_KEY_CHARS_MAX).contains(&assembly.min_key_chars) {
+                return Err(p.err(
+                    "assembly.min_key_chars",
+                    format!("{} is outside 1..={MIN_KEY_CHARS_MAX}", assembly.min_key_chars),
+                ));
+            }
+            if assembly.render_format == 0 {
+                return Err(p.err("assembly.render_format", "versions start at 1"));
+            }
+            if assembly.token_estimator == 0 {
+                return Err(p.err("assembly.token_estimator", "versions start at 1"));
+            }
+            p.code("profile.name", &config.profile.name)
+        }
+        Body::RollbackMarker(marker) => p.opt_text("reason", &marker.reason, NOTE_CHARS_MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(src: &str) -> TermPut {
+        TermPut {
+            id: "T-1".parse().unwrap(),
+            src: src.to_owned(),
+            sense: None,
+            dst: "Сяо Янь".to_owned(),
+            kind: Some("character".to_owned()),
+            gender: Some(Gender::Masculine),
+            decl: vec!["Сяо Яня".to_owned()],
+            speech: None,
+            note: None,
+            window: Window::default(),
+            status: Status::Approved,
+            priority: 0,
+            constant: false,
+            secondary: None,
+            supersedes: None,
+        }
+    }
+
+    fn field_of(body: Body) -> String {
+        validate_body(&body, &Rules::default()).unwrap_err().field
+    }
+
+    #[test]
+    fn a_good_term_passes() {
+        assert_eq!(validate_body(&Body::TermPut(term("萧炎")), &Rules::default()), Ok(()));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        assert_eq!(field_of(Body::TermPut(term("炎"))), "term_put.src");
+        assert_eq!(field_of(Body::TermPut(TermPut { dst: " ".into(), ..term("萧炎") })), "term_put.dst");
+        assert_eq!(
+            field_of(Body::TermPut(TermPut { window: Window { since: 5, until: Some(4) }, ..term("萧炎") })),
+            "term_put.window.until"
+        );
+        assert_eq!(
+            field_of(Body::TermPut(TermPut { window: Window { since: 0, until: None }, ..term("萧炎") })),
+            "term_put.window.since"
+        );
+        assert_eq!(field_of(Body::TermPut(TermPut { decl: vec!["a, b".into()], ..term("萧炎") })), "term_put.decl[0]");
+        assert_eq!(field_of(Body::TermPut(TermPut { id: "S-1".parse().unwrap(), ..term("萧炎") })), "term_put.id");
+        assert_eq!(
+            field_of(Body::TermPut(TermPut { supersedes: Some("T-1".parse().unwrap()), ..term("萧炎") })),
+            "term_put.supersedes"
+        );
+        assert_eq!(
+            field_of(Body::TermPut(TermPut { src: "x".repeat(KEY_CHARS_MAX + 1), ..term("萧炎") })),
+            "term_put.src"
+        );
+    }
+
+    #[test]
+    fn a_one_character_key_needs_secondary_keys() {
+        let with_secondary = TermPut {
+            secondary: Some(SecondaryKeys { logic: KeyLogic::AndAny, keys: vec!["灶王".into()] }),
+            ..term("灶")
+        };
+        assert_eq!(validate_body(&Body::TermPut(with_secondary), &Rules::default()), Ok(()));
+        assert!(validate_body(&Body::TermPut(term("灶")), &Rules::default()).is_err());
+        assert_eq!(validate_body(&Body::TermPut(term("灶")), &Rules { min_key_chars: 1 }), Ok(()));
+    }
+
+    #[test]
+    fn actors_are_kind_colon_name() {
+        assert_eq!(validate_envelope("human:anna", "cli"), Ok(()));
+        assert_eq!(validate_envelope("import:galtransl", "glossary.tsv"), Ok(()));
+        for bad in ["anna", "robot:x", "human:", "human:a b", ""] {
+            assert_eq!(validate_envelope(bad, "cli").unwrap_err().field, "actor", "{bad:?}");
+        }
+        assert_eq!(validate_envelope("human:anna", "").unwrap_err().field, "source");
+    }
+}

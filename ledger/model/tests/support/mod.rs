@@ -1,0 +1,322 @@
+//! Example events and proptest strategies shared by the model's integration tests.
+#![allow(dead_code)]
+
+use ledger_model::*;
+use proptest::prelude::*;
+
+pub fn id(text: &str) -> RecordId {
+    text.parse().unwrap()
+}
+
+/// One example of every body kind, named; the golden fixtures pin their bytes.
+pub fn examples() -> Vec<(&'static str, NewEvent)> {
+    let event = |actor: &str, source: &str, body: Body| NewEvent {
+        recorded_at_ms: 1_764_000_000_000,
+        actor: actor.to_owned(),
+        source: source.to_owned(),
+        body,
+    };
+    vec![
+        (
+            "term_put",
+            event(
+                "human:anna",
+                "ch1#p3",
+                Body::TermPut(TermPut {
+                    id: id("T-412"),
+                    src: "萧炎".into(),
+                    sense: Some("person".into()),
+                    dst: "Сяо Янь".into(),
+                    kind: Some("character".into()),
+                    gender: Some(Gender::Masculine),
+                    decl: vec!["Сяо Яня".into(), "Сяо Яню".into()],
+                    speech: Some("дерзко, коротко".into()),
+                    note: Some("главный герой".into()),
+                    window: Window { since: 1, until: Some(120) },
+                    status: Status::Approved,
+                    priority: -3,
+                    constant: true,
+                    secondary: Some(SecondaryKeys {
+                        logic: KeyLogic::NotAll,
+                        keys: vec!["斗气".into(), "药老".into()],
+                    }),
+                    supersedes: Some(id("T-7")),
+                }),
+            ),
+        ),
+        (
+            "term_retired",
+            event(
+                "human:anna",
+                "review-12",
+                Body::TermRetired(TermRetired { id: id("T-412"), reason: Some("дубль".into()) }),
+            ),
+        ),
+        (
+            "alias_added",
+            event(
+                "import:galtransl",
+                "glossary.tsv:14",
+                Body::AliasAdded(AliasAdded {
+                    id: id("T-412"),
+                    surface: "蕭炎".into(),
+                    kind: AliasKind::Variant,
+                    window: Some(Window { since: 3, until: None }),
+                }),
+            ),
+        ),
+        (
+            "alias_removed",
+            event("human:boris", "cli", Body::AliasRemoved(AliasRemoved { id: id("T-412"), surface: "炎子".into() })),
+        ),
+        (
+            "summary_put",
+            event(
+                "llm:summarizer",
+                "ch4",
+                Body::SummaryPut(SummaryPut {
+                    id: id("S-12"),
+                    scope: Scope::Arc { from: 1, to: 4 },
+                    text: "Сяо Янь теряет силу.\nСтарик в кольце просыпается.".into(),
+                    visible_from: Some(5),
+                }),
+            ),
+        ),
+        (
+            "summary_retired",
+            event("human:anna", "cli", Body::SummaryRetired(SummaryRetired { id: id("S-12"), reason: None })),
+        ),
+        (
+            "candidate_proposed",
+            event(
+                "tool:embed",
+                "ch9#p1",
+                Body::CandidateProposed(CandidateProposed {
+                    id: id("C-77"),
+                    surface: "炎帝".into(),
+                    suggested_dst: Some("Император Пламени".into()),
+                    evidence: Some("cosine 0.82 to T-412".into()),
+                    origin: Origin::Embedding,
+                    trust: Trust::Low,
+                }),
+            ),
+        ),
+        (
+            "disposition_set",
+            event(
+                "human:anna",
+                "ticket-31",
+                Body::DispositionSet(DispositionSet {
+                    target: id("C-77"),
+                    verdict: Verdict::Reject,
+                    reason: "spoiler".into(),
+                    note: None,
+                }),
+            ),
+        ),
+        (
+            "config_set",
+            event(
+                "system:init",
+                "init",
+                Body::ConfigSet(ConfigSet {
+                    assembly: AssemblyConfig::default(),
+                    profile: ProfileRef { name: "zh".into(), table: Some(Hash32([7; 32])) },
+                }),
+            ),
+        ),
+        (
+            "rollback_marker",
+            event(
+                "human:anna",
+                "cli",
+                Body::RollbackMarker(RollbackMarker {
+                    to: Seq(1840), reason: Some("неудачный импорт".into())
+                }),
+            ),
+        ),
+    ]
+}
+
+fn text(max_chars: usize) -> impl Strategy<Value = String> {
+    // Mixed scripts, including characters of every UTF-8 length.
+    prop::collection::vec(
+        prop_oneof![
+            prop::char::range('a', 'z'),
+            prop::char::range('а', 'я'),
+            prop::char::range('\u{4e00}', '\u{4fff}'),
+            prop::char::range('\u{3041}', '\u{30ff}'),
+            Just('😀'),
+            Just(' '),
+        ],
+        1..=max_chars,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+fn record_id(kind: RecordKind) -> impl Strategy<Value = RecordId> {
+    (1u32..=RECORD_NUMBER_MAX_FOR_TESTS).prop_map(move |number| RecordId::new(kind, number).unwrap())
+}
+
+const RECORD_NUMBER_MAX_FOR_TESTS: u32 = ledger_model::ids::RECORD_NUMBER_MAX;
+
+fn any_kind() -> impl Strategy<Value = RecordKind> {
+    prop_oneof![Just(RecordKind::Term), Just(RecordKind::Summary), Just(RecordKind::Candidate)]
+}
+
+fn window() -> impl Strategy<Value = Window> {
+    (any::<u32>(), any::<Option<u32>>()).prop_map(|(since, until)| Window { since, until })
+}
+
+fn term_put() -> impl Strategy<Value = TermPut> {
+    (
+        (record_id(RecordKind::Term), text(8), prop::option::of(text(4)), text(16), prop::option::of(text(6))),
+        (
+            prop::option::of(prop_oneof![
+                Just(Gender::Masculine),
+                Just(Gender::Feminine),
+                Just(Gender::Neuter),
+                Just(Gender::Plural)
+            ]),
+            prop::collection::vec(text(10), 0..4),
+            prop::option::of(text(20)),
+            prop::option::of(text(20)),
+            window(),
+        ),
+        (
+            prop_oneof![Just(Status::Approved), Just(Status::Auto), Just(Status::Draft)],
+            any::<i32>(),
+            any::<bool>(),
+            prop::option::of(
+                (
+                    prop_oneof![
+                        Just(KeyLogic::AndAny),
+                        Just(KeyLogic::AndAll),
+                        Just(KeyLogic::NotAny),
+                        Just(KeyLogic::NotAll)
+                    ],
+                    prop::collection::vec(text(5), 0..3),
+                )
+                    .prop_map(|(logic, keys)| SecondaryKeys { logic, keys }),
+            ),
+            prop::option::of(record_id(RecordKind::Term)),
+        ),
+    )
+        .prop_map(
+            |(
+                (id, src, sense, dst, kind),
+                (gender, decl, speech, note, window),
+                (status, priority, constant, secondary, supersedes),
+            )| TermPut {
+                id,
+                src,
+                sense,
+                dst,
+                kind,
+                gender,
+                decl,
+                speech,
+                note,
+                window,
+                status,
+                priority,
+                constant,
+                secondary,
+                supersedes,
+            },
+        )
+}
+
+/// Any body, valid or not: the codec must round-trip all of them.
+pub fn body() -> impl Strategy<Value = Body> {
+    prop_oneof![
+        term_put().prop_map(Body::TermPut),
+        (record_id(RecordKind::Term), prop::option::of(text(10)))
+            .prop_map(|(id, reason)| Body::TermRetired(TermRetired { id, reason })),
+        (
+            record_id(RecordKind::Term),
+            text(8),
+            prop_oneof![
+                Just(AliasKind::Variant),
+                Just(AliasKind::Nickname),
+                Just(AliasKind::Title),
+                Just(AliasKind::Reading)
+            ],
+            prop::option::of(window())
+        )
+            .prop_map(|(id, surface, kind, window)| Body::AliasAdded(AliasAdded { id, surface, kind, window })),
+        (record_id(RecordKind::Term), text(8))
+            .prop_map(|(id, surface)| Body::AliasRemoved(AliasRemoved { id, surface })),
+        (
+            record_id(RecordKind::Summary),
+            prop_oneof![
+                any::<u32>().prop_map(Scope::Chapter),
+                (any::<u32>(), any::<u32>()).prop_map(|(from, to)| Scope::Arc { from, to }),
+                Just(Scope::Book)
+            ],
+            text(40),
+            any::<Option<u32>>()
+        )
+            .prop_map(|(id, scope, text, visible_from)| Body::SummaryPut(SummaryPut {
+                id,
+                scope,
+                text,
+                visible_from
+            })),
+        (record_id(RecordKind::Summary), prop::option::of(text(10)))
+            .prop_map(|(id, reason)| Body::SummaryRetired(SummaryRetired { id, reason })),
+        (
+            record_id(RecordKind::Candidate),
+            text(8),
+            prop::option::of(text(8)),
+            prop::option::of(text(20)),
+            prop_oneof![
+                Just(Origin::Extractor),
+                Just(Origin::Embedding),
+                Just(Origin::Postcheck),
+                Just(Origin::Import)
+            ],
+            prop_oneof![Just(Trust::Low), Just(Trust::Normal)]
+        )
+            .prop_map(|(id, surface, suggested_dst, evidence, origin, trust)| {
+                Body::CandidateProposed(CandidateProposed { id, surface, suggested_dst, evidence, origin, trust })
+            }),
+        (
+            any_kind().prop_flat_map(record_id),
+            prop_oneof![Just(Verdict::Accept), Just(Verdict::Verify), Just(Verdict::Reject)],
+            text(10),
+            prop::option::of(text(10))
+        )
+            .prop_map(|(target, verdict, reason, note)| Body::DispositionSet(DispositionSet {
+                target,
+                verdict,
+                reason,
+                note
+            })),
+        (any::<(u32, u32, u32, u16, u16)>(), text(4), prop::option::of(any::<[u8; 32]>().prop_map(Hash32))).prop_map(
+            |((token_budget, sticky_chunks, min_key_chars, render_format, token_estimator), name, table)| {
+                Body::ConfigSet(ConfigSet {
+                    assembly: AssemblyConfig {
+                        token_budget,
+                        sticky_chunks,
+                        min_key_chars,
+                        render_format,
+                        token_estimator,
+                    },
+                    profile: ProfileRef { name, table },
+                })
+            }
+        ),
+        (any::<u64>(), prop::option::of(text(10)))
+            .prop_map(|(to, reason)| Body::RollbackMarker(RollbackMarker { to: Seq(to), reason })),
+    ]
+}
+
+pub fn new_event() -> impl Strategy<Value = NewEvent> {
+    (any::<u64>(), text(12), text(12), body()).prop_map(|(recorded_at_ms, actor, source, body)| NewEvent {
+        recorded_at_ms,
+        actor,
+        source,
+        body,
+    })
+}
