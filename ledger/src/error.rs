@@ -1,0 +1,165 @@
+//! Error enums, one per operation family. Corruption is always its own variant,
+//! distinct from I/O.
+
+use ledger_model::codec::CodecError;
+use ledger_model::Seq;
+
+/// Why a book could not be created or opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// `create` found a file already there.
+    #[error("{path} already exists")]
+    Exists {
+        /// The path.
+        path: String,
+    },
+    /// `open` found no file.
+    #[error("{path} does not exist (create it with `lorebank init`)")]
+    Missing {
+        /// The path.
+        path: String,
+    },
+    /// Another process has the book open.
+    #[error("{path} is open in another process")]
+    InUse {
+        /// The path.
+        path: String,
+    },
+    /// The file is a database, but not a lorebank ledger.
+    #[error("{path} is not a lorebank ledger")]
+    NotALedger {
+        /// The path.
+        path: String,
+    },
+    /// A ledger format this code does not read.
+    #[error("{path} has ledger format {format}; this build reads format {}", crate::LEDGER_FORMAT)]
+    UnsupportedFormat {
+        /// The path.
+        path: String,
+        /// Its format.
+        format: u16,
+    },
+    /// The file or its last event is damaged.
+    #[error("{path} is corrupted: {detail}")]
+    Corrupted {
+        /// The path.
+        path: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The storage layer failed.
+    #[error("cannot open {path}: {detail}")]
+    Io {
+        /// The path.
+        path: String,
+        /// What failed.
+        detail: String,
+    },
+}
+
+/// Why a read failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// No event has this seq.
+    #[error("no event {seq}: the head is {head}")]
+    NotFound {
+        /// Asked for.
+        seq: Seq,
+        /// Current head.
+        head: Seq,
+    },
+    /// A stored event failed its checks. The ledger refuses appends from now on.
+    #[error("event {seq} is corrupted: {detail}")]
+    Corrupted {
+        /// The first bad seq.
+        seq: Seq,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The storage layer failed.
+    #[error("storage error: {0}")]
+    Io(String),
+}
+
+/// Why a batch was not appended. In every case nothing of the batch was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AppendError {
+    /// Another writer moved the head first.
+    #[error("conflict: expected head {expected}, but the head is {actual}")]
+    Conflict {
+        /// What the caller expected.
+        expected: Seq,
+        /// The actual head.
+        actual: Seq,
+    },
+    /// The batch has no events.
+    #[error("empty batch")]
+    EmptyBatch,
+    /// The batch is over a limit.
+    #[error(
+        "batch of {n_events} events and {n_bytes} bytes is over the limit of {events_max} events or {bytes_max} bytes"
+    )]
+    BatchTooLarge {
+        /// Events in the batch.
+        n_events: usize,
+        /// Encoded bytes in the batch.
+        n_bytes: usize,
+        /// Limit on events.
+        events_max: usize,
+        /// Limit on bytes.
+        bytes_max: usize,
+    },
+    /// One event cannot be encoded.
+    #[error("event {index} of the batch: {error}")]
+    Encode {
+        /// 0-based index in the batch.
+        index: usize,
+        /// Why.
+        error: CodecError,
+    },
+    /// An earlier failed commit or detected corruption: reopen and verify.
+    #[error("the ledger refuses appends after an earlier failure ({0}); reopen it and run verify")]
+    Poisoned(String),
+    /// The storage layer failed; the ledger now refuses appends.
+    #[error("storage error: {0}")]
+    Io(String),
+}
+
+/// Why `verify` could not vouch for the chain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// The first broken link, torn write or mismatched hash.
+    #[error("event {seq} is corrupted: {detail}")]
+    Corrupted {
+        /// The first bad seq.
+        seq: Seq,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The storage layer failed.
+    #[error("storage error: {0}")]
+    Io(String),
+}
+
+impl From<ReadError> for VerifyError {
+    fn from(error: ReadError) -> VerifyError {
+        match error {
+            ReadError::Corrupted { seq, detail } => VerifyError::Corrupted { seq, detail },
+            ReadError::NotFound { seq, head } => {
+                VerifyError::Corrupted { seq, detail: format!("missing below the head {head} (torn write)") }
+            }
+            ReadError::Io(detail) => VerifyError::Io(detail),
+        }
+    }
+}
+
+/// Classifies a redb error: its own corruption reports stay corruption.
+pub(crate) fn storage_detail(error: impl Into<redb::Error>) -> (bool, String) {
+    let error: redb::Error = error.into();
+    let corrupted = matches!(error, redb::Error::Corrupted(_));
+    (corrupted, error.to_string())
+}

@@ -1,0 +1,42 @@
+//! The ledger: one book's append-only event log in one redb file.
+//!
+//! This crate owns the redb table layout and the durable write path. [`Ledger`]
+//! appends batches atomically with optimistic concurrency (`expected_head`), through
+//! one writer thread that group-commits the batches of concurrent appenders (several
+//! batches, one durable commit). Reads check every record's payload hash and every
+//! link of the hash chain they cross; [`Ledger::verify`] walks the whole chain.
+//!
+//! It stores the bytes `ledger-model` produces and decodes them back; it does not
+//! judge what events mean (that is `projections`), and it never matches, assembles
+//! or embeds. It validates only what storage needs (sizes, encodability); callers
+//! validate content before appending.
+//!
+//! ```
+//! use ledger::Ledger;
+//! use ledger_model::{Body, NewEvent, Seq, TermRetired};
+//!
+//! let dir = std::env::temp_dir().join(format!("lorebank-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let path = dir.join("book.lorebank");
+//! # let _ = std::fs::remove_file(&path);
+//! let ledger = Ledger::create(&path).unwrap();
+//! let event = NewEvent {
+//!     recorded_at_ms: 0,
+//!     actor: "human:anna".into(),
+//!     source: "doc".into(),
+//!     body: Body::TermRetired(TermRetired { id: "T-1".parse().unwrap(), reason: None }),
+//! };
+//! let appended = ledger.append(&[event], Some(Seq(0))).unwrap();
+//! assert_eq!(appended.last, Seq(1));
+//! assert_eq!(ledger.verify().unwrap().head.seq, Seq(1));
+//! # drop(ledger); std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+#![deny(missing_docs, rustdoc::broken_intra_doc_links)]
+
+mod error;
+mod store;
+mod writer;
+
+pub use error::{AppendError, OpenError, ReadError, VerifyError};
+pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT};
+pub use writer::{Appended, GROUP_BATCHES_MAX};

@@ -1,0 +1,361 @@
+//! The redb file: table layout, opening, reads and verification.
+//!
+//! Tables (see `docs/format.md`):
+//!
+//! * `events`: `u64` seq → record bytes (`header ‖ payload`, see
+//!   `ledger_model::record`). Keys are dense from 1 to the head.
+//! * `meta`: `&str` → bytes. `format` → ledger format (`u16` LE); `head` → head seq
+//!   (`u64` LE) ‖ head chain hash (32 bytes), written in the same transaction as the
+//!   events it covers.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::Sender;
+use ledger_model::record::{self, RecordError};
+use ledger_model::{Event, Hash32, NewEvent, Seq};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+
+use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
+use crate::writer::{self, Appended, Request};
+
+pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+pub(crate) const META_FORMAT: &str = "format";
+pub(crate) const META_HEAD: &str = "head";
+
+/// Ledger format version written by this code: the table layout above.
+pub const LEDGER_FORMAT: u16 = 1;
+
+/// The last event of the log: its seq and chain hash. `Seq(0)` and the genesis hash
+/// for an empty ledger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// Seq of the last event.
+    pub seq: Seq,
+    /// Chain hash of the last event.
+    pub hash: Hash32,
+}
+
+impl Head {
+    pub(crate) const EMPTY: Head = Head { seq: Seq::ZERO, hash: Hash32::GENESIS };
+
+    pub(crate) fn to_bytes(self) -> [u8; 40] {
+        let mut out = [0u8; 40];
+        out[..8].copy_from_slice(&self.seq.0.to_le_bytes());
+        out[8..].copy_from_slice(&self.hash.0);
+        out
+    }
+
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Head> {
+        let seq = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
+        let hash: [u8; 32] = bytes.get(8..)?.try_into().ok()?;
+        Some(Head { seq: Seq(seq), hash: Hash32(hash) })
+    }
+}
+
+/// What a successful [`Ledger::verify`] vouches for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Events checked.
+    pub n_events: u64,
+    /// The head the chain ends at.
+    pub head: Head,
+}
+
+pub(crate) struct Shared {
+    pub(crate) db: Database,
+    pub(crate) path: PathBuf,
+    /// Set after a failed commit or detected corruption; appends are refused.
+    pub(crate) poison: Mutex<Option<String>>,
+}
+
+impl Shared {
+    pub(crate) fn poison(&self, reason: &str) {
+        let mut poison = self.poison.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        poison.get_or_insert_with(|| reason.to_owned());
+    }
+
+    pub(crate) fn poisoned(&self) -> Option<String> {
+        self.poison.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+}
+
+/// One book's event log. Cheap to share between threads by reference: every method
+/// takes `&self`, and appends from many threads are group-committed by one writer
+/// thread.
+pub struct Ledger {
+    shared: Arc<Shared>,
+    requests: Option<Sender<Request>>,
+    writer: Option<JoinHandle<()>>,
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn open_error(path: &Path, error: redb::DatabaseError) -> OpenError {
+    let path = display(path);
+    match error {
+        redb::DatabaseError::DatabaseAlreadyOpen => OpenError::InUse { path },
+        other => match storage_detail(other) {
+            (true, detail) => OpenError::Corrupted { path, detail },
+            (false, detail) => OpenError::Io { path, detail },
+        },
+    }
+}
+
+fn read_error(error: impl Into<redb::Error>) -> ReadError {
+    match storage_detail(error) {
+        (true, detail) => ReadError::Corrupted { seq: Seq::ZERO, detail: format!("storage: {detail}") },
+        (false, detail) => ReadError::Io(detail),
+    }
+}
+
+fn corrupted(seq: Seq, error: RecordError) -> ReadError {
+    ReadError::Corrupted { seq, detail: error.to_string() }
+}
+
+impl Ledger {
+    /// Creates a new, empty book at `path`. Fails if anything is already there.
+    pub fn create(path: &Path) -> Result<Ledger, OpenError> {
+        if path.exists() {
+            return Err(OpenError::Exists { path: display(path) });
+        }
+        let db = Database::create(path).map_err(|error| open_error(path, error))?;
+        let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
+        let txn = db.begin_write().map_err(|e| io(e.into()))?;
+        {
+            let mut meta = txn.open_table(META).map_err(|e| io(e.into()))?;
+            meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice()).map_err(|e| io(e.into()))?;
+            meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice()).map_err(|e| io(e.into()))?;
+            txn.open_table(EVENTS).map_err(|e| io(e.into()))?;
+        }
+        txn.commit().map_err(|e| io(e.into()))?;
+        Ok(Ledger::start(db, path))
+    }
+
+    /// Opens an existing book. Checks the format and the last event against the
+    /// stored head (a cheap check; [`Ledger::verify`] checks everything).
+    pub fn open(path: &Path) -> Result<Ledger, OpenError> {
+        if !path.exists() {
+            return Err(OpenError::Missing { path: display(path) });
+        }
+        let db = Database::open(path).map_err(|error| open_error(path, error))?;
+        let ledger = Ledger::start(db, path);
+        let format = ledger.meta(META_FORMAT).map_err(|error| ledger.open_failure(error))?;
+        let format = match format.as_deref() {
+            Some([low, high]) => u16::from_le_bytes([*low, *high]),
+            _ => return Err(OpenError::NotALedger { path: display(path) }),
+        };
+        if format != LEDGER_FORMAT {
+            return Err(OpenError::UnsupportedFormat { path: display(path), format });
+        }
+        ledger.check_tail().map_err(|error| ledger.open_failure(error))?;
+        Ok(ledger)
+    }
+
+    fn open_failure(&self, error: ReadError) -> OpenError {
+        let path = display(&self.shared.path);
+        match error {
+            ReadError::Io(detail) if detail.contains("does not exist") => OpenError::NotALedger { path },
+            ReadError::Io(detail) => OpenError::Io { path, detail },
+            other => OpenError::Corrupted { path, detail: other.to_string() },
+        }
+    }
+
+    fn start(db: Database, path: &Path) -> Ledger {
+        let shared = Arc::new(Shared { db, path: path.to_owned(), poison: Mutex::new(None) });
+        let (requests, writer) = writer::spawn(Arc::clone(&shared));
+        Ledger { shared, requests: Some(requests), writer: Some(writer) }
+    }
+
+    /// The path of the book file.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(META).map_err(read_error)?;
+        let value = table.get(key).map_err(read_error)?;
+        Ok(value.map(|guard| guard.value().to_vec()))
+    }
+
+    /// The current head.
+    pub fn head(&self) -> Result<Head, ReadError> {
+        let bytes = self.meta(META_HEAD)?;
+        bytes
+            .as_deref()
+            .and_then(Head::from_bytes)
+            .ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))
+    }
+
+    fn detected(&self, seq: Seq, detail: &str) -> ReadError {
+        self.shared.poison(&format!("event {seq}: {detail}"));
+        ReadError::Corrupted { seq, detail: detail.to_owned() }
+    }
+
+    fn check_tail(&self) -> Result<(), ReadError> {
+        let head = self.head()?;
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(EVENTS).map_err(read_error)?;
+        let last = table.last().map_err(read_error)?.map(|(key, _)| key.value()).unwrap_or(0);
+        if last != head.seq.0 {
+            return Err(self.detected(Seq(last), &format!("last stored event is {last}, but the head is {}", head.seq)));
+        }
+        if head.seq == Seq::ZERO {
+            return Ok(());
+        }
+        let event = self.get(head.seq)?;
+        if event.hash != head.hash {
+            return Err(
+                self.detected(head.seq, &format!("chain hash {} differs from the head's {}", event.hash, head.hash))
+            );
+        }
+        Ok(())
+    }
+
+    /// The event at `seq`, with its payload hash checked (not its link to the
+    /// previous event: [`Ledger::scan`] checks links).
+    pub fn get(&self, seq: Seq) -> Result<Event, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(EVENTS).map_err(read_error)?;
+        let Some(guard) = table.get(seq.0).map_err(read_error)? else {
+            drop(table);
+            return Err(ReadError::NotFound { seq, head: self.head()?.seq });
+        };
+        record::open(seq, guard.value()).map_err(|error| {
+            self.shared.poison(&format!("event {seq}: {error}"));
+            corrupted(seq, error)
+        })
+    }
+
+    /// Calls `visit` with events `from ..= to` in order (clamped to the head), checking
+    /// every payload hash and every chain link on the way, including the link into
+    /// `from` and, when the walk reaches the head, the head hash. Stops early when
+    /// `visit` breaks.
+    pub fn scan(&self, from: Seq, to: Seq, mut visit: impl FnMut(Event) -> ControlFlow<()>) -> Result<(), ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let meta = txn.open_table(META).map_err(read_error)?;
+        let head = meta
+            .get(META_HEAD)
+            .map_err(read_error)?
+            .and_then(|guard| Head::from_bytes(guard.value()))
+            .ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))?;
+        let from = Seq(from.0.max(1));
+        let to = Seq(to.0.min(head.seq.0));
+        if from > to {
+            return Ok(());
+        }
+        let table = txn.open_table(EVENTS).map_err(read_error)?;
+        let mut prev_hash = if from.0 == 1 {
+            Hash32::GENESIS
+        } else {
+            let before = Seq(from.0 - 1);
+            let guard = table
+                .get(before.0)
+                .map_err(read_error)?
+                .ok_or_else(|| self.detected(before, "missing below the head"))?;
+            record::open(before, guard.value()).map_err(|error| self.detected(before, &error.to_string()))?.hash
+        };
+        let mut expected = from;
+        for entry in table.range(from.0..=to.0).map_err(read_error)? {
+            let (key, value) = entry.map_err(read_error)?;
+            let seq = Seq(key.value());
+            if seq != expected {
+                return Err(self.detected(expected, "missing below the head (torn write)"));
+            }
+            let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+            if event.prev != prev_hash {
+                return Err(self.detected(
+                    seq,
+                    &format!("broken link: prev is {}, but event {} hashes to {}", event.prev, seq.0 - 1, prev_hash),
+                ));
+            }
+            prev_hash = event.hash;
+            expected = seq.next();
+            if visit(event).is_break() {
+                return Ok(());
+            }
+        }
+        if expected <= to {
+            return Err(self.detected(expected, "missing below the head (torn write)"));
+        }
+        if to == head.seq && prev_hash != head.hash {
+            return Err(self.detected(to, &format!("chain hash {prev_hash} differs from the head's {}", head.hash)));
+        }
+        Ok(())
+    }
+
+    /// Events `from ..= to` (clamped to the head), checked as in [`Ledger::scan`].
+    pub fn events(&self, from: Seq, to: Seq) -> Result<Vec<Event>, ReadError> {
+        let mut out = Vec::new();
+        self.scan(from, to, |event| {
+            out.push(event);
+            ControlFlow::Continue(())
+        })?;
+        Ok(out)
+    }
+
+    /// Walks the whole chain: every record decodes strictly, every payload hash and
+    /// link matches, seqs are dense from 1 to the head, nothing is stored past the
+    /// head, and the head hash is the last event's. Reports the first bad seq.
+    ///
+    /// Unnecessary for correctness of ordinary use (reads check what they touch, and
+    /// opening checks the tail); run it after a crash, a copy between machines, or
+    /// any doubt. `Ok` means every stored byte is what was appended. `Corrupted`
+    /// means the book must not be trusted past the seq named; the ledger refuses
+    /// appends from then on.
+    pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
+        self.check_tail()?;
+        let mut n_events = 0u64;
+        self.scan(Seq(1), Seq(u64::MAX), |_| {
+            n_events += 1;
+            ControlFlow::Continue(())
+        })?;
+        let head = self.head()?;
+        let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
+        let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
+        let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
+        if n_stored != n_events || n_events != head.seq.0 {
+            self.shared.poison("stored events do not match the head");
+            return Err(VerifyError::Corrupted {
+                seq: head.seq,
+                detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
+            });
+        }
+        Ok(VerifyReport { n_events, head })
+    }
+
+    /// Appends `batch` atomically: all events commit, durably, or none do. With
+    /// `expected_head: Some(seq)`, fails with [`AppendError::Conflict`] unless the head
+    /// is `seq` when the batch's turn comes (optimistic concurrency). Concurrent calls
+    /// are group-committed: several batches, one durable commit, each batch's
+    /// expected head checked in arrival order.
+    pub fn append(&self, batch: &[NewEvent], expected_head: Option<Seq>) -> Result<Appended, AppendError> {
+        let payloads = writer::encode_batch(batch)?;
+        if let Some(reason) = self.shared.poisoned() {
+            return Err(AppendError::Poisoned(reason));
+        }
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let request = Request { payloads, expected: expected_head, reply };
+        let sent = self.requests.as_ref().map(|requests| requests.send(request).is_ok()).unwrap_or(false);
+        if !sent {
+            return Err(AppendError::Io("the writer thread has stopped".into()));
+        }
+        answer.recv().unwrap_or_else(|_| Err(AppendError::Io("the writer thread has stopped".into())))
+    }
+}
+
+impl Drop for Ledger {
+    fn drop(&mut self) {
+        drop(self.requests.take());
+        if let Some(writer) = self.writer.take() {
+            // A writer that panicked has already failed its callers.
+            let _ = writer.join();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The single writer thread and group commit.
+//!
+//! Appenders encode their batch on their own thread, then send it over a crossbeam
+//! channel. The writer takes the first waiting batch plus every batch already queued
+//! behind it (up to [`GROUP_BATCHES_MAX`]), checks each batch's expected head in
+//! arrival order against the head as the group has moved it, seals the accepted
+//! events into the chain, and commits the whole group in one durable redb
+//! transaction. A batch that conflicts is skipped and answered; the rest commit. If
+//! the commit fails, every batch of the group fails, none is written, and the ledger
+//! refuses further appends.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
+use ledger_model::limits::{BATCH_BYTES_MAX, BATCH_EVENTS_MAX};
+use ledger_model::record::{self, SCHEMA_CURRENT};
+use ledger_model::{Hash32, NewEvent, Seq};
+use redb::ReadableTable;
+
+use crate::error::AppendError;
+use crate::store::{Head, Shared, EVENTS, META, META_HEAD};
+
+/// Most batches committed together in one durable transaction.
+pub const GROUP_BATCHES_MAX: usize = 256;
+
+/// Where an appended batch landed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// Seq of the batch's first event.
+    pub first: Seq,
+    /// Seq of the batch's last event: the head right after the batch.
+    pub last: Seq,
+    /// Chain hash of the batch's last event.
+    pub hash: Hash32,
+}
+
+pub(crate) struct Request {
+    pub(crate) payloads: Vec<Vec<u8>>,
+    pub(crate) expected: Option<Seq>,
+    pub(crate) reply: Sender<Result<Appended, AppendError>>,
+}
+
+pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Vec<Vec<u8>>, AppendError> {
+    if batch.is_empty() {
+        return Err(AppendError::EmptyBatch);
+    }
+    let mut n_bytes = 0usize;
+    let mut payloads = Vec::with_capacity(batch.len());
+    for (index, event) in batch.iter().enumerate() {
+        let payload = event.encode().map_err(|error| AppendError::Encode { index, error })?;
+        n_bytes += payload.len();
+        payloads.push(payload);
+    }
+    if batch.len() > BATCH_EVENTS_MAX || n_bytes > BATCH_BYTES_MAX {
+        return Err(AppendError::BatchTooLarge {
+            n_events: batch.len(),
+            n_bytes,
+            events_max: BATCH_EVENTS_MAX,
+            bytes_max: BATCH_BYTES_MAX,
+        });
+    }
+    Ok(payloads)
+}
+
+pub(crate) fn spawn(shared: Arc<Shared>) -> (Sender<Request>, JoinHandle<()>) {
+    let (requests, queue) = crossbeam_channel::unbounded();
+    let writer = std::thread::Builder::new()
+        .name("lorebank-writer".into())
+        .spawn(move || run(&shared, &queue))
+        .expect("cannot spawn the ledger writer thread");
+    (requests, writer)
+}
+
+fn run(shared: &Shared, queue: &Receiver<Request>) {
+    while let Ok(first) = queue.recv() {
+        let mut group = vec![first];
+        while group.len() < GROUP_BATCHES_MAX {
+            match queue.try_recv() {
+                Ok(request) => group.push(request),
+                Err(_) => break,
+            }
+        }
+        let answers = match shared.poisoned() {
+            Some(reason) => group.iter().map(|_| Err(AppendError::Poisoned(reason.clone()))).collect(),
+            None => commit_group(shared, &group).unwrap_or_else(|detail| {
+                shared.poison(&format!("failed commit: {detail}"));
+                group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
+            }),
+        };
+        for (request, answer) in group.into_iter().zip(answers) {
+            // An appender that gave up waiting is no reason to stop.
+            let _ = request.reply.send(answer);
+        }
+    }
+}
+
+/// Writes the group in one transaction. `Err` means nothing was committed.
+fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
+    let txn = shared.db.begin_write().map_err(|e| e.to_string())?;
+    let mut answers = Vec::with_capacity(group.len());
+    {
+        let mut meta = txn.open_table(META).map_err(|e| e.to_string())?;
+        let mut head = meta
+            .get(META_HEAD)
+            .map_err(|e| e.to_string())?
+            .and_then(|guard| Head::from_bytes(guard.value()))
+            .ok_or("meta `head` is missing or malformed")?;
+        let head_before = head;
+        let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
+        for request in group {
+            if let Some(expected) = request.expected {
+                if expected != head.seq {
+                    answers.push(Err(AppendError::Conflict { expected, actual: head.seq }));
+                    continue;
+                }
+            }
+            let first = head.seq.next();
+            for payload in &request.payloads {
+                let seq = head.seq.next();
+                let (bytes, hash) = record::seal(seq, head.hash, SCHEMA_CURRENT, payload);
+                // Paired with the check on read: what is written must open as written.
+                let reopened =
+                    record::open(seq, &bytes).map_err(|e| format!("sealed event {seq} does not open: {e}"))?;
+                assert_eq!(reopened.hash, hash, "sealed event {seq} changed its hash");
+                events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
+                head = Head { seq, hash };
+            }
+            answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
+        }
+        if head == head_before {
+            // Every batch conflicted: nothing to make durable.
+            drop((meta, events));
+            txn.abort().map_err(|e| e.to_string())?;
+            return Ok(answers);
+        }
+        meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+    }
+    txn.commit().map_err(|e| e.to_string())?;
+    Ok(answers)
+}

@@ -1,0 +1,166 @@
+//! The ledger's storage contract, on real redb files in a temp dir: atomic batches,
+//! optimistic concurrency, reads that check the chain, `verify` naming the first bad
+//! seq after a byte of the file is flipped, and appends refused after corruption.
+
+mod support;
+
+use std::path::Path;
+
+use ledger::{AppendError, Ledger, OpenError, ReadError, VerifyError};
+use ledger_model::{Body, Seq, TermPut};
+use support::term;
+
+fn book(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    dir.path().join("book.lorebank")
+}
+
+#[test]
+fn batches_append_and_read_back_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::create(&book(&dir)).unwrap();
+    assert_eq!(ledger.head().unwrap().seq, Seq(0));
+    let first = ledger.append(&[term(1, "a"), term(2, "b")], Some(Seq(0))).unwrap();
+    assert_eq!((first.first, first.last), (Seq(1), Seq(2)));
+    let second = ledger.append(&[term(3, "c")], None).unwrap();
+    assert_eq!((second.first, second.last), (Seq(3), Seq(3)));
+    let events = ledger.events(Seq(1), Seq(10)).unwrap();
+    assert_eq!(events.iter().map(|e| e.seq.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(events[2].content, term(3, "c"));
+    assert_eq!(events[1].prev, events[0].hash);
+    assert_eq!(ledger.head().unwrap().hash, events[2].hash);
+    assert_eq!(ledger.events(Seq(2), Seq(2)).unwrap()[0].content, term(2, "b"));
+    assert_eq!(ledger.get(Seq(4)), Err(ReadError::NotFound { seq: Seq(4), head: Seq(3) }));
+}
+
+#[test]
+fn a_stale_expected_head_conflicts_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::create(&book(&dir)).unwrap();
+    ledger.append(&[term(1, "a")], Some(Seq(0))).unwrap();
+    let error = ledger.append(&[term(2, "b"), term(3, "c")], Some(Seq(0))).unwrap_err();
+    assert_eq!(error, AppendError::Conflict { expected: Seq(0), actual: Seq(1) });
+    assert_eq!(ledger.head().unwrap().seq, Seq(1));
+    assert_eq!(ledger.verify().unwrap().n_events, 1);
+}
+
+#[test]
+fn bad_batches_are_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::create(&book(&dir)).unwrap();
+    assert_eq!(ledger.append(&[], None), Err(AppendError::EmptyBatch));
+    let mut huge = term(1, "huge");
+    if let Body::TermPut(TermPut { note, .. }) = &mut huge.body {
+        *note = Some("字".repeat(30_000));
+    }
+    let error = ledger.append(&[term(2, "ok"), huge], None).unwrap_err();
+    assert!(matches!(error, AppendError::Encode { index: 1, .. }), "{error:?}");
+    assert_eq!(ledger.head().unwrap().seq, Seq(0));
+}
+
+#[test]
+fn reopening_keeps_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    {
+        let ledger = Ledger::create(&path).unwrap();
+        ledger.append(&[term(1, "a"), term(2, "b")], None).unwrap();
+    }
+    assert!(matches!(Ledger::create(&path), Err(OpenError::Exists { .. })));
+    let ledger = Ledger::open(&path).unwrap();
+    let report = ledger.verify().unwrap();
+    assert_eq!((report.n_events, report.head.seq), (2, Seq(2)));
+    assert!(matches!(Ledger::open(&dir.path().join("missing.lorebank")), Err(OpenError::Missing { .. })));
+}
+
+#[test]
+fn a_second_open_in_the_same_process_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let _ledger = Ledger::create(&path).unwrap();
+    assert!(matches!(Ledger::open(&path), Err(OpenError::InUse { .. })));
+}
+
+#[test]
+fn a_file_that_is_not_a_ledger_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    std::fs::write(&path, "glossary\tnot a ledger\n").unwrap();
+    let error = Ledger::open(&path).err().expect("opened a text file");
+    assert!(
+        matches!(error, OpenError::Corrupted { .. } | OpenError::Io { .. } | OpenError::NotALedger { .. }),
+        "{error:?}"
+    );
+}
+
+/// Flips one bit at `offset_in_record` of every stored copy of the record whose
+/// payload carries `marker`. Returns how many copies were found.
+fn flip_in_file(path: &Path, marker: &str, offset_from_marker: isize) -> usize {
+    let mut bytes = std::fs::read(path).unwrap();
+    let needle = marker.as_bytes();
+    let positions: Vec<usize> =
+        bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
+    for position in &positions {
+        let at = (*position as isize + offset_from_marker) as usize;
+        bytes[at] ^= 0x10;
+    }
+    std::fs::write(path, bytes).unwrap();
+    positions.len()
+}
+
+fn corrupted_book(flip_marker: &str, offset: isize) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    {
+        let ledger = Ledger::create(&path).unwrap();
+        for number in 1..=5 {
+            ledger.append(&[term(number, &format!("marker-{number}-end"))], None).unwrap();
+        }
+    }
+    assert!(flip_in_file(&path, flip_marker, offset) >= 1);
+    (dir, path)
+}
+
+#[test]
+fn verify_names_the_first_bad_seq_after_a_flipped_payload_byte() {
+    let (_dir, path) = corrupted_book("marker-3-end", 2);
+    let ledger = Ledger::open(&path).unwrap();
+    let error = ledger.verify().unwrap_err();
+    assert!(matches!(error, VerifyError::Corrupted { seq: Seq(3), .. }), "{error:?}");
+    // Corruption poisons the ledger: no appends until reopened and verified.
+    let refused = ledger.append(&[term(9, "after")], None).unwrap_err();
+    assert!(matches!(refused, AppendError::Poisoned(_)), "{refused:?}");
+    // Reads that cross the bad event fail too; reads before it still work.
+    assert!(matches!(ledger.events(Seq(1), Seq(5)), Err(ReadError::Corrupted { seq: Seq(3), .. })));
+    assert_eq!(ledger.events(Seq(1), Seq(2)).unwrap().len(), 2);
+}
+
+#[test]
+fn a_flipped_byte_in_the_last_event_fails_the_open() {
+    let (_dir, path) = corrupted_book("marker-5-end", 0);
+    let error = Ledger::open(&path).err().expect("opened a corrupted book");
+    assert!(matches!(error, OpenError::Corrupted { .. }), "{error:?}");
+}
+
+#[test]
+fn a_flipped_header_byte_breaks_the_chain() {
+    // The header precedes the payload; the source string (the marker) is near the
+    // payload's start. Walk back into the header's prev-hash bytes of event 2.
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let marker = "marker-2-end";
+    let payload_offset;
+    {
+        let ledger = Ledger::create(&path).unwrap();
+        for number in 1..=3 {
+            ledger.append(&[term(number, &format!("marker-{number}-end"))], None).unwrap();
+        }
+        let event = term(2, marker).encode().unwrap();
+        let at = event.windows(marker.len()).position(|w| w == marker.as_bytes()).unwrap();
+        payload_offset = at as isize;
+    }
+    // 80-byte header; prev hash occupies header bytes 16..48.
+    assert!(flip_in_file(&path, marker, -payload_offset - 80 + 20) >= 1);
+    let ledger = Ledger::open(&path).unwrap();
+    let error = ledger.verify().unwrap_err();
+    assert!(matches!(error, VerifyError::Corrupted { seq: Seq(2), .. }), "{error:?}");
+}
