@@ -1,0 +1,238 @@
+//! Command-line arguments (clap). Only this module knows argv.
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+
+/// lorebank: the event-sourced memory of a book-translation pipeline.
+///
+/// Exit codes: 0 ok, 1 storage failure, 2 invalid input (nothing written),
+/// 3 corruption, 5 conflict with another writer.
+#[derive(Debug, Parser)]
+#[command(name = "lorebank", version, max_term_width = 100)]
+pub struct Args {
+    /// The book file (one book, one `.lorebank` file).
+    #[arg(long, global = true, env = "LOREBANK_BOOK", value_name = "PATH")]
+    pub book: Option<PathBuf>,
+    /// Print machine-readable JSON (stable; see docs/cli.md).
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new, empty book.
+    Init,
+    /// Append events from a JSON Lines file (one event body per line) as one atomic batch.
+    Apply {
+        /// The file, or `-` for standard input.
+        file: PathBuf,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Glossary terms.
+    #[command(subcommand)]
+    Term(TermCommand),
+    /// Aliases of terms.
+    #[command(subcommand)]
+    Alias(AliasCommand),
+    /// Summaries.
+    #[command(subcommand)]
+    Summary(SummaryCommand),
+    /// Print events.
+    Log {
+        /// First seq to print.
+        #[arg(long, value_name = "R", default_value_t = 1)]
+        from: u64,
+        /// Last seq to print (default: the head).
+        #[arg(long, value_name = "R")]
+        to: Option<u64>,
+    },
+    /// Walk the whole hash chain; exit 3 naming the first bad event.
+    Verify,
+}
+
+/// Options shared by every command that appends.
+#[derive(Debug, ClapArgs)]
+pub struct WriteOpts {
+    /// Who makes the change, `kind:name` (`human:anna`, `llm:extractor`, `import:galtransl`).
+    #[arg(long, env = "LOREBANK_ACTOR")]
+    pub actor: Option<String>,
+    /// Provenance: a chapter and paragraph, a file, a review ticket.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Append only if the head is still N; otherwise exit 5 and write nothing.
+    #[arg(long, value_name = "N")]
+    pub expect_head: Option<u64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TermCommand {
+    /// Put the full content of a term (new, or a new version of an existing one).
+    Put(Box<TermPutArgs>),
+    /// Retire a term.
+    Retire {
+        /// The term id.
+        id: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+}
+
+#[derive(Debug, ClapArgs)]
+pub struct TermPutArgs {
+    /// Stable id, `T-<number>`.
+    #[arg(long)]
+    pub id: String,
+    /// Source surface as written in the original.
+    #[arg(long)]
+    pub src: String,
+    /// Target rendering.
+    #[arg(long)]
+    pub dst: String,
+    /// Disambiguator when one surface has several meanings.
+    #[arg(long)]
+    pub sense: Option<String>,
+    /// Category tag: character, place, technique, …
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Grammatical gender of the rendering.
+    #[arg(long, value_enum)]
+    pub gender: Option<GenderArg>,
+    /// Declension forms, comma-separated: "Сяо Яня,Сяо Яню".
+    #[arg(long, value_delimiter = ',')]
+    pub decl: Vec<String>,
+    /// How the character speaks.
+    #[arg(long)]
+    pub speech: Option<String>,
+    /// First chapter of the window.
+    #[arg(long, default_value_t = 1)]
+    pub since: u32,
+    /// Last chapter of the window (default: open-ended).
+    #[arg(long)]
+    pub until: Option<u32>,
+    /// Review status.
+    #[arg(long, value_enum, default_value = "approved")]
+    pub status: StatusArg,
+    /// Free note for translators.
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Higher wins ties when the budget is tight.
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    pub priority: i32,
+    /// Inject into every chunk inside the window.
+    #[arg(long)]
+    pub constant: bool,
+    /// Secondary keys, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub secondary: Vec<String>,
+    /// How secondary keys combine.
+    #[arg(long, value_enum, default_value = "and-any")]
+    pub secondary_logic: LogicArg,
+    /// Alias surfaces added in the same batch (repeatable).
+    #[arg(long)]
+    pub alias: Vec<String>,
+    /// The record this one replaces from `--since` on.
+    #[arg(long)]
+    pub supersedes: Option<String>,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GenderArg {
+    M,
+    F,
+    N,
+    Pl,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum StatusArg {
+    Approved,
+    Auto,
+    Draft,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LogicArg {
+    AndAny,
+    AndAll,
+    NotAny,
+    NotAll,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AliasKindArg {
+    Variant,
+    Nickname,
+    Title,
+    Reading,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AliasCommand {
+    /// Add a surface that finds a term.
+    Add {
+        /// The term id.
+        id: String,
+        /// The alias surface.
+        surface: String,
+        /// What kind of alias.
+        #[arg(long, value_enum, default_value = "variant")]
+        kind: AliasKindArg,
+        /// First chapter the alias applies to (default: the term's window).
+        #[arg(long)]
+        since: Option<u32>,
+        /// Last chapter the alias applies to.
+        #[arg(long)]
+        until: Option<u32>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Remove an alias.
+    Remove {
+        /// The term id.
+        id: String,
+        /// The alias surface.
+        surface: String,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SummaryCommand {
+    /// Put the full content of a summary.
+    Put {
+        /// Stable id, `S-<number>`.
+        #[arg(long)]
+        id: String,
+        /// `chapter:N`, `arc:A-B` or `book`.
+        #[arg(long)]
+        scope: String,
+        /// The summary text.
+        #[arg(long)]
+        text: String,
+        /// First chapter at which it may be shown.
+        #[arg(long)]
+        visible_from: Option<u32>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Retire a summary.
+    Retire {
+        /// The summary id.
+        id: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+}

@@ -1,0 +1,304 @@
+//! One function per command: parse what clap could not, call the libraries, print.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ledger::{Ledger, OpenError};
+use ledger_model::validate::{validate_event, Rules};
+use ledger_model::*;
+use serde_json::json;
+
+use crate::cli::*;
+use crate::failure::{Failure, Kind};
+use crate::output;
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let json = args.json;
+    let book = args.book.ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
+    match args.command {
+        Command::Init => init(&book?, json),
+        Command::Apply { file, write } => apply(&book?, &file, &write, json),
+        Command::Term(TermCommand::Put(put)) => {
+            let events = term_put(&put)?;
+            commit(&book?, &put.write, events, json)
+        }
+        Command::Term(TermCommand::Retire { id, reason, write }) => {
+            let body = Body::TermRetired(TermRetired { id: record_id("id", &id)?, reason });
+            commit(&book?, &write, vec![body], json)
+        }
+        Command::Alias(AliasCommand::Add { id, surface, kind, since, until, write }) => {
+            let window = match (since, until) {
+                (None, None) => None,
+                (since, until) => Some(Window { since: since.unwrap_or(1), until }),
+            };
+            let kind = match kind {
+                AliasKindArg::Variant => AliasKind::Variant,
+                AliasKindArg::Nickname => AliasKind::Nickname,
+                AliasKindArg::Title => AliasKind::Title,
+                AliasKindArg::Reading => AliasKind::Reading,
+            };
+            let body = Body::AliasAdded(AliasAdded { id: record_id("id", &id)?, surface, kind, window });
+            commit(&book?, &write, vec![body], json)
+        }
+        Command::Alias(AliasCommand::Remove { id, surface, write }) => {
+            let body = Body::AliasRemoved(AliasRemoved { id: record_id("id", &id)?, surface });
+            commit(&book?, &write, vec![body], json)
+        }
+        Command::Summary(SummaryCommand::Put { id, scope, text, visible_from, write }) => {
+            let body = Body::SummaryPut(SummaryPut {
+                id: record_id("id", &id)?,
+                scope: parse_scope(&scope)?,
+                text,
+                visible_from,
+            });
+            commit(&book?, &write, vec![body], json)
+        }
+        Command::Summary(SummaryCommand::Retire { id, reason, write }) => {
+            let body = Body::SummaryRetired(SummaryRetired { id: record_id("id", &id)?, reason });
+            commit(&book?, &write, vec![body], json)
+        }
+        Command::Log { from, to } => log(&book?, from, to, json),
+        Command::Verify => verify(&book?, json),
+    }
+}
+
+fn record_id(flag: &str, text: &str) -> Result<RecordId, Failure> {
+    text.parse().map_err(|error: RecordIdError| Failure::invalid(format!("{flag}: {error}")))
+}
+
+fn parse_scope(text: &str) -> Result<Scope, Failure> {
+    let invalid = || Failure::invalid(format!("--scope {text:?}: expected `chapter:N`, `arc:A-B` or `book`"));
+    if text == "book" {
+        return Ok(Scope::Book);
+    }
+    if let Some(chapter) = text.strip_prefix("chapter:") {
+        return chapter.parse().map(Scope::Chapter).map_err(|_| invalid());
+    }
+    if let Some((from, to)) = text.strip_prefix("arc:").and_then(|arc| arc.split_once('-')) {
+        return Ok(Scope::Arc { from: from.parse().map_err(|_| invalid())?, to: to.parse().map_err(|_| invalid())? });
+    }
+    Err(invalid())
+}
+
+fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
+    let id = record_id("--id", &args.id)?;
+    let secondary = (!args.secondary.is_empty()).then(|| SecondaryKeys {
+        logic: match args.secondary_logic {
+            LogicArg::AndAny => KeyLogic::AndAny,
+            LogicArg::AndAll => KeyLogic::AndAll,
+            LogicArg::NotAny => KeyLogic::NotAny,
+            LogicArg::NotAll => KeyLogic::NotAll,
+        },
+        keys: args.secondary.clone(),
+    });
+    let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
+    let put = TermPut {
+        id,
+        src: args.src.clone(),
+        sense: args.sense.clone(),
+        dst: args.dst.clone(),
+        kind: args.kind.clone(),
+        gender: args.gender.map(|gender| match gender {
+            GenderArg::M => Gender::Masculine,
+            GenderArg::F => Gender::Feminine,
+            GenderArg::N => Gender::Neuter,
+            GenderArg::Pl => Gender::Plural,
+        }),
+        decl: args.decl.iter().map(|form| form.trim().to_owned()).filter(|form| !form.is_empty()).collect(),
+        speech: args.speech.clone(),
+        note: args.note.clone(),
+        window: Window { since: args.since, until: args.until },
+        status: match args.status {
+            StatusArg::Approved => Status::Approved,
+            StatusArg::Auto => Status::Auto,
+            StatusArg::Draft => Status::Draft,
+        },
+        priority: args.priority,
+        constant: args.constant,
+        secondary,
+        supersedes,
+    };
+    let mut bodies = vec![Body::TermPut(put)];
+    for surface in &args.alias {
+        bodies.push(Body::AliasAdded(AliasAdded {
+            id,
+            surface: surface.clone(),
+            kind: AliasKind::Variant,
+            window: None,
+        }));
+    }
+    Ok(bodies)
+}
+
+/// Opens a book, waiting a little if another lorebank process has it open.
+fn open(book: &Path) -> Result<Ledger, Failure> {
+    let mut waited = Duration::ZERO;
+    loop {
+        match Ledger::open(book) {
+            Err(OpenError::InUse { .. }) if waited < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(50));
+                waited += Duration::from_millis(50);
+            }
+            other => return other.map_err(Failure::from),
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
+}
+
+fn default_actor() -> String {
+    let user: String = std::env::var("USER")
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    format!("human:{}", if user.is_empty() { "unknown" } else { &user })
+}
+
+/// Builds, validates and appends one atomic batch. `sources` gives each body its
+/// provenance label used in errors (`line 3`) and as its default source.
+fn append_batch(
+    book: &Path,
+    write: &WriteOpts,
+    bodies: Vec<(String, String, Body)>,
+    json: bool,
+) -> Result<(), Failure> {
+    if bodies.is_empty() {
+        return Err(Failure::invalid("nothing to append"));
+    }
+    let actor = write.actor.clone().unwrap_or_else(default_actor);
+    let recorded_at_ms = now_ms();
+    let rules = Rules::default();
+    let mut events = Vec::with_capacity(bodies.len());
+    let n_bodies = bodies.len();
+    for (label, default_source, body) in bodies {
+        let source = write.source.clone().unwrap_or(default_source);
+        let event = NewEvent { recorded_at_ms, actor: actor.clone(), source, body };
+        validate_event(&event, &rules).map_err(|error| {
+            let prefix = if n_bodies > 1 || !label.is_empty() { format!("{label}: ") } else { String::new() };
+            Failure::invalid(format!("{prefix}{error}"))
+        })?;
+        events.push(event);
+    }
+    let ledger = open(book)?;
+    let appended = ledger.append(&events, write.expect_head.map(Seq))?;
+    output::appended(&appended, json);
+    Ok(())
+}
+
+fn commit(book: &Path, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
+    let n_bodies = bodies.len();
+    let labelled = bodies
+        .into_iter()
+        .enumerate()
+        .map(|(idx, body)| {
+            (if n_bodies > 1 { format!("event {}", idx + 1) } else { String::new() }, "cli".to_owned(), body)
+        })
+        .collect();
+    append_batch(book, write, labelled, json)
+}
+
+fn init(book: &Path, json: bool) -> Result<(), Failure> {
+    let ledger = Ledger::create(book)?;
+    if json {
+        println!("{}", json!({ "book": book.display().to_string(), "head": 0 }));
+    } else {
+        println!("created {} (empty, head 0)", ledger.path().display());
+    }
+    Ok(())
+}
+
+fn apply(book: &Path, file: &PathBuf, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let (name, bytes) = if file.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
+        ("stdin".to_owned(), bytes)
+    } else {
+        let bytes = std::fs::read(file)
+            .map_err(|error| Failure::invalid(format!("cannot read {}: {error}", file.display())))?;
+        let name =
+            file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned());
+        (name, bytes)
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|error| Failure::invalid(format!("{name}: not UTF-8 at byte {}", error.utf8_error().valid_up_to())))?;
+    let mut bodies = Vec::new();
+    for (line_idx, line) in text.lines().enumerate() {
+        let line_no = line_idx + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let body: Body = serde_json::from_str(line).map_err(|error| {
+            let mut message = error.to_string();
+            if let Some(at) = message.rfind(" at line ") {
+                message.truncate(at);
+            }
+            Failure::invalid(format!("{name} line {line_no}, column {}: {message}", error.column()))
+        })?;
+        bodies.push((format!("{name} line {line_no}"), format!("{name}:{line_no}"), body));
+    }
+    if bodies.is_empty() {
+        return Err(Failure::invalid(format!("{name}: no events (expected one JSON event body per line)")));
+    }
+    append_batch(book, write, bodies, json)
+}
+
+fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
+    let ledger = open(book)?;
+    let to = Seq(to.unwrap_or(u64::MAX));
+    let mut lines = std::io::stdout().lock();
+    let mut write_error = None;
+    ledger.scan(Seq(from), to, |event| {
+        use std::io::Write;
+        let line = if json { output::event_json(&event).to_string() } else { output::event_line(&event) };
+        match writeln!(lines, "{line}") {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(error) => {
+                write_error = Some(error);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    match write_error {
+        // A closed pipe (`| head`) is an ordinary way to stop reading.
+        Some(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::io(error.to_string())),
+        _ => Ok(()),
+    }
+}
+
+fn verify(book: &Path, json: bool) -> Result<(), Failure> {
+    let ledger = open(book)?;
+    match ledger.verify() {
+        Ok(report) => {
+            if json {
+                println!(
+                    "{}",
+                    json!({ "ok": true, "n_events": report.n_events, "head": report.head.seq.0, "hash": report.head.hash.to_hex() })
+                );
+            } else {
+                println!(
+                    "ok: {} events, chain intact; head {} (chain {})",
+                    report.n_events,
+                    report.head.seq,
+                    &report.head.hash.to_hex()[..16]
+                );
+            }
+            Ok(())
+        }
+        Err(error) => {
+            let failure = Failure::from(error.clone());
+            if json && failure.kind == Kind::Corrupted {
+                let seq = match &error {
+                    ledger::VerifyError::Corrupted { seq, .. } => Some(seq.0),
+                    _ => None,
+                };
+                println!("{}", json!({ "ok": false, "seq": seq, "message": error.to_string() }));
+            }
+            Err(failure)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Terminal and JSON renderings of events and results. Only the application knows
+//! these forms; `docs/cli.md` documents the JSON ones, which are stable.
+
+use ledger::Appended;
+use ledger_model::{Body, Event, Scope};
+use serde_json::{json, Value};
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for unix milliseconds (proleptic Gregorian, UTC).
+pub fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil-from-days (H. Hinnant), shifted so the era starts on 0000-03-01.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// One line describing what a body does.
+pub fn describe(body: &Body) -> String {
+    match body {
+        Body::TermPut(put) => {
+            let sense = put.sense.as_deref().map(|sense| format!(" ({sense})")).unwrap_or_default();
+            let mut line =
+                format!("term_put {} {}{} -> {} [{}, {:?}]", put.id, put.src, sense, put.dst, put.window, put.status);
+            if let Some(old) = put.supersedes {
+                line.push_str(&format!(" supersedes {old}"));
+            }
+            line
+        }
+        Body::TermRetired(retired) => format!("term_retired {}", retired.id),
+        Body::AliasAdded(alias) => format!("alias_added {} {} ({:?})", alias.id, alias.surface, alias.kind),
+        Body::AliasRemoved(alias) => format!("alias_removed {} {}", alias.id, alias.surface),
+        Body::SummaryPut(put) => {
+            let scope = match put.scope {
+                Scope::Chapter(chapter) => format!("chapter {chapter}"),
+                Scope::Arc { from, to } => format!("arc {from}-{to}"),
+                Scope::Book => "book".to_owned(),
+            };
+            let first_line = put.text.lines().next().unwrap_or_default();
+            format!("summary_put {} {scope}: {first_line}", put.id)
+        }
+        Body::SummaryRetired(retired) => format!("summary_retired {}", retired.id),
+        Body::CandidateProposed(candidate) => {
+            format!("candidate_proposed {} {} ({:?})", candidate.id, candidate.surface, candidate.origin)
+        }
+        Body::DispositionSet(disposition) => {
+            format!("disposition_set {} {:?} {}", disposition.target, disposition.verdict, disposition.reason)
+        }
+        Body::ConfigSet(config) => format!("config_set profile {}", config.profile.name),
+        Body::RollbackMarker(marker) => format!("rollback_marker to revision {}", marker.to),
+    }
+}
+
+pub fn event_line(event: &Event) -> String {
+    format!(
+        "#{:<5} {}  {}  [{}]  {}",
+        event.seq,
+        utc(event.content.recorded_at_ms),
+        event.content.actor,
+        event.content.source,
+        describe(&event.content.body)
+    )
+}
+
+pub fn event_json(event: &Event) -> Value {
+    json!({
+        "seq": event.seq.0,
+        "hash": event.hash.to_hex(),
+        "prev": event.prev.to_hex(),
+        "schema": event.schema,
+        "recorded_at_ms": event.content.recorded_at_ms,
+        "actor": event.content.actor,
+        "source": event.content.source,
+        "body": event.content.body,
+    })
+}
+
+pub fn appended(appended: &Appended, json: bool) {
+    if json {
+        println!(
+            "{}",
+            json!({ "first": appended.first.0, "last": appended.last.0, "head": appended.last.0, "hash": appended.hash.to_hex() })
+        );
+    } else {
+        let n_events = appended.last.0 - appended.first.0 + 1;
+        println!(
+            "appended {n_events} event(s): {}..={}; head {} (chain {})",
+            appended.first,
+            appended.last,
+            appended.last,
+            &appended.hash.to_hex()[..16]
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc;
+
+    #[test]
+    fn utc_formats_known_instants() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_764_000_000_999), "2025-11-24T16:00:00Z");
+        assert_eq!(utc(4_102_444_799_000), "2099-12-31T23:59:59Z");
+    }
+}

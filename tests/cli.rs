@@ -1,0 +1,205 @@
+//! End-to-end tests of the `lorebank` binary: exit codes, JSON output, atomicity of
+//! `apply`, and corruption reported by `verify`. Each test runs the real binary on a
+//! book in its own temp dir.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+struct Book {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Book {
+    fn new() -> Book {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.lorebank");
+        let book = Book { _dir: dir, path };
+        book.ok(&["init"]);
+        book
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with_stdin(args, None)
+    }
+
+    fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lorebank"));
+        command
+            .arg("--book")
+            .arg(&self.path)
+            .args(args)
+            .env_remove("LOREBANK_BOOK")
+            .env("LOREBANK_ACTOR", "human:test");
+        command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        if let Some(text) = stdin {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        assert!(output.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn fails(&self, args: &[&str], code: i32) -> String {
+        let output = self.run(args);
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stderr).unwrap()
+    }
+
+    fn log(&self) -> Vec<Value> {
+        self.ok(&["--json", "log"]).lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    fn head(&self) -> u64 {
+        let verify: Value = serde_json::from_str(&self.ok(&["--json", "verify"])).unwrap();
+        verify["head"].as_u64().unwrap()
+    }
+}
+
+const XIAO_YAN: &[&str] =
+    &["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--gender", "m", "--decl", "Сяо Яня,Сяо Яню"];
+
+#[test]
+fn a_term_put_shows_in_the_log_with_seq_and_hash() {
+    let book = Book::new();
+    let appended: Value =
+        serde_json::from_str(&book.ok(&[&["--json"], XIAO_YAN, &["--alias", "蕭炎"]].concat())).unwrap();
+    assert_eq!((appended["first"].as_u64(), appended["last"].as_u64()), (Some(1), Some(2)));
+    let log = book.log();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0]["seq"], 1);
+    assert_eq!(log[0]["hash"].as_str().unwrap().len(), 64);
+    assert_eq!(log[0]["prev"], "0".repeat(64));
+    assert_eq!(log[1]["prev"], log[0]["hash"]);
+    assert_eq!(log[1]["hash"], appended["hash"]);
+    assert_eq!(log[0]["actor"], "human:test");
+    let put = &log[0]["body"]["term_put"];
+    assert_eq!(
+        (put["src"].as_str(), put["dst"].as_str(), put["gender"].as_str()),
+        (Some("萧炎"), Some("Сяо Янь"), Some("m"))
+    );
+    assert_eq!(put["decl"], serde_json::json!(["Сяо Яня", "Сяо Яню"]));
+    assert_eq!(log[1]["body"]["alias_added"]["surface"], "蕭炎");
+    let text = book.ok(&["log"]);
+    assert!(text.contains("term_put T-1 萧炎 -> Сяо Янь"), "{text}");
+}
+
+#[test]
+fn a_stale_expect_head_exits_5_and_appends_nothing() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    let error =
+        book.fails(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--expect-head", "0"], 5);
+    assert!(error.contains("expected head 0, but the head is 1"), "{error}");
+    assert_eq!(book.head(), 1);
+    book.ok(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--expect-head", "1"]);
+    assert_eq!(book.head(), 2);
+}
+
+#[test]
+fn invalid_input_exits_2_names_the_field_and_writes_nothing() {
+    let book = Book::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["term", "put", "--id", "T-1", "--src", "炎", "--dst", "Янь"], "term_put.src"),
+        (&["term", "put", "--id", "S-1", "--src", "萧炎", "--dst", "Янь"], "term_put.id"),
+        (&["term", "put", "--id", "T-01", "--src", "萧炎", "--dst", "Янь"], "--id"),
+        (&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", " "], "term_put.dst"),
+        (
+            &["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Янь", "--since", "9", "--until", "3"],
+            "term_put.window.until",
+        ),
+        (&["summary", "put", "--id", "S-1", "--scope", "arc:5", "--text", "x"], "--scope"),
+        (&["summary", "put", "--id", "S-1", "--scope", "arc:5-2", "--text", "x"], "summary_put.scope.arc.to"),
+        (&["alias", "add", "T-1", "X"], "alias_added.surface"),
+        (&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Янь", "--actor", "anna"], "actor"),
+    ];
+    for (args, field) in cases {
+        let error = book.fails(args, 2);
+        assert!(error.contains(field), "{args:?}: {error}");
+    }
+    assert_eq!(book.head(), 0);
+}
+
+#[test]
+fn apply_is_one_atomic_batch_and_reports_the_bad_line() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.jsonl");
+    let good = r#"{"term_put":{"id":"T-1","src":"萧炎","dst":"Сяо Янь"}}"#;
+    let bad_json = r#"{"term_put":{"id":"T-2","src":"药老","dst":"Яо Лао","dts":"x"}}"#;
+    std::fs::write(&file, format!("{good}\n\n{bad_json}\n")).unwrap();
+    let error = book.fails(&["apply", file.to_str().unwrap()], 2);
+    assert!(error.contains("events.jsonl line 3") && error.contains("unknown field `dts`"), "{error}");
+    let bad_window = r#"{"term_put":{"id":"T-2","src":"药老","dst":"Яо Лао","window":{"since":0}}}"#;
+    std::fs::write(&file, format!("{good}\n{bad_window}\n")).unwrap();
+    let error = book.fails(&["apply", file.to_str().unwrap()], 2);
+    assert!(error.contains("events.jsonl line 2") && error.contains("term_put.window.since"), "{error}");
+    assert_eq!(book.head(), 0);
+    std::fs::write(&file, format!("{good}\n{}\n", good.replace("T-1", "T-2").replace("萧炎", "药老"))).unwrap();
+    book.ok(&["apply", file.to_str().unwrap()]);
+    let log = book.log();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[1]["source"], "events.jsonl:2");
+    // Standard input works the same way.
+    let output = book.run_with_stdin(&["apply", "-", "--source", "pipe"], Some(good));
+    assert!(output.status.success());
+    assert_eq!(book.log()[2]["source"], "pipe");
+}
+
+fn flip_marker(path: &Path, marker: &str) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let needle = marker.as_bytes();
+    let positions: Vec<usize> =
+        bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
+    assert!(!positions.is_empty(), "marker {marker} not in the file");
+    for position in positions {
+        bytes[position] ^= 0x01;
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn verify_exits_3_after_a_flipped_byte() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--note", "marker-one"]);
+    book.ok(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--note", "marker-two"]);
+    book.ok(&["term", "put", "--id", "T-3", "--src", "纳兰", "--dst", "Налань"]);
+    assert!(book.ok(&["verify"]).starts_with("ok: 3 events"));
+    flip_marker(&book.path, "marker-two");
+    let output = book.run(&["--json", "verify"]);
+    assert_eq!(output.status.code(), Some(3));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((report["ok"].as_bool(), report["seq"].as_u64()), (Some(false), Some(2)));
+    let error: Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(error["error"]["kind"], "corrupted");
+    // Reading across the damage is refused as well, never passed as intact.
+    book.fails(&["log"], 3);
+}
+
+#[test]
+fn commands_without_a_book_or_with_a_missing_book_exit_2() {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_lorebank")).args(["log"]).env_remove("LOREBANK_BOOK").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--book"));
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+        .arg("--book")
+        .arg(dir.path().join("none.lorebank"))
+        .arg("verify")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let book = Book::new();
+    let output = book.run(&["init"]);
+    assert_eq!(output.status.code(), Some(2), "init over an existing book must refuse");
+}
