@@ -27,8 +27,15 @@ pub fn describe(body: &Body) -> String {
     match body {
         Body::TermPut(put) => {
             let sense = put.sense.as_deref().map(|sense| format!(" ({sense})")).unwrap_or_default();
-            let mut line =
-                format!("term_put {} {}{} -> {} [{}, {:?}]", put.id, put.src, sense, put.dst, put.window, put.status);
+            let mut line = format!(
+                "term_put {} {}{} -> {} [{}, {}]",
+                put.id,
+                put.src,
+                sense,
+                put.dst,
+                put.window,
+                format!("{:?}", put.status).to_lowercase()
+            );
             if let Some(old) = put.supersedes {
                 line.push_str(&format!(" supersedes {old}"));
             }

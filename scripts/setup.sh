@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what building and testing lorebank needs on Debian 12 with rustup:
+#   * libopencc-dev, opencc: OpenCC, from which normalization fold tables are built
+#   * unicode-data: Unicode's NormalizationTest.txt for the NFKC conformance test
+#   * jieba, pyahocorasick (PyPI): a real 349k-word key set and an independent
+#     leftmost-longest matcher for the differential tests
+# Idempotent: skips what is already there. Needs root or sudo for apt-get.
+set -euo pipefail
+
+APT_PACKAGES=(libopencc-dev opencc unicode-data pkg-config)
+PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1)
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing ${missing[*]} with apt-get"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! python3 -c 'import jieba, ahocorasick' 2>/dev/null; then
+    echo "setup: installing ${PIP_PACKAGES[*]} with pip"
+    python3 -m pip install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust with rustup first" >&2; exit 1; }
+echo "setup: ok"
