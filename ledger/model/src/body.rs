@@ -341,6 +341,8 @@ pub enum Verdict {
     Verify,
     /// Do not use it.
     Reject,
+    /// Withdraw the previous verdict: the target is judged by its status alone again.
+    Withdraw,
 }
 
 /// The assembly configuration and normalization profile of the book.

@@ -49,6 +49,29 @@ pub enum CodecError {
     NonCanonical,
 }
 
+/// The configuration for large derived documents (snapshots): [`CONFIG`] without the
+/// per-event size limit. Same wire format, so the same canonical rules hold.
+pub const LARGE_CONFIG: Configuration<LittleEndian, Varint> =
+    bincode::config::standard().with_little_endian().with_variable_int_encoding();
+
+/// Encodes a large derived document (a snapshot) canonically, without the event limit.
+pub fn encode_large<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
+    bincode::serde::encode_to_vec(value, LARGE_CONFIG).map_err(|error| CodecError::Encode(error.to_string()))
+}
+
+/// Decodes a large derived document strictly (see [`decode_strict`]).
+pub fn decode_large_strict<T: Serialize + DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    let (value, consumed): (T, usize) = bincode::serde::decode_from_slice(bytes, LARGE_CONFIG)
+        .map_err(|error| CodecError::Decode(error.to_string()))?;
+    if consumed != bytes.len() {
+        return Err(CodecError::Trailing { trailing: bytes.len() - consumed });
+    }
+    if encode_large(&value)? != bytes {
+        return Err(CodecError::NonCanonical);
+    }
+    Ok(value)
+}
+
 /// Encodes `value` canonically.
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
     let bytes = bincode::serde::encode_to_vec(value, CONFIG).map_err(|error| CodecError::Encode(error.to_string()))?;

@@ -283,7 +283,7 @@ pub fn body() -> impl Strategy<Value = Body> {
             }),
         (
             any_kind().prop_flat_map(record_id),
-            prop_oneof![Just(Verdict::Accept), Just(Verdict::Verify), Just(Verdict::Reject)],
+            prop_oneof![Just(Verdict::Accept), Just(Verdict::Verify), Just(Verdict::Reject), Just(Verdict::Withdraw)],
             text(10),
             prop::option::of(text(10))
         )
