@@ -1,9 +1,34 @@
-//! Projections: the state a translator and an auditor ask about, folded from the event log.
+//! Projections: the state a translator and an auditor ask about, folded from the
+//! event log.
 //!
-//! This crate will own `fold(events) -> State`, the bi-temporal reads (editorial
-//! revision × chapter window), the UNIQUE(src, sense, window) index, the reverse-dst
-//! conflict index, the content-addressed snapshot ID and the frozen automaton cache.
+//! * [`State`]: the fold of events `1..=R` ([`State::apply`] is total), with
+//!   bi-temporal reads ([`State::active_terms`] at a chapter, after story-time
+//!   supersession) and per-record provenance.
+//! * [`decide()`]: every state-dependent validation of a batch, including
+//!   UNIQUE(folded surface, sense, window); no-op puts are dropped.
+//! * [`SnapshotId`]: the content address of what can change an assembly.
+//! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
+//!   that bring an earlier snapshot back.
 //!
-//! It must not do I/O: no files, no redb, no clocks, no randomness, and no iteration
-//! over hash maps in anything that is hashed or rendered. It takes events and returns
-//! values; the `ledger` crate and the application do the reading and writing.
+//! This crate does no I/O: no files, no redb, no clocks, no randomness, and no
+//! iteration over hash maps in anything hashed or rendered. It takes events and
+//! returns values; `ledger` and the application do the reading and writing.
+#![deny(missing_docs, rustdoc::broken_intra_doc_links)]
+
+pub mod decide;
+pub mod diff;
+pub mod read;
+pub mod rollback;
+pub mod snapshot;
+pub mod state;
+
+pub use decide::{decide, Decision, Problem, Rejection, UniqueConflict, Warning};
+pub use diff::{diff, FieldChange, RecordDiff};
+pub use read::ActiveTerm;
+pub use rollback::{plan_rollback, PlanError};
+pub use snapshot::{SnapshotId, SNAPSHOT_FORMAT};
+pub use state::{Candidate, Provenance, State, Summary, Term};
+
+/// Version of the matching semantics the snapshot's bytes are interpreted with
+/// (fold pipeline, leftmost-longest, word boundaries for Latin/Cyrillic keys).
+pub const MATCHER_SEMANTICS: u16 = 1;

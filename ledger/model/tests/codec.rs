@@ -55,6 +55,7 @@ fn every_body_kind_has_a_golden_example() {
 }
 
 #[test]
+#[allow(clippy::disallowed_methods, reason = "tests read and bless golden files")]
 fn golden_records_are_byte_identical() {
     let bless = std::env::var_os("LOREBANK_BLESS").is_some();
     let mut prev = Hash32::GENESIS;

@@ -1,0 +1,363 @@
+//! `decide`: every state-dependent validation of a batch, before it is appended.
+//!
+//! A batch is judged event by event against the state as the batch has moved it
+//! (unknown or retired records, aliases, supersession, rollback targets), then as a
+//! whole: UNIQUE(folded surface, sense, window) must hold after the whole batch, so a
+//! batch may swap two surfaces between records. A put identical to the current
+//! version is dropped, which makes imports idempotent. Two different sources rendered
+//! to the same dst in overlapping windows are a warning, not a refusal.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use ledger_model::validate::{validate_event, FieldError};
+use ledger_model::*;
+
+use crate::read::{intersect, visible_from};
+use crate::state::State;
+
+/// Folds a key for comparison: the book's normalization profile.
+pub type Fold<'f> = &'f dyn Fn(&str) -> String;
+
+/// What `decide` accepts.
+#[derive(Debug)]
+pub struct Decision {
+    /// The events to append, in order (no-ops removed).
+    pub events: Vec<NewEvent>,
+    /// Indexes (in the submitted batch) of events dropped as identical to the
+    /// current version.
+    pub dropped: Vec<usize>,
+    /// Conflicts worth a look that do not refuse the batch.
+    pub warnings: Vec<Warning>,
+    /// The state after the accepted events.
+    pub state: State,
+}
+
+/// A warning about an accepted batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Warning {
+    /// Two records with different sources render to the same dst in overlapping
+    /// windows.
+    SameDst {
+        /// The shared rendering.
+        dst: String,
+        /// One record.
+        a: RecordId,
+        /// The other.
+        b: RecordId,
+        /// Where they overlap.
+        window: Window,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::SameDst { dst, a, b, window } => {
+                write!(f, "{a} and {b} have different sources but both render as {dst:?} in {window}")
+            }
+        }
+    }
+}
+
+/// Why a batch is refused. Nothing of it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// 0-based index of the event in the submitted batch (`None` for whole-batch rules).
+    pub index: Option<usize>,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// What is wrong with a batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// A field is invalid on its own.
+    Field(FieldError),
+    /// The record does not exist.
+    UnknownRecord(RecordId),
+    /// The record was retired.
+    Retired(RecordId),
+    /// The term has no such alias.
+    UnknownAlias {
+        /// The term.
+        id: RecordId,
+        /// The surface.
+        surface: String,
+    },
+    /// A rollback names a revision after the head.
+    RollbackBeyondHead {
+        /// Asked for.
+        to: Seq,
+        /// The head.
+        head: Seq,
+    },
+    /// A summary would be visible before the chapters it summarizes are over.
+    SummaryTooEarly {
+        /// The summary.
+        id: RecordId,
+        /// Its `visible_from`.
+        visible_from: u32,
+        /// The last chapter of its scope.
+        scope_end: u32,
+    },
+    /// UNIQUE(folded surface, sense, window) would be violated.
+    Unique(Box<UniqueConflict>),
+}
+
+/// Two surfaces that fold to the same key with the same sense in overlapping windows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UniqueConflict {
+    /// The folded surface.
+    pub key: String,
+    /// The sense.
+    pub sense: Option<String>,
+    /// The record being written: id, which surface (`src "…"`, `alias "…"`), window.
+    pub this: (RecordId, String, Window),
+    /// The record it collides with.
+    pub other: (RecordId, String, Window),
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(index) = self.index {
+            write!(f, "event {}: ", index + 1)?;
+        }
+        match &self.problem {
+            Problem::Field(error) => write!(f, "{error}"),
+            Problem::UnknownRecord(id) => write!(f, "unknown record {id}"),
+            Problem::Retired(id) => write!(f, "{id} is retired"),
+            Problem::UnknownAlias { id, surface } => write!(f, "{id} has no alias {surface:?}"),
+            Problem::RollbackBeyondHead { to, head } => {
+                write!(f, "cannot roll back to revision {to}: the head is {head}")
+            }
+            Problem::SummaryTooEarly { id, visible_from, scope_end } => write!(
+                f,
+                "{id} would be visible from chapter {visible_from}, before its scope ends at chapter {scope_end}"
+            ),
+            Problem::Unique(conflict) => {
+                let UniqueConflict { key, sense, this, other } = conflict.as_ref();
+                let sense = sense.as_deref().map(|s| format!(", sense {s:?}")).unwrap_or_default();
+                let overlap = intersect(this.2, other.2).map(|w| w.to_string()).unwrap_or_default();
+                write!(
+                    f,
+                    "UNIQUE(src, sense, window) violated: {} {} ({}) and {} {} ({}) both fold to {key:?}{sense} in {overlap}",
+                    this.0, this.1, this.2, other.0, other.1, other.2
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for Rejection {}
+
+fn reject(index: usize, problem: Problem) -> Rejection {
+    Rejection { index: Some(index), problem }
+}
+
+/// Judges `batch` against `state`. On success returns the events to append (no-ops
+/// dropped), warnings, and the state after them.
+pub fn decide(state: &State, fold: Fold<'_>, batch: &[NewEvent]) -> Result<Decision, Rejection> {
+    let head = state.revision();
+    let mut scratch = state.clone();
+    let mut events = Vec::with_capacity(batch.len());
+    let mut dropped = Vec::new();
+    let mut touched = BTreeSet::new();
+    for (index, event) in batch.iter().enumerate() {
+        validate_event(event, &scratch.rules()).map_err(|error| reject(index, Problem::Field(error)))?;
+        if is_noop(&scratch, &event.body) {
+            dropped.push(index);
+            continue;
+        }
+        check_event(&scratch, head, index, &event.body)?;
+        if let Some(id) = event.body.record() {
+            touched.insert(id);
+        }
+        if let Body::TermPut(TermPut { supersedes: Some(old), .. }) = &event.body {
+            touched.insert(*old);
+        }
+        let sealed = Event {
+            seq: scratch.revision().next(),
+            prev: Hash32::GENESIS,
+            hash: Hash32::GENESIS,
+            schema: ledger_model::record::SCHEMA_CURRENT,
+            content: event.clone(),
+        };
+        scratch.apply(&sealed);
+        events.push(event.clone());
+    }
+    for (index, event) in batch.iter().enumerate() {
+        if let Body::TermPut(TermPut { supersedes: Some(old), .. }) = &event.body {
+            if !scratch.terms.contains_key(old) {
+                return Err(reject(index, Problem::UnknownRecord(*old)));
+            }
+        }
+    }
+    check_unique(&scratch, fold, &touched)?;
+    let warnings = same_dst_warnings(&scratch, fold, &touched);
+    Ok(Decision { events, dropped, warnings, state: scratch })
+}
+
+fn is_noop(state: &State, body: &Body) -> bool {
+    match body {
+        Body::TermPut(put) => state.terms.get(&put.id).is_some_and(|term| !term.retired && term.put == *put),
+        Body::AliasAdded(alias) => state
+            .terms
+            .get(&alias.id)
+            .is_some_and(|term| !term.retired && term.aliases.get(&alias.surface) == Some(alias)),
+        Body::SummaryPut(put) => state.summaries.get(&put.id).is_some_and(|s| !s.retired && s.put == *put),
+        Body::CandidateProposed(proposed) => {
+            state.candidates.get(&proposed.id).is_some_and(|c| c.proposed == *proposed)
+        }
+        Body::DispositionSet(disposition) => {
+            let current = state
+                .terms
+                .get(&disposition.target)
+                .map(|term| &term.verdict)
+                .or_else(|| state.candidates.get(&disposition.target).map(|c| &c.verdict));
+            match (current, disposition.verdict) {
+                (Some(None), Verdict::Withdraw) => true,
+                (Some(Some((verdict, reason))), new) => *verdict == new && *reason == disposition.reason,
+                _ => false,
+            }
+        }
+        Body::ConfigSet(config) => state.config() == Some(config),
+        Body::TermRetired(_) | Body::AliasRemoved(_) | Body::SummaryRetired(_) | Body::RollbackMarker(_) => false,
+    }
+}
+
+fn active_term(state: &State, index: usize, id: RecordId) -> Result<(), Rejection> {
+    match state.terms.get(&id) {
+        None => Err(reject(index, Problem::UnknownRecord(id))),
+        Some(term) if term.retired => Err(reject(index, Problem::Retired(id))),
+        Some(_) => Ok(()),
+    }
+}
+
+fn check_event(state: &State, head: Seq, index: usize, body: &Body) -> Result<(), Rejection> {
+    match body {
+        // `supersedes` is checked against the state after the whole batch.
+        Body::TermPut(_) => Ok(()),
+        Body::TermRetired(retired) => active_term(state, index, retired.id),
+        Body::AliasAdded(alias) => active_term(state, index, alias.id),
+        Body::AliasRemoved(alias) => {
+            active_term(state, index, alias.id)?;
+            if state.terms[&alias.id].aliases.contains_key(&alias.surface) {
+                Ok(())
+            } else {
+                Err(reject(index, Problem::UnknownAlias { id: alias.id, surface: alias.surface.clone() }))
+            }
+        }
+        Body::SummaryPut(put) => {
+            let scope_end = match put.scope {
+                Scope::Chapter(chapter) => Some(chapter),
+                Scope::Arc { to, .. } => Some(to),
+                Scope::Book => None,
+            };
+            match (scope_end, put.visible_from) {
+                (Some(scope_end), Some(from)) if from <= scope_end => Err(reject(
+                    index,
+                    Problem::SummaryTooEarly { id: put.id, visible_from: visible_from(put), scope_end },
+                )),
+                _ => Ok(()),
+            }
+        }
+        Body::SummaryRetired(retired) => match state.summaries.get(&retired.id) {
+            None => Err(reject(index, Problem::UnknownRecord(retired.id))),
+            Some(summary) if summary.retired => Err(reject(index, Problem::Retired(retired.id))),
+            Some(_) => Ok(()),
+        },
+        Body::CandidateProposed(_) | Body::ConfigSet(_) => Ok(()),
+        Body::DispositionSet(disposition) => match disposition.target.kind() {
+            RecordKind::Term => active_term(state, index, disposition.target),
+            _ if state.candidates.contains_key(&disposition.target) => Ok(()),
+            _ => Err(reject(index, Problem::UnknownRecord(disposition.target))),
+        },
+        Body::RollbackMarker(marker) if marker.to > head => {
+            Err(reject(index, Problem::RollbackBeyondHead { to: marker.to, head }))
+        }
+        Body::RollbackMarker(_) => Ok(()),
+    }
+}
+
+/// One surface of an active term in story time.
+struct Surface {
+    id: RecordId,
+    label: String,
+    window: Window,
+}
+
+/// Every active surface, grouped by (folded surface, sense).
+fn surfaces(state: &State, fold: Fold<'_>) -> BTreeMap<(String, Option<String>), Vec<Surface>> {
+    let mut groups: BTreeMap<(String, Option<String>), Vec<Surface>> = BTreeMap::new();
+    for active in state.active_terms(None) {
+        let Some(window) = active.window else { continue };
+        let sense = active.term.put.sense.clone();
+        let src = &active.term.put.src;
+        groups.entry((fold(src), sense.clone())).or_default().push(Surface {
+            id: active.id,
+            label: format!("src {src:?}"),
+            window,
+        });
+        for alias in active.term.aliases.values() {
+            if let Some(alias_window) = State::alias_window(alias, active.window) {
+                groups.entry((fold(&alias.surface), sense.clone())).or_default().push(Surface {
+                    id: active.id,
+                    label: format!("alias {:?}", alias.surface),
+                    window: alias_window,
+                });
+            }
+        }
+    }
+    groups
+}
+
+fn check_unique(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Result<(), Rejection> {
+    for ((key, sense), group) in surfaces(state, fold) {
+        for (a_idx, a) in group.iter().enumerate() {
+            for b in &group[a_idx + 1..] {
+                if a.id == b.id || !a.window.overlaps(&b.window) {
+                    continue;
+                }
+                // Every pair counts, not only pairs with a record of this batch: a
+                // retirement or a moved supersession widens other records' windows.
+                let (this, other) = if touched.contains(&b.id) { (b, a) } else { (a, b) };
+                return Err(Rejection {
+                    index: None,
+                    problem: Problem::Unique(Box::new(UniqueConflict {
+                        key,
+                        sense,
+                        this: (this.id, this.label.clone(), this.window),
+                        other: (other.id, other.label.clone(), other.window),
+                    })),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Vec<Warning> {
+    let mut by_dst: BTreeMap<String, Vec<(RecordId, String, Window)>> = BTreeMap::new();
+    for active in state.active_terms(None) {
+        let Some(window) = active.window else { continue };
+        let dst = active.term.put.dst.to_lowercase().replace('ё', "е");
+        by_dst.entry(dst).or_default().push((active.id, fold(&active.term.put.src), window));
+    }
+    let mut warnings = Vec::new();
+    for group in by_dst.values() {
+        for (a_idx, a) in group.iter().enumerate() {
+            for b in &group[a_idx + 1..] {
+                let involved = touched.contains(&a.0) || touched.contains(&b.0);
+                if involved && a.1 != b.1 {
+                    if let Some(window) = intersect(a.2, b.2) {
+                        let dst = state.terms[&a.0].put.dst.clone();
+                        warnings.push(Warning::SameDst { dst, a: a.0, b: b.0, window });
+                    }
+                }
+            }
+        }
+    }
+    warnings
+}

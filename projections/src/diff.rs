@@ -1,0 +1,107 @@
+//! Differences between two states, record by record and field by field.
+
+use std::fmt::Debug;
+
+use ledger_model::*;
+
+use crate::state::State;
+
+/// How one record differs between two states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecordDiff {
+    /// Active in the second state only.
+    Added(RecordId),
+    /// Active in the first state only.
+    Removed(RecordId),
+    /// Active in both, with these fields changed.
+    Changed(RecordId, Vec<FieldChange>),
+}
+
+/// One changed field, with both values shown as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldChange {
+    /// Field name (`dst`, `window`, `aliases`, `verdict`, …).
+    pub field: &'static str,
+    /// Before.
+    pub old: String,
+    /// After.
+    pub new: String,
+}
+
+fn field<T: PartialEq + Debug>(out: &mut Vec<FieldChange>, name: &'static str, old: &T, new: &T) {
+    if old != new {
+        out.push(FieldChange { field: name, old: format!("{old:?}"), new: format!("{new:?}") });
+    }
+}
+
+fn term_fields(a: &crate::state::Term, b: &crate::state::Term) -> Vec<FieldChange> {
+    let (x, y) = (&a.put, &b.put);
+    let mut out = Vec::new();
+    field(&mut out, "src", &x.src, &y.src);
+    field(&mut out, "sense", &x.sense, &y.sense);
+    field(&mut out, "dst", &x.dst, &y.dst);
+    field(&mut out, "kind", &x.kind, &y.kind);
+    field(&mut out, "gender", &x.gender, &y.gender);
+    field(&mut out, "decl", &x.decl, &y.decl);
+    field(&mut out, "speech", &x.speech, &y.speech);
+    field(&mut out, "note", &x.note, &y.note);
+    field(&mut out, "window", &x.window, &y.window);
+    field(&mut out, "status", &x.status, &y.status);
+    field(&mut out, "priority", &x.priority, &y.priority);
+    field(&mut out, "constant", &x.constant, &y.constant);
+    field(&mut out, "secondary", &x.secondary, &y.secondary);
+    field(&mut out, "supersedes", &x.supersedes, &y.supersedes);
+    let aliases = |term: &crate::state::Term| term.aliases.values().cloned().collect::<Vec<_>>();
+    field(&mut out, "aliases", &aliases(a), &aliases(b));
+    field(&mut out, "verdict", &a.verdict, &b.verdict);
+    out
+}
+
+fn summary_fields(x: &SummaryPut, y: &SummaryPut) -> Vec<FieldChange> {
+    let mut out = Vec::new();
+    field(&mut out, "scope", &x.scope, &y.scope);
+    field(&mut out, "text", &x.text, &y.text);
+    field(&mut out, "visible_from", &x.visible_from, &y.visible_from);
+    out
+}
+
+/// Active records added, removed and changed from `old` to `new`, by id; and the
+/// config change, if any.
+pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
+    let mut out = Vec::new();
+    let ids: std::collections::BTreeSet<RecordId> = old.terms.keys().chain(new.terms.keys()).copied().collect();
+    for id in ids {
+        let before = old.terms.get(&id).filter(|term| !term.retired);
+        let after = new.terms.get(&id).filter(|term| !term.retired);
+        match (before, after) {
+            (None, Some(_)) => out.push(RecordDiff::Added(id)),
+            (Some(_), None) => out.push(RecordDiff::Removed(id)),
+            (Some(a), Some(b)) => {
+                let changes = term_fields(a, b);
+                if !changes.is_empty() {
+                    out.push(RecordDiff::Changed(id, changes));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    let ids: std::collections::BTreeSet<RecordId> = old.summaries.keys().chain(new.summaries.keys()).copied().collect();
+    for id in ids {
+        let before = old.summaries.get(&id).filter(|s| !s.retired);
+        let after = new.summaries.get(&id).filter(|s| !s.retired);
+        match (before, after) {
+            (None, Some(_)) => out.push(RecordDiff::Added(id)),
+            (Some(_), None) => out.push(RecordDiff::Removed(id)),
+            (Some(a), Some(b)) => {
+                let changes = summary_fields(&a.put, &b.put);
+                if !changes.is_empty() {
+                    out.push(RecordDiff::Changed(id, changes));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    let mut config = Vec::new();
+    field(&mut config, "config", &old.config(), &new.config());
+    (out, config)
+}

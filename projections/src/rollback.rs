@@ -1,0 +1,137 @@
+//! Rollback planning: the compensating bodies that bring the head back to the
+//! snapshot of an earlier revision. History is never rewritten: the plan is appended
+//! as one batch, closed by a `rollback_marker`.
+//!
+//! The plan restores everything a snapshot covers (active terms with content,
+//! aliases and verdicts; active summaries; config). The review queue (candidates and
+//! their verdicts) is not part of a snapshot and is left as it is.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use ledger_model::*;
+
+use crate::state::State;
+
+/// Reason code written on verdicts restored by a rollback.
+pub const ROLLBACK_REASON: &str = "rollback";
+
+/// Why no plan can be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The target is after the head.
+    BeyondHead {
+        /// Asked for.
+        to: Seq,
+        /// The head.
+        head: Seq,
+    },
+    /// The target has no config but the head does, and a config cannot be unset.
+    BeforeFirstConfig {
+        /// Asked for.
+        to: Seq,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::BeyondHead { to, head } => write!(f, "cannot roll back to revision {to}: the head is {head}"),
+            PlanError::BeforeFirstConfig { to } => {
+                write!(f, "cannot roll back to revision {to}: it is before the book's first config_set")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// The bodies that turn `head` into a state with `target`'s snapshot, ending with a
+/// `rollback_marker` to `target.revision()`.
+pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Result<Vec<Body>, PlanError> {
+    let to = target.revision();
+    if to > head.revision() {
+        return Err(PlanError::BeyondHead { to, head: head.revision() });
+    }
+    if target.config().is_none() && head.config().is_some() {
+        return Err(PlanError::BeforeFirstConfig { to });
+    }
+    let mut puts = Vec::new();
+    let mut alias_removals = Vec::new();
+    let mut alias_adds = Vec::new();
+    let mut verdicts = Vec::new();
+    let mut retirements = Vec::new();
+    let ids: BTreeSet<RecordId> = head.terms.keys().chain(target.terms.keys()).copied().collect();
+    for id in ids {
+        let now = head.terms.get(&id);
+        let was = target.terms.get(&id).filter(|term| !term.retired);
+        let now_active = now.filter(|term| !term.retired);
+        match (now, was) {
+            (_, None) => {
+                if now_active.is_some() {
+                    retirements.push(Body::TermRetired(TermRetired { id, reason: Some(format!("rollback to {to}")) }));
+                }
+            }
+            (now, Some(was)) => {
+                if now_active.map(|term| &term.put) != Some(&was.put) {
+                    puts.push(Body::TermPut(was.put.clone()));
+                }
+                let current = now.map(|term| term.aliases.clone()).unwrap_or_default();
+                for (surface, alias) in &current {
+                    if was.aliases.get(surface) != Some(alias) {
+                        alias_removals.push(Body::AliasRemoved(AliasRemoved { id, surface: surface.clone() }));
+                    }
+                }
+                for (surface, alias) in &was.aliases {
+                    if current.get(surface) != Some(alias) {
+                        alias_adds.push(Body::AliasAdded(alias.clone()));
+                    }
+                }
+                let current_verdict = now.and_then(|term| term.verdict.as_ref()).map(|(verdict, _)| *verdict);
+                let past_verdict = was.verdict.as_ref().map(|(verdict, _)| *verdict);
+                if current_verdict != past_verdict {
+                    let (verdict, reason) = match &was.verdict {
+                        Some((verdict, reason)) => (*verdict, reason.clone()),
+                        None => (Verdict::Withdraw, ROLLBACK_REASON.to_owned()),
+                    };
+                    verdicts.push(Body::DispositionSet(DispositionSet {
+                        target: id,
+                        verdict,
+                        reason,
+                        note: Some(format!("rollback to {to}")),
+                    }));
+                }
+            }
+        }
+    }
+    let mut summaries = Vec::new();
+    let ids: BTreeSet<RecordId> = head.summaries.keys().chain(target.summaries.keys()).copied().collect();
+    for id in ids {
+        let now = head.summaries.get(&id).filter(|s| !s.retired);
+        let was = target.summaries.get(&id).filter(|s| !s.retired);
+        match (now, was) {
+            (Some(_), None) => {
+                summaries.push(Body::SummaryRetired(SummaryRetired { id, reason: Some(format!("rollback to {to}")) }))
+            }
+            (now, Some(was)) if now.map(|s| &s.put) != Some(&was.put) => {
+                summaries.push(Body::SummaryPut(was.put.clone()))
+            }
+            _ => {}
+        }
+    }
+    let mut plan = Vec::new();
+    plan.extend(puts);
+    plan.extend(alias_removals);
+    plan.extend(alias_adds);
+    plan.extend(verdicts);
+    plan.extend(retirements);
+    plan.extend(summaries);
+    if let Some(config) = target.config() {
+        if head.config() != Some(config) {
+            plan.push(Body::ConfigSet(config.clone()));
+        }
+    }
+    plan.push(Body::RollbackMarker(RollbackMarker { to, reason }));
+    Ok(plan)
+}

@@ -1,0 +1,119 @@
+//! Snapshots and their content-addressed IDs.
+//!
+//! A snapshot covers exactly what can change an assembly: active terms with their
+//! content, aliases and verdict; active summaries; the assembly config; the
+//! normalization profile; and the format versions of everything that turns them into
+//! bytes. Not the revision, not timestamps, not provenance, not retired records, not
+//! past versions, not the review queue (candidates). Equal states therefore share an
+//! ID, and a rollback to revision R lands on R's ID.
+//!
+//! The ID is the keyed blake3 ([`SNAPSHOT_CONTEXT`]) of the canonical encoding of a
+//! [`SnapshotDoc`] (ledger-model's codec: bincode 2.0.1, fixed configuration).
+
+use std::fmt;
+
+use ledger_model::codec;
+use ledger_model::*;
+use serde::Serialize;
+
+use crate::state::State;
+
+/// Version of the snapshot document layout below.
+pub const SNAPSHOT_FORMAT: u16 = 1;
+/// blake3 `derive_key` context of snapshot IDs.
+pub const SNAPSHOT_CONTEXT: &str = "lorebank 2026-11-29 snapshot v1";
+
+/// A snapshot ID: 32 bytes, shown as 64 hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SnapshotId(pub Hash32);
+
+impl fmt::Display for SnapshotId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Debug for SnapshotId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SnapshotId({})", self.0)
+    }
+}
+
+/// The versions of every format that turns a snapshot into injected bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FormatVersions {
+    /// [`SNAPSHOT_FORMAT`].
+    pub snapshot: u16,
+    /// The matcher's matching semantics.
+    pub matcher: u16,
+    /// The render format in the assembly config.
+    pub render: u16,
+    /// The token estimator in the assembly config.
+    pub token_estimator: u16,
+}
+
+/// One active term as the snapshot sees it.
+#[derive(Debug, Serialize)]
+pub struct SnapshotTerm<'s> {
+    /// The content.
+    pub put: &'s TermPut,
+    /// Aliases, by surface.
+    pub aliases: Vec<&'s AliasAdded>,
+    /// The verdict (its reason code does not change assemblies).
+    pub verdict: Option<Verdict>,
+}
+
+/// The canonical document a snapshot ID hashes.
+#[derive(Debug, Serialize)]
+pub struct SnapshotDoc<'s> {
+    /// Format versions.
+    pub formats: FormatVersions,
+    /// Profile name and fold table id.
+    pub profile: Option<&'s ProfileRef>,
+    /// Assembly config in force.
+    pub assembly: AssemblyConfig,
+    /// Active terms by id.
+    pub terms: Vec<SnapshotTerm<'s>>,
+    /// Active summaries by id.
+    pub summaries: Vec<&'s SummaryPut>,
+}
+
+impl State {
+    /// The snapshot document of this state.
+    pub fn snapshot_doc(&self) -> SnapshotDoc<'_> {
+        let assembly = self.assembly();
+        SnapshotDoc {
+            formats: FormatVersions {
+                snapshot: SNAPSHOT_FORMAT,
+                matcher: crate::MATCHER_SEMANTICS,
+                render: assembly.render_format,
+                token_estimator: assembly.token_estimator,
+            },
+            profile: self.config().map(|config| &config.profile),
+            assembly,
+            terms: self
+                .terms
+                .values()
+                .filter(|term| !term.retired)
+                .map(|term| SnapshotTerm {
+                    put: &term.put,
+                    aliases: term.aliases.values().collect(),
+                    verdict: term.verdict.as_ref().map(|(verdict, _)| *verdict),
+                })
+                .collect(),
+            summaries: self.summaries.values().filter(|s| !s.retired).map(|s| &s.put).collect(),
+        }
+    }
+
+    /// The canonical bytes of the snapshot.
+    pub fn snapshot_bytes(&self) -> Vec<u8> {
+        codec::encode_large(&self.snapshot_doc()).expect("snapshot documents always encode")
+    }
+
+    /// The snapshot ID.
+    pub fn snapshot_id(&self) -> SnapshotId {
+        let mut hasher = blake3::Hasher::new_derive_key(SNAPSHOT_CONTEXT);
+        hasher.update(&self.snapshot_bytes());
+        SnapshotId(Hash32(*hasher.finalize().as_bytes()))
+    }
+}

@@ -1,0 +1,243 @@
+//! The state folded from events: every record with its current content, its aliases,
+//! its verdict and the provenance of each event that touched it.
+//!
+//! [`State::apply`] is total: it never rejects an event, because replaying committed
+//! history must always succeed. An event about a record the state does not know
+//! (which `decide` would have refused) is recorded in the history and otherwise
+//! ignored.
+
+use std::collections::BTreeMap;
+
+use ledger_model::*;
+
+/// Who changed a record, when and why: the envelope of one event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// The event.
+    pub seq: Seq,
+    /// The event's kind (`term_put`, `alias_added`, …).
+    pub kind: &'static str,
+    /// Who.
+    pub actor: String,
+    /// From what.
+    pub source: String,
+    /// When, unix ms.
+    pub recorded_at_ms: u64,
+}
+
+impl Provenance {
+    fn of(event: &Event) -> Provenance {
+        Provenance {
+            seq: event.seq,
+            kind: event.content.body.kind_name(),
+            actor: event.content.actor.clone(),
+            source: event.content.source.clone(),
+            recorded_at_ms: event.content.recorded_at_ms,
+        }
+    }
+}
+
+/// A term record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The current content.
+    pub put: TermPut,
+    /// Provenance of the put that made the current content.
+    pub put_by: Provenance,
+    /// Aliases by surface.
+    pub aliases: BTreeMap<String, AliasAdded>,
+    /// Retired terms are kept for history but are not active.
+    pub retired: bool,
+    /// The current editorial verdict and its reason code.
+    pub verdict: Option<(Verdict, String)>,
+    /// Every event that touched the record, in order.
+    pub history: Vec<Provenance>,
+}
+
+/// A summary record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The current content.
+    pub put: SummaryPut,
+    /// Retired summaries are not active.
+    pub retired: bool,
+    /// Every event that touched the record, in order.
+    pub history: Vec<Provenance>,
+}
+
+/// A review candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// What was proposed.
+    pub proposed: CandidateProposed,
+    /// The current verdict.
+    pub verdict: Option<(Verdict, String)>,
+    /// Every event that touched the record, in order.
+    pub history: Vec<Provenance>,
+}
+
+/// The book as it stood after event [`State::revision`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub(crate) revision: Seq,
+    pub(crate) terms: BTreeMap<RecordId, Term>,
+    pub(crate) summaries: BTreeMap<RecordId, Summary>,
+    pub(crate) candidates: BTreeMap<RecordId, Candidate>,
+    pub(crate) config: Option<(ConfigSet, Provenance)>,
+    pub(crate) rollbacks: Vec<(RollbackMarker, Provenance)>,
+}
+
+impl State {
+    /// The empty book.
+    pub fn new() -> State {
+        State::default()
+    }
+
+    /// Folds `events` from the empty book.
+    pub fn fold<'e>(events: impl IntoIterator<Item = &'e Event>) -> State {
+        let mut state = State::new();
+        for event in events {
+            state.apply(event);
+        }
+        state
+    }
+
+    /// The seq of the last event applied.
+    pub fn revision(&self) -> Seq {
+        self.revision
+    }
+
+    /// Every term ever put, retired or not, by id.
+    pub fn terms(&self) -> &BTreeMap<RecordId, Term> {
+        &self.terms
+    }
+
+    /// Every summary ever put, by id.
+    pub fn summaries(&self) -> &BTreeMap<RecordId, Summary> {
+        &self.summaries
+    }
+
+    /// Every candidate ever proposed, by id.
+    pub fn candidates(&self) -> &BTreeMap<RecordId, Candidate> {
+        &self.candidates
+    }
+
+    /// The current configuration, if one was set.
+    pub fn config(&self) -> Option<&ConfigSet> {
+        self.config.as_ref().map(|(config, _)| config)
+    }
+
+    /// The assembly configuration in force (defaults before any `config_set`).
+    pub fn assembly(&self) -> AssemblyConfig {
+        self.config().map(|config| config.assembly).unwrap_or_default()
+    }
+
+    /// Validation rules in force.
+    pub fn rules(&self) -> Rules {
+        Rules { min_key_chars: self.assembly().min_key_chars }
+    }
+
+    /// Rollback markers so far.
+    pub fn rollbacks(&self) -> &[(RollbackMarker, Provenance)] {
+        &self.rollbacks
+    }
+
+    /// Whether `id` names a record that exists and is not retired.
+    pub fn is_active(&self, id: RecordId) -> bool {
+        match id.kind() {
+            RecordKind::Term => self.terms.get(&id).is_some_and(|term| !term.retired),
+            RecordKind::Summary => self.summaries.get(&id).is_some_and(|summary| !summary.retired),
+            RecordKind::Candidate => self.candidates.contains_key(&id),
+        }
+    }
+
+    /// Applies one event. Total: never fails, never panics on content.
+    ///
+    /// # Panics
+    /// If `event.seq` is not the next revision: folding out of order is a programmer
+    /// error, not bad input.
+    pub fn apply(&mut self, event: &Event) {
+        assert_eq!(event.seq, self.revision.next(), "events must be applied in order");
+        self.revision = event.seq;
+        let provenance = Provenance::of(event);
+        match &event.content.body {
+            Body::TermPut(put) => match self.terms.get_mut(&put.id) {
+                Some(term) => {
+                    term.put = put.clone();
+                    term.put_by = provenance.clone();
+                    term.retired = false;
+                    term.history.push(provenance);
+                }
+                None => {
+                    let term = Term {
+                        put: put.clone(),
+                        put_by: provenance.clone(),
+                        aliases: BTreeMap::new(),
+                        retired: false,
+                        verdict: None,
+                        history: vec![provenance],
+                    };
+                    self.terms.insert(put.id, term);
+                }
+            },
+            Body::TermRetired(retired) => {
+                if let Some(term) = self.terms.get_mut(&retired.id) {
+                    term.retired = true;
+                    term.history.push(provenance);
+                }
+            }
+            Body::AliasAdded(alias) => {
+                if let Some(term) = self.terms.get_mut(&alias.id) {
+                    term.aliases.insert(alias.surface.clone(), alias.clone());
+                    term.history.push(provenance);
+                }
+            }
+            Body::AliasRemoved(alias) => {
+                if let Some(term) = self.terms.get_mut(&alias.id) {
+                    term.aliases.remove(&alias.surface);
+                    term.history.push(provenance);
+                }
+            }
+            Body::SummaryPut(put) => {
+                let summary = self.summaries.entry(put.id).or_insert_with(|| Summary {
+                    put: put.clone(),
+                    retired: false,
+                    history: Vec::new(),
+                });
+                summary.put = put.clone();
+                summary.retired = false;
+                summary.history.push(provenance);
+            }
+            Body::SummaryRetired(retired) => {
+                if let Some(summary) = self.summaries.get_mut(&retired.id) {
+                    summary.retired = true;
+                    summary.history.push(provenance);
+                }
+            }
+            Body::CandidateProposed(proposed) => {
+                let candidate = self.candidates.entry(proposed.id).or_insert_with(|| Candidate {
+                    proposed: proposed.clone(),
+                    verdict: None,
+                    history: Vec::new(),
+                });
+                candidate.proposed = proposed.clone();
+                candidate.history.push(provenance);
+            }
+            Body::DispositionSet(disposition) => {
+                let verdict = match disposition.verdict {
+                    Verdict::Withdraw => None,
+                    verdict => Some((verdict, disposition.reason.clone())),
+                };
+                if let Some(term) = self.terms.get_mut(&disposition.target) {
+                    term.verdict = verdict;
+                    term.history.push(provenance);
+                } else if let Some(candidate) = self.candidates.get_mut(&disposition.target) {
+                    candidate.verdict = verdict;
+                    candidate.history.push(provenance);
+                }
+            }
+            Body::ConfigSet(config) => self.config = Some((config.clone(), provenance)),
+            Body::RollbackMarker(marker) => self.rollbacks.push((marker.clone(), provenance)),
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Given/when/then tests of `decide` and the bi-temporal reads: each test builds a
+//! book through `decide`, then checks what is refused, what is dropped, and what is
+//! visible at which revision and chapter.
+
+mod support;
+
+use ledger_model::*;
+use projections::{Problem, Warning};
+use support::{id, term, Sim};
+
+#[test]
+fn a_term_revised_twice_has_three_versions_with_provenance() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Ян"))]);
+    sim.actor = "human:boris".into();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.actor = "llm:extractor".into();
+    sim.ok(vec![Body::TermPut(TermPut { note: Some("герой".into()), ..term("T-1", "萧炎", "Сяо Янь") })]);
+    let history = &sim.state.terms()[&id("T-1")].history;
+    let actors: Vec<&str> = history.iter().map(|p| p.actor.as_str()).collect();
+    assert_eq!(actors, ["human:test", "human:boris", "llm:extractor"]);
+    assert_eq!(history.iter().map(|p| p.seq.0).collect::<Vec<_>>(), [1, 2, 3]);
+    // as_of an old revision shows the old rendering.
+    assert_eq!(sim.at(1).terms()[&id("T-1")].put.dst, "Сяо Ян");
+    assert_eq!(sim.at(3).terms()[&id("T-1")].put.dst, "Сяо Янь");
+}
+
+#[test]
+fn an_identical_put_is_dropped() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    let decision =
+        sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+    assert_eq!(decision.dropped, [0]);
+    assert_eq!(decision.events.len(), 1);
+    assert_eq!(sim.state.revision(), Seq(2));
+}
+
+#[test]
+fn a_window_starting_later_is_hidden_before_it_and_supersession_ends_the_old_record() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-2", "顾寒川", "Гу Ханьчуань"))]);
+    sim.ok(vec![Body::TermPut(TermPut {
+        window: Window { since: 121, until: None },
+        supersedes: Some(id("T-2")),
+        note: Some("глава Ночной секты".into()),
+        ..term("T-4", "顾寒川", "Гу Ханьчуань")
+    })]);
+    let at = |chapter| sim.state.active_terms(Some(chapter)).iter().map(|a| a.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(at(5), ["T-2"]);
+    assert_eq!(at(120), ["T-2"]);
+    assert_eq!(at(121), ["T-4"]);
+    let (window, by) = sim.state.effective_window(id("T-2"));
+    assert_eq!((window, by), (Some(Window { since: 1, until: Some(120) }), Some(id("T-4"))));
+    // The stored record of T-2 is untouched.
+    assert_eq!(sim.state.terms()[&id("T-2")].put.window, Window::default());
+}
+
+#[test]
+fn unique_refuses_overlapping_windows_and_names_the_other_record() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(TermPut {
+        window: Window { since: 1, until: Some(50) },
+        ..term("T-1", "萧炎", "Сяо Янь")
+    })]);
+    // Folded: 蕭炎 is 萧炎.
+    let rejection = sim.submit(vec![Body::TermPut(term("T-2", "蕭炎", "Сяо Янь-2"))]).unwrap_err();
+    let Problem::Unique(conflict) = &rejection.problem else { panic!("{rejection}") };
+    assert_eq!((conflict.key.as_str(), conflict.this.0, conflict.other.0), ("萧炎", id("T-2"), id("T-1")));
+    assert!(rejection.to_string().contains("T-1"), "{rejection}");
+    // Disjoint windows are fine; so is another sense.
+    sim.ok(vec![Body::TermPut(TermPut {
+        window: Window { since: 51, until: None },
+        ..term("T-2", "蕭炎", "Сяо Янь-2")
+    })]);
+    sim.ok(vec![Body::TermPut(TermPut { sense: Some("fire".into()), ..term("T-3", "萧炎", "Пламя") })]);
+    // Through an alias as well.
+    sim.ok(vec![Body::TermPut(term("T-4", "药老", "Яо Лао"))]);
+    let rejection = sim.submit(vec![Body::AliasAdded(AliasAdded {
+        id: id("T-4"),
+        surface: "萧炎".into(),
+        kind: AliasKind::Nickname,
+        window: None,
+    })]);
+    assert!(matches!(rejection, Err(ref r) if matches!(r.problem, Problem::Unique(_))), "{rejection:?}");
+    // Nothing refused was applied.
+    assert_eq!(sim.state.revision(), Seq(4));
+}
+
+#[test]
+fn a_batch_may_swap_surfaces_between_records() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+    sim.ok(vec![Body::TermPut(term("T-1", "药老", "Яо Лао")), Body::TermPut(term("T-2", "萧炎", "Сяо Янь"))]);
+    assert_eq!(sim.state.terms()[&id("T-1")].put.src, "药老");
+}
+
+#[test]
+fn references_to_unknown_or_retired_records_are_refused() {
+    let mut sim = Sim::default();
+    let unknown = sim.submit(vec![Body::TermRetired(TermRetired { id: id("T-9"), reason: None })]).unwrap_err();
+    assert_eq!(unknown.problem, Problem::UnknownRecord(id("T-9")));
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermRetired(TermRetired { id: id("T-1"), reason: None })]);
+    let retired = sim
+        .submit(vec![Body::AliasAdded(AliasAdded {
+            id: id("T-1"),
+            surface: "炎子".into(),
+            kind: AliasKind::Nickname,
+            window: None,
+        })])
+        .unwrap_err();
+    assert_eq!(retired.problem, Problem::Retired(id("T-1")));
+    let no_alias = sim.submit(vec![
+        Body::TermPut(term("T-2", "药老", "Яо Лао")),
+        Body::AliasRemoved(AliasRemoved { id: id("T-2"), surface: "x".into() }),
+    ]);
+    assert!(matches!(no_alias.unwrap_err().problem, Problem::UnknownAlias { .. }));
+    let beyond = sim.submit(vec![Body::RollbackMarker(RollbackMarker { to: Seq(99), reason: None })]).unwrap_err();
+    assert_eq!(beyond.problem, Problem::RollbackBeyondHead { to: Seq(99), head: Seq(2) });
+    let early = sim
+        .submit(vec![Body::SummaryPut(SummaryPut {
+            id: id("S-1"),
+            scope: Scope::Chapter(3),
+            text: "x".into(),
+            visible_from: Some(2),
+        })])
+        .unwrap_err();
+    assert!(matches!(early.problem, Problem::SummaryTooEarly { scope_end: 3, .. }), "{early}");
+    // A put after retirement revives the term.
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    assert!(sim.state.is_active(id("T-1")));
+}
+
+#[test]
+fn a_single_character_key_follows_the_configured_minimum() {
+    let mut sim = Sim::default();
+    assert!(matches!(
+        sim.submit(vec![Body::TermPut(term("T-1", "炎", "Янь"))]).unwrap_err().problem,
+        Problem::Field(_)
+    ));
+    let config = ConfigSet {
+        assembly: AssemblyConfig { min_key_chars: 1, ..Default::default() },
+        profile: ProfileRef { name: "zh".into(), table: None },
+    };
+    // The config and the short key in one batch: the key is judged by the new rule.
+    sim.ok(vec![Body::ConfigSet(config), Body::TermPut(term("T-1", "炎", "Янь"))]);
+}
+
+#[test]
+fn two_sources_with_one_rendering_are_a_warning() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    let decision = sim.ok(vec![Body::TermPut(term("T-2", "小炎", "сяо янь"))]);
+    assert_eq!(decision.warnings.len(), 1);
+    let Warning::SameDst { a, b, .. } = &decision.warnings[0];
+    assert_eq!((*a, *b), (id("T-1"), id("T-2")));
+}

@@ -1,0 +1,94 @@
+//! A simulated book for projection tests: decide, then seal real records into a hash
+//! chain and apply them, keeping the state after every revision.
+#![allow(dead_code)]
+
+use ledger_model::record::{self, SCHEMA_CURRENT};
+use ledger_model::*;
+use projections::{decide, Decision, Rejection, State};
+
+/// A stand-in for a normalization profile: folds the traditional 蕭 to 萧 and case.
+pub fn fold(text: &str) -> String {
+    text.replace('蕭', "萧").replace('藥', "药").to_lowercase()
+}
+
+pub fn id(text: &str) -> RecordId {
+    text.parse().unwrap()
+}
+
+pub fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
+    TermPut {
+        id: id(id_text),
+        src: src.into(),
+        sense: None,
+        dst: dst.into(),
+        kind: None,
+        gender: None,
+        decl: Vec::new(),
+        speech: None,
+        note: None,
+        window: Window::default(),
+        status: Status::Approved,
+        priority: 0,
+        constant: false,
+        secondary: None,
+        supersedes: None,
+    }
+}
+
+pub struct Sim {
+    pub events: Vec<Event>,
+    pub state: State,
+    /// `states[r]` is the state at revision `r`.
+    pub states: Vec<State>,
+    pub actor: String,
+    /// Revisions at which a batch ended: only these are states `decide` vouched for
+    /// (inside a batch, UNIQUE may be broken for a moment).
+    pub boundaries: Vec<u64>,
+}
+
+impl Default for Sim {
+    fn default() -> Sim {
+        Sim {
+            events: Vec::new(),
+            state: State::new(),
+            states: vec![State::new()],
+            actor: "human:test".into(),
+            boundaries: vec![0],
+        }
+    }
+}
+
+impl Sim {
+    pub fn submit(&mut self, bodies: Vec<Body>) -> Result<Decision, Rejection> {
+        let batch: Vec<NewEvent> = bodies
+            .into_iter()
+            .map(|body| NewEvent {
+                recorded_at_ms: 1_000 + self.events.len() as u64,
+                actor: self.actor.clone(),
+                source: "sim".into(),
+                body,
+            })
+            .collect();
+        let decision = decide(&self.state, &fold, &batch)?;
+        for new_event in &decision.events {
+            let seq = self.state.revision().next();
+            let prev = self.events.last().map_or(Hash32::GENESIS, |event| event.hash);
+            let (bytes, _) = record::seal(seq, prev, SCHEMA_CURRENT, &new_event.encode().unwrap());
+            let event = record::open(seq, &bytes).unwrap();
+            self.state.apply(&event);
+            self.states.push(self.state.clone());
+            self.events.push(event);
+        }
+        assert_eq!(self.state, decision.state, "decide's state differs from the applied state");
+        self.boundaries.push(self.state.revision().0);
+        Ok(decision)
+    }
+
+    pub fn ok(&mut self, bodies: Vec<Body>) -> Decision {
+        self.submit(bodies).unwrap_or_else(|rejection| panic!("refused: {rejection}"))
+    }
+
+    pub fn at(&self, revision: u64) -> &State {
+        &self.states[revision as usize]
+    }
+}
