@@ -38,5 +38,5 @@ mod store;
 mod writer;
 
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
-pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT};
-pub use writer::{Appended, GROUP_BATCHES_MAX};
+pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
+pub use writer::{Appended, Attachments, GROUP_BATCHES_MAX};

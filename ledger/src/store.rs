@@ -4,6 +4,11 @@
 //!
 //! * `events`: `u64` seq → record bytes (`header ‖ payload`, see
 //!   `ledger_model::record`). Keys are dense from 1 to the head.
+//! * `blobs`: content id (32 bytes) → checksum ‖ bytes: fold tables the config
+//!   names. Written with the batch that first refers to them.
+//! * `snapshots`: snapshot ID → first batch-end revision that had it.
+//! * `cache`: snapshot ID → checksum ‖ frozen projection bytes. Derived data: may be
+//!   dropped and rebuilt at any time.
 //! * `meta`: `&str` → bytes. `format` → ledger format (`u16` LE); `head` → head seq
 //!   (`u64` LE) ‖ head chain hash (32 bytes), written in the same transaction as the
 //!   events it covers.
@@ -19,11 +24,37 @@ use ledger_model::{Event, Hash32, NewEvent, Seq};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
-use crate::writer::{self, Appended, Request};
+use crate::writer::{self, Appended, Attachments, Request};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+pub(crate) const BLOBS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("blobs");
+pub(crate) const SNAPSHOTS: TableDefinition<&[u8; 32], u64> = TableDefinition::new("snapshots");
+pub(crate) const CACHE: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("cache");
 pub(crate) const META_FORMAT: &str = "format";
+/// blake3 `derive_key` context of the checksum stored in front of every blob and
+/// cache entry.
+pub const STORED_CHECKSUM_CONTEXT: &str = "lorebank 2026-11-29 stored bytes v1";
+
+fn checksum(bytes: &[u8]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new_derive_key(STORED_CHECKSUM_CONTEXT);
+    hasher.update(bytes);
+    *hasher.finalize().as_bytes()
+}
+
+/// `checksum ‖ bytes`: how blobs and cache entries are stored.
+pub(crate) fn blob_record(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32 + bytes.len());
+    out.extend_from_slice(&checksum(bytes));
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// The bytes of a stored blob or cache entry, if its checksum holds.
+fn checked(stored: &[u8]) -> Option<&[u8]> {
+    let (sum, bytes) = stored.split_at_checked(32)?;
+    (checksum(bytes) == sum).then_some(bytes)
+}
 pub(crate) const META_HEAD: &str = "head";
 
 /// Ledger format version written by this code: the table layout above.
@@ -132,6 +163,9 @@ impl Ledger {
             meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice()).map_err(|e| io(e.into()))?;
             meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice()).map_err(|e| io(e.into()))?;
             txn.open_table(EVENTS).map_err(|e| io(e.into()))?;
+            txn.open_table(BLOBS).map_err(|e| io(e.into()))?;
+            txn.open_table(SNAPSHOTS).map_err(|e| io(e.into()))?;
+            txn.open_table(CACHE).map_err(|e| io(e.into()))?;
         }
         txn.commit().map_err(|e| io(e.into()))?;
         Ok(Ledger::start(db, path))
@@ -336,17 +370,96 @@ impl Ledger {
     /// are group-committed: several batches, one durable commit, each batch's
     /// expected head checked in arrival order.
     pub fn append(&self, batch: &[NewEvent], expected_head: Option<Seq>) -> Result<Appended, AppendError> {
+        self.append_with(batch, expected_head, Attachments::default())
+    }
+
+    /// [`Ledger::append`], committing `attachments` in the same transaction.
+    pub fn append_with(
+        &self,
+        batch: &[NewEvent],
+        expected_head: Option<Seq>,
+        attachments: Attachments,
+    ) -> Result<Appended, AppendError> {
         let payloads = writer::encode_batch(batch)?;
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
-        let request = Request { payloads, expected: expected_head, reply };
+        let request = Request { payloads, expected: expected_head, attachments, reply };
         let sent = self.requests.as_ref().map(|requests| requests.send(request).is_ok()).unwrap_or(false);
         if !sent {
             return Err(AppendError::Io("the writer thread has stopped".into()));
         }
         answer.recv().unwrap_or_else(|_| Err(AppendError::Io("the writer thread has stopped".into())))
+    }
+}
+
+impl Ledger {
+    /// A stored blob by content id, its checksum verified; `None` if absent.
+    pub fn blob(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(BLOBS).map_err(read_error)?;
+        let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
+        match checked(guard.value()) {
+            Some(bytes) => Ok(Some(bytes.to_vec())),
+            None => Err(self.detected(Seq::ZERO, &format!("blob {id} fails its checksum"))),
+        }
+    }
+
+    /// The first batch-end revision whose state had snapshot `id`, if recorded.
+    pub fn snapshot_revision(&self, id: Hash32) -> Result<Option<Seq>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+        Ok(table.get(&id.0).map_err(read_error)?.map(|guard| Seq(guard.value())))
+    }
+
+    /// Records `revision` as the first revision with snapshot `id`, unless one is
+    /// already recorded. Used when rebuilding the index.
+    pub fn index_snapshot(&self, id: Hash32, revision: Seq) -> Result<(), ReadError> {
+        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        {
+            let mut table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+            let known = table.get(&id.0).map_err(read_error)?.map(|guard| guard.value());
+            if known.is_none_or(|known| revision.0 < known) {
+                table.insert(&id.0, revision.0).map_err(read_error)?;
+            }
+        }
+        txn.commit().map_err(read_error)
+    }
+
+    /// A cache entry. `Ok(None)` when absent or when its checksum fails (a damaged
+    /// cache entry is dropped and rebuilt, never trusted).
+    pub fn cache_get(&self, key: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(CACHE).map_err(read_error)?;
+        let Some(guard) = table.get(&key.0).map_err(read_error)? else { return Ok(None) };
+        Ok(checked(guard.value()).map(<[u8]>::to_vec))
+    }
+
+    /// Stores a cache entry (derived data; not part of the chain).
+    pub fn cache_put(&self, key: Hash32, bytes: &[u8]) -> Result<(), ReadError> {
+        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        {
+            let mut table = txn.open_table(CACHE).map_err(read_error)?;
+            table.insert(&key.0, blob_record(bytes).as_slice()).map_err(read_error)?;
+        }
+        txn.commit().map_err(read_error)
+    }
+
+    /// Drops every cache entry and the snapshot index; returns how many cache
+    /// entries there were.
+    pub fn cache_clear(&self) -> Result<u64, ReadError> {
+        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        let n_entries;
+        {
+            let mut cache = txn.open_table(CACHE).map_err(read_error)?;
+            n_entries = cache.len().map_err(read_error)?;
+            cache.retain(|_, _| false).map_err(read_error)?;
+            let mut snapshots = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+            snapshots.retain(|_, _| false).map_err(read_error)?;
+        }
+        txn.commit().map_err(read_error)?;
+        Ok(n_entries)
     }
 }
 

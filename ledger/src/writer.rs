@@ -19,7 +19,7 @@ use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
 use crate::error::AppendError;
-use crate::store::{Head, Shared, EVENTS, META, META_HEAD};
+use crate::store::{blob_record, Head, Shared, BLOBS, EVENTS, META, META_HEAD, SNAPSHOTS};
 
 /// Most batches committed together in one durable transaction.
 pub const GROUP_BATCHES_MAX: usize = 256;
@@ -38,7 +38,19 @@ pub struct Appended {
 pub(crate) struct Request {
     pub(crate) payloads: Vec<Vec<u8>>,
     pub(crate) expected: Option<Seq>,
+    pub(crate) attachments: Attachments,
     pub(crate) reply: Sender<Result<Appended, AppendError>>,
+}
+
+/// Derived data committed in the same transaction as a batch, or not at all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attachments {
+    /// Content-addressed blobs the batch refers to (fold tables), by content id.
+    /// Stored once; a blob already present is left as it is.
+    pub blobs: Vec<(Hash32, Vec<u8>)>,
+    /// The snapshot ID of the state after the batch. The snapshot index maps it to
+    /// the batch's last seq unless an earlier revision already had it.
+    pub snapshot: Option<Hash32>,
 }
 
 pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Vec<Vec<u8>>, AppendError> {
@@ -108,6 +120,8 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
             .ok_or("meta `head` is missing or malformed")?;
         let head_before = head;
         let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
+        let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
+        let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
         for request in group {
             if let Some(expected) = request.expected {
                 if expected != head.seq {
@@ -126,11 +140,21 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
                 events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
                 head = Head { seq, hash };
             }
+            for (id, bytes) in &request.attachments.blobs {
+                if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
+                    blobs.insert(&id.0, blob_record(bytes).as_slice()).map_err(|e| e.to_string())?;
+                }
+            }
+            if let Some(snapshot) = request.attachments.snapshot {
+                if snapshots.get(&snapshot.0).map_err(|e| e.to_string())?.is_none() {
+                    snapshots.insert(&snapshot.0, head.seq.0).map_err(|e| e.to_string())?;
+                }
+            }
             answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
         }
         if head == head_before {
             // Every batch conflicted: nothing to make durable.
-            drop((meta, events));
+            drop((meta, events, blobs, snapshots));
             txn.abort().map_err(|e| e.to_string())?;
             return Ok(answers);
         }

@@ -164,3 +164,45 @@ fn a_flipped_header_byte_breaks_the_chain() {
     let error = ledger.verify().unwrap_err();
     assert!(matches!(error, VerifyError::Corrupted { seq: Seq(2), .. }), "{error:?}");
 }
+
+#[test]
+fn attachments_commit_with_their_batch_or_not_at_all() {
+    use ledger::Attachments;
+    use ledger_model::Hash32;
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::create(&book(&dir)).unwrap();
+    let table = (Hash32([1; 32]), b"fold table".to_vec());
+    let attachments = Attachments { blobs: vec![table.clone()], snapshot: Some(Hash32([9; 32])) };
+    // A conflicting batch writes neither its events nor its attachments.
+    let refused = ledger.append_with(&[term(1, "a")], Some(Seq(5)), attachments.clone());
+    assert!(matches!(refused, Err(AppendError::Conflict { .. })));
+    assert_eq!(ledger.blob(table.0).unwrap(), None);
+    assert_eq!(ledger.snapshot_revision(Hash32([9; 32])).unwrap(), None);
+    ledger.append_with(&[term(1, "a"), term(2, "b")], Some(Seq(0)), attachments.clone()).unwrap();
+    assert_eq!(ledger.blob(table.0).unwrap(), Some(table.1.clone()));
+    assert_eq!(ledger.snapshot_revision(Hash32([9; 32])).unwrap(), Some(Seq(2)));
+    // The index keeps the first revision with a snapshot.
+    ledger.append_with(&[term(3, "c")], None, attachments).unwrap();
+    assert_eq!(ledger.snapshot_revision(Hash32([9; 32])).unwrap(), Some(Seq(2)));
+    ledger.index_snapshot(Hash32([9; 32]), Seq(1)).unwrap();
+    assert_eq!(ledger.snapshot_revision(Hash32([9; 32])).unwrap(), Some(Seq(1)));
+}
+
+#[test]
+fn cache_entries_round_trip_and_a_damaged_one_is_never_returned() {
+    use ledger_model::Hash32;
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let key = Hash32([3; 32]);
+    {
+        let ledger = Ledger::create(&path).unwrap();
+        ledger.cache_put(key, b"frozen-projection-bytes").unwrap();
+        assert_eq!(ledger.cache_get(key).unwrap().as_deref(), Some(&b"frozen-projection-bytes"[..]));
+        assert_eq!(ledger.cache_clear().unwrap(), 1);
+        assert_eq!(ledger.cache_get(key).unwrap(), None);
+        ledger.cache_put(key, b"frozen-projection-bytes").unwrap();
+    }
+    assert!(flip_in_file(&path, "frozen-projection", 3) >= 1);
+    let ledger = Ledger::open(&path).unwrap();
+    assert_eq!(ledger.cache_get(key).unwrap(), None);
+}
