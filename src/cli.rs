@@ -23,8 +23,14 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create a new, empty book.
-    Init,
+    /// Create a new book with its normalization profile (the first event).
+    Init {
+        /// Which fold table to build from OpenCC and Unicode data.
+        #[arg(long, value_enum, default_value = "zh")]
+        profile: ProfileArg,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
     /// Append events from a JSON Lines file (one event body per line) as one atomic batch.
     Apply {
         /// The file, or `-` for standard input.
@@ -52,6 +58,51 @@ pub enum Command {
     },
     /// Walk the whole hash chain; exit 3 naming the first bad event.
     Verify,
+    /// The active glossary at a revision and chapter.
+    Show {
+        /// Revision (default: the head).
+        #[arg(long, value_name = "R")]
+        as_of: Option<u64>,
+        /// Only records active at this chapter (the spoiler gate).
+        #[arg(long, value_name = "N")]
+        chapter: Option<u32>,
+    },
+    /// The snapshot ID at a revision.
+    Snapshot {
+        /// Revision (default: the head).
+        #[arg(long, value_name = "R")]
+        as_of: Option<u64>,
+    },
+    /// Records added, removed and changed field by field between two revisions.
+    Diff {
+        /// The earlier revision.
+        from: u64,
+        /// The later revision.
+        to: u64,
+    },
+    /// Append compensating events so the head's snapshot equals revision R's.
+    Rollback {
+        /// The revision to return to.
+        #[arg(long, value_name = "R")]
+        to: u64,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Drop derived caches, refold the whole log and print the head's snapshot ID.
+    Rebuild,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ProfileArg {
+    /// Chinese: traditional and regional variants fold to simplified.
+    Zh,
+    /// Japanese: kyūjitai fold to shinjitai, katakana to hiragana.
+    Ja,
+    /// Unicode folds only (NFKC, width, case, kana).
+    Plain,
 }
 
 /// Options shared by every command that appends.
@@ -72,6 +123,14 @@ pub struct WriteOpts {
 pub enum TermCommand {
     /// Put the full content of a term (new, or a new version of an existing one).
     Put(Box<TermPutArgs>),
+    /// A term's history: every version with its provenance.
+    Show {
+        /// The term id.
+        id: String,
+        /// Revision (default: the head).
+        #[arg(long, value_name = "R")]
+        as_of: Option<u64>,
+    },
     /// Retire a term.
     Retire {
         /// The term id.

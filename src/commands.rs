@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ledger::{Ledger, OpenError};
-use ledger_model::validate::{validate_event, Rules};
 use ledger_model::*;
+use matcher::{Flavour, ProfileBuilder};
+use projections::Rejection;
+use replay::{Book, BookError};
 use serde_json::json;
 
 use crate::cli::*;
@@ -18,7 +20,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let json = args.json;
     let book = args.book.ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
     match args.command {
-        Command::Init => init(&book?, json),
+        Command::Init { profile, write } => init(&book?, profile, &write, json),
+        Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
+        Command::Show { as_of, chapter } => crate::views::show(&mut open_book(&book?)?, as_of.map(Seq), chapter, json),
+        Command::Snapshot { as_of } => crate::views::snapshot(&mut open_book(&book?)?, as_of.map(Seq), json),
+        Command::Diff { from, to } => crate::views::diff(&mut open_book(&book?)?, Seq(from), Seq(to), json),
+        Command::Rollback { to, reason, write } => rollback(&book?, Seq(to), reason, &write, json),
+        Command::Rebuild => crate::views::rebuild(&mut open_book(&book?)?, json),
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
@@ -146,6 +154,10 @@ fn open(book: &Path) -> Result<Ledger, Failure> {
     }
 }
 
+pub fn open_book(book: &Path) -> Result<Book, Failure> {
+    Ok(Book::new(open(book)?))
+}
+
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
 }
@@ -159,12 +171,14 @@ fn default_actor() -> String {
     format!("human:{}", if user.is_empty() { "unknown" } else { &user })
 }
 
-/// Builds, validates and appends one atomic batch. `sources` gives each body its
-/// provenance label used in errors (`line 3`) and as its default source.
+/// Builds one atomic batch and submits it: `decide` against the head, then append.
+/// Each body comes with a label for errors (`events.jsonl line 3`) and its default
+/// source.
 fn append_batch(
     book: &Path,
     write: &WriteOpts,
     bodies: Vec<(String, String, Body)>,
+    blobs: Vec<(Hash32, Vec<u8>)>,
     json: bool,
 ) -> Result<(), Failure> {
     if bodies.is_empty() {
@@ -172,22 +186,64 @@ fn append_batch(
     }
     let actor = write.actor.clone().unwrap_or_else(default_actor);
     let recorded_at_ms = now_ms();
-    let rules = Rules::default();
+    let mut labels = Vec::with_capacity(bodies.len());
     let mut events = Vec::with_capacity(bodies.len());
-    let n_bodies = bodies.len();
     for (label, default_source, body) in bodies {
         let source = write.source.clone().unwrap_or(default_source);
-        let event = NewEvent { recorded_at_ms, actor: actor.clone(), source, body };
-        validate_event(&event, &rules).map_err(|error| {
-            let prefix = if n_bodies > 1 || !label.is_empty() { format!("{label}: ") } else { String::new() };
-            Failure::invalid(format!("{prefix}{error}"))
-        })?;
-        events.push(event);
+        labels.push(label);
+        events.push(NewEvent { recorded_at_ms, actor: actor.clone(), source, body });
     }
-    let ledger = open(book)?;
-    let appended = ledger.append(&events, write.expect_head.map(Seq))?;
-    output::appended(&appended, json);
-    Ok(())
+    let mut book = open_book(book)?;
+    match book.submit(&events, write.expect_head.map(Seq), blobs) {
+        Ok(submitted) => {
+            crate::views::submitted(&submitted, &labels, json);
+            Ok(())
+        }
+        Err(BookError::Rejected(rejection)) => Err(rejected(&rejection, &labels)),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// A refusal from `decide`, with the event's label instead of its index.
+fn rejected(rejection: &Rejection, labels: &[String]) -> Failure {
+    let problem = Rejection { index: None, problem: rejection.problem.clone() }.to_string();
+    match rejection.index.and_then(|index| labels.get(index)) {
+        Some(label) if !label.is_empty() => Failure::invalid(format!("{label}: {problem}")),
+        _ => Failure::invalid(problem),
+    }
+}
+
+/// Builds the fold table a profile name stands for.
+pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), Failure> {
+    let flavour = match name {
+        "zh" => Flavour::Zh,
+        "ja" => Flavour::Ja,
+        "plain" => Flavour::Plain,
+        other => return Err(Failure::invalid(format!("unknown profile {other:?}: expected zh, ja or plain"))),
+    };
+    let profile = ProfileBuilder::new(flavour)
+        .build()
+        .map_err(|error| Failure::io(format!("cannot build the {name} fold table: {error}")))?;
+    Ok((Hash32(profile.id().0), profile.to_bytes()))
+}
+
+/// Fills in the fold table of every `config_set` that names a profile without one,
+/// and returns the tables to store with the batch.
+fn fill_profiles(bodies: &mut [(String, String, Body)]) -> Result<Vec<(Hash32, Vec<u8>)>, Failure> {
+    let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
+    for (label, _, body) in bodies.iter_mut() {
+        if let Body::ConfigSet(config) = body {
+            if config.profile.table.is_none() {
+                let (id, bytes) = build_profile(&config.profile.name)
+                    .map_err(|failure| Failure { message: format!("{label}: {}", failure.message), ..failure })?;
+                config.profile.table = Some(id);
+                if !blobs.iter().any(|(known, _)| *known == id) {
+                    blobs.push((id, bytes));
+                }
+            }
+        }
+    }
+    Ok(blobs)
 }
 
 fn commit(book: &Path, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
@@ -199,17 +255,30 @@ fn commit(book: &Path, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Resu
             (if n_bodies > 1 { format!("event {}", idx + 1) } else { String::new() }, "cli".to_owned(), body)
         })
         .collect();
-    append_batch(book, write, labelled, json)
+    append_batch(book, write, labelled, Vec::new(), json)
 }
 
-fn init(book: &Path, json: bool) -> Result<(), Failure> {
-    let ledger = Ledger::create(book)?;
-    if json {
-        println!("{}", json!({ "book": book.display().to_string(), "head": 0 }));
-    } else {
-        println!("created {} (empty, head 0)", ledger.path().display());
+fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let name = match profile {
+        ProfileArg::Zh => "zh",
+        ProfileArg::Ja => "ja",
+        ProfileArg::Plain => "plain",
+    };
+    let (table, bytes) = build_profile(name)?;
+    drop(Ledger::create(book)?);
+    let config = Body::ConfigSet(ConfigSet {
+        assembly: AssemblyConfig::default(),
+        profile: ProfileRef { name: name.to_owned(), table: Some(table) },
+    });
+    if !json {
+        println!("created {} with the {name} profile (fold table {})", book.display(), &table.to_hex()[..16]);
     }
-    Ok(())
+    let write = WriteOpts {
+        actor: Some(write.actor.clone().unwrap_or_else(|| "system:init".to_owned())),
+        source: Some(write.source.clone().unwrap_or_else(|| "init".to_owned())),
+        expect_head: Some(0),
+    };
+    append_batch(book, &write, vec![(String::new(), "init".to_owned(), config)], vec![(table, bytes)], json)
 }
 
 fn apply(book: &Path, file: &PathBuf, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -244,7 +313,40 @@ fn apply(book: &Path, file: &PathBuf, write: &WriteOpts, json: bool) -> Result<(
     if bodies.is_empty() {
         return Err(Failure::invalid(format!("{name}: no events (expected one JSON event body per line)")));
     }
-    append_batch(book, write, bodies, json)
+    let blobs = fill_profiles(&mut bodies)?;
+    append_batch(book, write, bodies, blobs, json)
+}
+
+fn rollback(book: &Path, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let plan = open_book(book)?.plan_rollback(to, reason)?;
+    let bodies = plan.into_iter().map(|body| (String::new(), format!("rollback to {to}"), body)).collect();
+    append_batch(book, write, bodies, Vec::new(), json)
+}
+
+fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
+    let ledger = open(book)?;
+    let mut versions = Vec::new();
+    ledger.scan(Seq(1), Seq(as_of.unwrap_or(u64::MAX)), |event| {
+        let touches = event.content.body.record() == Some(id)
+            || matches!(&event.content.body, Body::TermPut(put) if put.supersedes == Some(id));
+        if touches {
+            versions.push(event);
+        }
+        ControlFlow::Continue(())
+    })?;
+    if versions.is_empty() {
+        return Err(Failure::invalid(format!("no events about {id}")));
+    }
+    if json {
+        let versions: Vec<_> = versions.iter().map(output::event_json).collect();
+        println!("{}", json!({ "id": id.to_string(), "versions": versions }));
+    } else {
+        println!("{id}: {} event(s)", versions.len());
+        for event in &versions {
+            println!("{}", output::event_line(event));
+        }
+    }
+    Ok(())
 }
 
 fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {

@@ -10,6 +10,7 @@
 //! | 5    | `conflict`    | another writer moved the head (`--expect-head`)          |
 
 use ledger::{AppendError, OpenError, ReadError, VerifyError};
+use replay::BookError;
 
 /// The class of a failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,5 +117,20 @@ impl From<AppendError> for Failure {
             _ => Kind::Io,
         };
         Failure { kind, message: error.to_string() }
+    }
+}
+
+impl From<BookError> for Failure {
+    fn from(error: BookError) -> Failure {
+        match error {
+            BookError::Open(error) => error.into(),
+            BookError::Read(error) => error.into(),
+            BookError::Append(error) => error.into(),
+            BookError::Rejected(rejection) => Failure::invalid(rejection.to_string()),
+            BookError::Plan(error) => Failure::invalid(error.to_string()),
+            error @ BookError::BeyondHead { .. } => Failure::invalid(error.to_string()),
+            error @ BookError::Profile(_) => Failure { kind: Kind::Corrupted, message: error.to_string() },
+            error => Failure::io(error.to_string()),
+        }
     }
 }

@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod failure;
 mod output;
+mod views;
 
 use std::process::ExitCode;
 

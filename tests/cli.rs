@@ -73,12 +73,16 @@ fn a_term_put_shows_in_the_log_with_seq_and_hash() {
     let book = Book::new();
     let appended: Value =
         serde_json::from_str(&book.ok(&[&["--json"], XIAO_YAN, &["--alias", "蕭炎"]].concat())).unwrap();
-    assert_eq!((appended["first"].as_u64(), appended["last"].as_u64()), (Some(1), Some(2)));
-    let log = book.log();
-    assert_eq!(log.len(), 2);
-    assert_eq!(log[0]["seq"], 1);
+    assert_eq!((appended["first"].as_u64(), appended["last"].as_u64()), (Some(2), Some(3)));
+    let all = book.log();
+    assert_eq!(all.len(), 3);
+    // Event 1 is the book's config, written by init.
+    assert_eq!(all[0]["body"]["config_set"]["profile"]["name"], "zh");
+    assert_eq!(all[0]["prev"], "0".repeat(64));
+    let log = &all[1..];
+    assert_eq!(log[0]["seq"], 2);
     assert_eq!(log[0]["hash"].as_str().unwrap().len(), 64);
-    assert_eq!(log[0]["prev"], "0".repeat(64));
+    assert_eq!(log[0]["prev"], all[0]["hash"]);
     assert_eq!(log[1]["prev"], log[0]["hash"]);
     assert_eq!(log[1]["hash"], appended["hash"]);
     assert_eq!(log[0]["actor"], "human:test");
@@ -98,11 +102,11 @@ fn a_stale_expect_head_exits_5_and_appends_nothing() {
     let book = Book::new();
     book.ok(XIAO_YAN);
     let error =
-        book.fails(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--expect-head", "0"], 5);
-    assert!(error.contains("expected head 0, but the head is 1"), "{error}");
-    assert_eq!(book.head(), 1);
-    book.ok(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--expect-head", "1"]);
+        book.fails(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--expect-head", "1"], 5);
+    assert!(error.contains("expected head 1, but the head is 2"), "{error}");
     assert_eq!(book.head(), 2);
+    book.ok(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--expect-head", "2"]);
+    assert_eq!(book.head(), 3);
 }
 
 #[test]
@@ -126,7 +130,7 @@ fn invalid_input_exits_2_names_the_field_and_writes_nothing() {
         let error = book.fails(args, 2);
         assert!(error.contains(field), "{args:?}: {error}");
     }
-    assert_eq!(book.head(), 0);
+    assert_eq!(book.head(), 1);
 }
 
 #[test]
@@ -143,16 +147,22 @@ fn apply_is_one_atomic_batch_and_reports_the_bad_line() {
     std::fs::write(&file, format!("{good}\n{bad_window}\n")).unwrap();
     let error = book.fails(&["apply", file.to_str().unwrap()], 2);
     assert!(error.contains("events.jsonl line 2") && error.contains("term_put.window.since"), "{error}");
-    assert_eq!(book.head(), 0);
+    assert_eq!(book.head(), 1);
     std::fs::write(&file, format!("{good}\n{}\n", good.replace("T-1", "T-2").replace("萧炎", "药老"))).unwrap();
     book.ok(&["apply", file.to_str().unwrap()]);
     let log = book.log();
-    assert_eq!(log.len(), 2);
-    assert_eq!(log[1]["source"], "events.jsonl:2");
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[2]["source"], "events.jsonl:2");
     // Standard input works the same way.
-    let output = book.run_with_stdin(&["apply", "-", "--source", "pipe"], Some(good));
-    assert!(output.status.success());
-    assert_eq!(book.log()[2]["source"], "pipe");
+    let revised = good.replace("Сяо Янь", "Сяо Янь (герой)");
+    let output = book.run_with_stdin(&["apply", "-", "--source", "pipe"], Some(&revised));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(book.log()[3]["source"], "pipe");
+    // Applying the same file again changes only what differs: imports are idempotent.
+    let again = book.ok(&["apply", file.to_str().unwrap()]);
+    assert!(again.contains("appended 1 event(s)"), "{again}");
+    assert!(book.ok(&["apply", file.to_str().unwrap()]).contains("no change"));
+    assert_eq!(book.head(), 5);
 }
 
 fn flip_marker(path: &Path, marker: &str) {
@@ -173,12 +183,12 @@ fn verify_exits_3_after_a_flipped_byte() {
     book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--note", "marker-one"]);
     book.ok(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао", "--note", "marker-two"]);
     book.ok(&["term", "put", "--id", "T-3", "--src", "纳兰", "--dst", "Налань"]);
-    assert!(book.ok(&["verify"]).starts_with("ok: 3 events"));
+    assert!(book.ok(&["verify"]).starts_with("ok: 4 events"));
     flip_marker(&book.path, "marker-two");
     let output = book.run(&["--json", "verify"]);
     assert_eq!(output.status.code(), Some(3));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!((report["ok"].as_bool(), report["seq"].as_u64()), (Some(false), Some(2)));
+    assert_eq!((report["ok"].as_bool(), report["seq"].as_u64()), (Some(false), Some(3)));
     let error: Value = serde_json::from_slice(&output.stderr).unwrap();
     assert_eq!(error["error"]["kind"], "corrupted");
     // Reading across the damage is refused as well, never passed as intact.

@@ -174,7 +174,8 @@ impl RecordId {
 
 impl fmt::Display for RecordId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.kind.letter(), self.number)
+        // `pad` honours width and alignment (`{:<6}`) in tables.
+        f.pad(&format!("{}-{}", self.kind.letter(), self.number))
     }
 }
 

@@ -1,0 +1,180 @@
+//! A book: the ledger plus the projections folded from it. Every write goes through
+//! [`Book::submit`]: fold the state at the head, `decide`, then append with that head
+//! as the expected head, so the check and the append see the same head (a conflict
+//! means another writer moved it; the caller decides whether to retry).
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use ledger::{Appended, Attachments, Ledger};
+use ledger_model::*;
+use matcher::Profile;
+use projections::{decide, plan_rollback, Decision, SnapshotId, State};
+
+use crate::error::BookError;
+
+/// A book file opened for reading and writing.
+pub struct Book {
+    ledger: Ledger,
+    /// The state at the head as last seen, kept so writes need not refold the log.
+    head: Option<State>,
+}
+
+/// The outcome of an accepted write.
+#[derive(Debug)]
+pub struct Submitted {
+    /// What `decide` said: events appended, no-ops dropped, warnings.
+    pub decision: Decision,
+    /// Where the batch landed; `None` when every event was a no-op.
+    pub appended: Option<Appended>,
+    /// The snapshot ID after the batch.
+    pub snapshot: SnapshotId,
+}
+
+impl Book {
+    /// Wraps an open ledger.
+    pub fn new(ledger: Ledger) -> Book {
+        Book { ledger, head: None }
+    }
+
+    /// Opens the book at `path`.
+    pub fn open(path: &Path) -> Result<Book, BookError> {
+        Ok(Book::new(Ledger::open(path)?))
+    }
+
+    /// The underlying ledger.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The state as of revision `as_of` (the head when `None`). Calls `progress`
+    /// with (events folded, events to fold) now and then.
+    pub fn state_with_progress(
+        &mut self,
+        as_of: Option<Seq>,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<State, BookError> {
+        let head = self.ledger.head()?.seq;
+        let to = match as_of {
+            Some(revision) if revision > head => return Err(BookError::BeyondHead { revision, head }),
+            Some(revision) => revision,
+            None => head,
+        };
+        if let Some(state) = &self.head {
+            if state.revision() == to {
+                return Ok(state.clone());
+            }
+        }
+        let mut state = State::new();
+        let mut n_done = 0u64;
+        self.ledger.scan(Seq(1), to, |event| {
+            state.apply(&event);
+            n_done += 1;
+            if n_done % 65_536 == 0 {
+                progress(n_done, to.0);
+            }
+            ControlFlow::Continue(())
+        })?;
+        progress(n_done, to.0);
+        if to == head {
+            self.head = Some(state.clone());
+        }
+        Ok(state)
+    }
+
+    /// The state as of revision `as_of` (the head when `None`).
+    pub fn state(&mut self, as_of: Option<Seq>) -> Result<State, BookError> {
+        self.state_with_progress(as_of, |_, _| {})
+    }
+
+    /// The normalization profile the state's config names, loaded from the book and
+    /// checked against its content id. `None` before any config.
+    pub fn profile(&self, state: &State) -> Result<Option<Profile>, BookError> {
+        let Some(config) = state.config() else { return Ok(None) };
+        let Some(table) = config.profile.table else {
+            return Err(BookError::Profile(format!("profile {:?} names no fold table", config.profile.name)));
+        };
+        let bytes = self
+            .ledger
+            .blob(table)?
+            .ok_or_else(|| BookError::Profile(format!("fold table {table} is not stored in the book")))?;
+        let profile =
+            Profile::from_bytes(&bytes).map_err(|error| BookError::Profile(format!("fold table {table}: {error}")))?;
+        if profile.id().0 != table.0 {
+            return Err(BookError::Profile(format!("fold table {table} hashes to {}", profile.id())));
+        }
+        Ok(Some(profile))
+    }
+
+    /// Decides and appends `batch` (with `blobs` stored alongside). With
+    /// `expected_head`, fails with a conflict unless the head is still that.
+    pub fn submit(
+        &mut self,
+        batch: &[NewEvent],
+        expected_head: Option<Seq>,
+        blobs: Vec<(Hash32, Vec<u8>)>,
+    ) -> Result<Submitted, BookError> {
+        let state = self.state(None)?;
+        let head = state.revision();
+        if let Some(expected) = expected_head {
+            if expected != head {
+                return Err(ledger::AppendError::Conflict { expected, actual: head }.into());
+            }
+        }
+        // The batch may set a new config; fold with the profile in force after it.
+        let mut scratch_profile = None;
+        for event in batch {
+            if let Body::ConfigSet(config) = &event.body {
+                let table = config.profile.table.ok_or_else(|| {
+                    BookError::Profile(format!(
+                        "config_set names profile {:?} without a fold table",
+                        config.profile.name
+                    ))
+                })?;
+                let bytes = match blobs.iter().find(|(id, _)| *id == table) {
+                    Some((_, bytes)) => bytes.clone(),
+                    None => self
+                        .ledger
+                        .blob(table)?
+                        .ok_or_else(|| BookError::Profile(format!("fold table {table} is not stored in the book")))?,
+                };
+                scratch_profile = Some(
+                    Profile::from_bytes(&bytes)
+                        .map_err(|error| BookError::Profile(format!("fold table {table}: {error}")))?,
+                );
+            }
+        }
+        let profile = match scratch_profile {
+            Some(profile) => Some(profile),
+            None => self.profile(&state)?,
+        };
+        let fold = |text: &str| match &profile {
+            Some(profile) => profile.fold(text),
+            None => text.to_owned(),
+        };
+        let decision = decide(&state, &fold, batch)?;
+        let snapshot = decision.state.snapshot_id();
+        if decision.events.is_empty() {
+            return Ok(Submitted { decision, appended: None, snapshot });
+        }
+        let attachments = Attachments { blobs, snapshot: Some(snapshot.0) };
+        let appended = match self.ledger.append_with(&decision.events, Some(head), attachments) {
+            Ok(appended) => appended,
+            Err(error) => {
+                self.head = None;
+                return Err(error.into());
+            }
+        };
+        assert_eq!(decision.state.revision(), appended.last, "decide and the ledger disagree on the head");
+        self.head = Some(decision.state.clone());
+        Ok(Submitted { decision, appended: Some(appended), snapshot })
+    }
+
+    /// The compensating batch that brings the head back to revision `to`'s snapshot,
+    /// ending with a rollback marker; not yet appended.
+    pub fn plan_rollback(&mut self, to: Seq, reason: Option<String>) -> Result<Vec<Body>, BookError> {
+        let head = self.state(None)?;
+        let target = self.state(Some(to))?;
+        Ok(plan_rollback(&head, &target, reason)?)
+    }
+}

@@ -1,0 +1,37 @@
+//! Errors of book operations.
+
+use ledger::{AppendError, OpenError, ReadError};
+use ledger_model::Seq;
+use projections::{PlanError, Rejection};
+
+/// Why a book operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BookError {
+    /// The book could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// Reading the log failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Appending failed (including conflicts).
+    #[error(transparent)]
+    Append(#[from] AppendError),
+    /// `decide` refused the batch.
+    #[error(transparent)]
+    Rejected(#[from] Rejection),
+    /// No rollback plan can be made.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A revision after the head was asked for.
+    #[error("revision {revision} is after the head {head}")]
+    BeyondHead {
+        /// Asked for.
+        revision: Seq,
+        /// The head.
+        head: Seq,
+    },
+    /// The normalization profile named by the config is missing or damaged.
+    #[error("normalization profile: {0}")]
+    Profile(String),
+}

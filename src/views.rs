@@ -1,0 +1,257 @@
+//! Renderings of projections: the active glossary, snapshots, diffs, rebuilds and
+//! the outcome of a write, as text for people and as stable JSON.
+
+use std::io::IsTerminal;
+
+use ledger_model::*;
+use projections::{diff as diff_states, RecordDiff, State};
+use replay::{Book, Submitted};
+use serde_json::{json, Value};
+
+use crate::failure::Failure;
+
+fn window_json(window: Option<Window>) -> Value {
+    match window {
+        Some(window) => json!({ "since": window.since, "until": window.until }),
+        None => Value::Null,
+    }
+}
+
+fn window_text(window: Option<Window>) -> String {
+    window.map_or_else(|| "never (superseded)".to_owned(), |w| w.to_string())
+}
+
+pub fn submitted(submitted: &Submitted, labels: &[String], json: bool) {
+    let dropped: Vec<&str> =
+        submitted.decision.dropped.iter().map(|index| labels.get(*index).map_or("", String::as_str)).collect();
+    let warnings: Vec<String> = submitted.decision.warnings.iter().map(ToString::to_string).collect();
+    let head = submitted.decision.state.revision().0;
+    if json {
+        let appended = submitted.appended.as_ref();
+        println!(
+            "{}",
+            json!({
+                "first": appended.map(|a| a.first.0),
+                "last": appended.map(|a| a.last.0),
+                "head": head,
+                "hash": appended.map(|a| a.hash.to_hex()),
+                "snapshot": submitted.snapshot.to_string(),
+                "n_dropped": submitted.decision.dropped.len(),
+                "warnings": warnings,
+            })
+        );
+        return;
+    }
+    match &submitted.appended {
+        Some(appended) => crate::output::appended(appended, false),
+        None => println!("no change: every event was identical to the current version; head {head}"),
+    }
+    if !submitted.decision.dropped.is_empty() && submitted.appended.is_some() {
+        let which = dropped.iter().filter(|label| !label.is_empty()).cloned().collect::<Vec<_>>().join(", ");
+        println!("{} event(s) identical to the current version were skipped {which}", dropped.len());
+    }
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    println!("snapshot {}", submitted.snapshot);
+}
+
+fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
+    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", format!("{verdict:?}").to_lowercase()))
+}
+
+pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
+    let state = book.state(as_of)?;
+    let snapshot = state.snapshot_id();
+    let terms = state.active_terms(chapter);
+    let summaries = state.visible_summaries(chapter);
+    if json {
+        let terms: Vec<Value> = terms
+            .iter()
+            .map(|active| {
+                let put = &active.term.put;
+                let aliases: Vec<Value> = active
+                    .term
+                    .aliases
+                    .values()
+                    .map(|alias| {
+                        json!({
+                            "surface": alias.surface,
+                            "kind": alias.kind,
+                            "window": window_json(State::alias_window(alias, active.window)),
+                        })
+                    })
+                    .collect();
+                json!({
+                    "id": active.id.to_string(),
+                    "src": put.src,
+                    "sense": put.sense,
+                    "dst": put.dst,
+                    "kind": put.kind,
+                    "gender": put.gender,
+                    "decl": put.decl,
+                    "note": put.note,
+                    "status": put.status,
+                    "priority": put.priority,
+                    "constant": put.constant,
+                    "window": window_json(active.window),
+                    "superseded_by": active.superseded_by.map(|id| id.to_string()),
+                    "aliases": aliases,
+                    "verdict": verdict_text(&active.term.verdict),
+                    "version_seq": active.term.put_by.seq.0,
+                })
+            })
+            .collect();
+        let summaries: Vec<Value> = summaries
+            .iter()
+            .map(|summary| {
+                json!({
+                    "id": summary.put.id.to_string(),
+                    "scope": summary.put.scope,
+                    "text": summary.put.text,
+                    "visible_from": projections::read::visible_from(&summary.put),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "revision": state.revision().0,
+                "chapter": chapter,
+                "snapshot": snapshot.to_string(),
+                "terms": terms,
+                "summaries": summaries,
+            })
+        );
+        return Ok(());
+    }
+    let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
+    println!("revision {}{at}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
+    println!("{} active term(s)", terms.len());
+    for active in &terms {
+        let put = &active.term.put;
+        let sense = put.sense.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        let mut line =
+            format!("  {:<6} {}{} -> {}  [{}", active.id, put.src, sense, put.dst, window_text(active.window));
+        if put.status != Status::Approved {
+            line.push_str(&format!(", {}", format!("{:?}", put.status).to_lowercase()));
+        }
+        if let Some(by) = active.superseded_by {
+            line.push_str(&format!(", superseded by {by}"));
+        }
+        line.push(']');
+        if !active.term.aliases.is_empty() {
+            let aliases: Vec<&str> = active.term.aliases.keys().map(String::as_str).collect();
+            line.push_str(&format!("  aliases: {}", aliases.join(", ")));
+        }
+        if let Some(verdict) = verdict_text(&active.term.verdict) {
+            line.push_str(&format!("  verdict: {verdict}"));
+        }
+        println!("{line}");
+    }
+    if !summaries.is_empty() {
+        println!("{} visible summar(ies)", summaries.len());
+        for summary in &summaries {
+            println!("  {:<6} {}", summary.put.id, summary.put.text.lines().next().unwrap_or_default());
+        }
+    }
+    Ok(())
+}
+
+pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), Failure> {
+    let state = book.state(as_of)?;
+    let id = state.snapshot_id();
+    let first = book.ledger().snapshot_revision(id.0)?;
+    if json {
+        println!(
+            "{}",
+            json!({ "snapshot": id.to_string(), "revision": state.revision().0, "first_revision": first.map(|seq| seq.0) })
+        );
+    } else {
+        let first = first.map(|seq| format!("; first indexed at revision {seq}")).unwrap_or_default();
+        println!("{id}  (revision {}{first})", state.revision());
+    }
+    Ok(())
+}
+
+pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failure> {
+    let old = book.state(Some(from))?;
+    let new = book.state(Some(to))?;
+    let (records, config) = diff_states(&old, &new);
+    if json {
+        let mut added = Vec::new();
+        let mut removed = Vec::new();
+        let mut changed = Vec::new();
+        for record in &records {
+            match record {
+                RecordDiff::Added(id) => added.push(id.to_string()),
+                RecordDiff::Removed(id) => removed.push(id.to_string()),
+                RecordDiff::Changed(id, fields) => {
+                    let fields: Vec<Value> = fields
+                        .iter()
+                        .map(|change| json!({ "field": change.field, "old": change.old, "new": change.new }))
+                        .collect();
+                    changed.push(json!({ "id": id.to_string(), "fields": fields }));
+                }
+            }
+        }
+        let config: Vec<Value> = config
+            .iter()
+            .map(|change| json!({ "field": change.field, "old": change.old, "new": change.new }))
+            .collect();
+        println!(
+            "{}",
+            json!({ "from": from.0, "to": to.0, "added": added, "removed": removed, "changed": changed, "config": config })
+        );
+        return Ok(());
+    }
+    println!("diff revision {from} -> {to}: {} record(s) differ", records.len());
+    for record in &records {
+        match record {
+            RecordDiff::Added(id) => println!("+ {id}"),
+            RecordDiff::Removed(id) => println!("- {id}"),
+            RecordDiff::Changed(id, fields) => {
+                println!("~ {id}");
+                for change in fields {
+                    println!("    {}: {} -> {}", change.field, change.old, change.new);
+                }
+            }
+        }
+    }
+    for change in &config {
+        println!("~ config: {} -> {}", change.old, change.new);
+    }
+    Ok(())
+}
+
+pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
+    let n_dropped = book.ledger().cache_clear()?;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("folding {bar:40} {pos}/{len} events ({per_sec}, eta {eta})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let state = book.state_with_progress(None, |done, total| {
+        if let Some(bar) = &bar {
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let id = state.snapshot_id();
+    book.ledger().index_snapshot(id.0, state.revision())?;
+    if json {
+        println!(
+            "{}",
+            json!({ "snapshot": id.to_string(), "revision": state.revision().0, "n_cache_entries_dropped": n_dropped })
+        );
+    } else {
+        println!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", state.revision());
+    }
+    Ok(())
+}
