@@ -245,13 +245,23 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
     }
     let id = state.snapshot_id();
     book.ledger().index_snapshot(id.0, state.revision())?;
+    let (frozen, _) = book.frozen(&state)?;
+    let n_terms = frozen.table().terms.len();
+    let n_patterns = frozen.matcher().n_patterns();
     if json {
         println!(
             "{}",
-            json!({ "snapshot": id.to_string(), "revision": state.revision().0, "n_cache_entries_dropped": n_dropped })
+            json!({
+                "snapshot": id.to_string(),
+                "revision": state.revision().0,
+                "n_cache_entries_dropped": n_dropped,
+                "n_terms": n_terms,
+                "n_patterns": n_patterns,
+            })
         );
     } else {
         println!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", state.revision());
+        println!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
     }
     Ok(())
 }

@@ -173,4 +173,7 @@ fn rebuild_refolds_and_prints_the_head_snapshot() {
     let rebuilt = book.json(&["rebuild"]);
     assert_eq!(rebuilt["snapshot"], book.json(&["snapshot"])["snapshot"]);
     assert_eq!(rebuilt["revision"], 2);
+    assert_eq!((rebuilt["n_terms"].as_u64(), rebuilt["n_patterns"].as_u64()), (Some(1), Some(1)));
+    // A second rebuild drops the frozen projection the first one stored.
+    assert_eq!(book.json(&["rebuild"])["n_cache_entries_dropped"], 1);
 }

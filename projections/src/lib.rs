@@ -17,6 +17,7 @@
 
 pub mod decide;
 pub mod diff;
+pub mod frozen;
 pub mod read;
 pub mod rollback;
 pub mod snapshot;

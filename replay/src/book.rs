@@ -9,6 +9,7 @@ use std::path::Path;
 use ledger::{Appended, Attachments, Ledger};
 use ledger_model::*;
 use matcher::Profile;
+use projections::frozen::{freeze, Frozen};
 use projections::{decide, plan_rollback, Decision, SnapshotId, State};
 
 use crate::error::BookError;
@@ -168,6 +169,25 @@ impl Book {
         assert_eq!(decision.state.revision(), appended.last, "decide and the ledger disagree on the head");
         self.head = Some(decision.state.clone());
         Ok(Submitted { decision, appended: Some(appended), snapshot })
+    }
+
+    /// The frozen projection of `state`: from the book's cache when present and
+    /// intact, otherwise built, stored and loaded. Returns whether the cache had it.
+    pub fn frozen(&self, state: &State) -> Result<(Frozen, bool), BookError> {
+        let profile = self
+            .profile(state)?
+            .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
+        let snapshot = state.snapshot_id();
+        if let Some(bytes) = self.ledger.cache_get(snapshot.0)? {
+            // A damaged or outdated entry is rebuilt, never trusted.
+            if let Ok(frozen) = Frozen::load(&bytes, &profile, snapshot) {
+                return Ok((frozen, true));
+            }
+        }
+        let bytes = freeze(state, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
+        self.ledger.cache_put(snapshot.0, &bytes)?;
+        let frozen = Frozen::load(&bytes, &profile, snapshot).map_err(|error| BookError::Frozen(error.to_string()))?;
+        Ok((frozen, false))
     }
 
     /// The compensating batch that brings the head back to revision `to`'s snapshot,

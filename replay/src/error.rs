@@ -31,6 +31,9 @@ pub enum BookError {
         /// The head.
         head: Seq,
     },
+    /// The frozen projection could not be built or loaded.
+    #[error("frozen projection: {0}")]
+    Frozen(String),
     /// The normalization profile named by the config is missing or damaged.
     #[error("normalization profile: {0}")]
     Profile(String),
