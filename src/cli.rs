@@ -93,6 +93,57 @@ pub enum Command {
     },
     /// Drop derived caches, refold the whole log and print the head's snapshot ID.
     Rebuild,
+    /// Assemble the context of a chunk against the head, print it and record a receipt.
+    Assemble {
+        /// Chapter of the chunk.
+        #[arg(long)]
+        chapter: u32,
+        /// Key of the chunk within the chapter (e.g. `2` or `p3-5`).
+        #[arg(long)]
+        chunk: String,
+        /// The chunk text: a file, or `-` for standard input (the default).
+        #[arg(long, default_value = "-")]
+        text: PathBuf,
+        /// The previous receipt of the same chapter (scene inertia); id or prefix.
+        #[arg(long, value_name = "RECEIPT")]
+        prev: Option<String>,
+        /// Do not record a receipt.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Re-assemble a receipt's input and prove byte equality with the recorded output
+    /// (exit 4 if it differs); or, with --snapshot, assemble against a past snapshot.
+    Replay {
+        /// Receipt id or unique prefix.
+        #[arg(required_unless_present = "snapshot")]
+        receipt: Option<String>,
+        /// A snapshot ID to assemble against instead.
+        #[arg(long, requires_all = ["chapter", "text"])]
+        snapshot: Option<String>,
+        /// Chapter (with --snapshot).
+        #[arg(long)]
+        chapter: Option<u32>,
+        /// Chunk text file or `-` (with --snapshot).
+        #[arg(long)]
+        text: Option<PathBuf>,
+    },
+    /// Explain every recorded chunk of a chapter: what was injected, from which event,
+    /// what was rejected and why, and what has changed since.
+    Audit {
+        /// The chapter.
+        #[arg(long)]
+        chapter: u32,
+    },
+    /// Recorded chunks whose context would differ under the head snapshot: the list
+    /// to re-translate.
+    Impact {
+        /// Compare with the snapshot at revision R instead of each recorded output.
+        #[arg(long, value_name = "R")]
+        since: Option<u64>,
+        /// Only chunks whose receipt mentions this term.
+        #[arg(long, value_name = "ID")]
+        term: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

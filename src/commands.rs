@@ -27,6 +27,33 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Diff { from, to } => crate::views::diff(&mut open_book(&book?)?, Seq(from), Seq(to), json),
         Command::Rollback { to, reason, write } => rollback(&book?, Seq(to), reason, &write, json),
         Command::Rebuild => crate::views::rebuild(&mut open_book(&book?)?, json),
+        Command::Assemble { chapter, chunk, text, prev, dry_run } => {
+            let text = read_text(&text)?;
+            crate::chunk_views::assemble(
+                &mut open_book(&book?)?,
+                chapter,
+                &chunk,
+                &text,
+                prev.as_deref(),
+                !dry_run,
+                json,
+            )
+        }
+        Command::Replay { receipt, snapshot, chapter, text } => {
+            let mut book = open_book(&book?)?;
+            match (receipt, snapshot, chapter, text) {
+                (_, Some(snapshot), Some(chapter), Some(text)) => {
+                    crate::chunk_views::replay_snapshot(&mut book, &snapshot, chapter, &read_text(&text)?, json)
+                }
+                (Some(receipt), _, _, _) => crate::chunk_views::replay(&mut book, &receipt, json),
+                _ => Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
+            }
+        }
+        Command::Audit { chapter } => crate::chunk_views::audit(&mut open_book(&book?)?, chapter, json),
+        Command::Impact { since, term } => {
+            let term = term.as_deref().map(|text| record_id("--term", text)).transpose()?;
+            crate::chunk_views::impact(&mut open_book(&book?)?, since.map(Seq), term, json)
+        }
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
@@ -70,6 +97,20 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Log { from, to } => log(&book?, from, to, json),
         Command::Verify => verify(&book?, json),
     }
+}
+
+/// Reads a chunk text from a file or `-` (standard input), as UTF-8.
+fn read_text(path: &Path) -> Result<String, Failure> {
+    let bytes = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
+        bytes
+    } else {
+        std::fs::read(path).map_err(|error| Failure::invalid(format!("cannot read {}: {error}", path.display())))?
+    };
+    String::from_utf8(bytes).map_err(|error| {
+        Failure::invalid(format!("{}: not UTF-8 at byte {}", path.display(), error.utf8_error().valid_up_to()))
+    })
 }
 
 fn record_id(flag: &str, text: &str) -> Result<RecordId, Failure> {

@@ -23,6 +23,8 @@ pub enum Kind {
     Corrupted,
     /// Optimistic concurrency conflict.
     Conflict,
+    /// A replay did not reproduce the recorded bytes.
+    Mismatch,
 }
 
 impl Kind {
@@ -31,6 +33,7 @@ impl Kind {
             Kind::Io => 1,
             Kind::Invalid => 2,
             Kind::Corrupted => 3,
+            Kind::Mismatch => 4,
             Kind::Conflict => 5,
         }
     }
@@ -40,6 +43,7 @@ impl Kind {
             Kind::Io => "io",
             Kind::Invalid => "invalid",
             Kind::Corrupted => "corrupted",
+            Kind::Mismatch => "mismatch",
             Kind::Conflict => "conflict",
         }
     }
@@ -129,7 +133,10 @@ impl From<BookError> for Failure {
             BookError::Rejected(rejection) => Failure::invalid(rejection.to_string()),
             BookError::Plan(error) => Failure::invalid(error.to_string()),
             error @ BookError::BeyondHead { .. } => Failure::invalid(error.to_string()),
-            error @ BookError::Profile(_) => Failure { kind: Kind::Corrupted, message: error.to_string() },
+            error @ (BookError::Profile(_) | BookError::Corrupted(_)) => {
+                Failure { kind: Kind::Corrupted, message: error.to_string() }
+            }
+            error @ (BookError::Receipt(_) | BookError::Assemble(_)) => Failure::invalid(error.to_string()),
             error => Failure::io(error.to_string()),
         }
     }

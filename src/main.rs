@@ -2,6 +2,7 @@
 //! output and the JSON forms of the CLI. Library crates do the work; this crate
 //! parses, calls, prints, and maps failures to documented exit codes.
 
+mod chunk_views;
 mod cli;
 mod commands;
 mod failure;

@@ -39,4 +39,4 @@ mod writer;
 
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
 pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
-pub use writer::{Appended, Attachments, GROUP_BATCHES_MAX};
+pub use writer::{Appended, Attachments, StoredReceipt, GROUP_BATCHES_MAX};

@@ -9,6 +9,9 @@
 //! * `snapshots`: snapshot ID → first batch-end revision that had it.
 //! * `cache`: snapshot ID → checksum ‖ frozen projection bytes. Derived data: may be
 //!   dropped and rebuilt at any time.
+//! * `receipts`: receipt id → checksum ‖ canonical receipt bytes.
+//! * `receipt_log`: `u64` (dense from 1, recording order) → receipt id.
+//! * `chunks`: (chapter, chunk key, receipt log position) → receipt id.
 //! * `meta`: `&str` → bytes. `format` → ledger format (`u16` LE); `head` → head seq
 //!   (`u64` LE) ‖ head chain hash (32 bytes), written in the same transaction as the
 //!   events it covers.
@@ -24,13 +27,16 @@ use ledger_model::{Event, Hash32, NewEvent, Seq};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
-use crate::writer::{self, Appended, Attachments, Request};
+use crate::writer::{self, Appended, Attachments, Request, StoredReceipt};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub(crate) const BLOBS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("blobs");
 pub(crate) const SNAPSHOTS: TableDefinition<&[u8; 32], u64> = TableDefinition::new("snapshots");
 pub(crate) const CACHE: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("cache");
+pub(crate) const RECEIPTS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("receipts");
+pub(crate) const RECEIPT_LOG: TableDefinition<u64, &[u8; 32]> = TableDefinition::new("receipt_log");
+pub(crate) const CHUNKS: TableDefinition<(u32, &str, u64), &[u8; 32]> = TableDefinition::new("chunks");
 pub(crate) const META_FORMAT: &str = "format";
 /// blake3 `derive_key` context of the checksum stored in front of every blob and
 /// cache entry.
@@ -166,6 +172,9 @@ impl Ledger {
             txn.open_table(BLOBS).map_err(|e| io(e.into()))?;
             txn.open_table(SNAPSHOTS).map_err(|e| io(e.into()))?;
             txn.open_table(CACHE).map_err(|e| io(e.into()))?;
+            txn.open_table(RECEIPTS).map_err(|e| io(e.into()))?;
+            txn.open_table(RECEIPT_LOG).map_err(|e| io(e.into()))?;
+            txn.open_table(CHUNKS).map_err(|e| io(e.into()))?;
         }
         txn.commit().map_err(|e| io(e.into()))?;
         Ok(Ledger::start(db, path))
@@ -395,6 +404,79 @@ impl Ledger {
 }
 
 impl Ledger {
+    /// Stores receipts (and the texts they refer to, as blobs) through the writer
+    /// thread: group-committed with whatever else is queued. A receipt already
+    /// stored is left as it is.
+    pub fn record_receipts(
+        &self,
+        receipts: Vec<StoredReceipt>,
+        blobs: Vec<(Hash32, Vec<u8>)>,
+    ) -> Result<(), AppendError> {
+        if let Some(reason) = self.shared.poisoned() {
+            return Err(AppendError::Poisoned(reason));
+        }
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let attachments = Attachments { blobs, snapshot: None, receipts };
+        let request = Request { payloads: Vec::new(), expected: None, attachments, reply };
+        let sent = self.requests.as_ref().map(|requests| requests.send(request).is_ok()).unwrap_or(false);
+        if !sent {
+            return Err(AppendError::Io("the writer thread has stopped".into()));
+        }
+        answer.recv().unwrap_or_else(|_| Err(AppendError::Io("the writer thread has stopped".into()))).map(|_| ())
+    }
+
+    /// A stored receipt's bytes, checksum verified.
+    pub fn receipt(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(RECEIPTS).map_err(read_error)?;
+        let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
+        match checked(guard.value()) {
+            Some(bytes) => Ok(Some(bytes.to_vec())),
+            None => Err(self.detected(Seq::ZERO, &format!("receipt {id} fails its checksum"))),
+        }
+    }
+
+    /// Receipt ids whose hex form starts with `prefix` (at most `limit` of them).
+    pub fn receipts_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Hash32>, ReadError> {
+        let prefix = prefix.to_ascii_lowercase();
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(RECEIPTS).map_err(read_error)?;
+        let mut out = Vec::new();
+        for entry in table.iter().map_err(read_error)? {
+            let (key, _) = entry.map_err(read_error)?;
+            let id = Hash32(*key.value());
+            if id.to_hex().starts_with(&prefix) {
+                out.push(id);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every recorded receipt of `chapter` (all chapters when `None`):
+    /// (chapter, chunk key, recording position, receipt id), by chapter, chunk key,
+    /// then recording order.
+    pub fn chunk_receipts(&self, chapter: Option<u32>) -> Result<Vec<(u32, String, u64, Hash32)>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(CHUNKS).map_err(read_error)?;
+                let mut out = Vec::new();
+        let entries = match chapter {
+            Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
+            None => table.iter().map_err(read_error)?,
+        };
+        for entry in entries {
+            let (key, value) = entry.map_err(read_error)?;
+            let (entry_chapter, chunk_key, position) = key.value();
+            if chapter.is_some_and(|chapter| chapter != entry_chapter) {
+                break;
+            }
+            out.push((entry_chapter, chunk_key.to_owned(), position, Hash32(*value.value())));
+        }
+        Ok(out)
+    }
+
     /// A stored blob by content id, its checksum verified; `None` if absent.
     pub fn blob(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;

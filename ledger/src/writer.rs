@@ -19,7 +19,9 @@ use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
 use crate::error::AppendError;
-use crate::store::{blob_record, Head, Shared, BLOBS, EVENTS, META, META_HEAD, SNAPSHOTS};
+use crate::store::{
+    blob_record, Head, Shared, BLOBS, CHUNKS, EVENTS, META, META_HEAD, RECEIPTS, RECEIPT_LOG, SNAPSHOTS,
+};
 
 /// Most batches committed together in one durable transaction.
 pub const GROUP_BATCHES_MAX: usize = 256;
@@ -51,6 +53,22 @@ pub struct Attachments {
     /// The snapshot ID of the state after the batch. The snapshot index maps it to
     /// the batch's last seq unless an earlier revision already had it.
     pub snapshot: Option<Hash32>,
+    /// Receipts of assemblies (not editorial revisions: they never touch the chain).
+    pub receipts: Vec<StoredReceipt>,
+}
+
+/// A receipt to store: its content id and canonical bytes, the chunk it is about,
+/// and the texts (input, output) it refers to by content id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredReceipt {
+    /// Content id of the receipt.
+    pub id: Hash32,
+    /// Canonical bytes.
+    pub bytes: Vec<u8>,
+    /// Chapter of the chunk.
+    pub chapter: u32,
+    /// Key of the chunk within the chapter.
+    pub chunk_key: String,
 }
 
 pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Vec<Vec<u8>>, AppendError> {
@@ -122,6 +140,11 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
         let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
         let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
         let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
+        let mut receipts = txn.open_table(RECEIPTS).map_err(|e| e.to_string())?;
+        let mut receipt_log = txn.open_table(RECEIPT_LOG).map_err(|e| e.to_string())?;
+        let mut chunks = txn.open_table(CHUNKS).map_err(|e| e.to_string())?;
+        let mut n_receipt_log = receipt_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
+        let mut wrote_derived = false;
         for request in group {
             if let Some(expected) = request.expected {
                 if expected != head.seq {
@@ -140,8 +163,22 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
                 events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
                 head = Head { seq, hash };
             }
+            for receipt in &request.attachments.receipts {
+                if receipts.get(&receipt.id.0).map_err(|e| e.to_string())?.is_none() {
+                    receipts
+                        .insert(&receipt.id.0, blob_record(&receipt.bytes).as_slice())
+                        .map_err(|e| e.to_string())?;
+                    n_receipt_log += 1;
+                    receipt_log.insert(n_receipt_log, &receipt.id.0).map_err(|e| e.to_string())?;
+                    chunks
+                        .insert((receipt.chapter, receipt.chunk_key.as_str(), n_receipt_log), &receipt.id.0)
+                        .map_err(|e| e.to_string())?;
+                    wrote_derived = true;
+                }
+            }
             for (id, bytes) in &request.attachments.blobs {
                 if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
+                    wrote_derived = true;
                     blobs.insert(&id.0, blob_record(bytes).as_slice()).map_err(|e| e.to_string())?;
                 }
             }
@@ -152,13 +189,15 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
             }
             answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
         }
-        if head == head_before {
-            // Every batch conflicted: nothing to make durable.
-            drop((meta, events, blobs, snapshots));
+        if head == head_before && !wrote_derived {
+            // Every batch conflicted and nothing else was new: nothing to make durable.
+            drop((meta, events, blobs, snapshots, receipts, receipt_log, chunks));
             txn.abort().map_err(|e| e.to_string())?;
             return Ok(answers);
         }
-        meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+        if head != head_before {
+            meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+        }
     }
     txn.commit().map_err(|e| e.to_string())?;
     Ok(answers)

@@ -158,7 +158,7 @@ impl Book {
         if decision.events.is_empty() {
             return Ok(Submitted { decision, appended: None, snapshot });
         }
-        let attachments = Attachments { blobs, snapshot: Some(snapshot.0) };
+        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), receipts: Vec::new() };
         let appended = match self.ledger.append_with(&decision.events, Some(head), attachments) {
             Ok(appended) => appended,
             Err(error) => {

@@ -31,6 +31,15 @@ pub enum BookError {
         /// The head.
         head: Seq,
     },
+    /// The chunk could not be assembled.
+    #[error(transparent)]
+    Assemble(#[from] crate::assemble::AssembleError),
+    /// A receipt is missing or named ambiguously.
+    #[error("{0}")]
+    Receipt(String),
+    /// Stored receipts or texts fail their checks.
+    #[error("corrupted: {0}")]
+    Corrupted(String),
     /// The frozen projection could not be built or loaded.
     #[error("frozen projection: {0}")]
     Frozen(String),

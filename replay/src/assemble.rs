@@ -1,0 +1,481 @@
+//! Context assembly: the pure function from (frozen snapshot, chapter, chunk text,
+//! previous receipt's recent hits) to the exact bytes injected into the prompt, with
+//! every decision explained.
+//!
+//! Steps (DESIGN §6): fold the chunk and find keys leftmost-longest; per hit, gate by
+//! chapter window (`spoiler_window` before a record starts, `out_of_window` after it
+//! ends), by verdict (`blocked_by_disposition`), by secondary keys, then by sense
+//! (`sense_collision`) and status (`unreviewed`, `flagged_for_verification`); add
+//! sticky records (hit in the previous chunks of the chapter) and constant records;
+//! order deterministically (constant, confirmed by first occurrence, sticky,
+//! ambiguous; ties by priority, then id); fill the token budget first-fit, logging
+//! what did not fit (`budget`); add the summaries visible at the chapter; render.
+//!
+//! No I/O, no clock, no randomness, no hash-map iteration: the same inputs give the
+//! same bytes on any machine.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use projections::frozen::{ArchivedFrozenTerm, Frozen};
+use serde::{Deserialize, Serialize};
+
+/// Render format versions this build can produce. Every released version stays.
+pub const RENDER_FORMATS: &[u16] = &[1];
+/// Token estimator versions this build can compute.
+pub const TOKEN_ESTIMATORS: &[u16] = &[1];
+
+/// The three-way decision on a record found in a chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    /// Injected as authoritative.
+    Confirmed,
+    /// Injected, marked `[unverified]`; the output must be checked.
+    Ambiguous,
+    /// Not injected; the reason says why.
+    Rejected,
+}
+
+/// Why a record was rejected, marked ambiguous, or evicted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The record's window starts after this chapter: injecting it would leak a spoiler.
+    SpoilerWindow,
+    /// The record's window ended before this chapter (superseded or expired).
+    OutOfWindow,
+    /// Several senses remain for one surface after secondary keys.
+    SenseCollision,
+    /// The record is not approved.
+    Unreviewed,
+    /// An editor flagged the record for verification.
+    FlaggedForVerification,
+    /// An editor rejected the record.
+    BlockedByDisposition,
+    /// The record's secondary keys do not hold in this chunk.
+    SecondaryKeys,
+    /// Did not fit the token budget.
+    Budget,
+}
+
+/// How an injected entry got into the context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// Constant record inside its window.
+    Constant,
+    /// Found in this chunk.
+    Hit,
+    /// Found in a previous chunk of the chapter (scene inertia).
+    Sticky,
+}
+
+/// One occurrence of a key in the chunk and the decision on one record it names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HitRecord {
+    /// Term number (`T-<term>`).
+    pub term: u32,
+    /// The surface as written in the chunk.
+    pub text: String,
+    /// Byte span in the chunk.
+    pub bytes: (u32, u32),
+    /// Char span in the chunk.
+    pub chars: (u32, u32),
+    /// The decision.
+    pub disposition: Disposition,
+    /// Why, unless plainly confirmed.
+    pub reason: Option<Reason>,
+}
+
+/// One entry of the rendered glossary block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Injected {
+    /// Term number.
+    pub term: u32,
+    /// How it got in.
+    pub via: Via,
+    /// Marked `[unverified]`.
+    pub unverified: bool,
+    /// Estimated tokens of its line.
+    pub tokens: u32,
+    /// The rendered line.
+    pub line: String,
+}
+
+/// Counts describing the retrieval, as stored in receipts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetrievalState {
+    /// Hits confirmed by exact match in this chunk.
+    pub n_exact_hits: u32,
+    /// Entries added by scene inertia.
+    pub n_sticky: u32,
+    /// Constant entries added.
+    pub n_constant: u32,
+    /// Entries injected as ambiguous.
+    pub n_ambiguous: u32,
+    /// Hits rejected by the spoiler gate.
+    pub n_spoiler_blocked: u32,
+    /// Entries evicted by the budget.
+    pub n_budget_evicted: u32,
+    /// Whether the embedding tier contributed (never, on the hot path).
+    pub embedding_tier_used: bool,
+}
+
+/// The result of one assembly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assembly {
+    /// The exact injected context.
+    pub context: String,
+    /// Every hit with its decision, in text order.
+    pub hits: Vec<HitRecord>,
+    /// Injected entries, in render order.
+    pub injected: Vec<Injected>,
+    /// Entries evicted by the budget, in the order they were tried.
+    pub evicted: Vec<u32>,
+    /// Sticky records carried in from previous chunks.
+    pub sticky_in: Vec<u32>,
+    /// Summary numbers included (`S-<n>`), in render order.
+    pub summaries: Vec<u32>,
+    /// Term numbers hit in this chunk and the previous ones, newest first, for the
+    /// next chunk's sticky set (at most `sticky_chunks` chunks).
+    pub recent: Vec<Vec<u32>>,
+    /// Counts.
+    pub retrieval: RetrievalState,
+}
+
+/// What the previous receipt of the same chapter passes on.
+#[derive(Clone, Copy, Debug)]
+pub struct Previous<'a> {
+    /// Its chapter: sticky records carry over only within a chapter.
+    pub chapter: u32,
+    /// Its `recent` list.
+    pub recent: &'a [Vec<u32>],
+}
+
+/// Why a chunk cannot be assembled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssembleError {
+    /// Chapter 0.
+    #[error("chapters are numbered from 1, got 0")]
+    ChapterZero,
+    /// The snapshot asks for a render format this build does not have.
+    #[error("render format {0} is unknown to this build (known: {RENDER_FORMATS:?})")]
+    UnknownRenderFormat(u16),
+    /// The snapshot asks for a token estimator this build does not have.
+    #[error("token estimator {0} is unknown to this build (known: {TOKEN_ESTIMATORS:?})")]
+    UnknownEstimator(u16),
+    /// The chunk cannot be folded.
+    #[error("chunk text: {0}")]
+    Text(String),
+}
+
+type ArchivedWindow = rkyv::tuple::ArchivedTuple2<rkyv::rend::u32_le, rkyv::option::ArchivedOption<rkyv::rend::u32_le>>;
+
+fn window_contains(window: Option<&ArchivedWindow>, chapter: u32) -> bool {
+    window.is_some_and(|window| {
+        window.0.to_native() <= chapter && window.1.as_ref().is_none_or(|until| chapter <= until.to_native())
+    })
+}
+
+/// Estimated tokens of a line, estimator v1: an ideograph, kana or hangul syllable
+/// counts 1, any other char 0.3; rounded up, plus 1 for the line break.
+pub fn estimate_tokens_v1(line: &str) -> u32 {
+    let tenths: u64 = line
+        .chars()
+        .map(|c| match u32::from(c) {
+            0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x3FFFF => 10,
+            _ => 3,
+        })
+        .sum();
+    u32::try_from(tenths.div_ceil(10)).unwrap_or(u32::MAX).saturating_add(1)
+}
+
+fn gender_tag(code: u8) -> Option<&'static str> {
+    match code {
+        1 => Some("m"),
+        2 => Some("f"),
+        3 => Some("n"),
+        4 => Some("pl"),
+        _ => None,
+    }
+}
+
+/// Render format v1 of one glossary line:
+/// `萧炎 -> Сяо Янь #character, m; Сяо Яня, Сяо Яню [unverified]`.
+pub fn render_line_v1(term: &ArchivedFrozenTerm, unverified: bool) -> String {
+    let mut line = format!("{} -> {}", term.src, term.dst);
+    let tags: Vec<&str> = term.kind.as_ref().map(|k| k.as_str()).into_iter().chain(gender_tag(term.gender)).collect();
+    if !tags.is_empty() {
+        let _ = write!(line, " #{}", tags.join(", "));
+    }
+    if !term.decl.is_empty() {
+        let forms: Vec<&str> = term.decl.iter().map(|form| form.as_str()).collect();
+        let _ = write!(line, "; {}", forms.join(", "));
+    }
+    if unverified {
+        line.push_str(" [unverified]");
+    }
+    line
+}
+
+struct Candidate {
+    term_idx: usize,
+    first_at: usize,
+    unverified: bool,
+    reason: Option<Reason>,
+}
+
+/// Assembles the context of one chunk. Pure and deterministic.
+pub fn assemble(
+    frozen: &Frozen,
+    chapter: u32,
+    text: &str,
+    previous: Option<Previous<'_>>,
+) -> Result<Assembly, AssembleError> {
+    if chapter == 0 {
+        return Err(AssembleError::ChapterZero);
+    }
+    let table = frozen.table();
+    let (budget, sticky_chunks, _, render_format, estimator) = (
+        table.assembly.0.to_native(),
+        table.assembly.1.to_native(),
+        table.assembly.2.to_native(),
+        table.assembly.3.to_native(),
+        table.assembly.4.to_native(),
+    );
+    if !RENDER_FORMATS.contains(&render_format) {
+        return Err(AssembleError::UnknownRenderFormat(render_format));
+    }
+    if !TOKEN_ESTIMATORS.contains(&estimator) {
+        return Err(AssembleError::UnknownEstimator(estimator));
+    }
+    let matcher = frozen.matcher();
+    let profile = matcher.profile();
+    let normalized = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
+    let folded = normalized.as_str();
+    let secondary_holds = |term: &ArchivedFrozenTerm| -> bool {
+        let Some(secondary) = term.secondary.as_ref() else { return true };
+        let present: Vec<bool> =
+            secondary.1.iter().map(|key| folded.contains(profile.fold(key.as_str()).as_str())).collect();
+        match secondary.0 {
+            0 => present.iter().any(|p| *p),
+            1 => present.iter().all(|p| *p),
+            2 => !present.iter().any(|p| *p),
+            _ => !present.iter().all(|p| *p),
+        }
+    };
+    let term_in_window = |term: &ArchivedFrozenTerm| window_contains(term.window.as_ref(), chapter);
+
+    let mut hits = Vec::new();
+    let mut retrieval = RetrievalState::default();
+    // Confirmed and ambiguous candidates from hits, by term index.
+    let mut from_hits: Vec<Candidate> = Vec::new();
+    for (hit_idx, hit) in matcher.find(&normalized).iter().enumerate() {
+        let span = hit.src;
+        let surface_text = &text[span.bytes()];
+        let mut terms: BTreeSet<usize> = BTreeSet::new();
+        let mut usable: BTreeSet<usize> = BTreeSet::new();
+        let mut starts_later: BTreeSet<usize> = BTreeSet::new();
+        for value in matcher.values(hit.pattern) {
+            let Some(surface) = table.surfaces.get(*value as usize) else { continue };
+            let term_idx = surface.term.to_native() as usize;
+            terms.insert(term_idx);
+            let term = &table.terms[term_idx];
+            if window_contains(surface.window.as_ref(), chapter) && term_in_window(term) {
+                usable.insert(term_idx);
+            } else {
+                let since = surface.window.as_ref().map(|w| w.0.to_native()).unwrap_or(u32::MAX);
+                if chapter < since {
+                    starts_later.insert(term_idx);
+                }
+            }
+        }
+        let mut decisions: Vec<(usize, Disposition, Option<Reason>)> = Vec::new();
+        for &term_idx in terms.difference(&usable) {
+            let reason = if starts_later.contains(&term_idx) { Reason::SpoilerWindow } else { Reason::OutOfWindow };
+            decisions.push((term_idx, Disposition::Rejected, Some(reason)));
+        }
+        let mut live: Vec<usize> = Vec::new();
+        for &term_idx in &usable {
+            let term = &table.terms[term_idx];
+            if term.verdict == 3 {
+                decisions.push((term_idx, Disposition::Rejected, Some(Reason::BlockedByDisposition)));
+            } else if !secondary_holds(term) {
+                decisions.push((term_idx, Disposition::Rejected, Some(Reason::SecondaryKeys)));
+            } else {
+                live.push(term_idx);
+            }
+        }
+        if live.len() > 1 {
+            for &term_idx in &live {
+                decisions.push((term_idx, Disposition::Ambiguous, Some(Reason::SenseCollision)));
+            }
+        } else if let Some(&term_idx) = live.first() {
+            let term = &table.terms[term_idx];
+            let decision = match (term.verdict, term.status) {
+                (1, _) => (Disposition::Confirmed, None),
+                (2, _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
+                (_, 0) => (Disposition::Confirmed, None),
+                _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
+            };
+            decisions.push((term_idx, decision.0, decision.1));
+        }
+        decisions.sort_by_key(|(term_idx, _, _)| table.terms[*term_idx].number.to_native());
+        for (term_idx, disposition, reason) in decisions {
+            match disposition {
+                Disposition::Rejected if reason == Some(Reason::SpoilerWindow) => retrieval.n_spoiler_blocked += 1,
+                Disposition::Confirmed => retrieval.n_exact_hits += 1,
+                _ => {}
+            }
+            if disposition != Disposition::Rejected {
+                let unverified = disposition == Disposition::Ambiguous;
+                match from_hits.iter_mut().find(|c| c.term_idx == term_idx) {
+                    // Confirmed anywhere in the chunk wins over ambiguous elsewhere.
+                    Some(known) if known.unverified && !unverified => {
+                        known.unverified = false;
+                        known.reason = None;
+                    }
+                    Some(_) => {}
+                    None => from_hits.push(Candidate { term_idx, first_at: hit_idx, unverified, reason }),
+                }
+            }
+            hits.push(HitRecord {
+                term: table.terms[term_idx].number.to_native(),
+                text: surface_text.to_owned(),
+                bytes: (span.start.as_usize() as u32, span.end.as_usize() as u32),
+                chars: (span.start_char.as_usize() as u32, span.end_char.as_usize() as u32),
+                disposition,
+                reason,
+            });
+        }
+    }
+
+    let in_chunk: BTreeSet<usize> = from_hits.iter().map(|c| c.term_idx).collect();
+    let number_of = |term_idx: usize| table.terms[term_idx].number.to_native();
+    let index_of = |number: u32| table.terms.iter().position(|term| term.number.to_native() == number);
+    let injectable = |term_idx: usize| {
+        let term = &table.terms[term_idx];
+        term_in_window(term) && term.verdict != 3
+    };
+    let unverified_of = |term_idx: usize| {
+        let term = &table.terms[term_idx];
+        term.verdict == 2 || (term.verdict != 1 && term.status != 0)
+    };
+    let by_priority = |a: &usize, b: &usize| {
+        let (x, y) = (&table.terms[*a], &table.terms[*b]);
+        y.priority.to_native().cmp(&x.priority.to_native()).then(x.number.to_native().cmp(&y.number.to_native()))
+    };
+
+    // Constant records.
+    let mut constant: Vec<usize> = (0..table.terms.len())
+        .filter(|&term_idx| table.terms[term_idx].constant && injectable(term_idx) && !in_chunk.contains(&term_idx))
+        .collect();
+    constant.sort_by(by_priority);
+    // Sticky records: hit in the previous chunks of the same chapter.
+    let mut sticky: Vec<usize> = Vec::new();
+    if let Some(previous) = previous.filter(|previous| previous.chapter == chapter && sticky_chunks > 0) {
+        let numbers: BTreeSet<u32> = previous.recent.iter().flatten().copied().collect();
+        for number in numbers {
+            if let Some(term_idx) = index_of(number) {
+                if injectable(term_idx) && !in_chunk.contains(&term_idx) && !constant.contains(&term_idx) {
+                    sticky.push(term_idx);
+                }
+            }
+        }
+    }
+    sticky.sort_by(by_priority);
+    let mut confirmed: Vec<&Candidate> =
+        from_hits.iter().filter(|c| !c.unverified && !constant.contains(&c.term_idx)).collect();
+    confirmed.sort_by_key(|c| c.first_at);
+    let mut ambiguous: Vec<&Candidate> = from_hits.iter().filter(|c| c.unverified).collect();
+    ambiguous.sort_by(|a, b| by_priority(&a.term_idx, &b.term_idx));
+
+    let mut ordered: Vec<(usize, Via, bool)> = Vec::new();
+    ordered.extend(constant.iter().map(|&idx| (idx, Via::Constant, unverified_of(idx))));
+    ordered.extend(confirmed.iter().map(|c| (c.term_idx, Via::Hit, false)));
+    ordered.extend(sticky.iter().map(|&idx| (idx, Via::Sticky, unverified_of(idx))));
+    ordered.extend(ambiguous.iter().map(|c| (c.term_idx, Via::Hit, true)));
+
+    let mut injected = Vec::new();
+    let mut evicted = Vec::new();
+    let mut used = 0u32;
+    for (term_idx, via, unverified) in ordered {
+        let line = render_line_v1(&table.terms[term_idx], unverified);
+        let tokens = estimate_tokens_v1(&line);
+        if used.saturating_add(tokens) > budget {
+            evicted.push(number_of(term_idx));
+            continue;
+        }
+        used += tokens;
+        match via {
+            Via::Constant => retrieval.n_constant += 1,
+            Via::Sticky => retrieval.n_sticky += 1,
+            Via::Hit => {}
+        }
+        if unverified {
+            retrieval.n_ambiguous += 1;
+        }
+        injected.push(Injected { term: number_of(term_idx), via, unverified, tokens, line });
+    }
+    retrieval.n_budget_evicted = evicted.len() as u32;
+
+    // Summaries: the book, the arc containing the chapter, the previous chapter.
+    let mut summaries: Vec<(u8, u32, u32, &str)> = Vec::new();
+    for summary in table.summaries.iter() {
+        if summary.visible_from.to_native() > chapter {
+            continue;
+        }
+        let (scope, from, to) = (summary.scope.0, summary.scope.1.to_native(), summary.scope.2.to_native());
+        let rank = match scope {
+            2 => 0,
+            1 if from <= chapter && chapter <= to => 1,
+            0 if to + 1 == chapter => 2,
+            _ => continue,
+        };
+        summaries.push((rank, summary.number.to_native(), from, summary.text.as_str()));
+    }
+    summaries.sort();
+
+    let mut context = String::new();
+    if !injected.is_empty() {
+        context.push_str("[glossary]\n");
+        for entry in &injected {
+            context.push_str(&entry.line);
+            context.push('\n');
+        }
+    }
+    if !summaries.is_empty() {
+        context.push_str("[summaries]\n");
+        for (rank, _, from, text) in &summaries {
+            let label = match rank {
+                0 => "book".to_owned(),
+                1 => format!("arc from chapter {from}"),
+                _ => format!("chapter {from}"),
+            };
+            let flat: Vec<&str> = text.split_whitespace().collect();
+            let _ = writeln!(context, "({label}) {}", flat.join(" "));
+        }
+    }
+
+    let mut recent = Vec::new();
+    if sticky_chunks > 0 {
+        let mut this_chunk: Vec<u32> = from_hits.iter().map(|c| number_of(c.term_idx)).collect();
+        this_chunk.sort_unstable();
+        recent.push(this_chunk);
+        if let Some(previous) = previous.filter(|previous| previous.chapter == chapter) {
+            recent.extend(previous.recent.iter().take(sticky_chunks as usize - 1).cloned());
+        }
+    }
+    Ok(Assembly {
+        context,
+        hits,
+        injected,
+        evicted,
+        sticky_in: sticky.iter().map(|&idx| number_of(idx)).collect(),
+        summaries: summaries.iter().map(|(_, number, _, _)| *number).collect(),
+        recent,
+        retrieval,
+    })
+}

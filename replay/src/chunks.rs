@@ -1,0 +1,328 @@
+//! Assembling chunks against a book, recording receipts, and reading them back:
+//! replay (byte equality with the recorded output), audit and impact.
+
+use ledger::StoredReceipt;
+use ledger_model::*;
+use projections::{SnapshotId, State};
+
+use crate::assemble::{assemble, Assembly, Previous};
+use crate::book::Book;
+use crate::error::BookError;
+use crate::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, RECEIPT_FORMAT};
+
+/// An assembly and its receipt.
+#[derive(Clone, Debug)]
+pub struct Assembled {
+    /// What was assembled.
+    pub assembly: Assembly,
+    /// Its receipt.
+    pub receipt: Receipt,
+    /// The receipt's id.
+    pub id: Hash32,
+}
+
+/// The outcome of replaying a receipt.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// The receipt replayed.
+    pub receipt: Receipt,
+    /// The context assembled now.
+    pub context: String,
+    /// Whether its content id equals the recorded output's.
+    pub identical: bool,
+    /// The first byte at which the new context differs from the recorded one.
+    pub first_difference: Option<usize>,
+}
+
+/// One recorded chunk whose context would change under the head snapshot.
+#[derive(Clone, Debug)]
+pub struct Impacted {
+    /// Chapter.
+    pub chapter: u32,
+    /// Chunk key.
+    pub chunk_key: String,
+    /// The latest receipt of the chunk.
+    pub receipt: Hash32,
+    /// Terms whose lines differ (added, removed or changed).
+    pub terms: Vec<u32>,
+}
+
+fn term_id(number: u32) -> RecordId {
+    RecordId::new(RecordKind::Term, number).expect("term numbers in a snapshot are valid")
+}
+
+/// The seq of the put in force for term `number` in `state` (0 if unknown).
+fn version(state: &State, number: u32) -> u64 {
+    state.terms().get(&term_id(number)).map_or(0, |term| term.put_by.seq.0)
+}
+
+fn receipt_of(
+    state: &State,
+    chapter: u32,
+    chunk_key: &str,
+    text: &str,
+    prev: Option<Hash32>,
+    assembly: &Assembly,
+) -> Receipt {
+    Receipt {
+        format: RECEIPT_FORMAT,
+        snapshot: state.snapshot_id().0,
+        revision: state.revision(),
+        chapter,
+        chunk_key: chunk_key.to_owned(),
+        input: text_id(text),
+        prev,
+        sticky_in: assembly.sticky_in.clone(),
+        hits: assembly
+            .hits
+            .iter()
+            .map(|hit| ReceiptHit {
+                term: hit.term,
+                version: version(state, hit.term),
+                text: hit.text.clone(),
+                bytes: hit.bytes,
+                chars: hit.chars,
+                disposition: hit.disposition,
+                reason: hit.reason,
+            })
+            .collect(),
+        injected: assembly
+            .injected
+            .iter()
+            .map(|entry| ReceiptEntry {
+                term: entry.term,
+                version: version(state, entry.term),
+                via: entry.via,
+                unverified: entry.unverified,
+            })
+            .collect(),
+        evicted: assembly.evicted.clone(),
+        summaries: assembly.summaries.clone(),
+        recent: assembly.recent.clone(),
+        retrieval: assembly.retrieval,
+        render_format: state.assembly().render_format,
+        output: text_id(&assembly.context),
+    }
+}
+
+/// Index of the first byte where `a` and `b` differ, if they do.
+pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
+}
+
+impl Book {
+    /// A stored receipt by id or unique hex prefix (at least 8 digits).
+    pub fn receipt(&self, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
+        let id = match Hash32::from_hex(id_or_prefix) {
+            Some(id) => id,
+            None => {
+                if id_or_prefix.len() < 8 || !id_or_prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(BookError::Receipt(format!(
+                        "{id_or_prefix:?} is not a receipt id (64 hex digits, or a prefix of at least 8)"
+                    )));
+                }
+                let found = self.ledger().receipts_with_prefix(id_or_prefix, 2)?;
+                match found.as_slice() {
+                    [one] => *one,
+                    [] => return Err(BookError::Receipt(format!("no receipt {id_or_prefix}"))),
+                    _ => return Err(BookError::Receipt(format!("receipt prefix {id_or_prefix} is ambiguous"))),
+                }
+            }
+        };
+        let bytes = self.ledger().receipt(id)?.ok_or_else(|| BookError::Receipt(format!("no receipt {id}")))?;
+        let receipt = Receipt::decode(&bytes)
+            .map_err(|error| BookError::Corrupted(format!("receipt {id} does not decode: {error}")))?;
+        if receipt.id() != id {
+            return Err(BookError::Corrupted(format!("receipt {id} hashes to {}", receipt.id())));
+        }
+        Ok((id, receipt))
+    }
+
+    fn text(&self, id: Hash32, what: &str) -> Result<String, BookError> {
+        let bytes =
+            self.ledger().blob(id)?.ok_or_else(|| BookError::Corrupted(format!("{what} {id} is not stored")))?;
+        let text = String::from_utf8(bytes).map_err(|_| BookError::Corrupted(format!("{what} {id} is not UTF-8")))?;
+        if text_id(&text) != id {
+            return Err(BookError::Corrupted(format!("{what} {id} does not hash to its id")));
+        }
+        Ok(text)
+    }
+
+    fn previous(&self, prev: Option<Hash32>, chapter: u32) -> Result<Option<Receipt>, BookError> {
+        let Some(prev) = prev else { return Ok(None) };
+        let (_, receipt) = self.receipt(&prev.to_hex())?;
+        if receipt.chapter != chapter {
+            return Err(BookError::Receipt(format!(
+                "previous receipt {} is of chapter {}, not {chapter}",
+                &prev.to_hex()[..16],
+                receipt.chapter
+            )));
+        }
+        Ok(Some(receipt))
+    }
+
+    fn assemble_with(
+        &self,
+        state: &State,
+        chapter: u32,
+        text: &str,
+        prev: Option<&Receipt>,
+    ) -> Result<Assembly, BookError> {
+        let (frozen, _) = self.frozen(state)?;
+        let previous = prev.map(|receipt| Previous { chapter: receipt.chapter, recent: &receipt.recent });
+        Ok(assemble(&frozen, chapter, text, previous)?)
+    }
+
+    /// Assembles a chunk against the head and, with `record`, stores its receipt,
+    /// input and output in the book.
+    pub fn assemble_chunk(
+        &mut self,
+        chapter: u32,
+        chunk_key: &str,
+        text: &str,
+        prev: Option<Hash32>,
+        record: bool,
+    ) -> Result<Assembled, BookError> {
+        let state = self.state(None)?;
+        let previous = self.previous(prev, chapter)?;
+        let assembly = self.assemble_with(&state, chapter, text, previous.as_ref())?;
+        let receipt = receipt_of(&state, chapter, chunk_key, text, prev, &assembly);
+        let id = receipt.id();
+        if record {
+            let stored = StoredReceipt { id, bytes: receipt.encode(), chapter, chunk_key: chunk_key.to_owned() };
+            let blobs =
+                vec![(receipt.input, text.as_bytes().to_vec()), (receipt.output, assembly.context.as_bytes().to_vec())];
+            self.ledger().record_receipts(vec![stored], blobs)?;
+        }
+        Ok(Assembled { assembly, receipt, id })
+    }
+
+    /// Re-assembles a receipt's stored input against its snapshot (rebuilt from the
+    /// log at its revision) and compares with the recorded output.
+    pub fn replay(&mut self, id_or_prefix: &str) -> Result<Replayed, BookError> {
+        let (_, receipt) = self.receipt(id_or_prefix)?;
+        let state = self.state(Some(receipt.revision))?;
+        if state.snapshot_id().0 != receipt.snapshot {
+            return Err(BookError::Corrupted(format!(
+                "revision {} now has snapshot {}, the receipt says {}",
+                receipt.revision,
+                state.snapshot_id(),
+                receipt.snapshot
+            )));
+        }
+        let text = self.text(receipt.input, "input")?;
+        let previous = self.previous(receipt.prev, receipt.chapter)?;
+        let assembly = self.assemble_with(&state, receipt.chapter, &text, previous.as_ref())?;
+        let identical = text_id(&assembly.context) == receipt.output;
+        let first_difference = if identical {
+            None
+        } else {
+            let recorded = self.text(receipt.output, "output")?;
+            first_difference(recorded.as_bytes(), assembly.context.as_bytes())
+        };
+        Ok(Replayed { receipt, context: assembly.context, identical, first_difference })
+    }
+
+    /// Assembles `text` against a past snapshot (found through the snapshot index).
+    pub fn assemble_at_snapshot(
+        &mut self,
+        snapshot: SnapshotId,
+        chapter: u32,
+        text: &str,
+    ) -> Result<Assembly, BookError> {
+        let revision = self
+            .ledger()
+            .snapshot_revision(snapshot.0)?
+            .ok_or_else(|| BookError::Receipt(format!("snapshot {snapshot} is not in the book's index")))?;
+        let state = self.state(Some(revision))?;
+        if state.snapshot_id() != snapshot {
+            return Err(BookError::Corrupted(format!("index says revision {revision} has snapshot {snapshot}")));
+        }
+        self.assemble_with(&state, chapter, text, None)
+    }
+
+    /// The latest receipt of every recorded chunk (of one chapter, or all), in
+    /// chapter and chunk-key order.
+    pub fn latest_receipts(&self, chapter: Option<u32>) -> Result<Vec<(Hash32, Receipt)>, BookError> {
+        let mut latest: Vec<(u32, String, u64, Hash32)> = Vec::new();
+        for entry in self.ledger().chunk_receipts(chapter)? {
+            match latest.last_mut() {
+                Some(last) if last.0 == entry.0 && last.1 == entry.1 => *last = entry,
+                _ => latest.push(entry),
+            }
+        }
+        latest.into_iter().map(|(_, _, _, id)| self.receipt(&id.to_hex())).collect()
+    }
+
+    /// Recorded chunks whose context would differ under the head snapshot.
+    /// With `since`, compares against the snapshot at that revision instead of each
+    /// receipt's own; with `term`, only chunks whose receipt mentions the term.
+    pub fn impact(&mut self, since: Option<Seq>, term: Option<RecordId>) -> Result<Vec<Impacted>, BookError> {
+        let head = self.state(None)?;
+        let base = since.map(|revision| self.state(Some(revision))).transpose()?;
+        let mut out = Vec::new();
+        for (id, receipt) in self.latest_receipts(None)? {
+            if let Some(term) = term {
+                let mentions = receipt.hits.iter().any(|hit| hit.term == term.number())
+                    || receipt.injected.iter().any(|entry| entry.term == term.number())
+                    || receipt.evicted.contains(&term.number());
+                if term.kind() != RecordKind::Term || !mentions {
+                    continue;
+                }
+            }
+            let text = self.text(receipt.input, "input")?;
+            let previous = self.previous(receipt.prev, receipt.chapter)?;
+            let now = self.assemble_with(&head, receipt.chapter, &text, previous.as_ref())?;
+            let (before_hash, before_lines) = match &base {
+                Some(base) => {
+                    let then = self.assemble_with(base, receipt.chapter, &text, previous.as_ref())?;
+                    (text_id(&then.context), then.injected.iter().map(|e| (e.term, e.line.clone())).collect::<Vec<_>>())
+                }
+                None => {
+                    let recorded = self.text(receipt.output, "output")?;
+                    let lines = recorded.lines().map(|line| (0, line.to_owned())).collect();
+                    (receipt.output, lines)
+                }
+            };
+            if text_id(&now.context) == before_hash {
+                continue;
+            }
+            let mut terms: Vec<u32> = Vec::new();
+            for entry in &now.injected {
+                if !before_lines.iter().any(|(_, line)| *line == entry.line) {
+                    terms.push(entry.term);
+                }
+            }
+            for entry in &receipt.injected {
+                if !now.injected.iter().any(|now| now.term == entry.term) {
+                    terms.push(entry.term);
+                }
+            }
+            terms.sort_unstable();
+            terms.dedup();
+            out.push(Impacted { chapter: receipt.chapter, chunk_key: receipt.chunk_key.clone(), receipt: id, terms });
+        }
+        Ok(out)
+    }
+}
+
+/// How an injected entry of a past receipt stands at the head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Staleness {
+    /// The same version is still in force.
+    Current,
+    /// A newer version was put at this seq.
+    Revised(u64),
+    /// The record was retired.
+    Retired,
+}
+
+/// Whether an injected entry is stale at `head`.
+pub fn staleness(head: &State, entry: &ReceiptEntry) -> Staleness {
+    match head.terms().get(&term_id(entry.term)) {
+        Some(term) if term.retired => Staleness::Retired,
+        Some(term) if term.put_by.seq.0 != entry.version => Staleness::Revised(term.put_by.seq.0),
+        Some(_) => Staleness::Current,
+        None => Staleness::Retired,
+    }
+}

@@ -1,0 +1,266 @@
+//! Commands about chunks: assemble, replay, audit and impact, as text for people and
+//! as stable JSON.
+
+use ledger_model::*;
+use projections::SnapshotId;
+use replay::assemble::Assembly;
+use replay::chunks::{staleness, Staleness};
+use replay::receipt::Receipt;
+use replay::Book;
+use serde_json::{json, Value};
+
+use crate::failure::{Failure, Kind};
+use crate::output::utc;
+
+fn short(id: &Hash32) -> String {
+    id.to_hex()[..16].to_owned()
+}
+
+fn assembly_json(assembly: &Assembly) -> Value {
+    json!({
+        "context": assembly.context,
+        "hits": assembly.hits.iter().map(|hit| json!({
+            "term": format!("T-{}", hit.term),
+            "text": hit.text,
+            "bytes": [hit.bytes.0, hit.bytes.1],
+            "chars": [hit.chars.0, hit.chars.1],
+            "disposition": hit.disposition,
+            "reason": hit.reason,
+        })).collect::<Vec<_>>(),
+        "injected": assembly.injected.iter().map(|entry| json!({
+            "term": format!("T-{}", entry.term),
+            "via": entry.via,
+            "unverified": entry.unverified,
+            "tokens": entry.tokens,
+            "line": entry.line,
+        })).collect::<Vec<_>>(),
+        "evicted": assembly.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "sticky_in": assembly.sticky_in.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "summaries": assembly.summaries.iter().map(|number| format!("S-{number}")).collect::<Vec<_>>(),
+        "retrieval_state": assembly.retrieval,
+    })
+}
+
+pub fn assemble(
+    book: &mut Book,
+    chapter: u32,
+    chunk: &str,
+    text: &str,
+    prev: Option<&str>,
+    record: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let prev = prev.map(|prev| book.receipt(prev).map(|(id, _)| id)).transpose()?;
+    let assembled = book.assemble_chunk(chapter, chunk, text, prev, record)?;
+    if json {
+        let mut value = assembly_json(&assembled.assembly);
+        value["receipt"] = json!(assembled.id.to_hex());
+        value["recorded"] = json!(record);
+        value["snapshot"] = json!(assembled.receipt.snapshot.to_hex());
+        value["revision"] = json!(assembled.receipt.revision.0);
+        println!("{value}");
+    } else {
+        print!("{}", assembled.assembly.context);
+        let recorded = if record { "receipt" } else { "receipt (not recorded)" };
+        eprintln!("{recorded} {}", assembled.id);
+    }
+    Ok(())
+}
+
+pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure> {
+    let replayed = book.replay(receipt)?;
+    let id = replayed.receipt.id();
+    if json {
+        println!(
+            "{}",
+            json!({
+                "receipt": id.to_hex(),
+                "identical": replayed.identical,
+                "first_difference": replayed.first_difference,
+                "snapshot": replayed.receipt.snapshot.to_hex(),
+                "revision": replayed.receipt.revision.0,
+                "context": replayed.context,
+            })
+        );
+    } else {
+        print!("{}", replayed.context);
+    }
+    if replayed.identical {
+        if !json {
+            eprintln!("replay {}: byte-identical to the recorded output", short(&id));
+        }
+        Ok(())
+    } else {
+        let at = replayed.first_difference.map_or_else(|| "?".to_owned(), |at| at.to_string());
+        Err(Failure {
+            kind: Kind::Mismatch,
+            message: format!("replay {}: output differs from the record at byte {at}", short(&id)),
+        })
+    }
+}
+
+pub fn replay_snapshot(book: &mut Book, snapshot: &str, chapter: u32, text: &str, json: bool) -> Result<(), Failure> {
+    let snapshot = Hash32::from_hex(snapshot)
+        .map(SnapshotId)
+        .ok_or_else(|| Failure::invalid(format!("--snapshot {snapshot:?}: expected 64 hex digits")))?;
+    let assembly = book.assemble_at_snapshot(snapshot, chapter, text)?;
+    if json {
+        let mut value = assembly_json(&assembly);
+        value["snapshot"] = json!(snapshot.to_string());
+        println!("{value}");
+    } else {
+        print!("{}", assembly.context);
+    }
+    Ok(())
+}
+
+fn provenance_json(provenance: &projections::Provenance) -> Value {
+    json!({
+        "seq": provenance.seq.0,
+        "actor": provenance.actor,
+        "source": provenance.source,
+        "recorded_at_ms": provenance.recorded_at_ms,
+    })
+}
+
+pub fn audit(book: &mut Book, chapter: u32, json: bool) -> Result<(), Failure> {
+    let receipts = book.latest_receipts(Some(chapter))?;
+    let head = book.state(None)?;
+    let mut chunks = Vec::new();
+    if !json {
+        println!("chapter {chapter}: {} recorded chunk(s); head revision {}", receipts.len(), head.revision());
+    }
+    for (id, receipt) in &receipts {
+        let then = book.state(Some(receipt.revision))?;
+        chunks.push(audit_chunk(&then, &head, *id, receipt, json));
+    }
+    if json {
+        println!("{}", json!({ "chapter": chapter, "head": head.revision().0, "chunks": chunks }));
+    }
+    Ok(())
+}
+
+fn audit_chunk(
+    then: &projections::State,
+    head: &projections::State,
+    id: Hash32,
+    receipt: &Receipt,
+    json: bool,
+) -> Value {
+    let term = |number: u32| RecordId::new(RecordKind::Term, number).and_then(|id| then.terms().get(&id));
+    let mut injected = Vec::new();
+    if !json {
+        println!(
+            "\nchunk {:?}  receipt {}  revision {}  snapshot {}",
+            receipt.chunk_key,
+            short(&id),
+            receipt.revision,
+            short(&receipt.snapshot)
+        );
+    }
+    for entry in &receipt.injected {
+        let Some(record) = term(entry.term) else { continue };
+        let stale = staleness(head, entry);
+        let stale_text = match stale {
+            Staleness::Current => "current".to_owned(),
+            Staleness::Revised(seq) => format!("STALE: revised at revision {seq}"),
+            Staleness::Retired => "STALE: retired".to_owned(),
+        };
+        if json {
+            injected.push(json!({
+                "term": format!("T-{}", entry.term),
+                "src": record.put.src,
+                "dst": record.put.dst,
+                "via": entry.via,
+                "unverified": entry.unverified,
+                "version": provenance_json(&record.put_by),
+                "stale": match stale { Staleness::Current => Value::Null, Staleness::Revised(seq) => json!({"revised_at": seq}), Staleness::Retired => json!("retired") },
+            }));
+        } else {
+            let via = format!("{:?}", entry.via).to_lowercase();
+            let unverified = if entry.unverified { " [unverified]" } else { "" };
+            println!(
+                "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {})  {stale_text}",
+                entry.term,
+                record.put.src,
+                record.put.dst,
+                record.put_by.seq,
+                record.put_by.actor,
+                record.put_by.source,
+                utc(record.put_by.recorded_at_ms)
+            );
+        }
+    }
+    let rejected: Vec<&replay::receipt::ReceiptHit> =
+        receipt.hits.iter().filter(|hit| hit.disposition == replay::assemble::Disposition::Rejected).collect();
+    if !json {
+        for hit in &rejected {
+            let reason = hit.reason.map(|r| format!("{r:?}")).unwrap_or_default();
+            println!(
+                "  - T-{:<4} {:?} at chars {}..{}: rejected, {}",
+                hit.term,
+                hit.text,
+                hit.chars.0,
+                hit.chars.1,
+                snake(&reason)
+            );
+        }
+        for term in &receipt.evicted {
+            println!("  - T-{term:<4} evicted by the token budget");
+        }
+    }
+    json!({
+        "chunk": receipt.chunk_key,
+        "receipt": id.to_hex(),
+        "revision": receipt.revision.0,
+        "snapshot": receipt.snapshot.to_hex(),
+        "injected": injected,
+        "rejected": rejected.iter().map(|hit| json!({
+            "term": format!("T-{}", hit.term), "text": hit.text, "chars": [hit.chars.0, hit.chars.1], "reason": hit.reason,
+        })).collect::<Vec<_>>(),
+        "evicted": receipt.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "retrieval_state": receipt.retrieval,
+    })
+}
+
+fn snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (idx, c) in camel.chars().enumerate() {
+        if c.is_uppercase() && idx > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json: bool) -> Result<(), Failure> {
+    let impacted = book.impact(since, term)?;
+    if json {
+        let chunks: Vec<Value> = impacted
+            .iter()
+            .map(|chunk| {
+                json!({
+                    "chapter": chunk.chapter,
+                    "chunk": chunk.chunk_key,
+                    "receipt": chunk.receipt.to_hex(),
+                    "terms": chunk.terms.iter().map(|t| format!("T-{t}")).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", json!({ "n_chunks": impacted.len(), "chunks": chunks }));
+    } else {
+        println!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
+        for chunk in &impacted {
+            let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
+            println!(
+                "  chapter {} chunk {:?} (receipt {}): {}",
+                chunk.chapter,
+                chunk.chunk_key,
+                short(&chunk.receipt),
+                terms.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
