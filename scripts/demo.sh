@@ -1,40 +1,88 @@
 #!/usr/bin/env bash
-# The main job on the bundled example book (examples/wuchuan): installs what is
-# missing, builds lorebank, writes the book's glossary into a fresh ledger, revises
-# a term, and shows the log and the verification of the hash chain.
+# The main job on the bundled example book (examples/wuchuan, 雾川灯录): installs what
+# is missing, builds lorebank, then tells the whole story a translation team lives:
+# build the book's ledger, assemble the context of every chunk, revise a term, audit
+# a chapter, list the chunks to re-translate, roll back, and prove that every
+# recorded context replays byte for byte. Also runs the Japanese sample.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 echo "demo: building lorebank (the first build takes a few minutes)"
 cargo build --quiet --bin lorebank
-lorebank() { "${CARGO_TARGET_DIR:-target}/debug/lorebank" "$@"; }
+BIN="${CARGO_TARGET_DIR:-target}/debug/lorebank"
+lorebank() { "$BIN" "$@"; }
+report() { python3 scripts/demo_report.py "$@"; }
+json_field() { report field "$1"; }
 
-export LOREBANK_BOOK="${CARGO_TARGET_DIR:-target}/demo/wuchuan.lorebank"
-mkdir -p "$(dirname "$LOREBANK_BOOK")"
-rm -f "$LOREBANK_BOOK"
+WORK="${CARGO_TARGET_DIR:-target}/demo"
+rm -rf "$WORK" && mkdir -p "$WORK/chunks"
+export LOREBANK_BOOK="$WORK/wuchuan.lorebank"
+step() { printf '\n==== %s\n' "$*"; }
 
-step() { printf '\n== %s\n' "$*"; }
-
-step "Create the book"
-lorebank init
-
-step "Import the glossary and summaries of 雾川灯录 as one atomic batch"
+step "1. Create the book with the Chinese normalization profile, import its glossary"
+lorebank init --profile zh --actor human:editor
 lorebank apply examples/wuchuan/glossary.jsonl --actor import:example
+lorebank show --chapter 1
 
-step "An editor revises a term: 灯宗 is reviewed and approved, with its declension"
+step "2. Assemble every chunk of chapters 1-5 (each chunk's receipt feeds the next)"
+# Split each chapter at its '---' lines into chunk files.
+for chapter_file in examples/wuchuan/chapters/0[1-5].txt; do
+    chapter=$((10#$(basename "$chapter_file" .txt)))
+    report split "$chapter_file" "$WORK/chunks/$chapter"
+    prev=()
+    for chunk_file in "$WORK/chunks/$chapter"-*.txt; do
+        chunk=$(basename "$chunk_file" .txt); chunk=${chunk#*-}
+        out=$(lorebank --json assemble --chapter "$chapter" --chunk "$chunk" --text "$chunk_file" "${prev[@]}")
+        receipt=$(json_field receipt <<<"$out")
+        echo "$receipt" >> "$WORK/receipts.txt"
+        report chunk-line "$chapter" "$chunk" <<<"$out"
+        prev=(--prev "$receipt")
+    done
+done
+
+step "3. What the translator of chapter 3, chunk 2 (a letter in traditional characters) was given"
+lorebank assemble --chapter 3 --chunk 2 --text "$WORK/chunks/3-2.txt" --dry-run 2>/dev/null
+echo "-- and its simplified twin injects the same records:"
+lorebank assemble --chapter 3 --chunk 2-twin --text examples/wuchuan/chapters/03-traditional-twin.txt --dry-run 2>/dev/null
+
+step "4. Chapter 4, chunk 2: after the reveal, 顾寒川 is the Night Sect's master (T-4, not T-2)"
+lorebank assemble --chapter 4 --chunk 2 --text "$WORK/chunks/4-2.txt" --dry-run 2>/dev/null
+before=$(lorebank --json snapshot | json_field revision)
+
+step "5. An editor reviews 灯宗 (was an unreviewed import) and renames 雾川"
 lorebank term put --id T-10 --src 灯宗 --dst "Секта Фонаря" --kind organization --gender f \
-    --decl "Секты Фонаря,Секте Фонаря" --actor human:editor --source "review-1"
+    --decl "Секты Фонаря,Секте Фонаря" --actor human:editor --source review-1
+lorebank term put --id T-7 --src 雾川 --dst "Туманная река" --kind place --gender f \
+    --decl "Туманной реки,Туманную реку" --actor human:editor --source review-1
+lorebank diff "$before" "$(lorebank --json snapshot | json_field revision)"
 
-step "A stale writer is refused (expected head 1): nothing is written"
-if lorebank term put --id T-11 --src 灯奴 --dst "Слуга фонаря" --expect-head 1; then
-    echo "demo: the stale write was not refused" >&2; exit 1
-else
-    echo "refused with exit code $?, as documented"
-fi
+step "6. Audit chapter 1: what was injected, from which event, what is stale now"
+lorebank audit --chapter 1
 
-step "The log: every change, with who made it and from what source"
-lorebank log
+step "7. Impact: the recorded chunks whose context would change (the re-translation list)"
+lorebank impact
 
-step "Verify the hash chain"
+step "8. Roll the glossary back to revision $before"
+lorebank rollback --to "$before" --reason "keep the published names" --actor human:editor
+echo "head snapshot:        $(lorebank --json snapshot | json_field snapshot)"
+echo "revision $before snapshot: $(lorebank --json snapshot --as-of "$before" | json_field snapshot)"
+lorebank impact
+
+step "9. Prove replay: every recorded receipt reproduces its context byte for byte"
+n_ok=0
+while read -r receipt; do
+    lorebank replay "$receipt" >/dev/null 2>&1 || { echo "replay $receipt FAILED" >&2; exit 1; }
+    n_ok=$((n_ok + 1))
+done < "$WORK/receipts.txt"
+echo "$n_ok of $(wc -l < "$WORK/receipts.txt") receipts replayed byte-identically"
 lorebank verify
+
+step "10. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
+export LOREBANK_BOOK="$WORK/wuchuan-ja.lorebank"
+lorebank init --profile ja --actor human:editor >/dev/null
+lorebank apply examples/wuchuan-ja/glossary.jsonl --actor import:example >/dev/null
+report split examples/wuchuan-ja/chapter-01.txt "$WORK/chunks/ja"
+for chunk in 1 2; do
+    lorebank --json assemble --chapter 1 --chunk "$chunk" --text "$WORK/chunks/ja-$chunk.txt" | report hits "$chunk"
+done

@@ -1,0 +1,40 @@
+"""Formats lorebank's JSON output for the demo (scripts/demo.sh). Reads stdin."""
+import json
+import sys
+
+
+def split(path, prefix):
+    """Writes each '---'-separated chunk of a chapter file to PREFIX-N.txt."""
+    text = open(path, encoding="utf-8").read()
+    for index, chunk in enumerate(text.split("\n---\n"), start=1):
+        with open(f"{prefix}-{index}.txt", "w", encoding="utf-8") as out:
+            out.write(chunk.strip("\n") + "\n")
+
+
+def chunk_line(chapter, chunk):
+    """One line per assembled chunk: injected entries, spoiler blocks, receipt."""
+    a = json.load(sys.stdin)
+    injected = ", ".join(e["term"] + ("?" if e["unverified"] else "") for e in a["injected"])
+    blocked = ", ".join(sorted({h["term"] for h in a["hits"] if h["reason"] == "spoiler_window"}))
+    line = f"chapter {chapter} chunk {chunk}: injected [{injected}]"
+    if blocked:
+        line += f"; spoiler-blocked [{blocked}]"
+    receipt = a["receipt"]
+    print(f"{line}; receipt {receipt[:12]}")
+
+
+def hits(chunk):
+    """The hits of an assembly (surface -> term), then its context."""
+    a = json.load(sys.stdin)
+    found = ", ".join(f"{h['text']} -> {h['term']}" for h in a["hits"])
+    print(f"chunk {chunk} hits: {found}")
+    print(a["context"], end="")
+
+
+def field(name):
+    print(json.load(sys.stdin)[name])
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    {"split": split, "chunk-line": chunk_line, "hits": hits, "field": field}[command](*args)
