@@ -14,7 +14,8 @@
 //! | 8 | 32 | snapshot ID the projection was frozen from |
 //! | 40 | 8 | `table_len`: bytes of the rkyv record table |
 //! | 48 | 32 | keyed blake3 of the table bytes ([`TABLE_CONTEXT`]) |
-//! | 80 | `table_len` | rkyv archive of [`FrozenTable`] |
+//! | 80 | 32 | id of the normalization profile the keys were folded with |
+//! | 112 | `table_len` | rkyv archive of [`FrozenTable`] |
 //! | … | rest | the frozen matcher (`matcher::Matcher::to_bytes`, with its own hash) |
 //!
 //! The cache stores these bytes behind a checksum (see `ledger`); loading checks the
@@ -35,7 +36,7 @@ use crate::state::State;
 /// Version of the layout above and of [`FrozenTable`].
 pub const FROZEN_FORMAT: u16 = 1;
 const MAGIC: [u8; 4] = *b"LBFP";
-const HEADER_LEN: usize = 80;
+const HEADER_LEN: usize = 112;
 /// blake3 `derive_key` context of the record-table hash.
 pub const TABLE_CONTEXT: &str = "lorebank 2026-11-29 frozen table v1";
 
@@ -125,6 +126,8 @@ pub enum FrozenError {
         /// What the bytes say.
         found: SnapshotId,
     },
+    /// The bytes were folded with another profile.
+    WrongProfile,
     /// The rkyv record table failed validation.
     Table(String),
     /// The frozen matcher failed to load.
@@ -140,6 +143,7 @@ impl fmt::Display for FrozenError {
                 write!(f, "frozen projection is of snapshot {found}, expected {expected}")
             }
             FrozenError::Table(detail) => write!(f, "record table: {detail}"),
+            FrozenError::WrongProfile => write!(f, "frozen with another normalization profile"),
             FrozenError::Matcher(error) => write!(f, "automaton: {error}"),
         }
     }
@@ -268,6 +272,7 @@ pub fn freeze(state: &State, profile: &Profile) -> Result<Vec<u8>, FrozenError> 
     out.extend_from_slice(&snapshot.0 .0);
     out.extend_from_slice(&(archived.len() as u64).to_le_bytes());
     out.extend_from_slice(&blake3::derive_key(TABLE_CONTEXT, &archived));
+    out.extend_from_slice(&profile.id().0);
     out.extend_from_slice(&archived);
     out.extend_from_slice(&matcher.to_bytes());
     Ok(out)
@@ -283,6 +288,13 @@ self_cell::self_cell!(
 );
 
 type ArchivedRef<'a> = &'a ArchivedFrozenTable;
+
+/// The id of the profile frozen bytes were folded with, read from their header
+/// (unverified: [`Frozen::load`] checks it against the profile it is given).
+pub fn profile_of(bytes: &[u8]) -> Option<Hash32> {
+    let id: [u8; 32] = bytes.get(80..112)?.try_into().ok()?;
+    (bytes.get(..4)? == MAGIC).then_some(Hash32(id))
+}
 
 /// A loaded frozen projection: the validated record table (zero-copy) and the matcher.
 pub struct Frozen {
@@ -328,6 +340,9 @@ impl Frozen {
         let (table_bytes, matcher_bytes) = rest.split_at(table_len);
         if blake3::derive_key(TABLE_CONTEXT, table_bytes)[..] != header[48..80] {
             return Err(FrozenError::Table("hash mismatch".into()));
+        }
+        if header[80..112] != profile.id().0 {
+            return Err(FrozenError::WrongProfile);
         }
         let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(table_len);
         aligned.extend_from_slice(table_bytes);

@@ -3,13 +3,15 @@
 //! as the expected head, so the check and the append see the same head (a conflict
 //! means another writer moved it; the caller decides whether to retry).
 
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::Path;
+use std::sync::Arc;
 
 use ledger::{Appended, Attachments, Ledger};
 use ledger_model::*;
 use matcher::Profile;
-use projections::frozen::{freeze, Frozen};
+use projections::frozen::{freeze, profile_of, Frozen};
 use projections::{decide, plan_rollback, Decision, SnapshotId, State};
 
 use crate::error::BookError;
@@ -19,6 +21,12 @@ pub struct Book {
     ledger: Ledger,
     /// The state at the head as last seen, kept so writes need not refold the log.
     head: Option<State>,
+    /// Snapshot ID by revision (the log is append-only, so these never change).
+    snapshot_ids: BTreeMap<Seq, SnapshotId>,
+    /// Loaded frozen projections by snapshot ID.
+    frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
+    /// Loaded normalization profiles by table id.
+    profiles: BTreeMap<Hash32, Arc<Profile>>,
 }
 
 /// The outcome of an accepted write.
@@ -35,7 +43,7 @@ pub struct Submitted {
 impl Book {
     /// Wraps an open ledger.
     pub fn new(ledger: Ledger) -> Book {
-        Book { ledger, head: None }
+        Book { ledger, head: None, snapshot_ids: BTreeMap::new(), frozen: BTreeMap::new(), profiles: BTreeMap::new() }
     }
 
     /// Opens the book at `path`.
@@ -90,11 +98,19 @@ impl Book {
 
     /// The normalization profile the state's config names, loaded from the book and
     /// checked against its content id. `None` before any config.
-    pub fn profile(&self, state: &State) -> Result<Option<Profile>, BookError> {
+    pub fn profile(&mut self, state: &State) -> Result<Option<Arc<Profile>>, BookError> {
         let Some(config) = state.config() else { return Ok(None) };
         let Some(table) = config.profile.table else {
             return Err(BookError::Profile(format!("profile {:?} names no fold table", config.profile.name)));
         };
+        self.profile_by_id(table).map(Some)
+    }
+
+    /// A stored fold table by id, checked against it and kept loaded.
+    pub fn profile_by_id(&mut self, table: Hash32) -> Result<Arc<Profile>, BookError> {
+        if let Some(profile) = self.profiles.get(&table) {
+            return Ok(Arc::clone(profile));
+        }
         let bytes = self
             .ledger
             .blob(table)?
@@ -104,7 +120,14 @@ impl Book {
         if profile.id().0 != table.0 {
             return Err(BookError::Profile(format!("fold table {table} hashes to {}", profile.id())));
         }
-        Ok(Some(profile))
+        let profile = Arc::new(profile);
+        self.profiles.insert(table, Arc::clone(&profile));
+        Ok(profile)
+    }
+
+    /// The snapshot ID of `state`, remembered by revision.
+    pub fn snapshot_id(&mut self, state: &State) -> SnapshotId {
+        *self.snapshot_ids.entry(state.revision()).or_insert_with(|| state.snapshot_id())
     }
 
     /// Decides and appends `batch` (with `blobs` stored alongside). With
@@ -147,7 +170,7 @@ impl Book {
         }
         let profile = match scratch_profile {
             Some(profile) => Some(profile),
-            None => self.profile(&state)?,
+            None => self.profile(&state)?.map(|profile| Profile::clone(&profile)),
         };
         let fold = |text: &str| match &profile {
             Some(profile) => profile.fold(text),
@@ -173,21 +196,54 @@ impl Book {
 
     /// The frozen projection of `state`: from the book's cache when present and
     /// intact, otherwise built, stored and loaded. Returns whether the cache had it.
-    pub fn frozen(&self, state: &State) -> Result<(Frozen, bool), BookError> {
+    pub fn frozen(&mut self, state: &State) -> Result<(Arc<Frozen>, bool), BookError> {
+        let snapshot = self.snapshot_id(state);
+        if let Some(frozen) = self.frozen.get(&snapshot) {
+            return Ok((Arc::clone(frozen), true));
+        }
         let profile = self
             .profile(state)?
             .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
-        let snapshot = state.snapshot_id();
         if let Some(bytes) = self.ledger.cache_get(snapshot.0)? {
             // A damaged or outdated entry is rebuilt, never trusted.
             if let Ok(frozen) = Frozen::load(&bytes, &profile, snapshot) {
+                let frozen = Arc::new(frozen);
+                self.frozen.insert(snapshot, Arc::clone(&frozen));
                 return Ok((frozen, true));
             }
         }
         let bytes = freeze(state, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
         self.ledger.cache_put(snapshot.0, &bytes)?;
-        let frozen = Frozen::load(&bytes, &profile, snapshot).map_err(|error| BookError::Frozen(error.to_string()))?;
+        let frozen =
+            Arc::new(Frozen::load(&bytes, &profile, snapshot).map_err(|error| BookError::Frozen(error.to_string()))?);
+        self.frozen.insert(snapshot, Arc::clone(&frozen));
         Ok((frozen, false))
+    }
+
+    /// The frozen projection of `snapshot`, which the book had at `revision`: from
+    /// memory, from the book's cache (no refold), or rebuilt from the log at
+    /// `revision` (checking that it has that snapshot).
+    pub fn frozen_at(&mut self, snapshot: SnapshotId, revision: Seq) -> Result<Arc<Frozen>, BookError> {
+        if let Some(frozen) = self.frozen.get(&snapshot) {
+            return Ok(Arc::clone(frozen));
+        }
+        if let Some(bytes) = self.ledger.cache_get(snapshot.0)? {
+            if let Some(table) = profile_of(&bytes) {
+                if let Ok(profile) = self.profile_by_id(table) {
+                    if let Ok(frozen) = Frozen::load(&bytes, &profile, snapshot) {
+                        let frozen = Arc::new(frozen);
+                        self.frozen.insert(snapshot, Arc::clone(&frozen));
+                        return Ok(frozen);
+                    }
+                }
+            }
+        }
+        let state = self.state(Some(revision))?;
+        let found = self.snapshot_id(&state);
+        if found != snapshot {
+            return Err(BookError::Corrupted(format!("revision {revision} has snapshot {found}, expected {snapshot}")));
+        }
+        Ok(self.frozen(&state)?.0)
     }
 
     /// The compensating batch that brings the head back to revision `to`'s snapshot,

@@ -57,6 +57,7 @@ fn version(state: &State, number: u32) -> u64 {
 }
 
 fn receipt_of(
+    snapshot: SnapshotId,
     state: &State,
     chapter: u32,
     chunk_key: &str,
@@ -66,7 +67,7 @@ fn receipt_of(
 ) -> Receipt {
     Receipt {
         format: RECEIPT_FORMAT,
-        snapshot: state.snapshot_id().0,
+        snapshot: snapshot.0,
         revision: state.revision(),
         chapter,
         chunk_key: chunk_key.to_owned(),
@@ -162,7 +163,7 @@ impl Book {
     }
 
     fn assemble_with(
-        &self,
+        &mut self,
         state: &State,
         chapter: u32,
         text: &str,
@@ -186,7 +187,8 @@ impl Book {
         let state = self.state(None)?;
         let previous = self.previous(prev, chapter)?;
         let assembly = self.assemble_with(&state, chapter, text, previous.as_ref())?;
-        let receipt = receipt_of(&state, chapter, chunk_key, text, prev, &assembly);
+        let snapshot = self.snapshot_id(&state);
+        let receipt = receipt_of(snapshot, &state, chapter, chunk_key, text, prev, &assembly);
         let id = receipt.id();
         if record {
             let stored = StoredReceipt { id, bytes: receipt.encode(), chapter, chunk_key: chunk_key.to_owned() };
@@ -201,18 +203,11 @@ impl Book {
     /// log at its revision) and compares with the recorded output.
     pub fn replay(&mut self, id_or_prefix: &str) -> Result<Replayed, BookError> {
         let (_, receipt) = self.receipt(id_or_prefix)?;
-        let state = self.state(Some(receipt.revision))?;
-        if state.snapshot_id().0 != receipt.snapshot {
-            return Err(BookError::Corrupted(format!(
-                "revision {} now has snapshot {}, the receipt says {}",
-                receipt.revision,
-                state.snapshot_id(),
-                receipt.snapshot
-            )));
-        }
+        let frozen = self.frozen_at(SnapshotId(receipt.snapshot), receipt.revision)?;
         let text = self.text(receipt.input, "input")?;
         let previous = self.previous(receipt.prev, receipt.chapter)?;
-        let assembly = self.assemble_with(&state, receipt.chapter, &text, previous.as_ref())?;
+        let previous_view = previous.as_ref().map(|r| Previous { chapter: r.chapter, recent: &r.recent });
+        let assembly = assemble(&frozen, receipt.chapter, &text, previous_view)?;
         let identical = text_id(&assembly.context) == receipt.output;
         let first_difference = if identical {
             None
@@ -234,11 +229,8 @@ impl Book {
             .ledger()
             .snapshot_revision(snapshot.0)?
             .ok_or_else(|| BookError::Receipt(format!("snapshot {snapshot} is not in the book's index")))?;
-        let state = self.state(Some(revision))?;
-        if state.snapshot_id() != snapshot {
-            return Err(BookError::Corrupted(format!("index says revision {revision} has snapshot {snapshot}")));
-        }
-        self.assemble_with(&state, chapter, text, None)
+        let frozen = self.frozen_at(snapshot, revision)?;
+        Ok(assemble(&frozen, chapter, text, None)?)
     }
 
     /// The latest receipt of every recorded chunk (of one chapter, or all), in
