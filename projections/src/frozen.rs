@@ -103,8 +103,10 @@ pub struct FrozenTable {
     /// Assembly config: token budget, sticky chunks, min key chars, render format,
     /// token estimator.
     pub assembly: (u32, u32, u32, u16, u16),
-    /// Active terms by id.
+    /// Active terms by id (so by number: a binary search finds a term).
     pub terms: Vec<FrozenTerm>,
+    /// Indexes into `terms` of the constant terms.
+    pub constant: Vec<u32>,
     /// Surfaces; matcher values index this.
     pub surfaces: Vec<FrozenSurface>,
     /// Active summaries by id.
@@ -237,7 +239,10 @@ pub fn table(state: &State) -> FrozenTable {
             visible_from: crate::read::visible_from(&summary.put),
         })
         .collect();
+    assert!(terms.windows(2).all(|pair| pair[0].number < pair[1].number), "terms are sorted by number");
+    let constant = terms.iter().enumerate().filter(|(_, term)| term.constant).map(|(idx, _)| idx as u32).collect();
     FrozenTable {
+        constant,
         assembly: (
             assembly.token_budget,
             assembly.sticky_chunks,

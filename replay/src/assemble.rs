@@ -354,7 +354,7 @@ pub fn assemble(
 
     let in_chunk: BTreeSet<usize> = from_hits.iter().map(|c| c.term_idx).collect();
     let number_of = |term_idx: usize| table.terms[term_idx].number.to_native();
-    let index_of = |number: u32| table.terms.iter().position(|term| term.number.to_native() == number);
+    let index_of = |number: u32| table.terms.binary_search_by_key(&number, |term| term.number.to_native()).ok();
     let injectable = |term_idx: usize| {
         let term = &table.terms[term_idx];
         term_in_window(term) && term.verdict != 3
@@ -369,8 +369,11 @@ pub fn assemble(
     };
 
     // Constant records.
-    let mut constant: Vec<usize> = (0..table.terms.len())
-        .filter(|&term_idx| table.terms[term_idx].constant && injectable(term_idx) && !in_chunk.contains(&term_idx))
+    let mut constant: Vec<usize> = table
+        .constant
+        .iter()
+        .map(|term_idx| term_idx.to_native() as usize)
+        .filter(|&term_idx| injectable(term_idx) && !in_chunk.contains(&term_idx))
         .collect();
     constant.sort_by(by_priority);
     // Sticky records: hit in the previous chunks of the same chapter.

@@ -4,9 +4,9 @@
 /// Largest encoded payload of one event (envelope fields and body), in bytes.
 pub const EVENT_BYTES_MAX: usize = 64 * 1024;
 /// Most events in one atomic batch.
-pub const BATCH_EVENTS_MAX: usize = 10_000;
+pub const BATCH_EVENTS_MAX: usize = 200_000;
 /// Most encoded payload bytes in one atomic batch.
-pub const BATCH_BYTES_MAX: usize = 32 * 1024 * 1024;
+pub const BATCH_BYTES_MAX: usize = 64 * 1024 * 1024;
 /// Longest key (source surface, alias, secondary key, sense), in characters.
 pub const KEY_CHARS_MAX: usize = 64;
 /// Longest short label (dst, declension form, kind, actor, source, reason code), in
