@@ -25,18 +25,6 @@ pub struct Provenance {
     pub recorded_at_ms: u64,
 }
 
-impl Provenance {
-    fn of(event: &Event) -> Provenance {
-        Provenance {
-            seq: event.seq,
-            kind: event.content.body.kind_name(),
-            actor: event.content.actor.clone(),
-            source: event.content.source.clone(),
-            recorded_at_ms: event.content.recorded_at_ms,
-        }
-    }
-}
-
 /// A term record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Term {
@@ -157,27 +145,44 @@ impl State {
     /// If `event.seq` is not the next revision: folding out of order is a programmer
     /// error, not bad input.
     pub fn apply(&mut self, event: &Event) {
+        self.apply_owned(event.clone());
+    }
+
+    /// [`State::apply`], taking the event by value so its strings move into the state
+    /// instead of being copied (the rebuild path).
+    ///
+    /// # Panics
+    /// As [`State::apply`].
+    pub fn apply_owned(&mut self, event: Event) {
         assert_eq!(event.seq, self.revision.next(), "events must be applied in order");
         self.revision = event.seq;
-        let provenance = Provenance::of(event);
-        match &event.content.body {
+        let kind = event.content.body.kind_name();
+        let provenance = Provenance {
+            seq: event.seq,
+            kind,
+            actor: event.content.actor,
+            source: event.content.source,
+            recorded_at_ms: event.content.recorded_at_ms,
+        };
+        match event.content.body {
             Body::TermPut(put) => match self.terms.get_mut(&put.id) {
                 Some(term) => {
-                    term.put = put.clone();
+                    term.put = put;
                     term.put_by = provenance.clone();
                     term.retired = false;
                     term.history.push(provenance);
                 }
                 None => {
+                    let id = put.id;
                     let term = Term {
-                        put: put.clone(),
+                        put,
                         put_by: provenance.clone(),
                         aliases: BTreeMap::new(),
                         retired: false,
                         verdict: None,
                         history: vec![provenance],
                     };
-                    self.terms.insert(put.id, term);
+                    self.terms.insert(id, term);
                 }
             },
             Body::TermRetired(retired) => {
@@ -188,7 +193,7 @@ impl State {
             }
             Body::AliasAdded(alias) => {
                 if let Some(term) = self.terms.get_mut(&alias.id) {
-                    term.aliases.insert(alias.surface.clone(), alias.clone());
+                    term.aliases.insert(alias.surface.clone(), alias);
                     term.history.push(provenance);
                 }
             }
@@ -198,35 +203,37 @@ impl State {
                     term.history.push(provenance);
                 }
             }
-            Body::SummaryPut(put) => {
-                let summary = self.summaries.entry(put.id).or_insert_with(|| Summary {
-                    put: put.clone(),
-                    retired: false,
-                    history: Vec::new(),
-                });
-                summary.put = put.clone();
-                summary.retired = false;
-                summary.history.push(provenance);
-            }
+            Body::SummaryPut(put) => match self.summaries.get_mut(&put.id) {
+                Some(summary) => {
+                    summary.put = put;
+                    summary.retired = false;
+                    summary.history.push(provenance);
+                }
+                None => {
+                    let summary = Summary { put, retired: false, history: vec![provenance] };
+                    self.summaries.insert(summary.put.id, summary);
+                }
+            },
             Body::SummaryRetired(retired) => {
                 if let Some(summary) = self.summaries.get_mut(&retired.id) {
                     summary.retired = true;
                     summary.history.push(provenance);
                 }
             }
-            Body::CandidateProposed(proposed) => {
-                let candidate = self.candidates.entry(proposed.id).or_insert_with(|| Candidate {
-                    proposed: proposed.clone(),
-                    verdict: None,
-                    history: Vec::new(),
-                });
-                candidate.proposed = proposed.clone();
-                candidate.history.push(provenance);
-            }
+            Body::CandidateProposed(proposed) => match self.candidates.get_mut(&proposed.id) {
+                Some(candidate) => {
+                    candidate.proposed = proposed;
+                    candidate.history.push(provenance);
+                }
+                None => {
+                    let candidate = Candidate { proposed, verdict: None, history: vec![provenance] };
+                    self.candidates.insert(candidate.proposed.id, candidate);
+                }
+            },
             Body::DispositionSet(disposition) => {
                 let verdict = match disposition.verdict {
                     Verdict::Withdraw => None,
-                    verdict => Some((verdict, disposition.reason.clone())),
+                    verdict => Some((verdict, disposition.reason)),
                 };
                 if let Some(term) = self.terms.get_mut(&disposition.target) {
                     term.verdict = verdict;
@@ -236,8 +243,8 @@ impl State {
                     candidate.history.push(provenance);
                 }
             }
-            Body::ConfigSet(config) => self.config = Some((config.clone(), provenance)),
-            Body::RollbackMarker(marker) => self.rollbacks.push((marker.clone(), provenance)),
+            Body::ConfigSet(config) => self.config = Some((config, provenance)),
+            Body::RollbackMarker(marker) => self.rollbacks.push((marker, provenance)),
         }
     }
 }

@@ -77,7 +77,7 @@ impl Book {
         let mut state = State::new();
         let mut n_done = 0u64;
         self.ledger.scan(Seq(1), to, |event| {
-            state.apply(&event);
+            state.apply_owned(event);
             n_done += 1;
             if n_done % 65_536 == 0 {
                 progress(n_done, to.0);
