@@ -14,7 +14,7 @@
 //! No I/O, no clock, no randomness, no hash-map iteration: the same inputs give the
 //! same bytes on any machine.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use projections::frozen::{ArchivedFrozenTerm, Frozen};
@@ -182,14 +182,82 @@ fn window_contains(window: Option<&ArchivedWindow>, chapter: u32) -> bool {
 /// Estimated tokens of a line, estimator v1: an ideograph, kana or hangul syllable
 /// counts 1, any other char 0.3; rounded up, plus 1 for the line break.
 pub fn estimate_tokens_v1(line: &str) -> u32 {
-    let tenths: u64 = line
-        .chars()
+    tokens_from_tenths(tenths_v1(line))
+}
+
+/// Estimator v1's cost of `text` in tenths of a token.
+fn tenths_v1(text: &str) -> u64 {
+    text.chars()
         .map(|c| match u32::from(c) {
             0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x3FFFF => 10,
             _ => 3,
         })
-        .sum();
+        .sum()
+}
+
+fn tokens_from_tenths(tenths: u64) -> u32 {
     u32::try_from(tenths.div_ceil(10)).unwrap_or(u32::MAX).saturating_add(1)
+}
+
+/// What a render-format-1 glossary line is made of.
+#[derive(Clone, Debug)]
+pub struct LineParts<'a> {
+    /// Source surface.
+    pub src: &'a str,
+    /// Rendering.
+    pub dst: &'a str,
+    /// Tags: kind, then gender, whichever are set.
+    pub tags: Vec<&'a str>,
+    /// Declension forms.
+    pub decl: Vec<&'a str>,
+    /// Marked `[unverified]`.
+    pub unverified: bool,
+}
+
+impl LineParts<'_> {
+    /// The rendered line (format 1).
+    pub fn render(&self) -> String {
+        let mut line = format!("{} -> {}", self.src, self.dst);
+        if !self.tags.is_empty() {
+            let _ = write!(line, " #{}", self.tags.join(", "));
+        }
+        if !self.decl.is_empty() {
+            let _ = write!(line, "; {}", self.decl.join(", "));
+        }
+        if self.unverified {
+            line.push_str(" [unverified]");
+        }
+        line
+    }
+
+    /// Estimator v1 of the rendered line, without rendering it.
+    pub fn tokens_v1(&self) -> u32 {
+        let list = |items: &[&str]| -> u64 {
+            items.iter().map(|item| tenths_v1(item)).sum::<u64>()
+                + tenths_v1(", ") * (items.len() as u64).saturating_sub(1)
+        };
+        let mut tenths = tenths_v1(self.src) + tenths_v1(" -> ") + tenths_v1(self.dst);
+        if !self.tags.is_empty() {
+            tenths += tenths_v1(" #") + list(&self.tags);
+        }
+        if !self.decl.is_empty() {
+            tenths += tenths_v1("; ") + list(&self.decl);
+        }
+        if self.unverified {
+            tenths += tenths_v1(" [unverified]");
+        }
+        tokens_from_tenths(tenths)
+    }
+}
+
+fn line_parts(term: &ArchivedFrozenTerm, unverified: bool) -> LineParts<'_> {
+    LineParts {
+        src: term.src.as_str(),
+        dst: term.dst.as_str(),
+        tags: term.kind.as_ref().map(|k| k.as_str()).into_iter().chain(gender_tag(term.gender)).collect(),
+        decl: term.decl.iter().map(|form| form.as_str()).collect(),
+        unverified,
+    }
 }
 
 fn gender_tag(code: u8) -> Option<&'static str> {
@@ -205,19 +273,7 @@ fn gender_tag(code: u8) -> Option<&'static str> {
 /// Render format v1 of one glossary line:
 /// `萧炎 -> Сяо Янь #character, m; Сяо Яня, Сяо Яню [unverified]`.
 pub fn render_line_v1(term: &ArchivedFrozenTerm, unverified: bool) -> String {
-    let mut line = format!("{} -> {}", term.src, term.dst);
-    let tags: Vec<&str> = term.kind.as_ref().map(|k| k.as_str()).into_iter().chain(gender_tag(term.gender)).collect();
-    if !tags.is_empty() {
-        let _ = write!(line, " #{}", tags.join(", "));
-    }
-    if !term.decl.is_empty() {
-        let forms: Vec<&str> = term.decl.iter().map(|form| form.as_str()).collect();
-        let _ = write!(line, "; {}", forms.join(", "));
-    }
-    if unverified {
-        line.push_str(" [unverified]");
-    }
-    line
+    line_parts(term, unverified).render()
 }
 
 struct Candidate {
@@ -272,29 +328,36 @@ pub fn assemble(
     let mut retrieval = RetrievalState::default();
     // Confirmed and ambiguous candidates from hits, by term index.
     let mut from_hits: Vec<Candidate> = Vec::new();
+    let mut candidate_of: BTreeMap<usize, usize> = BTreeMap::new();
     for (hit_idx, hit) in matcher.find(&normalized).iter().enumerate() {
         let span = hit.src;
         let surface_text = &text[span.bytes()];
-        let mut terms: BTreeSet<usize> = BTreeSet::new();
-        let mut usable: BTreeSet<usize> = BTreeSet::new();
-        let mut starts_later: BTreeSet<usize> = BTreeSet::new();
+        // Postings are short: sorted vectors beat tree sets here.
+        let mut terms: Vec<usize> = Vec::new();
+        let mut usable: Vec<usize> = Vec::new();
+        let mut starts_later: Vec<usize> = Vec::new();
         for value in matcher.values(hit.pattern) {
             let Some(surface) = table.surfaces.get(*value as usize) else { continue };
             let term_idx = surface.term.to_native() as usize;
-            terms.insert(term_idx);
+            terms.push(term_idx);
             let term = &table.terms[term_idx];
             if window_contains(surface.window.as_ref(), chapter) && term_in_window(term) {
-                usable.insert(term_idx);
+                usable.push(term_idx);
             } else {
                 let since = surface.window.as_ref().map(|w| w.0.to_native()).unwrap_or(u32::MAX);
                 if chapter < since {
-                    starts_later.insert(term_idx);
+                    starts_later.push(term_idx);
                 }
             }
         }
+        for set in [&mut terms, &mut usable, &mut starts_later] {
+            set.sort_unstable();
+            set.dedup();
+        }
         let mut decisions: Vec<(usize, Disposition, Option<Reason>)> = Vec::new();
-        for &term_idx in terms.difference(&usable) {
-            let reason = if starts_later.contains(&term_idx) { Reason::SpoilerWindow } else { Reason::OutOfWindow };
+        for &term_idx in terms.iter().filter(|term_idx| usable.binary_search(term_idx).is_err()) {
+            let reason =
+                if starts_later.binary_search(&term_idx).is_ok() { Reason::SpoilerWindow } else { Reason::OutOfWindow };
             decisions.push((term_idx, Disposition::Rejected, Some(reason)));
         }
         let mut live: Vec<usize> = Vec::new();
@@ -331,14 +394,17 @@ pub fn assemble(
             }
             if disposition != Disposition::Rejected {
                 let unverified = disposition == Disposition::Ambiguous;
-                match from_hits.iter_mut().find(|c| c.term_idx == term_idx) {
+                match candidate_of.get(&term_idx).map(|&position| &mut from_hits[position]) {
                     // Confirmed anywhere in the chunk wins over ambiguous elsewhere.
                     Some(known) if known.unverified && !unverified => {
                         known.unverified = false;
                         known.reason = None;
                     }
                     Some(_) => {}
-                    None => from_hits.push(Candidate { term_idx, first_at: hit_idx, unverified, reason }),
+                    None => {
+                        candidate_of.insert(term_idx, from_hits.len());
+                        from_hits.push(Candidate { term_idx, first_at: hit_idx, unverified, reason });
+                    }
                 }
             }
             hits.push(HitRecord {
@@ -405,12 +471,14 @@ pub fn assemble(
     let mut evicted = Vec::new();
     let mut used = 0u32;
     for (term_idx, via, unverified) in ordered {
-        let line = render_line_v1(&table.terms[term_idx], unverified);
-        let tokens = estimate_tokens_v1(&line);
+        let parts = line_parts(&table.terms[term_idx], unverified);
+        let tokens = parts.tokens_v1();
         if used.saturating_add(tokens) > budget {
             evicted.push(number_of(term_idx));
             continue;
         }
+        let line = parts.render();
+        debug_assert_eq!(estimate_tokens_v1(&line), tokens);
         used += tokens;
         match via {
             Via::Constant => retrieval.n_constant += 1,
@@ -481,4 +549,57 @@ pub fn assemble(
         recent,
         retrieval,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn part() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                prop::char::range('a', 'z'),
+                prop::char::range('а', 'я'),
+                prop::char::range('\u{4e00}', '\u{4fff}'),
+                Just(' ')
+            ],
+            1..12,
+        )
+        .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn tokens_without_rendering_equal_tokens_of_the_rendered_line(
+            src in part(), dst in part(), tags in prop::collection::vec(part(), 0..3),
+            decl in prop::collection::vec(part(), 0..4), unverified in any::<bool>(),
+        ) {
+            let parts = LineParts {
+                src: &src,
+                dst: &dst,
+                tags: tags.iter().map(String::as_str).collect(),
+                decl: decl.iter().map(String::as_str).collect(),
+                unverified,
+            };
+            prop_assert_eq!(parts.tokens_v1(), estimate_tokens_v1(&parts.render()));
+        }
+    }
+
+    #[test]
+    fn render_format_1_lines() {
+        let parts = LineParts {
+            src: "萧炎",
+            dst: "Сяо Янь",
+            tags: vec!["character", "m"],
+            decl: vec!["Сяо Яня", "Сяо Яню"],
+            unverified: false,
+        };
+        assert_eq!(parts.render(), "萧炎 -> Сяо Янь #character, m; Сяо Яня, Сяо Яню");
+        let bare = LineParts { src: "药老", dst: "Яо Лао", tags: vec![], decl: vec![], unverified: true };
+        assert_eq!(bare.render(), "药老 -> Яо Лао [unverified]");
+        // 2 ideographs, 16 other chars: 2 + ceil(4.8) = 7 tokens, plus 1 for the newline.
+        assert_eq!(estimate_tokens_v1("药老 -> Яо Лао [unv]"), 2 + 5 + 1);
+    }
 }
