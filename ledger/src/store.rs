@@ -394,12 +394,7 @@ impl Ledger {
             return Err(AppendError::Poisoned(reason));
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
-        let request = Request { payloads, expected: expected_head, attachments, reply };
-        let sent = self.requests.as_ref().map(|requests| requests.send(request).is_ok()).unwrap_or(false);
-        if !sent {
-            return Err(AppendError::Io("the writer thread has stopped".into()));
-        }
-        answer.recv().unwrap_or_else(|_| Err(AppendError::Io("the writer thread has stopped".into())))
+        self.send(Request { payloads, expected: expected_head, attachments, reply }, &answer)
     }
 }
 
@@ -417,22 +412,41 @@ impl Ledger {
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
         let attachments = Attachments { blobs, snapshot: None, receipts };
-        let request = Request { payloads: Vec::new(), expected: None, attachments, reply };
-        let sent = self.requests.as_ref().map(|requests| requests.send(request).is_ok()).unwrap_or(false);
+        self.send(Request { payloads: Vec::new(), expected: None, attachments, reply }, &answer).map(|_| ())
+    }
+
+    /// Queues a request for the writer thread and waits for its answer.
+    fn send(
+        &self,
+        request: Request,
+        answer: &crossbeam_channel::Receiver<Result<Appended, AppendError>>,
+    ) -> Result<Appended, AppendError> {
+        let stopped = || AppendError::Io("the writer thread has stopped".into());
+        let sent = self.requests.as_ref().is_some_and(|requests| requests.send(request).is_ok());
         if !sent {
-            return Err(AppendError::Io("the writer thread has stopped".into()));
+            return Err(stopped());
         }
-        answer.recv().unwrap_or_else(|_| Err(AppendError::Io("the writer thread has stopped".into()))).map(|_| ())
+        answer.recv().unwrap_or_else(|_| Err(stopped()))
     }
 
     /// A stored receipt's bytes, checksum verified.
     pub fn receipt(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
+        self.checked_entry(RECEIPTS, id, "receipt")
+    }
+
+    /// An entry of a `checksum ‖ bytes` table; a failed checksum is corruption.
+    fn checked_entry(
+        &self,
+        table: TableDefinition<&[u8; 32], &[u8]>,
+        id: Hash32,
+        what: &str,
+    ) -> Result<Option<Vec<u8>>, ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(RECEIPTS).map_err(read_error)?;
+        let table = txn.open_table(table).map_err(read_error)?;
         let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
         match checked(guard.value()) {
             Some(bytes) => Ok(Some(bytes.to_vec())),
-            None => Err(self.detected(Seq::ZERO, &format!("receipt {id} fails its checksum"))),
+            None => Err(self.detected(Seq::ZERO, &format!("{what} {id} fails its checksum"))),
         }
     }
 
@@ -461,7 +475,7 @@ impl Ledger {
     pub fn chunk_receipts(&self, chapter: Option<u32>) -> Result<Vec<(u32, String, u64, Hash32)>, ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;
         let table = txn.open_table(CHUNKS).map_err(read_error)?;
-                let mut out = Vec::new();
+        let mut out = Vec::new();
         let entries = match chapter {
             Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
             None => table.iter().map_err(read_error)?,
@@ -479,13 +493,7 @@ impl Ledger {
 
     /// A stored blob by content id, its checksum verified; `None` if absent.
     pub fn blob(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(BLOBS).map_err(read_error)?;
-        let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
-        match checked(guard.value()) {
-            Some(bytes) => Ok(Some(bytes.to_vec())),
-            None => Err(self.detected(Seq::ZERO, &format!("blob {id} fails its checksum"))),
-        }
+        self.checked_entry(BLOBS, id, "blob")
     }
 
     /// The first batch-end revision whose state had snapshot `id`, if recorded.

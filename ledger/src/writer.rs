@@ -78,12 +78,12 @@ pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Vec<Vec<u8>>, AppendErr
     let mut n_bytes = 0usize;
     let mut payloads = Vec::with_capacity(batch.len());
     for (index, event) in batch.iter().enumerate() {
-                let payload = event.encode().map_err(|error| AppendError::Encode { index, error })?;
+        let payload = event.encode().map_err(|error| AppendError::Encode { index, error })?;
         // Paired with the strict decode on every read: what is written must read back
         // as written. Checked here, on the appender's thread, to keep it out of the
         // single writer's transaction.
-        let back: NewEvent = ledger_model::codec::decode_strict(&payload)
-            .map_err(|error| AppendError::Encode { index, error })?;
+        let back: NewEvent =
+            ledger_model::codec::decode_strict(&payload).map_err(|error| AppendError::Encode { index, error })?;
         assert_eq!(&back, event, "event {index} does not decode to itself");
         n_bytes += payload.len();
         payloads.push(payload);
@@ -161,7 +161,7 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
             let first = head.seq.next();
             for payload in &request.payloads {
                 let seq = head.seq.next();
-                                let (bytes, hash) = record::seal(seq, head.hash, SCHEMA_CURRENT, payload);
+                let (bytes, hash) = record::seal(seq, head.hash, SCHEMA_CURRENT, payload);
                 events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
                 head = Head { seq, hash };
             }
