@@ -329,13 +329,20 @@ pub fn assemble(
     // Confirmed and ambiguous candidates from hits, by term index.
     let mut from_hits: Vec<Candidate> = Vec::new();
     let mut candidate_of: BTreeMap<usize, usize> = BTreeMap::new();
+    // Per-hit scratch, reused: postings are short and hits are many.
+    let mut terms: Vec<usize> = Vec::new();
+    let mut usable: Vec<usize> = Vec::new();
+    let mut starts_later: Vec<usize> = Vec::new();
+    let mut decisions: Vec<(usize, Disposition, Option<Reason>)> = Vec::new();
+    let mut live: Vec<usize> = Vec::new();
     for (hit_idx, hit) in matcher.find(&normalized).iter().enumerate() {
         let span = hit.src;
         let surface_text = &text[span.bytes()];
-        // Postings are short: sorted vectors beat tree sets here.
-        let mut terms: Vec<usize> = Vec::new();
-        let mut usable: Vec<usize> = Vec::new();
-        let mut starts_later: Vec<usize> = Vec::new();
+        terms.clear();
+        usable.clear();
+        starts_later.clear();
+        decisions.clear();
+        live.clear();
         for value in matcher.values(hit.pattern) {
             let Some(surface) = table.surfaces.get(*value as usize) else { continue };
             let term_idx = surface.term.to_native() as usize;
@@ -354,13 +361,11 @@ pub fn assemble(
             set.sort_unstable();
             set.dedup();
         }
-        let mut decisions: Vec<(usize, Disposition, Option<Reason>)> = Vec::new();
         for &term_idx in terms.iter().filter(|term_idx| usable.binary_search(term_idx).is_err()) {
             let reason =
                 if starts_later.binary_search(&term_idx).is_ok() { Reason::SpoilerWindow } else { Reason::OutOfWindow };
             decisions.push((term_idx, Disposition::Rejected, Some(reason)));
         }
-        let mut live: Vec<usize> = Vec::new();
         for &term_idx in &usable {
             let term = &table.terms[term_idx];
             if term.verdict == 3 {
@@ -386,7 +391,7 @@ pub fn assemble(
             decisions.push((term_idx, decision.0, decision.1));
         }
         decisions.sort_by_key(|(term_idx, _, _)| table.terms[*term_idx].number.to_native());
-        for (term_idx, disposition, reason) in decisions {
+        for &(term_idx, disposition, reason) in &decisions {
             match disposition {
                 Disposition::Rejected if reason == Some(Reason::SpoilerWindow) => retrieval.n_spoiler_blocked += 1,
                 Disposition::Confirmed => retrieval.n_exact_hits += 1,
