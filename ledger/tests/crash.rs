@@ -57,7 +57,8 @@ fn crash_child() {
             .map(|event_idx| term((batch_idx * 4 + event_idx + 1) as u32, &format!("batch-{batch_idx}")))
             .collect();
         ledger.append(&batch, None).unwrap();
-        println!("ack {batch_idx}");
+        // Leading newline: libtest prints "test crash_child ... " before the first line.
+        println!("\nack {batch_idx}");
         batch_idx += 1;
     }
 }

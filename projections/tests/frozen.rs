@@ -114,3 +114,44 @@ proptest! {
         let _ = Frozen::load(&bytes[..cut], profile(), snapshot);
     }
 }
+
+/// Child side of the two-process test: prints the snapshot ID and the blake3 of the
+/// snapshot bytes and of the frozen projection.
+#[test]
+fn determinism_child() {
+    if std::env::var_os("LOREBANK_DETERMINISM_CHILD").is_none() {
+        return;
+    }
+    // A leading newline: libtest prints "test determinism_child ... " on the same line.
+    println!("\n{}", fingerprint());
+}
+
+fn fingerprint() -> String {
+    let sim = glossary();
+    let frozen = freeze(&sim.state, profile()).unwrap();
+    format!(
+        "determinism {} {} {}",
+        sim.state.snapshot_id(),
+        blake3::hash(&sim.state.snapshot_bytes()).to_hex(),
+        blake3::hash(&frozen).to_hex()
+    )
+}
+
+#[test]
+fn two_processes_build_byte_identical_snapshots() {
+    let exe = std::env::current_exe().unwrap();
+    let run = || {
+        let output = std::process::Command::new(&exe)
+            .args(["--exact", "determinism_child", "--nocapture", "--test-threads=1"])
+            .env("LOREBANK_DETERMINISM_CHILD", "1")
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        stdout.lines().find(|line| line.starts_with("determinism ")).expect("child printed its fingerprint").to_owned()
+    };
+    let first = run();
+    let second = run();
+    assert_eq!(first, second);
+    assert_eq!(first, fingerprint(), "this process disagrees with its children");
+}
