@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing lorebank needs on Debian 12 with rustup:
 #   * libopencc-dev, opencc: OpenCC, from which normalization fold tables are built
-#   * unicode-data: Unicode's NormalizationTest.txt for the NFKC conformance test
+#   * unicode-data, bzip2: Unicode's NormalizationTest.txt (bz2) for the NFKC conformance test
 #   * jieba, pyahocorasick (PyPI): a real 349k-word key set and an independent
 #     leftmost-longest matcher for the differential tests
 # Idempotent: skips what is already there. Needs root or sudo for apt-get.
 set -euo pipefail
 
-APT_PACKAGES=(libopencc-dev opencc unicode-data pkg-config)
+APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config)
 PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1)
 
 as_root() {
