@@ -216,13 +216,18 @@ pub struct LineParts<'a> {
 
 impl LineParts<'_> {
     /// The rendered line (format 1).
-    pub fn render(&self) -> String {
-        let mut line = format!("{} -> {}", self.src, self.dst);
-        if !self.tags.is_empty() {
-            let _ = write!(line, " #{}", self.tags.join(", "));
+        pub fn render(&self) -> String {
+        let mut line = String::with_capacity(64 + self.src.len() + self.dst.len());
+        line.push_str(self.src);
+        line.push_str(" -> ");
+        line.push_str(self.dst);
+        for (tag_idx, tag) in self.tags.iter().enumerate() {
+            line.push_str(if tag_idx == 0 { " #" } else { ", " });
+            line.push_str(tag);
         }
-        if !self.decl.is_empty() {
-            let _ = write!(line, "; {}", self.decl.join(", "));
+        for (form_idx, form) in self.decl.iter().enumerate() {
+            line.push_str(if form_idx == 0 { "; " } else { ", " });
+            line.push_str(form);
         }
         if self.unverified {
             line.push_str(" [unverified]");
