@@ -2,68 +2,13 @@
 //! `apply`, and corruption reported by `verify`. Each test runs the real binary on a
 //! book in its own temp dir.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::Path;
+use std::process::Command;
+
+use common::Book;
 use serde_json::Value;
-
-struct Book {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-}
-
-impl Book {
-    fn new() -> Book {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("book.lorebank");
-        let book = Book { _dir: dir, path };
-        book.ok(&["init"]);
-        book
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.run_with_stdin(args, None)
-    }
-
-    fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_lorebank"));
-        command
-            .arg("--book")
-            .arg(&self.path)
-            .args(args)
-            .env_remove("LOREBANK_BOOK")
-            .env("LOREBANK_ACTOR", "human:test");
-        command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        if let Some(text) = stdin {
-            use std::io::Write;
-            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-        }
-        child.wait_with_output().unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        assert!(output.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    fn fails(&self, args: &[&str], code: i32) -> String {
-        let output = self.run(args);
-        assert_eq!(output.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stderr).unwrap()
-    }
-
-    fn log(&self) -> Vec<Value> {
-        self.ok(&["--json", "log"]).lines().map(|line| serde_json::from_str(line).unwrap()).collect()
-    }
-
-    fn head(&self) -> u64 {
-        let verify: Value = serde_json::from_str(&self.ok(&["--json", "verify"])).unwrap();
-        verify["head"].as_u64().unwrap()
-    }
-}
 
 const XIAO_YAN: &[&str] =
     &["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--gender", "m", "--decl", "Сяо Яня,Сяо Яню"];

@@ -2,54 +2,13 @@
 //! history with provenance, `show` at past revisions and chapters, the uniqueness
 //! rule, `diff`, `rollback` landing on the old snapshot ID, and `rebuild`.
 
-use std::process::Command;
+mod common;
 
-use serde_json::Value;
-
-struct Book {
-    _dir: tempfile::TempDir,
-    path: std::path::PathBuf,
-}
-
-impl Book {
-    fn new() -> Book {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("book.lorebank");
-        let book = Book { _dir: dir, path };
-        book.ok(&["init"]);
-        book
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new(env!("CARGO_BIN_EXE_lorebank"))
-            .arg("--book")
-            .arg(&self.path)
-            .args(args)
-            .env_remove("LOREBANK_BOOK")
-            .env("LOREBANK_ACTOR", "human:anna")
-            .output()
-            .unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.ok(&[&["--json"], args].concat())).unwrap()
-    }
-
-    fn ids(&self, args: &[&str]) -> Vec<String> {
-        let shown = self.json(&[&["show"], args].concat());
-        shown["terms"].as_array().unwrap().iter().map(|term| term["id"].as_str().unwrap().to_owned()).collect()
-    }
-}
+use common::Book;
 
 #[test]
 fn a_term_revised_twice_shows_three_versions_with_provenance() {
-    let book = Book::new();
+    let book = Book::with_actor("human:anna");
     book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Ян", "--source", "ch1#p3"]);
     book.ok(&[
         "term",
@@ -101,7 +60,7 @@ fn a_term_revised_twice_shows_three_versions_with_provenance() {
 
 #[test]
 fn the_chapter_window_hides_a_later_record_and_supersession_ends_the_old_one() {
-    let book = Book::new();
+    let book = Book::with_actor("human:anna");
     book.ok(&["term", "put", "--id", "T-2", "--src", "顾寒川", "--dst", "Гу Ханьчуань"]);
     book.ok(&[
         "term",
@@ -128,7 +87,7 @@ fn the_chapter_window_hides_a_later_record_and_supersession_ends_the_old_one() {
 
 #[test]
 fn a_conflicting_put_exits_2_naming_the_other_record() {
-    let book = Book::new();
+    let book = Book::with_actor("human:anna");
     book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь"]);
     // 蕭炎 is the traditional spelling: it folds to the same key.
     let output = book.run(&["term", "put", "--id", "T-9", "--src", "蕭炎", "--dst", "Сяо Янь второй"]);
@@ -142,7 +101,7 @@ fn a_conflicting_put_exits_2_naming_the_other_record() {
 
 #[test]
 fn rollback_lands_on_the_snapshot_of_the_old_revision() {
-    let book = Book::new();
+    let book = Book::with_actor("human:anna");
     book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--alias", "炎子"]);
     book.ok(&["summary", "put", "--id", "S-1", "--scope", "book", "--text", "Сяо Янь теряет силу."]);
     let at_4 = book.json(&["snapshot", "--as-of", "4"]);
@@ -168,7 +127,7 @@ fn rollback_lands_on_the_snapshot_of_the_old_revision() {
 
 #[test]
 fn rebuild_refolds_and_prints_the_head_snapshot() {
-    let book = Book::new();
+    let book = Book::with_actor("human:anna");
     book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь"]);
     let rebuilt = book.json(&["rebuild"]);
     assert_eq!(rebuilt["snapshot"], book.json(&["snapshot"])["snapshot"]);

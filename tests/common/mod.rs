@@ -1,0 +1,80 @@
+//! A book in a temp dir and the `lorebank` binary run on it, shared by the
+//! end-to-end tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+pub struct Book {
+    _dir: tempfile::TempDir,
+    pub path: PathBuf,
+    actor: &'static str,
+}
+
+impl Book {
+    /// A fresh book (`init`, zh profile) whose writes are made by `human:test`.
+    pub fn new() -> Book {
+        Book::with_actor("human:test")
+    }
+
+    /// A fresh book whose writes are made by `actor`.
+    pub fn with_actor(actor: &'static str) -> Book {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.lorebank");
+        let book = Book { _dir: dir, path, actor };
+        book.ok(&["init"]);
+        book
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_with_stdin(args, None)
+    }
+
+    pub fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lorebank"));
+        command.arg("--book").arg(&self.path).args(args).env_remove("LOREBANK_BOOK").env("LOREBANK_ACTOR", self.actor);
+        command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        if let Some(text) = stdin {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    /// Runs a command that must succeed; its stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        assert!(output.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// Runs a command that must exit with `code`; its stderr.
+    pub fn fails(&self, args: &[&str], code: i32) -> String {
+        let output = self.run(args);
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stderr).unwrap()
+    }
+
+    /// Runs a command with `--json`; its parsed stdout.
+    pub fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(&[&["--json"], args].concat())).unwrap()
+    }
+
+    pub fn log(&self) -> Vec<Value> {
+        self.ok(&["--json", "log"]).lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    pub fn head(&self) -> u64 {
+        self.json(&["verify"])["head"].as_u64().unwrap()
+    }
+
+    /// Ids of the terms `show` lists with `args`.
+    pub fn ids(&self, args: &[&str]) -> Vec<String> {
+        let shown = self.json(&[&["show"], args].concat());
+        shown["terms"].as_array().unwrap().iter().map(|term| term["id"].as_str().unwrap().to_owned()).collect()
+    }
+}
