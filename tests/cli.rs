@@ -158,3 +158,31 @@ fn commands_without_a_book_or_with_a_missing_book_exit_2() {
     let output = book.run(&["init"]);
     assert_eq!(output.status.code(), Some(2), "init over an existing book must refuse");
 }
+
+#[test]
+fn replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = dir.path().join("chunk.txt");
+    std::fs::write(&chunk, "蕭炎抬起頭。\n").unwrap();
+    let assembled = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", chunk.to_str().unwrap()]);
+    let receipt = assembled["receipt"].as_str().unwrap();
+    book.ok(&["replay", receipt]);
+    // Forge a receipt that claims another output for the same input.
+    let forged_id = {
+        let mut library = replay::Book::open(&book.path).unwrap();
+        let (_, mut forged) = library.receipt(receipt).unwrap();
+        let context = assembled["context"].as_str().unwrap();
+        let other = context.replacen("Сяо", "Чжао", 1);
+        forged.output = replay::receipt::text_id(&other);
+        let id = forged.id();
+        let stored = ledger::StoredReceipt { id, bytes: forged.encode(), chapter: 1, chunk_key: "forged".into() };
+        library.ledger().record_receipts(vec![stored], vec![(forged.output, other.into_bytes())]).unwrap();
+        id.to_hex()
+    };
+    let error = book.fails(&["replay", &forged_id], 4);
+    // С (D0 A1) and Ч (D0 A7) share their first UTF-8 byte.
+    let at = assembled["context"].as_str().unwrap().find("Сяо").unwrap() + 1;
+    assert!(error.contains(&format!("at byte {at}")), "{error}");
+}
