@@ -171,7 +171,7 @@ fn replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt() {
     book.ok(&["replay", receipt]);
     // Forge a receipt that claims another output for the same input.
     let forged_id = {
-        let mut library = replay::Book::open(&book.path).unwrap();
+        let library = replay::Book::open(&book.path).unwrap();
         let (_, mut forged) = library.receipt(receipt).unwrap();
         let context = assembled["context"].as_str().unwrap();
         let other = context.replacen("Сяо", "Чжао", 1);
