@@ -93,6 +93,25 @@ fn example_contexts_match_the_golden_files() {
         failures.push(format!("{}: ids changed:\n{ids}", ids_path.display()));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Golden receipts of format 1: their stored bytes are pinned, and they decode to
+    // receipts with the same id, forever.
+    {
+        let library = replay::Book::open(&book).unwrap();
+        for (name, receipt) in [("1-1", &receipts[0]), ("4-2", &receipts[7])] {
+            let id = ledger_model::Hash32::from_hex(receipt).unwrap();
+            let bytes = library.ledger().receipt(id).unwrap().unwrap();
+            let path = golden.join(format!("receipt-{name}.hex"));
+            let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+            if bless {
+                std::fs::write(&path, format!("{hex}\n")).unwrap();
+            }
+            let pinned = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(pinned.trim(), hex, "{}: receipt bytes changed", path.display());
+            let decoded = replay::receipt::Receipt::decode(&bytes).unwrap();
+            assert_eq!(decoded.id(), id);
+            assert_eq!(decoded.format, 1);
+        }
+    }
     // Every receipt replays byte for byte.
     for receipt in &receipts {
         lorebank(&book, &["replay", receipt]);

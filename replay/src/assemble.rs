@@ -216,7 +216,7 @@ pub struct LineParts<'a> {
 
 impl LineParts<'_> {
     /// The rendered line (format 1).
-        pub fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let mut line = String::with_capacity(64 + self.src.len() + self.dst.len());
         line.push_str(self.src);
         line.push_str(" -> ");
