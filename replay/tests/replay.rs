@@ -223,3 +223,14 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_forged_length_prefix_is_refused_without_allocating_it() {
+    // Found by fuzz_receipt_and_apply: a length prefix of about 2^60 elements. The
+    // decode limit refuses it before anything is allocated.
+    let bytes: &[u8] = &[
+        13, 9, 65, 9, 32, 9, 225, 9, 252, 252, 13, 9, 252, 252, 63, 252, 252, 252, 252, 252, 252, 252, 252, 252, 174,
+        252, 252, 252, 252, 34, 37, 37, 63, 63, 101, 252, 252, 252, 63, 252,
+    ];
+    assert!(replay::receipt::Receipt::decode(bytes).is_err());
+}

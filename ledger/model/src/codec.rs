@@ -59,9 +59,20 @@ pub fn encode_large<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
     bincode::serde::encode_to_vec(value, LARGE_CONFIG).map_err(|error| CodecError::Encode(error.to_string()))
 }
 
+/// Largest derived document (receipt) [`decode_large_strict`] accepts. The decode
+/// limit also bounds what a forged length prefix can make the decoder allocate.
+pub const DOCUMENT_BYTES_MAX: usize = 64 * 1024 * 1024;
+
+/// The decoding configuration for derived documents: [`LARGE_CONFIG`] with a limit.
+const LARGE_DECODE_CONFIG: Configuration<LittleEndian, Varint, Limit<DOCUMENT_BYTES_MAX>> =
+    LARGE_CONFIG.with_limit::<DOCUMENT_BYTES_MAX>();
+
 /// Decodes a large derived document strictly (see [`decode_strict`]).
 pub fn decode_large_strict<T: Serialize + DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
-    let (value, consumed): (T, usize) = bincode::serde::decode_from_slice(bytes, LARGE_CONFIG)
+    if bytes.len() > DOCUMENT_BYTES_MAX {
+        return Err(CodecError::TooLarge { len: bytes.len(), limit: DOCUMENT_BYTES_MAX });
+    }
+    let (value, consumed): (T, usize) = bincode::serde::decode_from_slice(bytes, LARGE_DECODE_CONFIG)
         .map_err(|error| CodecError::Decode(error.to_string()))?;
     if consumed != bytes.len() {
         return Err(CodecError::Trailing { trailing: bytes.len() - consumed });
