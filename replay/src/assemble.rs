@@ -237,22 +237,45 @@ impl LineParts<'_> {
 
     /// Estimator v1 of the rendered line, without rendering it.
     pub fn tokens_v1(&self) -> u32 {
-        let list = |items: &[&str]| -> u64 {
-            items.iter().map(|item| tenths_v1(item)).sum::<u64>()
-                + tenths_v1(", ") * (items.len() as u64).saturating_sub(1)
-        };
-        let mut tenths = tenths_v1(self.src) + tenths_v1(" -> ") + tenths_v1(self.dst);
-        if !self.tags.is_empty() {
-            tenths += tenths_v1(" #") + list(&self.tags);
-        }
-        if !self.decl.is_empty() {
-            tenths += tenths_v1("; ") + list(&self.decl);
-        }
-        if self.unverified {
-            tenths += tenths_v1(" [unverified]");
-        }
-        tokens_from_tenths(tenths)
+        line_tokens_v1(self.src, self.dst, self.tags.iter().copied(), self.decl.iter().copied(), self.unverified)
     }
+}
+
+/// Estimator v1 of a format-1 line made of these parts, without rendering it or
+/// allocating.
+fn line_tokens_v1<'a>(
+    src: &str,
+    dst: &str,
+    tags: impl Iterator<Item = &'a str>,
+    decl: impl Iterator<Item = &'a str>,
+    unverified: bool,
+) -> u32 {
+    // A list costs its items, the separators between them and its lead-in.
+    let list = |items: &mut dyn Iterator<Item = &'a str>, lead_in: &str| -> u64 {
+        let mut tenths = 0;
+        for (item_idx, item) in items.enumerate() {
+            tenths += tenths_v1(if item_idx == 0 { lead_in } else { ", " }) + tenths_v1(item);
+        }
+        tenths
+    };
+    let mut tenths = tenths_v1(src) + tenths_v1(" -> ") + tenths_v1(dst);
+    tenths += list(&mut { tags }, " #");
+    tenths += list(&mut { decl }, "; ");
+    if unverified {
+        tenths += tenths_v1(" [unverified]");
+    }
+    tokens_from_tenths(tenths)
+}
+
+/// Estimator v1 of a term's line, without rendering it.
+fn term_tokens_v1(term: &ArchivedFrozenTerm, unverified: bool) -> u32 {
+    line_tokens_v1(
+        term.src.as_str(),
+        term.dst.as_str(),
+        term.kind.as_ref().map(|kind| kind.as_str()).into_iter().chain(gender_tag(term.gender)),
+        term.decl.iter().map(|form| form.as_str()),
+        unverified,
+    )
 }
 
 fn line_parts(term: &ArchivedFrozenTerm, unverified: bool) -> LineParts<'_> {
@@ -481,13 +504,12 @@ pub fn assemble(
     let mut evicted = Vec::new();
     let mut used = 0u32;
     for (term_idx, via, unverified) in ordered {
-        let parts = line_parts(&table.terms[term_idx], unverified);
-        let tokens = parts.tokens_v1();
+        let tokens = term_tokens_v1(&table.terms[term_idx], unverified);
         if used.saturating_add(tokens) > budget {
             evicted.push(number_of(term_idx));
             continue;
         }
-        let line = parts.render();
+        let line = line_parts(&table.terms[term_idx], unverified).render();
         debug_assert_eq!(estimate_tokens_v1(&line), tokens);
         used += tokens;
         match via {
