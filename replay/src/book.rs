@@ -155,22 +155,23 @@ impl Book {
                         config.profile.name
                     ))
                 })?;
-                let bytes = match blobs.iter().find(|(id, _)| *id == table) {
-                    Some((_, bytes)) => bytes.clone(),
-                    None => self
-                        .ledger
-                        .blob(table)?
-                        .ok_or_else(|| BookError::Profile(format!("fold table {table} is not stored in the book")))?,
-                };
-                scratch_profile = Some(
-                    Profile::from_bytes(&bytes)
-                        .map_err(|error| BookError::Profile(format!("fold table {table}: {error}")))?,
-                );
+                scratch_profile = Some(match blobs.iter().find(|(id, _)| *id == table) {
+                    Some((_, bytes)) => {
+                        let profile = Profile::from_bytes(bytes)
+                            .map_err(|error| BookError::Profile(format!("fold table {table}: {error}")))?;
+                        // A table is stored under its content id, never another.
+                        if profile.id().0 != table.0 {
+                            return Err(BookError::Profile(format!("fold table {table} hashes to {}", profile.id())));
+                        }
+                        Arc::new(profile)
+                    }
+                    None => self.profile_by_id(table)?,
+                });
             }
         }
         let profile = match scratch_profile {
             Some(profile) => Some(profile),
-            None => self.profile(&state)?.map(|profile| Profile::clone(&profile)),
+            None => self.profile(&state)?,
         };
         let fold = |text: &str| match &profile {
             Some(profile) => profile.fold(text),

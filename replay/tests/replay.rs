@@ -234,3 +234,19 @@ fn a_forged_length_prefix_is_refused_without_allocating_it() {
     ];
     assert!(replay::receipt::Receipt::decode(bytes).is_err());
 }
+
+#[test]
+fn a_fold_table_is_stored_only_under_its_own_content_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Book::new(Ledger::create(&dir.path().join("book.lorebank")).unwrap());
+    let (_, bytes) = zh_table().clone();
+    let wrong = Hash32([9; 32]);
+    let config = Body::ConfigSet(ConfigSet {
+        assembly: AssemblyConfig::default(),
+        profile: ProfileRef { name: "zh".into(), table: Some(wrong) },
+    });
+    let refused = book.submit(&[event(config)], None, vec![(wrong, bytes)]);
+    assert!(matches!(refused, Err(replay::BookError::Profile(_))), "{refused:?}");
+    assert_eq!(book.ledger().head().unwrap().seq, Seq(0));
+    assert_eq!(book.ledger().blob(wrong).unwrap(), None);
+}
