@@ -186,3 +186,15 @@ fn replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt() {
     let at = assembled["context"].as_str().unwrap().find("Сяо").unwrap() + 1;
     assert!(error.contains(&format!("at byte {at}")), "{error}");
 }
+
+#[test]
+fn a_config_naming_an_unknown_fold_table_exits_2() {
+    let book = Book::new();
+    let output = book.run_with_stdin(
+        &["apply", "-"],
+        Some(&format!(r#"{{"config_set":{{"profile":{{"name":"zh","table":"{}"}}}}}}"#, "ab".repeat(32))),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not stored in the book"));
+    assert_eq!(book.head(), 1);
+}

@@ -165,6 +165,7 @@ impl Book {
                         }
                         Arc::new(profile)
                     }
+                    None if self.ledger.blob(table)?.is_none() => return Err(BookError::UnknownTable(table)),
                     None => self.profile_by_id(table)?,
                 });
             }

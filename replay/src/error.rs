@@ -43,6 +43,10 @@ pub enum BookError {
     /// The frozen projection could not be built or loaded.
     #[error("frozen projection: {0}")]
     Frozen(String),
+    /// A `config_set` names a fold table the book does not have and the batch does
+    /// not bring.
+    #[error("fold table {0} is not stored in the book (name the profile without a table to build it)")]
+    UnknownTable(ledger_model::Hash32),
     /// The normalization profile named by the config is missing or damaged.
     #[error("normalization profile: {0}")]
     Profile(String),
