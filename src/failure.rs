@@ -136,9 +136,10 @@ impl From<BookError> for Failure {
             error @ (BookError::Profile(_) | BookError::Corrupted(_)) => {
                 Failure { kind: Kind::Corrupted, message: error.to_string() }
             }
-            error @ (BookError::Receipt(_) | BookError::Assemble(_) | BookError::UnknownTable(_)) => {
-                Failure::invalid(error.to_string())
-            }
+            error @ (BookError::Receipt(_)
+            | BookError::Assemble(_)
+            | BookError::UnknownTable(_)
+            | BookError::Unsupported(_)) => Failure::invalid(error.to_string()),
             error => Failure::io(error.to_string()),
         }
     }

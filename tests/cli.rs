@@ -197,4 +197,9 @@ fn a_config_naming_an_unknown_fold_table_exits_2() {
     assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not stored in the book"));
     assert_eq!(book.head(), 1);
+    let future = r#"{"config_set":{"assembly":{"token_budget":800,"sticky_chunks":2,"min_key_chars":2,"render_format":9,"token_estimator":1},"profile":{"name":"plain"}}}"#;
+    let output = book.run_with_stdin(&["apply", "-"], Some(future));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("render format 9"));
+    assert_eq!(book.head(), 1);
 }

@@ -149,6 +149,21 @@ impl Book {
         let mut scratch_profile = None;
         for event in batch {
             if let Body::ConfigSet(config) = &event.body {
+                let assembly = config.assembly;
+                if !crate::assemble::RENDER_FORMATS.contains(&assembly.render_format) {
+                    return Err(BookError::Unsupported(format!(
+                        "render format {} (this build renders {:?})",
+                        assembly.render_format,
+                        crate::assemble::RENDER_FORMATS
+                    )));
+                }
+                if !crate::assemble::TOKEN_ESTIMATORS.contains(&assembly.token_estimator) {
+                    return Err(BookError::Unsupported(format!(
+                        "token estimator {} (this build has {:?})",
+                        assembly.token_estimator,
+                        crate::assemble::TOKEN_ESTIMATORS
+                    )));
+                }
                 let table = config.profile.table.ok_or_else(|| {
                     BookError::Profile(format!(
                         "config_set names profile {:?} without a fold table",

@@ -47,6 +47,9 @@ pub enum BookError {
     /// not bring.
     #[error("fold table {0} is not stored in the book (name the profile without a table to build it)")]
     UnknownTable(ledger_model::Hash32),
+    /// A config asks for a format version this build does not have.
+    #[error("unsupported {0}")]
+    Unsupported(String),
     /// The normalization profile named by the config is missing or damaged.
     #[error("normalization profile: {0}")]
     Profile(String),
