@@ -7,7 +7,7 @@ use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 /// lorebank: the event-sourced memory of a book-translation pipeline.
 ///
 /// Exit codes: 0 ok, 1 storage failure, 2 invalid input (nothing written),
-/// 3 corruption, 5 conflict with another writer.
+/// 3 corruption, 4 replay mismatch, 5 conflict with another writer.
 #[derive(Debug, Parser)]
 #[command(name = "lorebank", version, max_term_width = 100)]
 pub struct Args {
