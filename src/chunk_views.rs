@@ -195,14 +195,12 @@ fn audit_chunk(
         receipt.hits.iter().filter(|hit| hit.disposition == replay::assemble::Disposition::Rejected).collect();
     if !json {
         for hit in &rejected {
-            let reason = hit.reason.map(|r| format!("{r:?}")).unwrap_or_default();
+            // The reason code as in JSON and docs/assembly.md (`spoiler_window`).
+            let reason = json!(hit.reason);
+            let reason = reason.as_str().unwrap_or("unknown");
             println!(
-                "  - T-{:<4} {:?} at chars {}..{}: rejected, {}",
-                hit.term,
-                hit.text,
-                hit.chars.0,
-                hit.chars.1,
-                snake(&reason)
+                "  - T-{:<4} {:?} at chars {}..{}: rejected, {reason}",
+                hit.term, hit.text, hit.chars.0, hit.chars.1
             );
         }
         for term in &receipt.evicted {
@@ -221,17 +219,6 @@ fn audit_chunk(
         "evicted": receipt.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
         "retrieval_state": receipt.retrieval,
     })
-}
-
-fn snake(camel: &str) -> String {
-    let mut out = String::new();
-    for (idx, c) in camel.chars().enumerate() {
-        if c.is_uppercase() && idx > 0 {
-            out.push('_');
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
 }
 
 pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json: bool) -> Result<(), Failure> {

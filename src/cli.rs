@@ -140,7 +140,7 @@ pub enum Command {
         /// Compare with the snapshot at revision R instead of each recorded output.
         #[arg(long, value_name = "R")]
         since: Option<u64>,
-        /// Only chunks whose receipt mentions this term.
+        /// Only chunks where this term's line would be added, removed or changed.
         #[arg(long, value_name = "ID")]
         term: Option<String>,
     },

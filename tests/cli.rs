@@ -203,3 +203,64 @@ fn a_config_naming_an_unknown_fold_table_exits_2() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("render format 9"));
     assert_eq!(book.head(), 1);
 }
+
+#[test]
+fn audit_names_the_event_behind_each_entry_the_spoilers_and_what_went_stale() {
+    let book = Book::new();
+    book.ok(&[
+        "term",
+        "put",
+        "--id",
+        "T-2",
+        "--src",
+        "顾寒川",
+        "--dst",
+        "Гу Ханьчуань",
+        "--until",
+        "3",
+        "--source",
+        "ch1#p2",
+    ]);
+    book.ok(&["term", "put", "--id", "T-4", "--src", "顾寒川", "--dst", "Глава Ночной секты", "--since", "4"]);
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао"]);
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = dir.path().join("chunk.txt");
+    std::fs::write(&chunk, "顾寒川看着沈照。\n").unwrap();
+    book.ok(&["assemble", "--chapter", "2", "--chunk", "1", "--text", chunk.to_str().unwrap()]);
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао (ученик)"]);
+    let audit = book.json(&["audit", "--chapter", "2"]);
+    let chunk = &audit["chunks"][0];
+    let injected = chunk["injected"].as_array().unwrap();
+    let by_term = |term: &str| injected.iter().find(|entry| entry["term"] == term).unwrap().clone();
+    assert_eq!(by_term("T-2")["version"]["seq"], 2);
+    assert_eq!(by_term("T-2")["version"]["source"], "ch1#p2");
+    assert_eq!(by_term("T-2")["stale"], Value::Null);
+    assert_eq!(by_term("T-1")["stale"]["revised_at"], 5);
+    assert_eq!(chunk["rejected"][0]["term"], "T-4");
+    assert_eq!(chunk["rejected"][0]["reason"], "spoiler_window");
+    let text = book.ok(&["audit", "--chapter", "2"]);
+    assert!(text.contains("rejected, spoiler_window") && text.contains("STALE: revised at revision 5"), "{text}");
+    // The chunk is on the re-translation list because T-1 changed.
+    let impact = book.json(&["impact"]);
+    assert_eq!(impact["n_chunks"], 1);
+    assert_eq!(impact["chunks"][0]["terms"], serde_json::json!(["T-1"]));
+    assert_eq!(book.json(&["impact", "--term", "T-2"])["n_chunks"], 0);
+    assert_eq!(book.json(&["impact", "--term", "T-1"])["n_chunks"], 1);
+}
+
+#[test]
+fn impact_of_a_new_term_finds_the_chunks_that_would_now_inject_it() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао"]);
+    let dir = tempfile::tempdir().unwrap();
+    let with = dir.path().join("with.txt");
+    let without = dir.path().join("without.txt");
+    std::fs::write(&with, "沈照提着长明灯。\n").unwrap();
+    std::fs::write(&without, "沈照下山了。\n").unwrap();
+    book.ok(&["assemble", "--chapter", "1", "--chunk", "1", "--text", with.to_str().unwrap()]);
+    book.ok(&["assemble", "--chapter", "1", "--chunk", "2", "--text", without.to_str().unwrap()]);
+    book.ok(&["term", "put", "--id", "T-9", "--src", "长明灯", "--dst", "негасимая лампада"]);
+    let impact = book.json(&["impact", "--term", "T-9"]);
+    assert_eq!(impact["n_chunks"], 1);
+    assert_eq!(impact["chunks"][0]["chunk"], "1");
+}

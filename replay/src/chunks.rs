@@ -248,20 +248,13 @@ impl Book {
 
     /// Recorded chunks whose context would differ under the head snapshot.
     /// With `since`, compares against the snapshot at that revision instead of each
-    /// receipt's own; with `term`, only chunks whose receipt mentions the term.
+    /// receipt's own; with `term`, only chunks where that term's line would be added,
+    /// removed or changed.
     pub fn impact(&mut self, since: Option<Seq>, term: Option<RecordId>) -> Result<Vec<Impacted>, BookError> {
         let head = self.state(None)?;
         let base = since.map(|revision| self.state(Some(revision))).transpose()?;
         let mut out = Vec::new();
         for (id, receipt) in self.latest_receipts(None)? {
-            if let Some(term) = term {
-                let mentions = receipt.hits.iter().any(|hit| hit.term == term.number())
-                    || receipt.injected.iter().any(|entry| entry.term == term.number())
-                    || receipt.evicted.contains(&term.number());
-                if term.kind() != RecordKind::Term || !mentions {
-                    continue;
-                }
-            }
             let text = self.text(receipt.input, "input")?;
             let previous = self.previous(receipt.prev, receipt.chapter)?;
             let now = self.assemble_with(&head, receipt.chapter, &text, previous.as_ref())?;
@@ -292,6 +285,9 @@ impl Book {
             }
             terms.sort_unstable();
             terms.dedup();
+            if term.is_some_and(|term| !terms.contains(&term.number())) {
+                continue;
+            }
             out.push(Impacted { chapter: receipt.chapter, chunk_key: receipt.chunk_key.clone(), receipt: id, terms });
         }
         Ok(out)
