@@ -2,7 +2,7 @@
 
 use std::io::Read;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ledger::{Ledger, OpenError};
@@ -109,7 +109,8 @@ fn read_text(path: &Path) -> Result<String, Failure> {
         std::fs::read(path).map_err(|error| Failure::invalid(format!("cannot read {}: {error}", path.display())))?
     };
     String::from_utf8(bytes).map_err(|error| {
-        Failure::invalid(format!("{}: not UTF-8 at byte {}", path.display(), error.utf8_error().valid_up_to()))
+        let name = if path.as_os_str() == "-" { "stdin".to_owned() } else { path.display().to_string() };
+        Failure::invalid(format!("{name}: not UTF-8 at byte {}", error.utf8_error().valid_up_to()))
     })
 }
 
@@ -322,20 +323,14 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
     append_batch(book, &write, vec![(String::new(), "init".to_owned(), config)], vec![(table, bytes)], json)
 }
 
-fn apply(book: &Path, file: &PathBuf, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let (name, bytes) = if file.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
-        ("stdin".to_owned(), bytes)
+fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let text = read_text(file)?;
+    // Errors and default sources name the file, not its whole path.
+    let name = if file.as_os_str() == "-" {
+        "stdin".to_owned()
     } else {
-        let bytes = std::fs::read(file)
-            .map_err(|error| Failure::invalid(format!("cannot read {}: {error}", file.display())))?;
-        let name =
-            file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned());
-        (name, bytes)
+        file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
     };
-    let text = String::from_utf8(bytes)
-        .map_err(|error| Failure::invalid(format!("{name}: not UTF-8 at byte {}", error.utf8_error().valid_up_to())))?;
     let mut bodies = Vec::new();
     for (line_idx, line) in text.lines().enumerate() {
         let line_no = line_idx + 1;

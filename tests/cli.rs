@@ -93,6 +93,10 @@ fn apply_is_one_atomic_batch_and_reports_the_bad_line() {
     let error = book.fails(&["apply", file.to_str().unwrap()], 2);
     assert!(error.contains("events.jsonl line 2") && error.contains("term_put.window.since"), "{error}");
     assert_eq!(book.head(), 1);
+    std::fs::write(&file, [good.as_bytes(), b"\n\xff\n"].concat()).unwrap();
+    let error = book.fails(&["apply", file.to_str().unwrap()], 2);
+    assert!(error.contains(&format!("not UTF-8 at byte {}", good.len() + 1)), "{error}");
+    assert_eq!(book.head(), 1);
     std::fs::write(&file, format!("{good}\n{}\n", good.replace("T-1", "T-2").replace("萧炎", "药老"))).unwrap();
     book.ok(&["apply", file.to_str().unwrap()]);
     let log = book.log();
