@@ -13,8 +13,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("projections", &["ledger-model", "matcher"]),
     ("ledger", &["ledger-model"]),
     ("embed", &["ledger-model"]),
-    ("replay", &["ledger", "projections", "ledger-model", "matcher"]),
-    ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "embed"]),
+    ("assembly", &["projections", "ledger-model"]),
+    ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly"]),
+    ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "embed"]),
 ];
 
 /// Crates that must not appear anywhere in a crate's normal dependency closure.
@@ -24,6 +25,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ("projections", &["redb", "ort", "tokio", "axum", "reqwest", "embed", "ledger"]),
     ("ledger", &["matcher", "projections", "embed", "replay", "ort"]),
     ("embed", &["ledger", "projections", "matcher", "replay"]),
+    ("assembly", &["redb", "ledger", "ort", "tokio", "axum", "reqwest", "embed", "serde_json"]),
     ("replay", &["embed", "ort", "tokio", "axum", "reqwest"]),
 ];
 

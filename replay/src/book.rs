@@ -150,18 +150,18 @@ impl Book {
         for event in batch {
             if let Body::ConfigSet(config) = &event.body {
                 let assembly = config.assembly;
-                if !crate::assemble::RENDER_FORMATS.contains(&assembly.render_format) {
+                if !assembly::assemble::RENDER_FORMATS.contains(&assembly.render_format) {
                     return Err(BookError::Unsupported(format!(
                         "render format {} (this build renders {:?})",
                         assembly.render_format,
-                        crate::assemble::RENDER_FORMATS
+                        assembly::assemble::RENDER_FORMATS
                     )));
                 }
-                if !crate::assemble::TOKEN_ESTIMATORS.contains(&assembly.token_estimator) {
+                if !assembly::assemble::TOKEN_ESTIMATORS.contains(&assembly.token_estimator) {
                     return Err(BookError::Unsupported(format!(
                         "token estimator {} (this build has {:?})",
                         assembly.token_estimator,
-                        crate::assemble::TOKEN_ESTIMATORS
+                        assembly::assemble::TOKEN_ESTIMATORS
                     )));
                 }
                 let table = config.profile.table.ok_or_else(|| {

@@ -5,10 +5,10 @@ use ledger::StoredReceipt;
 use ledger_model::*;
 use projections::{SnapshotId, State};
 
-use crate::assemble::{assemble, Assembly, Previous};
 use crate::book::Book;
 use crate::error::BookError;
-use crate::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, RECEIPT_FORMAT};
+use assembly::assemble::{assemble, Assembly, Previous};
+use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, RECEIPT_FORMAT};
 
 /// An assembly and its receipt.
 #[derive(Clone, Debug)]

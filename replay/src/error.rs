@@ -33,7 +33,7 @@ pub enum BookError {
     },
     /// The chunk could not be assembled.
     #[error(transparent)]
-    Assemble(#[from] crate::assemble::AssembleError),
+    Assemble(#[from] assembly::assemble::AssembleError),
     /// A receipt is missing or named ambiguously.
     #[error("{0}")]
     Receipt(String),

@@ -9,11 +9,10 @@
 //! clock while assembling, and never knows HTTP or JSON.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
-pub mod assemble;
 pub mod book;
 pub mod chunks;
 pub mod error;
-pub mod receipt;
 
+pub use assembly::{assemble, receipt};
 pub use book::{Book, Submitted};
 pub use error::BookError;
