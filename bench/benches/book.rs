@@ -8,7 +8,8 @@
 //! * frozen load: load the frozen projection of a 50k-term snapshot, beside a full
 //!   rebuild of the same state (decode 50k events, fold, freeze the table, build the
 //!   automaton).
-//! * hot path: assemble 3,000-char chunks of 西游记 against the 50k-term glossary
+//! * hot path: assemble 200 overlapping 3,000-char chunks of 西游记 (the slice in
+//!   `tests/data/corpora/`) against the 50k-term glossary
 //!   (jieba words), p50/p99, beside the naive per-entry substring loop.
 //! * receipts: recorded through group commit, 8 threads, receipts/s.
 //! * replay: a receipt with a warm in-memory projection, p50/p99.
@@ -29,8 +30,8 @@ use projections::State;
 use replay::assemble::assemble;
 use replay::Book;
 
-fn shared_data() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
+fn corpus(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/corpora").join(name)
 }
 
 fn jieba_words(limit: usize) -> Vec<String> {
@@ -102,7 +103,12 @@ fn event_mix(words: &[String], n_events: usize) -> Vec<NewEvent> {
         let id = RecordId::new(RecordKind::Term, number).unwrap();
         let body = match state % 10 {
             0..=4 => term(number, &words[number as usize - 1], revision),
-            5 | 6 => Body::AliasAdded(AliasAdded { id, surface: format!("{}甲", words[number as usize - 1]), kind: AliasKind::Variant, window: None }),
+            5 | 6 => Body::AliasAdded(AliasAdded {
+                id,
+                surface: format!("{}甲", words[number as usize - 1]),
+                kind: AliasKind::Variant,
+                window: None,
+            }),
             7 => Body::AliasRemoved(AliasRemoved { id, surface: format!("{}甲", words[number as usize - 1]) }),
             8 => Body::TermRetired(TermRetired { id, reason: None }),
             _ => Body::SummaryPut(SummaryPut {
@@ -136,45 +142,45 @@ fn main() {
     assert_eq!(words.len(), 50_000, "jieba gave {} words", words.len());
     let mut rows: Vec<String> = Vec::new();
 
-        // --- rebuild: 1M events (LOREBANK_BENCH_SKIP_REBUILD=1 skips it while iterating) ---
+    // --- rebuild: 1M events (LOREBANK_BENCH_SKIP_REBUILD=1 skips it while iterating) ---
     let n_events = 1_000_000;
     if std::env::var_os("LOREBANK_BENCH_SKIP_REBUILD").is_none() {
-    let events = event_mix(&words, n_events - 1);
-    let path = dir.path().join("million.lorebank");
-    {
-        let ledger = Ledger::create(&path).unwrap();
-        let mut all = vec![config_event(table_id)];
-        all.extend(events.iter().cloned());
-        for batch in all.chunks(10_000) {
-            ledger.append(batch, None).unwrap();
+        let events = event_mix(&words, n_events - 1);
+        let path = dir.path().join("million.lorebank");
+        {
+            let ledger = Ledger::create(&path).unwrap();
+            let mut all = vec![config_event(table_id)];
+            all.extend(events.iter().cloned());
+            for batch in all.chunks(10_000) {
+                ledger.append(batch, None).unwrap();
+            }
+            ledger.record_receipts(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
         }
-        ledger.record_receipts(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
-    }
-    let started = Instant::now();
-    let mut book = Book::open(&path).unwrap();
-    let state = book.state(None).unwrap();
-    let rebuild = started.elapsed();
-    assert_eq!(state.revision(), Seq(n_events as u64));
-    let payloads: Vec<Vec<u8>> = {
-        let ledger = book.ledger();
-        let mut payloads = Vec::with_capacity(n_events);
-        ledger
-            .scan(Seq(1), Seq(u64::MAX), |event| {
-                payloads.push(event.content.encode().unwrap());
-                ControlFlow::Continue(())
-            })
-            .unwrap();
-        payloads
-    };
-    let started = Instant::now();
-    let mut naive: BTreeMap<Option<RecordId>, Body> = BTreeMap::new();
-    for payload in &payloads {
-        let (event, _): (NewEvent, usize) = bincode::serde::decode_from_slice(payload, CONFIG).unwrap();
-        naive.insert(event.body.record(), event.body);
-    }
-    let naive_time = started.elapsed();
-    assert!(naive.len() > 50_000);
-    rows.push(format!(
+        let started = Instant::now();
+        let mut book = Book::open(&path).unwrap();
+        let state = book.state(None).unwrap();
+        let rebuild = started.elapsed();
+        assert_eq!(state.revision(), Seq(n_events as u64));
+        let payloads: Vec<Vec<u8>> = {
+            let ledger = book.ledger();
+            let mut payloads = Vec::with_capacity(n_events);
+            ledger
+                .scan(Seq(1), Seq(u64::MAX), |event| {
+                    payloads.push(event.content.encode().unwrap());
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+            payloads
+        };
+        let started = Instant::now();
+        let mut naive: BTreeMap<Option<RecordId>, Body> = BTreeMap::new();
+        for payload in &payloads {
+            let (event, _): (NewEvent, usize) = bincode::serde::decode_from_slice(payload, CONFIG).unwrap();
+            naive.insert(event.body.record(), event.body);
+        }
+        let naive_time = started.elapsed();
+        assert!(naive.len() > 50_000);
+        rows.push(format!(
         "| rebuild 1M events (open + scan + strict decode + chain checks + fold) | {:.0} ms | {:.2} M events/s | naive decode into BTreeMap (payloads in memory, no checks): {:.0} ms | {:.2}× the naive time |",
         rebuild.as_secs_f64() * 1e3,
         n_events as f64 / rebuild.as_secs_f64() / 1e6,
@@ -212,7 +218,13 @@ fn main() {
         let mut rebuilt = State::new();
         for (idx, payload) in payloads.iter().enumerate() {
             let content: NewEvent = codec::decode_strict(payload).unwrap();
-            rebuilt.apply(&Event { seq: Seq(idx as u64 + 1), prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: 1, content });
+            rebuilt.apply(&Event {
+                seq: Seq(idx as u64 + 1),
+                prev: Hash32::GENESIS,
+                hash: Hash32::GENESIS,
+                schema: 1,
+                content,
+            });
         }
         let table = projections::frozen::table(&rebuilt);
         let matcher = projections::frozen::build_matcher(&table, &profile).unwrap();
@@ -230,9 +242,15 @@ fn main() {
     ));
 
     // --- hot path ---
-    let text = std::fs::read_to_string(shared_data().join("zh/xiyouji.txt")).expect("shared data");
+    let text = std::fs::read_to_string(corpus("xiyouji-head.txt")).expect("tests/data/corpora/xiyouji-head.txt");
     let chars: Vec<char> = text.chars().collect();
-    let chunks: Vec<String> = chars.chunks(3_000).take(200).map(|chunk| chunk.iter().collect()).collect();
+    // 200 chunks of 3,000 chars, starting every 240 chars of the 51,791-char slice.
+    let chunks: Vec<String> = (0..200)
+        .map(|idx| {
+            let at = (idx * 240) % (chars.len() - 3_000);
+            chars[at..at + 3_000].iter().collect()
+        })
+        .collect();
     let frozen = Frozen::load(&frozen_bytes, &profile, snapshot).unwrap();
     let mut samples = Vec::new();
     let mut n_injected = 0usize;
@@ -250,7 +268,7 @@ fn main() {
     assert!(n_injected > 0);
     let p50 = percentile(&mut samples, 0.5);
     let p99 = percentile(&mut samples, 0.99);
-        // Fold and match alone, the floor under the hot path.
+    // Fold and match alone, the floor under the hot path.
     let mut fold_match = Vec::new();
     let mut n_hits = 0usize;
     for chunk in &chunks {
@@ -274,7 +292,7 @@ fn main() {
     }
     assert!(n_naive > 0);
     let naive_p50 = percentile(&mut naive_samples, 0.5);
-        rows.push(format!(
+    rows.push(format!(
         "| hot path: assemble a 3,000-char chunk, 50k terms ({} chunks × 2; {} hits per chunk; fold + match alone p50 {:.0} µs) | p50 {:.0} µs, p99 {:.0} µs | | naive per-entry `contains` loop (no fold, no render): p50 {:.0} µs | {:.0}× faster |",
         chunks.len(),
         n_hits / chunks.len(),
@@ -290,7 +308,7 @@ fn main() {
     for (idx, chunk) in chunks.iter().take(50).enumerate() {
         assembled.push(book.assemble_chunk(1, &format!("c{idx}"), chunk, None, true).unwrap());
     }
-        let ledger = book.ledger();
+    let ledger = book.ledger();
     // Each writer records `per_call` receipts per call (a pipeline recording a
     // chapter's chunks together), from `n_threads` threads at once.
     let receipts_rate = |chapter: u32, n_threads: usize, per_thread: usize, per_call: usize| -> f64 {
@@ -302,10 +320,15 @@ fn main() {
                     let mut pending = Vec::new();
                     for receipt_idx in 0..per_thread {
                         let mut receipt = assembled[receipt_idx % assembled.len()].receipt.clone();
-                                                receipt.chunk_key = format!("t{thread_idx}-{receipt_idx}");
+                        receipt.chunk_key = format!("t{thread_idx}-{receipt_idx}");
                         receipt.chapter = chapter;
                         let id = receipt.id();
-                        pending.push(StoredReceipt { id, bytes: receipt.encode(), chapter, chunk_key: receipt.chunk_key.clone() });
+                        pending.push(StoredReceipt {
+                            id,
+                            bytes: receipt.encode(),
+                            chapter,
+                            chunk_key: receipt.chunk_key.clone(),
+                        });
                         if pending.len() == per_call {
                             ledger.record_receipts(std::mem::take(&mut pending), Vec::new()).unwrap();
                         }
@@ -330,11 +353,14 @@ fn main() {
         receipt.chunk_key = format!("seq-{receipt_idx}");
         let id = receipt.id();
         ledger
-            .record_receipts(vec![StoredReceipt { id, bytes: receipt.encode(), chapter: 3, chunk_key: receipt.chunk_key.clone() }], Vec::new())
+            .record_receipts(
+                vec![StoredReceipt { id, bytes: receipt.encode(), chapter: 3, chunk_key: receipt.chunk_key.clone() }],
+                Vec::new(),
+            )
             .unwrap();
     }
     let sequential = started.elapsed();
-            let sequential_rate = 500.0 / sequential.as_secs_f64();
+    let sequential_rate = 500.0 / sequential.as_secs_f64();
     let receipt_bytes = assembled.iter().map(|a| a.receipt.encode().len()).sum::<usize>() / assembled.len();
     for (label, rate) in [
         (format!("{n_threads} threads, one receipt per call"), rate_8),

@@ -6,7 +6,8 @@
 //! Keys: Chinese from jieba 0.42.1 `dict.txt` (PyPI; `LOREBANK_JIEBA_DICT` or found via
 //! `python3 -c 'import jieba'`), every k-th word; Japanese names from Debian `enamdict`
 //! (EUC-JP, `/usr/share/edict/enamdict` or `LOREBANK_ENAMDICT`), every k-th name of
-//! at least two chars. Text: `../shared/data/`.
+//! at least two chars. Text: the corpus slices in `tests/data/corpora/` (about 50k chars
+//! of each book).
 //!
 //! Run: `cd bench && CARGO_TARGET_DIR=/work/target-bench cargo bench --bench matcher`
 
@@ -21,8 +22,8 @@ const CHUNK_CHARS: usize = 3_000;
 const N_CHUNKS: usize = 16;
 const KEY_COUNTS: [usize; 3] = [1_000, 10_000, 50_000];
 
-fn shared(rel: &str) -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/").to_string() + rel;
+fn corpus(name: &str) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/corpora/").to_string() + name;
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -82,8 +83,8 @@ struct Setup {
 fn setups() -> Vec<Setup> {
     let zh = ProfileBuilder::new(Flavour::Zh).build().expect("zh profile");
     let ja = ProfileBuilder::new(Flavour::Ja).build().expect("ja profile");
-    let zh_chunks = chunks(&shared("zh/xiyouji.txt"));
-    let ja_chunks = chunks(&shared("ja/wagahai_wa_neko_de_aru.txt"));
+    let zh_chunks = chunks(&corpus("xiyouji-head.txt"));
+    let ja_chunks = chunks(&(corpus("wagahai-kushami.txt") + &corpus("wagahai-violin.txt")));
     let fold_all = |p: &Profile, cs: &[String]| -> Vec<String> {
         cs.iter().map(|c| p.normalize(c).expect("normalize").as_str().to_string()).collect()
     };

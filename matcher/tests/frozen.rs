@@ -2,7 +2,7 @@
 //! any truncation, flipped byte, trailing byte, wrong profile or wrong expected id is
 //! an error (never a panic); non-canonical profile tables are refused; every named
 //! limit is an error when exceeded.
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 mod common;

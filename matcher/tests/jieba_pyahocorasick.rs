@@ -1,6 +1,6 @@
 //! Real-text differential test: the jieba `dict.txt` key set (PyPI jieba 0.42.1,
 //! subsampled to every 7th word, about 50k keys, to keep the debug run short) over the
-//! whole of 西游记 (`../shared/data/zh/xiyouji.txt`), matched by this crate
+//! first 51,791 chars of 西游记 (`tests/data/corpora/xiyouji-head.txt`), matched by this crate
 //! (daachorse) and by pyahocorasick 2.3.1's `Automaton.iter_long` (leftmost-longest,
 //! inclusive end index) run through `python3`, on the same folded text and folded
 //! keys. Keys are restricted to those whose fold is all CJK, which need no word
@@ -15,7 +15,7 @@
 //! must equal our hits there. Disagreement windows must stay rare (< 0.5% of hits).
 //!
 //! Overrides: `LOREBANK_JIEBA_DICT` (path to dict.txt), `LOREBANK_PYTHON` (interpreter).
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 mod common;
@@ -23,7 +23,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{profile, read_shared, SETUP};
+use common::{profile, read_corpus, SETUP};
 use matcher::{Flavour, MatcherBuilder};
 
 const SUBSAMPLE_EVERY: usize = 7;
@@ -84,11 +84,12 @@ fn jieba_keys_over_xiyouji_match_pyahocorasick() {
     assert!(words.len() > 40_000, "only {} jieba keys", words.len());
     let matcher = MatcherBuilder::new(zh).build(words.iter().enumerate().map(|(i, w)| (*w, i as u32))).expect("build");
 
-    let text = read_shared("zh/xiyouji.txt");
+    let text = read_corpus("xiyouji-head.txt");
     let normalized = zh.normalize(&text).expect("normalize");
     let norm = normalized.as_str();
     let hits = matcher.find(&normalized);
-    assert!(hits.len() > 100_000, "only {} hits", hits.len());
+    // pyahocorasick over the unfolded slice and unfolded keys finds 8,626.
+    assert!(hits.len() > 7_500, "only {} hits", hits.len());
 
     // Rust hits in folded-text char offsets.
     let mut char_of_byte = vec![0u32; norm.len() + 1];

@@ -5,7 +5,7 @@
 //!
 //! Data: Debian `unicode-data` (`/usr/share/unicode/NormalizationTest.txt.bz2`, read
 //! with `bzcat`), or `LOREBANK_NORMALIZATION_TEST` pointing at a plain or .bz2 copy.
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 mod common;

@@ -2,7 +2,7 @@
 //! boundaries for arbitrary Unicode; daachorse, aho-corasick and the naive scanner
 //! return identical hits on random key sets and texts, and every hit keeps the span
 //! contract (`fold(original[span]) == pattern`, increasing, non-overlapping).
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 mod common;

@@ -1,14 +1,14 @@
-//! Real-data tests on the shared corpora (`../shared/data/`): OpenCC's own conversion
+//! Real-data tests on the corpus slices (`tests/data/corpora/`): OpenCC's own conversion
 //! cases fold together, 萧炎 meets 蕭炎 but not 簫炎, a traditional-script chunk of
 //! 西游记 and its simplified original give the same hits with correct original spans,
 //! and Japanese names in 吾輩は猫である match across katakana, hiragana and half-width
 //! forms and through Aozora ruby, whose readings are reported for use as aliases.
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 mod common;
 
-use common::{check_hits, profile, read_shared, SETUP};
+use common::{check_hits, profile, read_corpus, SETUP};
 use matcher::{Flavour, Matcher, MatcherBuilder, Profile};
 use serde_json::Value;
 
@@ -64,7 +64,7 @@ const OPENCC_EXCEPTIONS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn opencc_cases_fold_together() {
-    let json = lenient_json(&read_shared("opencc/testcases.json"));
+    let json = lenient_json(&read_corpus("opencc-testcases.json"));
     let cases = json["cases"].as_array().expect("cases array");
     assert!(cases.len() >= 200, "only {} OpenCC cases", cases.len());
     let zh = profile(Flavour::Zh);
@@ -162,12 +162,13 @@ const XIYOUJI_NAMES: &[&str] = &[
 #[test]
 fn traditional_chunk_and_simplified_twin_give_the_same_hits() {
     let zh = profile(Flavour::Zh);
-    let text = read_shared("zh/xiyouji.txt");
+    // The first 51,791 chars of 西游记 (chapters 1-8 and most of 9).
+    let text = read_corpus("xiyouji-head.txt");
     let keys = XIYOUJI_NAMES.iter().enumerate().map(|(i, k)| (*k, i as u32));
     let matcher = MatcherBuilder::new(zh).build(keys).expect("build");
     let s2t = opencc_rust::OpenCC::new("/usr/share/opencc/s2t.json")
         .unwrap_or_else(|e| panic!("opencc s2t config: {e}; run {SETUP}"));
-    let chars: Vec<char> = text.chars().take(60_000).collect();
+    let chars: Vec<char> = text.chars().collect();
     let mut n_hits = 0usize;
     let mut n_traditional_spans = 0usize;
     for chunk in chars.chunks(3_000) {
@@ -191,9 +192,12 @@ fn traditional_chunk_and_simplified_twin_give_the_same_hits() {
         }
         n_hits += hits_s.len();
     }
-    assert!(n_hits > 500, "only {n_hits} hits in 60k chars of 西游记");
+    // Oracles on the same 3,000-char chunks: Python `re` with the names longest first
+    // (leftmost-first over length-sorted alternatives is leftmost-longest) finds 1,061
+    // names; the `opencc -c s2t` command spells 535 of them differently.
+    assert!(n_hits > 1_000, "only {n_hits} hits in the 西游记 slice");
     assert!(
-        n_traditional_spans > 100,
+        n_traditional_spans > 500,
         "only {n_traditional_spans} hits were spelled differently in the traditional twin"
     );
 }
@@ -258,10 +262,12 @@ fn katakana_words(text: &str, n_min_chars: usize) -> Vec<String> {
 #[test]
 fn japanese_names_match_across_kana_forms() {
     let ja = profile(Flavour::Ja);
-    let text = read_shared("ja/wagahai_wa_neko_de_aru.txt");
-    // Keys in three spellings of the same name must find every katakana occurrence.
+    // Chapter 6 and part of 7, where 寒月's violin story is told.
+    let text = read_corpus("wagahai-violin.txt");
+    // Keys in three spellings of the same name must find every katakana occurrence
+    // (the plain substring count is the oracle: 49 in this slice).
     let n_written = text.matches("ヴァイオリン").count();
-    assert!(n_written > 50, "expected ヴァイオリン in the text, found {n_written}");
+    assert!(n_written > 40, "expected ヴァイオリン in the text, found {n_written}");
     let normalized = ja.normalize(&text).expect("normalize");
     for key in ["ヴァイオリン", "ゔぁいおりん", "ｳﾞｧｲｵﾘﾝ"] {
         let matcher = MatcherBuilder::new(ja).build([(key, 1)]).expect("build");
@@ -273,15 +279,17 @@ fn japanese_names_match_across_kana_forms() {
 
     // The text re-spelled in half-width katakana and in hiragana folds to the same
     // text and gives the same hits for every katakana word of the book.
-    let chunk: String = text.chars().take(200_000).collect();
+    // Both slices of the book; Python `re` over the raw text counts 97 distinct
+    // katakana words of three chars or more and 193 leftmost-longest occurrences.
+    let chunk = text.clone() + &read_corpus("wagahai-kushami.txt");
     let words = katakana_words(&chunk, 3);
-    assert!(words.len() > 100, "only {} katakana words", words.len());
+    assert!(words.len() >= 90, "only {} katakana words", words.len());
     let matcher =
         MatcherBuilder::new(ja).build(words.iter().enumerate().map(|(i, w)| (w.as_str(), i as u32))).expect("build");
     let original = ja.normalize(&chunk).expect("normalize");
     let hits = matcher.find(&original);
     check_hits(&matcher, &original, &hits, "original");
-    assert!(hits.len() > 300, "only {} katakana hits", hits.len());
+    assert!(hits.len() > 150, "only {} katakana hits", hits.len());
     for (label, twin) in [("half-width", to_half_width(&chunk)), ("hiragana", to_hiragana(&chunk))] {
         assert_ne!(twin, chunk);
         let normalized = ja.normalize(&twin).expect("normalize");
@@ -296,21 +304,22 @@ fn japanese_names_match_across_kana_forms() {
 #[test]
 fn japanese_names_match_through_aozora_ruby() {
     let ja = profile(Flavour::Ja);
-    let text = read_shared("ja/wagahai_wa_neko_de_aru.txt");
+    // Part of chapter 2, where 苦沙弥 most often carries its reading.
+    let text = read_corpus("wagahai-kushami.txt");
     let normalized = ja.normalize(&text).expect("normalize");
-    // Readings are hidden from matching and reported with their base.
+    // Readings are hidden from matching and reported with their base; the substring
+    // count of `苦沙弥《くしゃみ》` is the oracle (7 in this slice).
     let kushami: Vec<_> = normalized.rubies().iter().filter(|r| &text[r.base.bytes()] == "苦沙弥").collect();
-    assert!(kushami.len() >= 10, "only {} rubies on 苦沙弥", kushami.len());
+    assert_eq!(kushami.len(), text.matches("苦沙弥《くしゃみ》").count(), "rubies on 苦沙弥");
+    assert!(kushami.len() >= 5, "only {} rubies on 苦沙弥", kushami.len());
     assert!(kushami.iter().all(|r| normalized.reading(r) == "くしゃみ"));
     for ruby in normalized.rubies() {
         assert_eq!(&text[ruby.reading.bytes()], normalized.reading(ruby));
         assert!(ruby.base.end <= ruby.reading.start);
     }
-    // The only brackets left are the empty pair in the file's legend (`《》：ルビ`).
-    let norm = normalized.as_str();
-    for (at, _) in norm.match_indices('《') {
-        assert!(norm[at..].starts_with("《》"), "ruby left in the folded text: {:?}", &norm[at..at + 40]);
-    }
+    // No ruby bracket is left in the folded text.
+    assert!(text.contains('《'));
+    assert!(!normalized.as_str().contains('《'), "ruby left in the folded text");
     assert!(!normalized.as_str().contains("［＃"), "notes left in the folded text");
 
     // Name keys find every occurrence of the name in the visible text, and hit spans
@@ -323,7 +332,8 @@ fn japanese_names_match_through_aozora_ruby() {
         let n_hits = hits.iter().filter(|h| matcher.values(h.pattern) == [idx as u32]).count();
         let n_visible = normalized.as_str().matches(name).count();
         assert_eq!(n_hits, n_visible, "{name}");
-        assert!(n_hits > 50, "{name}: {n_hits}");
+        // Substring counts of the raw slice: 33 苦沙弥, 107 迷亭, 79 寒月, 12 東風, 48 吾輩.
+        assert!(n_hits >= 10, "{name}: {n_hits}");
     }
     assert!(hits.iter().all(|h| !text[h.src.bytes()].contains('《')));
 

@@ -2,7 +2,7 @@
 //! daachorse, aho-corasick (leftmost-longest), the naive scanner, and a frozen-and-
 //! loaded copy of the matcher; all must produce exactly the expected hits, and every
 //! hit must keep the span contract. A test also asserts case names are unique.
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 mod common;

@@ -1,6 +1,6 @@
 //! Tidy checks on the crate's own sources: every module starts with a `//!` header,
 //! and clippy.toml bans the clock, `HashMap`/`HashSet` and `std::fs` in the library.
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 
 #[test]

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: profiles built once per test binary, the
-//! shared corpora, an aho-corasick engine, and the span properties every hit must keep.
-// Tests read the shared corpora and tool paths; the library itself does no I/O.
+//! corpus slices in `tests/data/corpora/`, an aho-corasick engine, and the span
+//! properties every hit must keep.
+// Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 #![allow(dead_code)]
 
@@ -44,19 +45,14 @@ pub fn profile_named(name: &str) -> &'static Profile {
     }
 }
 
-/// Path to a file of the shared corpora (`../shared/data/` from the workspace root).
-pub fn shared_data(rel: &str) -> PathBuf {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data")).join(rel);
-    assert!(
-        path.exists(),
-        "missing shared data file {}: the shared corpora must be checked out at ../shared/data (see {SETUP})",
-        path.display()
-    );
-    path
+/// Path to a corpus slice in the repository (`tests/data/corpora/` from the workspace
+/// root; its README gives the provenance and licence of each file).
+pub fn corpus_path(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/corpora")).join(name)
 }
 
-pub fn read_shared(rel: &str) -> String {
-    let path = shared_data(rel);
+pub fn read_corpus(name: &str) -> String {
+    let path = corpus_path(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
