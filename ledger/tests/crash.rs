@@ -3,8 +3,10 @@
 //! book must reopen, verify, hold only whole batches, and hold every batch the child
 //! had acknowledged before it died.
 //!
-//! The child is this same test binary, re-run with `LOREBANK_CRASH_CHILD` set. The
-//! random schedule's seed is printed; `LOREBANK_CRASH_SEED` replays it.
+//! A `harness = false` target: run by `cargo test`, `main` is the test. The child is
+//! this same binary, re-run with `LOREBANK_CRASH_CHILD` set to the book's path; it
+//! only appends. The random schedule's seed is printed; `LOREBANK_CRASH_SEED` replays
+//! it.
 
 mod support;
 
@@ -41,11 +43,18 @@ fn whole_batches(path: &Path) -> BTreeMap<u64, Vec<u64>> {
     batches
 }
 
+const NAME: &str = "sigkill_mid_append_leaves_a_prefix_of_whole_batches";
+const CHILD: &str = "LOREBANK_CRASH_CHILD";
+
+fn main() {
+    match std::env::var_os(CHILD) {
+        Some(path) => crash_child(Path::new(&path)),
+        None => run_one(NAME, sigkill_mid_append_leaves_a_prefix_of_whole_batches),
+    }
+}
+
 /// Child side: append batches forever, acknowledging each on stdout.
-#[test]
-fn crash_child() {
-    let Some(path) = std::env::var_os("LOREBANK_CRASH_CHILD") else { return };
-    let path = Path::new(&path);
+fn crash_child(path: &Path) {
     let ledger = if path.exists() { Ledger::open(path).unwrap() } else { Ledger::create(path).unwrap() };
     let mut batch_idx = ledger
         .events(Seq(1), Seq(u64::MAX))
@@ -57,13 +66,11 @@ fn crash_child() {
             .map(|event_idx| term((batch_idx * 4 + event_idx + 1) as u32, &format!("batch-{batch_idx}")))
             .collect();
         ledger.append(&batch, None).unwrap();
-        // Leading newline: libtest prints "test crash_child ... " before the first line.
-        println!("\nack {batch_idx}");
+        println!("ack {batch_idx}");
         batch_idx += 1;
     }
 }
 
-#[test]
 fn sigkill_mid_append_leaves_a_prefix_of_whole_batches() {
     let seed: u64 = std::env::var("LOREBANK_CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
@@ -82,13 +89,8 @@ fn sigkill_mid_append_leaves_a_prefix_of_whole_batches() {
     let mut acked_max: Option<u64> = None;
     let mut kills_mid_append = 0;
     for kill_idx in 0..KILLS {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env("LOREBANK_CRASH_CHILD", &path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            Command::new(&exe).env(CHILD, &path).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let reader = std::thread::spawn(move || {
             let mut acked = Vec::new();
@@ -121,4 +123,34 @@ fn sigkill_mid_append_leaves_a_prefix_of_whole_batches() {
     }
     eprintln!("{:?} was the last acknowledged batch; {kills_mid_append} kills hit a running loop", acked_max);
     assert!(kills_mid_append >= KILLS / 2, "only {kills_mid_append} of {KILLS} kills hit a running append loop");
+}
+
+/// The part of libtest's interface `cargo test` relies on: name filters, `--exact`,
+/// `--list`, and a `test result:` line that totals count.
+fn run_one(name: &str, test: fn()) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--list") {
+        println!("{name}: test");
+        return;
+    }
+    let exact = args.iter().any(|arg| arg == "--exact");
+    let mut filters = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--skip" | "--test-threads" | "--format" | "--color" | "--logfile" => {
+                args.next();
+            }
+            flag if flag.starts_with('-') => {}
+            filter => filters.push(filter),
+        }
+    }
+    let selected = filters.is_empty() || filters.iter().any(|f| if exact { *f == name } else { name.contains(*f) });
+    if !selected {
+        println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out");
+        return;
+    }
+    println!("running 1 test");
+    test();
+    println!("test {name} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
 }
