@@ -5,6 +5,9 @@
 //! with `tests/golden/wuchuan/ids.txt`. `LOREBANK_BLESS=1` rewrites the files, which
 //! is right only for a deliberate change of render format (a new version).
 //!
+//! Every golden receipt also replays in a new process with the book's caches cleared,
+//! so the projection is refolded from the log, and again after `lorebank rebuild`.
+//!
 //! The fold table is built from the system's OpenCC (Debian 12's 1.1.6 here and in
 //! CI), so the pinned snapshot ids assume that version; the contexts do not.
 
@@ -34,24 +37,19 @@ fn chunks(chapter: u32) -> Vec<String> {
     text.split("\n---\n").map(|chunk| format!("{}\n", chunk.trim_matches('\n'))).collect()
 }
 
-#[test]
-#[allow(clippy::disallowed_methods, reason = "tests read and bless golden files")]
-fn example_contexts_match_the_golden_files() {
-    let bless = std::env::var_os("LOREBANK_BLESS").is_some();
-    let dir = tempfile::tempdir().unwrap();
-    let book = dir.path().join("wuchuan.lorebank");
+/// The example book in `dir`: its glossary applied, every chunk of chapters 1-5
+/// assembled in order (each chunk's receipt feeding the next). Returns the book and,
+/// per chunk, its name (`<chapter>-<chunk>`), receipt id and context.
+#[allow(clippy::disallowed_methods, reason = "tests write chunk files")]
+fn build_example(dir: &Path) -> (PathBuf, Vec<(String, String, String)>) {
+    let book = dir.join("wuchuan.lorebank");
     lorebank(&book, &["init", "--profile", "zh"]);
     lorebank(&book, &["apply", root().join("examples/wuchuan/glossary.jsonl").to_str().unwrap()]);
-    let golden = root().join("tests/golden/wuchuan");
-    let mut ids = String::new();
-    let snapshot: Value = serde_json::from_str(&lorebank(&book, &["--json", "snapshot"])).unwrap();
-    ids.push_str(&format!("snapshot {}\n", snapshot["snapshot"].as_str().unwrap()));
-    let mut failures = Vec::new();
-    let mut receipts = Vec::new();
+    let mut recorded = Vec::new();
     for chapter in 1..=5u32 {
         let mut prev: Option<String> = None;
         for (chunk_idx, text) in chunks(chapter).iter().enumerate() {
-            let file = dir.path().join(format!("{chapter}-{}.txt", chunk_idx + 1));
+            let file = dir.join(format!("{chapter}-{}.txt", chunk_idx + 1));
             std::fs::write(&file, text).unwrap();
             let chapter_arg = chapter.to_string();
             let chunk_arg = (chunk_idx + 1).to_string();
@@ -69,22 +67,39 @@ fn example_contexts_match_the_golden_files() {
                 args.extend(["--prev", prev.as_str()]);
             }
             let assembled: Value = serde_json::from_str(&lorebank(&book, &args)).unwrap();
-            let context = assembled["context"].as_str().unwrap();
+            let context = assembled["context"].as_str().unwrap().to_owned();
             let receipt = assembled["receipt"].as_str().unwrap().to_owned();
-            ids.push_str(&format!("receipt {chapter}-{} {receipt}\n", chunk_idx + 1));
-            let path = golden.join(format!("{chapter}-{}.txt", chunk_idx + 1));
-            if bless {
-                std::fs::write(&path, context).unwrap();
-            } else {
-                let expected =
-                    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-                if expected != context {
-                    failures.push(format!("{}:\n--- expected\n{expected}--- actual\n{context}", path.display()));
-                }
-            }
-            receipts.push(receipt.clone());
+            recorded.push((format!("{chapter}-{}", chunk_idx + 1), receipt.clone(), context));
             prev = Some(receipt);
         }
+    }
+    (book, recorded)
+}
+
+#[test]
+#[allow(clippy::disallowed_methods, reason = "tests read and bless golden files")]
+fn example_contexts_match_the_golden_files() {
+    let bless = std::env::var_os("LOREBANK_BLESS").is_some();
+    let dir = tempfile::tempdir().unwrap();
+    let (book, recorded) = build_example(dir.path());
+    let golden = root().join("tests/golden/wuchuan");
+    let mut ids = String::new();
+    let snapshot: Value = serde_json::from_str(&lorebank(&book, &["--json", "snapshot"])).unwrap();
+    ids.push_str(&format!("snapshot {}\n", snapshot["snapshot"].as_str().unwrap()));
+    let mut failures = Vec::new();
+    let mut receipts = Vec::new();
+    for (name, receipt, context) in &recorded {
+        ids.push_str(&format!("receipt {name} {receipt}\n"));
+        let path = golden.join(format!("{name}.txt"));
+        if bless {
+            std::fs::write(&path, context).unwrap();
+        } else {
+            let expected = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+            if &expected != context {
+                failures.push(format!("{}:\n--- expected\n{expected}--- actual\n{context}", path.display()));
+            }
+        }
+        receipts.push(receipt.clone());
     }
     let ids_path = golden.join("ids.txt");
     if bless {
@@ -154,4 +169,58 @@ fn the_traditional_letter_and_its_twin_inject_the_same_records() {
     assert_eq!(traditional, simplified);
     assert_eq!(traditional_context, simplified_context);
     assert!(traditional.contains(&"T-2".to_owned()) && traditional.contains(&"T-9".to_owned()), "{traditional:?}");
+}
+
+/// The golden ids: the snapshot, then `(name, receipt)` per chunk.
+fn golden_ids() -> (String, Vec<(String, String)>) {
+    let text = std::fs::read_to_string(root().join("tests/golden/wuchuan/ids.txt")).unwrap();
+    let mut snapshot = None;
+    let mut receipts = Vec::new();
+    for line in text.lines() {
+        match line.split(' ').collect::<Vec<_>>()[..] {
+            ["snapshot", id] => snapshot = Some(id.to_owned()),
+            ["receipt", name, id] => receipts.push((name.to_owned(), id.to_owned())),
+            _ => panic!("ids.txt: unexpected line {line:?}"),
+        }
+    }
+    (snapshot.expect("ids.txt names the snapshot"), receipts)
+}
+
+/// `lorebank replay` in a new process: the context it printed, which must be
+/// identical to the record and to the golden file.
+fn replay_golden(book: &Path, name: &str, receipt: &str) {
+    let replayed: Value = serde_json::from_str(&lorebank(book, &["--json", "replay", receipt])).unwrap();
+    assert_eq!(replayed["identical"], Value::Bool(true), "{name}: {replayed}");
+    let golden = std::fs::read_to_string(root().join(format!("tests/golden/wuchuan/{name}.txt"))).unwrap();
+    assert_eq!(replayed["context"].as_str().unwrap(), golden, "{name}: replayed context");
+}
+
+#[test]
+fn golden_receipts_replay_with_a_cold_cache_and_after_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let (book, recorded) = build_example(dir.path());
+    let (snapshot, golden) = golden_ids();
+    let recorded_ids: Vec<(String, String)> =
+        recorded.iter().map(|(name, receipt, _)| (name.clone(), receipt.clone())).collect();
+    assert_eq!(recorded_ids, golden, "the example book recorded other receipts than tests/golden/wuchuan/ids.txt");
+    let snapshot_hex = snapshot;
+    let snapshot = ledger_model::Hash32::from_hex(&snapshot_hex).unwrap();
+    assert_eq!(golden.len(), 10);
+    for (name, receipt) in &golden {
+        // Caches cleared: the replaying process finds no frozen projection in the book
+        // and none in memory, so it refolds the log to the receipt's revision.
+        {
+            let ledger = ledger::Ledger::open(&book).unwrap();
+            ledger.cache_clear().unwrap();
+            assert_eq!(ledger.cache_get(snapshot).unwrap(), None);
+        }
+        replay_golden(&book, name, receipt);
+        // The refolded projection was stored again, so the replay did build it.
+        assert!(ledger::Ledger::open(&book).unwrap().cache_get(snapshot).unwrap().is_some(), "{name}");
+    }
+    let rebuilt: Value = serde_json::from_str(&lorebank(&book, &["--json", "rebuild"])).unwrap();
+    assert_eq!(rebuilt["snapshot"].as_str(), Some(snapshot_hex.as_str()));
+    for (name, receipt) in &golden {
+        replay_golden(&book, name, receipt);
+    }
 }
