@@ -162,7 +162,7 @@ const XIYOUJI_NAMES: &[&str] = &[
 #[test]
 fn traditional_chunk_and_simplified_twin_give_the_same_hits() {
     let zh = profile(Flavour::Zh);
-    // The first 51,791 chars of 西游记 (chapters 1-8 and most of 9).
+    // The first 51,791 chars of 西游记 (chapters 1-7 and part of 8).
     let text = read_corpus("xiyouji-head.txt");
     let keys = XIYOUJI_NAMES.iter().enumerate().map(|(i, k)| (*k, i as u32));
     let matcher = MatcherBuilder::new(zh).build(keys).expect("build");
@@ -262,7 +262,7 @@ fn katakana_words(text: &str, n_min_chars: usize) -> Vec<String> {
 #[test]
 fn japanese_names_match_across_kana_forms() {
     let ja = profile(Flavour::Ja);
-    // Chapter 6 and part of 7, where 寒月's violin story is told.
+    // Most of chapter 10 and part of 11, where 寒月 tells his violin story.
     let text = read_corpus("wagahai-violin.txt");
     // Keys in three spellings of the same name must find every katakana occurrence
     // (the plain substring count is the oracle: 49 in this slice).
@@ -304,7 +304,8 @@ fn japanese_names_match_across_kana_forms() {
 #[test]
 fn japanese_names_match_through_aozora_ruby() {
     let ja = profile(Flavour::Ja);
-    // Part of chapter 2, where 苦沙弥 most often carries its reading.
+    // The end of chapter 3 and part of chapter 4, where 苦沙弥 most often carries its
+    // reading.
     let text = read_corpus("wagahai-kushami.txt");
     let normalized = ja.normalize(&text).expect("normalize");
     // Readings are hidden from matching and reported with their base; the substring
