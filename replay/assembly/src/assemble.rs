@@ -516,7 +516,7 @@ pub fn assemble(
         let rank = match summary.scope() {
             Scope::Book => (0, 0),
             Scope::Arc { from, to } if from <= chapter && chapter <= to => (1, from),
-            Scope::Chapter(at) if at + 1 == chapter => (2, at),
+            Scope::Chapter(at) if at.checked_add(1) == Some(chapter) => (2, at),
             _ => continue,
         };
         summaries.push((rank.0, summary.number(), rank.1, summary.text()));

@@ -1,6 +1,7 @@
 //! Assembly over forged frozen projections: bytes changed behind recomputed hashes
 //! (what anyone who can write the cache can produce) are refused by `Frozen::load` or
-//! assemble without a panic.
+//! assemble without a panic. Valid projections at the extremes of their ranges
+//! assemble without a panic too.
 
 use std::sync::OnceLock;
 
@@ -156,6 +157,24 @@ fn the_honest_projection_assembles_every_branch() {
          [summaries]\n(book) A book.\n(arc from chapter 1) An arc.\n"
     );
     assemble_all(&frozen);
+}
+
+#[test]
+fn a_summary_of_the_last_chapter_assembles() {
+    // Valid: chapters are any u32 from 1, and visible_from may be set early.
+    let mut state = State::new();
+    let body = Body::SummaryPut(SummaryPut {
+        id: id("S-1"),
+        scope: Scope::Chapter(u32::MAX),
+        text: "The end.".into(),
+        visible_from: Some(1),
+    });
+    let content = NewEvent { recorded_at_ms: 1, actor: "human:test".into(), source: "test".into(), body };
+    state.apply(&Event { seq: Seq(1), prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: 1, content });
+    let frozen = Frozen::load(&freeze(&state, profile()).unwrap(), profile(), state.snapshot_id()).unwrap();
+    for chapter in [1, u32::MAX] {
+        assert_eq!(assemble(&frozen, chapter, TEXT, None).unwrap().summaries, Vec::<u32>::new());
+    }
 }
 
 proptest! {
