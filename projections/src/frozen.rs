@@ -396,6 +396,10 @@ impl Frozen {
     }
 
     /// The term at `idx`.
+    ///
+    /// # Panics
+    ///
+    /// If `idx` comes from another projection with fewer terms.
     pub fn term(&self, idx: TermIdx) -> TermRef<'_> {
         // In range: a `TermIdx` comes only from this projection's checked table.
         TermRef(&self.table().terms[idx.0 as usize])
