@@ -110,3 +110,17 @@ fn pure_crates_have_no_forbidden_crate_in_their_closure() {
     // The storage engine is where it should be, so the check above can fail.
     assert!(closure(&graph, "ledger").contains("redb"));
 }
+
+#[test]
+fn only_projections_knows_the_frozen_layout() {
+    let graph = graph();
+    for name in &graph.workspace {
+        if name != "projections" {
+            assert!(
+                !graph.deps[name].iter().any(|dep| dep == "rkyv"),
+                "{name} depends on rkyv; only projections::frozen knows the rkyv layout"
+            );
+        }
+    }
+    assert!(graph.deps["projections"].iter().any(|dep| dep == "rkyv"), "the check above can fail");
+}

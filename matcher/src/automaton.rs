@@ -30,9 +30,12 @@
 //! | `pattern_bytes_len` | patterns, UTF-8, strictly increasing, concatenated |
 //! | `daachorse_len` | daachorse `CharwiseDoubleArrayAhoCorasick<u32>::serialize()`, value = pattern index |
 //!
-//! The hash is checked before anything else is read: daachorse does not validate the
-//! automaton it deserializes (its checked path guarantees memory safety, not a correct
-//! automaton), so bytes that were not written by [`Matcher::to_bytes`] never reach it.
+//! The hash is checked before anything else is read, so damaged bytes never reach
+//! daachorse. The hash proves integrity, not origin: whoever can write the bytes can
+//! recompute it. daachorse's checked deserializer guarantees memory safety, not a
+//! correct automaton, so the match kind is checked on load and every match it reports
+//! is checked against the pattern table before use: a forged automaton can lose hits,
+//! but it cannot make the matcher panic or report a pattern that is not in the text.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -393,7 +396,9 @@ impl LeftmostLongest for Matcher {
     fn find_from(&self, haystack: &str, from: usize) -> Option<(PatternId, usize, usize)> {
         let pma = self.pma.as_ref()?;
         let m = pma.leftmost_find_iter(haystack.get(from..)?).next()?;
-        Some((PatternId(m.value()), from + m.start(), from + m.end()))
+        let end = from + m.end();
+        let (pattern, start) = self.verified(haystack, m.value(), end)?;
+        Some((pattern, start, end))
     }
 }
 
@@ -528,8 +533,13 @@ impl Matcher {
         // One daachorse pass; restarted only after a rejected candidate.
         'restart: while pos < norm.len() {
             for m in pma.leftmost_find_iter(&norm[pos..]) {
-                let (start, end) = (pos + m.start(), pos + m.end());
-                let pattern = PatternId(m.value());
+                let end = pos + m.end();
+                let Some((pattern, start)) = self.verified(norm, m.value(), end) else {
+                    // Only an automaton this crate did not build reports what is not
+                    // there; skip past it rather than trust its offsets.
+                    pos = if end > pos { end } else { pos + norm[pos..].chars().next().map_or(1, char::len_utf8) };
+                    continue 'restart;
+                };
                 if let Some(hit) = self.accept(text, pattern, start, end, &mut hint) {
                     hits.push(hit);
                     continue;
@@ -546,6 +556,21 @@ impl Matcher {
             break;
         }
         hits
+    }
+
+    /// The pattern a daachorse match names and its start, if the value is a pattern
+    /// of this matcher and that pattern ends at `end` in `norm`. Always so for an
+    /// automaton built from the pattern table; checked because the frozen form's hash
+    /// proves integrity, not origin, so the match's value and length are not trusted
+    /// as indexes.
+    #[inline]
+    fn verified(&self, norm: &str, value: u32, end: usize) -> Option<(PatternId, usize)> {
+        if value as usize >= self.table.pattern_ends.len() {
+            return None;
+        }
+        let pattern = self.table.pattern(value as usize);
+        let start = end.checked_sub(pattern.len())?;
+        (norm.as_bytes().get(start..end)? == pattern.as_bytes()).then_some((PatternId(value), start))
     }
 
     /// The longest pattern shorter than `pattern` that starts at `start` and passes.
@@ -793,8 +818,67 @@ impl Matcher {
             if !rest.is_empty() {
                 return Err(bad("trailing automaton bytes", rest.len() as u64));
             }
+            // Leftmost search panics on any other kind.
+            if pma.match_kind() != MatchKind::LeftmostLongest {
+                return Err(FrozenLoadError::Automaton { message: "match kind is not leftmost-longest".into() });
+            }
             Some(pma)
         };
         Ok(Matcher::assemble(profile.clone(), flags & FLAG_WORD_BOUNDARIES != 0, table, pma))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::ProfileBuilder;
+
+    fn profile() -> Profile {
+        ProfileBuilder::nfkc_only().build().expect("nfkc profile")
+    }
+
+    /// `keys` with their frozen form, whose automaton is replaced by `pma` and whose
+    /// hash is recomputed: what someone who can write the cache can produce.
+    fn forged(keys: &[&str], pma: CharwiseDoubleArrayAhoCorasick<u32>) -> Vec<u8> {
+        let profile = profile();
+        let honest =
+            MatcherBuilder::new(&profile).build(keys.iter().enumerate().map(|(idx, key)| (*key, idx as u32))).unwrap();
+        let table = PatternTable {
+            patterns: honest.table.patterns.clone(),
+            pattern_ends: honest.table.pattern_ends.clone(),
+            values: honest.table.values.clone(),
+            posting_ends: honest.table.posting_ends.clone(),
+        };
+        Matcher::assemble(profile, true, table, Some(pma)).to_bytes()
+    }
+
+    #[test]
+    fn a_forged_automaton_never_panics_and_never_reports_absent_text() {
+        let keys = ["abc", "ab", "xyz"];
+        // Values past the pattern table, and values naming the wrong pattern.
+        let wrong = CharwiseDoubleArrayAhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build_with_values([("abc", 7u32), ("ab", 2), ("q", 0), ("x", u32::MAX)])
+            .unwrap();
+        let matcher = Matcher::from_bytes(&forged(&keys, wrong), &profile()).expect("structurally valid");
+        let text = profile().normalize("abc q x ab xyz").unwrap();
+        let hits = matcher.find(&text);
+        for hit in &hits {
+            assert_eq!(
+                &text.as_str()[hit.norm.start.as_usize()..hit.norm.end.as_usize()],
+                matcher.pattern(hit.pattern)
+            );
+        }
+        let _ = matcher.find_with(&matcher, &text);
+    }
+
+    #[test]
+    fn an_automaton_of_another_match_kind_is_refused() {
+        let standard = CharwiseDoubleArrayAhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build_with_values([("ab", 0u32), ("abc", 1)])
+            .unwrap();
+        let loaded = Matcher::from_bytes(&forged(&["ab", "abc"], standard), &profile());
+        assert!(matches!(loaded, Err(FrozenLoadError::Automaton { .. })), "{loaded:?}");
     }
 }

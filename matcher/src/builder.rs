@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::profile::FOLD_CHARS_MAX;
-use crate::profile::{encode_profile, Entry, Flavour, LoadError, Profile, ProfileOptions};
+use crate::profile::{encode_profile, Entry, Flavour, LoadError, Profile, ProfileOptions, ToolchainUnicode};
 
 /// How many times a char's fold is re-applied looking for a fixed point.
 const CLOSURE_ROUNDS_MAX: usize = 16;
@@ -184,7 +184,7 @@ impl ProfileBuilder {
                 entries.push(Entry { key: c, out });
             }
         }
-        let bytes = encode_profile(self.flavour, self.options, unicode_normalization::UNICODE_VERSION, &entries);
+        let bytes = encode_profile(self.flavour, self.options, ToolchainUnicode::RUNNING, &entries);
         Ok(Profile::from_bytes(&bytes)?)
     }
 

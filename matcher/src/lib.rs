@@ -129,8 +129,8 @@ pub use builder::{ProfileBuildError, ProfileBuilder};
 pub use normalize::{NormalizedText, Ruby, TextError};
 pub use offset::{NormByte, NormSpan, SrcByte, SrcChar, SrcSpan};
 pub use profile::{
-    Flavour, LoadError, Profile, ProfileId, ProfileOptions, FOLD_CHARS_MAX, PROFILE_BYTES_MAX, PROFILE_FORMAT_VERSION,
-    PROFILE_ID_CONTEXT, PROFILE_MAGIC,
+    Flavour, LoadError, Profile, ProfileId, ProfileOptions, ToolchainUnicode, FOLD_CHARS_MAX, FORMAT_1_CHAR_UNICODE,
+    PROFILE_BYTES_MAX, PROFILE_FORMAT_VERSION, PROFILE_ID_CONTEXT, PROFILE_MAGIC,
 };
 
 /// Longest text [`Profile::normalize`] accepts (64 MiB; chunks are a few KiB).

@@ -7,21 +7,22 @@
 //! bytes ([`Profile::id`]), so the ledger can store it and a replay on another machine
 //! folds text with the identical table.
 //!
-//! # Byte layout, format version 1
+//! # Byte layout, format versions 1 and 2
 //!
 //! All integers little-endian. Reserved bytes must be zero.
 //!
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `LBNP` |
-//! | 4 | 2 | format version, `1` |
+//! | 4 | 2 | format version, `1` or `2` |
 //! | 6 | 1 | flavour: 0 plain, 1 zh, 2 ja |
 //! | 7 | 1 | flags: bit 0 Aozora ruby, bit 1 HTML ruby, bit 2 collapse whitespace; other bits zero |
 //! | 8 | 3 | Unicode version of the NFKC tables used to build it (major, minor, update) |
 //! | 11 | 1 | reserved, zero |
 //! | 12 | 4 | `n_entries` |
 //! | 16 | 4 | `n_pool_chars` |
-//! | 20 | 4 | reserved, zero |
+//! | 20 | 3 | format 2: Unicode version of the char properties of `std` (`char::UNICODE_VERSION`); format 1: zero |
+//! | 23 | 1 | reserved, zero |
 //! | 24 | 8 × `n_entries` | entries `(char: u32, n_out: u32)`, strictly increasing by char |
 //! | … | 4 × `n_pool_chars` | pool: the outputs of all entries, concatenated in entry order |
 //!
@@ -30,6 +31,27 @@
 //! `n_out` equals `n_pool_chars`; every output is NFKC-normalized; no pool char is
 //! itself a key (the table is closed: folding a folded char changes nothing); no
 //! trailing bytes.
+//!
+//! # What the table does not contain: the Unicode of the toolchain
+//!
+//! Folding and matching also read Unicode data linked into the program, not stored in
+//! the table: the composition of multi-char segments and the normalization boundaries
+//! (`unicode-normalization`), and the word-boundary rule and markup scan
+//! (`char::is_alphanumeric` and `char::is_whitespace` of `std`, whose Unicode version
+//! is the compiler's; assembly's `split_whitespace` reads the same data). Another
+//! version of either can fold or match the same text differently, so a replay would
+//! give other bytes. The profile therefore records both versions ([`ToolchainUnicode`]),
+//! and [`Profile::from_bytes`] refuses a profile whose versions differ from the running
+//! program's with [`LoadError::UnicodeMismatch`].
+//!
+//! The `unicode-normalization` version has been in bytes 8..11 since format 1. The
+//! `std` version is new. Format 1 has no field for it and means
+//! [`FORMAT_1_CHAR_UNICODE`] (17.0.0, the Unicode of Rust 1.95, with which every
+//! format 1 profile so far was built). The builder keeps writing format 1 while the
+//! compiler's version is that one, so tables built with it keep their bytes, their ids
+//! and the snapshot IDs of the books that name them. Only a build with another `std`
+//! Unicode version writes format 2, which stores its version in bytes 20..23. A format 2
+//! profile that stores 17.0.0 is refused as not canonical, so one table has one id.
 
 use std::fmt;
 use std::sync::Arc;
@@ -40,8 +62,12 @@ use crate::unicode::{boundary_before_uncached, joins_previous};
 
 /// Magic bytes at the start of a serialized profile.
 pub const PROFILE_MAGIC: [u8; 4] = *b"LBNP";
-/// The profile byte-layout version this crate writes and reads.
-pub const PROFILE_FORMAT_VERSION: u16 = 1;
+/// The newest profile byte-layout version; this crate reads 1 and 2 and writes the
+/// lowest one that can state its toolchain's Unicode versions (see the module docs).
+pub const PROFILE_FORMAT_VERSION: u16 = 2;
+/// The Unicode version of `std`'s char properties that a format 1 profile implies: the
+/// version of Rust 1.95, with which every format 1 profile was built.
+pub const FORMAT_1_CHAR_UNICODE: (u8, u8, u8) = (17, 0, 0);
 /// The blake3 `derive_key` context that names profiles ([`Profile::id`]).
 pub const PROFILE_ID_CONTEXT: &str = "lorebank 2026-11 normalization profile v1";
 /// Longest output of one char in the fold table (NFKC's longest is 18, U+FDFA).
@@ -144,6 +170,28 @@ impl ProfileOptions {
     }
 }
 
+/// The Unicode versions of the data that folding and matching read from the program
+/// rather than from the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ToolchainUnicode {
+    /// `std`'s char properties (`char::UNICODE_VERSION`): word boundaries, whitespace.
+    pub char_properties: (u8, u8, u8),
+    /// `unicode-normalization`'s tables: composition and normalization boundaries.
+    pub normalization: (u8, u8, u8),
+}
+
+impl ToolchainUnicode {
+    /// The versions linked into this program.
+    pub const RUNNING: ToolchainUnicode = ToolchainUnicode {
+        char_properties: char::UNICODE_VERSION,
+        normalization: unicode_normalization::UNICODE_VERSION,
+    };
+}
+
+fn version_text((major, minor, update): (u8, u8, u8)) -> String {
+    format!("{major}.{minor}.{update}")
+}
+
 /// Why a serialized profile was refused by [`Profile::from_bytes`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -175,7 +223,7 @@ pub enum LoadError {
         expected: [u8; 4],
     },
     /// A format version this crate does not read.
-    #[error("unsupported profile format version {found}, this build reads {supported}")]
+    #[error("unsupported profile format version {found}, this build reads 1 to {supported}")]
     UnsupportedVersion {
         /// Found version.
         found: u16,
@@ -206,6 +254,21 @@ pub enum LoadError {
         /// How many.
         n_bytes: usize,
     },
+    /// The profile was built with Unicode data other than this program's: folding or
+    /// matching with it here could give other results than where it was built.
+    #[error(
+        "the fold table was built with Unicode {} of {component}, this build has Unicode {}; \
+         replaying with it could produce other bytes, so use a build with Unicode {0} of {component}",
+        version_text(*.stored), version_text(*.running)
+    )]
+    UnicodeMismatch {
+        /// Whose data: `std char properties` or `unicode-normalization`.
+        component: &'static str,
+        /// The version the profile records.
+        stored: (u8, u8, u8),
+        /// The version of this program.
+        running: (u8, u8, u8),
+    },
 }
 
 /// A loaded normalization profile. Cheap to clone (shared).
@@ -222,6 +285,7 @@ pub(crate) struct ProfileInner {
     flavour: Flavour,
     pub(crate) options: ProfileOptions,
     unicode_version: (u8, u8, u8),
+    char_unicode_version: (u8, u8, u8),
     n_entries: usize,
     /// Encoded values for every BMP char (see `V_*`). A fixed-size array, so indexing
     /// with a masked `u16` needs no bounds check on the hot path.
@@ -280,23 +344,32 @@ pub(crate) struct Entry {
     pub(crate) out: Vec<char>,
 }
 
-/// Serialize entries (sorted by key) in the canonical layout.
+/// Serialize entries (sorted by key) in the canonical layout: format 1 when
+/// `toolchain`'s char properties are those format 1 implies, else format 2.
 pub(crate) fn encode_profile(
     flavour: Flavour,
     options: ProfileOptions,
-    unicode_version: (u8, u8, u8),
+    toolchain: ToolchainUnicode,
     entries: &[Entry],
 ) -> Vec<u8> {
     let n_pool: usize = entries.iter().map(|e| e.out.len()).sum();
     let mut out = Vec::with_capacity(HEADER_LEN + entries.len() * 8 + n_pool * 4);
+    let (format, char_field) = if toolchain.char_properties == FORMAT_1_CHAR_UNICODE {
+        (1u16, [0; 3])
+    } else {
+        let (major, minor, update) = toolchain.char_properties;
+        (2, [major, minor, update])
+    };
+    let normalization = toolchain.normalization;
     out.extend_from_slice(&PROFILE_MAGIC);
-    out.extend_from_slice(&PROFILE_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&format.to_le_bytes());
     out.push(flavour.to_byte());
     out.push(options.to_byte());
-    out.extend_from_slice(&[unicode_version.0, unicode_version.1, unicode_version.2, 0]);
+    out.extend_from_slice(&[normalization.0, normalization.1, normalization.2, 0]);
     out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
     out.extend_from_slice(&(n_pool as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&char_field);
+    out.push(0);
     for entry in entries {
         out.extend_from_slice(&(entry.key as u32).to_le_bytes());
         out.extend_from_slice(&(entry.out.len() as u32).to_le_bytes());
@@ -316,10 +389,16 @@ pub(crate) enum Folded<'a> {
 }
 
 impl Profile {
-    /// Load a profile from its serialized bytes, validating every field.
+    /// Load a profile from its serialized bytes, validating every field, and check that
+    /// it was built with this program's Unicode data ([`LoadError::UnicodeMismatch`]).
     ///
     /// Never panics: any byte string either loads or returns a [`LoadError`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Profile, LoadError> {
+        Profile::load(bytes, ToolchainUnicode::RUNNING)
+    }
+
+    /// [`Profile::from_bytes`] as a program linked with `running` would see it.
+    pub(crate) fn load(bytes: &[u8], running: ToolchainUnicode) -> Result<Profile, LoadError> {
         if bytes.len() > PROFILE_BYTES_MAX {
             return Err(LoadError::TooLarge { n_bytes: bytes.len(), limit: PROFILE_BYTES_MAX });
         }
@@ -330,7 +409,7 @@ impl Profile {
             return Err(LoadError::BadMagic { found: magic, expected: PROFILE_MAGIC });
         }
         let version = u16::from_le_bytes([header[4], header[5]]);
-        if version != PROFILE_FORMAT_VERSION {
+        if !(1..=PROFILE_FORMAT_VERSION).contains(&version) {
             return Err(LoadError::UnsupportedVersion { found: version, supported: PROFILE_FORMAT_VERSION });
         }
         let flavour = Flavour::from_byte(header[6])
@@ -345,9 +424,31 @@ impl Profile {
         }
         let n_entries = u32::from_le_bytes([header[12], header[13], header[14], header[15]]);
         let n_pool = u32::from_le_bytes([header[16], header[17], header[18], header[19]]);
-        let reserved = u32::from_le_bytes([header[20], header[21], header[22], header[23]]);
-        if reserved != 0 {
-            return Err(LoadError::BadHeader { field: "reserved bytes 20..24", value: u64::from(reserved) });
+        let char_unicode_version = if version == 1 {
+            let reserved = u32::from_le_bytes([header[20], header[21], header[22], header[23]]);
+            if reserved != 0 {
+                return Err(LoadError::BadHeader { field: "reserved bytes 20..24", value: u64::from(reserved) });
+            }
+            FORMAT_1_CHAR_UNICODE
+        } else {
+            if header[23] != 0 {
+                return Err(LoadError::BadHeader { field: "reserved byte 23", value: u64::from(header[23]) });
+            }
+            let stored = (header[20], header[21], header[22]);
+            if stored == FORMAT_1_CHAR_UNICODE {
+                // Format 1 says this; one table has one byte form and one id.
+                let value = u64::from(u32::from_le_bytes([header[20], header[21], header[22], 0]));
+                return Err(LoadError::BadHeader { field: "char Unicode version (format 1 implies it)", value });
+            }
+            stored
+        };
+        for (component, stored, running) in [
+            ("std char properties", char_unicode_version, running.char_properties),
+            ("unicode-normalization", unicode_version, running.normalization),
+        ] {
+            if stored != running {
+                return Err(LoadError::UnicodeMismatch { component, stored, running });
+            }
         }
         // Sizes first, so the arithmetic below cannot overflow and no huge allocation
         // happens before we know the bytes are there.
@@ -474,6 +575,7 @@ impl Profile {
                 flavour,
                 options,
                 unicode_version,
+                char_unicode_version,
                 n_entries: keys.len(),
                 bmp,
                 astral: astral.into_boxed_slice(),
@@ -504,10 +606,17 @@ impl Profile {
     }
 
     /// The Unicode version of the NFKC data the table was built from. Combining
-    /// sequences are composed at run time by the linked `unicode-normalization`
-    /// ([`unicode_normalization::UNICODE_VERSION`]); a replay should compare the two.
+    /// sequences are composed at run time by the linked `unicode-normalization`;
+    /// loading checks that its version is this one.
     pub fn unicode_version(&self) -> (u8, u8, u8) {
         self.inner.unicode_version
+    }
+
+    /// The Unicode version of `std`'s char properties the profile was built with
+    /// ([`FORMAT_1_CHAR_UNICODE`] for a format 1 profile); loading checks that the
+    /// running program's is this one.
+    pub fn char_unicode_version(&self) -> (u8, u8, u8) {
+        self.inner.char_unicode_version
     }
 
     /// Number of chars the table changes.
@@ -553,5 +662,70 @@ impl ProfileInner {
             let (start, len) = self.multi[(payload - MULTI_BASE) as usize];
             Folded::Many(&self.pool[start as usize..(start + len) as usize])
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The toolchain every format 1 profile was built with.
+    const FORMAT_1: ToolchainUnicode = ToolchainUnicode { char_properties: (17, 0, 0), normalization: (18, 0, 0) };
+
+    /// A tiny profile (A→a) as a build linked with `toolchain` writes it.
+    fn tiny(toolchain: ToolchainUnicode) -> Vec<u8> {
+        let options = ProfileOptions { aozora_ruby: false, html_ruby: false, collapse_whitespace: false };
+        encode_profile(Flavour::Plain, options, toolchain, &[Entry { key: 'A', out: vec!['a'] }])
+    }
+
+    #[test]
+    fn format_1_implies_the_char_unicode_it_was_built_with_and_keeps_its_bytes() {
+        assert_eq!(FORMAT_1.char_properties, FORMAT_1_CHAR_UNICODE);
+        let bytes = tiny(FORMAT_1);
+        assert_eq!((&bytes[4..6], &bytes[8..12], &bytes[20..24]), (&[1, 0][..], &[18, 0, 0, 0][..], &[0; 4][..]));
+        let profile = Profile::load(&bytes, FORMAT_1).unwrap();
+        assert_eq!((profile.char_unicode_version(), profile.unicode_version()), ((17, 0, 0), (18, 0, 0)));
+    }
+
+    #[test]
+    fn a_program_with_other_unicode_data_refuses_the_profile() {
+        let bytes = tiny(FORMAT_1);
+        let newer_std = ToolchainUnicode { char_properties: (18, 0, 0), ..FORMAT_1 };
+        let error = Profile::load(&bytes, newer_std).unwrap_err();
+        assert_eq!(
+            error,
+            LoadError::UnicodeMismatch { component: "std char properties", stored: (17, 0, 0), running: (18, 0, 0) }
+        );
+        assert_eq!(
+            error.to_string(),
+            "the fold table was built with Unicode 17.0.0 of std char properties, this build has Unicode 18.0.0; \
+             replaying with it could produce other bytes, so use a build with Unicode 17.0.0 of std char properties"
+        );
+        let newer_normalization = ToolchainUnicode { normalization: (19, 0, 0), ..FORMAT_1 };
+        assert_eq!(
+            Profile::load(&bytes, newer_normalization).unwrap_err(),
+            LoadError::UnicodeMismatch { component: "unicode-normalization", stored: (18, 0, 0), running: (19, 0, 0) }
+        );
+    }
+
+    #[test]
+    fn a_build_with_another_std_unicode_writes_format_2() {
+        let newer = ToolchainUnicode { char_properties: (18, 0, 0), ..FORMAT_1 };
+        let bytes = tiny(newer);
+        assert_eq!((&bytes[4..6], &bytes[20..24]), (&[2, 0][..], &[18, 0, 0, 0][..]));
+        let profile = Profile::load(&bytes, newer).unwrap();
+        assert_eq!(profile.char_unicode_version(), (18, 0, 0));
+        assert_ne!(profile.id(), Profile::load(&tiny(FORMAT_1), FORMAT_1).unwrap().id());
+        assert!(matches!(
+            Profile::load(&bytes, FORMAT_1),
+            Err(LoadError::UnicodeMismatch { component: "std char properties", stored: (18, 0, 0), .. })
+        ));
+        // Format 2 stating what format 1 implies is not canonical: one table, one id.
+        let mut restated = bytes.clone();
+        restated[20..23].copy_from_slice(&[17, 0, 0]);
+        assert!(matches!(Profile::load(&restated, FORMAT_1), Err(LoadError::BadHeader { .. })));
+        let mut reserved = bytes;
+        reserved[23] = 1;
+        assert!(matches!(Profile::load(&reserved, newer), Err(LoadError::BadHeader { field: "reserved byte 23", .. })));
     }
 }

@@ -60,6 +60,9 @@ fn nfkc_profile_id_is_pinned() {
     // change means stored profiles fold differently: update knowingly.
     let nfkc = nfkc_profile();
     assert_eq!(nfkc.unicode_version(), unicode_normalization_version());
+    // Built by a compiler with the char properties format 1 implies, so still format 1.
+    assert_eq!(nfkc.char_unicode_version(), matcher::FORMAT_1_CHAR_UNICODE);
+    assert_eq!(&nfkc.to_bytes()[4..6], &[1, 0]);
     assert_eq!(
         nfkc.id().to_string(),
         "da5be8bed3d5a47d935514b638d799b8bac71b4f997ccfeb78cfe6037214177a",
@@ -142,8 +145,15 @@ fn profile_loader_is_strict() {
     bad_magic[0] = b'X';
     assert!(matches!(Profile::from_bytes(&bad_magic), Err(LoadError::BadMagic { .. })));
     let mut bad_version = ok.clone();
-    bad_version[4] = 2;
-    assert!(matches!(Profile::from_bytes(&bad_version), Err(LoadError::UnsupportedVersion { found: 2, .. })));
+    bad_version[4] = 3;
+    assert!(matches!(Profile::from_bytes(&bad_version), Err(LoadError::UnsupportedVersion { found: 3, .. })));
+    // Built with the NFKC data of another Unicode version than this build's.
+    let mut other_unicode = ok.clone();
+    other_unicode[8] = 15;
+    assert!(matches!(
+        Profile::from_bytes(&other_unicode),
+        Err(LoadError::UnicodeMismatch { component: "unicode-normalization", stored: (15, 0, 0), .. })
+    ));
     let mut bad_flags = ok.clone();
     bad_flags[7] = 0x80;
     assert!(matches!(Profile::from_bytes(&bad_flags), Err(LoadError::BadHeader { field: "flags", .. })));

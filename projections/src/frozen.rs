@@ -2,43 +2,58 @@
 //!
 //! It is the record table (rkyv, checked access) plus the frozen leftmost-longest
 //! automaton over every folded surface of every active term (all windows: the window
-//! is filtered at match time). Only this module knows the rkyv layout.
+//! is filtered at match time). Only this module knows the rkyv layout: assembly reads
+//! the table through the typed views ([`TermRef`], [`SurfaceRef`], [`SummaryRef`]) and
+//! the [`TermIdx`] handles of [`Frozen`], never through archived types.
 //!
 //! Layout of the bytes ([`freeze`]):
 //!
 //! | offset | size | field |
 //! | ---: | ---: | --- |
 //! | 0 | 4 | magic `LBFP` |
-//! | 4 | 2 | format version, [`FROZEN_FORMAT`] |
+//! | 4 | 2 | format version, [`FROZEN_FORMAT`] (2) |
 //! | 6 | 2 | reserved, zero |
 //! | 8 | 32 | snapshot ID the projection was frozen from |
 //! | 40 | 8 | `table_len`: bytes of the rkyv record table |
-//! | 48 | 32 | keyed blake3 of the table bytes ([`TABLE_CONTEXT`]) |
+//! | 48 | 32 | blake3 `derive_key` ([`PROJECTION_CONTEXT`]) of every byte after the header: table and matcher |
 //! | 80 | 32 | id of the normalization profile the keys were folded with |
 //! | 112 | `table_len` | rkyv archive of [`FrozenTable`] |
 //! | … | rest | the frozen matcher (`matcher::Matcher::to_bytes`, with its own hash) |
 //!
 //! The cache stores these bytes behind a checksum (see `ledger`); loading checks the
-//! snapshot ID, the table hash, then the rkyv archive with bytecheck, then the
-//! matcher's own hash,
-//! and fails with an error on anything unexpected, never a panic. Equal snapshots
-//! freeze to equal bytes: nothing here depends on revision or provenance.
+//! snapshot ID, the hash over table and matcher (so a matcher cannot be spliced from
+//! another projection), the profile, the rkyv archive with bytecheck, then the
+//! matcher's own hash, and fails with an error on anything unexpected, never a panic.
+//!
+//! Hashes catch damage, not forgery: anyone who can write the cache can recompute them.
+//! So loading also checks that the table is consistent in itself and with the matcher
+//! ([`Frozen::load`]): every code is one this build knows, every index is in range,
+//! terms are sorted by number, the constant list is exactly the constant terms, and the
+//! matcher's values name every surface exactly once. Assembly relies on these checks to
+//! index without panicking. A projection that fails any of them is refused, and the
+//! caller rebuilds it from the log.
+//!
+//! Equal snapshots freeze to equal bytes: nothing here depends on revision or provenance.
 
 use std::fmt;
 
 use ledger_model::*;
-use matcher::{BuildError, FrozenLoadError, Matcher, MatcherBuilder, Profile};
+use matcher::{BuildError, FrozenLoadError, Matcher, MatcherBuilder, Profile, ProfileId};
+use rkyv::option::ArchivedOption;
 use rkyv::rancor;
+use rkyv::rend::u32_le;
+use rkyv::tuple::ArchivedTuple2;
 
 use crate::snapshot::SnapshotId;
 use crate::state::State;
 
-/// Version of the layout above and of [`FrozenTable`].
-pub const FROZEN_FORMAT: u16 = 1;
+/// Version of the layout above and of [`FrozenTable`]. Format 1 hashed the table
+/// alone; its projections fail to load and are rebuilt from the log.
+pub const FROZEN_FORMAT: u16 = 2;
 const MAGIC: [u8; 4] = *b"LBFP";
 const HEADER_LEN: usize = 112;
-/// blake3 `derive_key` context of the record-table hash.
-pub const TABLE_CONTEXT: &str = "lorebank 2026-11-29 frozen table v1";
+/// blake3 `derive_key` context of the hash over the table and the matcher.
+pub const PROJECTION_CONTEXT: &str = "lorebank 2026-11-30 frozen projection v2";
 
 /// One active term, as assembly needs it.
 #[derive(Clone, Debug, PartialEq, Eq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
@@ -171,51 +186,23 @@ pub fn table(state: &State) -> FrozenTable {
             sense: put.sense.clone(),
             dst: put.dst.clone(),
             kind: put.kind.clone(),
-            gender: match put.gender {
-                None => 0,
-                Some(Gender::Masculine) => 1,
-                Some(Gender::Feminine) => 2,
-                Some(Gender::Neuter) => 3,
-                Some(Gender::Plural) => 4,
-            },
+            gender: gender_code(put.gender),
             decl: put.decl.clone(),
             window: window_pair(active.window),
-            status: match put.status {
-                Status::Approved => 0,
-                Status::Auto => 1,
-                Status::Draft => 2,
-            },
+            status: status_code(put.status),
             priority: put.priority,
             constant: put.constant,
-            secondary: put.secondary.as_ref().map(|secondary| {
-                let logic = match secondary.logic {
-                    KeyLogic::AndAny => 0,
-                    KeyLogic::AndAll => 1,
-                    KeyLogic::NotAny => 2,
-                    KeyLogic::NotAll => 3,
-                };
-                (logic, secondary.keys.clone())
-            }),
-            verdict: match active.term.verdict.as_ref().map(|(verdict, _)| *verdict) {
-                None | Some(Verdict::Withdraw) => 0,
-                Some(Verdict::Accept) => 1,
-                Some(Verdict::Verify) => 2,
-                Some(Verdict::Reject) => 3,
-            },
+            secondary: put.secondary.as_ref().map(|secondary| (logic_code(secondary.logic), secondary.keys.clone())),
+            verdict: verdict_code(active.term.verdict.as_ref().map(|(verdict, _)| *verdict)),
         });
         surfaces.push(FrozenSurface {
             term: term_idx,
-            kind: 0,
+            kind: alias_kind_code(None),
             surface: put.src.clone(),
             window: window_pair(active.window),
         });
         for alias in active.term.aliases.values() {
-            let kind = match alias.kind {
-                AliasKind::Variant => 1,
-                AliasKind::Nickname => 2,
-                AliasKind::Title => 3,
-                AliasKind::Reading => 4,
-            };
+            let kind = alias_kind_code(Some(alias.kind));
             let window = State::alias_window(alias, active.window);
             surfaces.push(FrozenSurface {
                 term: term_idx,
@@ -268,19 +255,44 @@ pub fn build_matcher(table: &FrozenTable, profile: &Profile) -> Result<Matcher, 
 pub fn freeze(state: &State, profile: &Profile) -> Result<Vec<u8>, FrozenError> {
     let table = table(state);
     let matcher = build_matcher(&table, profile)?;
-    let archived = rkyv::to_bytes::<rancor::Error>(&table).map_err(|error| FrozenError::Table(error.to_string()))?;
-    let snapshot = state.snapshot_id();
-    let mut out = Vec::with_capacity(HEADER_LEN + archived.len());
+    let archived = archive(&table)?;
+    Ok(seal(state.snapshot_id(), profile.id(), &archived, &matcher.to_bytes()))
+}
+
+/// The rkyv archive of `table`: the table section of the frozen bytes.
+pub fn archive(table: &FrozenTable) -> Result<Vec<u8>, FrozenError> {
+    rkyv::to_bytes::<rancor::Error>(table)
+        .map(|bytes| bytes.to_vec())
+        .map_err(|error| FrozenError::Table(error.to_string()))
+}
+
+/// Frozen bytes from their sections: the header (with the hash over both sections),
+/// the table section and the matcher section. [`freeze`] is `seal` of a state's
+/// sections; tests and fuzzers use it to give [`Frozen::load`] altered sections with
+/// valid hashes.
+pub fn seal(snapshot: SnapshotId, profile: ProfileId, table: &[u8], matcher: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + table.len() + matcher.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FROZEN_FORMAT.to_le_bytes());
     out.extend_from_slice(&[0, 0]);
     out.extend_from_slice(&snapshot.0 .0);
-    out.extend_from_slice(&(archived.len() as u64).to_le_bytes());
-    out.extend_from_slice(&blake3::derive_key(TABLE_CONTEXT, &archived));
-    out.extend_from_slice(&profile.id().0);
-    out.extend_from_slice(&archived);
-    out.extend_from_slice(&matcher.to_bytes());
-    Ok(out)
+    out.extend_from_slice(&(table.len() as u64).to_le_bytes());
+    out.extend_from_slice(&[0; 32]);
+    out.extend_from_slice(&profile.0);
+    out.extend_from_slice(table);
+    out.extend_from_slice(matcher);
+    let hash = blake3::derive_key(PROJECTION_CONTEXT, &out[HEADER_LEN..]);
+    out[48..80].copy_from_slice(&hash);
+    out
+}
+
+/// The table and matcher sections of frozen bytes, unverified (`None` if the header
+/// is short or its table length runs past the end).
+pub fn sections(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let len: [u8; 8] = bytes.get(40..48)?.try_into().ok()?;
+    let table_len = usize::try_from(u64::from_le_bytes(len)).ok()?;
+    let rest = bytes.get(HEADER_LEN..)?;
+    (table_len <= rest.len()).then(|| rest.split_at(table_len))
 }
 
 self_cell::self_cell!(
@@ -342,10 +354,10 @@ impl Frozen {
         if table_len > rest.len() {
             return Err(FrozenError::Header(format!("table of {table_len} bytes, {} left", rest.len())));
         }
-        let (table_bytes, matcher_bytes) = rest.split_at(table_len);
-        if blake3::derive_key(TABLE_CONTEXT, table_bytes)[..] != header[48..80] {
-            return Err(FrozenError::Table("hash mismatch".into()));
+        if blake3::derive_key(PROJECTION_CONTEXT, rest)[..] != header[48..80] {
+            return Err(FrozenError::Header("hash mismatch over table and matcher".into()));
         }
+        let (table_bytes, matcher_bytes) = rest.split_at(table_len);
         if header[80..112] != profile.id().0 {
             return Err(FrozenError::WrongProfile);
         }
@@ -356,12 +368,67 @@ impl Frozen {
                 .map_err(|error| FrozenError::Table(error.to_string()))
         })?;
         let matcher = Matcher::from_bytes(matcher_bytes, profile).map_err(FrozenError::Matcher)?;
+        check_table(table.borrow_dependent(), &matcher)?;
         Ok(Frozen { table, matcher, snapshot: expected })
     }
 
-    /// The validated record table, zero-copy.
+    /// The validated record table, zero-copy: for tests and tools. Assembly uses the
+    /// typed accessors below, which keep the archived layout inside this module.
     pub fn table(&self) -> &ArchivedFrozenTable {
         self.table.borrow_dependent()
+    }
+
+    /// The assembly config the projection was frozen with.
+    pub fn assembly(&self) -> AssemblyConfig {
+        let assembly = &self.table().assembly;
+        AssemblyConfig {
+            token_budget: assembly.0.to_native(),
+            sticky_chunks: assembly.1.to_native(),
+            min_key_chars: assembly.2.to_native(),
+            render_format: assembly.3.to_native(),
+            token_estimator: assembly.4.to_native(),
+        }
+    }
+
+    /// Number of active terms.
+    pub fn n_terms(&self) -> usize {
+        self.table().terms.len()
+    }
+
+    /// The term at `idx`.
+    ///
+    /// # Panics
+    ///
+    /// If `idx` comes from another projection with fewer terms.
+    pub fn term(&self, idx: TermIdx) -> TermRef<'_> {
+        // In range: a `TermIdx` comes only from this projection's checked table.
+        TermRef(&self.table().terms[idx.0 as usize])
+    }
+
+    /// Every active term with its index, in id order.
+    pub fn terms(&self) -> impl ExactSizeIterator<Item = (TermIdx, TermRef<'_>)> + '_ {
+        self.table().terms.iter().enumerate().map(|(idx, term)| (TermIdx(idx as u32), TermRef(term)))
+    }
+
+    /// The index of the active term `T-<number>`, if there is one.
+    pub fn term_index(&self, number: u32) -> Option<TermIdx> {
+        let idx = self.table().terms.binary_search_by_key(&number, |term| term.number.to_native()).ok()?;
+        Some(TermIdx(idx as u32))
+    }
+
+    /// The constant terms, in id order.
+    pub fn constant(&self) -> impl ExactSizeIterator<Item = TermIdx> + '_ {
+        self.table().constant.iter().map(|idx| TermIdx(idx.to_native()))
+    }
+
+    /// The surface a matcher value names (`None` if it names none).
+    pub fn surface(&self, value: u32) -> Option<SurfaceRef<'_>> {
+        self.table().surfaces.get(value as usize).map(SurfaceRef)
+    }
+
+    /// The active summaries, in id order.
+    pub fn summaries(&self) -> impl ExactSizeIterator<Item = SummaryRef<'_>> + '_ {
+        self.table().summaries.iter().map(SummaryRef)
     }
 
     /// The record table, deserialized.
@@ -378,4 +445,362 @@ impl Frozen {
     pub fn snapshot(&self) -> SnapshotId {
         self.snapshot
     }
+}
+
+/// An index into the terms of one loaded [`Frozen`]. Only `Frozen` makes them, from
+/// its checked table, so [`Frozen::term`] never indexes out of range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TermIdx(u32);
+
+fn window_of(window: &ArchivedOption<ArchivedTuple2<u32_le, ArchivedOption<u32_le>>>) -> Option<Window> {
+    window
+        .as_ref()
+        .map(|window| Window { since: window.0.to_native(), until: window.1.as_ref().map(|u| u.to_native()) })
+}
+
+fn window_contains(window: &ArchivedOption<ArchivedTuple2<u32_le, ArchivedOption<u32_le>>>, chapter: u32) -> bool {
+    window.as_ref().is_some_and(|window| {
+        window.0.to_native() <= chapter && window.1.as_ref().is_none_or(|until| chapter <= until.to_native())
+    })
+}
+
+/// One active term of a loaded projection.
+#[derive(Clone, Copy)]
+pub struct TermRef<'a>(&'a ArchivedFrozenTerm);
+
+impl<'a> TermRef<'a> {
+    /// Number of its id (`T-412` is 412).
+    pub fn number(self) -> u32 {
+        self.0.number.to_native()
+    }
+
+    /// Source surface.
+    pub fn src(self) -> &'a str {
+        self.0.src.as_str()
+    }
+
+    /// Sense.
+    pub fn sense(self) -> Option<&'a str> {
+        self.0.sense.as_ref().map(|sense| sense.as_str())
+    }
+
+    /// Rendering.
+    pub fn dst(self) -> &'a str {
+        self.0.dst.as_str()
+    }
+
+    /// Category tag.
+    pub fn kind(self) -> Option<&'a str> {
+        self.0.kind.as_ref().map(|kind| kind.as_str())
+    }
+
+    /// Grammatical gender.
+    pub fn gender(self) -> Option<Gender> {
+        gender_of(self.0.gender)
+    }
+
+    /// Declension forms.
+    pub fn decl(self) -> impl ExactSizeIterator<Item = &'a str> + Clone + 'a {
+        self.0.decl.iter().map(|form| form.as_str())
+    }
+
+    /// Story-time window after supersession; `None` if superseded entirely.
+    pub fn window(self) -> Option<Window> {
+        window_of(&self.0.window)
+    }
+
+    /// Whether its window contains `chapter` (false if it has no window).
+    pub fn in_window(self, chapter: u32) -> bool {
+        window_contains(&self.0.window, chapter)
+    }
+
+    /// Review status.
+    pub fn status(self) -> Status {
+        status_of(self.0.status).unwrap_or(Status::Draft)
+    }
+
+    /// Priority.
+    pub fn priority(self) -> i32 {
+        self.0.priority.to_native()
+    }
+
+    /// Injected everywhere inside its window.
+    pub fn constant(self) -> bool {
+        self.0.constant
+    }
+
+    /// Secondary keys: how they combine, and the keys.
+    pub fn secondary(self) -> Option<(KeyLogic, impl ExactSizeIterator<Item = &'a str> + Clone + 'a)> {
+        let secondary = self.0.secondary.as_ref()?;
+        let logic = logic_of(secondary.0).unwrap_or(KeyLogic::NotAll);
+        Some((logic, secondary.1.iter().map(|key| key.as_str())))
+    }
+
+    /// The editorial verdict in force: accept, verify or reject (a withdrawn verdict
+    /// is none).
+    pub fn verdict(self) -> Option<Verdict> {
+        verdict_of(self.0.verdict).flatten()
+    }
+}
+
+impl fmt::Debug for TermRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TermRef").field("number", &self.number()).field("src", &self.src()).finish()
+    }
+}
+
+/// One surface the automaton finds (a matcher value names one).
+#[derive(Clone, Copy)]
+pub struct SurfaceRef<'a>(&'a ArchivedFrozenSurface);
+
+impl<'a> SurfaceRef<'a> {
+    /// The term it names.
+    pub fn term(self) -> TermIdx {
+        TermIdx(self.0.term.to_native())
+    }
+
+    /// `None` for the term's source surface, else the kind of alias.
+    pub fn alias_kind(self) -> Option<AliasKind> {
+        alias_kind_of(self.0.kind).flatten()
+    }
+
+    /// The surface as written.
+    pub fn surface(self) -> &'a str {
+        self.0.surface.as_str()
+    }
+
+    /// Where this surface applies; `None` if nowhere.
+    pub fn window(self) -> Option<Window> {
+        window_of(&self.0.window)
+    }
+
+    /// Whether its window contains `chapter` (false if it has no window).
+    pub fn in_window(self, chapter: u32) -> bool {
+        window_contains(&self.0.window, chapter)
+    }
+}
+
+impl fmt::Debug for SurfaceRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SurfaceRef").field("term", &self.term()).field("surface", &self.surface()).finish()
+    }
+}
+
+/// One active summary.
+#[derive(Clone, Copy)]
+pub struct SummaryRef<'a>(&'a ArchivedFrozenSummary);
+
+impl<'a> SummaryRef<'a> {
+    /// Number of its `S-…` id.
+    pub fn number(self) -> u32 {
+        self.0.number.to_native()
+    }
+
+    /// What it summarizes.
+    pub fn scope(self) -> Scope {
+        let (from, to) = (self.0.scope.1.to_native(), self.0.scope.2.to_native());
+        match self.0.scope.0 {
+            0 => Scope::Chapter(from),
+            1 => Scope::Arc { from, to },
+            _ => Scope::Book,
+        }
+    }
+
+    /// Text.
+    pub fn text(self) -> &'a str {
+        self.0.text.as_str()
+    }
+
+    /// First chapter it may be shown at.
+    pub fn visible_from(self) -> u32 {
+        self.0.visible_from.to_native()
+    }
+}
+
+impl fmt::Debug for SummaryRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SummaryRef").field("number", &self.number()).field("scope", &self.scope()).finish()
+    }
+}
+
+// The codes of the table, both ways. `None` is a code this build does not know; the
+// outer `Option` of the decoders is "unknown code", the inner one "no value".
+
+fn gender_code(gender: Option<Gender>) -> u8 {
+    match gender {
+        None => 0,
+        Some(Gender::Masculine) => 1,
+        Some(Gender::Feminine) => 2,
+        Some(Gender::Neuter) => 3,
+        Some(Gender::Plural) => 4,
+    }
+}
+
+fn gender_of(code: u8) -> Option<Gender> {
+    match code {
+        1 => Some(Gender::Masculine),
+        2 => Some(Gender::Feminine),
+        3 => Some(Gender::Neuter),
+        4 => Some(Gender::Plural),
+        _ => None,
+    }
+}
+
+fn status_code(status: Status) -> u8 {
+    match status {
+        Status::Approved => 0,
+        Status::Auto => 1,
+        Status::Draft => 2,
+    }
+}
+
+fn status_of(code: u8) -> Option<Status> {
+    match code {
+        0 => Some(Status::Approved),
+        1 => Some(Status::Auto),
+        2 => Some(Status::Draft),
+        _ => None,
+    }
+}
+
+fn logic_code(logic: KeyLogic) -> u8 {
+    match logic {
+        KeyLogic::AndAny => 0,
+        KeyLogic::AndAll => 1,
+        KeyLogic::NotAny => 2,
+        KeyLogic::NotAll => 3,
+    }
+}
+
+fn logic_of(code: u8) -> Option<KeyLogic> {
+    match code {
+        0 => Some(KeyLogic::AndAny),
+        1 => Some(KeyLogic::AndAll),
+        2 => Some(KeyLogic::NotAny),
+        3 => Some(KeyLogic::NotAll),
+        _ => None,
+    }
+}
+
+fn verdict_code(verdict: Option<Verdict>) -> u8 {
+    match verdict {
+        None | Some(Verdict::Withdraw) => 0,
+        Some(Verdict::Accept) => 1,
+        Some(Verdict::Verify) => 2,
+        Some(Verdict::Reject) => 3,
+    }
+}
+
+fn verdict_of(code: u8) -> Option<Option<Verdict>> {
+    match code {
+        0 => Some(None),
+        1 => Some(Some(Verdict::Accept)),
+        2 => Some(Some(Verdict::Verify)),
+        3 => Some(Some(Verdict::Reject)),
+        _ => None,
+    }
+}
+
+fn alias_kind_code(kind: Option<AliasKind>) -> u8 {
+    match kind {
+        None => 0,
+        Some(AliasKind::Variant) => 1,
+        Some(AliasKind::Nickname) => 2,
+        Some(AliasKind::Title) => 3,
+        Some(AliasKind::Reading) => 4,
+    }
+}
+
+fn alias_kind_of(code: u8) -> Option<Option<AliasKind>> {
+    match code {
+        0 => Some(None),
+        1 => Some(Some(AliasKind::Variant)),
+        2 => Some(Some(AliasKind::Nickname)),
+        3 => Some(Some(AliasKind::Title)),
+        4 => Some(Some(AliasKind::Reading)),
+        _ => None,
+    }
+}
+
+/// The consistency checks of [`Frozen::load`] (see the module docs).
+fn check_table(table: &ArchivedFrozenTable, matcher: &Matcher) -> Result<(), FrozenError> {
+    let bad = |detail: String| Err(FrozenError::Table(detail));
+    let n_terms = table.terms.len();
+    if u32::try_from(n_terms).is_err() || u32::try_from(table.surfaces.len()).is_err() {
+        return bad(format!("{n_terms} terms, {} surfaces", table.surfaces.len()));
+    }
+    let mut previous: Option<u32> = None;
+    for (idx, term) in table.terms.iter().enumerate() {
+        let number = term.number.to_native();
+        if previous.is_some_and(|previous| previous >= number) {
+            return bad(format!("term {idx} (T-{number}) is out of id order"));
+        }
+        previous = Some(number);
+        let code = |field: &str, value: u8| format!("term T-{number}: unknown {field} code {value}");
+        if gender_of(term.gender).is_none() && term.gender != 0 {
+            return bad(code("gender", term.gender));
+        }
+        if status_of(term.status).is_none() {
+            return bad(code("status", term.status));
+        }
+        if verdict_of(term.verdict).is_none() {
+            return bad(code("verdict", term.verdict));
+        }
+        if let Some(secondary) = term.secondary.as_ref() {
+            if logic_of(secondary.0).is_none() {
+                return bad(code("secondary logic", secondary.0));
+            }
+        }
+    }
+    let mut constant = table.constant.iter().map(|idx| idx.to_native() as usize);
+    let mut expected = table.terms.iter().enumerate().filter(|(_, term)| term.constant).map(|(idx, _)| idx);
+    loop {
+        match (constant.next(), expected.next()) {
+            (None, None) => break,
+            (found, expected) if found == expected => {}
+            (found, expected) => {
+                return bad(format!("constant list names term index {found:?} where {expected:?} was expected"));
+            }
+        }
+    }
+    for (idx, surface) in table.surfaces.iter().enumerate() {
+        let term = surface.term.to_native() as usize;
+        if term >= n_terms {
+            return bad(format!("surface {idx} names term index {term} of {n_terms}"));
+        }
+        if alias_kind_of(surface.kind).is_none() {
+            return bad(format!("surface {idx}: unknown kind code {}", surface.kind));
+        }
+    }
+    for (idx, summary) in table.summaries.iter().enumerate() {
+        let (scope, from, to) = (summary.scope.0, summary.scope.1.to_native(), summary.scope.2.to_native());
+        let fine = match scope {
+            0 => from == to,
+            1 => from <= to,
+            2 => from == 0 && to == 0,
+            _ => false,
+        };
+        if !fine {
+            return bad(format!("summary {idx} (S-{}): scope ({scope}, {from}, {to})", summary.number.to_native()));
+        }
+    }
+    if table.summaries.iter().zip(table.summaries.iter().skip(1)).any(|(a, b)| a.number >= b.number) {
+        return bad("summaries are out of id order".into());
+    }
+    // The matcher belongs to this table: its values name every surface exactly once
+    // (freeze gives each surface one key whose value is its index).
+    let mut named = vec![false; table.surfaces.len()];
+    for pattern in matcher.pattern_ids() {
+        for &value in matcher.values(pattern) {
+            match named.get_mut(value as usize) {
+                Some(seen @ false) => *seen = true,
+                Some(true) => return bad(format!("matcher names surface {value} twice")),
+                None => return bad(format!("matcher value {value} names no surface (of {})", named.len())),
+            }
+        }
+    }
+    if let Some(missing) = named.iter().position(|seen| !seen) {
+        return bad(format!("matcher does not find surface {missing}"));
+    }
+    Ok(())
 }

@@ -17,7 +17,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use projections::frozen::{ArchivedFrozenTerm, Frozen};
+use ledger_model::{Gender, KeyLogic, Scope, Status, Verdict};
+use projections::frozen::{Frozen, TermIdx, TermRef};
 use serde::{Deserialize, Serialize};
 
 /// Render format versions this build can produce. Every released version stays.
@@ -171,14 +172,6 @@ pub enum AssembleError {
     Text(String),
 }
 
-type ArchivedWindow = rkyv::tuple::ArchivedTuple2<rkyv::rend::u32_le, rkyv::option::ArchivedOption<rkyv::rend::u32_le>>;
-
-fn window_contains(window: Option<&ArchivedWindow>, chapter: u32) -> bool {
-    window.is_some_and(|window| {
-        window.0.to_native() <= chapter && window.1.as_ref().is_none_or(|until| chapter <= until.to_native())
-    })
-}
-
 /// Estimated tokens of a line, estimator v1: an ideograph, kana or hangul syllable
 /// counts 1, any other char 0.3; rounded up, plus 1 for the line break.
 pub fn estimate_tokens_v1(line: &str) -> u32 {
@@ -268,44 +261,43 @@ fn line_tokens_v1<'a>(
 }
 
 /// Estimator v1 of a term's line, without rendering it.
-fn term_tokens_v1(term: &ArchivedFrozenTerm, unverified: bool) -> u32 {
+fn term_tokens_v1(term: TermRef<'_>, unverified: bool) -> u32 {
     line_tokens_v1(
-        term.src.as_str(),
-        term.dst.as_str(),
-        term.kind.as_ref().map(|kind| kind.as_str()).into_iter().chain(gender_tag(term.gender)),
-        term.decl.iter().map(|form| form.as_str()),
+        term.src(),
+        term.dst(),
+        term.kind().into_iter().chain(gender_tag(term.gender())),
+        term.decl(),
         unverified,
     )
 }
 
-fn line_parts(term: &ArchivedFrozenTerm, unverified: bool) -> LineParts<'_> {
+fn line_parts(term: TermRef<'_>, unverified: bool) -> LineParts<'_> {
     LineParts {
-        src: term.src.as_str(),
-        dst: term.dst.as_str(),
-        tags: term.kind.as_ref().map(|k| k.as_str()).into_iter().chain(gender_tag(term.gender)).collect(),
-        decl: term.decl.iter().map(|form| form.as_str()).collect(),
+        src: term.src(),
+        dst: term.dst(),
+        tags: term.kind().into_iter().chain(gender_tag(term.gender())).collect(),
+        decl: term.decl().collect(),
         unverified,
     }
 }
 
-fn gender_tag(code: u8) -> Option<&'static str> {
-    match code {
-        1 => Some("m"),
-        2 => Some("f"),
-        3 => Some("n"),
-        4 => Some("pl"),
-        _ => None,
+fn gender_tag(gender: Option<Gender>) -> Option<&'static str> {
+    match gender? {
+        Gender::Masculine => Some("m"),
+        Gender::Feminine => Some("f"),
+        Gender::Neuter => Some("n"),
+        Gender::Plural => Some("pl"),
     }
 }
 
 /// Render format v1 of one glossary line:
 /// `萧炎 -> Сяо Янь #character, m; Сяо Яня, Сяо Яню [unverified]`.
-pub fn render_line_v1(term: &ArchivedFrozenTerm, unverified: bool) -> String {
+pub fn render_line_v1(term: TermRef<'_>, unverified: bool) -> String {
     line_parts(term, unverified).render()
 }
 
 struct Candidate {
-    term_idx: usize,
+    term_idx: TermIdx,
     first_at: usize,
     unverified: bool,
     reason: Option<Reason>,
@@ -321,14 +313,9 @@ pub fn assemble(
     if chapter == 0 {
         return Err(AssembleError::ChapterZero);
     }
-    let table = frozen.table();
-    let (budget, sticky_chunks, _, render_format, estimator) = (
-        table.assembly.0.to_native(),
-        table.assembly.1.to_native(),
-        table.assembly.2.to_native(),
-        table.assembly.3.to_native(),
-        table.assembly.4.to_native(),
-    );
+    let config = frozen.assembly();
+    let (budget, sticky_chunks, render_format, estimator) =
+        (config.token_budget, config.sticky_chunks, config.render_format, config.token_estimator);
     if !RENDER_FORMATS.contains(&render_format) {
         return Err(AssembleError::UnknownRenderFormat(render_format));
     }
@@ -339,30 +326,29 @@ pub fn assemble(
     let profile = matcher.profile();
     let normalized = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
     let folded = normalized.as_str();
-    let secondary_holds = |term: &ArchivedFrozenTerm| -> bool {
-        let Some(secondary) = term.secondary.as_ref() else { return true };
-        let present: Vec<bool> =
-            secondary.1.iter().map(|key| folded.contains(profile.fold(key.as_str()).as_str())).collect();
-        match secondary.0 {
-            0 => present.iter().any(|p| *p),
-            1 => present.iter().all(|p| *p),
-            2 => !present.iter().any(|p| *p),
-            _ => !present.iter().all(|p| *p),
+    let secondary_holds = |term: TermRef<'_>| -> bool {
+        let Some((logic, keys)) = term.secondary() else { return true };
+        let present: Vec<bool> = keys.map(|key| folded.contains(profile.fold(key).as_str())).collect();
+        match logic {
+            KeyLogic::AndAny => present.iter().any(|p| *p),
+            KeyLogic::AndAll => present.iter().all(|p| *p),
+            KeyLogic::NotAny => !present.iter().any(|p| *p),
+            KeyLogic::NotAll => !present.iter().all(|p| *p),
         }
     };
-    let term_in_window = |term: &ArchivedFrozenTerm| window_contains(term.window.as_ref(), chapter);
+    let term_in_window = |term: TermRef<'_>| term.in_window(chapter);
 
     let mut hits = Vec::new();
     let mut retrieval = RetrievalState::default();
     // Confirmed and ambiguous candidates from hits, by term index.
     let mut from_hits: Vec<Candidate> = Vec::new();
-    let mut candidate_of: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut candidate_of: BTreeMap<TermIdx, usize> = BTreeMap::new();
     // Per-hit scratch, reused: postings are short and hits are many.
-    let mut terms: Vec<usize> = Vec::new();
-    let mut usable: Vec<usize> = Vec::new();
-    let mut starts_later: Vec<usize> = Vec::new();
-    let mut decisions: Vec<(usize, Disposition, Option<Reason>)> = Vec::new();
-    let mut live: Vec<usize> = Vec::new();
+    let mut terms: Vec<TermIdx> = Vec::new();
+    let mut usable: Vec<TermIdx> = Vec::new();
+    let mut starts_later: Vec<TermIdx> = Vec::new();
+    let mut decisions: Vec<(TermIdx, Disposition, Option<Reason>)> = Vec::new();
+    let mut live: Vec<TermIdx> = Vec::new();
     for (hit_idx, hit) in matcher.find(&normalized).iter().enumerate() {
         let span = hit.src;
         let surface_text = &text[span.bytes()];
@@ -372,14 +358,14 @@ pub fn assemble(
         decisions.clear();
         live.clear();
         for value in matcher.values(hit.pattern) {
-            let Some(surface) = table.surfaces.get(*value as usize) else { continue };
-            let term_idx = surface.term.to_native() as usize;
+            let Some(surface) = frozen.surface(*value) else { continue };
+            let term_idx = surface.term();
             terms.push(term_idx);
-            let term = &table.terms[term_idx];
-            if window_contains(surface.window.as_ref(), chapter) && term_in_window(term) {
+            let term = frozen.term(term_idx);
+            if surface.in_window(chapter) && term_in_window(term) {
                 usable.push(term_idx);
             } else {
-                let since = surface.window.as_ref().map(|w| w.0.to_native()).unwrap_or(u32::MAX);
+                let since = surface.window().map(|w| w.since).unwrap_or(u32::MAX);
                 if chapter < since {
                     starts_later.push(term_idx);
                 }
@@ -395,8 +381,8 @@ pub fn assemble(
             decisions.push((term_idx, Disposition::Rejected, Some(reason)));
         }
         for &term_idx in &usable {
-            let term = &table.terms[term_idx];
-            if term.verdict == 3 {
+            let term = frozen.term(term_idx);
+            if term.verdict() == Some(Verdict::Reject) {
                 decisions.push((term_idx, Disposition::Rejected, Some(Reason::BlockedByDisposition)));
             } else if !secondary_holds(term) {
                 decisions.push((term_idx, Disposition::Rejected, Some(Reason::SecondaryKeys)));
@@ -409,16 +395,16 @@ pub fn assemble(
                 decisions.push((term_idx, Disposition::Ambiguous, Some(Reason::SenseCollision)));
             }
         } else if let Some(&term_idx) = live.first() {
-            let term = &table.terms[term_idx];
-            let decision = match (term.verdict, term.status) {
-                (1, _) => (Disposition::Confirmed, None),
-                (2, _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
-                (_, 0) => (Disposition::Confirmed, None),
+            let term = frozen.term(term_idx);
+            let decision = match (term.verdict(), term.status()) {
+                (Some(Verdict::Accept), _) => (Disposition::Confirmed, None),
+                (Some(Verdict::Verify), _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
+                (_, Status::Approved) => (Disposition::Confirmed, None),
                 _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
             };
             decisions.push((term_idx, decision.0, decision.1));
         }
-        decisions.sort_by_key(|(term_idx, _, _)| table.terms[*term_idx].number.to_native());
+        decisions.sort_by_key(|(term_idx, _, _)| frozen.term(*term_idx).number());
         for &(term_idx, disposition, reason) in &decisions {
             match disposition {
                 Disposition::Rejected if reason == Some(Reason::SpoilerWindow) => retrieval.n_spoiler_blocked += 1,
@@ -441,7 +427,7 @@ pub fn assemble(
                 }
             }
             hits.push(HitRecord {
-                term: table.terms[term_idx].number.to_native(),
+                term: frozen.term(term_idx).number(),
                 text: surface_text.to_owned(),
                 bytes: (span.start.as_usize() as u32, span.end.as_usize() as u32),
                 chars: (span.start_char.as_usize() as u32, span.end_char.as_usize() as u32),
@@ -451,32 +437,29 @@ pub fn assemble(
         }
     }
 
-    let in_chunk: BTreeSet<usize> = from_hits.iter().map(|c| c.term_idx).collect();
-    let number_of = |term_idx: usize| table.terms[term_idx].number.to_native();
-    let index_of = |number: u32| table.terms.binary_search_by_key(&number, |term| term.number.to_native()).ok();
-    let injectable = |term_idx: usize| {
-        let term = &table.terms[term_idx];
-        term_in_window(term) && term.verdict != 3
+    let in_chunk: BTreeSet<TermIdx> = from_hits.iter().map(|c| c.term_idx).collect();
+    let number_of = |term_idx: TermIdx| frozen.term(term_idx).number();
+    let index_of = |number: u32| frozen.term_index(number);
+    let injectable = |term_idx: TermIdx| {
+        let term = frozen.term(term_idx);
+        term_in_window(term) && term.verdict() != Some(Verdict::Reject)
     };
-    let unverified_of = |term_idx: usize| {
-        let term = &table.terms[term_idx];
-        term.verdict == 2 || (term.verdict != 1 && term.status != 0)
+    let unverified_of = |term_idx: TermIdx| {
+        let term = frozen.term(term_idx);
+        term.verdict() == Some(Verdict::Verify)
+            || (term.verdict() != Some(Verdict::Accept) && term.status() != Status::Approved)
     };
-    let by_priority = |a: &usize, b: &usize| {
-        let (x, y) = (&table.terms[*a], &table.terms[*b]);
-        y.priority.to_native().cmp(&x.priority.to_native()).then(x.number.to_native().cmp(&y.number.to_native()))
+    let by_priority = |a: &TermIdx, b: &TermIdx| {
+        let (x, y) = (frozen.term(*a), frozen.term(*b));
+        y.priority().cmp(&x.priority()).then(x.number().cmp(&y.number()))
     };
 
     // Constant records.
-    let mut constant: Vec<usize> = table
-        .constant
-        .iter()
-        .map(|term_idx| term_idx.to_native() as usize)
-        .filter(|&term_idx| injectable(term_idx) && !in_chunk.contains(&term_idx))
-        .collect();
+    let mut constant: Vec<TermIdx> =
+        frozen.constant().filter(|&term_idx| injectable(term_idx) && !in_chunk.contains(&term_idx)).collect();
     constant.sort_by(by_priority);
     // Sticky records: hit in the previous chunks of the same chapter.
-    let mut sticky: Vec<usize> = Vec::new();
+    let mut sticky: Vec<TermIdx> = Vec::new();
     if let Some(previous) = previous.filter(|previous| previous.chapter == chapter && sticky_chunks > 0) {
         let numbers: BTreeSet<u32> = previous.recent.iter().flatten().copied().collect();
         for number in numbers {
@@ -494,7 +477,7 @@ pub fn assemble(
     let mut ambiguous: Vec<&Candidate> = from_hits.iter().filter(|c| c.unverified).collect();
     ambiguous.sort_by(|a, b| by_priority(&a.term_idx, &b.term_idx));
 
-    let mut ordered: Vec<(usize, Via, bool)> = Vec::new();
+    let mut ordered: Vec<(TermIdx, Via, bool)> = Vec::new();
     ordered.extend(constant.iter().map(|&idx| (idx, Via::Constant, unverified_of(idx))));
     ordered.extend(confirmed.iter().map(|c| (c.term_idx, Via::Hit, false)));
     ordered.extend(sticky.iter().map(|&idx| (idx, Via::Sticky, unverified_of(idx))));
@@ -504,12 +487,12 @@ pub fn assemble(
     let mut evicted = Vec::new();
     let mut used = 0u32;
     for (term_idx, via, unverified) in ordered {
-        let tokens = term_tokens_v1(&table.terms[term_idx], unverified);
+        let tokens = term_tokens_v1(frozen.term(term_idx), unverified);
         if used.saturating_add(tokens) > budget {
             evicted.push(number_of(term_idx));
             continue;
         }
-        let line = line_parts(&table.terms[term_idx], unverified).render();
+        let line = line_parts(frozen.term(term_idx), unverified).render();
         debug_assert_eq!(estimate_tokens_v1(&line), tokens);
         used += tokens;
         match via {
@@ -526,18 +509,17 @@ pub fn assemble(
 
     // Summaries: the book, the arc containing the chapter, the previous chapter.
     let mut summaries: Vec<(u8, u32, u32, &str)> = Vec::new();
-    for summary in table.summaries.iter() {
-        if summary.visible_from.to_native() > chapter {
+    for summary in frozen.summaries() {
+        if summary.visible_from() > chapter {
             continue;
         }
-        let (scope, from, to) = (summary.scope.0, summary.scope.1.to_native(), summary.scope.2.to_native());
-        let rank = match scope {
-            2 => 0,
-            1 if from <= chapter && chapter <= to => 1,
-            0 if to + 1 == chapter => 2,
+        let rank = match summary.scope() {
+            Scope::Book => (0, 0),
+            Scope::Arc { from, to } if from <= chapter && chapter <= to => (1, from),
+            Scope::Chapter(at) if at.checked_add(1) == Some(chapter) => (2, at),
             _ => continue,
         };
-        summaries.push((rank, summary.number.to_native(), from, summary.text.as_str()));
+        summaries.push((rank.0, summary.number(), rank.1, summary.text()));
     }
     summaries.sort();
 

@@ -1,0 +1,408 @@
+//! The bodies of the fuzz targets: each takes the raw fuzzer input and panics when a
+//! property breaks. `fuzz_targets/*.rs` hand them to libFuzzer. The main workspace's
+//! `tests/fuzz_corpus.rs` includes this file and runs every body over its seed corpus
+//! (`fuzz/corpus/<target>/`), so `cargo test` exercises every target without libFuzzer.
+//!
+//! Inputs that would stop at a hash check are also resealed with a valid hash, so the
+//! parsers behind the checks see fuzzed bytes: an event payload is sealed into a record,
+//! a mutated automaton body gets its hash recomputed, and mutated frozen-projection
+//! sections are sealed with `projections::frozen::seal`.
+
+use std::sync::OnceLock;
+
+use ledger_model::validate::{validate_body, Rules};
+use ledger_model::*;
+use matcher::{
+    Flavour, LeftmostLongest, Matcher, MatcherBuilder, NormalizedText, PatternId, Profile, ProfileBuilder,
+    ToolchainUnicode, AUTOMATON_ID_CONTEXT, FORMAT_1_CHAR_UNICODE,
+};
+use projections::frozen::{freeze, seal, sections, Frozen};
+use projections::{SnapshotId, State};
+use replay::assemble::{assemble, Previous};
+use replay::receipt::Receipt;
+
+/// Length of the frozen matcher header; its hash is at 8..40 and covers the rest.
+const MATCHER_HEADER_LEN: usize = 48;
+
+fn plain() -> &'static Profile {
+    static PROFILE: OnceLock<Profile> = OnceLock::new();
+    PROFILE.get_or_init(|| ProfileBuilder::new(Flavour::Plain).build().expect("plain profile"))
+}
+
+/// Zh, Ja, Plain and NFKC-only profiles.
+fn profiles() -> &'static [Profile] {
+    static PROFILES: OnceLock<Vec<Profile>> = OnceLock::new();
+    PROFILES.get_or_init(|| {
+        vec![
+            ProfileBuilder::new(Flavour::Zh).build().expect("zh profile"),
+            ProfileBuilder::new(Flavour::Ja).build().expect("ja profile"),
+            plain().clone(),
+            ProfileBuilder::nfkc_only().build().expect("nfkc profile"),
+        ]
+    })
+}
+
+/// `bytes` with `mask` XOR-ed onto its start.
+fn xor(bytes: &[u8], mask: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for (byte, m) in out.iter_mut().zip(mask) {
+        *byte ^= m;
+    }
+    out
+}
+
+/// Frozen matcher bytes with the body hash recomputed.
+fn reseal_matcher(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.len() >= MATCHER_HEADER_LEN {
+        let hash = blake3::derive_key(AUTOMATON_ID_CONTEXT, &bytes[MATCHER_HEADER_LEN..]);
+        bytes[8..40].copy_from_slice(&hash);
+    }
+    bytes
+}
+
+/// Every hit names a pattern of the matcher that is exactly the folded text it spans.
+fn check_hits_are_real(matcher: &Matcher, text: &NormalizedText<'_>) {
+    for hit in matcher.find(text) {
+        let norm = &text.as_str()[hit.norm.start.as_usize()..hit.norm.end.as_usize()];
+        assert_eq!(norm, matcher.pattern(hit.pattern), "a hit on text that is not its pattern");
+        let _ = matcher.values(hit.pattern);
+    }
+}
+
+/// `fuzz_event_codec`: arbitrary bytes never panic the event decoders, and whatever
+/// decodes is canonical. The bytes are tried as an encoded event, a body and a sealed
+/// record, and are also sealed as the payload of a record, which passes the payload
+/// hash and reaches the payload decoder.
+pub fn event_codec(bytes: &[u8]) {
+    if let Ok(event) = codec::decode_strict::<NewEvent>(bytes) {
+        assert_eq!(event.encode().unwrap(), bytes, "decoded event is not canonical");
+    }
+    if let Ok(body) = codec::decode_strict::<Body>(bytes) {
+        assert_eq!(codec::encode(&body).unwrap(), bytes, "decoded body is not canonical");
+    }
+    if let Ok(event) = record::open(Seq(1), bytes) {
+        let payload = event.content.encode().unwrap();
+        let (sealed, hash) = record::seal(event.seq, event.prev, event.schema, &payload);
+        assert_eq!(sealed, bytes, "opened record does not reseal to itself");
+        assert_eq!(hash, event.hash);
+    }
+    if bytes.len() > limits::EVENT_BYTES_MAX {
+        return;
+    }
+    let (sealed, hash) = record::seal(Seq(1), Hash32::GENESIS, record::SCHEMA_CURRENT, bytes);
+    match record::open(Seq(1), &sealed) {
+        Ok(event) => {
+            assert_eq!(event.hash, hash);
+            assert_eq!(event.content.encode().unwrap(), bytes, "payload behind a valid hash is not canonical");
+        }
+        Err(_) => assert!(codec::decode_strict::<NewEvent>(bytes).is_err(), "a canonical payload failed to open"),
+    }
+}
+
+/// `fuzz_normalize`: for arbitrary text and each profile, the fold is idempotent,
+/// `normalize` agrees with `fold` when no markup is enabled, the offset map's segments
+/// tile the folded text with increasing source spans on char boundaries, and ruby spans
+/// stay in range.
+pub fn normalize(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    if rest.len() > 4096 {
+        return;
+    }
+    let text = String::from_utf8_lossy(rest);
+    let profile = &profiles()[selector as usize % profiles().len()];
+    let once = profile.fold(&text);
+    assert_eq!(profile.fold(&once), once, "fold not idempotent on {text:?}");
+    let normalized = profile.normalize(&text).expect("normalize");
+    let norm = normalized.as_str();
+    let options = profile.options();
+    if !options.aozora_ruby && !options.html_ruby {
+        assert_eq!(norm, once);
+    }
+    let (mut norm_pos, mut src_pos) = (0usize, 0usize);
+    for (norm_span, src_span) in normalized.segments() {
+        assert_eq!(norm_span.start.as_usize(), norm_pos);
+        assert!(norm_span.end > norm_span.start && norm.is_char_boundary(norm_span.end.as_usize()));
+        assert!(src_span.start.as_usize() >= src_pos && src_span.end > src_span.start);
+        assert!(src_span.end.as_usize() <= text.len());
+        assert!(text.is_char_boundary(src_span.start.as_usize()));
+        assert!(text.is_char_boundary(src_span.end.as_usize()));
+        assert_eq!(text[src_span.bytes()].chars().count(), src_span.chars().len());
+        norm_pos = norm_span.end.as_usize();
+        src_pos = src_span.end.as_usize();
+    }
+    assert_eq!(norm_pos, norm.len());
+    for ruby in normalized.rubies() {
+        assert!(ruby.base.start < ruby.base.end && ruby.base.end <= ruby.reading.start);
+        assert!(ruby.reading.end.as_usize() <= text.len());
+        assert!(text.is_char_boundary(ruby.reading.start.as_usize()));
+        assert!(text.is_char_boundary(ruby.reading.end.as_usize()));
+    }
+}
+
+/// aho-corasick with leftmost-longest semantics over a matcher's patterns: the
+/// independent engine `Matcher::find_with` runs the boundary rules over.
+struct AhoCorasickEngine(aho_corasick::AhoCorasick);
+
+impl AhoCorasickEngine {
+    fn new(matcher: &Matcher) -> AhoCorasickEngine {
+        let patterns: Vec<&str> = matcher.pattern_ids().map(|id| matcher.pattern(id)).collect();
+        AhoCorasickEngine(
+            aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(patterns)
+                .expect("aho-corasick build"),
+        )
+    }
+}
+
+impl LeftmostLongest for AhoCorasickEngine {
+    fn find_from(&self, haystack: &str, from: usize) -> Option<(PatternId, usize, usize)> {
+        let input = aho_corasick::Input::new(haystack).span(from..haystack.len());
+        let m = self.0.find(input)?;
+        Some((PatternId::new(m.pattern().as_u32()), m.start(), m.end()))
+    }
+}
+
+/// `fuzz_matcher`: arbitrary keys (the first lines of the input) over an arbitrary text
+/// (the rest): daachorse (`Matcher::find`), aho-corasick (`Matcher::find_with`), the
+/// naive leftmost-longest scanner (`Matcher::find_naive`) and a frozen-and-loaded copy
+/// return identical hits, and every hit keeps the span contract:
+/// `fold(original[span]) == pattern`, increasing, non-overlapping, on char boundaries.
+pub fn matcher(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    if rest.len() > 2048 {
+        return;
+    }
+    let input = String::from_utf8_lossy(rest);
+    let mut parts = input.splitn(9, '\n');
+    let mut keys: Vec<&str> = Vec::new();
+    let mut text = "";
+    for _ in 0..8 {
+        match parts.next() {
+            Some(part) if part.starts_with('\u{1}') => text = part,
+            Some(part) => keys.push(part),
+            None => break,
+        }
+    }
+    if let Some(last) = parts.next() {
+        text = last;
+    }
+    let profiles = &profiles()[..3];
+    let profile = &profiles[selector as usize % profiles.len()];
+    let Ok(matcher) = MatcherBuilder::new(profile)
+        .word_boundaries(selector & 0x80 != 0)
+        .build(keys.iter().enumerate().map(|(i, k)| (*k, i as u32)))
+    else {
+        return;
+    };
+    let normalized = profile.normalize(text).expect("normalize");
+    let hits = matcher.find(&normalized);
+    assert_eq!(hits, matcher.find_naive(&normalized), "daachorse vs naive");
+    assert_eq!(hits, matcher.find_with(&AhoCorasickEngine::new(&matcher), &normalized), "daachorse vs aho-corasick");
+    let loaded = Matcher::from_bytes(&matcher.to_bytes(), profile).expect("load");
+    assert_eq!(hits, loaded.find(&normalized), "frozen copy");
+    let mut prev_end = 0usize;
+    for hit in &hits {
+        let span = hit.src.bytes();
+        assert!(span.start >= prev_end && span.start < span.end && span.end <= text.len());
+        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+        prev_end = span.end;
+        let refolded = profile.normalize(&text[span]).expect("normalize span");
+        assert_eq!(refolded.as_str(), matcher.pattern(hit.pattern));
+    }
+}
+
+/// A valid two-entry profile (A→a, B→b) for this build's Unicode versions.
+fn tiny_profile() -> Vec<u8> {
+    let running = ToolchainUnicode::RUNNING;
+    let (format, char_field) = if running.char_properties == FORMAT_1_CHAR_UNICODE {
+        (1u16, [0; 3])
+    } else {
+        (2, [running.char_properties.0, running.char_properties.1, running.char_properties.2])
+    };
+    let normalization = running.normalization;
+    let mut out = matcher::PROFILE_MAGIC.to_vec();
+    out.extend_from_slice(&format.to_le_bytes());
+    out.extend_from_slice(&[0, 0, normalization.0, normalization.1, normalization.2, 0]);
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&char_field);
+    out.push(0);
+    for (key, n_out) in [(0x41u32, 1u32), (0x42, 1)] {
+        out.extend_from_slice(&key.to_le_bytes());
+        out.extend_from_slice(&n_out.to_le_bytes());
+    }
+    for output in [0x61u32, 0x62] {
+        out.extend_from_slice(&output.to_le_bytes());
+    }
+    out
+}
+
+/// `fuzz_frozen_load`: arbitrary bytes given to `Matcher::from_bytes` are refused. The
+/// same bytes XOR-ed onto a valid frozen matcher are refused unless they change nothing;
+/// with the hash recomputed they reach the parser, which refuses them or gives a
+/// matcher that finds only real patterns, never panicking. Arbitrary bytes, and the
+/// bytes XOR-ed onto a valid profile, given to `Profile::from_bytes` never panic, and any
+/// profile that loads folds idempotently.
+pub fn frozen_load(data: &[u8]) {
+    static VALID: OnceLock<Vec<u8>> = OnceLock::new();
+    let profile = plain();
+    let valid = VALID.get_or_init(|| {
+        let keys = [("Lin", 1), ("林", 2), ("かたかな", 3), ("ёлка", 4), ("Lin Dong", 5)];
+        MatcherBuilder::new(profile).build(keys).expect("build").to_bytes()
+    });
+    assert!(Matcher::from_bytes(data, profile).is_err(), "arbitrary bytes loaded");
+    let patched = xor(valid, data);
+    if patched != *valid {
+        assert!(Matcher::from_bytes(&patched, profile).is_err(), "patched matcher loaded");
+    }
+    if let Ok(loaded) = Matcher::from_bytes(&reseal_matcher(patched), profile) {
+        let text = profile.normalize("Lin Dong, 林 and かたかな under the ёлка; LinLin").expect("normalize");
+        check_hits_are_real(&loaded, &text);
+    }
+    for bytes in [data.to_vec(), xor(&tiny_profile(), data)] {
+        if let Ok(loaded) = Profile::from_bytes(&bytes) {
+            let text = String::from_utf8_lossy(data);
+            let once = loaded.fold(&text);
+            assert_eq!(loaded.fold(&once), once);
+            let _ = loaded.normalize(&text);
+        }
+    }
+}
+
+/// `fuzz_receipt_and_apply`: arbitrary bytes never panic the receipt decoder, and
+/// whatever decodes is canonical; arbitrary bytes never load as a frozen projection;
+/// any text that parses as an `apply` JSON body survives the canonical codec and JSON
+/// unchanged.
+pub fn receipt_and_apply(data: &[u8]) {
+    if let Ok(receipt) = Receipt::decode(data) {
+        assert_eq!(receipt.encode(), data, "decoded receipt is not canonical");
+    }
+    let snapshot = State::new().snapshot_id();
+    assert!(Frozen::load(data, plain(), snapshot).is_err(), "arbitrary bytes loaded as a frozen projection");
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(body) = serde_json::from_str::<Body>(text) {
+            let _ = validate_body(&body, &Rules::default());
+            if let Ok(bytes) = codec::encode(&body) {
+                assert_eq!(codec::decode_strict::<Body>(&bytes).as_ref(), Ok(&body));
+            }
+            let json = serde_json::to_string(&body).unwrap();
+            assert_eq!(serde_json::from_str::<Body>(&json).unwrap(), body);
+        }
+    }
+}
+
+fn id(text: &str) -> RecordId {
+    text.parse().expect("record id")
+}
+
+fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
+    TermPut {
+        id: id(id_text),
+        src: src.into(),
+        sense: None,
+        dst: dst.into(),
+        kind: Some("character".into()),
+        gender: Some(Gender::Masculine),
+        decl: vec!["Линь Дуна".into()],
+        speech: None,
+        note: None,
+        window: Window::default(),
+        status: Status::Approved,
+        priority: 0,
+        constant: false,
+        secondary: None,
+        supersedes: None,
+    }
+}
+
+/// A small glossary that reaches every branch of assembly, frozen with the plain
+/// profile.
+fn projection() -> &'static (SnapshotId, Vec<u8>) {
+    static PROJECTION: OnceLock<(SnapshotId, Vec<u8>)> = OnceLock::new();
+    PROJECTION.get_or_init(|| {
+        let bodies = vec![
+            Body::TermPut(term("T-1", "Lin Dong", "Линь Дун")),
+            Body::AliasAdded(AliasAdded {
+                id: id("T-1"),
+                surface: "Dong".into(),
+                kind: AliasKind::Nickname,
+                window: Some(Window { since: 2, until: None }),
+            }),
+            Body::TermPut(TermPut { window: Window { since: 3, until: Some(5) }, ..term("T-2", "Yan", "Янь") }),
+            Body::TermPut(TermPut { constant: true, priority: 5, ..term("T-3", "Sect", "Секта") }),
+            Body::TermPut(TermPut {
+                sense: Some("river".into()),
+                secondary: Some(SecondaryKeys { logic: KeyLogic::NotAll, keys: vec!["water".into()] }),
+                status: Status::Auto,
+                ..term("T-4", "Long", "Лун")
+            }),
+            Body::TermPut(TermPut { sense: Some("dragon".into()), ..term("T-5", "Long", "Дракон") }),
+            Body::DispositionSet(DispositionSet {
+                target: id("T-5"),
+                verdict: Verdict::Reject,
+                reason: "wrong".into(),
+                note: None,
+            }),
+            Body::SummaryPut(SummaryPut {
+                id: id("S-1"),
+                scope: Scope::Book,
+                text: "A book.".into(),
+                visible_from: None,
+            }),
+            Body::SummaryPut(SummaryPut {
+                id: id("S-2"),
+                scope: Scope::Arc { from: 1, to: 4 },
+                text: "An arc.".into(),
+                visible_from: Some(1),
+            }),
+            Body::SummaryPut(SummaryPut {
+                id: id("S-3"),
+                scope: Scope::Chapter(2),
+                text: "Chapter two.".into(),
+                visible_from: None,
+            }),
+        ];
+        let mut state = State::new();
+        for (idx, body) in bodies.into_iter().enumerate() {
+            let content = NewEvent { recorded_at_ms: 1, actor: "human:fuzz".into(), source: "fuzz".into(), body };
+            let seq = Seq(idx as u64 + 1);
+            state.apply(&Event { seq, prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: 1, content });
+        }
+        (state.snapshot_id(), freeze(&state, plain()).expect("freeze"))
+    })
+}
+
+const CHUNK: &str = "Lin Dong met Yan by the water. Long, Long! Dong of the Sect.";
+
+/// `fuzz_frozen_projection`: the sections of a valid frozen projection altered behind
+/// valid hashes (what anyone who can write the cache can produce). The first byte picks
+/// the section: 0 XORs the rest onto the record table, 1 XORs it onto the matcher body
+/// (its hash recomputed), 2 replaces the table with the rest. Sealed with valid hashes,
+/// loading refuses the bytes or gives a projection that assembles without panicking;
+/// an all-zero mask changes nothing and assembles as the original does.
+pub fn frozen_projection(data: &[u8]) {
+    let Some((&mode, mask)) = data.split_first() else { return };
+    let (snapshot, honest) = projection();
+    let (table, matcher) = sections(honest).expect("sections");
+    let (table, matcher) = match mode % 3 {
+        0 => (xor(table, mask), matcher.to_vec()),
+        1 => (table.to_vec(), reseal_matcher(xor(matcher, mask))),
+        _ => (mask.to_vec(), matcher.to_vec()),
+    };
+    let bytes = seal(*snapshot, plain().id(), &table, &matcher);
+    let unchanged = bytes == *honest;
+    let Ok(frozen) = Frozen::load(&bytes, plain(), *snapshot) else {
+        assert!(!unchanged, "the honest projection failed to load");
+        return;
+    };
+    for chapter in [1, 2, 3, 6] {
+        let Ok(first) = assemble(&frozen, chapter, CHUNK, None) else { continue };
+        let second = assemble(&frozen, chapter, CHUNK, Some(Previous { chapter, recent: &first.recent }));
+        if unchanged {
+            let original = Frozen::load(honest, plain(), *snapshot).expect("honest projection");
+            assert_eq!(Ok(first), assemble(&original, chapter, CHUNK, None));
+            assert!(second.is_ok());
+        }
+    }
+}
