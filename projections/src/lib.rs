@@ -23,7 +23,7 @@ pub mod rollback;
 pub mod snapshot;
 pub mod state;
 
-pub use decide::{decide, Decision, Problem, Rejection, UniqueConflict, Warning};
+pub use decide::{decide, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning};
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use read::ActiveTerm;
 pub use rollback::{plan_rollback, PlanError};
