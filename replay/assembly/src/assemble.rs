@@ -9,7 +9,9 @@
 //! sticky records (hit in the previous chunks of the chapter) and constant records;
 //! order deterministically (constant, confirmed by first occurrence, sticky,
 //! ambiguous; ties by priority, then id); fill the token budget first-fit, logging
-//! what did not fit (`budget`); add the summaries visible at the chapter; render.
+//! what did not fit (`budget`); add the summaries shown at the chapter
+//! (`projections::read::summary_rank`: the book, arc recaps, the previous chapter);
+//! render.
 //!
 //! No I/O, no clock, no randomness, no hash-map iteration: the same inputs give the
 //! same bytes on any machine.
@@ -17,7 +19,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use ledger_model::Scope;
 use projections::frozen::{ArchivedFrozenTerm, Frozen};
+use projections::read::summary_rank;
 use serde::{Deserialize, Serialize};
 
 /// Render format versions this build can produce. Every released version stays.
@@ -524,20 +528,17 @@ pub fn assemble(
     }
     retrieval.n_budget_evicted = evicted.len() as u32;
 
-    // Summaries: the book, the arc containing the chapter, the previous chapter.
-    let mut summaries: Vec<(u8, u32, u32, &str)> = Vec::new();
+    // Summaries: the book, arc recaps, the previous chapter (`summary_rank`).
+    let mut summaries: Vec<(u8, u32, u32, u32, &str)> = Vec::new();
     for summary in table.summaries.iter() {
-        if summary.visible_from.to_native() > chapter {
-            continue;
-        }
-        let (scope, from, to) = (summary.scope.0, summary.scope.1.to_native(), summary.scope.2.to_native());
-        let rank = match scope {
-            2 => 0,
-            1 if from <= chapter && chapter <= to => 1,
-            0 if to + 1 == chapter => 2,
-            _ => continue,
+        let (from, to) = (summary.scope.1.to_native(), summary.scope.2.to_native());
+        let scope = match summary.scope.0 {
+            0 => Scope::Chapter(to),
+            1 => Scope::Arc { from, to },
+            _ => Scope::Book,
         };
-        summaries.push((rank, summary.number.to_native(), from, summary.text.as_str()));
+        let Some(rank) = summary_rank(scope, summary.visible_from.to_native(), chapter) else { continue };
+        summaries.push((rank, summary.number.to_native(), from, to, summary.text.as_str()));
     }
     summaries.sort();
 
@@ -551,10 +552,10 @@ pub fn assemble(
     }
     if !summaries.is_empty() {
         context.push_str("[summaries]\n");
-        for (rank, _, from, text) in &summaries {
+        for (rank, _, from, to, text) in &summaries {
             let label = match rank {
                 0 => "book".to_owned(),
-                1 => format!("arc from chapter {from}"),
+                1 => format!("arc, chapters {from}-{to}"),
                 _ => format!("chapter {from}"),
             };
             let flat: Vec<&str> = text.split_whitespace().collect();
@@ -577,7 +578,7 @@ pub fn assemble(
         injected,
         evicted,
         sticky_in: sticky.iter().map(|&idx| number_of(idx)).collect(),
-        summaries: summaries.iter().map(|(_, number, _, _)| *number).collect(),
+        summaries: summaries.iter().map(|(_, number, _, _, _)| *number).collect(),
         recent,
         retrieval,
     })
