@@ -6,7 +6,7 @@
 //!   supersession) and per-record provenance.
 //! * [`decide()`]: every state-dependent validation of a batch, including
 //!   UNIQUE(folded surface, sense, window); no-op puts are dropped.
-//! * [`SnapshotId`]: the content address of what can change an assembly.
+//! * [`SnapshotId`]: the content address of everything that can change an assembly.
 //! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
 //!   that bring an earlier snapshot back.
 //!
