@@ -202,6 +202,11 @@ pub enum KeyProblem {
     NoLetterOrDigit,
     /// It folds to more characters than the automaton takes.
     TooLong,
+    /// It folds to fewer characters than `min_key_chars` and has no secondary keys.
+    TooShort {
+        /// `min_key_chars` in force.
+        min: u32,
+    },
 }
 
 impl fmt::Display for KeyProblem {
@@ -211,6 +216,9 @@ impl fmt::Display for KeyProblem {
             KeyProblem::NoLetterOrDigit => write!(f, "it has no letter or digit to match"),
             KeyProblem::TooLong => {
                 write!(f, "it is longer than the matcher's limit of {FOLDED_KEY_CHARS_MAX} characters")
+            }
+            KeyProblem::TooShort { min } => {
+                write!(f, "it is shorter than min_key_chars {min}; a shorter key needs secondary keys")
             }
         }
     }
@@ -328,7 +336,8 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
             _ => event.clone(),
         };
         validate_event(&event, &scratch.rules()).map_err(|error| reject(index, Problem::Field(error)))?;
-        check_keys(&event.body, fold).map_err(|problem| reject(index, problem))?;
+        let min_chars = scratch.rules().min_key_chars;
+        check_keys(&event.body, fold, min_chars).map_err(|problem| reject(index, problem))?;
         if is_noop(&scratch, &event.body) {
             dropped.push(index);
             continue;
@@ -395,16 +404,19 @@ fn duplicate_key(body: &Body) -> Option<String> {
 }
 
 /// Checks that the matcher can use a folded key; `field` names it in the refusal.
-pub fn check_key(field: &str, key: &str, fold: Fold<'_>) -> Result<(), Problem> {
+/// With `min_chars`, the folded key must also be at least that long (a key the fold
+/// shortens is as short as what it folds to).
+pub fn check_key(field: &str, key: &str, fold: Fold<'_>, min_chars: Option<u32>) -> Result<(), Problem> {
     let folded = fold(key);
+    let n_chars = folded.chars().count();
     let why = if folded.trim().is_empty() {
         Some(KeyProblem::Empty)
     } else if folded.chars().all(is_mark_or_not_alphanumeric) {
         Some(KeyProblem::NoLetterOrDigit)
-    } else if folded.chars().count() > FOLDED_KEY_CHARS_MAX {
+    } else if n_chars > FOLDED_KEY_CHARS_MAX {
         Some(KeyProblem::TooLong)
     } else {
-        None
+        min_chars.filter(|min| (n_chars as u64) < u64::from(*min)).map(|min| KeyProblem::TooShort { min })
     };
     match why {
         None => Ok(()),
@@ -418,19 +430,21 @@ fn is_mark_or_not_alphanumeric(c: char) -> bool {
     !c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c)
 }
 
-/// The keys of an event: src, secondary keys, alias surfaces.
-fn check_keys(body: &Body, fold: Fold<'_>) -> Result<(), Problem> {
+/// The keys of an event: src, secondary keys, alias surfaces. The src without
+/// secondary keys and aliases must be `min_chars` long once folded, as written.
+fn check_keys(body: &Body, fold: Fold<'_>, min_chars: u32) -> Result<(), Problem> {
     match body {
-        Body::TermPut(put) => check_term_keys("term_put", put, fold),
-        Body::AliasAdded(alias) => check_key("alias_added.surface", &alias.surface, fold),
+        Body::TermPut(put) => check_term_keys("term_put", put, fold, Some(min_chars)),
+        Body::AliasAdded(alias) => check_key("alias_added.surface", &alias.surface, fold, Some(min_chars)),
         _ => Ok(()),
     }
 }
 
-fn check_term_keys(root: &str, put: &TermPut, fold: Fold<'_>) -> Result<(), Problem> {
-    check_key(&format!("{root}.src"), &put.src, fold)?;
+fn check_term_keys(root: &str, put: &TermPut, fold: Fold<'_>, min_chars: Option<u32>) -> Result<(), Problem> {
+    let min_chars = min_chars.filter(|_| put.secondary.is_none());
+    check_key(&format!("{root}.src"), &put.src, fold, min_chars)?;
     for (key_idx, key) in put.secondary.iter().flat_map(|secondary| secondary.keys.iter()).enumerate() {
-        check_key(&format!("{root}.secondary.keys[{key_idx}]"), key, fold)?;
+        check_key(&format!("{root}.secondary.keys[{key_idx}]"), key, fold, None)?;
     }
     Ok(())
 }
@@ -439,9 +453,10 @@ fn check_term_keys(root: &str, put: &TermPut, fold: Fold<'_>) -> Result<(), Prob
 fn check_all_keys(state: &State, fold: Fold<'_>) -> Result<(), Rejection> {
     let whole = |problem| Rejection { index: None, problem };
     for (id, term) in state.terms.iter().filter(|(_, term)| !term.retired) {
-        check_term_keys(&format!("{id} term_put"), &term.put, fold).map_err(whole)?;
+        // Stored keys are not judged by a newer min_key_chars, only by usability.
+        check_term_keys(&format!("{id} term_put"), &term.put, fold, None).map_err(whole)?;
         for alias in term.aliases.values() {
-            check_key(&format!("{id} alias_added.surface"), &alias.surface, fold).map_err(whole)?;
+            check_key(&format!("{id} alias_added.surface"), &alias.surface, fold, None).map_err(whole)?;
         }
     }
     Ok(())

@@ -97,6 +97,8 @@ fn every_write_time_rule_refuses_with_its_message() {
             "field `term_put.secondary.keys[1]`",
         ),
         (&[&long], "UnusableKey", "longer than the matcher's limit of 256"),
+        (&[r#"{"term_put":{"id":"T-9","src":"炎\u200b","dst":"Янь"}}"#], "UnusableKey", "shorter than min_key_chars 2"),
+        (&[r#"{"alias_added":{"id":"T-1","surface":"\u00ad炎"}}"#], "UnusableKey", "shorter than min_key_chars 2"),
         (&[r#"{"config_set":{"assembly":{"render_format":7}}}"#], "UnknownRenderFormat", "unsupported render format 7 (this build renders [1])"),
         (&[r#"{"config_set":{"assembly":{"token_estimator":9}}}"#], "UnknownTokenEstimator", "unsupported token estimator 9 (this build has [1])"),
         (&[r#"{"config_set":{"profile":{"name":"ja"}}}"#], "NoFoldTable", r#"config_set names profile "ja" without a fold table"#),
@@ -151,6 +153,7 @@ fn the_batches_next_to_each_rule_are_accepted() {
     ok(&[r#"{"term_put":{"id":"T-9","src":"顾寒川","dst":"Гу"}}"#]);
     ok(&[r#"{"term_put":{"id":"T-9","src":"ꙮ萧","dst":"Знак"}}"#]);
     ok(&[r#"{"term_put":{"id":"T-9","src":"é́","dst":"Знак"}}"#]);
+    ok(&[r#"{"term_put":{"id":"T-9","src":"灶\u200b","dst":"Очаг","secondary":{"logic":"and_any","keys":["灶王"]}}}"#]);
     ok(&[r#"{"summary_put":{"id":"S-2","scope":{"arc":{"from":1,"to":10}},"text":"Итог.","visible_from":11}}"#]);
     ok(&[r#"{"config_set":{"assembly":{"token_budget":10}}}"#]);
     // The same event twice is one write.
