@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ledger::{Ledger, OpenError};
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
-use projections::Rejection;
+use projections::{Problem, Rejection};
 use replay::{Book, BookError};
 use serde_json::json;
 
@@ -248,7 +248,14 @@ fn append_batch(
 
 /// A refusal from `decide`, with the event's label instead of its index.
 fn rejected(rejection: &Rejection, labels: &[String]) -> Failure {
-    let problem = Rejection { index: None, problem: rejection.problem.clone() }.to_string();
+    let problem = match &rejection.problem {
+        // Name both events by their labels (`events.jsonl line 1`).
+        Problem::Duplicate { what, first } => match labels.get(*first).filter(|label| !label.is_empty()) {
+            Some(first) => format!("{what} is also written, differently, by {first}"),
+            None => Rejection { index: None, problem: rejection.problem.clone() }.to_string(),
+        },
+        problem => Rejection { index: None, problem: problem.clone() }.to_string(),
+    };
     match rejection.index.and_then(|index| labels.get(index)) {
         Some(label) if !label.is_empty() => Failure::invalid(format!("{label}: {problem}")),
         _ => Failure::invalid(problem),
@@ -275,7 +282,8 @@ fn fill_profiles(bodies: &mut [(String, String, Body)]) -> Result<Vec<(Hash32, V
     let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
     for (label, _, body) in bodies.iter_mut() {
         if let Body::ConfigSet(config) = body {
-            if config.profile.table.is_none() {
+            // A left-out profile (no name) keeps the book's; decide fills it in.
+            if config.profile.table.is_none() && !config.profile.name.is_empty() {
                 let (id, bytes) = build_profile(&config.profile.name)
                     .map_err(|failure| Failure { message: format!("{label}: {}", failure.message), ..failure })?;
                 config.profile.table = Some(id);

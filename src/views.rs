@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use ledger_model::*;
-use projections::{diff as diff_states, RecordDiff, State};
+use projections::{diff as diff_states, RecordDiff};
 use replay::{Book, Submitted};
 use serde_json::{json, Value};
 
@@ -71,15 +71,10 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
             .map(|active| {
                 let put = &active.term.put;
                 let aliases: Vec<Value> = active
-                    .term
-                    .aliases
-                    .values()
-                    .map(|alias| {
-                        json!({
-                            "surface": alias.surface,
-                            "kind": alias.kind,
-                            "window": window_json(State::alias_window(alias, active.window)),
-                        })
+                    .aliases(chapter)
+                    .into_iter()
+                    .map(|(alias, window)| {
+                        json!({ "surface": alias.surface, "kind": alias.kind, "window": window_json(window) })
                     })
                     .collect();
                 json!({
@@ -140,8 +135,8 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
             line.push_str(&format!(", superseded by {by}"));
         }
         line.push(']');
-        if !active.term.aliases.is_empty() {
-            let aliases: Vec<&str> = active.term.aliases.keys().map(String::as_str).collect();
+        let aliases: Vec<&str> = active.aliases(chapter).iter().map(|(alias, _)| alias.surface.as_str()).collect();
+        if !aliases.is_empty() {
             line.push_str(&format!("  aliases: {}", aliases.join(", ")));
         }
         if let Some(verdict) = verdict_text(&active.term.verdict) {

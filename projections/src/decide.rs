@@ -6,6 +6,11 @@
 //! batch may swap two surfaces between records. A put identical to the current
 //! version is dropped, which makes imports idempotent. Two different sources rendered
 //! to the same dst in overlapping windows are a warning, not a refusal.
+//!
+//! What the build and the book can do comes in through an [`Environment`]: the
+//! book's fold, the render formats and token estimators this build has, which fold
+//! tables the book holds, and the snapshot ID of earlier revisions. So every
+//! write-time rule lives here, and the caller only looks things up.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -14,10 +19,40 @@ use ledger_model::validate::{validate_event, FieldError};
 use ledger_model::*;
 
 use crate::read::{intersect, visible_from};
+use crate::snapshot::SnapshotId;
 use crate::state::State;
 
 /// Folds a key for comparison: the book's normalization profile.
 pub type Fold<'f> = &'f dyn Fn(&str) -> String;
+
+/// Longest folded key the frozen automaton takes, in characters
+/// (`matcher::PATTERN_CHARS_MAX`).
+pub const FOLDED_KEY_CHARS_MAX: usize = matcher::PATTERN_CHARS_MAX;
+
+/// What `decide` needs to know of the build and the book besides the state.
+#[derive(Clone, Copy)]
+pub struct Environment<'e> {
+    /// The fold of the profile in force after the batch.
+    pub fold: Fold<'e>,
+    /// Render format versions this build can produce.
+    pub render_formats: &'e [u16],
+    /// Token estimator versions this build can compute.
+    pub token_estimators: &'e [u16],
+    /// Whether the book holds (or the batch brings) the fold table with this id.
+    pub has_table: &'e dyn Fn(Hash32) -> bool,
+    /// The snapshot ID of the book at an earlier revision, for rollback markers;
+    /// `None` when unknown.
+    pub snapshot_at: &'e dyn Fn(Seq) -> Option<SnapshotId>,
+}
+
+impl fmt::Debug for Environment<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Environment")
+            .field("render_formats", &self.render_formats)
+            .field("token_estimators", &self.token_estimators)
+            .finish_non_exhaustive()
+    }
+}
 
 /// What `decide` accepts.
 #[derive(Debug)]
@@ -104,6 +139,89 @@ pub enum Problem {
     },
     /// UNIQUE(folded surface, sense, window) would be violated.
     Unique(Box<UniqueConflict>),
+    /// A key the matcher cannot use: it folds to nothing, to whitespace or
+    /// punctuation only, or to more than the automaton takes.
+    UnusableKey {
+        /// Dotted path of the key (`term_put.src`, `alias_added.surface`).
+        field: String,
+        /// The key as written.
+        key: String,
+        /// What the book's profile folds it to.
+        folded: String,
+        /// Why it cannot be used.
+        why: KeyProblem,
+    },
+    /// A config asks for a render format this build does not have.
+    UnknownRenderFormat {
+        /// Asked for.
+        version: u16,
+        /// What this build has.
+        known: Vec<u16>,
+    },
+    /// A config asks for a token estimator this build does not have.
+    UnknownTokenEstimator {
+        /// Asked for.
+        version: u16,
+        /// What this build has.
+        known: Vec<u16>,
+    },
+    /// A config names a profile without the id of its fold table.
+    NoFoldTable {
+        /// The profile name.
+        profile: String,
+    },
+    /// A config names a fold table the book does not hold and the batch does not bring.
+    UnknownFoldTable(Hash32),
+    /// A rollback marker is not the last event of its batch.
+    RollbackNotLast,
+    /// A rollback marker closes a batch that does not bring the book to the snapshot
+    /// of its target revision.
+    RollbackMismatch {
+        /// The revision the marker names.
+        to: Seq,
+        /// The snapshot of that revision (`None` if unknown).
+        expected: Option<SnapshotId>,
+        /// The snapshot the batch leads to.
+        found: SnapshotId,
+    },
+    /// Two different events of one batch write the same thing.
+    Duplicate {
+        /// What both write (`term_put T-1`, `alias_added T-1 "蕭炎"`).
+        what: String,
+        /// 0-based index of the earlier event in the batch.
+        first: usize,
+    },
+}
+
+/// Why a key cannot be used by the matcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyProblem {
+    /// It folds to nothing or to whitespace only.
+    Empty,
+    /// It folds to punctuation, symbols or marks only: no letter or digit to match.
+    NoLetterOrDigit,
+    /// It folds to more characters than the automaton takes.
+    TooLong,
+    /// It folds to fewer characters than `min_key_chars` and has no secondary keys.
+    TooShort {
+        /// `min_key_chars` in force.
+        min: u32,
+    },
+}
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyProblem::Empty => write!(f, "nothing is left to match"),
+            KeyProblem::NoLetterOrDigit => write!(f, "it has no letter or digit to match"),
+            KeyProblem::TooLong => {
+                write!(f, "it is longer than the matcher's limit of {FOLDED_KEY_CHARS_MAX} characters")
+            }
+            KeyProblem::TooShort { min } => {
+                write!(f, "it is shorter than min_key_chars {min}; a shorter key needs secondary keys")
+            }
+        }
+    }
 }
 
 /// Two surfaces that fold to the same key with the same sense in overlapping windows.
@@ -136,6 +254,35 @@ impl fmt::Display for Rejection {
                 f,
                 "{id} would be visible from chapter {visible_from}, before its scope ends at chapter {scope_end}"
             ),
+            Problem::UnusableKey { field, key, folded, why } => write!(
+                f,
+                "field `{field}`: key {key:?} folds to {folded:?} under the book's profile: {why}"
+            ),
+            Problem::UnknownRenderFormat { version, known } => {
+                write!(f, "unsupported render format {version} (this build renders {known:?})")
+            }
+            Problem::UnknownTokenEstimator { version, known } => {
+                write!(f, "unsupported token estimator {version} (this build has {known:?})")
+            }
+            Problem::NoFoldTable { profile } => {
+                write!(f, "config_set names profile {profile:?} without a fold table")
+            }
+            Problem::UnknownFoldTable(table) => write!(
+                f,
+                "fold table {table} is not stored in the book (name the profile without a table to build it)"
+            ),
+            Problem::RollbackNotLast => write!(f, "a rollback_marker must be the last event of its batch"),
+            Problem::RollbackMismatch { to, expected: Some(expected), found } => write!(
+                f,
+                "rollback_marker to revision {to} does not close a rollback: the batch leads to snapshot {found}, revision {to} had {expected}"
+            ),
+            Problem::RollbackMismatch { to, expected: None, found } => write!(
+                f,
+                "rollback_marker to revision {to} cannot be checked: the snapshot of revision {to} is unknown (the batch leads to {found})"
+            ),
+            Problem::Duplicate { what, first } => {
+                write!(f, "{what} is also written, differently, by event {} of this batch", first + 1)
+            }
             Problem::Unique(conflict) => {
                 let UniqueConflict { key, sense, this, other } = conflict.as_ref();
                 let sense = sense.as_deref().map(|s| format!(", sense {s:?}")).unwrap_or_default();
@@ -156,21 +303,54 @@ fn reject(index: usize, problem: Problem) -> Rejection {
     Rejection { index: Some(index), problem }
 }
 
-/// Judges `batch` against `state`. On success returns the events to append (no-ops
-/// dropped), warnings, and the state after them.
-pub fn decide(state: &State, fold: Fold<'_>, batch: &[NewEvent]) -> Result<Decision, Rejection> {
+/// Judges `batch` against `state` in `env`. On success returns the events to append
+/// (no-ops dropped, left-out config fields filled in), warnings, and the state after
+/// them.
+pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Result<Decision, Rejection> {
+    let fold = env.fold;
     let head = state.revision();
     let mut scratch = state.clone();
     let mut events = Vec::with_capacity(batch.len());
     let mut dropped = Vec::new();
     let mut touched = BTreeSet::new();
+    let mut written: BTreeMap<String, (usize, &Body)> = BTreeMap::new();
+    let mut config_changed = false;
+    let mut marker = None;
     for (index, event) in batch.iter().enumerate() {
-        validate_event(event, &scratch.rules()).map_err(|error| reject(index, Problem::Field(error)))?;
+        if let Some(what) = duplicate_key(&event.body) {
+            match written.get(&what) {
+                Some((_, body)) if **body == event.body => {
+                    dropped.push(index);
+                    continue;
+                }
+                Some(&(first, _)) => return Err(reject(index, Problem::Duplicate { what, first })),
+                None => {
+                    written.insert(what, (index, &event.body));
+                }
+            }
+        }
+        let event = match &event.body {
+            Body::ConfigSet(config) => {
+                NewEvent { body: Body::ConfigSet(config.filled_from(scratch.config())), ..event.clone() }
+            }
+            _ => event.clone(),
+        };
+        validate_event(&event, &scratch.rules()).map_err(|error| reject(index, Problem::Field(error)))?;
+        let min_chars = scratch.rules().min_key_chars;
+        check_keys(&event.body, fold, min_chars).map_err(|problem| reject(index, problem))?;
         if is_noop(&scratch, &event.body) {
             dropped.push(index);
             continue;
         }
-        check_event(&scratch, head, index, &event.body)?;
+        check_event(&scratch, env, head, index, &event.body)?;
+        match &event.body {
+            Body::ConfigSet(_) => config_changed = true,
+            Body::RollbackMarker(_) if index + 1 != batch.len() => {
+                return Err(reject(index, Problem::RollbackNotLast));
+            }
+            Body::RollbackMarker(rollback) => marker = Some((index, rollback.to)),
+            _ => {}
+        }
         if let Some(id) = event.body.record() {
             touched.insert(id);
         }
@@ -185,7 +365,7 @@ pub fn decide(state: &State, fold: Fold<'_>, batch: &[NewEvent]) -> Result<Decis
             content: event.clone(),
         };
         scratch.apply(&sealed);
-        events.push(event.clone());
+        events.push(event);
     }
     for (index, event) in batch.iter().enumerate() {
         if let Body::TermPut(TermPut { supersedes: Some(old), .. }) = &event.body {
@@ -194,9 +374,92 @@ pub fn decide(state: &State, fold: Fold<'_>, batch: &[NewEvent]) -> Result<Decis
             }
         }
     }
+    if config_changed {
+        // A new profile folds every key anew: each must still be usable.
+        check_all_keys(&scratch, fold)?;
+    }
+    if let Some((index, to)) = marker {
+        let found = scratch.snapshot_id();
+        let expected = (env.snapshot_at)(to);
+        if expected != Some(found) {
+            return Err(reject(index, Problem::RollbackMismatch { to, expected, found }));
+        }
+    }
     check_unique(&scratch, fold, &touched)?;
     let warnings = same_dst_warnings(&scratch, fold, &touched);
     Ok(Decision { events, dropped, warnings, state: scratch })
+}
+
+/// What an event writes, for spotting two different writes of one thing in a batch.
+fn duplicate_key(body: &Body) -> Option<String> {
+    let kind = body.kind_name();
+    match body {
+        Body::AliasAdded(AliasAdded { id, surface, .. }) | Body::AliasRemoved(AliasRemoved { id, surface }) => {
+            Some(format!("{kind} {id} {surface:?}"))
+        }
+        Body::ConfigSet(_) => Some(kind.to_owned()),
+        Body::RollbackMarker(_) => None,
+        _ => body.record().map(|id| format!("{kind} {id}")),
+    }
+}
+
+/// Checks that the matcher can use a folded key; `field` names it in the refusal.
+/// With `min_chars`, the folded key must also be at least that long (a key the fold
+/// shortens is as short as what it folds to).
+pub fn check_key(field: &str, key: &str, fold: Fold<'_>, min_chars: Option<u32>) -> Result<(), Problem> {
+    let folded = fold(key);
+    let n_chars = folded.chars().count();
+    let why = if folded.trim().is_empty() {
+        Some(KeyProblem::Empty)
+    } else if folded.chars().all(is_mark_or_not_alphanumeric) {
+        Some(KeyProblem::NoLetterOrDigit)
+    } else if n_chars > FOLDED_KEY_CHARS_MAX {
+        Some(KeyProblem::TooLong)
+    } else {
+        min_chars.filter(|min| (n_chars as u64) < u64::from(*min)).map(|min| KeyProblem::TooShort { min })
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Problem::UnusableKey { field: field.to_owned(), key: key.to_owned(), folded, why }),
+    }
+}
+
+/// A combining mark (which `char::is_alphanumeric` may count as alphabetic) or any
+/// other character that is not a letter or digit.
+fn is_mark_or_not_alphanumeric(c: char) -> bool {
+    !c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c)
+}
+
+/// The keys of an event: src, secondary keys, alias surfaces. The src without
+/// secondary keys and aliases must be `min_chars` long once folded, as written.
+fn check_keys(body: &Body, fold: Fold<'_>, min_chars: u32) -> Result<(), Problem> {
+    match body {
+        Body::TermPut(put) => check_term_keys("term_put", put, fold, Some(min_chars)),
+        Body::AliasAdded(alias) => check_key("alias_added.surface", &alias.surface, fold, Some(min_chars)),
+        _ => Ok(()),
+    }
+}
+
+fn check_term_keys(root: &str, put: &TermPut, fold: Fold<'_>, min_chars: Option<u32>) -> Result<(), Problem> {
+    let min_chars = min_chars.filter(|_| put.secondary.is_none());
+    check_key(&format!("{root}.src"), &put.src, fold, min_chars)?;
+    for (key_idx, key) in put.secondary.iter().flat_map(|secondary| secondary.keys.iter()).enumerate() {
+        check_key(&format!("{root}.secondary.keys[{key_idx}]"), key, fold, None)?;
+    }
+    Ok(())
+}
+
+/// Every key of every active term, after a config change.
+fn check_all_keys(state: &State, fold: Fold<'_>) -> Result<(), Rejection> {
+    let whole = |problem| Rejection { index: None, problem };
+    for (id, term) in state.terms.iter().filter(|(_, term)| !term.retired) {
+        // Stored keys are not judged by a newer min_key_chars, only by usability.
+        check_term_keys(&format!("{id} term_put"), &term.put, fold, None).map_err(whole)?;
+        for alias in term.aliases.values() {
+            check_key(&format!("{id} alias_added.surface"), &alias.surface, fold, None).map_err(whole)?;
+        }
+    }
+    Ok(())
 }
 
 fn is_noop(state: &State, body: &Body) -> bool {
@@ -235,7 +498,28 @@ fn active_term(state: &State, index: usize, id: RecordId) -> Result<(), Rejectio
     }
 }
 
-fn check_event(state: &State, head: Seq, index: usize, body: &Body) -> Result<(), Rejection> {
+fn check_config(env: &Environment<'_>, config: &ConfigSet) -> Result<(), Problem> {
+    let assembly = config.assembly;
+    if !env.render_formats.contains(&assembly.render_format) {
+        return Err(Problem::UnknownRenderFormat {
+            version: assembly.render_format,
+            known: env.render_formats.to_vec(),
+        });
+    }
+    if !env.token_estimators.contains(&assembly.token_estimator) {
+        return Err(Problem::UnknownTokenEstimator {
+            version: assembly.token_estimator,
+            known: env.token_estimators.to_vec(),
+        });
+    }
+    match config.profile.table {
+        None => Err(Problem::NoFoldTable { profile: config.profile.name.clone() }),
+        Some(table) if !(env.has_table)(table) => Err(Problem::UnknownFoldTable(table)),
+        Some(_) => Ok(()),
+    }
+}
+
+fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, body: &Body) -> Result<(), Rejection> {
     match body {
         // `supersedes` is checked against the state after the whole batch.
         Body::TermPut(_) => Ok(()),
@@ -268,7 +552,8 @@ fn check_event(state: &State, head: Seq, index: usize, body: &Body) -> Result<()
             Some(summary) if summary.retired => Err(reject(index, Problem::Retired(retired.id))),
             Some(_) => Ok(()),
         },
-        Body::CandidateProposed(_) | Body::ConfigSet(_) => Ok(()),
+        Body::CandidateProposed(_) => Ok(()),
+        Body::ConfigSet(config) => check_config(env, config).map_err(|problem| reject(index, problem)),
         Body::DispositionSet(disposition) => match disposition.target.kind() {
             RecordKind::Term => active_term(state, index, disposition.target),
             _ if state.candidates.contains_key(&disposition.target) => Ok(()),

@@ -4,9 +4,10 @@
 //! * [`State`]: the fold of events `1..=R` ([`State::apply`] is total), with
 //!   bi-temporal reads ([`State::active_terms`] at a chapter, after story-time
 //!   supersession) and per-record provenance.
-//! * [`decide()`]: every state-dependent validation of a batch, including
-//!   UNIQUE(folded surface, sense, window); no-op puts are dropped.
-//! * [`SnapshotId`]: the content address of what can change an assembly.
+//! * [`decide()`]: every write-time rule of a batch, including UNIQUE(folded surface,
+//!   sense, window) and keys the matcher can use; what the build and the book have
+//!   comes in as an [`Environment`]; no-op puts are dropped.
+//! * [`SnapshotId`]: the content address of everything that can change an assembly.
 //! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
 //!   that bring an earlier snapshot back.
 //!
@@ -23,7 +24,7 @@ pub mod rollback;
 pub mod snapshot;
 pub mod state;
 
-pub use decide::{decide, Decision, Problem, Rejection, UniqueConflict, Warning};
+pub use decide::{decide, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning};
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use read::ActiveTerm;
 pub use rollback::{plan_rollback, PlanError};

@@ -85,13 +85,50 @@ impl State {
         }
     }
 
-    /// Active summaries visible at `chapter` (all active ones without a chapter).
+    /// Active summaries shown at `chapter` by [`summary_rank`], the rule assembly
+    /// injects them by (all active ones without a chapter).
     pub fn visible_summaries(&self, chapter: Option<u32>) -> Vec<&Summary> {
         self.summaries
             .values()
             .filter(|summary| !summary.retired)
-            .filter(|summary| chapter.is_none_or(|chapter| visible_from(&summary.put) <= chapter))
+            .filter(|summary| {
+                chapter.is_none_or(|chapter| {
+                    summary_rank(summary.put.scope, visible_from(&summary.put), chapter).is_some()
+                })
+            })
             .collect()
+    }
+}
+
+impl ActiveTerm<'_> {
+    /// The term's aliases with the windows they apply in; with a chapter, only those
+    /// whose window contains it (the window rule assembly finds surfaces by).
+    pub fn aliases(&self, chapter: Option<u32>) -> Vec<(&AliasAdded, Option<Window>)> {
+        self.term
+            .aliases
+            .values()
+            .map(|alias| (alias, State::alias_window(alias, self.window)))
+            .filter(|(_, window)| chapter.is_none_or(|chapter| window.is_some_and(|w| w.contains(chapter))))
+            .collect()
+    }
+}
+
+/// Where a summary is shown at `chapter`, if at all: rank 0 the book summary, 1 an
+/// arc summary, 2 the summary of the previous chapter (assembly orders them so).
+///
+/// Nothing is shown before its `visible_from`. A book summary is shown from there on.
+/// An arc summary is a recap: written knowing how the arc ends, it would be a
+/// spoiler inside the arc (`decide` requires `visible_from` after the arc's end), so
+/// it is shown at every chapter from `visible_from` on. A chapter summary is shown
+/// at the next chapter only.
+pub fn summary_rank(scope: Scope, visible_from: u32, chapter: u32) -> Option<u8> {
+    if visible_from > chapter {
+        return None;
+    }
+    match scope {
+        Scope::Book => Some(0),
+        Scope::Arc { .. } => Some(1),
+        Scope::Chapter(summarized) => (summarized.checked_add(1) == Some(chapter)).then_some(2),
     }
 }
 

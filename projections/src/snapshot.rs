@@ -1,11 +1,17 @@
 //! Snapshots and their content-addressed IDs.
 //!
-//! A snapshot covers exactly what can change an assembly: active terms with their
+//! A snapshot covers everything that can change an assembly: active terms with their
 //! content, aliases and verdict; active summaries; the assembly config; the
 //! normalization profile; and the format versions of everything that turns them into
-//! bytes. Not the revision, not timestamps, not provenance, not retired records, not
-//! past versions, not the review queue (candidates). Equal states therefore share an
-//! ID, and a rollback to revision R lands on R's ID.
+//! bytes. Not the revision, not timestamps, not provenance, not verdict reasons, not
+//! retired records, not past versions, not the review queue (candidates). Equal
+//! states therefore share an ID, equal IDs give equal assemblies, and a rollback to
+//! revision R lands on R's ID.
+//!
+//! Format 1 also covers fields no render format injects (a term's sense, speech and
+//! note, an alias's kind, `min_key_chars`, the profile's name): they change the ID but
+//! no assembly. IDs are stored in receipts and checked on replay, so leaving them out
+//! takes a new snapshot format chosen per book (docs/format.md).
 //!
 //! The ID is the keyed blake3 ([`SNAPSHOT_CONTEXT`]) of the canonical encoding of a
 //! [`SnapshotDoc`] (ledger-model's codec: bincode 2.0.1, fixed configuration).

@@ -141,7 +141,7 @@ fn a_single_character_key_follows_the_configured_minimum() {
     ));
     let config = ConfigSet {
         assembly: AssemblyConfig { min_key_chars: 1, ..Default::default() },
-        profile: ProfileRef { name: "zh".into(), table: None },
+        profile: ProfileRef { name: "zh".into(), table: Some(Hash32([1; 32])) },
     };
     // The config and the short key in one batch: the key is judged by the new rule.
     sim.ok(vec![Body::ConfigSet(config), Body::TermPut(term("T-1", "炎", "Янь"))]);
@@ -155,4 +155,35 @@ fn two_sources_with_one_rendering_are_a_warning() {
     assert_eq!(decision.warnings.len(), 1);
     let Warning::SameDst { a, b, .. } = &decision.warnings[0];
     assert_eq!((*a, *b), (id("T-1"), id("T-2")));
+}
+
+#[test]
+fn a_partial_config_is_stored_whole_with_the_fields_in_force() {
+    let mut sim = Sim::default();
+    // Before any config, left-out fields take the defaults.
+    let first: Body = serde_json::from_str(
+        r#"{"config_set":{"assembly":{"sticky_chunks":5},"profile":{"name":"zh","table":"0101010101010101010101010101010101010101010101010101010101010101"}}}"#,
+    )
+    .unwrap();
+    let decision = sim.ok(vec![first]);
+    let Body::ConfigSet(stored) = &decision.events[0].body else { panic!("not a config") };
+    assert_eq!(stored.assembly, AssemblyConfig { sticky_chunks: 5, ..AssemblyConfig::default() });
+    // Later, they keep the values in force, profile included.
+    let budget: Body = serde_json::from_str(r#"{"config_set":{"assembly":{"token_budget":10}}}"#).unwrap();
+    let decision = sim.ok(vec![budget]);
+    let Body::ConfigSet(stored) = &decision.events[0].body else { panic!("not a config") };
+    assert_eq!(stored.assembly, AssemblyConfig { token_budget: 10, sticky_chunks: 5, ..AssemblyConfig::default() });
+    assert_eq!(stored.profile, ProfileRef { name: "zh".into(), table: Some(Hash32([1; 32])) });
+    // Leaving everything out changes nothing: the put is dropped as a no-op.
+    let empty: Body = serde_json::from_str(r#"{"config_set":{}}"#).unwrap();
+    assert_eq!(sim.ok(vec![empty]).dropped, [0]);
+    assert_eq!(sim.state.assembly().token_budget, 10);
+}
+
+#[test]
+fn a_first_config_without_a_profile_is_refused() {
+    let mut sim = Sim::default();
+    let body: Body = serde_json::from_str(r#"{"config_set":{"assembly":{"token_budget":10}}}"#).unwrap();
+    let rejection = sim.submit(vec![body]).unwrap_err();
+    assert!(rejection.to_string().contains("config_set.profile.name"), "{rejection}");
 }

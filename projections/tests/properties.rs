@@ -83,7 +83,7 @@ fn body(op: &Op) -> Body {
         }
         Op::Config { budget } => Body::ConfigSet(ConfigSet {
             assembly: AssemblyConfig { token_budget: budget, ..Default::default() },
-            profile: ProfileRef { name: "zh".into(), table: None },
+            profile: ProfileRef { name: "zh".into(), table: Some(Hash32([1; 32])) },
         }),
     }
 }

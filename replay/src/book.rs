@@ -3,7 +3,7 @@
 //! as the expected head, so the check and the append see the same head (a conflict
 //! means another writer moved it; the caller decides whether to retry).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use ledger::{Appended, Attachments, Ledger};
 use ledger_model::*;
 use matcher::Profile;
 use projections::frozen::{freeze, profile_of, Frozen};
-use projections::{decide, plan_rollback, Decision, SnapshotId, State};
+use projections::{decide, plan_rollback, Decision, Environment, SnapshotId, State};
 
 use crate::error::BookError;
 
@@ -145,45 +145,46 @@ impl Book {
                 return Err(ledger::AppendError::Conflict { expected, actual: head }.into());
             }
         }
+        // What decide needs to look up: the fold tables the batch names (stored in
+        // the book or brought along), and the snapshots rollback markers name.
+        // The table in force is stored; a config that leaves out its profile keeps it.
+        let mut tables: BTreeSet<Hash32> = state.config().and_then(|config| config.profile.table).into_iter().collect();
+        let mut targets = BTreeMap::new();
+        for event in batch {
+            match &event.body {
+                Body::ConfigSet(ConfigSet { profile: ProfileRef { table: Some(table), .. }, .. })
+                    if blobs.iter().any(|(id, _)| id == table) || self.ledger.blob(*table)?.is_some() =>
+                {
+                    tables.insert(*table);
+                }
+                Body::RollbackMarker(marker) if marker.to <= head => {
+                    let target = self.state(Some(marker.to))?;
+                    targets.insert(marker.to, self.snapshot_id(&target));
+                }
+                _ => {}
+            }
+        }
         // The batch may set a new config; fold with the profile in force after it.
         let mut scratch_profile = None;
         for event in batch {
-            if let Body::ConfigSet(config) = &event.body {
-                let assembly = config.assembly;
-                if !assembly::assemble::RENDER_FORMATS.contains(&assembly.render_format) {
-                    return Err(BookError::Unsupported(format!(
-                        "render format {} (this build renders {:?})",
-                        assembly.render_format,
-                        assembly::assemble::RENDER_FORMATS
-                    )));
-                }
-                if !assembly::assemble::TOKEN_ESTIMATORS.contains(&assembly.token_estimator) {
-                    return Err(BookError::Unsupported(format!(
-                        "token estimator {} (this build has {:?})",
-                        assembly.token_estimator,
-                        assembly::assemble::TOKEN_ESTIMATORS
-                    )));
-                }
-                let table = config.profile.table.ok_or_else(|| {
-                    BookError::Profile(format!(
-                        "config_set names profile {:?} without a fold table",
-                        config.profile.name
-                    ))
-                })?;
-                scratch_profile = Some(match blobs.iter().find(|(id, _)| *id == table) {
-                    Some((_, bytes)) => {
-                        let profile = Profile::from_bytes(bytes)
-                            .map_err(|error| BookError::Profile(format!("fold table {table}: {error}")))?;
-                        // A table is stored under its content id, never another.
-                        if profile.id().0 != table.0 {
-                            return Err(BookError::Profile(format!("fold table {table} hashes to {}", profile.id())));
-                        }
-                        Arc::new(profile)
-                    }
-                    None if self.ledger.blob(table)?.is_none() => return Err(BookError::UnknownTable(table)),
-                    None => self.profile_by_id(table)?,
-                });
+            let Body::ConfigSet(ConfigSet { profile: ProfileRef { table: Some(table), .. }, .. }) = &event.body else {
+                continue;
+            };
+            if !tables.contains(table) {
+                continue;
             }
+            scratch_profile = Some(match blobs.iter().find(|(id, _)| id == table) {
+                Some((_, bytes)) => {
+                    let profile = Profile::from_bytes(bytes)
+                        .map_err(|error| BookError::Profile(format!("fold table {table}: {error}")))?;
+                    // A table is stored under its content id, never another.
+                    if profile.id().0 != table.0 {
+                        return Err(BookError::Profile(format!("fold table {table} hashes to {}", profile.id())));
+                    }
+                    Arc::new(profile)
+                }
+                None => self.profile_by_id(*table)?,
+            });
         }
         let profile = match scratch_profile {
             Some(profile) => Some(profile),
@@ -193,7 +194,16 @@ impl Book {
             Some(profile) => profile.fold(text),
             None => text.to_owned(),
         };
-        let decision = decide(&state, &fold, batch)?;
+        let has_table = |table: Hash32| tables.contains(&table);
+        let snapshot_at = |revision: Seq| targets.get(&revision).copied();
+        let env = Environment {
+            fold: &fold,
+            render_formats: assembly::assemble::RENDER_FORMATS,
+            token_estimators: assembly::assemble::TOKEN_ESTIMATORS,
+            has_table: &has_table,
+            snapshot_at: &snapshot_at,
+        };
+        let decision = decide(&state, &env, batch)?;
         let snapshot = decision.state.snapshot_id();
         if decision.events.is_empty() {
             return Ok(Submitted { decision, appended: None, snapshot });

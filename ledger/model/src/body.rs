@@ -346,14 +346,59 @@ pub enum Verdict {
 }
 
 /// The assembly configuration and normalization profile of the book.
+///
+/// In the JSON form every field may be left out: a left-out field keeps its value
+/// in the config in force (the defaults before the first config). It is read as
+/// [`UNSET_U32`], [`UNSET_U16`] or an empty profile name, and [`ConfigSet::filled_from`]
+/// replaces it before the event is judged and encoded, so a stored config is always
+/// whole. The bincode form is unchanged: every field is always encoded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigSet {
     /// How contexts are assembled.
-    #[serde(default)]
+    #[serde(default = "AssemblyConfig::unset")]
     pub assembly: AssemblyConfig,
     /// How text is folded before matching.
+    #[serde(default = "ProfileRef::unset")]
     pub profile: ProfileRef,
+}
+
+/// A left-out `u32` field of a JSON `config_set` (outside every field's limits).
+pub const UNSET_U32: u32 = u32::MAX;
+/// A left-out `u16` field of a JSON `config_set` (outside every field's limits).
+pub const UNSET_U16: u16 = u16::MAX;
+
+fn unset_u32() -> u32 {
+    UNSET_U32
+}
+
+fn unset_u16() -> u16 {
+    UNSET_U16
+}
+
+impl ConfigSet {
+    /// This config with every left-out field taken from `current` (the config in
+    /// force; `None` before the first config, when the defaults apply). A left-out
+    /// profile keeps the current profile, name and table; with no current config it
+    /// stays unset, and validation refuses it.
+    pub fn filled_from(&self, current: Option<&ConfigSet>) -> ConfigSet {
+        let base = current.map(|config| config.assembly).unwrap_or_default();
+        let a = self.assembly;
+        let pick32 = |value: u32, current: u32| if value == UNSET_U32 { current } else { value };
+        let pick16 = |value: u16, current: u16| if value == UNSET_U16 { current } else { value };
+        let assembly = AssemblyConfig {
+            token_budget: pick32(a.token_budget, base.token_budget),
+            sticky_chunks: pick32(a.sticky_chunks, base.sticky_chunks),
+            min_key_chars: pick32(a.min_key_chars, base.min_key_chars),
+            render_format: pick16(a.render_format, base.render_format),
+            token_estimator: pick16(a.token_estimator, base.token_estimator),
+        };
+        let profile = match current {
+            Some(current) if self.profile.name.is_empty() => current.profile.clone(),
+            _ => self.profile.clone(),
+        };
+        ConfigSet { assembly, profile }
+    }
 }
 
 /// How contexts are assembled.
@@ -361,15 +406,33 @@ pub struct ConfigSet {
 #[serde(deny_unknown_fields)]
 pub struct AssemblyConfig {
     /// Token budget of the glossary block.
+    #[serde(default = "unset_u32")]
     pub token_budget: u32,
     /// How many previous chunks of the chapter keep their hits (scene inertia).
+    #[serde(default = "unset_u32")]
     pub sticky_chunks: u32,
     /// Shortest key, in characters, allowed without secondary keys.
+    #[serde(default = "unset_u32")]
     pub min_key_chars: u32,
     /// Render format version.
+    #[serde(default = "unset_u16")]
     pub render_format: u16,
     /// Token estimator version.
+    #[serde(default = "unset_u16")]
     pub token_estimator: u16,
+}
+
+impl AssemblyConfig {
+    /// Every field left out (see [`ConfigSet`]).
+    pub fn unset() -> AssemblyConfig {
+        AssemblyConfig {
+            token_budget: UNSET_U32,
+            sticky_chunks: UNSET_U32,
+            min_key_chars: UNSET_U32,
+            render_format: UNSET_U16,
+            token_estimator: UNSET_U16,
+        }
+    }
 }
 
 impl Default for AssemblyConfig {
@@ -394,6 +457,13 @@ pub struct ProfileRef {
     /// Content id of the fold table.
     #[serde(default)]
     pub table: Option<Hash32>,
+}
+
+impl ProfileRef {
+    /// A left-out profile (see [`ConfigSet`]): no name, no table.
+    pub fn unset() -> ProfileRef {
+        ProfileRef { name: String::new(), table: None }
+    }
 }
 
 /// Closes a rollback: the events before it in its batch compensate back to `to`.

@@ -42,6 +42,14 @@ impl Default for Rules {
     }
 }
 
+/// Line and paragraph separators (U+2028, U+2029) and the bidirectional embedding,
+/// override and isolate controls (U+202A–U+202E, U+2066–U+2069): not control
+/// characters to Unicode, but they break a line or reorder what follows it, so
+/// one-line fields refuse them.
+pub fn is_line_break_or_bidi(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// Actor kinds accepted before the colon of an actor.
 pub const ACTOR_KINDS: &[&str] = &["human", "llm", "import", "tool", "system"];
 
@@ -67,6 +75,15 @@ impl Path<'_> {
         }
         if let Some(bad) = value.chars().find(|c| c.is_control()) {
             return Err(self.err(field, format!("{value:?} contains control character U+{:04X}", bad as u32)));
+        }
+        if let Some(bad) = value.chars().find(|c| is_line_break_or_bidi(*c)) {
+            return Err(self.err(
+                field,
+                format!(
+                    "{value:?} contains U+{:04X}, a line separator or bidirectional control, which one-line fields refuse",
+                    bad as u32
+                ),
+            ));
         }
         let n_chars = value.chars().count();
         if n_chars > max {
@@ -375,6 +392,21 @@ mod tests {
         assert_eq!(validate_body(&Body::TermPut(with_secondary), &Rules::default()), Ok(()));
         assert!(validate_body(&Body::TermPut(term("灶")), &Rules::default()).is_err());
         assert_eq!(validate_body(&Body::TermPut(term("灶")), &Rules { min_key_chars: 1 }), Ok(()));
+    }
+
+    #[test]
+    fn one_line_fields_refuse_line_separators_and_bidi_controls() {
+        for bad in ['\u{2028}', '\u{2029}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}'] {
+            let src = format!("萧{bad}炎");
+            let error = validate_body(&Body::TermPut(term(&src)), &Rules::default()).unwrap_err();
+            assert_eq!(error.field, "term_put.src", "{bad:?}");
+            assert!(error.message.contains(&format!("U+{:04X}", bad as u32)), "{error}");
+            let dst = TermPut { dst: format!("Сяо{bad}Янь"), ..term("萧炎") };
+            assert_eq!(field_of(Body::TermPut(dst)), "term_put.dst");
+        }
+        // Free text keeps its line breaks.
+        let note = TermPut { note: Some("герой\u{2028}клана".into()), ..term("萧炎") };
+        assert_eq!(validate_body(&Body::TermPut(note), &Rules::default()), Ok(()));
     }
 
     #[test]

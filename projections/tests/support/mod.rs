@@ -4,11 +4,31 @@
 
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::*;
-use projections::{decide, Decision, Rejection, State};
+use projections::{decide, Decision, Environment, Rejection, SnapshotId, State};
 
 /// A stand-in for a normalization profile: folds the traditional 蕭 to 萧 and case.
 pub fn fold(text: &str) -> String {
     text.replace('蕭', "萧").replace('藥', "药").to_lowercase()
+}
+
+/// Render formats and token estimators the simulated build has.
+pub const RENDER_FORMATS: &[u16] = &[1];
+pub const TOKEN_ESTIMATORS: &[u16] = &[1];
+
+/// Every fold table id the simulated book holds: any but all zeros.
+pub fn has_table(table: Hash32) -> bool {
+    table != Hash32([0; 32])
+}
+
+/// The simulated build and book, with `snapshot_at` for rollback markers.
+pub fn env<'e>(snapshot_at: &'e dyn Fn(Seq) -> Option<SnapshotId>) -> Environment<'e> {
+    Environment {
+        fold: &fold,
+        render_formats: RENDER_FORMATS,
+        token_estimators: TOKEN_ESTIMATORS,
+        has_table: &has_table,
+        snapshot_at,
+    }
 }
 
 pub fn id(text: &str) -> RecordId {
@@ -69,7 +89,8 @@ impl Sim {
                 body,
             })
             .collect();
-        let decision = decide(&self.state, &fold, &batch)?;
+        let snapshot_at = |revision: Seq| self.states.get(revision.0 as usize).map(State::snapshot_id);
+        let decision = decide(&self.state, &env(&snapshot_at), &batch)?;
         for new_event in &decision.events {
             let seq = self.state.revision().next();
             let prev = self.events.last().map_or(Hash32::GENESIS, |event| event.hash);

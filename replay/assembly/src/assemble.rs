@@ -9,7 +9,9 @@
 //! sticky records (hit in the previous chunks of the chapter) and constant records;
 //! order deterministically (constant, confirmed by first occurrence, sticky,
 //! ambiguous; ties by priority, then id); fill the token budget first-fit, logging
-//! what did not fit (`budget`); add the summaries visible at the chapter; render.
+//! what did not fit (`budget`); add the summaries shown at the chapter
+//! (`projections::read::summary_rank`: the book, arc recaps, the previous chapter);
+//! render.
 //!
 //! No I/O, no clock, no randomness, no hash-map iteration: the same inputs give the
 //! same bytes on any machine.
@@ -19,6 +21,7 @@ use std::fmt::Write as _;
 
 use ledger_model::{Gender, KeyLogic, Scope, Status, Verdict};
 use projections::frozen::{Frozen, TermIdx, TermRef};
+use projections::read::summary_rank;
 use serde::{Deserialize, Serialize};
 
 /// Render format versions this build can produce. Every released version stays.
@@ -507,19 +510,17 @@ pub fn assemble(
     }
     retrieval.n_budget_evicted = evicted.len() as u32;
 
-    // Summaries: the book, the arc containing the chapter, the previous chapter.
-    let mut summaries: Vec<(u8, u32, u32, &str)> = Vec::new();
+    // Summaries: the book, arc recaps, the previous chapter (`summary_rank`).
+    let mut summaries: Vec<(u8, u32, u32, u32, &str)> = Vec::new();
     for summary in frozen.summaries() {
-        if summary.visible_from() > chapter {
-            continue;
-        }
-        let rank = match summary.scope() {
+        let scope = summary.scope();
+        let (from, to) = match scope {
+            Scope::Chapter(at) => (at, at),
+            Scope::Arc { from, to } => (from, to),
             Scope::Book => (0, 0),
-            Scope::Arc { from, to } if from <= chapter && chapter <= to => (1, from),
-            Scope::Chapter(at) if at.checked_add(1) == Some(chapter) => (2, at),
-            _ => continue,
         };
-        summaries.push((rank.0, summary.number(), rank.1, summary.text()));
+        let Some(rank) = summary_rank(scope, summary.visible_from(), chapter) else { continue };
+        summaries.push((rank, summary.number(), from, to, summary.text()));
     }
     summaries.sort();
 
@@ -533,10 +534,10 @@ pub fn assemble(
     }
     if !summaries.is_empty() {
         context.push_str("[summaries]\n");
-        for (rank, _, from, text) in &summaries {
+        for (rank, _, from, to, text) in &summaries {
             let label = match rank {
                 0 => "book".to_owned(),
-                1 => format!("arc from chapter {from}"),
+                1 => format!("arc, chapters {from}-{to}"),
                 _ => format!("chapter {from}"),
             };
             let flat: Vec<&str> = text.split_whitespace().collect();
@@ -559,7 +560,7 @@ pub fn assemble(
         injected,
         evicted,
         sticky_in: sticky.iter().map(|&idx| number_of(idx)).collect(),
-        summaries: summaries.iter().map(|(_, number, _, _)| *number).collect(),
+        summaries: summaries.iter().map(|(_, number, _, _, _)| *number).collect(),
         recent,
         retrieval,
     })

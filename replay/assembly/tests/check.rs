@@ -20,7 +20,7 @@ use expect_test::{expect, Expect};
 use ledger_model::{AssemblyConfig, Body, ConfigSet, Hash32, NewEvent, ProfileRef};
 use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::{freeze, Frozen};
-use projections::{decide, State};
+use projections::{decide, Environment, State};
 
 fn profile() -> &'static Profile {
     static ZH: OnceLock<Profile> = OnceLock::new();
@@ -28,12 +28,17 @@ fn profile() -> &'static Profile {
 }
 
 /// The frozen projection of a glossary, built in memory as a book would build it.
+/// A line `---` ends one batch (one `apply`) and starts the next.
 fn frozen(glossary: &str) -> Frozen {
     let profile = profile();
     let table = Hash32(profile.id().0);
-    let mut bodies = Vec::new();
+    let mut batches: Vec<Vec<Body>> = vec![Vec::new()];
     for (line_idx, line) in glossary.lines().enumerate() {
         if line.trim().is_empty() {
+            continue;
+        }
+        if line.trim() == "---" {
+            batches.push(Vec::new());
             continue;
         }
         let mut body: Body =
@@ -42,22 +47,32 @@ fn frozen(glossary: &str) -> Frozen {
             assert_eq!(config.profile.name, "zh", "glossary line {}: the check harness folds with zh", line_idx + 1);
             config.profile.table.get_or_insert(table);
         }
-        bodies.push(body);
+        batches.last_mut().expect("one batch at least").push(body);
     }
-    if !bodies.iter().any(|body| matches!(body, Body::ConfigSet(_))) {
+    if !batches.iter().flatten().any(|body| matches!(body, Body::ConfigSet(_))) {
         let config = ConfigSet {
             assembly: AssemblyConfig::default(),
             profile: ProfileRef { name: "zh".into(), table: Some(table) },
         };
-        bodies.insert(0, Body::ConfigSet(config));
+        batches[0].insert(0, Body::ConfigSet(config));
     }
-    let batch: Vec<NewEvent> = bodies
-        .into_iter()
-        .map(|body| NewEvent { recorded_at_ms: 0, actor: "human:check".into(), source: "check".into(), body })
-        .collect();
     let fold = |text: &str| profile.fold(text);
-    let decision = decide(&State::new(), &fold, &batch).unwrap_or_else(|rejection| panic!("glossary: {rejection}"));
-    let state = decision.state;
+    let has_table = |id: Hash32| id == table;
+    let env = Environment {
+        fold: &fold,
+        render_formats: assembly::assemble::RENDER_FORMATS,
+        token_estimators: assembly::assemble::TOKEN_ESTIMATORS,
+        has_table: &has_table,
+        snapshot_at: &|_| None,
+    };
+    let mut state = State::new();
+    for bodies in batches {
+        let batch: Vec<NewEvent> = bodies
+            .into_iter()
+            .map(|body| NewEvent { recorded_at_ms: 0, actor: "human:check".into(), source: "check".into(), body })
+            .collect();
+        state = decide(&state, &env, &batch).unwrap_or_else(|rejection| panic!("glossary: {rejection}")).state;
+    }
     let bytes = freeze(&state, profile).expect("freeze");
     Frozen::load(&bytes, profile, state.snapshot_id()).expect("load the frozen projection")
 }
@@ -309,6 +324,7 @@ fn every_verdict() {
 {"term_put":{"id":"T-4","src":"沈照","dst":"Шэнь Чжао"}}
 {"disposition_set":{"target":"T-1","verdict":"accept","reason":"checked"}}
 {"disposition_set":{"target":"T-2","verdict":"accept","reason":"checked"}}
+---
 {"disposition_set":{"target":"T-2","verdict":"withdraw","reason":"too_early"}}
 {"disposition_set":{"target":"T-3","verdict":"verify","reason":"wrong_gender"}}
 {"disposition_set":{"target":"T-4","verdict":"reject","reason":"spoiler"}}
@@ -787,24 +803,21 @@ fn an_arc_summary_is_a_recap_shown_from_visible_from_on() {
     // S-4 (arc 1-2, visible by default from chapter 3, the chapter after the arc)
     // should show at chapter 3 as the recap of chapters 1-2; S-5 (arc 3-5, visible
     // from 7) not yet.
-    // FIXME(arc summaries): decide refuses a visible_from before the arc ends, and
-    // assembly shows an arc summary only at chapters inside its arc, so no arc summary
-    // is ever shown; when assembly follows the rule, `(arc from chapter 1)` and S-4
-    // join the book summary here.
     check(
         ARCS,
         3,
         "这一段里没有任何词条。",
         &[],
         expect![[r#"
-        context:
-          | [summaries]
-          | (book) Книга.
-        hits:
-          (none)
-        injected:
-          (none)
-        summaries: S-1
-    "#]],
+            context:
+              | [summaries]
+              | (book) Книга.
+              | (arc, chapters 1-2) Арка 1-2, пересказ.
+            hits:
+              (none)
+            injected:
+              (none)
+            summaries: S-1 S-4
+        "#]],
     );
 }
