@@ -48,6 +48,15 @@ pub enum OpenError {
         /// What is wrong.
         detail: String,
     },
+    /// A read-only open found a book left unclean by a crash: it needs one
+    /// read-write open (any write command, or `verify` on a writable file) to recover.
+    #[error(
+        "{path} was not closed cleanly and needs recovery, which a read-only open cannot do; open it writable once"
+    )]
+    NeedsRecovery {
+        /// The path.
+        path: String,
+    },
     /// The storage layer failed.
     #[error("cannot open {path}: {detail}")]
     Io {
@@ -75,6 +84,15 @@ pub enum ReadError {
     Corrupted {
         /// The first bad seq.
         seq: Seq,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A stored object other than an event (a blob, a receipt, an index entry)
+    /// failed its checks. The ledger refuses appends from now on.
+    #[error("{object} is corrupted: {detail}")]
+    Damaged {
+        /// The object, named (`blob 241cb521…`, `receipt 3f2a…`).
+        object: String,
         /// What is wrong.
         detail: String,
     },
@@ -140,6 +158,14 @@ pub enum VerifyError {
         /// What is wrong.
         detail: String,
     },
+    /// A stored object other than an event failed its checks.
+    #[error("{object} is corrupted: {detail}")]
+    Damaged {
+        /// The object, named (`blob 241cb521…`, `receipt 3f2a…`).
+        object: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// The storage layer failed.
     #[error("storage error: {0}")]
     Io(String),
@@ -152,6 +178,7 @@ impl From<ReadError> for VerifyError {
             ReadError::NotFound { seq, head } => {
                 VerifyError::Corrupted { seq, detail: format!("missing below the head {head} (torn write)") }
             }
+            ReadError::Damaged { object, detail } => VerifyError::Damaged { object, detail },
             ReadError::Io(detail) => VerifyError::Io(detail),
         }
     }

@@ -35,6 +35,7 @@
 
 mod error;
 mod store;
+mod verify;
 mod writer;
 
 pub use error::{AppendError, OpenError, ReadError, VerifyError};

@@ -24,9 +24,13 @@ use std::thread::JoinHandle;
 use crossbeam_channel::Sender;
 use ledger_model::record::{self, RecordError};
 use ledger_model::{Event, Hash32, NewEvent, Seq};
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{
+    Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    TableDefinition,
+};
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
+use crate::verify::{self, Damage};
 use crate::writer::{self, Appended, Attachments, Request, StoredReceipt};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
@@ -57,7 +61,7 @@ pub(crate) fn blob_record(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// The bytes of a stored blob or cache entry, if its checksum holds.
-fn checked(stored: &[u8]) -> Option<&[u8]> {
+pub(crate) fn checked(stored: &[u8]) -> Option<&[u8]> {
     let (sum, bytes) = stored.split_at_checked(32)?;
     (checksum(bytes) == sum).then_some(bytes)
 }
@@ -100,10 +104,42 @@ pub struct VerifyReport {
     pub n_events: u64,
     /// The head the chain ends at.
     pub head: Head,
+    /// Blobs checked.
+    pub n_blobs: u64,
+    /// Receipts checked.
+    pub n_receipts: u64,
+    /// Cache entries that failed their checksum: dropped (on a writable handle),
+    /// rebuilt when needed, not damage to the book.
+    pub n_cache_dropped: u64,
 }
 
+/// The redb handle: read-write, or read-only (never writes a byte of the file).
+pub(crate) enum Db {
+    Write(Database),
+    Read(ReadOnlyDatabase),
+}
+
+impl Db {
+    pub(crate) fn begin_read(&self) -> Result<ReadTransaction, redb::TransactionError> {
+        match self {
+            Db::Write(db) => db.begin_read(),
+            Db::Read(db) => db.begin_read(),
+        }
+    }
+
+    /// The writable database, or the error a write to a read-only book gets.
+    pub(crate) fn writable(&self) -> Result<&Database, ReadError> {
+        match self {
+            Db::Write(db) => Ok(db),
+            Db::Read(_) => Err(ReadError::Io(READ_ONLY.into())),
+        }
+    }
+}
+
+pub(crate) const READ_ONLY: &str = "the book is open read-only";
+
 pub(crate) struct Shared {
-    pub(crate) db: Database,
+    pub(crate) db: Db,
     pub(crate) path: PathBuf,
     /// Set after a failed commit or detected corruption; appends are refused.
     pub(crate) poison: Mutex<Option<String>>,
@@ -146,7 +182,7 @@ fn open_error(path: &Path, error: redb::DatabaseError) -> OpenError {
 
 fn read_error(error: impl Into<redb::Error>) -> ReadError {
     match storage_detail(error) {
-        (true, detail) => ReadError::Corrupted { seq: Seq::ZERO, detail: format!("storage: {detail}") },
+        (true, detail) => ReadError::Damaged { object: "the book file".into(), detail: format!("storage: {detail}") },
         (false, detail) => ReadError::Io(detail),
     }
 }
@@ -187,7 +223,34 @@ impl Ledger {
             return Err(OpenError::Missing { path: display(path) });
         }
         let db = Database::open(path).map_err(|error| open_error(path, error))?;
-        let ledger = Ledger::start(db, path);
+        Ledger::checked_open(Ledger::start(db, path))
+    }
+
+    /// Opens an existing book for reading only: the file is opened read-only and
+    /// never written, so a book on read-only media or with mode 444 can be read,
+    /// shown and verified. Appends and cache writes fail; reads behave as with
+    /// [`Ledger::open`]. A book left unclean by a crash needs one read-write open to
+    /// recover first ([`OpenError::NeedsRecovery`]).
+    pub fn open_read_only(path: &Path) -> Result<Ledger, OpenError> {
+        if !path.exists() {
+            return Err(OpenError::Missing { path: display(path) });
+        }
+        let db = match ReadOnlyDatabase::open(path) {
+            Ok(db) => db,
+            Err(redb::DatabaseError::RepairAborted) => return Err(OpenError::NeedsRecovery { path: display(path) }),
+            Err(error) => return Err(open_error(path, error)),
+        };
+        let shared = Arc::new(Shared { db: Db::Read(db), path: path.to_owned(), poison: Mutex::new(None) });
+        Ledger::checked_open(Ledger { shared, requests: None, writer: None })
+    }
+
+    /// Whether this handle was opened with [`Ledger::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        matches!(self.shared.db, Db::Read(_))
+    }
+
+    fn checked_open(ledger: Ledger) -> Result<Ledger, OpenError> {
+        let path = &ledger.shared.path;
         let format = ledger.meta(META_FORMAT).map_err(|error| ledger.open_failure(error))?;
         let format = match format.as_deref() {
             Some([low, high]) => u16::from_le_bytes([*low, *high]),
@@ -196,7 +259,8 @@ impl Ledger {
         if format != LEDGER_FORMAT {
             return Err(OpenError::UnsupportedFormat { path: display(path), format });
         }
-        ledger.check_tail().map_err(|error| ledger.open_failure(error))?;
+        let tail = ledger.shared.db.begin_read().map_err(read_error).and_then(|txn| ledger.check_tail(&txn));
+        tail.map_err(|error| ledger.open_failure(error))?;
         Ok(ledger)
     }
 
@@ -210,7 +274,7 @@ impl Ledger {
     }
 
     fn start(db: Database, path: &Path) -> Ledger {
-        let shared = Arc::new(Shared { db, path: path.to_owned(), poison: Mutex::new(None) });
+        let shared = Arc::new(Shared { db: Db::Write(db), path: path.to_owned(), poison: Mutex::new(None) });
         let (requests, writer) = writer::spawn(Arc::clone(&shared));
         Ledger { shared, requests: Some(requests), writer: Some(writer) }
     }
@@ -241,9 +305,16 @@ impl Ledger {
         ReadError::Corrupted { seq, detail: detail.to_owned() }
     }
 
-    fn check_tail(&self) -> Result<(), ReadError> {
-        let head = self.head()?;
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
+    fn head_in(&self, txn: &ReadTransaction) -> Result<Head, ReadError> {
+        let meta = txn.open_table(META).map_err(read_error)?;
+        let head = meta.get(META_HEAD).map_err(read_error)?.and_then(|guard| Head::from_bytes(guard.value()));
+        head.ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))
+    }
+
+    /// The stored head matches the last stored event, read in one transaction (an
+    /// append between two reads must not look like damage).
+    fn check_tail(&self, txn: &ReadTransaction) -> Result<(), ReadError> {
+        let head = self.head_in(txn)?;
         let table = txn.open_table(EVENTS).map_err(read_error)?;
         let last = table.last().map_err(read_error)?.map(|(key, _)| key.value()).unwrap_or(0);
         if last != head.seq.0 {
@@ -252,7 +323,9 @@ impl Ledger {
         if head.seq == Seq::ZERO {
             return Ok(());
         }
-        let event = self.get(head.seq)?;
+        let guard = table.get(head.seq.0).map_err(read_error)?.ok_or_else(|| self.detected(head.seq, "missing"))?;
+        let event =
+            record::open(head.seq, guard.value()).map_err(|error| self.detected(head.seq, &error.to_string()))?;
         if event.hash != head.hash {
             return Err(
                 self.detected(head.seq, &format!("chain hash {} differs from the head's {}", event.hash, head.hash))
@@ -280,14 +353,19 @@ impl Ledger {
     /// every payload hash and every chain link on the way, including the link into
     /// `from` and, when the walk reaches the head, the head hash. Stops early when
     /// `visit` breaks.
-    pub fn scan(&self, from: Seq, to: Seq, mut visit: impl FnMut(Event) -> ControlFlow<()>) -> Result<(), ReadError> {
+    pub fn scan(&self, from: Seq, to: Seq, visit: impl FnMut(Event) -> ControlFlow<()>) -> Result<(), ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let meta = txn.open_table(META).map_err(read_error)?;
-        let head = meta
-            .get(META_HEAD)
-            .map_err(read_error)?
-            .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))?;
+        self.scan_in(&txn, from, to, visit)
+    }
+
+    fn scan_in(
+        &self,
+        txn: &ReadTransaction,
+        from: Seq,
+        to: Seq,
+        mut visit: impl FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<(), ReadError> {
+        let head = self.head_in(txn)?;
         let from = Seq(from.0.max(1));
         let to = Seq(to.0.min(head.seq.0));
         if from > to {
@@ -343,24 +421,32 @@ impl Ledger {
         Ok(out)
     }
 
-    /// Walks the whole chain: every record decodes strictly, every payload hash and
-    /// link matches, seqs are dense from 1 to the head, nothing is stored past the
-    /// head, and the head hash is the last event's. Reports the first bad seq.
+    /// Checks every stored object in one consistent read transaction (an append
+    /// landing meanwhile is not seen, and never looks like damage): the whole chain
+    /// (every record decodes strictly, every payload hash and link matches, seqs are
+    /// dense from 1 to the head, nothing past the head, the head hash is the last
+    /// event's), then every blob and receipt against its checksum, the receipt log
+    /// and chunk index against the receipts, and the snapshot index against the head.
+    /// Reports the first damaged object by name.
+    ///
+    /// Cache entries that fail their checksum are derived data, not damage: they are
+    /// listed in [`VerifyReport::n_cache_dropped`] and, on a writable handle, deleted
+    /// (they are rebuilt when next needed).
     ///
     /// Unnecessary for correctness of ordinary use (reads check what they touch, and
     /// opening checks the tail); run it after a crash, a copy between machines, or
-    /// any doubt. `Ok` means every stored byte is what was appended. `Corrupted`
-    /// means the book must not be trusted past the seq named; the ledger refuses
-    /// appends from then on.
+    /// any doubt. `Ok` means every stored byte is what was written. `Corrupted` or
+    /// `Damaged` means the book must not be trusted; the ledger refuses appends from
+    /// then on.
     pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
-        self.check_tail()?;
+        let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
+        self.check_tail(&txn)?;
         let mut n_events = 0u64;
-        self.scan(Seq(1), Seq(u64::MAX), |_| {
+        self.scan_in(&txn, Seq(1), Seq(u64::MAX), |_| {
             n_events += 1;
             ControlFlow::Continue(())
         })?;
-        let head = self.head()?;
-        let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
+        let head = self.head_in(&txn)?;
         let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
         let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
         if n_stored != n_events || n_events != head.seq.0 {
@@ -370,7 +456,20 @@ impl Ledger {
                 detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
             });
         }
-        Ok(VerifyReport { n_events, head })
+        let objects = verify::objects(&txn, head.seq).map_err(|e| VerifyError::from(read_error(e)))?;
+        if let Some(Damage { object, detail }) = objects.damage {
+            self.shared.poison(&format!("{object}: {detail}"));
+            return Err(VerifyError::Damaged { object, detail });
+        }
+        drop(table);
+        drop(txn);
+        let n_cache_dropped = objects.bad_cache.len() as u64;
+        if let Db::Write(db) = &self.shared.db {
+            if !objects.bad_cache.is_empty() {
+                verify::drop_cache(db, &objects.bad_cache).map_err(|e| VerifyError::from(read_error(e)))?;
+            }
+        }
+        Ok(VerifyReport { n_events, head, n_blobs: objects.n_blobs, n_receipts: objects.n_receipts, n_cache_dropped })
     }
 
     /// Appends `batch` atomically: all events commit, durably, or none do. With
@@ -421,6 +520,9 @@ impl Ledger {
         request: Request,
         answer: &crossbeam_channel::Receiver<Result<Appended, AppendError>>,
     ) -> Result<Appended, AppendError> {
+        if self.is_read_only() {
+            return Err(AppendError::Io(READ_ONLY.into()));
+        }
         let stopped = || AppendError::Io("the writer thread has stopped".into());
         let sent = self.requests.as_ref().is_some_and(|requests| requests.send(request).is_ok());
         if !sent {
@@ -446,7 +548,11 @@ impl Ledger {
         let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
         match checked(guard.value()) {
             Some(bytes) => Ok(Some(bytes.to_vec())),
-            None => Err(self.detected(Seq::ZERO, &format!("{what} {id} fails its checksum"))),
+            None => {
+                let object = format!("{what} {id}");
+                self.shared.poison(&format!("{object}: fails its checksum"));
+                Err(ReadError::Damaged { object, detail: "fails its checksum".into() })
+            }
         }
     }
 
@@ -503,10 +609,23 @@ impl Ledger {
         Ok(table.get(&id.0).map_err(read_error)?.map(|guard| Seq(guard.value())))
     }
 
+    /// Every entry of the snapshot index: (snapshot ID, first batch-end revision), by
+    /// snapshot ID.
+    pub fn snapshot_index(&self) -> Result<Vec<(Hash32, Seq)>, ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+        let mut out = Vec::new();
+        for entry in table.iter().map_err(read_error)? {
+            let (key, value) = entry.map_err(read_error)?;
+            out.push((Hash32(*key.value()), Seq(value.value())));
+        }
+        Ok(out)
+    }
+
     /// Records `revision` as the first revision with snapshot `id`, unless one is
     /// already recorded. Used when rebuilding the index.
     pub fn index_snapshot(&self, id: Hash32, revision: Seq) -> Result<(), ReadError> {
-        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         {
             let mut table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
             let known = table.get(&id.0).map_err(read_error)?.map(|guard| guard.value());
@@ -528,7 +647,7 @@ impl Ledger {
 
     /// Stores a cache entry (derived data; not part of the chain).
     pub fn cache_put(&self, key: Hash32, bytes: &[u8]) -> Result<(), ReadError> {
-        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         {
             let mut table = txn.open_table(CACHE).map_err(read_error)?;
             table.insert(&key.0, blob_record(bytes).as_slice()).map_err(read_error)?;
@@ -539,7 +658,7 @@ impl Ledger {
     /// Drops every cache entry and the snapshot index; returns how many cache
     /// entries there were.
     pub fn cache_clear(&self) -> Result<u64, ReadError> {
-        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         let n_entries;
         {
             let mut cache = txn.open_table(CACHE).map_err(read_error)?;

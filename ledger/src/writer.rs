@@ -133,7 +133,7 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
 
 /// Writes the group in one transaction. `Err` means nothing was committed.
 fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
-    let txn = shared.db.begin_write().map_err(|e| e.to_string())?;
+    let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
     let mut answers = Vec::with_capacity(group.len());
     {
         let mut meta = txn.open_table(META).map_err(|e| e.to_string())?;
