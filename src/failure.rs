@@ -116,7 +116,11 @@ impl From<AppendError> for Failure {
     fn from(error: AppendError) -> Failure {
         let kind = match &error {
             AppendError::Conflict { .. } => Kind::Conflict,
-            AppendError::EmptyBatch | AppendError::BatchTooLarge { .. } | AppendError::Encode { .. } => Kind::Invalid,
+            AppendError::EmptyBatch
+            | AppendError::BatchTooLarge { .. }
+            | AppendError::Encode { .. }
+            | AppendError::ChunkKey { .. }
+            | AppendError::ReceiptTooLarge { .. } => Kind::Invalid,
             AppendError::Poisoned(_) => Kind::Corrupted,
             _ => Kind::Io,
         };

@@ -130,6 +130,23 @@ pub enum AppendError {
         /// Limit on bytes.
         bytes_max: usize,
     },
+    /// A chunk key (a storage key of the chunk index) is empty, too long or holds
+    /// a control character.
+    #[error("chunk key {key:?}: {reason}")]
+    ChunkKey {
+        /// The key (at most its first 80 characters).
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A receipt is over [`ledger_model::limits::RECEIPT_BYTES_MAX`].
+    #[error("receipt of {n_bytes} bytes is over the limit of {bytes_max} bytes")]
+    ReceiptTooLarge {
+        /// Its size.
+        n_bytes: usize,
+        /// The limit.
+        bytes_max: usize,
+    },
     /// One event cannot be encoded.
     #[error("event {index} of the batch: {error}")]
     Encode {

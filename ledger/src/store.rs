@@ -489,6 +489,9 @@ impl Ledger {
         attachments: Attachments,
     ) -> Result<Appended, AppendError> {
         let payloads = writer::encode_batch(batch)?;
+        for receipt in &attachments.receipts {
+            writer::check_receipt(receipt)?;
+        }
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
         }
@@ -506,6 +509,9 @@ impl Ledger {
         receipts: Vec<StoredReceipt>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<(), AppendError> {
+        for receipt in &receipts {
+            writer::check_receipt(receipt)?;
+        }
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
         }

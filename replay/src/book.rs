@@ -329,13 +329,19 @@ impl Book {
                 },
             }
         }
-        for (_, _, _, id) in self.ledger.chunk_receipts(None)? {
+        for (chapter, chunk_key, position, id) in self.ledger.chunk_receipts(None)? {
             let object = format!("receipt {id}");
             let bytes = self.ledger.receipt(id)?.ok_or_else(|| damaged(object.clone(), "is not stored".into()))?;
             let receipt =
                 assembly::receipt::Receipt::decode(&bytes).map_err(|e| damaged(object.clone(), e.to_string()))?;
             if receipt.id() != id {
                 return Err(damaged(object, format!("is stored under another id than its own {}", receipt.id())));
+            }
+            if (receipt.chapter, receipt.chunk_key.as_str()) != (chapter, chunk_key.as_str()) {
+                return Err(damaged(
+                    format!("chunk index entry (chapter {chapter}, chunk {chunk_key:?}, position {position})"),
+                    format!("its receipt {id} is of chapter {}, chunk {:?}", receipt.chapter, receipt.chunk_key),
+                ));
             }
             for (what, text) in [("input", receipt.input), ("output", receipt.output)] {
                 let object = || format!("blob {text} ({what} text of receipt {id})");
