@@ -204,6 +204,13 @@ impl From<ReadError> for VerifyError {
 /// Classifies a redb error: its own corruption reports stay corruption.
 pub(crate) fn storage_detail(error: impl Into<redb::Error>) -> (bool, String) {
     let error: redb::Error = error.into();
-    let corrupted = matches!(error, redb::Error::Corrupted(_));
+    // redb reports a damaged file header ("not a redb database: magic number
+    // mismatch") as invalid data from the file: damage, not an I/O failure.
+    let corrupted = match &error {
+        // Every table is created with the book, so a missing one is damage.
+        redb::Error::Corrupted(_) | redb::Error::TableDoesNotExist(_) => true,
+        redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
+        _ => false,
+    };
     (corrupted, error.to_string())
 }

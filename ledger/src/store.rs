@@ -180,10 +180,31 @@ fn open_error(path: &Path, error: redb::DatabaseError) -> OpenError {
     }
 }
 
+/// Opens the redb file, turning a panic inside redb (which it raises on some damaged
+/// pages while opening) into [`OpenError::Corrupted`].
+fn guarded_open<T>(path: &Path, open: impl FnOnce() -> Result<T, redb::DatabaseError>) -> Result<T, OpenError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
+        Ok(opened) => opened.map_err(|error| open_error(path, error)),
+        Err(payload) => Err(OpenError::Corrupted {
+            path: display(path),
+            detail: format!("its storage structure is damaged ({})", panic_text(payload.as_ref())),
+        }),
+    }
+}
+
 fn read_error(error: impl Into<redb::Error>) -> ReadError {
     match storage_detail(error) {
         (true, detail) => ReadError::Damaged { object: "the book file".into(), detail: format!("storage: {detail}") },
         (false, detail) => ReadError::Io(detail),
+    }
+}
+
+/// The message of a caught panic.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(text), _) => (*text).to_owned(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic in the storage layer".into(),
     }
 }
 
@@ -222,7 +243,7 @@ impl Ledger {
         if !path.exists() {
             return Err(OpenError::Missing { path: display(path) });
         }
-        let db = Database::open(path).map_err(|error| open_error(path, error))?;
+        let db = guarded_open(path, || Database::open(path))?;
         Ledger::checked_open(Ledger::start(db, path))
     }
 
@@ -235,11 +256,10 @@ impl Ledger {
         if !path.exists() {
             return Err(OpenError::Missing { path: display(path) });
         }
-        let db = match ReadOnlyDatabase::open(path) {
-            Ok(db) => db,
-            Err(redb::DatabaseError::RepairAborted) => return Err(OpenError::NeedsRecovery { path: display(path) }),
-            Err(error) => return Err(open_error(path, error)),
-        };
+        let db = guarded_open(path, || match ReadOnlyDatabase::open(path) {
+            Err(redb::DatabaseError::RepairAborted) => Ok(Err(OpenError::NeedsRecovery { path: display(path) })),
+            other => other.map(Ok),
+        })??;
         let shared = Arc::new(Shared { db: Db::Read(db), path: path.to_owned(), poison: Mutex::new(None) });
         Ledger::checked_open(Ledger { shared, requests: None, writer: None })
     }
@@ -259,7 +279,8 @@ impl Ledger {
         if format != LEDGER_FORMAT {
             return Err(OpenError::UnsupportedFormat { path: display(path), format });
         }
-        let tail = ledger.shared.db.begin_read().map_err(read_error).and_then(|txn| ledger.check_tail(&txn));
+        let tail = ledger
+            .guarded(|| ledger.shared.db.begin_read().map_err(read_error).and_then(|txn| ledger.check_tail(&txn)));
         tail.map_err(|error| ledger.open_failure(error))?;
         Ok(ledger)
     }
@@ -267,7 +288,9 @@ impl Ledger {
     fn open_failure(&self, error: ReadError) -> OpenError {
         let path = display(&self.shared.path);
         match error {
-            ReadError::Io(detail) if detail.contains("does not exist") => OpenError::NotALedger { path },
+            ReadError::Damaged { detail, .. } if detail.contains("'meta' does not exist") => {
+                OpenError::NotALedger { path }
+            }
             ReadError::Io(detail) => OpenError::Io { path, detail },
             other => OpenError::Corrupted { path, detail: other.to_string() },
         }
@@ -285,10 +308,12 @@ impl Ledger {
     }
 
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(META).map_err(read_error)?;
-        let value = table.get(key).map_err(read_error)?;
-        Ok(value.map(|guard| guard.value().to_vec()))
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(META).map_err(read_error)?;
+            let value = table.get(key).map_err(read_error)?;
+            Ok(value.map(|guard| guard.value().to_vec()))
+        })
     }
 
     /// The current head.
@@ -298,6 +323,16 @@ impl Ledger {
             .as_deref()
             .and_then(Head::from_bytes)
             .ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))
+    }
+
+    /// Runs a read, turning a panic inside redb (which it raises on some damaged
+    /// B-tree pages) into damage of the book file: bad input never panics.
+    fn guarded<T, E: From<ReadError>>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
+            let detail = format!("its storage structure is damaged ({})", panic_text(payload.as_ref()));
+            self.shared.poison(&format!("the book file: {detail}"));
+            Err(ReadError::Damaged { object: "the book file".into(), detail }.into())
+        })
     }
 
     fn detected(&self, seq: Seq, detail: &str) -> ReadError {
@@ -337,15 +372,17 @@ impl Ledger {
     /// The event at `seq`, with its payload hash checked (not its link to the
     /// previous event: [`Ledger::scan`] checks links).
     pub fn get(&self, seq: Seq) -> Result<Event, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(EVENTS).map_err(read_error)?;
-        let Some(guard) = table.get(seq.0).map_err(read_error)? else {
-            drop(table);
-            return Err(ReadError::NotFound { seq, head: self.head()?.seq });
-        };
-        record::open(seq, guard.value()).map_err(|error| {
-            self.shared.poison(&format!("event {seq}: {error}"));
-            corrupted(seq, error)
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(EVENTS).map_err(read_error)?;
+            let Some(guard) = table.get(seq.0).map_err(read_error)? else {
+                drop(table);
+                return Err(ReadError::NotFound { seq, head: self.head()?.seq });
+            };
+            record::open(seq, guard.value()).map_err(|error| {
+                self.shared.poison(&format!("event {seq}: {error}"));
+                corrupted(seq, error)
+            })
         })
     }
 
@@ -365,50 +402,57 @@ impl Ledger {
         to: Seq,
         mut visit: impl FnMut(Event) -> ControlFlow<()>,
     ) -> Result<(), ReadError> {
-        let head = self.head_in(txn)?;
-        let from = Seq(from.0.max(1));
-        let to = Seq(to.0.min(head.seq.0));
-        if from > to {
-            return Ok(());
-        }
-        let table = txn.open_table(EVENTS).map_err(read_error)?;
-        let mut prev_hash = if from.0 == 1 {
-            Hash32::GENESIS
-        } else {
-            let before = Seq(from.0 - 1);
-            let guard = table
-                .get(before.0)
-                .map_err(read_error)?
-                .ok_or_else(|| self.detected(before, "missing below the head"))?;
-            record::open(before, guard.value()).map_err(|error| self.detected(before, &error.to_string()))?.hash
-        };
-        let mut expected = from;
-        for entry in table.range(from.0..=to.0).map_err(read_error)? {
-            let (key, value) = entry.map_err(read_error)?;
-            let seq = Seq(key.value());
-            if seq != expected {
-                return Err(self.detected(expected, "missing below the head (torn write)"));
-            }
-            let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
-            if event.prev != prev_hash {
-                return Err(self.detected(
-                    seq,
-                    &format!("broken link: prev is {}, but event {} hashes to {}", event.prev, seq.0 - 1, prev_hash),
-                ));
-            }
-            prev_hash = event.hash;
-            expected = seq.next();
-            if visit(event).is_break() {
+        self.guarded(|| {
+            let head = self.head_in(txn)?;
+            let from = Seq(from.0.max(1));
+            let to = Seq(to.0.min(head.seq.0));
+            if from > to {
                 return Ok(());
             }
-        }
-        if expected <= to {
-            return Err(self.detected(expected, "missing below the head (torn write)"));
-        }
-        if to == head.seq && prev_hash != head.hash {
-            return Err(self.detected(to, &format!("chain hash {prev_hash} differs from the head's {}", head.hash)));
-        }
-        Ok(())
+            let table = txn.open_table(EVENTS).map_err(read_error)?;
+            let mut prev_hash = if from.0 == 1 {
+                Hash32::GENESIS
+            } else {
+                let before = Seq(from.0 - 1);
+                let guard = table
+                    .get(before.0)
+                    .map_err(read_error)?
+                    .ok_or_else(|| self.detected(before, "missing below the head"))?;
+                record::open(before, guard.value()).map_err(|error| self.detected(before, &error.to_string()))?.hash
+            };
+            let mut expected = from;
+            for entry in table.range(from.0..=to.0).map_err(read_error)? {
+                let (key, value) = entry.map_err(read_error)?;
+                let seq = Seq(key.value());
+                if seq != expected {
+                    return Err(self.detected(expected, "missing below the head (torn write)"));
+                }
+                let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+                if event.prev != prev_hash {
+                    return Err(self.detected(
+                        seq,
+                        &format!(
+                            "broken link: prev is {}, but event {} hashes to {}",
+                            event.prev,
+                            seq.0 - 1,
+                            prev_hash
+                        ),
+                    ));
+                }
+                prev_hash = event.hash;
+                expected = seq.next();
+                if visit(event).is_break() {
+                    return Ok(());
+                }
+            }
+            if expected <= to {
+                return Err(self.detected(expected, "missing below the head (torn write)"));
+            }
+            if to == head.seq && prev_hash != head.hash {
+                return Err(self.detected(to, &format!("chain hash {prev_hash} differs from the head's {}", head.hash)));
+            }
+            Ok(())
+        })
     }
 
     /// Events `from ..= to` (clamped to the head), checked as in [`Ledger::scan`].
@@ -439,37 +483,45 @@ impl Ledger {
     /// `Damaged` means the book must not be trusted; the ledger refuses appends from
     /// then on.
     pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
-        let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
-        self.check_tail(&txn)?;
-        let mut n_events = 0u64;
-        self.scan_in(&txn, Seq(1), Seq(u64::MAX), |_| {
-            n_events += 1;
-            ControlFlow::Continue(())
-        })?;
-        let head = self.head_in(&txn)?;
-        let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
-        let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
-        if n_stored != n_events || n_events != head.seq.0 {
-            self.shared.poison("stored events do not match the head");
-            return Err(VerifyError::Corrupted {
-                seq: head.seq,
-                detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
-            });
-        }
-        let objects = verify::objects(&txn, head.seq).map_err(|e| VerifyError::from(read_error(e)))?;
-        if let Some(Damage { object, detail }) = objects.damage {
-            self.shared.poison(&format!("{object}: {detail}"));
-            return Err(VerifyError::Damaged { object, detail });
-        }
-        drop(table);
-        drop(txn);
-        let n_cache_dropped = objects.bad_cache.len() as u64;
-        if let Db::Write(db) = &self.shared.db {
-            if !objects.bad_cache.is_empty() {
-                verify::drop_cache(db, &objects.bad_cache).map_err(|e| VerifyError::from(read_error(e)))?;
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
+            self.check_tail(&txn)?;
+            let mut n_events = 0u64;
+            self.scan_in(&txn, Seq(1), Seq(u64::MAX), |_| {
+                n_events += 1;
+                ControlFlow::Continue(())
+            })?;
+            let head = self.head_in(&txn)?;
+            let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
+            let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
+            if n_stored != n_events || n_events != head.seq.0 {
+                self.shared.poison("stored events do not match the head");
+                return Err(VerifyError::Corrupted {
+                    seq: head.seq,
+                    detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
+                });
             }
-        }
-        Ok(VerifyReport { n_events, head, n_blobs: objects.n_blobs, n_receipts: objects.n_receipts, n_cache_dropped })
+            let objects = verify::objects(&txn, head.seq).map_err(|e| VerifyError::from(read_error(e)))?;
+            if let Some(Damage { object, detail }) = objects.damage {
+                self.shared.poison(&format!("{object}: {detail}"));
+                return Err(VerifyError::Damaged { object, detail });
+            }
+            drop(table);
+            drop(txn);
+            let n_cache_dropped = objects.bad_cache.len() as u64;
+            if let Db::Write(db) = &self.shared.db {
+                if !objects.bad_cache.is_empty() {
+                    verify::drop_cache(db, &objects.bad_cache).map_err(|e| VerifyError::from(read_error(e)))?;
+                }
+            }
+            Ok(VerifyReport {
+                n_events,
+                head,
+                n_blobs: objects.n_blobs,
+                n_receipts: objects.n_receipts,
+                n_cache_dropped,
+            })
+        })
     }
 
     /// Appends `batch` atomically: all events commit, durably, or none do. With
@@ -549,58 +601,64 @@ impl Ledger {
         id: Hash32,
         what: &str,
     ) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(table).map_err(read_error)?;
-        let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
-        match checked(guard.value()) {
-            Some(bytes) => Ok(Some(bytes.to_vec())),
-            None => {
-                let object = format!("{what} {id}");
-                self.shared.poison(&format!("{object}: fails its checksum"));
-                Err(ReadError::Damaged { object, detail: "fails its checksum".into() })
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(table).map_err(read_error)?;
+            let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
+            match checked(guard.value()) {
+                Some(bytes) => Ok(Some(bytes.to_vec())),
+                None => {
+                    let object = format!("{what} {id}");
+                    self.shared.poison(&format!("{object}: fails its checksum"));
+                    Err(ReadError::Damaged { object, detail: "fails its checksum".into() })
+                }
             }
-        }
+        })
     }
 
     /// Receipt ids whose hex form starts with `prefix` (at most `limit` of them).
     pub fn receipts_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Hash32>, ReadError> {
-        let prefix = prefix.to_ascii_lowercase();
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(RECEIPTS).map_err(read_error)?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(read_error)? {
-            let (key, _) = entry.map_err(read_error)?;
-            let id = Hash32(*key.value());
-            if id.to_hex().starts_with(&prefix) {
-                out.push(id);
-                if out.len() >= limit {
-                    break;
+        self.guarded(|| {
+            let prefix = prefix.to_ascii_lowercase();
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(RECEIPTS).map_err(read_error)?;
+            let mut out = Vec::new();
+            for entry in table.iter().map_err(read_error)? {
+                let (key, _) = entry.map_err(read_error)?;
+                let id = Hash32(*key.value());
+                if id.to_hex().starts_with(&prefix) {
+                    out.push(id);
+                    if out.len() >= limit {
+                        break;
+                    }
                 }
             }
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// Every recorded receipt of `chapter` (all chapters when `None`):
     /// (chapter, chunk key, recording position, receipt id), by chapter, chunk key,
     /// then recording order.
     pub fn chunk_receipts(&self, chapter: Option<u32>) -> Result<Vec<(u32, String, u64, Hash32)>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(CHUNKS).map_err(read_error)?;
-        let mut out = Vec::new();
-        let entries = match chapter {
-            Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
-            None => table.iter().map_err(read_error)?,
-        };
-        for entry in entries {
-            let (key, value) = entry.map_err(read_error)?;
-            let (entry_chapter, chunk_key, position) = key.value();
-            if chapter.is_some_and(|chapter| chapter != entry_chapter) {
-                break;
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(CHUNKS).map_err(read_error)?;
+            let mut out = Vec::new();
+            let entries = match chapter {
+                Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
+                None => table.iter().map_err(read_error)?,
+            };
+            for entry in entries {
+                let (key, value) = entry.map_err(read_error)?;
+                let (entry_chapter, chunk_key, position) = key.value();
+                if chapter.is_some_and(|chapter| chapter != entry_chapter) {
+                    break;
+                }
+                out.push((entry_chapter, chunk_key.to_owned(), position, Hash32(*value.value())));
             }
-            out.push((entry_chapter, chunk_key.to_owned(), position, Hash32(*value.value())));
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// A stored blob by content id, its checksum verified; `None` if absent.
@@ -610,22 +668,26 @@ impl Ledger {
 
     /// The first batch-end revision whose state had snapshot `id`, if recorded.
     pub fn snapshot_revision(&self, id: Hash32) -> Result<Option<Seq>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-        Ok(table.get(&id.0).map_err(read_error)?.map(|guard| Seq(guard.value())))
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+            Ok(table.get(&id.0).map_err(read_error)?.map(|guard| Seq(guard.value())))
+        })
     }
 
     /// Every entry of the snapshot index: (snapshot ID, first batch-end revision), by
     /// snapshot ID.
     pub fn snapshot_index(&self) -> Result<Vec<(Hash32, Seq)>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(read_error)? {
-            let (key, value) = entry.map_err(read_error)?;
-            out.push((Hash32(*key.value()), Seq(value.value())));
-        }
-        Ok(out)
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+            let mut out = Vec::new();
+            for entry in table.iter().map_err(read_error)? {
+                let (key, value) = entry.map_err(read_error)?;
+                out.push((Hash32(*key.value()), Seq(value.value())));
+            }
+            Ok(out)
+        })
     }
 
     /// Records `revision` as the first revision with snapshot `id`, unless one is
@@ -645,10 +707,12 @@ impl Ledger {
     /// A cache entry. `Ok(None)` when absent or when its checksum fails (a damaged
     /// cache entry is dropped and rebuilt, never trusted).
     pub fn cache_get(&self, key: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(CACHE).map_err(read_error)?;
-        let Some(guard) = table.get(&key.0).map_err(read_error)? else { return Ok(None) };
-        Ok(checked(guard.value()).map(<[u8]>::to_vec))
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(CACHE).map_err(read_error)?;
+            let Some(guard) = table.get(&key.0).map_err(read_error)? else { return Ok(None) };
+            Ok(checked(guard.value()).map(<[u8]>::to_vec))
+        })
     }
 
     /// Stores a cache entry (derived data; not part of the chain).

@@ -22,7 +22,7 @@ use redb::ReadableTable;
 
 use crate::error::AppendError;
 use crate::store::{
-    blob_record, Head, Shared, BLOBS, CHUNKS, EVENTS, META, META_HEAD, RECEIPTS, RECEIPT_LOG, SNAPSHOTS,
+    blob_record, panic_text, Head, Shared, BLOBS, CHUNKS, EVENTS, META, META_HEAD, RECEIPTS, RECEIPT_LOG, SNAPSHOTS,
 };
 
 /// Most batches committed together in one durable transaction.
@@ -173,7 +173,7 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
         let group = take_group(first, queue, &mut held);
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::Poisoned(reason.clone()))).collect(),
-            None => commit_group(shared, &group).unwrap_or_else(|detail| {
+            None => guarded_commit(shared, &group).unwrap_or_else(|detail| {
                 shared.poison(&format!("failed commit: {detail}"));
                 group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
             }),
@@ -183,6 +183,13 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
             let _ = request.reply.send(answer);
         }
     }
+}
+
+/// [`commit_group`], with a panic inside redb (damaged pages) turned into a failed
+/// commit, so the writer thread keeps answering.
+fn guarded_commit(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit_group(shared, group)))
+        .unwrap_or_else(|payload| Err(format!("storage structure is damaged ({})", panic_text(payload.as_ref()))))
 }
 
 /// Writes the group in one transaction. `Err` means nothing was committed.
