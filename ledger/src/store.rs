@@ -390,7 +390,20 @@ impl Ledger {
     /// every payload hash and every chain link on the way, including the link into
     /// `from` and, when the walk reaches the head, the head hash. Stops early when
     /// `visit` breaks.
-    pub fn scan(&self, from: Seq, to: Seq, visit: impl FnMut(Event) -> ControlFlow<()>) -> Result<(), ReadError> {
+    pub fn scan(&self, from: Seq, to: Seq, mut visit: impl FnMut(Event) -> ControlFlow<()>) -> Result<(), ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        self.scan_in(&txn, from, to, |event, _| visit(event))
+    }
+
+    /// [`Ledger::scan`], also telling `visit` whether each event ends its batch:
+    /// `Some` for events of record format 2, `None` for format 1 (which did not
+    /// record batch boundaries; the snapshot index keeps those books' boundaries).
+    pub fn scan_batches(
+        &self,
+        from: Seq,
+        to: Seq,
+        visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
+    ) -> Result<(), ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;
         self.scan_in(&txn, from, to, visit)
     }
@@ -400,7 +413,7 @@ impl Ledger {
         txn: &ReadTransaction,
         from: Seq,
         to: Seq,
-        mut visit: impl FnMut(Event) -> ControlFlow<()>,
+        mut visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
     ) -> Result<(), ReadError> {
         self.guarded(|| {
             let head = self.head_in(txn)?;
@@ -428,6 +441,8 @@ impl Ledger {
                     return Err(self.detected(expected, "missing below the head (torn write)"));
                 }
                 let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+                let batch_end =
+                    record::batch_end(value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
                 if event.prev != prev_hash {
                     return Err(self.detected(
                         seq,
@@ -441,7 +456,7 @@ impl Ledger {
                 }
                 prev_hash = event.hash;
                 expected = seq.next();
-                if visit(event).is_break() {
+                if visit(event, batch_end).is_break() {
                     return Ok(());
                 }
             }
@@ -487,7 +502,7 @@ impl Ledger {
             let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
             self.check_tail(&txn)?;
             let mut n_events = 0u64;
-            self.scan_in(&txn, Seq(1), Seq(u64::MAX), |_| {
+            self.scan_in(&txn, Seq(1), Seq(u64::MAX), |_, _| {
                 n_events += 1;
                 ControlFlow::Continue(())
             })?;
@@ -693,12 +708,19 @@ impl Ledger {
     /// Records `revision` as the first revision with snapshot `id`, unless one is
     /// already recorded. Used when rebuilding the index.
     pub fn index_snapshot(&self, id: Hash32, revision: Seq) -> Result<(), ReadError> {
+        self.index_snapshots(&[(id, revision)])
+    }
+
+    /// [`Ledger::index_snapshot`] for many entries, in one transaction.
+    pub fn index_snapshots(&self, entries: &[(Hash32, Seq)]) -> Result<(), ReadError> {
         let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         {
             let mut table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-            let known = table.get(&id.0).map_err(read_error)?.map(|guard| guard.value());
-            if known.is_none_or(|known| revision.0 < known) {
-                table.insert(&id.0, revision.0).map_err(read_error)?;
+            for (id, revision) in entries {
+                let known = table.get(&id.0).map_err(read_error)?.map(|guard| guard.value());
+                if known.is_none_or(|known| revision.0 < known) {
+                    table.insert(&id.0, revision.0).map_err(read_error)?;
+                }
             }
         }
         txn.commit().map_err(read_error)
@@ -725,8 +747,9 @@ impl Ledger {
         txn.commit().map_err(read_error)
     }
 
-    /// Drops every cache entry and the snapshot index; returns how many cache
-    /// entries there were.
+    /// Drops every cache entry; returns how many there were. The snapshot index is
+    /// kept: books of record format 1 cannot rebuild it from the log (see
+    /// [`Ledger::scan_batches`]).
     pub fn cache_clear(&self) -> Result<u64, ReadError> {
         let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         let n_entries;
@@ -734,8 +757,6 @@ impl Ledger {
             let mut cache = txn.open_table(CACHE).map_err(read_error)?;
             n_entries = cache.len().map_err(read_error)?;
             cache.retain(|_, _| false).map_err(read_error)?;
-            let mut snapshots = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-            snapshots.retain(|_, _| false).map_err(read_error)?;
         }
         txn.commit().map_err(read_error)?;
         Ok(n_entries)

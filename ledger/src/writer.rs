@@ -220,9 +220,10 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
                 }
             }
             let first = head.seq.next();
-            for payload in &request.payloads {
+            for (index, payload) in request.payloads.iter().enumerate() {
                 let seq = head.seq.next();
-                let (bytes, hash) = record::seal(seq, head.hash, SCHEMA_CURRENT, payload);
+                let batch_end = index + 1 == request.payloads.len();
+                let (bytes, hash) = record::seal_in_batch(seq, head.hash, SCHEMA_CURRENT, payload, batch_end);
                 events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
                 head = Head { seq, hash };
             }

@@ -197,3 +197,22 @@ fn storage_limits_on_receipts_are_refused_before_writing() {
     ledger.record_receipts(vec![receipt(1, &"k".repeat(CHUNK_KEY_CHARS_MAX), b"r")], Vec::new()).unwrap();
     assert_eq!(ledger.verify().unwrap().n_receipts, 1);
 }
+
+#[test]
+fn every_event_records_whether_it_ends_its_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::create(&book(&dir)).unwrap();
+    ledger.append(&[term(1, "a"), term(2, "b")], None).unwrap();
+    ledger.append(&[term(3, "c")], None).unwrap();
+    ledger.append(&[term(4, "d"), term(5, "e"), term(6, "f")], None).unwrap();
+    let mut ends = Vec::new();
+    ledger
+        .scan_batches(Seq(1), Seq(u64::MAX), |event, end| {
+            ends.push((event.seq.0, end));
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+    let expected = [(1, false), (2, true), (3, true), (4, false), (5, false), (6, true)];
+    assert_eq!(ends, expected.map(|(seq, end)| (seq, Some(end))));
+    assert_eq!(ledger.verify().unwrap().n_events, 6);
+}

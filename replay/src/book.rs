@@ -356,6 +356,33 @@ impl Book {
         Ok(report)
     }
 
+    /// Rebuilds the snapshot index from the log alone: folds every event and records
+    /// the snapshot ID at every batch end the log marks (record format 2), and at the
+    /// head. Entries already indexed (books of record format 1 did not mark batch
+    /// ends) are kept unless an earlier revision had the snapshot. Returns the number
+    /// of batch ends indexed.
+    pub fn rebuild_index(&mut self) -> Result<u64, BookError> {
+        let mut state = State::new();
+        let mut first: BTreeMap<SnapshotId, Seq> = BTreeMap::new();
+        let mut n_ends = 0u64;
+        self.ledger.scan_batches(Seq(1), Seq(u64::MAX), |event, batch_end| {
+            let revision = event.seq;
+            state.apply_owned(event);
+            if batch_end == Some(true) {
+                n_ends += 1;
+                first.entry(state.snapshot_id()).or_insert(revision);
+            }
+            ControlFlow::Continue(())
+        })?;
+        if state.revision() > Seq::ZERO {
+            first.entry(state.snapshot_id()).or_insert(state.revision());
+        }
+        let entries: Vec<(Hash32, Seq)> = first.into_iter().map(|(id, revision)| (id.0, revision)).collect();
+        self.ledger.index_snapshots(&entries)?;
+        self.head = Some(state);
+        Ok(n_ends)
+    }
+
     /// What a blob is, for error messages: the first config or receipt naming it.
     fn blob_role(&self, id: Hash32) -> String {
         let mut role = None;
