@@ -6,7 +6,8 @@
 //!   `ledger_model::record`). Keys are dense from 1 to the head.
 //! * `blobs`: content id (32 bytes) → checksum ‖ bytes: fold tables the config
 //!   names. Written with the batch that first refers to them.
-//! * `snapshots`: snapshot ID → first batch-end revision that had it.
+//! * `snapshots`: snapshot ID → first batch-end revision that had it. Derived from
+//!   the log: records of format 2 mark batch ends, so it can be rebuilt.
 //! * `cache`: snapshot ID → checksum ‖ frozen projection bytes. Derived data: may be
 //!   dropped and rebuilt at any time.
 //! * `receipts`: receipt id → checksum ‖ canonical receipt bytes.
