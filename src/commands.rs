@@ -22,15 +22,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
     match args.command {
         Command::Init { profile, write } => init(&book?, profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
-        Command::Show { as_of, chapter } => crate::views::show(&mut open_book(&book?)?, as_of.map(Seq), chapter, json),
-        Command::Snapshot { as_of } => crate::views::snapshot(&mut open_book(&book?)?, as_of.map(Seq), json),
-        Command::Diff { from, to } => crate::views::diff(&mut open_book(&book?)?, Seq(from), Seq(to), json),
+        Command::Show { as_of, chapter } => {
+            crate::views::show(&mut open_reader(&book?)?, as_of.map(Seq), chapter, json)
+        }
+        Command::Snapshot { as_of } => crate::views::snapshot(&mut open_reader(&book?)?, as_of.map(Seq), json),
+        Command::Diff { from, to } => crate::views::diff(&mut open_reader(&book?)?, Seq(from), Seq(to), json),
         Command::Rollback { to, reason, write } => rollback(&book?, Seq(to), reason, &write, json),
         Command::Rebuild => crate::views::rebuild(&mut open_book(&book?)?, json),
         Command::Assemble { chapter, chunk, text, prev, dry_run } => {
             let text = read_text(&text)?;
             crate::chunk_views::assemble(
-                &mut open_book(&book?)?,
+                &mut if dry_run { open_reader(&book?)? } else { open_book(&book?)? },
                 chapter,
                 &chunk,
                 &text,
@@ -40,7 +42,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             )
         }
         Command::Replay { receipt, snapshot, chapter, text } => {
-            let mut book = open_book(&book?)?;
+            let mut book = open_reader(&book?)?;
             match (receipt, snapshot, chapter, text) {
                 (_, Some(snapshot), Some(chapter), Some(text)) => {
                     crate::chunk_views::replay_snapshot(&mut book, &snapshot, chapter, &read_text(&text)?, json)
@@ -49,10 +51,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 _ => Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
             }
         }
-        Command::Audit { chapter } => crate::chunk_views::audit(&mut open_book(&book?)?, chapter, json),
+        Command::Audit { chapter } => crate::chunk_views::audit(&mut open_reader(&book?)?, chapter, json),
         Command::Impact { since, term } => {
             let term = term.as_deref().map(|text| record_id("--term", text)).transpose()?;
-            crate::chunk_views::impact(&mut open_book(&book?)?, since.map(Seq), term, json)
+            crate::chunk_views::impact(&mut open_reader(&book?)?, since.map(Seq), term, json)
         }
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Term(TermCommand::Put(put)) => {
@@ -184,20 +186,38 @@ fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
 
 /// Opens a book, waiting a little if another lorebank process has it open.
 fn open(book: &Path) -> Result<Ledger, Failure> {
+    open_with(book, Ledger::open).map_err(Failure::from)
+}
+
+/// Opens a book read-only for a read command (nothing is written, and a read-only
+/// file can be read); a book a crash left unclean is recovered by a writable open.
+fn open_read_only(book: &Path) -> Result<Ledger, Failure> {
+    match open_with(book, Ledger::open_read_only) {
+        Err(OpenError::NeedsRecovery { .. }) => open(book),
+        other => other.map_err(Failure::from),
+    }
+}
+
+fn open_with(book: &Path, open: fn(&Path) -> Result<Ledger, OpenError>) -> Result<Ledger, OpenError> {
     let mut waited = Duration::ZERO;
     loop {
-        match Ledger::open(book) {
+        match open(book) {
             Err(OpenError::InUse { .. }) if waited < Duration::from_secs(10) => {
                 std::thread::sleep(Duration::from_millis(50));
                 waited += Duration::from_millis(50);
             }
-            other => return other.map_err(Failure::from),
+            other => return other,
         }
     }
 }
 
 pub fn open_book(book: &Path) -> Result<Book, Failure> {
     Ok(Book::new(open(book)?))
+}
+
+/// Opens a book for a read command (see `open_read_only`).
+pub fn open_reader(book: &Path) -> Result<Book, Failure> {
+    Ok(Book::new(open_read_only(book)?))
 }
 
 fn now_ms() -> u64 {
@@ -368,7 +388,7 @@ fn rollback(book: &Path, to: Seq, reason: Option<String>, write: &WriteOpts, jso
 }
 
 fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
-    let ledger = open(book)?;
+    let ledger = open_read_only(book)?;
     let mut versions = Vec::new();
     ledger.scan(Seq(1), Seq(as_of.unwrap_or(u64::MAX)), |event| {
         let touches = event.content.body.record() == Some(id)
@@ -394,7 +414,7 @@ fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Resul
 }
 
 fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
-    let ledger = open(book)?;
+    let ledger = open_read_only(book)?;
     let to = Seq(to.unwrap_or(u64::MAX));
     let mut lines = std::io::stdout().lock();
     let mut write_error = None;
@@ -417,8 +437,8 @@ fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failur
 }
 
 fn verify(book: &Path, json: bool) -> Result<(), Failure> {
-    let ledger = open(book)?;
-    match ledger.verify() {
+    let mut book = open_reader(book)?;
+    match book.verify() {
         Ok(report) => {
             if json {
                 println!(

@@ -94,7 +94,7 @@ impl From<OpenError> for Failure {
 impl From<ReadError> for Failure {
     fn from(error: ReadError) -> Failure {
         let kind = match &error {
-            ReadError::Corrupted { .. } => Kind::Corrupted,
+            ReadError::Corrupted { .. } | ReadError::Damaged { .. } => Kind::Corrupted,
             ReadError::NotFound { .. } => Kind::Invalid,
             _ => Kind::Io,
         };
@@ -105,7 +105,7 @@ impl From<ReadError> for Failure {
 impl From<VerifyError> for Failure {
     fn from(error: VerifyError) -> Failure {
         let kind = match &error {
-            VerifyError::Corrupted { .. } => Kind::Corrupted,
+            VerifyError::Corrupted { .. } | VerifyError::Damaged { .. } => Kind::Corrupted,
             _ => Kind::Io,
         };
         Failure { kind, message: error.to_string() }
@@ -116,7 +116,11 @@ impl From<AppendError> for Failure {
     fn from(error: AppendError) -> Failure {
         let kind = match &error {
             AppendError::Conflict { .. } => Kind::Conflict,
-            AppendError::EmptyBatch | AppendError::BatchTooLarge { .. } | AppendError::Encode { .. } => Kind::Invalid,
+            AppendError::EmptyBatch
+            | AppendError::BatchTooLarge { .. }
+            | AppendError::Encode { .. }
+            | AppendError::ChunkKey { .. }
+            | AppendError::ReceiptTooLarge { .. } => Kind::Invalid,
             AppendError::Poisoned(_) => Kind::Corrupted,
             _ => Kind::Io,
         };

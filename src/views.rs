@@ -239,7 +239,7 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
         bar.finish_and_clear();
     }
     let id = state.snapshot_id();
-    book.ledger().index_snapshot(id.0, state.revision())?;
+    book.rebuild_index()?;
     let (frozen, _) = book.frozen(&state)?;
     let n_terms = frozen.table().terms.len();
     let n_patterns = frozen.matcher().n_patterns();

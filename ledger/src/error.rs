@@ -48,6 +48,15 @@ pub enum OpenError {
         /// What is wrong.
         detail: String,
     },
+    /// A read-only open found a book left unclean by a crash: it needs one
+    /// read-write open (any write command, or `verify` on a writable file) to recover.
+    #[error(
+        "{path} was not closed cleanly and needs recovery, which a read-only open cannot do; open it writable once"
+    )]
+    NeedsRecovery {
+        /// The path.
+        path: String,
+    },
     /// The storage layer failed.
     #[error("cannot open {path}: {detail}")]
     Io {
@@ -75,6 +84,15 @@ pub enum ReadError {
     Corrupted {
         /// The first bad seq.
         seq: Seq,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A stored object other than an event (a blob, a receipt, an index entry)
+    /// failed its checks. The ledger refuses appends from now on.
+    #[error("{object} is corrupted: {detail}")]
+    Damaged {
+        /// The object, named (`blob 241cb521…`, `receipt 3f2a…`).
+        object: String,
         /// What is wrong.
         detail: String,
     },
@@ -112,6 +130,23 @@ pub enum AppendError {
         /// Limit on bytes.
         bytes_max: usize,
     },
+    /// A chunk key (a storage key of the chunk index) is empty, too long or holds
+    /// a control character.
+    #[error("chunk key {key:?}: {reason}")]
+    ChunkKey {
+        /// The key (at most its first 80 characters).
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A receipt is over [`ledger_model::limits::RECEIPT_BYTES_MAX`].
+    #[error("receipt of {n_bytes} bytes is over the limit of {bytes_max} bytes")]
+    ReceiptTooLarge {
+        /// Its size.
+        n_bytes: usize,
+        /// The limit.
+        bytes_max: usize,
+    },
     /// One event cannot be encoded.
     #[error("event {index} of the batch: {error}")]
     Encode {
@@ -140,6 +175,14 @@ pub enum VerifyError {
         /// What is wrong.
         detail: String,
     },
+    /// A stored object other than an event failed its checks.
+    #[error("{object} is corrupted: {detail}")]
+    Damaged {
+        /// The object, named (`blob 241cb521…`, `receipt 3f2a…`).
+        object: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// The storage layer failed.
     #[error("storage error: {0}")]
     Io(String),
@@ -152,6 +195,7 @@ impl From<ReadError> for VerifyError {
             ReadError::NotFound { seq, head } => {
                 VerifyError::Corrupted { seq, detail: format!("missing below the head {head} (torn write)") }
             }
+            ReadError::Damaged { object, detail } => VerifyError::Damaged { object, detail },
             ReadError::Io(detail) => VerifyError::Io(detail),
         }
     }
@@ -160,6 +204,13 @@ impl From<ReadError> for VerifyError {
 /// Classifies a redb error: its own corruption reports stay corruption.
 pub(crate) fn storage_detail(error: impl Into<redb::Error>) -> (bool, String) {
     let error: redb::Error = error.into();
-    let corrupted = matches!(error, redb::Error::Corrupted(_));
+    // redb reports a damaged file header ("not a redb database: magic number
+    // mismatch") as invalid data from the file: damage, not an I/O failure.
+    let corrupted = match &error {
+        // Every table is created with the book, so a missing one is damage.
+        redb::Error::Corrupted(_) | redb::Error::TableDoesNotExist(_) => true,
+        redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
+        _ => false,
+    };
     (corrupted, error.to_string())
 }

@@ -4,7 +4,9 @@
 //! appends batches atomically with optimistic concurrency (`expected_head`), through
 //! one writer thread that group-commits the batches of concurrent appenders (several
 //! batches, one durable commit). Reads check every record's payload hash and every
-//! link of the hash chain they cross; [`Ledger::verify`] walks the whole chain.
+//! link of the hash chain they cross; [`Ledger::verify`] checks every stored object
+//! (chain, blobs, receipts, indexes) in one read transaction and names what is
+//! damaged. [`Ledger::open_read_only`] opens a book without ever writing to it.
 //!
 //! It stores the bytes `ledger-model` produces and decodes them back; it does not
 //! judge what events mean (that is `projections`), and it never matches, assembles
@@ -35,6 +37,7 @@
 
 mod error;
 mod store;
+mod verify;
 mod writer;
 
 pub use error::{AppendError, OpenError, ReadError, VerifyError};

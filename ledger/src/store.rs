@@ -6,7 +6,8 @@
 //!   `ledger_model::record`). Keys are dense from 1 to the head.
 //! * `blobs`: content id (32 bytes) → checksum ‖ bytes: fold tables the config
 //!   names. Written with the batch that first refers to them.
-//! * `snapshots`: snapshot ID → first batch-end revision that had it.
+//! * `snapshots`: snapshot ID → first batch-end revision that had it. Derived from
+//!   the log: records of format 2 mark batch ends, so it can be rebuilt.
 //! * `cache`: snapshot ID → checksum ‖ frozen projection bytes. Derived data: may be
 //!   dropped and rebuilt at any time.
 //! * `receipts`: receipt id → checksum ‖ canonical receipt bytes.
@@ -24,9 +25,13 @@ use std::thread::JoinHandle;
 use crossbeam_channel::Sender;
 use ledger_model::record::{self, RecordError};
 use ledger_model::{Event, Hash32, NewEvent, Seq};
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{
+    Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    TableDefinition,
+};
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
+use crate::verify::{self, Damage};
 use crate::writer::{self, Appended, Attachments, Request, StoredReceipt};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
@@ -57,7 +62,7 @@ pub(crate) fn blob_record(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// The bytes of a stored blob or cache entry, if its checksum holds.
-fn checked(stored: &[u8]) -> Option<&[u8]> {
+pub(crate) fn checked(stored: &[u8]) -> Option<&[u8]> {
     let (sum, bytes) = stored.split_at_checked(32)?;
     (checksum(bytes) == sum).then_some(bytes)
 }
@@ -100,10 +105,42 @@ pub struct VerifyReport {
     pub n_events: u64,
     /// The head the chain ends at.
     pub head: Head,
+    /// Blobs checked.
+    pub n_blobs: u64,
+    /// Receipts checked.
+    pub n_receipts: u64,
+    /// Cache entries that failed their checksum: dropped (on a writable handle),
+    /// rebuilt when needed, not damage to the book.
+    pub n_cache_dropped: u64,
 }
 
+/// The redb handle: read-write, or read-only (never writes a byte of the file).
+pub(crate) enum Db {
+    Write(Database),
+    Read(ReadOnlyDatabase),
+}
+
+impl Db {
+    pub(crate) fn begin_read(&self) -> Result<ReadTransaction, redb::TransactionError> {
+        match self {
+            Db::Write(db) => db.begin_read(),
+            Db::Read(db) => db.begin_read(),
+        }
+    }
+
+    /// The writable database, or the error a write to a read-only book gets.
+    pub(crate) fn writable(&self) -> Result<&Database, ReadError> {
+        match self {
+            Db::Write(db) => Ok(db),
+            Db::Read(_) => Err(ReadError::Io(READ_ONLY.into())),
+        }
+    }
+}
+
+pub(crate) const READ_ONLY: &str = "the book is open read-only";
+
 pub(crate) struct Shared {
-    pub(crate) db: Database,
+    pub(crate) db: Db,
     pub(crate) path: PathBuf,
     /// Set after a failed commit or detected corruption; appends are refused.
     pub(crate) poison: Mutex<Option<String>>,
@@ -144,10 +181,31 @@ fn open_error(path: &Path, error: redb::DatabaseError) -> OpenError {
     }
 }
 
+/// Opens the redb file, turning a panic inside redb (which it raises on some damaged
+/// pages while opening) into [`OpenError::Corrupted`].
+fn guarded_open<T>(path: &Path, open: impl FnOnce() -> Result<T, redb::DatabaseError>) -> Result<T, OpenError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
+        Ok(opened) => opened.map_err(|error| open_error(path, error)),
+        Err(payload) => Err(OpenError::Corrupted {
+            path: display(path),
+            detail: format!("its storage structure is damaged ({})", panic_text(payload.as_ref())),
+        }),
+    }
+}
+
 fn read_error(error: impl Into<redb::Error>) -> ReadError {
     match storage_detail(error) {
-        (true, detail) => ReadError::Corrupted { seq: Seq::ZERO, detail: format!("storage: {detail}") },
+        (true, detail) => ReadError::Damaged { object: "the book file".into(), detail: format!("storage: {detail}") },
         (false, detail) => ReadError::Io(detail),
+    }
+}
+
+/// The message of a caught panic.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(text), _) => (*text).to_owned(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic in the storage layer".into(),
     }
 }
 
@@ -186,8 +244,34 @@ impl Ledger {
         if !path.exists() {
             return Err(OpenError::Missing { path: display(path) });
         }
-        let db = Database::open(path).map_err(|error| open_error(path, error))?;
-        let ledger = Ledger::start(db, path);
+        let db = guarded_open(path, || Database::open(path))?;
+        Ledger::checked_open(Ledger::start(db, path))
+    }
+
+    /// Opens an existing book for reading only: the file is opened read-only and
+    /// never written, so a book on read-only media or with mode 444 can be read,
+    /// shown and verified. Appends and cache writes fail; reads behave as with
+    /// [`Ledger::open`]. A book left unclean by a crash needs one read-write open to
+    /// recover first ([`OpenError::NeedsRecovery`]).
+    pub fn open_read_only(path: &Path) -> Result<Ledger, OpenError> {
+        if !path.exists() {
+            return Err(OpenError::Missing { path: display(path) });
+        }
+        let db = guarded_open(path, || match ReadOnlyDatabase::open(path) {
+            Err(redb::DatabaseError::RepairAborted) => Ok(Err(OpenError::NeedsRecovery { path: display(path) })),
+            other => other.map(Ok),
+        })??;
+        let shared = Arc::new(Shared { db: Db::Read(db), path: path.to_owned(), poison: Mutex::new(None) });
+        Ledger::checked_open(Ledger { shared, requests: None, writer: None })
+    }
+
+    /// Whether this handle was opened with [`Ledger::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        matches!(self.shared.db, Db::Read(_))
+    }
+
+    fn checked_open(ledger: Ledger) -> Result<Ledger, OpenError> {
+        let path = &ledger.shared.path;
         let format = ledger.meta(META_FORMAT).map_err(|error| ledger.open_failure(error))?;
         let format = match format.as_deref() {
             Some([low, high]) => u16::from_le_bytes([*low, *high]),
@@ -196,21 +280,25 @@ impl Ledger {
         if format != LEDGER_FORMAT {
             return Err(OpenError::UnsupportedFormat { path: display(path), format });
         }
-        ledger.check_tail().map_err(|error| ledger.open_failure(error))?;
+        let tail = ledger
+            .guarded(|| ledger.shared.db.begin_read().map_err(read_error).and_then(|txn| ledger.check_tail(&txn)));
+        tail.map_err(|error| ledger.open_failure(error))?;
         Ok(ledger)
     }
 
     fn open_failure(&self, error: ReadError) -> OpenError {
         let path = display(&self.shared.path);
         match error {
-            ReadError::Io(detail) if detail.contains("does not exist") => OpenError::NotALedger { path },
+            ReadError::Damaged { detail, .. } if detail.contains("'meta' does not exist") => {
+                OpenError::NotALedger { path }
+            }
             ReadError::Io(detail) => OpenError::Io { path, detail },
             other => OpenError::Corrupted { path, detail: other.to_string() },
         }
     }
 
     fn start(db: Database, path: &Path) -> Ledger {
-        let shared = Arc::new(Shared { db, path: path.to_owned(), poison: Mutex::new(None) });
+        let shared = Arc::new(Shared { db: Db::Write(db), path: path.to_owned(), poison: Mutex::new(None) });
         let (requests, writer) = writer::spawn(Arc::clone(&shared));
         Ledger { shared, requests: Some(requests), writer: Some(writer) }
     }
@@ -221,10 +309,12 @@ impl Ledger {
     }
 
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(META).map_err(read_error)?;
-        let value = table.get(key).map_err(read_error)?;
-        Ok(value.map(|guard| guard.value().to_vec()))
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(META).map_err(read_error)?;
+            let value = table.get(key).map_err(read_error)?;
+            Ok(value.map(|guard| guard.value().to_vec()))
+        })
     }
 
     /// The current head.
@@ -236,14 +326,31 @@ impl Ledger {
             .ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))
     }
 
+    /// Runs a read, turning a panic inside redb (which it raises on some damaged
+    /// B-tree pages) into damage of the book file: bad input never panics.
+    fn guarded<T, E: From<ReadError>>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
+            let detail = format!("its storage structure is damaged ({})", panic_text(payload.as_ref()));
+            self.shared.poison(&format!("the book file: {detail}"));
+            Err(ReadError::Damaged { object: "the book file".into(), detail }.into())
+        })
+    }
+
     fn detected(&self, seq: Seq, detail: &str) -> ReadError {
         self.shared.poison(&format!("event {seq}: {detail}"));
         ReadError::Corrupted { seq, detail: detail.to_owned() }
     }
 
-    fn check_tail(&self) -> Result<(), ReadError> {
-        let head = self.head()?;
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
+    fn head_in(&self, txn: &ReadTransaction) -> Result<Head, ReadError> {
+        let meta = txn.open_table(META).map_err(read_error)?;
+        let head = meta.get(META_HEAD).map_err(read_error)?.and_then(|guard| Head::from_bytes(guard.value()));
+        head.ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))
+    }
+
+    /// The stored head matches the last stored event, read in one transaction (an
+    /// append between two reads must not look like damage).
+    fn check_tail(&self, txn: &ReadTransaction) -> Result<(), ReadError> {
+        let head = self.head_in(txn)?;
         let table = txn.open_table(EVENTS).map_err(read_error)?;
         let last = table.last().map_err(read_error)?.map(|(key, _)| key.value()).unwrap_or(0);
         if last != head.seq.0 {
@@ -252,7 +359,9 @@ impl Ledger {
         if head.seq == Seq::ZERO {
             return Ok(());
         }
-        let event = self.get(head.seq)?;
+        let guard = table.get(head.seq.0).map_err(read_error)?.ok_or_else(|| self.detected(head.seq, "missing"))?;
+        let event =
+            record::open(head.seq, guard.value()).map_err(|error| self.detected(head.seq, &error.to_string()))?;
         if event.hash != head.hash {
             return Err(
                 self.detected(head.seq, &format!("chain hash {} differs from the head's {}", event.hash, head.hash))
@@ -264,15 +373,17 @@ impl Ledger {
     /// The event at `seq`, with its payload hash checked (not its link to the
     /// previous event: [`Ledger::scan`] checks links).
     pub fn get(&self, seq: Seq) -> Result<Event, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(EVENTS).map_err(read_error)?;
-        let Some(guard) = table.get(seq.0).map_err(read_error)? else {
-            drop(table);
-            return Err(ReadError::NotFound { seq, head: self.head()?.seq });
-        };
-        record::open(seq, guard.value()).map_err(|error| {
-            self.shared.poison(&format!("event {seq}: {error}"));
-            corrupted(seq, error)
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(EVENTS).map_err(read_error)?;
+            let Some(guard) = table.get(seq.0).map_err(read_error)? else {
+                drop(table);
+                return Err(ReadError::NotFound { seq, head: self.head()?.seq });
+            };
+            record::open(seq, guard.value()).map_err(|error| {
+                self.shared.poison(&format!("event {seq}: {error}"));
+                corrupted(seq, error)
+            })
         })
     }
 
@@ -282,55 +393,82 @@ impl Ledger {
     /// `visit` breaks.
     pub fn scan(&self, from: Seq, to: Seq, mut visit: impl FnMut(Event) -> ControlFlow<()>) -> Result<(), ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let meta = txn.open_table(META).map_err(read_error)?;
-        let head = meta
-            .get(META_HEAD)
-            .map_err(read_error)?
-            .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or_else(|| self.detected(Seq::ZERO, "meta `head` is missing or malformed"))?;
-        let from = Seq(from.0.max(1));
-        let to = Seq(to.0.min(head.seq.0));
-        if from > to {
-            return Ok(());
-        }
-        let table = txn.open_table(EVENTS).map_err(read_error)?;
-        let mut prev_hash = if from.0 == 1 {
-            Hash32::GENESIS
-        } else {
-            let before = Seq(from.0 - 1);
-            let guard = table
-                .get(before.0)
-                .map_err(read_error)?
-                .ok_or_else(|| self.detected(before, "missing below the head"))?;
-            record::open(before, guard.value()).map_err(|error| self.detected(before, &error.to_string()))?.hash
-        };
-        let mut expected = from;
-        for entry in table.range(from.0..=to.0).map_err(read_error)? {
-            let (key, value) = entry.map_err(read_error)?;
-            let seq = Seq(key.value());
-            if seq != expected {
-                return Err(self.detected(expected, "missing below the head (torn write)"));
-            }
-            let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
-            if event.prev != prev_hash {
-                return Err(self.detected(
-                    seq,
-                    &format!("broken link: prev is {}, but event {} hashes to {}", event.prev, seq.0 - 1, prev_hash),
-                ));
-            }
-            prev_hash = event.hash;
-            expected = seq.next();
-            if visit(event).is_break() {
+        self.scan_in(&txn, from, to, |event, _| visit(event))
+    }
+
+    /// [`Ledger::scan`], also telling `visit` whether each event ends its batch:
+    /// `Some` for events of record format 2, `None` for format 1 (which did not
+    /// record batch boundaries; the snapshot index keeps those books' boundaries).
+    pub fn scan_batches(
+        &self,
+        from: Seq,
+        to: Seq,
+        visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
+    ) -> Result<(), ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        self.scan_in(&txn, from, to, visit)
+    }
+
+    fn scan_in(
+        &self,
+        txn: &ReadTransaction,
+        from: Seq,
+        to: Seq,
+        mut visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
+    ) -> Result<(), ReadError> {
+        self.guarded(|| {
+            let head = self.head_in(txn)?;
+            let from = Seq(from.0.max(1));
+            let to = Seq(to.0.min(head.seq.0));
+            if from > to {
                 return Ok(());
             }
-        }
-        if expected <= to {
-            return Err(self.detected(expected, "missing below the head (torn write)"));
-        }
-        if to == head.seq && prev_hash != head.hash {
-            return Err(self.detected(to, &format!("chain hash {prev_hash} differs from the head's {}", head.hash)));
-        }
-        Ok(())
+            let table = txn.open_table(EVENTS).map_err(read_error)?;
+            let mut prev_hash = if from.0 == 1 {
+                Hash32::GENESIS
+            } else {
+                let before = Seq(from.0 - 1);
+                let guard = table
+                    .get(before.0)
+                    .map_err(read_error)?
+                    .ok_or_else(|| self.detected(before, "missing below the head"))?;
+                record::open(before, guard.value()).map_err(|error| self.detected(before, &error.to_string()))?.hash
+            };
+            let mut expected = from;
+            for entry in table.range(from.0..=to.0).map_err(read_error)? {
+                let (key, value) = entry.map_err(read_error)?;
+                let seq = Seq(key.value());
+                if seq != expected {
+                    return Err(self.detected(expected, "missing below the head (torn write)"));
+                }
+                let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+                let batch_end =
+                    record::batch_end(value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+                if event.prev != prev_hash {
+                    return Err(self.detected(
+                        seq,
+                        &format!(
+                            "broken link: prev is {}, but event {} hashes to {}",
+                            event.prev,
+                            seq.0 - 1,
+                            prev_hash
+                        ),
+                    ));
+                }
+                prev_hash = event.hash;
+                expected = seq.next();
+                if visit(event, batch_end).is_break() {
+                    return Ok(());
+                }
+            }
+            if expected <= to {
+                return Err(self.detected(expected, "missing below the head (torn write)"));
+            }
+            if to == head.seq && prev_hash != head.hash {
+                return Err(self.detected(to, &format!("chain hash {prev_hash} differs from the head's {}", head.hash)));
+            }
+            Ok(())
+        })
     }
 
     /// Events `from ..= to` (clamped to the head), checked as in [`Ledger::scan`].
@@ -343,34 +481,63 @@ impl Ledger {
         Ok(out)
     }
 
-    /// Walks the whole chain: every record decodes strictly, every payload hash and
-    /// link matches, seqs are dense from 1 to the head, nothing is stored past the
-    /// head, and the head hash is the last event's. Reports the first bad seq.
+    /// Checks every stored object in one consistent read transaction (an append
+    /// landing meanwhile is not seen, and never looks like damage): the whole chain
+    /// (every record decodes strictly, every payload hash and link matches, seqs are
+    /// dense from 1 to the head, nothing past the head, the head hash is the last
+    /// event's), then every blob and receipt against its checksum, the receipt log
+    /// and chunk index against the receipts, and the snapshot index against the head.
+    /// Reports the first damaged object by name.
+    ///
+    /// Cache entries that fail their checksum are derived data, not damage: they are
+    /// listed in [`VerifyReport::n_cache_dropped`] and, on a writable handle, deleted
+    /// (they are rebuilt when next needed).
     ///
     /// Unnecessary for correctness of ordinary use (reads check what they touch, and
     /// opening checks the tail); run it after a crash, a copy between machines, or
-    /// any doubt. `Ok` means every stored byte is what was appended. `Corrupted`
-    /// means the book must not be trusted past the seq named; the ledger refuses
-    /// appends from then on.
+    /// any doubt. `Ok` means every stored byte is what was written. `Corrupted` or
+    /// `Damaged` means the book must not be trusted; the ledger refuses appends from
+    /// then on.
     pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
-        self.check_tail()?;
-        let mut n_events = 0u64;
-        self.scan(Seq(1), Seq(u64::MAX), |_| {
-            n_events += 1;
-            ControlFlow::Continue(())
-        })?;
-        let head = self.head()?;
-        let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
-        let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
-        let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
-        if n_stored != n_events || n_events != head.seq.0 {
-            self.shared.poison("stored events do not match the head");
-            return Err(VerifyError::Corrupted {
-                seq: head.seq,
-                detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
-            });
-        }
-        Ok(VerifyReport { n_events, head })
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(|e| VerifyError::from(read_error(e)))?;
+            self.check_tail(&txn)?;
+            let mut n_events = 0u64;
+            self.scan_in(&txn, Seq(1), Seq(u64::MAX), |_, _| {
+                n_events += 1;
+                ControlFlow::Continue(())
+            })?;
+            let head = self.head_in(&txn)?;
+            let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
+            let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
+            if n_stored != n_events || n_events != head.seq.0 {
+                self.shared.poison("stored events do not match the head");
+                return Err(VerifyError::Corrupted {
+                    seq: head.seq,
+                    detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
+                });
+            }
+            let objects = verify::objects(&txn, head.seq).map_err(|e| VerifyError::from(read_error(e)))?;
+            if let Some(Damage { object, detail }) = objects.damage {
+                self.shared.poison(&format!("{object}: {detail}"));
+                return Err(VerifyError::Damaged { object, detail });
+            }
+            drop(table);
+            drop(txn);
+            let n_cache_dropped = objects.bad_cache.len() as u64;
+            if let Db::Write(db) = &self.shared.db {
+                if !objects.bad_cache.is_empty() {
+                    verify::drop_cache(db, &objects.bad_cache).map_err(|e| VerifyError::from(read_error(e)))?;
+                }
+            }
+            Ok(VerifyReport {
+                n_events,
+                head,
+                n_blobs: objects.n_blobs,
+                n_receipts: objects.n_receipts,
+                n_cache_dropped,
+            })
+        })
     }
 
     /// Appends `batch` atomically: all events commit, durably, or none do. With
@@ -390,6 +557,9 @@ impl Ledger {
         attachments: Attachments,
     ) -> Result<Appended, AppendError> {
         let payloads = writer::encode_batch(batch)?;
+        for receipt in &attachments.receipts {
+            writer::check_receipt(receipt)?;
+        }
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
         }
@@ -407,6 +577,9 @@ impl Ledger {
         receipts: Vec<StoredReceipt>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<(), AppendError> {
+        for receipt in &receipts {
+            writer::check_receipt(receipt)?;
+        }
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
         }
@@ -421,6 +594,9 @@ impl Ledger {
         request: Request,
         answer: &crossbeam_channel::Receiver<Result<Appended, AppendError>>,
     ) -> Result<Appended, AppendError> {
+        if self.is_read_only() {
+            return Err(AppendError::Io(READ_ONLY.into()));
+        }
         let stopped = || AppendError::Io("the writer thread has stopped".into());
         let sent = self.requests.as_ref().is_some_and(|requests| requests.send(request).is_ok());
         if !sent {
@@ -441,54 +617,64 @@ impl Ledger {
         id: Hash32,
         what: &str,
     ) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(table).map_err(read_error)?;
-        let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
-        match checked(guard.value()) {
-            Some(bytes) => Ok(Some(bytes.to_vec())),
-            None => Err(self.detected(Seq::ZERO, &format!("{what} {id} fails its checksum"))),
-        }
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(table).map_err(read_error)?;
+            let Some(guard) = table.get(&id.0).map_err(read_error)? else { return Ok(None) };
+            match checked(guard.value()) {
+                Some(bytes) => Ok(Some(bytes.to_vec())),
+                None => {
+                    let object = format!("{what} {id}");
+                    self.shared.poison(&format!("{object}: fails its checksum"));
+                    Err(ReadError::Damaged { object, detail: "fails its checksum".into() })
+                }
+            }
+        })
     }
 
     /// Receipt ids whose hex form starts with `prefix` (at most `limit` of them).
     pub fn receipts_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Hash32>, ReadError> {
-        let prefix = prefix.to_ascii_lowercase();
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(RECEIPTS).map_err(read_error)?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(read_error)? {
-            let (key, _) = entry.map_err(read_error)?;
-            let id = Hash32(*key.value());
-            if id.to_hex().starts_with(&prefix) {
-                out.push(id);
-                if out.len() >= limit {
-                    break;
+        self.guarded(|| {
+            let prefix = prefix.to_ascii_lowercase();
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(RECEIPTS).map_err(read_error)?;
+            let mut out = Vec::new();
+            for entry in table.iter().map_err(read_error)? {
+                let (key, _) = entry.map_err(read_error)?;
+                let id = Hash32(*key.value());
+                if id.to_hex().starts_with(&prefix) {
+                    out.push(id);
+                    if out.len() >= limit {
+                        break;
+                    }
                 }
             }
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// Every recorded receipt of `chapter` (all chapters when `None`):
     /// (chapter, chunk key, recording position, receipt id), by chapter, chunk key,
     /// then recording order.
     pub fn chunk_receipts(&self, chapter: Option<u32>) -> Result<Vec<(u32, String, u64, Hash32)>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(CHUNKS).map_err(read_error)?;
-        let mut out = Vec::new();
-        let entries = match chapter {
-            Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
-            None => table.iter().map_err(read_error)?,
-        };
-        for entry in entries {
-            let (key, value) = entry.map_err(read_error)?;
-            let (entry_chapter, chunk_key, position) = key.value();
-            if chapter.is_some_and(|chapter| chapter != entry_chapter) {
-                break;
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(CHUNKS).map_err(read_error)?;
+            let mut out = Vec::new();
+            let entries = match chapter {
+                Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
+                None => table.iter().map_err(read_error)?,
+            };
+            for entry in entries {
+                let (key, value) = entry.map_err(read_error)?;
+                let (entry_chapter, chunk_key, position) = key.value();
+                if chapter.is_some_and(|chapter| chapter != entry_chapter) {
+                    break;
+                }
+                out.push((entry_chapter, chunk_key.to_owned(), position, Hash32(*value.value())));
             }
-            out.push((entry_chapter, chunk_key.to_owned(), position, Hash32(*value.value())));
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// A stored blob by content id, its checksum verified; `None` if absent.
@@ -498,20 +684,44 @@ impl Ledger {
 
     /// The first batch-end revision whose state had snapshot `id`, if recorded.
     pub fn snapshot_revision(&self, id: Hash32) -> Result<Option<Seq>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-        Ok(table.get(&id.0).map_err(read_error)?.map(|guard| Seq(guard.value())))
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+            Ok(table.get(&id.0).map_err(read_error)?.map(|guard| Seq(guard.value())))
+        })
+    }
+
+    /// Every entry of the snapshot index: (snapshot ID, first batch-end revision), by
+    /// snapshot ID.
+    pub fn snapshot_index(&self) -> Result<Vec<(Hash32, Seq)>, ReadError> {
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
+            let mut out = Vec::new();
+            for entry in table.iter().map_err(read_error)? {
+                let (key, value) = entry.map_err(read_error)?;
+                out.push((Hash32(*key.value()), Seq(value.value())));
+            }
+            Ok(out)
+        })
     }
 
     /// Records `revision` as the first revision with snapshot `id`, unless one is
     /// already recorded. Used when rebuilding the index.
     pub fn index_snapshot(&self, id: Hash32, revision: Seq) -> Result<(), ReadError> {
-        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        self.index_snapshots(&[(id, revision)])
+    }
+
+    /// [`Ledger::index_snapshot`] for many entries, in one transaction.
+    pub fn index_snapshots(&self, entries: &[(Hash32, Seq)]) -> Result<(), ReadError> {
+        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         {
             let mut table = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-            let known = table.get(&id.0).map_err(read_error)?.map(|guard| guard.value());
-            if known.is_none_or(|known| revision.0 < known) {
-                table.insert(&id.0, revision.0).map_err(read_error)?;
+            for (id, revision) in entries {
+                let known = table.get(&id.0).map_err(read_error)?.map(|guard| guard.value());
+                if known.is_none_or(|known| revision.0 < known) {
+                    table.insert(&id.0, revision.0).map_err(read_error)?;
+                }
             }
         }
         txn.commit().map_err(read_error)
@@ -520,15 +730,17 @@ impl Ledger {
     /// A cache entry. `Ok(None)` when absent or when its checksum fails (a damaged
     /// cache entry is dropped and rebuilt, never trusted).
     pub fn cache_get(&self, key: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
-        let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let table = txn.open_table(CACHE).map_err(read_error)?;
-        let Some(guard) = table.get(&key.0).map_err(read_error)? else { return Ok(None) };
-        Ok(checked(guard.value()).map(<[u8]>::to_vec))
+        self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            let table = txn.open_table(CACHE).map_err(read_error)?;
+            let Some(guard) = table.get(&key.0).map_err(read_error)? else { return Ok(None) };
+            Ok(checked(guard.value()).map(<[u8]>::to_vec))
+        })
     }
 
     /// Stores a cache entry (derived data; not part of the chain).
     pub fn cache_put(&self, key: Hash32, bytes: &[u8]) -> Result<(), ReadError> {
-        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         {
             let mut table = txn.open_table(CACHE).map_err(read_error)?;
             table.insert(&key.0, blob_record(bytes).as_slice()).map_err(read_error)?;
@@ -536,17 +748,16 @@ impl Ledger {
         txn.commit().map_err(read_error)
     }
 
-    /// Drops every cache entry and the snapshot index; returns how many cache
-    /// entries there were.
+    /// Drops every cache entry; returns how many there were. The snapshot index is
+    /// kept: books of record format 1 cannot rebuild it from the log (see
+    /// [`Ledger::scan_batches`]).
     pub fn cache_clear(&self) -> Result<u64, ReadError> {
-        let txn = self.shared.db.begin_write().map_err(read_error)?;
+        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         let n_entries;
         {
             let mut cache = txn.open_table(CACHE).map_err(read_error)?;
             n_entries = cache.len().map_err(read_error)?;
             cache.retain(|_, _| false).map_err(read_error)?;
-            let mut snapshots = txn.open_table(SNAPSHOTS).map_err(read_error)?;
-            snapshots.retain(|_, _| false).map_err(read_error)?;
         }
         txn.commit().map_err(read_error)?;
         Ok(n_entries)

@@ -13,14 +13,16 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
-use ledger_model::limits::{BATCH_BYTES_MAX, BATCH_EVENTS_MAX};
+use ledger_model::limits::{
+    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, CHUNK_KEY_CHARS_MAX, GROUP_BYTES_MAX, RECEIPT_BYTES_MAX,
+};
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
 use crate::error::AppendError;
 use crate::store::{
-    blob_record, Head, Shared, BLOBS, CHUNKS, EVENTS, META, META_HEAD, RECEIPTS, RECEIPT_LOG, SNAPSHOTS,
+    blob_record, panic_text, Head, Shared, BLOBS, CHUNKS, EVENTS, META, META_HEAD, RECEIPTS, RECEIPT_LOG, SNAPSHOTS,
 };
 
 /// Most batches committed together in one durable transaction.
@@ -71,6 +73,56 @@ pub struct StoredReceipt {
     pub chunk_key: String,
 }
 
+/// A receipt's storage limits: its chunk key is a key of the chunk index, its bytes
+/// must decode again.
+pub(crate) fn check_receipt(receipt: &StoredReceipt) -> Result<(), AppendError> {
+    let key = &receipt.chunk_key;
+    let refuse = |reason: String| AppendError::ChunkKey { key: key.chars().take(80).collect(), reason };
+    let n_chars = key.chars().count();
+    if n_chars == 0 {
+        return Err(refuse("is empty".into()));
+    }
+    if n_chars > CHUNK_KEY_CHARS_MAX {
+        return Err(refuse(format!("{n_chars} characters, over the limit of {CHUNK_KEY_CHARS_MAX}")));
+    }
+    if let Some(c) = key.chars().find(|c| c.is_control()) {
+        return Err(refuse(format!("holds the control character {c:?}")));
+    }
+    if receipt.bytes.len() > RECEIPT_BYTES_MAX {
+        return Err(AppendError::ReceiptTooLarge { n_bytes: receipt.bytes.len(), bytes_max: RECEIPT_BYTES_MAX });
+    }
+    Ok(())
+}
+
+impl Request {
+    /// Bytes the request writes.
+    fn n_bytes(&self) -> usize {
+        let payloads: usize = self.payloads.iter().map(Vec::len).sum();
+        let blobs: usize = self.attachments.blobs.iter().map(|(_, bytes)| bytes.len()).sum();
+        let receipts: usize = self.attachments.receipts.iter().map(|receipt| receipt.bytes.len()).sum();
+        payloads + blobs + receipts
+    }
+}
+
+/// The first request plus what is queued behind it, up to [`GROUP_BATCHES_MAX`]
+/// requests and [`GROUP_BYTES_MAX`] bytes (a request that would pass the byte limit
+/// waits for the next group, unless it is the first).
+fn take_group(first: Request, queue: &Receiver<Request>, held: &mut Option<Request>) -> Vec<Request> {
+    let mut n_bytes = first.n_bytes();
+    let mut group = vec![first];
+    while group.len() < GROUP_BATCHES_MAX {
+        let Ok(request) = queue.try_recv() else { break };
+        let size = request.n_bytes();
+        if n_bytes + size > GROUP_BYTES_MAX {
+            *held = Some(request);
+            break;
+        }
+        n_bytes += size;
+        group.push(request);
+    }
+    group
+}
+
 pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Vec<Vec<u8>>, AppendError> {
     if batch.is_empty() {
         return Err(AppendError::EmptyBatch);
@@ -109,17 +161,19 @@ pub(crate) fn spawn(shared: Arc<Shared>) -> (Sender<Request>, JoinHandle<()>) {
 }
 
 fn run(shared: &Shared, queue: &Receiver<Request>) {
-    while let Ok(first) = queue.recv() {
-        let mut group = vec![first];
-        while group.len() < GROUP_BATCHES_MAX {
-            match queue.try_recv() {
-                Ok(request) => group.push(request),
+    let mut held = None;
+    loop {
+        let first = match held.take() {
+            Some(request) => request,
+            None => match queue.recv() {
+                Ok(request) => request,
                 Err(_) => break,
-            }
-        }
+            },
+        };
+        let group = take_group(first, queue, &mut held);
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::Poisoned(reason.clone()))).collect(),
-            None => commit_group(shared, &group).unwrap_or_else(|detail| {
+            None => guarded_commit(shared, &group).unwrap_or_else(|detail| {
                 shared.poison(&format!("failed commit: {detail}"));
                 group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
             }),
@@ -131,9 +185,16 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
     }
 }
 
+/// [`commit_group`], with a panic inside redb (damaged pages) turned into a failed
+/// commit, so the writer thread keeps answering.
+fn guarded_commit(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit_group(shared, group)))
+        .unwrap_or_else(|payload| Err(format!("storage structure is damaged ({})", panic_text(payload.as_ref()))))
+}
+
 /// Writes the group in one transaction. `Err` means nothing was committed.
 fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
-    let txn = shared.db.begin_write().map_err(|e| e.to_string())?;
+    let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
     let mut answers = Vec::with_capacity(group.len());
     {
         let mut meta = txn.open_table(META).map_err(|e| e.to_string())?;
@@ -159,9 +220,10 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
                 }
             }
             let first = head.seq.next();
-            for payload in &request.payloads {
+            for (index, payload) in request.payloads.iter().enumerate() {
                 let seq = head.seq.next();
-                let (bytes, hash) = record::seal(seq, head.hash, SCHEMA_CURRENT, payload);
+                let batch_end = index + 1 == request.payloads.len();
+                let (bytes, hash) = record::seal_in_batch(seq, head.hash, SCHEMA_CURRENT, payload, batch_end);
                 events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
                 head = Head { seq, hash };
             }
@@ -203,4 +265,40 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
     }
     txn.commit().map_err(|e| e.to_string())?;
     Ok(answers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(n_bytes: usize) -> Request {
+        let (reply, _) = crossbeam_channel::bounded(1);
+        Request { payloads: vec![vec![0; n_bytes]], expected: None, attachments: Attachments::default(), reply }
+    }
+
+    #[test]
+    fn a_group_stops_at_its_byte_limit_and_the_next_request_waits() {
+        let (sender, queue) = crossbeam_channel::unbounded();
+        for _ in 0..5 {
+            sender.send(request(GROUP_BYTES_MAX / 4)).unwrap();
+        }
+        let mut held = None;
+        let first = queue.recv().unwrap();
+        let group = take_group(first, &queue, &mut held);
+        assert_eq!(group.len(), 4);
+        assert!(held.is_some());
+        let group = take_group(held.take().unwrap(), &queue, &mut held);
+        assert_eq!(group.len(), 1);
+        assert!(held.is_none());
+    }
+
+    #[test]
+    fn a_single_request_over_the_group_limit_still_forms_a_group() {
+        let (sender, queue) = crossbeam_channel::unbounded();
+        sender.send(request(1)).unwrap();
+        let mut held = None;
+        let group = take_group(request(GROUP_BYTES_MAX + 1), &queue, &mut held);
+        assert_eq!(group.len(), 1);
+        assert_eq!(held.map(|request| request.n_bytes()), Some(1));
+    }
 }

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
-use ledger::{Appended, Attachments, Ledger};
+use ledger::{Appended, Attachments, Ledger, VerifyError, VerifyReport};
 use ledger_model::*;
 use matcher::Profile;
 use projections::frozen::{freeze, profile_of, Frozen};
@@ -240,7 +240,11 @@ impl Book {
             }
         }
         let bytes = freeze(state, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
-        self.ledger.cache_put(snapshot.0, &bytes)?;
+        // A book opened read-only (every read command, and `assemble --dry-run`)
+        // writes nothing, not even the cache: the projection is kept in memory only.
+        if !self.ledger.is_read_only() {
+            self.ledger.cache_put(snapshot.0, &bytes)?;
+        }
         let frozen =
             Arc::new(Frozen::load(&bytes, &profile, snapshot).map_err(|error| BookError::Frozen(error.to_string()))?);
         self.frozen.insert(snapshot, Arc::clone(&frozen));
@@ -271,6 +275,150 @@ impl Book {
             return Err(BookError::Corrupted(format!("revision {revision} has snapshot {found}, expected {snapshot}")));
         }
         Ok(self.frozen(&state)?.0)
+    }
+
+    /// Verifies every stored object ([`Ledger::verify`]), then what only the book
+    /// knows: every fold table a config names is stored and hashes to its id, every
+    /// receipt is stored under its own id with its input and output texts, and every
+    /// snapshot index entry names the snapshot the log has at that revision. Names
+    /// the damaged object by its role (`blob 241c… (fold table of config at event 1)`).
+    pub fn verify(&mut self) -> Result<VerifyReport, VerifyError> {
+        let report = match self.ledger.verify() {
+            Ok(report) => report,
+            Err(VerifyError::Damaged { object, detail }) => {
+                let object = match object.strip_prefix("blob ").and_then(Hash32::from_hex) {
+                    Some(id) => format!("{object} ({})", self.blob_role(id)),
+                    None => object,
+                };
+                return Err(VerifyError::Damaged { object, detail });
+            }
+            Err(error) => return Err(error),
+        };
+        let damaged = |object: String, detail: String| VerifyError::Damaged { object, detail };
+        // Fold tables named by configs, and the snapshot index, in one fold.
+        let index: BTreeMap<Seq, Vec<Hash32>> =
+            self.ledger.snapshot_index()?.into_iter().fold(BTreeMap::new(), |mut map, (id, revision)| {
+                map.entry(revision).or_default().push(id);
+                map
+            });
+        let mut state = State::new();
+        let mut tables = Vec::new();
+        let mut pending = index.iter().peekable();
+        let mut failure = None;
+        self.ledger.scan(Seq(1), Seq(u64::MAX), |event| {
+            let seq = event.seq;
+            if let Body::ConfigSet(config) = &event.content.body {
+                if let Some(table) = config.profile.table {
+                    tables.push((seq, table));
+                }
+            }
+            state.apply_owned(event);
+            while let Some((revision, ids)) = pending.next_if(|(revision, _)| **revision == seq) {
+                let found = state.snapshot_id();
+                if let Some(id) = ids.iter().find(|id| **id != found.0) {
+                    failure = Some(damaged(
+                        format!("snapshot index entry {id}"),
+                        format!("revision {revision} has snapshot {found}"),
+                    ));
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        })?;
+        if let Some(failure) = failure {
+            return Err(failure);
+        }
+        for (seq, table) in tables {
+            let object = || format!("blob {table} (fold table of config at event {seq})");
+            match self.ledger.blob(table)? {
+                None => return Err(damaged(object(), "is not stored".into())),
+                Some(bytes) => match Profile::from_bytes(&bytes) {
+                    Ok(profile) if profile.id().0 == table.0 => {}
+                    Ok(profile) => return Err(damaged(object(), format!("hashes to {}", profile.id()))),
+                    Err(error) => return Err(damaged(object(), error.to_string())),
+                },
+            }
+        }
+        for (chapter, chunk_key, position, id) in self.ledger.chunk_receipts(None)? {
+            let object = format!("receipt {id}");
+            let bytes = self.ledger.receipt(id)?.ok_or_else(|| damaged(object.clone(), "is not stored".into()))?;
+            let receipt =
+                assembly::receipt::Receipt::decode(&bytes).map_err(|e| damaged(object.clone(), e.to_string()))?;
+            if receipt.id() != id {
+                return Err(damaged(object, format!("is stored under another id than its own {}", receipt.id())));
+            }
+            if (receipt.chapter, receipt.chunk_key.as_str()) != (chapter, chunk_key.as_str()) {
+                return Err(damaged(
+                    format!("chunk index entry (chapter {chapter}, chunk {chunk_key:?}, position {position})"),
+                    format!("its receipt {id} is of chapter {}, chunk {:?}", receipt.chapter, receipt.chunk_key),
+                ));
+            }
+            for (what, text) in [("input", receipt.input), ("output", receipt.output)] {
+                let object = || format!("blob {text} ({what} text of receipt {id})");
+                let bytes = self.ledger.blob(text)?.ok_or_else(|| damaged(object(), "is not stored".into()))?;
+                let valid =
+                    std::str::from_utf8(&bytes).is_ok_and(|text_bytes| assembly::receipt::text_id(text_bytes) == text);
+                if !valid {
+                    return Err(damaged(object(), "does not hash to its id".into()));
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Rebuilds the snapshot index from the log alone: folds every event and records
+    /// the snapshot ID at every batch end the log marks (record format 2), and at the
+    /// head. Entries already indexed (books of record format 1 did not mark batch
+    /// ends) are kept unless an earlier revision had the snapshot. Returns the number
+    /// of batch ends indexed.
+    pub fn rebuild_index(&mut self) -> Result<u64, BookError> {
+        let mut state = State::new();
+        let mut first: BTreeMap<SnapshotId, Seq> = BTreeMap::new();
+        let mut n_ends = 0u64;
+        self.ledger.scan_batches(Seq(1), Seq(u64::MAX), |event, batch_end| {
+            let revision = event.seq;
+            state.apply_owned(event);
+            if batch_end == Some(true) {
+                n_ends += 1;
+                first.entry(state.snapshot_id()).or_insert(revision);
+            }
+            ControlFlow::Continue(())
+        })?;
+        if state.revision() > Seq::ZERO {
+            first.entry(state.snapshot_id()).or_insert(state.revision());
+        }
+        let entries: Vec<(Hash32, Seq)> = first.into_iter().map(|(id, revision)| (id.0, revision)).collect();
+        self.ledger.index_snapshots(&entries)?;
+        self.head = Some(state);
+        Ok(n_ends)
+    }
+
+    /// What a blob is, for error messages: the first config or receipt naming it.
+    fn blob_role(&self, id: Hash32) -> String {
+        let mut role = None;
+        let _ = self.ledger.scan(Seq(1), Seq(u64::MAX), |event| {
+            if let Body::ConfigSet(config) = &event.content.body {
+                if config.profile.table == Some(id) {
+                    role = Some(format!("fold table of config at event {}", event.seq));
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        if let Some(role) = role {
+            return role;
+        }
+        for (_, _, _, receipt_id) in self.ledger.chunk_receipts(None).unwrap_or_default() {
+            let Ok(Some(bytes)) = self.ledger.receipt(receipt_id) else { continue };
+            let Ok(receipt) = assembly::receipt::Receipt::decode(&bytes) else { continue };
+            if receipt.input == id {
+                return format!("input text of receipt {receipt_id}");
+            }
+            if receipt.output == id {
+                return format!("output text of receipt {receipt_id}");
+            }
+        }
+        "referred to by nothing".into()
     }
 
     /// The compensating batch that brings the head back to revision `to`'s snapshot,

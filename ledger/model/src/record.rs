@@ -7,7 +7,8 @@
 //! | offset | size | field          | meaning                                           |
 //! |-------:|-----:|----------------|---------------------------------------------------|
 //! | 0      | 2    | format         | record format version, [`RECORD_FORMAT`]          |
-//! | 2      | 2    | schema         | body schema version, upcast on read               |
+//! | 2      | 2    | schema         | body schema version, upcast on read; in format 2, |
+//! |        |      |                | bit 15 set on the last event of its batch         |
 //! | 4      | 4    | payload_len    | bytes after the header                            |
 //! | 8      | 8    | seq            | position in the log, from 1                       |
 //! | 16     | 32   | prev           | chain hash of event `seq - 1` (zeroes for seq 1)  |
@@ -25,8 +26,14 @@ use crate::codec::{self, CodecError};
 use crate::ids::{Hash32, Seq};
 use crate::limits::EVENT_BYTES_MAX;
 
-/// Record format version written by this code.
-pub const RECORD_FORMAT: u16 = 1;
+/// Record format version written by this code: 2, format 1 plus the batch-end flag
+/// in bit 15 of `schema`.
+pub const RECORD_FORMAT: u16 = 2;
+/// The first record format: no batch-end flag. Still read, and written by [`seal`].
+pub const RECORD_FORMAT_1: u16 = 1;
+/// Bit of the stored `schema` field that marks, in record format 2, the last event
+/// of its batch.
+pub const BATCH_END_BIT: u16 = 0x8000;
 /// Body schema version written by this code.
 pub const SCHEMA_CURRENT: u16 = 1;
 /// Size of the record header.
@@ -77,6 +84,9 @@ pub struct Event {
 /// A decoded record header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Format 2: whether this is the last event of its batch. `None` in format 1,
+    /// which did not record batch boundaries.
+    pub batch_end: Option<bool>,
     /// Record format version.
     pub format: u16,
     /// Body schema version.
@@ -96,7 +106,8 @@ impl Header {
     pub fn to_bytes(&self) -> [u8; HEADER_BYTES] {
         let mut out = [0u8; HEADER_BYTES];
         out[0..2].copy_from_slice(&self.format.to_le_bytes());
-        out[2..4].copy_from_slice(&self.schema.to_le_bytes());
+        let flag = if self.batch_end == Some(true) { BATCH_END_BIT } else { 0 };
+        out[2..4].copy_from_slice(&(self.schema | flag).to_le_bytes());
         out[4..8].copy_from_slice(&self.payload_len.to_le_bytes());
         out[8..16].copy_from_slice(&self.seq.0.to_le_bytes());
         out[16..48].copy_from_slice(&self.prev.0);
@@ -107,9 +118,12 @@ impl Header {
     /// Parses header bytes; checks only the format version.
     pub fn from_bytes(bytes: &[u8; HEADER_BYTES]) -> Result<Header, RecordError> {
         let format = u16::from_le_bytes([bytes[0], bytes[1]]);
-        if format != RECORD_FORMAT {
-            return Err(RecordError::UnknownFormat { format });
-        }
+        let stored_schema = u16::from_le_bytes([bytes[2], bytes[3]]);
+        let (schema, batch_end) = match format {
+            RECORD_FORMAT_1 => (stored_schema, None),
+            RECORD_FORMAT => (stored_schema & !BATCH_END_BIT, Some(stored_schema & BATCH_END_BIT != 0)),
+            _ => return Err(RecordError::UnknownFormat { format }),
+        };
         let mut word = [0u8; 8];
         word.copy_from_slice(&bytes[8..16]);
         let mut prev = [0u8; 32];
@@ -117,8 +131,9 @@ impl Header {
         let mut payload_hash = [0u8; 32];
         payload_hash.copy_from_slice(&bytes[48..80]);
         Ok(Header {
+            batch_end,
             format,
-            schema: u16::from_le_bytes([bytes[2], bytes[3]]),
+            schema,
             payload_len: u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]),
             seq: Seq(u64::from_le_bytes(word)),
             prev: Hash32(prev),
@@ -192,17 +207,49 @@ pub enum RecordError {
     Payload(#[from] CodecError),
 }
 
-/// Seals an encoded payload into a record at `seq` after `prev`. Returns the record
-/// bytes and the event's chain hash.
+/// Seals an encoded payload into a record of format 1 ([`RECORD_FORMAT_1`], no
+/// batch-end flag) at `seq` after `prev`. Returns the record bytes and the event's
+/// chain hash. The ledger writes [`seal_in_batch`] records; this form stays for the
+/// golden fixtures and tests of format 1.
 ///
 /// # Panics
 /// If the payload is longer than [`EVENT_BYTES_MAX`] (callers encode with
 /// [`NewEvent::encode`], which refuses that).
 pub fn seal(seq: Seq, prev: Hash32, schema: u16, payload: &[u8]) -> (Vec<u8>, Hash32) {
+    seal_header(RECORD_FORMAT_1, None, seq, prev, schema, payload)
+}
+
+/// Seals a record of the current format ([`RECORD_FORMAT`]), marking whether it is
+/// the last event of its batch, so batch boundaries can be recovered from the log
+/// alone. Same preconditions as [`seal`]; `schema` must not use [`BATCH_END_BIT`].
+pub fn seal_in_batch(seq: Seq, prev: Hash32, schema: u16, payload: &[u8], batch_end: bool) -> (Vec<u8>, Hash32) {
+    assert!(schema & BATCH_END_BIT == 0, "schema uses the batch-end bit");
+    seal_header(RECORD_FORMAT, Some(batch_end), seq, prev, schema, payload)
+}
+
+/// Whether a stored record is the last event of its batch: `Some` in record format
+/// 2, `None` in format 1. Reads the header only (checked by [`open`]).
+pub fn batch_end(record: &[u8]) -> Result<Option<bool>, RecordError> {
+    let header_bytes: &[u8; HEADER_BYTES] = record
+        .get(..HEADER_BYTES)
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or(RecordError::TooShort { len: record.len() })?;
+    Ok(Header::from_bytes(header_bytes)?.batch_end)
+}
+
+fn seal_header(
+    format: u16,
+    batch_end: Option<bool>,
+    seq: Seq,
+    prev: Hash32,
+    schema: u16,
+    payload: &[u8],
+) -> (Vec<u8>, Hash32) {
     assert!(payload.len() <= EVENT_BYTES_MAX, "payload over EVENT_BYTES_MAX");
     assert!(seq.0 >= 1, "seq starts at 1");
     let header = Header {
-        format: RECORD_FORMAT,
+        batch_end,
+        format,
         schema,
         payload_len: payload.len() as u32,
         seq,
