@@ -58,7 +58,7 @@ pub fn assemble(
         value["recorded"] = json!(record);
         value["snapshot"] = json!(assembled.receipt.snapshot.to_hex());
         value["revision"] = json!(assembled.receipt.revision.0);
-        println!("{value}");
+        outln!("{value}");
     } else {
         print!("{}", assembled.assembly.context);
         let recorded = if record { "receipt" } else { "receipt (not recorded)" };
@@ -71,7 +71,7 @@ pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure>
     let replayed = book.replay(receipt)?;
     let id = replayed.receipt.id();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "receipt": id.to_hex(),
@@ -107,7 +107,7 @@ pub fn replay_snapshot(book: &mut Book, snapshot: &str, chapter: u32, text: &str
     if json {
         let mut value = assembly_json(&assembly);
         value["snapshot"] = json!(snapshot.to_string());
-        println!("{value}");
+        outln!("{value}");
     } else {
         print!("{}", assembly.context);
     }
@@ -128,14 +128,14 @@ pub fn audit(book: &mut Book, chapter: u32, json: bool) -> Result<(), Failure> {
     let head = book.state(None)?;
     let mut chunks = Vec::new();
     if !json {
-        println!("chapter {chapter}: {} recorded chunk(s); head revision {}", receipts.len(), head.revision());
+        outln!("chapter {chapter}: {} recorded chunk(s); head revision {}", receipts.len(), head.revision());
     }
     for (id, receipt) in &receipts {
         let then = book.state(Some(receipt.revision))?;
         chunks.push(audit_chunk(&then, &head, *id, receipt, json));
     }
     if json {
-        println!("{}", json!({ "chapter": chapter, "head": head.revision().0, "chunks": chunks }));
+        outln!("{}", json!({ "chapter": chapter, "head": head.revision().0, "chunks": chunks }));
     }
     Ok(())
 }
@@ -150,7 +150,7 @@ fn audit_chunk(
     let term = |number: u32| RecordId::new(RecordKind::Term, number).and_then(|id| then.terms().get(&id));
     let mut injected = Vec::new();
     if !json {
-        println!(
+        outln!(
             "\nchunk {:?}  receipt {}  revision {}  snapshot {}",
             receipt.chunk_key,
             short(&id),
@@ -179,7 +179,7 @@ fn audit_chunk(
         } else {
             let via = format!("{:?}", entry.via).to_lowercase();
             let unverified = if entry.unverified { " [unverified]" } else { "" };
-            println!(
+            outln!(
                 "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {})  {stale_text}",
                 entry.term,
                 record.put.src,
@@ -198,13 +198,16 @@ fn audit_chunk(
             // The reason code as in JSON and docs/assembly.md (`spoiler_window`).
             let reason = json!(hit.reason);
             let reason = reason.as_str().unwrap_or("unknown");
-            println!(
+            outln!(
                 "  - T-{:<4} {:?} at chars {}..{}: rejected, {reason}",
-                hit.term, hit.text, hit.chars.0, hit.chars.1
+                hit.term,
+                hit.text,
+                hit.chars.0,
+                hit.chars.1
             );
         }
         for term in &receipt.evicted {
-            println!("  - T-{term:<4} evicted by the token budget");
+            outln!("  - T-{term:<4} evicted by the token budget");
         }
     }
     json!({
@@ -235,12 +238,12 @@ pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json:
                 })
             })
             .collect();
-        println!("{}", json!({ "n_chunks": impacted.len(), "chunks": chunks }));
+        outln!("{}", json!({ "n_chunks": impacted.len(), "chunks": chunks }));
     } else {
-        println!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
+        outln!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
         for chunk in &impacted {
             let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
-            println!(
+            outln!(
                 "  chapter {} chunk {:?} (receipt {}): {}",
                 chunk.chapter,
                 chunk.chunk_key,

@@ -313,7 +313,7 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
         profile: ProfileRef { name: name.to_owned(), table: Some(table) },
     });
     if !json {
-        println!("created {} with the {name} profile (fold table {})", book.display(), &table.to_hex()[..16]);
+        outln!("created {} with the {name} profile (fold table {})", book.display(), &table.to_hex()[..16]);
     }
     let write = WriteOpts {
         actor: Some(write.actor.clone().unwrap_or_else(|| "system:init".to_owned())),
@@ -375,37 +375,33 @@ fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Resul
     }
     if json {
         let versions: Vec<_> = versions.iter().map(output::event_json).collect();
-        println!("{}", json!({ "id": id.to_string(), "versions": versions }));
+        outln!("{}", json!({ "id": id.to_string(), "versions": versions }));
     } else {
-        println!("{id}: {} event(s)", versions.len());
+        outln!("{id}: {} event(s)", versions.len());
         for event in &versions {
-            println!("{}", output::event_line(event));
+            outln!("{}", output::event_line(event));
         }
     }
     Ok(())
 }
 
 fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
+    if let Some(to) = to.filter(|to| *to < from) {
+        return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
+    }
     let ledger = open(book)?;
     let to = Seq(to.unwrap_or(u64::MAX));
-    let mut lines = std::io::stdout().lock();
-    let mut write_error = None;
     ledger.scan(Seq(from), to, |event| {
-        use std::io::Write;
         let line = if json { output::event_json(&event).to_string() } else { output::event_line(&event) };
-        match writeln!(lines, "{line}") {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(error) => {
-                write_error = Some(error);
-                ControlFlow::Break(())
-            }
+        outln!("{line}");
+        // A reader that has gone (`| head`) ends the scan; that is success.
+        if output::stdout_open() {
+            ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
         }
     })?;
-    match write_error {
-        // A closed pipe (`| head`) is an ordinary way to stop reading.
-        Some(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::io(error.to_string())),
-        _ => Ok(()),
-    }
+    Ok(())
 }
 
 fn verify(book: &Path, json: bool) -> Result<(), Failure> {
@@ -413,12 +409,12 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
     match ledger.verify() {
         Ok(report) => {
             if json {
-                println!(
+                outln!(
                     "{}",
                     json!({ "ok": true, "n_events": report.n_events, "head": report.head.seq.0, "hash": report.head.hash.to_hex() })
                 );
             } else {
-                println!(
+                outln!(
                     "ok: {} events, chain intact; head {} (chain {})",
                     report.n_events,
                     report.head.seq,
@@ -434,7 +430,7 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
                     ledger::VerifyError::Corrupted { seq, .. } => Some(seq.0),
                     _ => None,
                 };
-                println!("{}", json!({ "ok": false, "seq": seq, "message": error.to_string() }));
+                outln!("{}", json!({ "ok": false, "seq": seq, "message": error.to_string() }));
             }
             Err(failure)
         }

@@ -1,9 +1,62 @@
 //! Terminal and JSON renderings of events and results. Only the application knows
 //! these forms; `docs/cli.md` documents the JSON ones, which are stable.
 
+use std::io::Write;
+use std::sync::Mutex;
+
 use ledger::Appended;
 use ledger_model::{Body, Event, Scope};
 use serde_json::{json, Value};
+
+/// The state of stdout: open, closed by the reader (a broken pipe: stop printing,
+/// and the command still succeeds), or failed with another error (reported by
+/// [`finish`] as an I/O failure).
+enum Stdout {
+    Open,
+    Closed,
+    Failed(std::io::Error),
+}
+
+static STDOUT: Mutex<Stdout> = Mutex::new(Stdout::Open);
+
+/// Prints one line on stdout. Every line the application prints goes through here,
+/// so a reader that stops reading (`| head -1`) never turns a committed write into a
+/// failure: after a broken pipe nothing more is printed and nothing panics.
+pub fn write_line(line: std::fmt::Arguments) {
+    let mut state = STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !matches!(*state, Stdout::Open) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_fmt(line).and_then(|()| stdout.write_all(b"\n"));
+    match written {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => *state = Stdout::Closed,
+        Err(error) => *state = Stdout::Failed(error),
+    }
+}
+
+/// Whether stdout still takes lines (false once the reader has gone).
+pub fn stdout_open() -> bool {
+    matches!(*STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner), Stdout::Open)
+}
+
+/// Flushes stdout at the end of a command. A broken pipe is success; any other
+/// write error is an I/O failure.
+pub fn finish() -> Result<(), crate::failure::Failure> {
+    let mut state = STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if matches!(*state, Stdout::Open) {
+        if let Err(error) = std::io::stdout().flush() {
+            if error.kind() != std::io::ErrorKind::BrokenPipe {
+                *state = Stdout::Failed(error);
+            }
+        }
+    }
+    match &*state {
+        Stdout::Failed(error) => Err(crate::failure::Failure::io(format!("cannot write to stdout: {error}"))),
+        _ => Ok(()),
+    }
+}
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for unix milliseconds (proleptic Gregorian, UTC).
 pub fn utc(ms: u64) -> String {
@@ -91,13 +144,13 @@ pub fn event_json(event: &Event) -> Value {
 
 pub fn appended(appended: &Appended, json: bool) {
     if json {
-        println!(
+        outln!(
             "{}",
             json!({ "first": appended.first.0, "last": appended.last.0, "head": appended.last.0, "hash": appended.hash.to_hex() })
         );
     } else {
         let n_events = appended.last.0 - appended.first.0 + 1;
-        println!(
+        outln!(
             "appended {n_events} event(s): {}..={}; head {} (chain {})",
             appended.first,
             appended.last,

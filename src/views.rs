@@ -28,7 +28,7 @@ pub fn submitted(submitted: &Submitted, labels: &[String], json: bool) {
     let head = submitted.decision.state.revision().0;
     if json {
         let appended = submitted.appended.as_ref();
-        println!(
+        outln!(
             "{}",
             json!({
                 "first": appended.map(|a| a.first.0),
@@ -44,16 +44,16 @@ pub fn submitted(submitted: &Submitted, labels: &[String], json: bool) {
     }
     match &submitted.appended {
         Some(appended) => crate::output::appended(appended, false),
-        None => println!("no change: every event was identical to the current version; head {head}"),
+        None => outln!("no change: every event was identical to the current version; head {head}"),
     }
     if !submitted.decision.dropped.is_empty() && submitted.appended.is_some() {
         let which = dropped.iter().filter(|label| !label.is_empty()).cloned().collect::<Vec<_>>().join(", ");
-        println!("{} event(s) identical to the current version were skipped {which}", dropped.len());
+        outln!("{} event(s) identical to the current version were skipped {which}", dropped.len());
     }
     for warning in &warnings {
         eprintln!("warning: {warning}");
     }
-    println!("snapshot {}", submitted.snapshot);
+    outln!("snapshot {}", submitted.snapshot);
 }
 
 fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
@@ -113,7 +113,7 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
                 })
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({
                 "revision": state.revision().0,
@@ -126,8 +126,8 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
         return Ok(());
     }
     let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
-    println!("revision {}{at}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
-    println!("{} active term(s)", terms.len());
+    outln!("revision {}{at}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
+    outln!("{} active term(s)", terms.len());
     for active in &terms {
         let put = &active.term.put;
         let sense = put.sense.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
@@ -147,12 +147,12 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
         if let Some(verdict) = verdict_text(&active.term.verdict) {
             line.push_str(&format!("  verdict: {verdict}"));
         }
-        println!("{line}");
+        outln!("{line}");
     }
     if !summaries.is_empty() {
-        println!("{} visible summar(ies)", summaries.len());
+        outln!("{} visible summar(ies)", summaries.len());
         for summary in &summaries {
-            println!("  {:<6} {}", summary.put.id, summary.put.text.lines().next().unwrap_or_default());
+            outln!("  {:<6} {}", summary.put.id, summary.put.text.lines().next().unwrap_or_default());
         }
     }
     Ok(())
@@ -163,13 +163,13 @@ pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), F
     let id = state.snapshot_id();
     let first = book.ledger().snapshot_revision(id.0)?;
     if json {
-        println!(
+        outln!(
             "{}",
             json!({ "snapshot": id.to_string(), "revision": state.revision().0, "first_revision": first.map(|seq| seq.0) })
         );
     } else {
         let first = first.map(|seq| format!("; first indexed at revision {seq}")).unwrap_or_default();
-        println!("{id}  (revision {}{first})", state.revision());
+        outln!("{id}  (revision {}{first})", state.revision());
     }
     Ok(())
 }
@@ -199,27 +199,27 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
             .iter()
             .map(|change| json!({ "field": change.field, "old": change.old, "new": change.new }))
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({ "from": from.0, "to": to.0, "added": added, "removed": removed, "changed": changed, "config": config })
         );
         return Ok(());
     }
-    println!("diff revision {from} -> {to}: {} record(s) differ", records.len());
+    outln!("diff revision {from} -> {to}: {} record(s) differ", records.len());
     for record in &records {
         match record {
-            RecordDiff::Added(id) => println!("+ {id}"),
-            RecordDiff::Removed(id) => println!("- {id}"),
+            RecordDiff::Added(id) => outln!("+ {id}"),
+            RecordDiff::Removed(id) => outln!("- {id}"),
             RecordDiff::Changed(id, fields) => {
-                println!("~ {id}");
+                outln!("~ {id}");
                 for change in fields {
-                    println!("    {}: {} -> {}", change.field, change.old, change.new);
+                    outln!("    {}: {} -> {}", change.field, change.old, change.new);
                 }
             }
         }
     }
     for change in &config {
-        println!("~ config: {} -> {}", change.old, change.new);
+        outln!("~ config: {} -> {}", change.old, change.new);
     }
     Ok(())
 }
@@ -249,7 +249,7 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
     let n_terms = frozen.table().terms.len();
     let n_patterns = frozen.matcher().n_patterns();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "snapshot": id.to_string(),
@@ -260,8 +260,8 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
             })
         );
     } else {
-        println!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", state.revision());
-        println!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
+        outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", state.revision());
+        outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
     }
     Ok(())
 }

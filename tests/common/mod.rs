@@ -45,6 +45,25 @@ impl Book {
         child.wait_with_output().unwrap()
     }
 
+    /// Runs a command whose stdout is a pipe nobody reads (`| true`); its exit
+    /// status and stderr.
+    pub fn run_closed_stdout(&self, args: &[&str]) -> (Option<i32>, String) {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .arg("--book")
+            .arg(&self.path)
+            .args(args)
+            .env_remove("LOREBANK_BOOK")
+            .env("LOREBANK_ACTOR", self.actor)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8(output.stderr).unwrap())
+    }
+
     /// Runs a command that must succeed; its stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let output = self.run(args);
