@@ -63,8 +63,8 @@ pub enum Command {
         /// Revision (default: the head).
         #[arg(long, value_name = "R")]
         as_of: Option<u64>,
-        /// Only records active at this chapter (the spoiler gate).
-        #[arg(long, value_name = "N")]
+        /// Only records active at this chapter (the spoiler gate); chapters start at 1.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         chapter: Option<u32>,
     },
     /// The snapshot ID at a revision.
@@ -95,8 +95,8 @@ pub enum Command {
     Rebuild,
     /// Assemble the context of a chunk against the head, print it and record a receipt.
     Assemble {
-        /// Chapter of the chunk.
-        #[arg(long)]
+        /// Chapter of the chunk; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
         /// Key of the chunk within the chapter (e.g. `2` or `p3-5`).
         #[arg(long)]
@@ -120,8 +120,8 @@ pub enum Command {
         /// A snapshot ID to assemble against instead.
         #[arg(long, requires_all = ["chapter", "text"])]
         snapshot: Option<String>,
-        /// Chapter (with --snapshot).
-        #[arg(long)]
+        /// Chapter (with --snapshot); chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: Option<u32>,
         /// Chunk text file or `-` (with --snapshot).
         #[arg(long)]
@@ -130,8 +130,8 @@ pub enum Command {
     /// Explain every recorded chunk of a chapter: what was injected, from which event,
     /// what was rejected and why, and what has changed since.
     Audit {
-        /// The chapter.
-        #[arg(long)]
+        /// The chapter; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
     },
     /// Recorded chunks whose context would differ under the head snapshot: the list

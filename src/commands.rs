@@ -331,6 +331,9 @@ fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), 
     } else {
         file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
     };
+    // A byte order mark is never part of JSON; editors on some systems write one at
+    // the start of a file, and it is skipped.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut bodies = Vec::new();
     for (line_idx, line) in text.lines().enumerate() {
         let line_no = line_idx + 1;

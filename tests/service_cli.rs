@@ -31,3 +31,71 @@ fn log_with_from_after_to_is_invalid() {
     assert!(error.contains("--from 2 is after --to 1"), "{error}");
     assert_eq!(book.ok(&["log", "--from", "2", "--to", "2"]).lines().count(), 1);
 }
+
+fn lorebank(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lorebank")).args(args).env_remove("LOREBANK_BOOK").output().unwrap()
+}
+
+/// Every row of the exit-code table of docs/cli.md but 4, which
+/// `replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt` (tests/cli.rs)
+/// covers.
+#[test]
+fn every_row_of_the_exit_code_table() {
+    let book = Book::new();
+    // 0: success.
+    book.ok(XIAO_YAN);
+    // 1: storage failure: the book path is a directory.
+    let dir = tempfile::tempdir().unwrap();
+    let output = lorebank(&["--book".as_ref(), dir.path().as_os_str(), "verify".as_ref()]);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    // 2: bad input, including an input file that does not exist.
+    let missing = dir.path().join("missing.jsonl");
+    let error = book.fails(&["apply", missing.to_str().unwrap()], 2);
+    assert!(error.contains("missing.jsonl"), "{error}");
+    book.fails(&["term", "put", "--id", "X-1", "--src", "萧炎", "--dst", "x"], 2);
+    // 3: a file that is not a redb database is not a lorebank book.
+    let not_a_book = dir.path().join("notes.txt");
+    std::fs::write(&not_a_book, "just some notes\n").unwrap();
+    let output = lorebank(&["--book".as_ref(), not_a_book.as_os_str(), "verify".as_ref()]);
+    assert_eq!(output.status.code(), Some(3), "{}", String::from_utf8_lossy(&output.stderr));
+    // 5: another writer moved the head.
+    book.fails(&["term", "retire", "T-1", "--expect-head", "1"], 5);
+    assert_eq!(book.head(), 2);
+}
+
+#[test]
+fn argument_errors_follow_json() {
+    let book = Book::new();
+    let output = book.run(&["--json", "term", "put", "--id", "T-1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(error["error"]["kind"], "invalid");
+    assert_eq!(error["error"]["exit_code"], 2);
+    assert!(error["error"]["message"].as_str().unwrap().contains("--src"), "{error}");
+    let text = book.fails(&["term", "put", "--id", "T-1"], 2);
+    assert!(text.contains("--src"), "{text}");
+}
+
+#[test]
+fn apply_skips_a_byte_order_mark() {
+    let book = Book::new();
+    let line = r#"{"term_retired":{"id":"T-1","reason":null}}"#;
+    book.ok(XIAO_YAN);
+    let out = book.run_with_stdin(&["apply", "-"], Some(&format!("\u{feff}{line}\n")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(book.head(), 3);
+}
+
+#[test]
+fn chapter_zero_is_refused_by_every_command() {
+    let book = Book::new();
+    for args in [
+        &["show", "--chapter", "0"][..],
+        &["assemble", "--chapter", "0", "--chunk", "1"],
+        &["audit", "--chapter", "0"],
+        &["replay", "--snapshot", "00", "--chapter", "0", "--text", "-"],
+    ] {
+        let error = book.fails(args, 2);
+        assert!(error.contains("0"), "{args:?}: {error}");
+    }
+}

@@ -15,4 +15,4 @@ pub mod error;
 
 pub use assembly::{assemble, receipt};
 pub use book::{Book, Submitted};
-pub use error::BookError;
+pub use error::{BookError, ErrorClass};
