@@ -1,15 +1,11 @@
 //! One function per command: parse what clap could not, call the libraries, print.
 
 use std::io::Read;
-use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ledger::{Ledger, OpenError};
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
-use projections::Rejection;
-use replay::{Book, BookError};
+use replay::{Book, Labelled, WriteOptions};
 use serde_json::json;
 
 use crate::cli::*;
@@ -183,21 +179,8 @@ fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
 }
 
 /// Opens a book, waiting a little if another lorebank process has it open.
-fn open(book: &Path) -> Result<Ledger, Failure> {
-    let mut waited = Duration::ZERO;
-    loop {
-        match Ledger::open(book) {
-            Err(OpenError::InUse { .. }) if waited < Duration::from_secs(10) => {
-                std::thread::sleep(Duration::from_millis(50));
-                waited += Duration::from_millis(50);
-            }
-            other => return other.map_err(Failure::from),
-        }
-    }
-}
-
 pub fn open_book(book: &Path) -> Result<Book, Failure> {
-    Ok(Book::new(open(book)?))
+    Ok(Book::open_waiting(book, Duration::from_secs(10))?)
 }
 
 fn now_ms() -> u64 {
@@ -213,91 +196,31 @@ fn default_actor() -> String {
     format!("human:{}", if user.is_empty() { "unknown" } else { &user })
 }
 
-/// Builds one atomic batch and submits it: `decide` against the head, then append.
-/// Each body comes with a label for errors (`events.jsonl line 3`) and its default
-/// source.
+fn write_options(write: &WriteOpts) -> WriteOptions {
+    WriteOptions {
+        actor: write.actor.clone().unwrap_or_else(default_actor),
+        source: write.source.clone(),
+        expect_head: write.expect_head.map(Seq),
+        recorded_at_ms: now_ms(),
+    }
+}
+
+/// Submits one atomic batch (`decide` against the head, then append) and prints the
+/// outcome.
 fn append_batch(
     book: &Path,
     write: &WriteOpts,
-    bodies: Vec<(String, String, Body)>,
+    bodies: Vec<Labelled>,
     blobs: Vec<(Hash32, Vec<u8>)>,
     json: bool,
 ) -> Result<(), Failure> {
-    if bodies.is_empty() {
-        return Err(Failure::invalid("nothing to append"));
-    }
-    let actor = write.actor.clone().unwrap_or_else(default_actor);
-    let recorded_at_ms = now_ms();
-    let mut labels = Vec::with_capacity(bodies.len());
-    let mut events = Vec::with_capacity(bodies.len());
-    for (label, default_source, body) in bodies {
-        let source = write.source.clone().unwrap_or(default_source);
-        labels.push(label);
-        events.push(NewEvent { recorded_at_ms, actor: actor.clone(), source, body });
-    }
-    let mut book = open_book(book)?;
-    match book.submit(&events, write.expect_head.map(Seq), blobs) {
-        Ok(submitted) => {
-            crate::views::submitted(&submitted, &labels, json);
-            Ok(())
-        }
-        Err(BookError::Rejected(rejection)) => Err(rejected(&rejection, &labels)),
-        Err(error) => Err(error.into()),
-    }
-}
-
-/// A refusal from `decide`, with the event's label instead of its index.
-fn rejected(rejection: &Rejection, labels: &[String]) -> Failure {
-    let problem = Rejection { index: None, problem: rejection.problem.clone() }.to_string();
-    match rejection.index.and_then(|index| labels.get(index)) {
-        Some(label) if !label.is_empty() => Failure::invalid(format!("{label}: {problem}")),
-        _ => Failure::invalid(problem),
-    }
-}
-
-/// Builds the fold table a profile name stands for.
-pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), Failure> {
-    let flavour = match name {
-        "zh" => Flavour::Zh,
-        "ja" => Flavour::Ja,
-        "plain" => Flavour::Plain,
-        other => return Err(Failure::invalid(format!("unknown profile {other:?}: expected zh, ja or plain"))),
-    };
-    let profile = ProfileBuilder::new(flavour)
-        .build()
-        .map_err(|error| Failure::io(format!("cannot build the {name} fold table: {error}")))?;
-    Ok((Hash32(profile.id().0), profile.to_bytes()))
-}
-
-/// Fills in the fold table of every `config_set` that names a profile without one,
-/// and returns the tables to store with the batch.
-fn fill_profiles(bodies: &mut [(String, String, Body)]) -> Result<Vec<(Hash32, Vec<u8>)>, Failure> {
-    let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
-    for (label, _, body) in bodies.iter_mut() {
-        if let Body::ConfigSet(config) = body {
-            if config.profile.table.is_none() {
-                let (id, bytes) = build_profile(&config.profile.name)
-                    .map_err(|failure| Failure { message: format!("{label}: {}", failure.message), ..failure })?;
-                config.profile.table = Some(id);
-                if !blobs.iter().any(|(known, _)| *known == id) {
-                    blobs.push((id, bytes));
-                }
-            }
-        }
-    }
-    Ok(blobs)
+    let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
+    crate::views::submitted(&written.submitted, &written.labels, json);
+    Ok(())
 }
 
 fn commit(book: &Path, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
-    let n_bodies = bodies.len();
-    let labelled = bodies
-        .into_iter()
-        .enumerate()
-        .map(|(idx, body)| {
-            (if n_bodies > 1 { format!("event {}", idx + 1) } else { String::new() }, "cli".to_owned(), body)
-        })
-        .collect();
-    append_batch(book, write, labelled, Vec::new(), json)
+    append_batch(book, write, Labelled::numbered(bodies, "cli"), Vec::new(), json)
 }
 
 fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -306,21 +229,18 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
         ProfileArg::Ja => "ja",
         ProfileArg::Plain => "plain",
     };
-    let (table, bytes) = build_profile(name)?;
-    drop(Ledger::create(book)?);
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: name.to_owned(), table: Some(table) },
-    });
-    if !json {
-        outln!("created {} with the {name} profile (fold table {})", book.display(), &table.to_hex()[..16]);
-    }
-    let write = WriteOpts {
-        actor: Some(write.actor.clone().unwrap_or_else(|| "system:init".to_owned())),
-        source: Some(write.source.clone().unwrap_or_else(|| "init".to_owned())),
-        expect_head: Some(0),
+    let options = WriteOptions {
+        actor: write.actor.clone().unwrap_or_else(|| "system:init".to_owned()),
+        source: write.source.clone(),
+        expect_head: Some(Seq::ZERO),
+        recorded_at_ms: now_ms(),
     };
-    append_batch(book, &write, vec![(String::new(), "init".to_owned(), config)], vec![(table, bytes)], json)
+    let initialized = Book::init(book, name, &options)?;
+    if !json {
+        outln!("created {} with the {name} profile (fold table {})", book.display(), &initialized.table.to_hex()[..16]);
+    }
+    crate::views::submitted(&initialized.written.submitted, &initialized.written.labels, json);
+    Ok(())
 }
 
 fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -347,35 +267,27 @@ fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), 
             }
             Failure::invalid(format!("{name} line {line_no}, column {}: {message}", error.column()))
         })?;
-        bodies.push((format!("{name} line {line_no}"), format!("{name}:{line_no}"), body));
+        bodies.push(Labelled {
+            label: format!("{name} line {line_no}"),
+            default_source: format!("{name}:{line_no}"),
+            body,
+        });
     }
     if bodies.is_empty() {
         return Err(Failure::invalid(format!("{name}: no events (expected one JSON event body per line)")));
     }
-    let blobs = fill_profiles(&mut bodies)?;
+    let blobs = replay::service::fill_profiles(&mut bodies)?;
     append_batch(book, write, bodies, blobs, json)
 }
 
 fn rollback(book: &Path, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let plan = open_book(book)?.plan_rollback(to, reason)?;
-    let bodies = plan.into_iter().map(|body| (String::new(), format!("rollback to {to}"), body)).collect();
-    append_batch(book, write, bodies, Vec::new(), json)
+    let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
+    crate::views::submitted(&written.submitted, &written.labels, json);
+    Ok(())
 }
 
 fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
-    let ledger = open(book)?;
-    let mut versions = Vec::new();
-    ledger.scan(Seq(1), Seq(as_of.unwrap_or(u64::MAX)), |event| {
-        let touches = event.content.body.record() == Some(id)
-            || matches!(&event.content.body, Body::TermPut(put) if put.supersedes == Some(id));
-        if touches {
-            versions.push(event);
-        }
-        ControlFlow::Continue(())
-    })?;
-    if versions.is_empty() {
-        return Err(Failure::invalid(format!("no events about {id}")));
-    }
+    let versions = open_book(book)?.term_history(id, as_of.map(Seq))?;
     if json {
         let versions: Vec<_> = versions.iter().map(output::event_json).collect();
         outln!("{}", json!({ "id": id.to_string(), "versions": versions }));
@@ -392,24 +304,17 @@ fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failur
     if let Some(to) = to.filter(|to| *to < from) {
         return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
     }
-    let ledger = open(book)?;
-    let to = Seq(to.unwrap_or(u64::MAX));
-    ledger.scan(Seq(from), to, |event| {
+    open_book(book)?.events(Seq(from), to.map(Seq), |event| {
         let line = if json { output::event_json(&event).to_string() } else { output::event_line(&event) };
         outln!("{line}");
         // A reader that has gone (`| head`) ends the scan; that is success.
-        if output::stdout_open() {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
+        output::stdout_open()
     })?;
     Ok(())
 }
 
 fn verify(book: &Path, json: bool) -> Result<(), Failure> {
-    let ledger = open(book)?;
-    match ledger.verify() {
+    match open_book(book)?.verify() {
         Ok(report) => {
             if json {
                 outln!(
@@ -427,13 +332,13 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
             Ok(())
         }
         Err(error) => {
-            let failure = Failure::from(error.clone());
+            let seq = match &error {
+                replay::BookError::Verify(ledger::VerifyError::Corrupted { seq, .. }) => Some(seq.0),
+                _ => None,
+            };
+            let failure = Failure::from(error);
             if json && failure.kind == Kind::Corrupted {
-                let seq = match &error {
-                    ledger::VerifyError::Corrupted { seq, .. } => Some(seq.0),
-                    _ => None,
-                };
-                outln!("{}", json!({ "ok": false, "seq": seq, "message": error.to_string() }));
+                outln!("{}", json!({ "ok": false, "seq": seq, "message": failure.message }));
             }
             Err(failure)
         }

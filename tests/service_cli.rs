@@ -99,3 +99,40 @@ fn chapter_zero_is_refused_by_every_command() {
         assert!(error.contains("0"), "{args:?}: {error}");
     }
 }
+
+#[test]
+fn init_with_a_bad_actor_leaves_no_file_and_a_later_init_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.lorebank");
+    let init = |actor: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .arg("--book")
+            .arg(&path)
+            .args(["init", "--profile", "plain", "--actor", actor])
+            .env_remove("LOREBANK_BOOK")
+            .output()
+            .unwrap()
+    };
+    let output = init("robot x");
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("actor"));
+    assert!(!path.exists(), "a refused init must leave nothing behind");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no temporary file is left either");
+    let output = init("system:setup");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = init("system:setup");
+    assert_eq!(output.status.code(), Some(2), "init over an existing book refuses");
+    let verified = lorebank(&["--book".as_ref(), path.as_os_str(), "verify".as_ref()]);
+    assert!(verified.status.success());
+}
+
+#[test]
+fn rollback_to_the_head_is_refused_as_a_no_op() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    let error = book.fails(&["rollback", "--to", "2"], 2);
+    assert!(error.contains("revision 2 is the head"), "{error}");
+    assert_eq!(book.head(), 2);
+    book.ok(&["rollback", "--to", "1"]);
+    assert!(book.ids(&[]).is_empty());
+}

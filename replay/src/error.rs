@@ -23,6 +23,14 @@ pub enum BookError {
     /// `decide` refused the batch.
     #[error(transparent)]
     Rejected(#[from] Rejection),
+    /// `decide` refused the body a caller labelled `label` (`events.jsonl line 3`).
+    #[error("{label}: {}", unindexed(rejection))]
+    RejectedAt {
+        /// The caller's name for the refused body.
+        label: String,
+        /// Why.
+        rejection: Rejection,
+    },
     /// No rollback plan can be made.
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -68,6 +76,10 @@ pub enum BookError {
         /// The first differing byte of the context.
         first_difference: usize,
     },
+}
+
+fn unindexed(rejection: &Rejection) -> String {
+    Rejection { index: None, problem: rejection.problem.clone() }.to_string()
 }
 
 /// The class of a failure, which a caller maps to its own codes (the CLI to exit
@@ -140,6 +152,7 @@ impl BookError {
             BookError::Verify(error) => ErrorClass::of_verify(error),
             BookError::Append(error) => ErrorClass::of_append(error),
             BookError::Rejected(_)
+            | BookError::RejectedAt { .. }
             | BookError::Plan(_)
             | BookError::BeyondHead { .. }
             | BookError::Assemble(_)

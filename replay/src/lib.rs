@@ -12,7 +12,9 @@
 pub mod book;
 pub mod chunks;
 pub mod error;
+pub mod service;
 
 pub use assembly::{assemble, receipt};
 pub use book::{Book, Submitted};
 pub use error::{BookError, ErrorClass};
+pub use service::{Initialized, Labelled, RollbackPlan, WriteOptions, Written};
