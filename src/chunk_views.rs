@@ -177,7 +177,7 @@ fn audit_chunk(
                 "stale": match stale { Staleness::Current => Value::Null, Staleness::Revised(seq) => json!({"revised_at": seq}), Staleness::Retired => json!("retired") },
             }));
         } else {
-            let via = format!("{:?}", entry.via).to_lowercase();
+            let via = crate::output::word(&entry.via);
             let unverified = if entry.unverified { " [unverified]" } else { "" };
             outln!(
                 "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {})  {stale_text}",

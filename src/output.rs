@@ -75,6 +75,16 @@ pub fn utc(ms: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// The documented JSON word of a unit enum value (`approved`, `variant`, `m`),
+/// never its Rust name.
+pub fn word<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(word)) => word,
+        Ok(other) => other.to_string(),
+        Err(error) => format!("<{error}>"),
+    }
+}
+
 /// One line describing what a body does.
 pub fn describe(body: &Body) -> String {
     match body {
@@ -87,7 +97,7 @@ pub fn describe(body: &Body) -> String {
                 sense,
                 put.dst,
                 put.window,
-                format!("{:?}", put.status).to_lowercase()
+                word(&put.status)
             );
             if let Some(old) = put.supersedes {
                 line.push_str(&format!(" supersedes {old}"));
@@ -95,7 +105,7 @@ pub fn describe(body: &Body) -> String {
             line
         }
         Body::TermRetired(retired) => format!("term_retired {}", retired.id),
-        Body::AliasAdded(alias) => format!("alias_added {} {} ({:?})", alias.id, alias.surface, alias.kind),
+        Body::AliasAdded(alias) => format!("alias_added {} {} ({})", alias.id, alias.surface, word(&alias.kind)),
         Body::AliasRemoved(alias) => format!("alias_removed {} {}", alias.id, alias.surface),
         Body::SummaryPut(put) => {
             let scope = match put.scope {
@@ -108,10 +118,10 @@ pub fn describe(body: &Body) -> String {
         }
         Body::SummaryRetired(retired) => format!("summary_retired {}", retired.id),
         Body::CandidateProposed(candidate) => {
-            format!("candidate_proposed {} {} ({:?})", candidate.id, candidate.surface, candidate.origin)
+            format!("candidate_proposed {} {} ({})", candidate.id, candidate.surface, word(&candidate.origin))
         }
         Body::DispositionSet(disposition) => {
-            format!("disposition_set {} {:?} {}", disposition.target, disposition.verdict, disposition.reason)
+            format!("disposition_set {} {} {}", disposition.target, word(&disposition.verdict), disposition.reason)
         }
         Body::ConfigSet(config) => format!("config_set profile {}", config.profile.name),
         Body::RollbackMarker(marker) => format!("rollback_marker to revision {}", marker.to),

@@ -57,7 +57,7 @@ pub fn submitted(submitted: &Submitted, labels: &[String], json: bool) {
 }
 
 fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
-    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", format!("{verdict:?}").to_lowercase()))
+    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::output::word(verdict)))
 }
 
 pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
@@ -134,7 +134,7 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
         let mut line =
             format!("  {:<6} {}{} -> {}  [{}", active.id, put.src, sense, put.dst, window_text(active.window));
         if put.status != Status::Approved {
-            line.push_str(&format!(", {}", format!("{:?}", put.status).to_lowercase()));
+            line.push_str(&format!(", {}", crate::output::word(&put.status)));
         }
         if let Some(by) = active.superseded_by {
             line.push_str(&format!(", superseded by {by}"));
@@ -174,10 +174,49 @@ pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), F
     Ok(())
 }
 
+fn aliases_json(term: &projections::state::Term) -> Value {
+    term.aliases
+        .values()
+        .map(|alias| json!({ "surface": alias.surface, "kind": alias.kind, "window": window_json(alias.window) }))
+        .collect()
+}
+
+/// The documented JSON form ([events.md](../docs/events.md)) of one field of record
+/// `id` in `state`: the field of its `term_put` or `summary_put`, its aliases, or its
+/// verdict. `null` when the record or field is absent.
+fn field_json(state: &State, id: RecordId, field: &str) -> Value {
+    if let Some(term) = state.terms().get(&id) {
+        return match field {
+            "aliases" => aliases_json(term),
+            "verdict" => match &term.verdict {
+                Some((verdict, reason)) => json!({ "verdict": verdict, "reason": reason }),
+                None => Value::Null,
+            },
+            field => {
+                serde_json::to_value(&term.put).ok().and_then(|put| put.get(field).cloned()).unwrap_or(Value::Null)
+            }
+        };
+    }
+    if let Some(summary) = state.summaries().get(&id) {
+        return serde_json::to_value(&summary.put).ok().and_then(|put| put.get(field).cloned()).unwrap_or(Value::Null);
+    }
+    Value::Null
+}
+
 pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failure> {
     let old = book.state(Some(from))?;
     let new = book.state(Some(to))?;
     let (records, config) = diff_states(&old, &new);
+    let changed_fields = |id: RecordId, fields: &[projections::FieldChange]| -> Vec<(&'static str, Value, Value)> {
+        fields
+            .iter()
+            .map(|change| (change.field, field_json(&old, id, change.field), field_json(&new, id, change.field)))
+            .collect()
+    };
+    let config_change = (!config.is_empty()).then(|| {
+        let as_json = |state: &State| serde_json::to_value(state.config()).unwrap_or(Value::Null);
+        (as_json(&old), as_json(&new))
+    });
     if json {
         let mut added = Vec::new();
         let mut removed = Vec::new();
@@ -187,18 +226,16 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
                 RecordDiff::Added(id) => added.push(id.to_string()),
                 RecordDiff::Removed(id) => removed.push(id.to_string()),
                 RecordDiff::Changed(id, fields) => {
-                    let fields: Vec<Value> = fields
-                        .iter()
-                        .map(|change| json!({ "field": change.field, "old": change.old, "new": change.new }))
+                    let fields: Vec<Value> = changed_fields(*id, fields)
+                        .into_iter()
+                        .map(|(field, old, new)| json!({ "field": field, "old": old, "new": new }))
                         .collect();
                     changed.push(json!({ "id": id.to_string(), "fields": fields }));
                 }
             }
         }
-        let config: Vec<Value> = config
-            .iter()
-            .map(|change| json!({ "field": change.field, "old": change.old, "new": change.new }))
-            .collect();
+        let config: Vec<Value> =
+            config_change.iter().map(|(old, new)| json!({ "field": "config", "old": old, "new": new })).collect();
         outln!(
             "{}",
             json!({ "from": from.0, "to": to.0, "added": added, "removed": removed, "changed": changed, "config": config })
@@ -212,14 +249,14 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
             RecordDiff::Removed(id) => outln!("- {id}"),
             RecordDiff::Changed(id, fields) => {
                 outln!("~ {id}");
-                for change in fields {
-                    outln!("    {}: {} -> {}", change.field, change.old, change.new);
+                for (field, old, new) in changed_fields(*id, fields) {
+                    outln!("    {field}: {old} -> {new}");
                 }
             }
         }
     }
-    for change in &config {
-        outln!("~ config: {} -> {}", change.old, change.new);
+    if let Some((old, new)) = &config_change {
+        outln!("~ config: {old} -> {new}");
     }
     Ok(())
 }

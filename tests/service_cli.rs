@@ -136,3 +136,39 @@ fn rollback_to_the_head_is_refused_as_a_no_op() {
     book.ok(&["rollback", "--to", "1"]);
     assert!(book.ids(&[]).is_empty());
 }
+
+#[test]
+fn diff_log_and_term_show_use_the_documented_json_words() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    book.ok(&[
+        "term",
+        "put",
+        "--id",
+        "T-1",
+        "--src",
+        "萧炎",
+        "--dst",
+        "Сяо Янь",
+        "--sense",
+        "character",
+        "--gender",
+        "f",
+    ]);
+    book.ok(&["alias", "add", "T-1", "蕭炎", "--kind", "nickname"]);
+    let diff = book.json(&["diff", "2", "4"]);
+    let fields = diff["changed"][0]["fields"].as_array().unwrap();
+    let field = |name: &str| fields.iter().find(|field| field["field"] == name).unwrap_or_else(|| panic!("{diff}"));
+    assert_eq!((&field("sense")["old"], &field("sense")["new"]), (&serde_json::Value::Null, &"character".into()));
+    assert_eq!((&field("gender")["old"], &field("gender")["new"]), (&"m".into(), &"f".into()));
+    assert_eq!(field("decl")["old"], serde_json::json!(["Сяо Яня", "Сяо Яню"]));
+    assert_eq!(field("aliases")["new"][0]["kind"], "nickname");
+    let text = book.ok(&["diff", "2", "4"]);
+    assert!(text.contains(r#"gender: "m" -> "f""#), "{text}");
+    for output in [book.ok(&["diff", "2", "4"]), book.ok(&["log"]), book.ok(&["term", "show", "T-1"])] {
+        for debug in ["Some(", "Masculine", "Nickname", "Approved"] {
+            assert!(!output.contains(debug), "{debug} in {output}");
+        }
+    }
+    assert!(book.ok(&["log"]).contains("alias_added T-1 蕭炎 (nickname)"));
+}
