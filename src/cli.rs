@@ -174,6 +174,8 @@ pub struct WriteOpts {
 pub enum TermCommand {
     /// Put the full content of a term (new, or a new version of an existing one).
     Put(Box<TermPutArgs>),
+    /// Change some fields of a term; the others keep their current values.
+    Edit(Box<TermEditArgs>),
     /// A term's history: every version with its provenance.
     Show {
         /// The term id.
@@ -250,6 +252,92 @@ pub struct TermPutArgs {
     /// The record this one replaces from `--since` on.
     #[arg(long)]
     pub supersedes: Option<String>,
+    /// Replace an existing term entirely without warning about the fields it drops.
+    #[arg(long)]
+    pub replace: bool,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+#[derive(Debug, ClapArgs)]
+pub struct TermEditArgs {
+    /// The term id.
+    pub id: String,
+    /// New source surface.
+    #[arg(long)]
+    pub src: Option<String>,
+    /// New rendering.
+    #[arg(long)]
+    pub dst: Option<String>,
+    /// New sense.
+    #[arg(long, conflicts_with = "clear_sense")]
+    pub sense: Option<String>,
+    /// Remove the sense.
+    #[arg(long)]
+    pub clear_sense: bool,
+    /// New category tag.
+    #[arg(long, conflicts_with = "clear_kind")]
+    pub kind: Option<String>,
+    /// Remove the category tag.
+    #[arg(long)]
+    pub clear_kind: bool,
+    /// New grammatical gender.
+    #[arg(long, value_enum, conflicts_with = "clear_gender")]
+    pub gender: Option<GenderArg>,
+    /// Remove the gender.
+    #[arg(long)]
+    pub clear_gender: bool,
+    /// New declension forms, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "clear_decl")]
+    pub decl: Option<Vec<String>>,
+    /// Remove every declension form.
+    #[arg(long)]
+    pub clear_decl: bool,
+    /// New speech note.
+    #[arg(long, conflicts_with = "clear_speech")]
+    pub speech: Option<String>,
+    /// Remove the speech note.
+    #[arg(long)]
+    pub clear_speech: bool,
+    /// New first chapter of the window.
+    #[arg(long)]
+    pub since: Option<u32>,
+    /// New last chapter of the window.
+    #[arg(long, conflicts_with = "clear_until")]
+    pub until: Option<u32>,
+    /// Make the window open-ended.
+    #[arg(long)]
+    pub clear_until: bool,
+    /// New review status.
+    #[arg(long, value_enum)]
+    pub status: Option<StatusArg>,
+    /// New note for translators.
+    #[arg(long, conflicts_with = "clear_note")]
+    pub note: Option<String>,
+    /// Remove the note.
+    #[arg(long)]
+    pub clear_note: bool,
+    /// New priority.
+    #[arg(long, allow_negative_numbers = true)]
+    pub priority: Option<i32>,
+    /// Whether to inject into every chunk inside the window.
+    #[arg(long, value_name = "true|false")]
+    pub constant: Option<bool>,
+    /// New secondary keys, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "clear_secondary")]
+    pub secondary: Option<Vec<String>>,
+    /// How secondary keys combine.
+    #[arg(long, value_enum)]
+    pub secondary_logic: Option<LogicArg>,
+    /// Remove the secondary keys.
+    #[arg(long)]
+    pub clear_secondary: bool,
+    /// New superseded record.
+    #[arg(long, conflicts_with = "clear_supersedes")]
+    pub supersedes: Option<String>,
+    /// Supersede nothing.
+    #[arg(long)]
+    pub clear_supersedes: bool,
     #[command(flatten)]
     pub write: WriteOpts,
 }

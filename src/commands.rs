@@ -53,7 +53,31 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
-            commit(&book?, &put.write, events, json)
+            let mut book = open_book(&book?)?;
+            let mut warnings = Vec::new();
+            if !put.replace {
+                if let Some(Body::TermPut(new)) = events.first() {
+                    let dropped = book.fields_dropped_by(new)?;
+                    if !dropped.is_empty() {
+                        warnings.push(format!(
+                            "term put replaces {} entirely and drops its {}; `term edit` changes single fields, `--replace` silences this",
+                            new.id,
+                            dropped.join(", ")
+                        ));
+                    }
+                }
+            }
+            let written =
+                book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
+            crate::views::submitted(&written.submitted, &written.labels, &warnings, json);
+            Ok(())
+        }
+        Command::Term(TermCommand::Edit(edit)) => {
+            let id = record_id("id", &edit.id)?;
+            let changes = term_edit(&edit)?;
+            let written = open_book(&book?)?.term_edit(id, &changes, &write_options(&edit.write))?;
+            crate::views::submitted(&written.submitted, &written.labels, &[], json);
+            Ok(())
         }
         Command::Term(TermCommand::Retire { id, reason, write }) => {
             let body = Body::TermRetired(TermRetired { id: record_id("id", &id)?, reason });
@@ -128,17 +152,75 @@ fn parse_scope(text: &str) -> Result<Scope, Failure> {
     Err(invalid())
 }
 
+fn gender(arg: GenderArg) -> Gender {
+    match arg {
+        GenderArg::M => Gender::Masculine,
+        GenderArg::F => Gender::Feminine,
+        GenderArg::N => Gender::Neuter,
+        GenderArg::Pl => Gender::Plural,
+    }
+}
+
+fn status(arg: StatusArg) -> Status {
+    match arg {
+        StatusArg::Approved => Status::Approved,
+        StatusArg::Auto => Status::Auto,
+        StatusArg::Draft => Status::Draft,
+    }
+}
+
+fn logic(arg: LogicArg) -> KeyLogic {
+    match arg {
+        LogicArg::AndAny => KeyLogic::AndAny,
+        LogicArg::AndAll => KeyLogic::AndAll,
+        LogicArg::NotAny => KeyLogic::NotAny,
+        LogicArg::NotAll => KeyLogic::NotAll,
+    }
+}
+
+fn decl(forms: &[String]) -> Vec<String> {
+    forms.iter().map(|form| form.trim().to_owned()).filter(|form| !form.is_empty()).collect()
+}
+
+/// A value, `--clear-FIELD` (none), or unchanged.
+fn edited<T>(value: Option<T>, clear: bool) -> Option<Option<T>> {
+    if clear {
+        Some(None)
+    } else {
+        value.map(Some)
+    }
+}
+
+fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
+    let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
+    let secondary = args.secondary.as_ref().map(|keys| SecondaryKeys {
+        logic: logic(args.secondary_logic.unwrap_or(LogicArg::AndAny)),
+        keys: keys.clone(),
+    });
+    Ok(replay::TermEdit {
+        src: args.src.clone(),
+        dst: args.dst.clone(),
+        sense: edited(args.sense.clone(), args.clear_sense),
+        kind: edited(args.kind.clone(), args.clear_kind),
+        gender: edited(args.gender.map(gender), args.clear_gender),
+        decl: if args.clear_decl { Some(Vec::new()) } else { args.decl.as_deref().map(decl) },
+        speech: edited(args.speech.clone(), args.clear_speech),
+        note: edited(args.note.clone(), args.clear_note),
+        since: args.since,
+        until: edited(args.until, args.clear_until),
+        status: args.status.map(status),
+        priority: args.priority,
+        constant: args.constant,
+        secondary: edited(secondary, args.clear_secondary),
+        secondary_logic: if args.secondary.is_none() { args.secondary_logic.map(logic) } else { None },
+        supersedes: edited(supersedes, args.clear_supersedes),
+    })
+}
+
 fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
     let id = record_id("--id", &args.id)?;
-    let secondary = (!args.secondary.is_empty()).then(|| SecondaryKeys {
-        logic: match args.secondary_logic {
-            LogicArg::AndAny => KeyLogic::AndAny,
-            LogicArg::AndAll => KeyLogic::AndAll,
-            LogicArg::NotAny => KeyLogic::NotAny,
-            LogicArg::NotAll => KeyLogic::NotAll,
-        },
-        keys: args.secondary.clone(),
-    });
+    let secondary = (!args.secondary.is_empty())
+        .then(|| SecondaryKeys { logic: logic(args.secondary_logic), keys: args.secondary.clone() });
     let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
     let put = TermPut {
         id,
@@ -146,21 +228,12 @@ fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
         sense: args.sense.clone(),
         dst: args.dst.clone(),
         kind: args.kind.clone(),
-        gender: args.gender.map(|gender| match gender {
-            GenderArg::M => Gender::Masculine,
-            GenderArg::F => Gender::Feminine,
-            GenderArg::N => Gender::Neuter,
-            GenderArg::Pl => Gender::Plural,
-        }),
-        decl: args.decl.iter().map(|form| form.trim().to_owned()).filter(|form| !form.is_empty()).collect(),
+        gender: args.gender.map(gender),
+        decl: decl(&args.decl),
         speech: args.speech.clone(),
         note: args.note.clone(),
         window: Window { since: args.since, until: args.until },
-        status: match args.status {
-            StatusArg::Approved => Status::Approved,
-            StatusArg::Auto => Status::Auto,
-            StatusArg::Draft => Status::Draft,
-        },
+        status: status(args.status),
         priority: args.priority,
         constant: args.constant,
         secondary,
@@ -215,7 +288,7 @@ fn append_batch(
     json: bool,
 ) -> Result<(), Failure> {
     let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
-    crate::views::submitted(&written.submitted, &written.labels, json);
+    crate::views::submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 
@@ -239,7 +312,7 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
     if !json {
         outln!("created {} with the {name} profile (fold table {})", book.display(), &initialized.table.to_hex()[..16]);
     }
-    crate::views::submitted(&initialized.written.submitted, &initialized.written.labels, json);
+    crate::views::submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
     Ok(())
 }
 
@@ -282,7 +355,7 @@ fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), 
 
 fn rollback(book: &Path, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
-    crate::views::submitted(&written.submitted, &written.labels, json);
+    crate::views::submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 

@@ -21,10 +21,13 @@ fn window_text(window: Option<Window>) -> String {
     window.map_or_else(|| "never (superseded)".to_owned(), |w| w.to_string())
 }
 
-pub fn submitted(submitted: &Submitted, labels: &[String], json: bool) {
+/// Prints the outcome of a write; `notes` are the caller's warnings, shown with the
+/// ones from `decide`.
+pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], json: bool) {
     let dropped: Vec<&str> =
         submitted.decision.dropped.iter().map(|index| labels.get(*index).map_or("", String::as_str)).collect();
-    let warnings: Vec<String> = submitted.decision.warnings.iter().map(ToString::to_string).collect();
+    let warnings: Vec<String> =
+        notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
     let head = submitted.decision.state.revision().0;
     if json {
         let appended = submitted.appended.as_ref();

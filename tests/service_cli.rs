@@ -172,3 +172,51 @@ fn diff_log_and_term_show_use_the_documented_json_words() {
     }
     assert!(book.ok(&["log"]).contains("alias_added T-1 蕭炎 (nickname)"));
 }
+
+#[test]
+fn term_edit_changes_one_field_and_keeps_the_others() {
+    let book = Book::new();
+    book.ok(&[XIAO_YAN, &["--kind", "character", "--note", "герой"]].concat());
+    book.ok(&["term", "edit", "T-1", "--dst", "Сяо Ян"]);
+    let put = &book.log()[2]["body"]["term_put"];
+    assert_eq!(put["dst"], "Сяо Ян");
+    assert_eq!((put["kind"].as_str(), put["gender"].as_str()), (Some("character"), Some("m")));
+    assert_eq!(put["decl"], serde_json::json!(["Сяо Яня", "Сяо Яню"]));
+    assert_eq!(put["note"], "герой");
+    book.ok(&["term", "edit", "T-1", "--clear-gender", "--clear-decl", "--until", "9"]);
+    let put = &book.log()[3]["body"]["term_put"];
+    assert!(put.get("gender").is_none_or(serde_json::Value::is_null), "{put}");
+    assert!(put.get("decl").is_none_or(|decl| decl.as_array().is_some_and(Vec::is_empty)), "{put}");
+    assert_eq!(put["window"]["until"], 9);
+    assert_eq!(put["kind"], "character");
+    book.fails(&["term", "edit", "T-1"], 2);
+    book.fails(&["term", "edit", "T-9", "--dst", "x"], 2);
+    book.fails(&["term", "edit", "T-1", "--gender", "f", "--clear-gender"], 2);
+    assert_eq!(book.head(), 4);
+}
+
+#[test]
+fn term_put_over_an_existing_term_warns_about_every_dropped_field() {
+    let book = Book::new();
+    book.ok(&[XIAO_YAN, &["--kind", "character"]].concat());
+    let output = book.run(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Ян"]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("drops its kind, gender, decl"), "{stderr}");
+    let replaced = book.json(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Яныч", "--replace"]);
+    assert_eq!(replaced["warnings"], serde_json::json!([]));
+    let output = book.run(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао"]);
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn retiring_twice_is_refused_and_a_put_revives_a_retired_term() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    book.ok(&["term", "retire", "T-1"]);
+    let error = book.fails(&["term", "retire", "T-1"], 2);
+    assert!(error.contains("T-1 is retired"), "{error}");
+    book.fails(&["term", "edit", "T-1", "--dst", "x"], 2);
+    book.ok(XIAO_YAN);
+    assert_eq!(book.ids(&[]), vec!["T-1"]);
+}

@@ -17,4 +17,4 @@ pub mod service;
 pub use assembly::{assemble, receipt};
 pub use book::{Book, Submitted};
 pub use error::{BookError, ErrorClass};
-pub use service::{Initialized, Labelled, RollbackPlan, WriteOptions, Written};
+pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};

@@ -310,3 +310,141 @@ impl Book {
         Ok(self.ledger().verify()?)
     }
 }
+
+/// Changes to some fields of a term; a `None` field stays as it is. For an optional
+/// field, `Some(None)` clears it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TermEdit {
+    /// New source surface.
+    pub src: Option<String>,
+    /// New rendering.
+    pub dst: Option<String>,
+    /// New sense, or cleared.
+    pub sense: Option<Option<String>>,
+    /// New category, or cleared.
+    pub kind: Option<Option<String>>,
+    /// New gender, or cleared.
+    pub gender: Option<Option<Gender>>,
+    /// New declension forms (empty clears them).
+    pub decl: Option<Vec<String>>,
+    /// New speech note, or cleared.
+    pub speech: Option<Option<String>>,
+    /// New translator note, or cleared.
+    pub note: Option<Option<String>>,
+    /// New first chapter of the window.
+    pub since: Option<u32>,
+    /// New last chapter, or open-ended.
+    pub until: Option<Option<u32>>,
+    /// New review status.
+    pub status: Option<Status>,
+    /// New priority.
+    pub priority: Option<i32>,
+    /// Whether the term is constant.
+    pub constant: Option<bool>,
+    /// New secondary keys, or none.
+    pub secondary: Option<Option<SecondaryKeys>>,
+    /// New logic for the secondary keys the term already has.
+    pub secondary_logic: Option<KeyLogic>,
+    /// New superseded record, or none.
+    pub supersedes: Option<Option<RecordId>>,
+}
+
+fn set<T: Clone>(field: &mut T, value: &Option<T>) {
+    if let Some(value) = value {
+        *field = value.clone();
+    }
+}
+
+impl TermEdit {
+    /// Whether the edit changes nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == TermEdit::default()
+    }
+
+    /// The full put: `current` with the edited fields replaced.
+    pub fn apply(&self, current: &TermPut) -> TermPut {
+        let mut put = current.clone();
+        set(&mut put.src, &self.src);
+        set(&mut put.dst, &self.dst);
+        set(&mut put.sense, &self.sense);
+        set(&mut put.kind, &self.kind);
+        set(&mut put.gender, &self.gender);
+        set(&mut put.decl, &self.decl);
+        set(&mut put.speech, &self.speech);
+        set(&mut put.note, &self.note);
+        set(&mut put.window.since, &self.since);
+        set(&mut put.window.until, &self.until);
+        set(&mut put.status, &self.status);
+        set(&mut put.priority, &self.priority);
+        set(&mut put.constant, &self.constant);
+        set(&mut put.secondary, &self.secondary);
+        set(&mut put.supersedes, &self.supersedes);
+        if let (Some(logic), Some(secondary)) = (self.secondary_logic, put.secondary.as_mut()) {
+            secondary.logic = logic;
+        }
+        put
+    }
+}
+
+/// The fields `current` has set that `put` leaves unset (or at their default): what
+/// a whole-record put over `current` would drop.
+pub fn dropped_fields(current: &TermPut, put: &TermPut) -> Vec<&'static str> {
+    let mut dropped = Vec::new();
+    let mut check = |name: &'static str, had: bool, has: bool| {
+        if had && !has {
+            dropped.push(name);
+        }
+    };
+    check("sense", current.sense.is_some(), put.sense.is_some());
+    check("kind", current.kind.is_some(), put.kind.is_some());
+    check("gender", current.gender.is_some(), put.gender.is_some());
+    check("decl", !current.decl.is_empty(), !put.decl.is_empty());
+    check("speech", current.speech.is_some(), put.speech.is_some());
+    check("note", current.note.is_some(), put.note.is_some());
+    check("until", current.window.until.is_some(), put.window.until.is_some());
+    check("priority", current.priority != 0, put.priority != 0);
+    check("constant", current.constant, put.constant);
+    check("secondary", current.secondary.is_some(), put.secondary.is_some());
+    check("supersedes", current.supersedes.is_some(), put.supersedes.is_some());
+    dropped
+}
+
+impl Book {
+    /// The current content of term `id` at the head, and the head it was read at.
+    /// An unknown or retired term is invalid.
+    pub fn current_term(&mut self, id: RecordId) -> Result<(TermPut, Seq), BookError> {
+        let state = self.state(None)?;
+        match state.terms().get(&id) {
+            Some(term) if term.retired => Err(BookError::Invalid(format!("{id} is retired"))),
+            Some(term) => Ok((term.put.clone(), state.revision())),
+            None => Err(BookError::Invalid(format!("unknown record {id}"))),
+        }
+    }
+
+    /// Changes some fields of term `id`: appends a full put computed from its
+    /// current version, against the head that version was read at (unless `write`
+    /// names another expected head).
+    pub fn term_edit(&mut self, id: RecordId, edit: &TermEdit, write: &WriteOptions) -> Result<Written, BookError> {
+        if edit.is_empty() {
+            return Err(BookError::Invalid(format!("term edit {id}: no field to change")));
+        }
+        let (current, head) = self.current_term(id)?;
+        if edit.secondary_logic.is_some() && current.secondary.is_none() && !matches!(edit.secondary, Some(Some(_))) {
+            return Err(BookError::Invalid(format!("{id} has no secondary keys whose logic could change")));
+        }
+        let put = edit.apply(&current);
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let bodies = Labelled::numbered(vec![Body::TermPut(put)], "cli");
+        self.submit_labelled(&write, bodies, Vec::new())
+    }
+
+    /// What a whole-record put would drop from the current version of its term
+    /// (nothing for a new or retired term).
+    pub fn fields_dropped_by(&mut self, put: &TermPut) -> Result<Vec<&'static str>, BookError> {
+        let state = self.state(None)?;
+        Ok(match state.terms().get(&put.id) {
+            Some(term) if !term.retired => dropped_fields(&term.put, put),
+            _ => Vec::new(),
+        })
+    }
+}
