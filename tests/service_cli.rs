@@ -220,3 +220,56 @@ fn retiring_twice_is_refused_and_a_put_revives_a_retired_term() {
     book.ok(XIAO_YAN);
     assert_eq!(book.ids(&[]), vec!["T-1"]);
 }
+
+/// Records chunks 1 and 2 of chapter 1, chunk 2 following chunk 1.
+fn record_two_chunks(book: &Book, dir: &tempfile::TempDir, first: &str, second: &str) {
+    let (one, two) = (dir.path().join("1.txt"), dir.path().join("2.txt"));
+    std::fs::write(&one, first).unwrap();
+    std::fs::write(&two, second).unwrap();
+    let recorded = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", one.to_str().unwrap()]);
+    let prev = recorded["receipt"].as_str().unwrap();
+    book.ok(&["assemble", "--chapter", "1", "--chunk", "2", "--text", two.to_str().unwrap(), "--prev", prev]);
+}
+
+fn impacted(impact: &serde_json::Value) -> Vec<(String, Vec<String>)> {
+    impact["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|chunk| {
+            let terms = chunk["terms"].as_array().unwrap().iter().map(|term| term.as_str().unwrap().to_owned());
+            (chunk["chunk"].as_str().unwrap().to_owned(), terms.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn impact_follows_a_new_term_through_sticky_records_into_later_chunks() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    record_two_chunks(&book, &dir, "沈照提着长明灯。\n", "他下山了。\n");
+    book.ok(&["term", "put", "--id", "T-9", "--src", "长明灯", "--dst", "негасимая лампада"]);
+    let impact = book.json(&["impact"]);
+    let chunks = impacted(&impact);
+    assert_eq!(chunks.len(), 2, "chunk 2 gets T-9 as a sticky record from chunk 1: {impact}");
+    assert_eq!(chunks[1], ("2".to_owned(), vec!["T-9".to_owned()]), "{impact}");
+}
+
+#[test]
+fn impact_since_compares_with_the_assembly_at_that_revision() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао"]);
+    let dir = tempfile::tempdir().unwrap();
+    record_two_chunks(&book, &dir, "沈照提着长明灯。\n", "沈照下山了。\n");
+    book.ok(&["term", "retire", "T-1"]);
+    let since = book.head().to_string();
+    book.ok(&["term", "put", "--id", "T-9", "--src", "长明灯", "--dst", "негасимая лампада"]);
+    let impact = book.json(&["impact", "--since", &since]);
+    // T-1 was already gone at `since`: only T-9 changed since then.
+    for (chunk, terms) in impacted(&impact) {
+        assert_eq!(terms, vec!["T-9".to_owned()], "chunk {chunk}: {impact}");
+    }
+    // Against the recorded receipts, T-1's removal counts too.
+    let all = impacted(&book.json(&["impact"]));
+    assert!(all.iter().all(|(_, terms)| terms.contains(&"T-1".to_owned())), "{all:?}");
+}
