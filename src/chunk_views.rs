@@ -60,9 +60,9 @@ pub fn assemble(
         value["revision"] = json!(assembled.receipt.revision.0);
         outln!("{value}");
     } else {
-        print!("{}", assembled.assembly.context);
+        out!("{}", assembled.assembly.context);
         let recorded = if record { "receipt" } else { "receipt (not recorded)" };
-        eprintln!("{recorded} {}", assembled.id);
+        errln!("{recorded} {}", assembled.id);
     }
     Ok(())
 }
@@ -83,11 +83,11 @@ pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure>
             })
         );
     } else {
-        print!("{}", replayed.context);
+        out!("{}", replayed.context);
     }
     if replayed.identical {
         if !json {
-            eprintln!("replay {}: byte-identical to the recorded output", short(&id));
+            errln!("replay {}: byte-identical to the recorded output", short(&id));
         }
         Ok(())
     } else {
@@ -109,7 +109,7 @@ pub fn replay_snapshot(book: &mut Book, snapshot: &str, chapter: u32, text: &str
         value["snapshot"] = json!(snapshot.to_string());
         outln!("{value}");
     } else {
-        print!("{}", assembly.context);
+        out!("{}", assembly.context);
     }
     Ok(())
 }

@@ -73,9 +73,9 @@ impl Failure {
             let value = serde_json::json!({
                 "error": { "kind": self.kind.name(), "exit_code": self.kind.exit_code(), "message": self.message }
             });
-            eprintln!("{value}");
+            errln!("{value}");
         } else {
-            eprintln!("error: {}", self.message);
+            errln!("error: {}", self.message);
         }
     }
 }

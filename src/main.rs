@@ -10,6 +10,21 @@ macro_rules! outln {
     };
 }
 
+/// `eprintln!` that never panics: a closed stderr loses the message, nothing more.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `print!` through [`output::write_text`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::output::write_text(format_args!($($arg)*), false)
+    };
+}
+
 mod chunk_views;
 mod cli;
 mod commands;

@@ -23,12 +23,18 @@ static STDOUT: Mutex<Stdout> = Mutex::new(Stdout::Open);
 /// so a reader that stops reading (`| head -1`) never turns a committed write into a
 /// failure: after a broken pipe nothing more is printed and nothing panics.
 pub fn write_line(line: std::fmt::Arguments) {
+    write_text(line, true);
+}
+
+/// Prints `text` on stdout as it is (a context ends with its own newline); like
+/// [`write_line`], a closed stdout ends printing quietly.
+pub fn write_text(text: std::fmt::Arguments, newline: bool) {
     let mut state = STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if !matches!(*state, Stdout::Open) {
         return;
     }
     let mut stdout = std::io::stdout().lock();
-    let written = stdout.write_fmt(line).and_then(|()| stdout.write_all(b"\n"));
+    let written = stdout.write_fmt(text).and_then(|()| if newline { stdout.write_all(b"\n") } else { Ok(()) });
     match written {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => *state = Stdout::Closed,

@@ -54,7 +54,7 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], jso
         outln!("{} event(s) identical to the current version were skipped {which}", dropped.len());
     }
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     outln!("snapshot {}", submitted.snapshot);
 }

@@ -15,12 +15,30 @@ fn a_closed_stdout_never_fails_a_committed_write_or_a_read() {
     assert_eq!(code, Some(0), "term put | true: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(book.head(), 2, "the write was committed");
-    for args in [&["show"][..], &["log"], &["--json", "log"], &["audit", "--chapter", "1"], &["verify"], &["snapshot"]]
-    {
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = dir.path().join("chunk.txt");
+    std::fs::write(&chunk, "萧炎抬起头。\n").unwrap();
+    let chunk = chunk.to_str().unwrap();
+    let receipt = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", chunk])["receipt"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for args in [
+        &["show"][..],
+        &["log"],
+        &["--json", "log"],
+        &["audit", "--chapter", "1"],
+        &["verify"],
+        &["snapshot"],
+        &["assemble", "--chapter", "1", "--chunk", "2", "--text", chunk],
+        &["replay", &receipt],
+        &["term", "retire", "T-1"],
+    ] {
         let (code, stderr) = book.run_closed_stdout(args);
         assert_eq!(code, Some(0), "{args:?} | true: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+    assert_eq!(book.head(), 3, "the retire was committed");
 }
 
 #[test]
