@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use ledger_model::*;
-use projections::{diff as diff_states, RecordDiff, State};
+use projections::{RecordDiff, State};
 use replay::{Book, Submitted};
 use serde_json::{json, Value};
 
@@ -64,8 +64,8 @@ fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
 }
 
 pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
-    let state = book.state(as_of)?;
-    let snapshot = state.snapshot_id();
+    let glossary = book.glossary(as_of, chapter)?;
+    let (state, snapshot) = (&glossary.state, glossary.snapshot);
     let terms = state.active_terms(chapter);
     let summaries = state.visible_summaries(chapter);
     if json {
@@ -162,17 +162,16 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
 }
 
 pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), Failure> {
-    let state = book.state(as_of)?;
-    let id = state.snapshot_id();
-    let first = book.ledger().snapshot_revision(id.0)?;
+    let info = book.snapshot_info(as_of)?;
+    let (id, first) = (info.snapshot, info.first_revision);
     if json {
         outln!(
             "{}",
-            json!({ "snapshot": id.to_string(), "revision": state.revision().0, "first_revision": first.map(|seq| seq.0) })
+            json!({ "snapshot": id.to_string(), "revision": info.revision.0, "first_revision": first.map(|seq| seq.0) })
         );
     } else {
         let first = first.map(|seq| format!("; first indexed at revision {seq}")).unwrap_or_default();
-        outln!("{id}  (revision {}{first})", state.revision());
+        outln!("{id}  (revision {}{first})", info.revision);
     }
     Ok(())
 }
@@ -207,9 +206,7 @@ fn field_json(state: &State, id: RecordId, field: &str) -> Value {
 }
 
 pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failure> {
-    let old = book.state(Some(from))?;
-    let new = book.state(Some(to))?;
-    let (records, config) = diff_states(&old, &new);
+    let replay::reads::Diff { old, new, records, config } = book.diff(from, to)?;
     let changed_fields = |id: RecordId, fields: &[projections::FieldChange]| -> Vec<(&'static str, Value, Value)> {
         fields
             .iter()
@@ -265,7 +262,6 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
 }
 
 pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
-    let n_dropped = book.ledger().cache_clear()?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
@@ -274,7 +270,7 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
         );
         bar
     });
-    let state = book.state_with_progress(None, |done, total| {
+    let rebuilt = book.rebuild(|done, total| {
         if let Some(bar) = &bar {
             bar.set_length(total);
             bar.set_position(done);
@@ -283,24 +279,21 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let id = state.snapshot_id();
-    book.ledger().index_snapshot(id.0, state.revision())?;
-    let (frozen, _) = book.frozen(&state)?;
-    let n_terms = frozen.table().terms.len();
-    let n_patterns = frozen.matcher().n_patterns();
+    let (id, n_dropped, n_terms, n_patterns) =
+        (rebuilt.snapshot, rebuilt.n_cache_entries_dropped, rebuilt.n_terms, rebuilt.n_patterns);
     if json {
         outln!(
             "{}",
             json!({
                 "snapshot": id.to_string(),
-                "revision": state.revision().0,
+                "revision": rebuilt.revision.0,
                 "n_cache_entries_dropped": n_dropped,
                 "n_terms": n_terms,
                 "n_patterns": n_patterns,
             })
         );
     } else {
-        outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", state.revision());
+        outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", rebuilt.revision);
         outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
     }
     Ok(())

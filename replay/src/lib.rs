@@ -12,6 +12,7 @@
 pub mod book;
 pub mod chunks;
 pub mod error;
+pub mod reads;
 pub mod service;
 
 pub use assembly::{assemble, receipt};
