@@ -150,7 +150,10 @@ impl Book {
         let bodies = vec![Labelled { label: String::new(), default_source: "init".to_owned(), body: config }];
         check_envelope(&write, &bodies)?;
         let file_name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-        let temp = path.with_file_name(format!(".{file_name}.init-{}", std::process::id()));
+        // Unique per process and call, so concurrent inits never share a temporary file.
+        static N_INITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N_INITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = path.with_file_name(format!(".{file_name}.init-{}-{n}", std::process::id()));
         let _ = std::fs::remove_file(&temp);
         let built = (|| {
             let mut book = Book::new(Ledger::create(&temp)?);
@@ -165,8 +168,14 @@ impl Book {
             }
         };
         // A hard link never replaces an existing file, so two racing inits cannot
-        // overwrite each other.
-        let linked = std::fs::hard_link(&temp, path);
+        // overwrite each other. Where the file system has no hard links, a rename
+        // (after checking again that nothing is there) is the fallback.
+        let linked = match std::fs::hard_link(&temp, path) {
+            Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists && !path.exists() => {
+                std::fs::rename(&temp, path)
+            }
+            other => other,
+        };
         let _ = std::fs::remove_file(&temp);
         match linked {
             Ok(()) => Ok(Initialized { path: path.to_owned(), profile: profile.to_owned(), table, written }),
