@@ -76,6 +76,7 @@ fn every_row_of_the_exit_code_table() {
     std::fs::write(&not_a_book, "just some notes\n").unwrap();
     let output = lorebank(&["--book".as_ref(), not_a_book.as_os_str(), "verify".as_ref()]);
     assert_eq!(output.status.code(), Some(3), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a lorebank ledger"));
     // 5: another writer moved the head.
     book.fails(&["term", "retire", "T-1", "--expect-head", "1"], 5);
     assert_eq!(book.head(), 2);
