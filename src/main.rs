@@ -1,6 +1,8 @@
 //! The `lorebank` command-line application: the only place that knows argv, terminal
 //! output and the JSON forms of the CLI. Library crates do the work; this crate
 //! parses, calls, prints, and maps failures to documented exit codes.
+// Every line goes through `outln!`/`out!`/`errln!`, which never panic on a closed pipe.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// `println!` through [`output::write_line`]: a closed stdout ends printing quietly
 /// instead of panicking after a write was committed.
