@@ -4,12 +4,12 @@
 use ledger_model::*;
 use projections::SnapshotId;
 use replay::assemble::Assembly;
-use replay::chunks::{staleness, Staleness};
-use replay::receipt::Receipt;
+use replay::chunks::Staleness;
+use replay::reads::AuditedChunk;
 use replay::Book;
 use serde_json::{json, Value};
 
-use crate::failure::{Failure, Kind};
+use crate::failure::Failure;
 use crate::output::utc;
 
 fn short(id: &Hash32) -> String {
@@ -58,11 +58,11 @@ pub fn assemble(
         value["recorded"] = json!(record);
         value["snapshot"] = json!(assembled.receipt.snapshot.to_hex());
         value["revision"] = json!(assembled.receipt.revision.0);
-        println!("{value}");
+        outln!("{value}");
     } else {
-        print!("{}", assembled.assembly.context);
+        out!("{}", assembled.assembly.context);
         let recorded = if record { "receipt" } else { "receipt (not recorded)" };
-        eprintln!("{recorded} {}", assembled.id);
+        errln!("{recorded} {}", assembled.id);
     }
     Ok(())
 }
@@ -71,7 +71,7 @@ pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure>
     let replayed = book.replay(receipt)?;
     let id = replayed.receipt.id();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "receipt": id.to_hex(),
@@ -83,19 +83,16 @@ pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure>
             })
         );
     } else {
-        print!("{}", replayed.context);
+        out!("{}", replayed.context);
     }
     if replayed.identical {
         if !json {
-            eprintln!("replay {}: byte-identical to the recorded output", short(&id));
+            errln!("replay {}: byte-identical to the recorded output", short(&id));
         }
         Ok(())
     } else {
-        let at = replayed.first_difference.map_or_else(|| "?".to_owned(), |at| at.to_string());
-        Err(Failure {
-            kind: Kind::Mismatch,
-            message: format!("replay {}: output differs from the record at byte {at}", short(&id)),
-        })
+        let first_difference = replayed.first_difference.unwrap_or(replayed.context.len());
+        Err(replay::BookError::Mismatch { receipt: id, first_difference }.into())
     }
 }
 
@@ -107,9 +104,9 @@ pub fn replay_snapshot(book: &mut Book, snapshot: &str, chapter: u32, text: &str
     if json {
         let mut value = assembly_json(&assembly);
         value["snapshot"] = json!(snapshot.to_string());
-        println!("{value}");
+        outln!("{value}");
     } else {
-        print!("{}", assembly.context);
+        out!("{}", assembly.context);
     }
     Ok(())
 }
@@ -124,33 +121,22 @@ fn provenance_json(provenance: &projections::Provenance) -> Value {
 }
 
 pub fn audit(book: &mut Book, chapter: u32, json: bool) -> Result<(), Failure> {
-    let receipts = book.latest_receipts(Some(chapter))?;
-    let head = book.state(None)?;
-    let mut chunks = Vec::new();
+    let audit = book.audit(chapter)?;
     if !json {
-        println!("chapter {chapter}: {} recorded chunk(s); head revision {}", receipts.len(), head.revision());
+        outln!("chapter {chapter}: {} recorded chunk(s); head revision {}", audit.chunks.len(), audit.head);
     }
-    for (id, receipt) in &receipts {
-        let then = book.state(Some(receipt.revision))?;
-        chunks.push(audit_chunk(&then, &head, *id, receipt, json));
-    }
+    let chunks: Vec<Value> = audit.chunks.iter().map(|chunk| audit_chunk(chunk, json)).collect();
     if json {
-        println!("{}", json!({ "chapter": chapter, "head": head.revision().0, "chunks": chunks }));
+        outln!("{}", json!({ "chapter": chapter, "head": audit.head.0, "chunks": chunks }));
     }
     Ok(())
 }
 
-fn audit_chunk(
-    then: &projections::State,
-    head: &projections::State,
-    id: Hash32,
-    receipt: &Receipt,
-    json: bool,
-) -> Value {
-    let term = |number: u32| RecordId::new(RecordKind::Term, number).and_then(|id| then.terms().get(&id));
+fn audit_chunk(chunk: &AuditedChunk, json: bool) -> Value {
+    let (id, receipt) = (chunk.id, &chunk.receipt);
     let mut injected = Vec::new();
     if !json {
-        println!(
+        outln!(
             "\nchunk {:?}  receipt {}  revision {}  snapshot {}",
             receipt.chunk_key,
             short(&id),
@@ -158,10 +144,9 @@ fn audit_chunk(
             short(&receipt.snapshot)
         );
     }
-    for entry in &receipt.injected {
-        let Some(record) = term(entry.term) else { continue };
-        let stale = staleness(head, entry);
-        let stale_text = match stale {
+    for audited in &chunk.injected {
+        let entry = &audited.entry;
+        let stale_text = match audited.stale {
             Staleness::Current => "current".to_owned(),
             Staleness::Revised(seq) => format!("STALE: revised at revision {seq}"),
             Staleness::Retired => "STALE: retired".to_owned(),
@@ -169,42 +154,43 @@ fn audit_chunk(
         if json {
             injected.push(json!({
                 "term": format!("T-{}", entry.term),
-                "src": record.put.src,
-                "dst": record.put.dst,
+                "src": audited.src,
+                "dst": audited.dst,
                 "via": entry.via,
                 "unverified": entry.unverified,
-                "version": provenance_json(&record.put_by),
-                "stale": match stale { Staleness::Current => Value::Null, Staleness::Revised(seq) => json!({"revised_at": seq}), Staleness::Retired => json!("retired") },
+                "version": provenance_json(&audited.put_by),
+                "stale": match audited.stale { Staleness::Current => Value::Null, Staleness::Revised(seq) => json!({"revised_at": seq}), Staleness::Retired => json!("retired") },
             }));
         } else {
-            let via = format!("{:?}", entry.via).to_lowercase();
+            let via = crate::output::word(&entry.via);
             let unverified = if entry.unverified { " [unverified]" } else { "" };
-            println!(
+            outln!(
                 "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {})  {stale_text}",
                 entry.term,
-                record.put.src,
-                record.put.dst,
-                record.put_by.seq,
-                record.put_by.actor,
-                record.put_by.source,
-                utc(record.put_by.recorded_at_ms)
+                audited.src,
+                audited.dst,
+                audited.put_by.seq,
+                audited.put_by.actor,
+                audited.put_by.source,
+                utc(audited.put_by.recorded_at_ms)
             );
         }
     }
-    let rejected: Vec<&replay::receipt::ReceiptHit> =
-        receipt.hits.iter().filter(|hit| hit.disposition == replay::assemble::Disposition::Rejected).collect();
+    let rejected = &chunk.rejected;
     if !json {
-        for hit in &rejected {
+        for hit in rejected {
             // The reason code as in JSON and docs/assembly.md (`spoiler_window`).
-            let reason = json!(hit.reason);
-            let reason = reason.as_str().unwrap_or("unknown");
-            println!(
+            let reason = crate::output::word(&hit.reason);
+            outln!(
                 "  - T-{:<4} {:?} at chars {}..{}: rejected, {reason}",
-                hit.term, hit.text, hit.chars.0, hit.chars.1
+                hit.term,
+                hit.text,
+                hit.chars.0,
+                hit.chars.1
             );
         }
         for term in &receipt.evicted {
-            println!("  - T-{term:<4} evicted by the token budget");
+            outln!("  - T-{term:<4} evicted by the token budget");
         }
     }
     json!({
@@ -235,12 +221,12 @@ pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json:
                 })
             })
             .collect();
-        println!("{}", json!({ "n_chunks": impacted.len(), "chunks": chunks }));
+        outln!("{}", json!({ "n_chunks": impacted.len(), "chunks": chunks }));
     } else {
-        println!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
+        outln!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
         for chunk in &impacted {
             let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
-            println!(
+            outln!(
                 "  chapter {} chunk {:?} (receipt {}): {}",
                 chunk.chapter,
                 chunk.chunk_key,

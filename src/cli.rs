@@ -63,8 +63,8 @@ pub enum Command {
         /// Revision (default: the head).
         #[arg(long, value_name = "R")]
         as_of: Option<u64>,
-        /// Only records active at this chapter (the spoiler gate).
-        #[arg(long, value_name = "N")]
+        /// Only records active at this chapter (the spoiler gate); chapters start at 1.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         chapter: Option<u32>,
     },
     /// The snapshot ID at a revision.
@@ -95,8 +95,8 @@ pub enum Command {
     Rebuild,
     /// Assemble the context of a chunk against the head, print it and record a receipt.
     Assemble {
-        /// Chapter of the chunk.
-        #[arg(long)]
+        /// Chapter of the chunk; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
         /// Key of the chunk within the chapter (e.g. `2` or `p3-5`).
         #[arg(long)]
@@ -120,8 +120,8 @@ pub enum Command {
         /// A snapshot ID to assemble against instead.
         #[arg(long, requires_all = ["chapter", "text"])]
         snapshot: Option<String>,
-        /// Chapter (with --snapshot).
-        #[arg(long)]
+        /// Chapter (with --snapshot); chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: Option<u32>,
         /// Chunk text file or `-` (with --snapshot).
         #[arg(long)]
@@ -130,8 +130,8 @@ pub enum Command {
     /// Explain every recorded chunk of a chapter: what was injected, from which event,
     /// what was rejected and why, and what has changed since.
     Audit {
-        /// The chapter.
-        #[arg(long)]
+        /// The chapter; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
     },
     /// Recorded chunks whose context would differ under the head snapshot: the list
@@ -174,6 +174,8 @@ pub struct WriteOpts {
 pub enum TermCommand {
     /// Put the full content of a term (new, or a new version of an existing one).
     Put(Box<TermPutArgs>),
+    /// Change some fields of a term; the others keep their current values.
+    Edit(Box<TermEditArgs>),
     /// A term's history: every version with its provenance.
     Show {
         /// The term id.
@@ -250,6 +252,92 @@ pub struct TermPutArgs {
     /// The record this one replaces from `--since` on.
     #[arg(long)]
     pub supersedes: Option<String>,
+    /// Replace an existing term entirely without warning about the fields it drops.
+    #[arg(long)]
+    pub replace: bool,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+#[derive(Debug, ClapArgs)]
+pub struct TermEditArgs {
+    /// The term id.
+    pub id: String,
+    /// New source surface.
+    #[arg(long)]
+    pub src: Option<String>,
+    /// New rendering.
+    #[arg(long)]
+    pub dst: Option<String>,
+    /// New sense.
+    #[arg(long, conflicts_with = "clear_sense")]
+    pub sense: Option<String>,
+    /// Remove the sense.
+    #[arg(long)]
+    pub clear_sense: bool,
+    /// New category tag.
+    #[arg(long, conflicts_with = "clear_kind")]
+    pub kind: Option<String>,
+    /// Remove the category tag.
+    #[arg(long)]
+    pub clear_kind: bool,
+    /// New grammatical gender.
+    #[arg(long, value_enum, conflicts_with = "clear_gender")]
+    pub gender: Option<GenderArg>,
+    /// Remove the gender.
+    #[arg(long)]
+    pub clear_gender: bool,
+    /// New declension forms, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "clear_decl")]
+    pub decl: Option<Vec<String>>,
+    /// Remove every declension form.
+    #[arg(long)]
+    pub clear_decl: bool,
+    /// New speech note.
+    #[arg(long, conflicts_with = "clear_speech")]
+    pub speech: Option<String>,
+    /// Remove the speech note.
+    #[arg(long)]
+    pub clear_speech: bool,
+    /// New first chapter of the window.
+    #[arg(long)]
+    pub since: Option<u32>,
+    /// New last chapter of the window.
+    #[arg(long, conflicts_with = "clear_until")]
+    pub until: Option<u32>,
+    /// Make the window open-ended.
+    #[arg(long)]
+    pub clear_until: bool,
+    /// New review status.
+    #[arg(long, value_enum)]
+    pub status: Option<StatusArg>,
+    /// New note for translators.
+    #[arg(long, conflicts_with = "clear_note")]
+    pub note: Option<String>,
+    /// Remove the note.
+    #[arg(long)]
+    pub clear_note: bool,
+    /// New priority.
+    #[arg(long, allow_negative_numbers = true)]
+    pub priority: Option<i32>,
+    /// Whether to inject into every chunk inside the window.
+    #[arg(long, value_name = "true|false")]
+    pub constant: Option<bool>,
+    /// New secondary keys, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "clear_secondary")]
+    pub secondary: Option<Vec<String>>,
+    /// How secondary keys combine.
+    #[arg(long, value_enum)]
+    pub secondary_logic: Option<LogicArg>,
+    /// Remove the secondary keys.
+    #[arg(long)]
+    pub clear_secondary: bool,
+    /// New superseded record.
+    #[arg(long, conflicts_with = "clear_supersedes")]
+    pub supersedes: Option<String>,
+    /// Supersede nothing.
+    #[arg(long)]
+    pub clear_supersedes: bool,
     #[command(flatten)]
     pub write: WriteOpts,
 }

@@ -1,15 +1,11 @@
 //! One function per command: parse what clap could not, call the libraries, print.
 
 use std::io::Read;
-use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ledger::{Ledger, OpenError};
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
-use projections::{Problem, Rejection};
-use replay::{Book, BookError};
+use replay::{Book, Labelled, WriteOptions};
 use serde_json::json;
 
 use crate::cli::*;
@@ -59,7 +55,31 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
-            commit(&book?, &put.write, events, json)
+            let mut book = open_book(&book?)?;
+            let mut warnings = Vec::new();
+            if !put.replace {
+                if let Some(Body::TermPut(new)) = events.first() {
+                    let dropped = book.fields_dropped_by(new)?;
+                    if !dropped.is_empty() {
+                        warnings.push(format!(
+                            "term put replaces {} entirely and drops its {}; `term edit` changes single fields, `--replace` silences this",
+                            new.id,
+                            dropped.join(", ")
+                        ));
+                    }
+                }
+            }
+            let written =
+                book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
+            crate::views::submitted(&written.submitted, &written.labels, &warnings, json);
+            Ok(())
+        }
+        Command::Term(TermCommand::Edit(edit)) => {
+            let id = record_id("id", &edit.id)?;
+            let changes = term_edit(&edit)?;
+            let written = open_book(&book?)?.term_edit(id, &changes, &write_options(&edit.write))?;
+            crate::views::submitted(&written.submitted, &written.labels, &[], json);
+            Ok(())
         }
         Command::Term(TermCommand::Retire { id, reason, write }) => {
             let body = Body::TermRetired(TermRetired { id: record_id("id", &id)?, reason });
@@ -134,17 +154,75 @@ fn parse_scope(text: &str) -> Result<Scope, Failure> {
     Err(invalid())
 }
 
+fn gender(arg: GenderArg) -> Gender {
+    match arg {
+        GenderArg::M => Gender::Masculine,
+        GenderArg::F => Gender::Feminine,
+        GenderArg::N => Gender::Neuter,
+        GenderArg::Pl => Gender::Plural,
+    }
+}
+
+fn status(arg: StatusArg) -> Status {
+    match arg {
+        StatusArg::Approved => Status::Approved,
+        StatusArg::Auto => Status::Auto,
+        StatusArg::Draft => Status::Draft,
+    }
+}
+
+fn logic(arg: LogicArg) -> KeyLogic {
+    match arg {
+        LogicArg::AndAny => KeyLogic::AndAny,
+        LogicArg::AndAll => KeyLogic::AndAll,
+        LogicArg::NotAny => KeyLogic::NotAny,
+        LogicArg::NotAll => KeyLogic::NotAll,
+    }
+}
+
+fn decl(forms: &[String]) -> Vec<String> {
+    forms.iter().map(|form| form.trim().to_owned()).filter(|form| !form.is_empty()).collect()
+}
+
+/// A value, `--clear-FIELD` (none), or unchanged.
+fn edited<T>(value: Option<T>, clear: bool) -> Option<Option<T>> {
+    if clear {
+        Some(None)
+    } else {
+        value.map(Some)
+    }
+}
+
+fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
+    let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
+    let secondary = args.secondary.as_ref().map(|keys| SecondaryKeys {
+        logic: logic(args.secondary_logic.unwrap_or(LogicArg::AndAny)),
+        keys: keys.clone(),
+    });
+    Ok(replay::TermEdit {
+        src: args.src.clone(),
+        dst: args.dst.clone(),
+        sense: edited(args.sense.clone(), args.clear_sense),
+        kind: edited(args.kind.clone(), args.clear_kind),
+        gender: edited(args.gender.map(gender), args.clear_gender),
+        decl: if args.clear_decl { Some(Vec::new()) } else { args.decl.as_deref().map(decl) },
+        speech: edited(args.speech.clone(), args.clear_speech),
+        note: edited(args.note.clone(), args.clear_note),
+        since: args.since,
+        until: edited(args.until, args.clear_until),
+        status: args.status.map(status),
+        priority: args.priority,
+        constant: args.constant,
+        secondary: edited(secondary, args.clear_secondary),
+        secondary_logic: if args.secondary.is_none() { args.secondary_logic.map(logic) } else { None },
+        supersedes: edited(supersedes, args.clear_supersedes),
+    })
+}
+
 fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
     let id = record_id("--id", &args.id)?;
-    let secondary = (!args.secondary.is_empty()).then(|| SecondaryKeys {
-        logic: match args.secondary_logic {
-            LogicArg::AndAny => KeyLogic::AndAny,
-            LogicArg::AndAll => KeyLogic::AndAll,
-            LogicArg::NotAny => KeyLogic::NotAny,
-            LogicArg::NotAll => KeyLogic::NotAll,
-        },
-        keys: args.secondary.clone(),
-    });
+    let secondary = (!args.secondary.is_empty())
+        .then(|| SecondaryKeys { logic: logic(args.secondary_logic), keys: args.secondary.clone() });
     let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
     let put = TermPut {
         id,
@@ -152,21 +230,12 @@ fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
         sense: args.sense.clone(),
         dst: args.dst.clone(),
         kind: args.kind.clone(),
-        gender: args.gender.map(|gender| match gender {
-            GenderArg::M => Gender::Masculine,
-            GenderArg::F => Gender::Feminine,
-            GenderArg::N => Gender::Neuter,
-            GenderArg::Pl => Gender::Plural,
-        }),
-        decl: args.decl.iter().map(|form| form.trim().to_owned()).filter(|form| !form.is_empty()).collect(),
+        gender: args.gender.map(gender),
+        decl: decl(&args.decl),
         speech: args.speech.clone(),
         note: args.note.clone(),
         window: Window { since: args.since, until: args.until },
-        status: match args.status {
-            StatusArg::Approved => Status::Approved,
-            StatusArg::Auto => Status::Auto,
-            StatusArg::Draft => Status::Draft,
-        },
+        status: status(args.status),
         priority: args.priority,
         constant: args.constant,
         secondary,
@@ -185,39 +254,13 @@ fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
 }
 
 /// Opens a book, waiting a little if another lorebank process has it open.
-fn open(book: &Path) -> Result<Ledger, Failure> {
-    open_with(book, Ledger::open).map_err(Failure::from)
-}
-
-/// Opens a book read-only for a read command (nothing is written, and a read-only
-/// file can be read); a book a crash left unclean is recovered by a writable open.
-fn open_read_only(book: &Path) -> Result<Ledger, Failure> {
-    match open_with(book, Ledger::open_read_only) {
-        Err(OpenError::NeedsRecovery { .. }) => open(book),
-        other => other.map_err(Failure::from),
-    }
-}
-
-fn open_with(book: &Path, open: fn(&Path) -> Result<Ledger, OpenError>) -> Result<Ledger, OpenError> {
-    let mut waited = Duration::ZERO;
-    loop {
-        match open(book) {
-            Err(OpenError::InUse { .. }) if waited < Duration::from_secs(10) => {
-                std::thread::sleep(Duration::from_millis(50));
-                waited += Duration::from_millis(50);
-            }
-            other => return other,
-        }
-    }
-}
-
 pub fn open_book(book: &Path) -> Result<Book, Failure> {
-    Ok(Book::new(open(book)?))
+    Ok(Book::open_waiting(book, Duration::from_secs(10))?)
 }
 
-/// Opens a book for a read command (see `open_read_only`).
+/// Opens a book read-only for a read command, waiting like `open_book`.
 pub fn open_reader(book: &Path) -> Result<Book, Failure> {
-    Ok(Book::new(open_read_only(book)?))
+    Ok(Book::open_reader_waiting(book, Duration::from_secs(10))?)
 }
 
 fn now_ms() -> u64 {
@@ -233,99 +276,31 @@ fn default_actor() -> String {
     format!("human:{}", if user.is_empty() { "unknown" } else { &user })
 }
 
-/// Builds one atomic batch and submits it: `decide` against the head, then append.
-/// Each body comes with a label for errors (`events.jsonl line 3`) and its default
-/// source.
+fn write_options(write: &WriteOpts) -> WriteOptions {
+    WriteOptions {
+        actor: write.actor.clone().unwrap_or_else(default_actor),
+        source: write.source.clone(),
+        expect_head: write.expect_head.map(Seq),
+        recorded_at_ms: now_ms(),
+    }
+}
+
+/// Submits one atomic batch (`decide` against the head, then append) and prints the
+/// outcome.
 fn append_batch(
     book: &Path,
     write: &WriteOpts,
-    bodies: Vec<(String, String, Body)>,
+    bodies: Vec<Labelled>,
     blobs: Vec<(Hash32, Vec<u8>)>,
     json: bool,
 ) -> Result<(), Failure> {
-    if bodies.is_empty() {
-        return Err(Failure::invalid("nothing to append"));
-    }
-    let actor = write.actor.clone().unwrap_or_else(default_actor);
-    let recorded_at_ms = now_ms();
-    let mut labels = Vec::with_capacity(bodies.len());
-    let mut events = Vec::with_capacity(bodies.len());
-    for (label, default_source, body) in bodies {
-        let source = write.source.clone().unwrap_or(default_source);
-        labels.push(label);
-        events.push(NewEvent { recorded_at_ms, actor: actor.clone(), source, body });
-    }
-    let mut book = open_book(book)?;
-    match book.submit(&events, write.expect_head.map(Seq), blobs) {
-        Ok(submitted) => {
-            crate::views::submitted(&submitted, &labels, json);
-            Ok(())
-        }
-        Err(BookError::Rejected(rejection)) => Err(rejected(&rejection, &labels)),
-        Err(error) => Err(error.into()),
-    }
-}
-
-/// A refusal from `decide`, with the event's label instead of its index.
-fn rejected(rejection: &Rejection, labels: &[String]) -> Failure {
-    let problem = match &rejection.problem {
-        // Name both events by their labels (`events.jsonl line 1`).
-        Problem::Duplicate { what, first } => match labels.get(*first).filter(|label| !label.is_empty()) {
-            Some(first) => format!("{what} is also written, differently, by {first}"),
-            None => Rejection { index: None, problem: rejection.problem.clone() }.to_string(),
-        },
-        problem => Rejection { index: None, problem: problem.clone() }.to_string(),
-    };
-    match rejection.index.and_then(|index| labels.get(index)) {
-        Some(label) if !label.is_empty() => Failure::invalid(format!("{label}: {problem}")),
-        _ => Failure::invalid(problem),
-    }
-}
-
-/// Builds the fold table a profile name stands for.
-pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), Failure> {
-    let flavour = match name {
-        "zh" => Flavour::Zh,
-        "ja" => Flavour::Ja,
-        "plain" => Flavour::Plain,
-        other => return Err(Failure::invalid(format!("unknown profile {other:?}: expected zh, ja or plain"))),
-    };
-    let profile = ProfileBuilder::new(flavour)
-        .build()
-        .map_err(|error| Failure::io(format!("cannot build the {name} fold table: {error}")))?;
-    Ok((Hash32(profile.id().0), profile.to_bytes()))
-}
-
-/// Fills in the fold table of every `config_set` that names a profile without one,
-/// and returns the tables to store with the batch.
-fn fill_profiles(bodies: &mut [(String, String, Body)]) -> Result<Vec<(Hash32, Vec<u8>)>, Failure> {
-    let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
-    for (label, _, body) in bodies.iter_mut() {
-        if let Body::ConfigSet(config) = body {
-            // A left-out profile (no name) keeps the book's; decide fills it in.
-            if config.profile.table.is_none() && !config.profile.name.is_empty() {
-                let (id, bytes) = build_profile(&config.profile.name)
-                    .map_err(|failure| Failure { message: format!("{label}: {}", failure.message), ..failure })?;
-                config.profile.table = Some(id);
-                if !blobs.iter().any(|(known, _)| *known == id) {
-                    blobs.push((id, bytes));
-                }
-            }
-        }
-    }
-    Ok(blobs)
+    let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
+    crate::views::submitted(&written.submitted, &written.labels, &[], json);
+    Ok(())
 }
 
 fn commit(book: &Path, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
-    let n_bodies = bodies.len();
-    let labelled = bodies
-        .into_iter()
-        .enumerate()
-        .map(|(idx, body)| {
-            (if n_bodies > 1 { format!("event {}", idx + 1) } else { String::new() }, "cli".to_owned(), body)
-        })
-        .collect();
-    append_batch(book, write, labelled, Vec::new(), json)
+    append_batch(book, write, Labelled::numbered(bodies, "cli"), Vec::new(), json)
 }
 
 fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -334,21 +309,18 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
         ProfileArg::Ja => "ja",
         ProfileArg::Plain => "plain",
     };
-    let (table, bytes) = build_profile(name)?;
-    drop(Ledger::create(book)?);
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: name.to_owned(), table: Some(table) },
-    });
-    if !json {
-        println!("created {} with the {name} profile (fold table {})", book.display(), &table.to_hex()[..16]);
-    }
-    let write = WriteOpts {
-        actor: Some(write.actor.clone().unwrap_or_else(|| "system:init".to_owned())),
-        source: Some(write.source.clone().unwrap_or_else(|| "init".to_owned())),
-        expect_head: Some(0),
+    let options = WriteOptions {
+        actor: write.actor.clone().unwrap_or_else(|| "system:init".to_owned()),
+        source: write.source.clone(),
+        expect_head: Some(Seq::ZERO),
+        recorded_at_ms: now_ms(),
     };
-    append_batch(book, &write, vec![(String::new(), "init".to_owned(), config)], vec![(table, bytes)], json)
+    let initialized = Book::init(book, name, &options)?;
+    if !json {
+        outln!("created {} with the {name} profile (fold table {})", book.display(), &initialized.table.to_hex()[..16]);
+    }
+    crate::views::submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
+    Ok(())
 }
 
 fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -359,6 +331,9 @@ fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), 
     } else {
         file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
     };
+    // A byte order mark is never part of JSON; editors on some systems write one at
+    // the start of a file, and it is skipped.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut bodies = Vec::new();
     for (line_idx, line) in text.lines().enumerate() {
         let line_no = line_idx + 1;
@@ -372,68 +347,50 @@ fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), 
             }
             Failure::invalid(format!("{name} line {line_no}, column {}: {message}", error.column()))
         })?;
-        bodies.push((format!("{name} line {line_no}"), format!("{name}:{line_no}"), body));
+        bodies.push(Labelled {
+            label: format!("{name} line {line_no}"),
+            default_source: format!("{name}:{line_no}"),
+            body,
+        });
     }
     if bodies.is_empty() {
         return Err(Failure::invalid(format!("{name}: no events (expected one JSON event body per line)")));
     }
-    let blobs = fill_profiles(&mut bodies)?;
+    let blobs = replay::service::fill_profiles(&mut bodies)?;
     append_batch(book, write, bodies, blobs, json)
 }
 
 fn rollback(book: &Path, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let plan = open_book(book)?.plan_rollback(to, reason)?;
-    let bodies = plan.into_iter().map(|body| (String::new(), format!("rollback to {to}"), body)).collect();
-    append_batch(book, write, bodies, Vec::new(), json)
+    let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
+    crate::views::submitted(&written.submitted, &written.labels, &[], json);
+    Ok(())
 }
 
 fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
-    let ledger = open_read_only(book)?;
-    let mut versions = Vec::new();
-    ledger.scan(Seq(1), Seq(as_of.unwrap_or(u64::MAX)), |event| {
-        let touches = event.content.body.record() == Some(id)
-            || matches!(&event.content.body, Body::TermPut(put) if put.supersedes == Some(id));
-        if touches {
-            versions.push(event);
-        }
-        ControlFlow::Continue(())
-    })?;
-    if versions.is_empty() {
-        return Err(Failure::invalid(format!("no events about {id}")));
-    }
+    let versions = open_reader(book)?.term_history(id, as_of.map(Seq))?;
     if json {
         let versions: Vec<_> = versions.iter().map(output::event_json).collect();
-        println!("{}", json!({ "id": id.to_string(), "versions": versions }));
+        outln!("{}", json!({ "id": id.to_string(), "versions": versions }));
     } else {
-        println!("{id}: {} event(s)", versions.len());
+        outln!("{id}: {} event(s)", versions.len());
         for event in &versions {
-            println!("{}", output::event_line(event));
+            outln!("{}", output::event_line(event));
         }
     }
     Ok(())
 }
 
 fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
-    let ledger = open_read_only(book)?;
-    let to = Seq(to.unwrap_or(u64::MAX));
-    let mut lines = std::io::stdout().lock();
-    let mut write_error = None;
-    ledger.scan(Seq(from), to, |event| {
-        use std::io::Write;
-        let line = if json { output::event_json(&event).to_string() } else { output::event_line(&event) };
-        match writeln!(lines, "{line}") {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(error) => {
-                write_error = Some(error);
-                ControlFlow::Break(())
-            }
-        }
-    })?;
-    match write_error {
-        // A closed pipe (`| head`) is an ordinary way to stop reading.
-        Some(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::io(error.to_string())),
-        _ => Ok(()),
+    if let Some(to) = to.filter(|to| *to < from) {
+        return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
     }
+    open_reader(book)?.events(Seq(from), to.map(Seq), |event| {
+        let line = if json { output::event_json(&event).to_string() } else { output::event_line(&event) };
+        outln!("{line}");
+        // A reader that has gone (`| head`) ends the scan; that is success.
+        output::stdout_open()
+    })?;
+    Ok(())
 }
 
 fn verify(book: &Path, json: bool) -> Result<(), Failure> {
@@ -441,12 +398,12 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
     match book.verify() {
         Ok(report) => {
             if json {
-                println!(
+                outln!(
                     "{}",
                     json!({ "ok": true, "n_events": report.n_events, "head": report.head.seq.0, "hash": report.head.hash.to_hex() })
                 );
             } else {
-                println!(
+                outln!(
                     "ok: {} events, chain intact; head {} (chain {})",
                     report.n_events,
                     report.head.seq,
@@ -456,13 +413,14 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
             Ok(())
         }
         Err(error) => {
-            let failure = Failure::from(error.clone());
+            let (seq, object) = match &error {
+                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
+                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
+                _ => (None, None),
+            };
+            let failure = Failure::from(error);
             if json && failure.kind == Kind::Corrupted {
-                let seq = match &error {
-                    ledger::VerifyError::Corrupted { seq, .. } => Some(seq.0),
-                    _ => None,
-                };
-                println!("{}", json!({ "ok": false, "seq": seq, "message": error.to_string() }));
+                outln!("{}", json!({ "ok": false, "seq": seq, "object": object, "message": failure.message }));
             }
             Err(failure)
         }

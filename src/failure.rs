@@ -3,14 +3,16 @@
 //! | exit | kind          | meaning                                                  |
 //! |-----:|---------------|----------------------------------------------------------|
 //! | 0    |               | success                                                  |
-//! | 1    | `io`          | the file system or storage failed; nothing was written   |
-//! | 2    | `invalid`     | bad input (arguments, event file); nothing was written   |
-//! | 3    | `corrupted`   | the book failed an integrity check                       |
+//! | 1    | `io`          | the book's storage or the file system failed             |
+//! | 2    | `invalid`     | bad input (arguments, input files); nothing was written  |
+//! | 3    | `corrupted`   | the book failed an integrity check, or is not a book     |
 //! | 4    | `mismatch`    | a replay did not reproduce the recorded bytes            |
-//! | 5    | `conflict`    | another writer moved the head (`--expect-head`)          |
+//! | 5    | `conflict`    | another writer moved the head; nothing was written       |
+//!
+//! Library failures say their own class (`replay::ErrorClass`); [`Kind::of`] maps it.
 
 use ledger::{AppendError, OpenError, ReadError, VerifyError};
-use replay::BookError;
+use replay::{BookError, ErrorClass};
 
 /// The class of a failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,80 +73,52 @@ impl Failure {
             let value = serde_json::json!({
                 "error": { "kind": self.kind.name(), "exit_code": self.kind.exit_code(), "message": self.message }
             });
-            eprintln!("{value}");
+            errln!("{value}");
         } else {
-            eprintln!("error: {}", self.message);
+            errln!("error: {}", self.message);
+        }
+    }
+}
+
+impl Kind {
+    /// The exit class of a library failure.
+    pub fn of(class: ErrorClass) -> Kind {
+        match class {
+            ErrorClass::Storage => Kind::Io,
+            ErrorClass::Invalid => Kind::Invalid,
+            ErrorClass::Corrupt => Kind::Corrupted,
+            ErrorClass::ReplayMismatch => Kind::Mismatch,
+            ErrorClass::Conflict => Kind::Conflict,
         }
     }
 }
 
 impl From<OpenError> for Failure {
     fn from(error: OpenError) -> Failure {
-        let kind = match &error {
-            OpenError::Corrupted { .. } | OpenError::NotALedger { .. } | OpenError::UnsupportedFormat { .. } => {
-                Kind::Corrupted
-            }
-            OpenError::Exists { .. } | OpenError::Missing { .. } => Kind::Invalid,
-            _ => Kind::Io,
-        };
-        Failure { kind, message: error.to_string() }
+        BookError::from(error).into()
     }
 }
 
 impl From<ReadError> for Failure {
     fn from(error: ReadError) -> Failure {
-        let kind = match &error {
-            ReadError::Corrupted { .. } | ReadError::Damaged { .. } => Kind::Corrupted,
-            ReadError::NotFound { .. } => Kind::Invalid,
-            _ => Kind::Io,
-        };
-        Failure { kind, message: error.to_string() }
+        BookError::from(error).into()
     }
 }
 
 impl From<VerifyError> for Failure {
     fn from(error: VerifyError) -> Failure {
-        let kind = match &error {
-            VerifyError::Corrupted { .. } | VerifyError::Damaged { .. } => Kind::Corrupted,
-            _ => Kind::Io,
-        };
-        Failure { kind, message: error.to_string() }
+        BookError::from(error).into()
     }
 }
 
 impl From<AppendError> for Failure {
     fn from(error: AppendError) -> Failure {
-        let kind = match &error {
-            AppendError::Conflict { .. } => Kind::Conflict,
-            AppendError::EmptyBatch
-            | AppendError::BatchTooLarge { .. }
-            | AppendError::Encode { .. }
-            | AppendError::ChunkKey { .. }
-            | AppendError::ReceiptTooLarge { .. } => Kind::Invalid,
-            AppendError::Poisoned(_) => Kind::Corrupted,
-            _ => Kind::Io,
-        };
-        Failure { kind, message: error.to_string() }
+        BookError::from(error).into()
     }
 }
 
 impl From<BookError> for Failure {
     fn from(error: BookError) -> Failure {
-        match error {
-            BookError::Open(error) => error.into(),
-            BookError::Read(error) => error.into(),
-            BookError::Append(error) => error.into(),
-            BookError::Rejected(rejection) => Failure::invalid(rejection.to_string()),
-            BookError::Plan(error) => Failure::invalid(error.to_string()),
-            error @ BookError::BeyondHead { .. } => Failure::invalid(error.to_string()),
-            error @ (BookError::Profile(_) | BookError::Corrupted(_)) => {
-                Failure { kind: Kind::Corrupted, message: error.to_string() }
-            }
-            error @ (BookError::Receipt(_)
-            | BookError::Assemble(_)
-            | BookError::UnknownTable(_)
-            | BookError::Unsupported(_)) => Failure::invalid(error.to_string()),
-            error => Failure::io(error.to_string()),
-        }
+        Failure { kind: Kind::of(error.class()), message: error.to_string() }
     }
 }

@@ -1,9 +1,68 @@
 //! Terminal and JSON renderings of events and results. Only the application knows
 //! these forms; `docs/cli.md` documents the JSON ones, which are stable.
 
+use std::io::Write;
+use std::sync::Mutex;
+
 use ledger::Appended;
 use ledger_model::{Body, Event, Scope};
 use serde_json::{json, Value};
+
+/// The state of stdout: open, closed by the reader (a broken pipe: stop printing,
+/// and the command still succeeds), or failed with another error (reported by
+/// [`finish`] as an I/O failure).
+enum Stdout {
+    Open,
+    Closed,
+    Failed(std::io::Error),
+}
+
+static STDOUT: Mutex<Stdout> = Mutex::new(Stdout::Open);
+
+/// Prints one line on stdout. Every line the application prints goes through here,
+/// so a reader that stops reading (`| head -1`) never turns a committed write into a
+/// failure: after a broken pipe nothing more is printed and nothing panics.
+pub fn write_line(line: std::fmt::Arguments) {
+    write_text(line, true);
+}
+
+/// Prints `text` on stdout as it is (a context ends with its own newline); like
+/// [`write_line`], a closed stdout ends printing quietly.
+pub fn write_text(text: std::fmt::Arguments, newline: bool) {
+    let mut state = STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !matches!(*state, Stdout::Open) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_fmt(text).and_then(|()| if newline { stdout.write_all(b"\n") } else { Ok(()) });
+    match written {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => *state = Stdout::Closed,
+        Err(error) => *state = Stdout::Failed(error),
+    }
+}
+
+/// Whether stdout still takes lines (false once the reader has gone).
+pub fn stdout_open() -> bool {
+    matches!(*STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner), Stdout::Open)
+}
+
+/// Flushes stdout at the end of a command. A broken pipe is success; any other
+/// write error is an I/O failure.
+pub fn finish() -> Result<(), crate::failure::Failure> {
+    let mut state = STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if matches!(*state, Stdout::Open) {
+        if let Err(error) = std::io::stdout().flush() {
+            if error.kind() != std::io::ErrorKind::BrokenPipe {
+                *state = Stdout::Failed(error);
+            }
+        }
+    }
+    match &*state {
+        Stdout::Failed(error) => Err(crate::failure::Failure::io(format!("cannot write to stdout: {error}"))),
+        _ => Ok(()),
+    }
+}
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for unix milliseconds (proleptic Gregorian, UTC).
 pub fn utc(ms: u64) -> String {
@@ -22,6 +81,16 @@ pub fn utc(ms: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// The documented JSON word of a unit enum value (`approved`, `variant`, `m`),
+/// never its Rust name.
+pub fn word<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(word)) => word,
+        Ok(other) => other.to_string(),
+        Err(error) => format!("<{error}>"),
+    }
+}
+
 /// One line describing what a body does.
 pub fn describe(body: &Body) -> String {
     match body {
@@ -34,7 +103,7 @@ pub fn describe(body: &Body) -> String {
                 sense,
                 put.dst,
                 put.window,
-                format!("{:?}", put.status).to_lowercase()
+                word(&put.status)
             );
             if let Some(old) = put.supersedes {
                 line.push_str(&format!(" supersedes {old}"));
@@ -42,7 +111,7 @@ pub fn describe(body: &Body) -> String {
             line
         }
         Body::TermRetired(retired) => format!("term_retired {}", retired.id),
-        Body::AliasAdded(alias) => format!("alias_added {} {} ({:?})", alias.id, alias.surface, alias.kind),
+        Body::AliasAdded(alias) => format!("alias_added {} {} ({})", alias.id, alias.surface, word(&alias.kind)),
         Body::AliasRemoved(alias) => format!("alias_removed {} {}", alias.id, alias.surface),
         Body::SummaryPut(put) => {
             let scope = match put.scope {
@@ -55,10 +124,10 @@ pub fn describe(body: &Body) -> String {
         }
         Body::SummaryRetired(retired) => format!("summary_retired {}", retired.id),
         Body::CandidateProposed(candidate) => {
-            format!("candidate_proposed {} {} ({:?})", candidate.id, candidate.surface, candidate.origin)
+            format!("candidate_proposed {} {} ({})", candidate.id, candidate.surface, word(&candidate.origin))
         }
         Body::DispositionSet(disposition) => {
-            format!("disposition_set {} {:?} {}", disposition.target, disposition.verdict, disposition.reason)
+            format!("disposition_set {} {} {}", disposition.target, word(&disposition.verdict), disposition.reason)
         }
         Body::ConfigSet(config) => format!("config_set profile {}", config.profile.name),
         Body::RollbackMarker(marker) => format!("rollback_marker to revision {}", marker.to),
@@ -91,13 +160,13 @@ pub fn event_json(event: &Event) -> Value {
 
 pub fn appended(appended: &Appended, json: bool) {
     if json {
-        println!(
+        outln!(
             "{}",
             json!({ "first": appended.first.0, "last": appended.last.0, "head": appended.last.0, "hash": appended.hash.to_hex() })
         );
     } else {
         let n_events = appended.last.0 - appended.first.0 + 1;
-        println!(
+        outln!(
             "appended {n_events} event(s): {}..={}; head {} (chain {})",
             appended.first,
             appended.last,

@@ -174,7 +174,10 @@ fn open_error(path: &Path, error: redb::DatabaseError) -> OpenError {
     let path = display(path);
     match error {
         redb::DatabaseError::DatabaseAlreadyOpen => OpenError::InUse { path },
+        // redb names a file without its magic number an I/O error; such a file is not a
+        // book at all (a typo in --book, a text file), which says more than "damaged".
         other => match storage_detail(other) {
+            (_, detail) if detail.contains("Not a redb database") => OpenError::NotALedger { path },
             (true, detail) => OpenError::Corrupted { path, detail },
             (false, detail) => OpenError::Io { path, detail },
         },

@@ -1,6 +1,8 @@
 //! Assembling chunks against a book, recording receipts, and reading them back:
 //! replay (byte equality with the recorded output), audit and impact.
 
+use std::collections::BTreeMap;
+
 use ledger::StoredReceipt;
 use ledger_model::*;
 use projections::{SnapshotId, State};
@@ -246,27 +248,83 @@ impl Book {
         latest.into_iter().map(|(_, _, _, id)| self.receipt(&id.to_hex())).collect()
     }
 
-    /// Recorded chunks whose context would differ under the head snapshot.
-    /// With `since`, compares against the snapshot at that revision instead of each
-    /// receipt's own; with `term`, only chunks where that term's line would be added,
-    /// removed or changed.
+    /// Re-assembles the recorded chunk `id` and every chunk before it in its chapter
+    /// (following `prev`) against `state`, each fed the *re-assembled* previous
+    /// result, so a change that travels through sticky records reaches every later
+    /// chunk. Results are kept in `memo` by receipt id.
+    fn reassemble_chain(
+        &mut self,
+        state: &State,
+        id: Hash32,
+        memo: &mut BTreeMap<Hash32, Assembly>,
+    ) -> Result<(), BookError> {
+        let mut chain = Vec::new();
+        let mut next = Some(id);
+        while let Some(current) = next {
+            if memo.contains_key(&current) {
+                break;
+            }
+            let (_, receipt) = self.receipt(&current.to_hex())?;
+            if let Some((_, later)) = chain.last() {
+                let later: &Receipt = later;
+                if later.chapter != receipt.chapter {
+                    return Err(BookError::Receipt(format!(
+                        "previous receipt {} is of chapter {}, not {}",
+                        &current.to_hex()[..16],
+                        receipt.chapter,
+                        later.chapter
+                    )));
+                }
+            }
+            next = receipt.prev;
+            chain.push((current, receipt));
+        }
+        for (current, receipt) in chain.into_iter().rev() {
+            let text = self.text(receipt.input, "input")?;
+            let (frozen, _) = self.frozen(state)?;
+            let previous = receipt
+                .prev
+                .and_then(|prev| memo.get(&prev))
+                .map(|assembly| Previous { chapter: receipt.chapter, recent: &assembly.recent });
+            let assembly = assemble(&frozen, receipt.chapter, &text, previous)?;
+            memo.insert(current, assembly);
+        }
+        Ok(())
+    }
+
+    /// Recorded chunks whose context would differ under the head snapshot. Every
+    /// chunk is re-assembled in chapter order, each fed the re-assembled previous
+    /// chunk. Without `since`, each is compared with its recorded output; with
+    /// `since`, with the same re-assembly at that revision. With `term`, only chunks
+    /// where that term's line would be added, removed or changed.
     pub fn impact(&mut self, since: Option<Seq>, term: Option<RecordId>) -> Result<Vec<Impacted>, BookError> {
         let head = self.state(None)?;
         let base = since.map(|revision| self.state(Some(revision))).transpose()?;
+        let mut now_memo = BTreeMap::new();
+        let mut base_memo = BTreeMap::new();
         let mut out = Vec::new();
         for (id, receipt) in self.latest_receipts(None)? {
-            let text = self.text(receipt.input, "input")?;
-            let previous = self.previous(receipt.prev, receipt.chapter)?;
-            let now = self.assemble_with(&head, receipt.chapter, &text, previous.as_ref())?;
-            let (before_hash, before_lines) = match &base {
+            self.reassemble_chain(&head, id, &mut now_memo)?;
+            let now = &now_memo[&id];
+            // What the chunk is compared with: its context hash, its injected lines,
+            // and the terms it injected.
+            let (before_hash, before_lines, before_terms): (Hash32, Vec<String>, Vec<u32>) = match &base {
                 Some(base) => {
-                    let then = self.assemble_with(base, receipt.chapter, &text, previous.as_ref())?;
-                    (text_id(&then.context), then.injected.iter().map(|e| (e.term, e.line.clone())).collect::<Vec<_>>())
+                    self.reassemble_chain(base, id, &mut base_memo)?;
+                    let then = &base_memo[&id];
+                    (
+                        text_id(&then.context),
+                        then.injected.iter().map(|entry| entry.line.clone()).collect(),
+                        then.injected.iter().map(|entry| entry.term).collect(),
+                    )
                 }
                 None => {
                     let recorded = self.text(receipt.output, "output")?;
-                    let lines = recorded.lines().map(|line| (0, line.to_owned())).collect();
-                    (receipt.output, lines)
+                    (
+                        receipt.output,
+                        recorded.lines().map(str::to_owned).collect(),
+                        receipt.injected.iter().map(|entry| entry.term).collect(),
+                    )
                 }
             };
             if text_id(&now.context) == before_hash {
@@ -274,13 +332,13 @@ impl Book {
             }
             let mut terms: Vec<u32> = Vec::new();
             for entry in &now.injected {
-                if !before_lines.iter().any(|(_, line)| *line == entry.line) {
+                if !before_lines.contains(&entry.line) {
                     terms.push(entry.term);
                 }
             }
-            for entry in &receipt.injected {
-                if !now.injected.iter().any(|now| now.term == entry.term) {
-                    terms.push(entry.term);
+            for before in before_terms {
+                if !now.injected.iter().any(|now| now.term == before) {
+                    terms.push(before);
                 }
             }
             terms.sort_unstable();

@@ -1,6 +1,6 @@
 //! Errors of book operations.
 
-use ledger::{AppendError, OpenError, ReadError};
+use ledger::{AppendError, OpenError, ReadError, VerifyError};
 use ledger_model::Seq;
 use projections::{PlanError, Rejection};
 
@@ -11,6 +11,9 @@ pub enum BookError {
     /// The book could not be opened.
     #[error(transparent)]
     Open(#[from] OpenError),
+    /// `verify` found the chain damaged, or could not read it.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
     /// Reading the log failed.
     #[error(transparent)]
     Read(#[from] ReadError),
@@ -20,6 +23,14 @@ pub enum BookError {
     /// `decide` refused the batch.
     #[error(transparent)]
     Rejected(#[from] Rejection),
+    /// `decide` refused the body a caller labelled `label` (`events.jsonl line 3`).
+    #[error("{label}: {}", unindexed(rejection))]
+    RejectedAt {
+        /// The caller's name for the refused body.
+        label: String,
+        /// Why.
+        rejection: Rejection,
+    },
     /// No rollback plan can be made.
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -53,4 +64,107 @@ pub enum BookError {
     /// The normalization profile named by the config is missing or damaged.
     #[error("normalization profile: {0}")]
     Profile(String),
+    /// The request itself is wrong (a bad argument, an unknown record, a no-op);
+    /// nothing was written.
+    #[error("{0}")]
+    Invalid(String),
+    /// A replay did not reproduce the recorded bytes.
+    #[error("replay of receipt {receipt} differs from the recorded output at byte {first_difference}")]
+    Mismatch {
+        /// The receipt replayed.
+        receipt: ledger_model::Hash32,
+        /// The first differing byte of the context.
+        first_difference: usize,
+    },
+}
+
+fn unindexed(rejection: &Rejection) -> String {
+    Rejection { index: None, problem: rejection.problem.clone() }.to_string()
+}
+
+/// The class of a failure, which a caller maps to its own codes (the CLI to exit
+/// codes 1 to 5, see `docs/cli.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The file system or storage failed.
+    Storage,
+    /// Bad input; nothing was written.
+    Invalid,
+    /// The book failed an integrity check, or the file is not a lorebank book.
+    Corrupt,
+    /// A replay did not reproduce the recorded bytes.
+    ReplayMismatch,
+    /// Another writer moved the head; nothing was written.
+    Conflict,
+}
+
+impl ErrorClass {
+    /// The class of a failure to open a book.
+    pub fn of_open(error: &OpenError) -> ErrorClass {
+        match error {
+            OpenError::Corrupted { .. } | OpenError::NotALedger { .. } | OpenError::UnsupportedFormat { .. } => {
+                ErrorClass::Corrupt
+            }
+            // redb reports a file that is not a database as an I/O error; such a file
+            // is not a lorebank book, which is an integrity failure, not storage.
+            OpenError::Io { detail, .. } if detail.contains("Not a redb database") => ErrorClass::Corrupt,
+            OpenError::Exists { .. } | OpenError::Missing { .. } => ErrorClass::Invalid,
+            _ => ErrorClass::Storage,
+        }
+    }
+
+    /// The class of a failed read.
+    pub fn of_read(error: &ReadError) -> ErrorClass {
+        match error {
+            ReadError::Corrupted { .. } | ReadError::Damaged { .. } => ErrorClass::Corrupt,
+            ReadError::NotFound { .. } => ErrorClass::Invalid,
+            _ => ErrorClass::Storage,
+        }
+    }
+
+    /// The class of a failed `verify`.
+    pub fn of_verify(error: &VerifyError) -> ErrorClass {
+        match error {
+            VerifyError::Corrupted { .. } | VerifyError::Damaged { .. } => ErrorClass::Corrupt,
+            _ => ErrorClass::Storage,
+        }
+    }
+
+    /// The class of a failed append.
+    pub fn of_append(error: &AppendError) -> ErrorClass {
+        match error {
+            AppendError::Conflict { .. } => ErrorClass::Conflict,
+            AppendError::EmptyBatch
+            | AppendError::BatchTooLarge { .. }
+            | AppendError::Encode { .. }
+            | AppendError::ChunkKey { .. }
+            | AppendError::ReceiptTooLarge { .. } => ErrorClass::Invalid,
+            AppendError::Poisoned(_) => ErrorClass::Corrupt,
+            _ => ErrorClass::Storage,
+        }
+    }
+}
+
+impl BookError {
+    /// What kind of failure this is, for a caller to choose its exit code or status.
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            BookError::Open(error) => ErrorClass::of_open(error),
+            BookError::Read(error) => ErrorClass::of_read(error),
+            BookError::Verify(error) => ErrorClass::of_verify(error),
+            BookError::Append(error) => ErrorClass::of_append(error),
+            BookError::Rejected(_)
+            | BookError::RejectedAt { .. }
+            | BookError::Plan(_)
+            | BookError::BeyondHead { .. }
+            | BookError::Assemble(_)
+            | BookError::Receipt(_)
+            | BookError::UnknownTable(_)
+            | BookError::Unsupported(_)
+            | BookError::Invalid(_) => ErrorClass::Invalid,
+            BookError::Corrupted(_) | BookError::Profile(_) => ErrorClass::Corrupt,
+            BookError::Mismatch { .. } => ErrorClass::ReplayMismatch,
+            BookError::Frozen(_) => ErrorClass::Storage,
+        }
+    }
 }

@@ -1,18 +1,25 @@
-//! Replay: everything that reads a book back and explains it.
+//! Replay: the book as an application service.
 //!
-//! Today this crate owns [`Book`]: the ledger plus the projections folded from it,
-//! and the one write path (fold, `decide`, append with the expected head). It will
-//! own the pure assembly function (snapshot, chapter, chunk, previous receipt) ->
-//! context, receipts, `replay` and its byte-equality proof, `audit` and `impact`.
+//! [`Book`] is the ledger plus the projections folded from it, and every use case a
+//! caller has is one call on it: writes ([`service`]: init, labelled batches, term
+//! edit, rollback, all through the one write path of [`Book::submit`]), reads
+//! ([`reads`]: glossary, snapshot, diff, rebuild, audit; [`service`]: term history,
+//! log, verify) and chunks ([`chunks`]: assemble and record, replay with its
+//! byte-equality proof, impact). Results are plain structs; failures are
+//! [`BookError`]s that say their own [`ErrorClass`].
 //!
-//! It reads and appends through `ledger`; it never calls `embed`, never reads the
-//! clock while assembling, and never knows HTTP or JSON.
+//! It reads and appends through `ledger` and assembles through the pure `assembly`
+//! crate; it never calls `embed`, never reads the clock while assembling, and never
+//! knows argv, HTTP or JSON.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
 pub mod book;
 pub mod chunks;
 pub mod error;
+pub mod reads;
+pub mod service;
 
 pub use assembly::{assemble, receipt};
 pub use book::{Book, Submitted};
-pub use error::BookError;
+pub use error::{BookError, ErrorClass};
+pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};

@@ -45,6 +45,26 @@ impl Book {
         child.wait_with_output().unwrap()
     }
 
+    /// Runs a command whose stdout is a pipe nobody reads (`| true`): the read end
+    /// is closed right after the spawn, long before the command has opened the book.
+    /// Its exit status and stderr.
+    pub fn run_closed_stdout(&self, args: &[&str]) -> (Option<i32>, String) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .arg("--book")
+            .arg(&self.path)
+            .args(args)
+            .env_remove("LOREBANK_BOOK")
+            .env("LOREBANK_ACTOR", self.actor)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        (output.status.code(), String::from_utf8(output.stderr).unwrap())
+    }
+
     /// Runs a command that must succeed; its stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let output = self.run(args);

@@ -154,7 +154,7 @@ fn the_honest_projection_assembles_every_branch() {
         "[glossary]\nLin Dong -> Линь Дун #character, f; форма\nSect -> Секта #character, f; форма\n\
          Yan -> Янь #character, f; форма [unverified]\nLong -> Лун #character, f; форма [unverified]\n\
          Long -> Дракон #character, f; форма [unverified]\n\
-         [summaries]\n(book) A book.\n(arc from chapter 1) An arc.\n"
+         [summaries]\n(book) A book.\n(arc, chapters 1-4) An arc.\n"
     );
     assemble_all(&frozen);
 }

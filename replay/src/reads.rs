@@ -1,0 +1,172 @@
+//! The read use cases of a book as plain results: the glossary at a revision, its
+//! snapshot ID, the difference between two revisions, a rebuild of the derived caches,
+//! and the audit of a chapter's recorded chunks. Callers render them.
+
+use ledger_model::*;
+use projections::{diff, FieldChange, Provenance, RecordDiff, SnapshotId, State};
+
+use crate::book::Book;
+use crate::chunks::{staleness, Staleness};
+use crate::error::BookError;
+use assembly::assemble::Disposition;
+use assembly::receipt::{Receipt, ReceiptEntry, ReceiptHit};
+
+/// The glossary at a revision, optionally at one chapter.
+#[derive(Clone, Debug)]
+pub struct Glossary {
+    /// The state folded to the revision.
+    pub state: State,
+    /// Its snapshot ID.
+    pub snapshot: SnapshotId,
+    /// The chapter asked for.
+    pub chapter: Option<u32>,
+}
+
+/// A snapshot ID and where the book has it.
+#[derive(Clone, Copy, Debug)]
+pub struct SnapshotInfo {
+    /// The snapshot ID.
+    pub snapshot: SnapshotId,
+    /// The revision asked for.
+    pub revision: Seq,
+    /// The first batch-end revision the snapshot index has for this ID.
+    pub first_revision: Option<Seq>,
+}
+
+/// What differs between two revisions.
+#[derive(Clone, Debug)]
+pub struct Diff {
+    /// The state at the first revision.
+    pub old: State,
+    /// The state at the second revision.
+    pub new: State,
+    /// Records added, removed and changed.
+    pub records: Vec<RecordDiff>,
+    /// The config change, if any.
+    pub config: Vec<FieldChange>,
+}
+
+/// The outcome of a rebuild.
+#[derive(Clone, Copy, Debug)]
+pub struct Rebuilt {
+    /// The head's snapshot ID.
+    pub snapshot: SnapshotId,
+    /// The head.
+    pub revision: Seq,
+    /// Cache entries dropped.
+    pub n_cache_entries_dropped: u64,
+    /// Active terms in the head's frozen projection.
+    pub n_terms: usize,
+    /// Patterns in its automaton.
+    pub n_patterns: usize,
+}
+
+/// One injected entry of a recorded chunk, explained.
+#[derive(Clone, Debug)]
+pub struct AuditedEntry {
+    /// The entry as recorded.
+    pub entry: ReceiptEntry,
+    /// The term's source surface at the receipt's revision.
+    pub src: String,
+    /// Its rendering at the receipt's revision.
+    pub dst: String,
+    /// The event that put that version.
+    pub put_by: Provenance,
+    /// How it stands at the head.
+    pub stale: Staleness,
+}
+
+/// One recorded chunk, explained.
+#[derive(Clone, Debug)]
+pub struct AuditedChunk {
+    /// The receipt id.
+    pub id: Hash32,
+    /// The receipt.
+    pub receipt: Receipt,
+    /// What was injected, and from which event.
+    pub injected: Vec<AuditedEntry>,
+    /// Hits that were rejected, with their reasons.
+    pub rejected: Vec<ReceiptHit>,
+}
+
+/// The audit of a chapter.
+#[derive(Clone, Debug)]
+pub struct Audit {
+    /// The chapter.
+    pub chapter: u32,
+    /// The head it was audited at.
+    pub head: Seq,
+    /// Its recorded chunks (the latest receipt of each), in chunk-key order.
+    pub chunks: Vec<AuditedChunk>,
+}
+
+impl Book {
+    /// The glossary at revision `as_of` (the head when `None`), at `chapter`.
+    pub fn glossary(&mut self, as_of: Option<Seq>, chapter: Option<u32>) -> Result<Glossary, BookError> {
+        let state = self.state(as_of)?;
+        let snapshot = self.snapshot_id(&state);
+        Ok(Glossary { state, snapshot, chapter })
+    }
+
+    /// The snapshot ID at revision `as_of` (the head when `None`).
+    pub fn snapshot_info(&mut self, as_of: Option<Seq>) -> Result<SnapshotInfo, BookError> {
+        let state = self.state(as_of)?;
+        let snapshot = self.snapshot_id(&state);
+        let first_revision = self.ledger().snapshot_revision(snapshot.0)?;
+        Ok(SnapshotInfo { snapshot, revision: state.revision(), first_revision })
+    }
+
+    /// What differs from revision `from` to revision `to`.
+    pub fn diff(&mut self, from: Seq, to: Seq) -> Result<Diff, BookError> {
+        let old = self.state(Some(from))?;
+        let new = self.state(Some(to))?;
+        let (records, config) = diff(&old, &new);
+        Ok(Diff { old, new, records, config })
+    }
+
+    /// Drops the derived caches, refolds the log (calling `progress` with events
+    /// folded and events to fold), indexes and stores the head's frozen projection.
+    pub fn rebuild(&mut self, progress: impl FnMut(u64, u64)) -> Result<Rebuilt, BookError> {
+        let n_cache_entries_dropped = self.ledger().cache_clear()?;
+        let state = self.state_with_progress(None, progress)?;
+        let snapshot = self.snapshot_id(&state);
+        self.rebuild_index()?;
+        let (frozen, _) = self.frozen(&state)?;
+        Ok(Rebuilt {
+            snapshot,
+            revision: state.revision(),
+            n_cache_entries_dropped,
+            n_terms: frozen.table().terms.len(),
+            n_patterns: frozen.matcher().n_patterns(),
+        })
+    }
+
+    /// Explains every recorded chunk of `chapter`: what was injected and the event
+    /// that put it, whether it is stale at the head, and what was rejected.
+    pub fn audit(&mut self, chapter: u32) -> Result<Audit, BookError> {
+        let receipts = self.latest_receipts(Some(chapter))?;
+        let head = self.state(None)?;
+        let mut chunks = Vec::with_capacity(receipts.len());
+        for (id, receipt) in receipts {
+            let then = self.state(Some(receipt.revision))?;
+            let injected = receipt
+                .injected
+                .iter()
+                .filter_map(|entry| {
+                    let record = RecordId::new(RecordKind::Term, entry.term).and_then(|id| then.terms().get(&id))?;
+                    Some(AuditedEntry {
+                        entry: entry.clone(),
+                        src: record.put.src.clone(),
+                        dst: record.put.dst.clone(),
+                        put_by: record.put_by.clone(),
+                        stale: staleness(&head, entry),
+                    })
+                })
+                .collect();
+            let rejected =
+                receipt.hits.iter().filter(|hit| hit.disposition == Disposition::Rejected).cloned().collect();
+            chunks.push(AuditedChunk { id, receipt, injected, rejected });
+        }
+        Ok(Audit { chapter, head: head.revision(), chunks })
+    }
+}

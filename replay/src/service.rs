@@ -1,0 +1,485 @@
+//! The book as an application service: every use case a caller (the CLI, a server)
+//! has is one call here, returning plain results and [`BookError`]s that say their
+//! own class. Callers parse their input and render the results; they hold no rules.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use ledger::Ledger;
+use ledger_model::validate::validate_envelope;
+use ledger_model::*;
+use matcher::{Flavour, ProfileBuilder};
+
+use crate::book::{Book, Submitted};
+use crate::error::BookError;
+
+/// Who makes a write, from where, when, and against which head.
+#[derive(Clone, Debug)]
+pub struct WriteOptions {
+    /// `kind:name` of who makes the change.
+    pub actor: String,
+    /// Provenance for every event; each body's default source when `None`.
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expect_head: Option<Seq>,
+    /// When, in unix milliseconds (informational only).
+    pub recorded_at_ms: u64,
+}
+
+/// One body of a batch, with the label its errors carry (`events.jsonl line 3`, or
+/// empty) and its default source (`events.jsonl:3`).
+#[derive(Clone, Debug)]
+pub struct Labelled {
+    /// Names the body in errors; empty for a lone body.
+    pub label: String,
+    /// The source when the write names none.
+    pub default_source: String,
+    /// The body.
+    pub body: Body,
+}
+
+impl Labelled {
+    /// Labels `bodies` as `event 1`, `event 2`… when there are several, with the
+    /// default source `source`.
+    pub fn numbered(bodies: Vec<Body>, source: &str) -> Vec<Labelled> {
+        let n_bodies = bodies.len();
+        bodies
+            .into_iter()
+            .enumerate()
+            .map(|(index, body)| Labelled {
+                label: if n_bodies > 1 { format!("event {}", index + 1) } else { String::new() },
+                default_source: source.to_owned(),
+                body,
+            })
+            .collect()
+    }
+}
+
+/// An accepted write and the labels of its bodies (to name what was dropped).
+#[derive(Debug)]
+pub struct Written {
+    /// What `decide` and the ledger did.
+    pub submitted: Submitted,
+    /// The label of each body, by index in the batch.
+    pub labels: Vec<String>,
+}
+
+/// A rollback planned against one head, to be submitted against that same head.
+#[derive(Clone, Debug)]
+pub struct RollbackPlan {
+    /// The revision rolled back to.
+    pub to: Seq,
+    /// The head the plan was made at; the submit expects it.
+    pub head: Seq,
+    /// The compensating events and the marker.
+    pub bodies: Vec<Body>,
+}
+
+/// A book just created by [`Book::init`].
+#[derive(Debug)]
+pub struct Initialized {
+    /// The book file.
+    pub path: PathBuf,
+    /// The profile name.
+    pub profile: String,
+    /// The id of its fold table.
+    pub table: Hash32,
+    /// The write of the first `config_set`.
+    pub written: Written,
+}
+
+/// Builds the fold table a profile name stands for: its id and bytes.
+pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), BookError> {
+    let flavour = match name {
+        "zh" => Flavour::Zh,
+        "ja" => Flavour::Ja,
+        "plain" => Flavour::Plain,
+        other => return Err(BookError::Invalid(format!("unknown profile {other:?}: expected zh, ja or plain"))),
+    };
+    let profile = ProfileBuilder::new(flavour)
+        .build()
+        .map_err(|error| BookError::Profile(format!("cannot build the {name} fold table: {error}")))?;
+    Ok((Hash32(profile.id().0), profile.to_bytes()))
+}
+
+/// Fills in the fold table of every `config_set` that names a profile without one,
+/// and returns the tables to store with the batch.
+pub fn fill_profiles(bodies: &mut [Labelled]) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
+    let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
+    for labelled in bodies.iter_mut() {
+        if let Body::ConfigSet(config) = &mut labelled.body {
+            // A left-out profile (no name) keeps the book's; decide fills it in.
+            if config.profile.table.is_none() && !config.profile.name.is_empty() {
+                let (id, bytes) = build_profile(&config.profile.name).map_err(|error| match error {
+                    BookError::Invalid(message) => BookError::Invalid(format!("{}: {message}", labelled.label)),
+                    other => other,
+                })?;
+                config.profile.table = Some(id);
+                if !blobs.iter().any(|(known, _)| *known == id) {
+                    blobs.push((id, bytes));
+                }
+            }
+        }
+    }
+    Ok(blobs)
+}
+
+fn check_envelope(write: &WriteOptions, bodies: &[Labelled]) -> Result<(), BookError> {
+    for labelled in bodies {
+        let source = write.source.as_deref().unwrap_or(&labelled.default_source);
+        validate_envelope(&write.actor, source).map_err(|error| BookError::Invalid(error.to_string()))?;
+    }
+    Ok(())
+}
+
+impl Book {
+    /// Creates a book at `path` whose first event is the `config_set` of `profile`,
+    /// in one step: everything is checked first, the book is built in a temporary
+    /// file beside `path`, and linked into place only when complete. Refuses when
+    /// `path` exists. On failure nothing is left at `path`.
+    pub fn init(path: &Path, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
+        if path.exists() {
+            return Err(ledger::OpenError::Exists { path: path.display().to_string() }.into());
+        }
+        let source = write.source.clone().unwrap_or_else(|| "init".to_owned());
+        let write = WriteOptions { source: Some(source), expect_head: Some(Seq::ZERO), ..write.clone() };
+        let (table, bytes) = build_profile(profile)?;
+        let config = Body::ConfigSet(ConfigSet {
+            assembly: AssemblyConfig::default(),
+            profile: ProfileRef { name: profile.to_owned(), table: Some(table) },
+        });
+        let bodies = vec![Labelled { label: String::new(), default_source: "init".to_owned(), body: config }];
+        check_envelope(&write, &bodies)?;
+        let file_name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        // Unique per process and call, so concurrent inits never share a temporary file.
+        static N_INITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N_INITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = path.with_file_name(format!(".{file_name}.init-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_file(&temp);
+        let built = (|| {
+            let mut book = Book::new(Ledger::create(&temp)?);
+            book.submit_labelled(&write, bodies, vec![(table, bytes)])
+            // The book is dropped here, closing the file before it is linked.
+        })();
+        let written = match built {
+            Ok(written) => written,
+            Err(error) => {
+                let _ = std::fs::remove_file(&temp);
+                return Err(error);
+            }
+        };
+        // A hard link never replaces an existing file, so two racing inits cannot
+        // overwrite each other. Where the file system has no hard links, a rename
+        // (after checking again that nothing is there) is the fallback.
+        let linked = match std::fs::hard_link(&temp, path) {
+            Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists && !path.exists() => {
+                std::fs::rename(&temp, path)
+            }
+            other => other,
+        };
+        let _ = std::fs::remove_file(&temp);
+        match linked {
+            Ok(()) => Ok(Initialized { path: path.to_owned(), profile: profile.to_owned(), table, written }),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(ledger::OpenError::Exists { path: path.display().to_string() }.into())
+            }
+            Err(error) => {
+                Err(ledger::OpenError::Io { path: path.display().to_string(), detail: error.to_string() }.into())
+            }
+        }
+    }
+
+    /// Submits `bodies` as one atomic batch with `write`'s actor, sources and
+    /// expected head. A refusal names the body by its label.
+    pub fn submit_labelled(
+        &mut self,
+        write: &WriteOptions,
+        bodies: Vec<Labelled>,
+        blobs: Vec<(Hash32, Vec<u8>)>,
+    ) -> Result<Written, BookError> {
+        if bodies.is_empty() {
+            return Err(BookError::Invalid("nothing to append".into()));
+        }
+        let mut labels = Vec::with_capacity(bodies.len());
+        let mut events = Vec::with_capacity(bodies.len());
+        for labelled in bodies {
+            let source = write.source.clone().unwrap_or(labelled.default_source);
+            labels.push(labelled.label);
+            events.push(NewEvent {
+                recorded_at_ms: write.recorded_at_ms,
+                actor: write.actor.clone(),
+                source,
+                body: labelled.body,
+            });
+        }
+        match self.submit(&events, write.expect_head, blobs) {
+            Ok(submitted) => Ok(Written { submitted, labels }),
+            Err(BookError::Rejected(rejection)) => {
+                let label = rejection.index.and_then(|index| labels.get(index)).filter(|label| !label.is_empty());
+                // Name both events of a double write by their labels (`e.jsonl line 1`).
+                if let (Some(label), projections::Problem::Duplicate { what, first }) = (label, &rejection.problem) {
+                    if let Some(first) = labels.get(*first).filter(|first| !first.is_empty()) {
+                        return Err(BookError::Invalid(format!(
+                            "{label}: {what} is also written, differently, by {first}"
+                        )));
+                    }
+                }
+                match label {
+                    Some(label) => Err(BookError::RejectedAt { label: label.clone(), rejection }),
+                    None => Err(BookError::Rejected(rejection)),
+                }
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Plans a rollback to revision `to` against the current head. Rolling back to
+    /// the head itself is refused: it would change nothing.
+    pub fn plan_rollback_at_head(&mut self, to: Seq, reason: Option<String>) -> Result<RollbackPlan, BookError> {
+        let head = self.state(None)?.revision();
+        if to == head {
+            return Err(BookError::Invalid(format!(
+                "revision {to} is the head: a rollback to it would change nothing"
+            )));
+        }
+        let bodies = self.plan_rollback(to, reason)?;
+        Ok(RollbackPlan { to, head, bodies })
+    }
+
+    /// Submits a planned rollback against the head it was planned at: if another
+    /// writer appended since, this is a conflict and nothing is written.
+    pub fn submit_rollback(&mut self, plan: RollbackPlan, write: &WriteOptions) -> Result<Written, BookError> {
+        if let Some(expected) = write.expect_head {
+            if expected != plan.head {
+                return Err(ledger::AppendError::Conflict { expected, actual: plan.head }.into());
+            }
+        }
+        let write = WriteOptions { expect_head: Some(plan.head), ..write.clone() };
+        let source = format!("rollback to {}", plan.to);
+        let bodies = plan
+            .bodies
+            .into_iter()
+            .map(|body| Labelled { label: String::new(), default_source: source.clone(), body })
+            .collect();
+        self.submit_labelled(&write, bodies, Vec::new())
+    }
+
+    /// Rolls the head back to revision `to`'s snapshot: plans and submits against
+    /// one head.
+    pub fn rollback(&mut self, to: Seq, reason: Option<String>, write: &WriteOptions) -> Result<Written, BookError> {
+        let plan = self.plan_rollback_at_head(to, reason)?;
+        self.submit_rollback(plan, write)
+    }
+
+    /// Every event about record `id` up to `as_of` (the head when `None`): its
+    /// puts, aliases, retirement, verdicts, and puts that supersede it.
+    pub fn term_history(&self, id: RecordId, as_of: Option<Seq>) -> Result<Vec<Event>, BookError> {
+        let mut versions = Vec::new();
+        self.ledger().scan(Seq(1), as_of.unwrap_or(Seq(u64::MAX)), |event| {
+            let touches = event.content.body.record() == Some(id)
+                || matches!(&event.content.body, Body::TermPut(put) if put.supersedes == Some(id));
+            if touches {
+                versions.push(event);
+            }
+            ControlFlow::Continue(())
+        })?;
+        if versions.is_empty() {
+            return Err(BookError::Invalid(format!("no events about {id}")));
+        }
+        Ok(versions)
+    }
+
+    /// Calls `each` with every event from `from` to `to` (the head when `None`), in
+    /// order, each one checked; `each` returns `false` to stop.
+    pub fn events(&self, from: Seq, to: Option<Seq>, mut each: impl FnMut(Event) -> bool) -> Result<(), BookError> {
+        if let Some(to) = to.filter(|to| *to < from) {
+            return Err(BookError::Invalid(format!(
+                "revision {from} is after revision {to}: no event is in that range"
+            )));
+        }
+        self.ledger().scan(from, to.unwrap_or(Seq(u64::MAX)), |event| {
+            if each(event) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })?;
+        Ok(())
+    }
+
+    /// Opens the book at `path`, waiting up to `patience` while another process has
+    /// it open.
+    pub fn open_waiting(path: &Path, patience: std::time::Duration) -> Result<Book, BookError> {
+        Book::open_waiting_with(path, patience, Ledger::open)
+    }
+
+    /// Opens the book at `path` read-only, for a command that only reads: nothing is
+    /// written, and a read-only file can be read. Waits like [`Book::open_waiting`]. A
+    /// book that a crash left unclean needs a writable open to recover, and gets one.
+    pub fn open_reader_waiting(path: &Path, patience: std::time::Duration) -> Result<Book, BookError> {
+        match Book::open_waiting_with(path, patience, Ledger::open_read_only) {
+            Err(BookError::Open(ledger::OpenError::NeedsRecovery { .. })) => Book::open_waiting(path, patience),
+            other => other,
+        }
+    }
+
+    fn open_waiting_with(
+        path: &Path,
+        patience: std::time::Duration,
+        open: fn(&Path) -> Result<Ledger, ledger::OpenError>,
+    ) -> Result<Book, BookError> {
+        let step = std::time::Duration::from_millis(50);
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            match open(path) {
+                Err(ledger::OpenError::InUse { .. }) if waited < patience => {
+                    std::thread::sleep(step);
+                    waited += step;
+                }
+                // redb reports a file that is not a database as an I/O error.
+                Err(ledger::OpenError::Io { path, detail }) if detail.contains("Not a redb database") => {
+                    return Err(ledger::OpenError::NotALedger { path }.into())
+                }
+                other => return Ok(Book::new(other?)),
+            }
+        }
+    }
+}
+
+/// Changes to some fields of a term; a `None` field stays as it is. For an optional
+/// field, `Some(None)` clears it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TermEdit {
+    /// New source surface.
+    pub src: Option<String>,
+    /// New rendering.
+    pub dst: Option<String>,
+    /// New sense, or cleared.
+    pub sense: Option<Option<String>>,
+    /// New category, or cleared.
+    pub kind: Option<Option<String>>,
+    /// New gender, or cleared.
+    pub gender: Option<Option<Gender>>,
+    /// New declension forms (empty clears them).
+    pub decl: Option<Vec<String>>,
+    /// New speech note, or cleared.
+    pub speech: Option<Option<String>>,
+    /// New translator note, or cleared.
+    pub note: Option<Option<String>>,
+    /// New first chapter of the window.
+    pub since: Option<u32>,
+    /// New last chapter, or open-ended.
+    pub until: Option<Option<u32>>,
+    /// New review status.
+    pub status: Option<Status>,
+    /// New priority.
+    pub priority: Option<i32>,
+    /// Whether the term is constant.
+    pub constant: Option<bool>,
+    /// New secondary keys, or none.
+    pub secondary: Option<Option<SecondaryKeys>>,
+    /// New logic for the secondary keys the term already has.
+    pub secondary_logic: Option<KeyLogic>,
+    /// New superseded record, or none.
+    pub supersedes: Option<Option<RecordId>>,
+}
+
+fn set<T: Clone>(field: &mut T, value: &Option<T>) {
+    if let Some(value) = value {
+        *field = value.clone();
+    }
+}
+
+impl TermEdit {
+    /// Whether the edit changes nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == TermEdit::default()
+    }
+
+    /// The full put: `current` with the edited fields replaced.
+    pub fn apply(&self, current: &TermPut) -> TermPut {
+        let mut put = current.clone();
+        set(&mut put.src, &self.src);
+        set(&mut put.dst, &self.dst);
+        set(&mut put.sense, &self.sense);
+        set(&mut put.kind, &self.kind);
+        set(&mut put.gender, &self.gender);
+        set(&mut put.decl, &self.decl);
+        set(&mut put.speech, &self.speech);
+        set(&mut put.note, &self.note);
+        set(&mut put.window.since, &self.since);
+        set(&mut put.window.until, &self.until);
+        set(&mut put.status, &self.status);
+        set(&mut put.priority, &self.priority);
+        set(&mut put.constant, &self.constant);
+        set(&mut put.secondary, &self.secondary);
+        set(&mut put.supersedes, &self.supersedes);
+        if let (Some(logic), Some(secondary)) = (self.secondary_logic, put.secondary.as_mut()) {
+            secondary.logic = logic;
+        }
+        put
+    }
+}
+
+/// The fields `current` has set that `put` leaves unset (or at their default): what
+/// a whole-record put over `current` would drop.
+pub fn dropped_fields(current: &TermPut, put: &TermPut) -> Vec<&'static str> {
+    let mut dropped = Vec::new();
+    let mut check = |name: &'static str, had: bool, has: bool| {
+        if had && !has {
+            dropped.push(name);
+        }
+    };
+    check("sense", current.sense.is_some(), put.sense.is_some());
+    check("kind", current.kind.is_some(), put.kind.is_some());
+    check("gender", current.gender.is_some(), put.gender.is_some());
+    check("decl", !current.decl.is_empty(), !put.decl.is_empty());
+    check("speech", current.speech.is_some(), put.speech.is_some());
+    check("note", current.note.is_some(), put.note.is_some());
+    check("until", current.window.until.is_some(), put.window.until.is_some());
+    check("priority", current.priority != 0, put.priority != 0);
+    check("constant", current.constant, put.constant);
+    check("secondary", current.secondary.is_some(), put.secondary.is_some());
+    check("supersedes", current.supersedes.is_some(), put.supersedes.is_some());
+    dropped
+}
+
+impl Book {
+    /// The current content of term `id` at the head, and the head it was read at.
+    /// An unknown or retired term is invalid.
+    pub fn current_term(&mut self, id: RecordId) -> Result<(TermPut, Seq), BookError> {
+        let state = self.state(None)?;
+        match state.terms().get(&id) {
+            Some(term) if term.retired => Err(BookError::Invalid(format!("{id} is retired"))),
+            Some(term) => Ok((term.put.clone(), state.revision())),
+            None => Err(BookError::Invalid(format!("unknown record {id}"))),
+        }
+    }
+
+    /// Changes some fields of term `id`: appends a full put computed from its
+    /// current version, against the head that version was read at (unless `write`
+    /// names another expected head).
+    pub fn term_edit(&mut self, id: RecordId, edit: &TermEdit, write: &WriteOptions) -> Result<Written, BookError> {
+        if edit.is_empty() {
+            return Err(BookError::Invalid(format!("term edit {id}: no field to change")));
+        }
+        let (current, head) = self.current_term(id)?;
+        if edit.secondary_logic.is_some() && current.secondary.is_none() && !matches!(edit.secondary, Some(Some(_))) {
+            return Err(BookError::Invalid(format!("{id} has no secondary keys whose logic could change")));
+        }
+        let put = edit.apply(&current);
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let bodies = Labelled::numbered(vec![Body::TermPut(put)], "cli");
+        self.submit_labelled(&write, bodies, Vec::new())
+    }
+
+    /// What a whole-record put would drop from the current version of its term
+    /// (nothing for a new or retired term).
+    pub fn fields_dropped_by(&mut self, put: &TermPut) -> Result<Vec<&'static str>, BookError> {
+        let state = self.state(None)?;
+        Ok(match state.terms().get(&put.id) {
+            Some(term) if !term.retired => dropped_fields(&term.put, put),
+            _ => Vec::new(),
+        })
+    }
+}

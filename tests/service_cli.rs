@@ -1,0 +1,294 @@
+//! End-to-end tests of the application service behind the CLI: closed pipes, atomic
+//! `init`, rollback against one head, exit codes, JSON forms and `term edit`.
+
+mod common;
+
+use common::Book;
+
+const XIAO_YAN: &[&str] =
+    &["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--gender", "m", "--decl", "Сяо Яня,Сяо Яню"];
+
+#[test]
+fn a_closed_stdout_never_fails_a_committed_write_or_a_read() {
+    let book = Book::new();
+    let (code, stderr) = book.run_closed_stdout(XIAO_YAN);
+    assert_eq!(code, Some(0), "term put | true: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(book.head(), 2, "the write was committed");
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = dir.path().join("chunk.txt");
+    std::fs::write(&chunk, "萧炎抬起头。\n").unwrap();
+    let chunk = chunk.to_str().unwrap();
+    let receipt = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", chunk])["receipt"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for args in [
+        &["show"][..],
+        &["log"],
+        &["--json", "log"],
+        &["audit", "--chapter", "1"],
+        &["verify"],
+        &["snapshot"],
+        &["assemble", "--chapter", "1", "--chunk", "2", "--text", chunk],
+        &["replay", &receipt],
+        &["term", "retire", "T-1"],
+    ] {
+        let (code, stderr) = book.run_closed_stdout(args);
+        assert_eq!(code, Some(0), "{args:?} | true: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert_eq!(book.head(), 3, "the retire was committed");
+}
+
+#[test]
+fn log_with_from_after_to_is_invalid() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    let error = book.fails(&["log", "--from", "2", "--to", "1"], 2);
+    assert!(error.contains("--from 2 is after --to 1"), "{error}");
+    assert_eq!(book.ok(&["log", "--from", "2", "--to", "2"]).lines().count(), 1);
+}
+
+fn lorebank(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lorebank")).args(args).env_remove("LOREBANK_BOOK").output().unwrap()
+}
+
+/// Every row of the exit-code table of docs/cli.md but 4, which
+/// `replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt` (tests/cli.rs)
+/// covers.
+#[test]
+fn every_row_of_the_exit_code_table() {
+    let book = Book::new();
+    // 0: success.
+    book.ok(XIAO_YAN);
+    // 1: storage failure: the book path is a directory.
+    let dir = tempfile::tempdir().unwrap();
+    let output = lorebank(&["--book".as_ref(), dir.path().as_os_str(), "verify".as_ref()]);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    // 2: bad input, including an input file that does not exist.
+    let missing = dir.path().join("missing.jsonl");
+    let error = book.fails(&["apply", missing.to_str().unwrap()], 2);
+    assert!(error.contains("missing.jsonl"), "{error}");
+    book.fails(&["term", "put", "--id", "X-1", "--src", "萧炎", "--dst", "x"], 2);
+    // 3: a file that is not a redb database is not a lorebank book.
+    let not_a_book = dir.path().join("notes.txt");
+    std::fs::write(&not_a_book, "just some notes\n").unwrap();
+    let output = lorebank(&["--book".as_ref(), not_a_book.as_os_str(), "verify".as_ref()]);
+    assert_eq!(output.status.code(), Some(3), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a lorebank ledger"));
+    // 5: another writer moved the head.
+    book.fails(&["term", "retire", "T-1", "--expect-head", "1"], 5);
+    assert_eq!(book.head(), 2);
+}
+
+#[test]
+fn argument_errors_follow_json() {
+    let book = Book::new();
+    let output = book.run(&["--json", "term", "put", "--id", "T-1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(error["error"]["kind"], "invalid");
+    assert_eq!(error["error"]["exit_code"], 2);
+    assert!(error["error"]["message"].as_str().unwrap().contains("--src"), "{error}");
+    let text = book.fails(&["term", "put", "--id", "T-1"], 2);
+    assert!(text.contains("--src"), "{text}");
+}
+
+#[test]
+fn apply_skips_a_byte_order_mark() {
+    let book = Book::new();
+    let line = r#"{"term_retired":{"id":"T-1","reason":null}}"#;
+    book.ok(XIAO_YAN);
+    let out = book.run_with_stdin(&["apply", "-"], Some(&format!("\u{feff}{line}\n")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(book.head(), 3);
+}
+
+#[test]
+fn chapter_zero_is_refused_by_every_command() {
+    let book = Book::new();
+    for args in [
+        &["show", "--chapter", "0"][..],
+        &["assemble", "--chapter", "0", "--chunk", "1"],
+        &["audit", "--chapter", "0"],
+        &["replay", "--snapshot", "00", "--chapter", "0", "--text", "-"],
+    ] {
+        let error = book.fails(args, 2);
+        assert!(error.contains("0"), "{args:?}: {error}");
+    }
+}
+
+#[test]
+fn init_with_a_bad_actor_leaves_no_file_and_a_later_init_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.lorebank");
+    let init = |actor: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .arg("--book")
+            .arg(&path)
+            .args(["init", "--profile", "plain", "--actor", actor])
+            .env_remove("LOREBANK_BOOK")
+            .output()
+            .unwrap()
+    };
+    let output = init("robot x");
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("actor"));
+    assert!(!path.exists(), "a refused init must leave nothing behind");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no temporary file is left either");
+    let output = init("system:setup");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = init("system:setup");
+    assert_eq!(output.status.code(), Some(2), "init over an existing book refuses");
+    let verified = lorebank(&["--book".as_ref(), path.as_os_str(), "verify".as_ref()]);
+    assert!(verified.status.success());
+}
+
+#[test]
+fn rollback_to_the_head_is_refused_as_a_no_op() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    let error = book.fails(&["rollback", "--to", "2"], 2);
+    assert!(error.contains("revision 2 is the head"), "{error}");
+    assert_eq!(book.head(), 2);
+    book.ok(&["rollback", "--to", "1"]);
+    assert!(book.ids(&[]).is_empty());
+}
+
+#[test]
+fn diff_log_and_term_show_use_the_documented_json_words() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    book.ok(&[
+        "term",
+        "put",
+        "--id",
+        "T-1",
+        "--src",
+        "萧炎",
+        "--dst",
+        "Сяо Янь",
+        "--sense",
+        "character",
+        "--gender",
+        "f",
+    ]);
+    book.ok(&["alias", "add", "T-1", "蕭炎", "--kind", "nickname"]);
+    let diff = book.json(&["diff", "2", "4"]);
+    let fields = diff["changed"][0]["fields"].as_array().unwrap();
+    let field = |name: &str| fields.iter().find(|field| field["field"] == name).unwrap_or_else(|| panic!("{diff}"));
+    assert_eq!((&field("sense")["old"], &field("sense")["new"]), (&serde_json::Value::Null, &"character".into()));
+    assert_eq!((&field("gender")["old"], &field("gender")["new"]), (&"m".into(), &"f".into()));
+    assert_eq!(field("decl")["old"], serde_json::json!(["Сяо Яня", "Сяо Яню"]));
+    assert_eq!(field("aliases")["new"][0]["kind"], "nickname");
+    let text = book.ok(&["diff", "2", "4"]);
+    assert!(text.contains(r#"gender: "m" -> "f""#), "{text}");
+    for output in [book.ok(&["diff", "2", "4"]), book.ok(&["log"]), book.ok(&["term", "show", "T-1"])] {
+        for debug in ["Some(", "Masculine", "Nickname", "Approved"] {
+            assert!(!output.contains(debug), "{debug} in {output}");
+        }
+    }
+    assert!(book.ok(&["log"]).contains("alias_added T-1 蕭炎 (nickname)"));
+}
+
+#[test]
+fn term_edit_changes_one_field_and_keeps_the_others() {
+    let book = Book::new();
+    book.ok(&[XIAO_YAN, &["--kind", "character", "--note", "герой"]].concat());
+    book.ok(&["term", "edit", "T-1", "--dst", "Сяо Ян"]);
+    let put = &book.log()[2]["body"]["term_put"];
+    assert_eq!(put["dst"], "Сяо Ян");
+    assert_eq!((put["kind"].as_str(), put["gender"].as_str()), (Some("character"), Some("m")));
+    assert_eq!(put["decl"], serde_json::json!(["Сяо Яня", "Сяо Яню"]));
+    assert_eq!(put["note"], "герой");
+    book.ok(&["term", "edit", "T-1", "--clear-gender", "--clear-decl", "--until", "9"]);
+    let put = &book.log()[3]["body"]["term_put"];
+    assert!(put.get("gender").is_none_or(serde_json::Value::is_null), "{put}");
+    assert!(put.get("decl").is_none_or(|decl| decl.as_array().is_some_and(Vec::is_empty)), "{put}");
+    assert_eq!(put["window"]["until"], 9);
+    assert_eq!(put["kind"], "character");
+    book.fails(&["term", "edit", "T-1"], 2);
+    book.fails(&["term", "edit", "T-9", "--dst", "x"], 2);
+    book.fails(&["term", "edit", "T-1", "--gender", "f", "--clear-gender"], 2);
+    assert_eq!(book.head(), 4);
+}
+
+#[test]
+fn term_put_over_an_existing_term_warns_about_every_dropped_field() {
+    let book = Book::new();
+    book.ok(&[XIAO_YAN, &["--kind", "character"]].concat());
+    let output = book.run(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Ян"]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("drops its kind, gender, decl"), "{stderr}");
+    let replaced = book.json(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Яныч", "--replace"]);
+    assert_eq!(replaced["warnings"], serde_json::json!([]));
+    let output = book.run(&["term", "put", "--id", "T-2", "--src", "药老", "--dst", "Яо Лао"]);
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn retiring_twice_is_refused_and_a_put_revives_a_retired_term() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    book.ok(&["term", "retire", "T-1"]);
+    let error = book.fails(&["term", "retire", "T-1"], 2);
+    assert!(error.contains("T-1 is retired"), "{error}");
+    book.fails(&["term", "edit", "T-1", "--dst", "x"], 2);
+    book.ok(XIAO_YAN);
+    assert_eq!(book.ids(&[]), vec!["T-1"]);
+}
+
+/// Records chunks 1 and 2 of chapter 1, chunk 2 following chunk 1.
+fn record_two_chunks(book: &Book, dir: &tempfile::TempDir, first: &str, second: &str) {
+    let (one, two) = (dir.path().join("1.txt"), dir.path().join("2.txt"));
+    std::fs::write(&one, first).unwrap();
+    std::fs::write(&two, second).unwrap();
+    let recorded = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", one.to_str().unwrap()]);
+    let prev = recorded["receipt"].as_str().unwrap();
+    book.ok(&["assemble", "--chapter", "1", "--chunk", "2", "--text", two.to_str().unwrap(), "--prev", prev]);
+}
+
+fn impacted(impact: &serde_json::Value) -> Vec<(String, Vec<String>)> {
+    impact["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|chunk| {
+            let terms = chunk["terms"].as_array().unwrap().iter().map(|term| term.as_str().unwrap().to_owned());
+            (chunk["chunk"].as_str().unwrap().to_owned(), terms.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn impact_follows_a_new_term_through_sticky_records_into_later_chunks() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    record_two_chunks(&book, &dir, "沈照提着长明灯。\n", "他下山了。\n");
+    book.ok(&["term", "put", "--id", "T-9", "--src", "长明灯", "--dst", "негасимая лампада"]);
+    let impact = book.json(&["impact"]);
+    let chunks = impacted(&impact);
+    assert_eq!(chunks.len(), 2, "chunk 2 gets T-9 as a sticky record from chunk 1: {impact}");
+    assert_eq!(chunks[1], ("2".to_owned(), vec!["T-9".to_owned()]), "{impact}");
+}
+
+#[test]
+fn impact_since_compares_with_the_assembly_at_that_revision() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао"]);
+    let dir = tempfile::tempdir().unwrap();
+    record_two_chunks(&book, &dir, "沈照提着长明灯。\n", "沈照下山了。\n");
+    book.ok(&["term", "retire", "T-1"]);
+    let since = book.head().to_string();
+    book.ok(&["term", "put", "--id", "T-9", "--src", "长明灯", "--dst", "негасимая лампада"]);
+    let impact = book.json(&["impact", "--since", &since]);
+    // T-1 was already gone at `since`: only T-9 changed since then.
+    for (chunk, terms) in impacted(&impact) {
+        assert_eq!(terms, vec!["T-9".to_owned()], "chunk {chunk}: {impact}");
+    }
+    // Against the recorded receipts, T-1's removal counts too.
+    let all = impacted(&book.json(&["impact"]));
+    assert!(all.iter().all(|(_, terms)| terms.contains(&"T-1".to_owned())), "{all:?}");
+}
