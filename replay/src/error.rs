@@ -29,7 +29,7 @@ pub enum BookError {
         /// The caller's name for the refused body.
         label: String,
         /// Why.
-        rejection: Rejection,
+        rejection: Box<Rejection>,
     },
     /// No rollback plan can be made.
     #[error(transparent)]

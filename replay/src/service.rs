@@ -225,7 +225,7 @@ impl Book {
                     }
                 }
                 match label {
-                    Some(label) => Err(BookError::RejectedAt { label: label.clone(), rejection }),
+                    Some(label) => Err(BookError::RejectedAt { label: label.clone(), rejection: Box::new(rejection) }),
                     None => Err(BookError::Rejected(rejection)),
                 }
             }
