@@ -181,8 +181,8 @@ fn replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt() {
         let other = context.replacen("Сяо", "Чжао", 1);
         forged.output = replay::receipt::text_id(&other);
         let id = forged.id();
-        let stored = ledger::StoredReceipt { id, bytes: forged.encode(), chapter: 1, chunk_key: "forged".into() };
-        library.ledger().record_receipts(vec![stored], vec![(forged.output, other.into_bytes())]).unwrap();
+        let stored = ledger::Document { id, bytes: forged.encode(), group: 1, key: "forged".into() };
+        library.ledger().file_documents(vec![stored], vec![(forged.output, other.into_bytes())]).unwrap();
         id.to_hex()
     };
     let error = book.fails(&["replay", &forged_id], 4);

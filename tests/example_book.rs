@@ -114,7 +114,7 @@ fn example_contexts_match_the_golden_files() {
         let library = replay::Book::open(&book).unwrap();
         for (name, receipt) in [("1-1", &receipts[0]), ("4-2", &receipts[7])] {
             let id = ledger_model::Hash32::from_hex(receipt).unwrap();
-            let bytes = library.ledger().receipt(id).unwrap().unwrap();
+            let bytes = library.ledger().document(id).unwrap().unwrap();
             let path = golden.join(format!("receipt-{name}.hex"));
             let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
             if bless {

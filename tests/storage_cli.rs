@@ -94,7 +94,7 @@ fn read_commands_and_a_dry_run_work_on_a_read_only_file_and_write_nothing() {
     let modified = std::fs::metadata(&book.path).unwrap().modified().unwrap();
     let receipt = {
         let ledger = Ledger::open_read_only(&book.path).unwrap();
-        ledger.chunk_receipts(None).unwrap()[0].3.to_hex()
+        ledger.filed(None).unwrap()[0].3.to_hex()
     };
     let text = book.text();
     let commands: &[&[&str]] = &[
@@ -121,7 +121,7 @@ fn read_commands_and_a_dry_run_work_on_a_read_only_file_and_write_nothing() {
 fn chunk_keys_over_their_limits_exit_2() {
     let book = StoredBook::new();
     let text = book.text();
-    let long = "k".repeat(ledger_model::limits::CHUNK_KEY_CHARS_MAX + 1);
+    let long = "k".repeat(ledger_model::limits::DOCUMENT_KEY_CHARS_MAX + 1);
     for key in ["", "a\nb", long.as_str()] {
         let (_, err) = book.exits(&["assemble", "--chapter", "1", "--chunk", key, "--text", &text], 2);
         assert!(err.contains("chunk key"), "{err}");

@@ -21,7 +21,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ledger::{Ledger, StoredReceipt};
+use ledger::{Document, Ledger};
 use ledger_model::codec::CONFIG;
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
@@ -154,7 +154,7 @@ fn main() {
             for batch in all.chunks(10_000) {
                 ledger.append(batch, None).unwrap();
             }
-            ledger.record_receipts(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
+            ledger.file_documents(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
         }
         let started = Instant::now();
         let mut book = Book::open(&path).unwrap();
@@ -198,7 +198,7 @@ fn main() {
     {
         let ledger = Ledger::create(&path).unwrap();
         ledger.append(&glossary, None).unwrap();
-        ledger.record_receipts(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
+        ledger.file_documents(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
     }
     let mut book = Book::open(&path).unwrap();
     let state = book.state(None).unwrap();
@@ -323,24 +323,24 @@ fn main() {
                         receipt.chunk_key = format!("t{thread_idx}-{receipt_idx}");
                         receipt.chapter = chapter;
                         let id = receipt.id();
-                        pending.push(StoredReceipt {
+                        pending.push(Document {
                             id,
                             bytes: receipt.encode(),
-                            chapter,
-                            chunk_key: receipt.chunk_key.clone(),
+                            group: chapter,
+                            key: receipt.chunk_key.clone(),
                         });
                         if pending.len() == per_call {
-                            ledger.record_receipts(std::mem::take(&mut pending), Vec::new()).unwrap();
+                            ledger.file_documents(std::mem::take(&mut pending), Vec::new()).unwrap();
                         }
                     }
                     if !pending.is_empty() {
-                        ledger.record_receipts(pending, Vec::new()).unwrap();
+                        ledger.file_documents(pending, Vec::new()).unwrap();
                     }
                 });
             }
         });
         let elapsed = started.elapsed();
-        assert_eq!(ledger.chunk_receipts(Some(chapter)).unwrap().len(), n_threads * per_thread);
+        assert_eq!(ledger.filed(Some(chapter)).unwrap().len(), n_threads * per_thread);
         (n_threads * per_thread) as f64 / elapsed.as_secs_f64()
     };
     let n_threads = 8;
@@ -353,8 +353,8 @@ fn main() {
         receipt.chunk_key = format!("seq-{receipt_idx}");
         let id = receipt.id();
         ledger
-            .record_receipts(
-                vec![StoredReceipt { id, bytes: receipt.encode(), chapter: 3, chunk_key: receipt.chunk_key.clone() }],
+            .file_documents(
+                vec![Document { id, bytes: receipt.encode(), group: 3, key: receipt.chunk_key.clone() }],
                 Vec::new(),
             )
             .unwrap();

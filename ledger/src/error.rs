@@ -87,11 +87,11 @@ pub enum ReadError {
         /// What is wrong.
         detail: String,
     },
-    /// A stored object other than an event (a blob, a receipt, an index entry)
+    /// A stored object other than an event (a blob, a document, a shelf entry)
     /// failed its checks. The ledger refuses appends from now on.
     #[error("{object} is corrupted: {detail}")]
     Damaged {
-        /// The object, named (`blob 241cb521…`, `receipt 3f2a…`).
+        /// The object, named (`blob 241cb521…`, `document 3f2a…`).
         object: String,
         /// What is wrong.
         detail: String,
@@ -130,18 +130,18 @@ pub enum AppendError {
         /// Limit on bytes.
         bytes_max: usize,
     },
-    /// A chunk key (a storage key of the chunk index) is empty, too long or holds
-    /// a control character.
-    #[error("chunk key {key:?}: {reason}")]
-    ChunkKey {
+    /// A document key (the storage key of a document's shelf) is empty, too long or
+    /// holds a control character.
+    #[error("document key {key:?}: {reason}")]
+    DocumentKey {
         /// The key (at most its first 80 characters).
         key: String,
         /// What is wrong.
         reason: String,
     },
-    /// A receipt is over [`ledger_model::limits::RECEIPT_BYTES_MAX`].
-    #[error("receipt of {n_bytes} bytes is over the limit of {bytes_max} bytes")]
-    ReceiptTooLarge {
+    /// A document is over [`ledger_model::limits::DOCUMENT_BYTES_MAX`].
+    #[error("document of {n_bytes} bytes is over the limit of {bytes_max} bytes")]
+    DocumentTooLarge {
         /// Its size.
         n_bytes: usize,
         /// The limit.
@@ -178,7 +178,7 @@ pub enum VerifyError {
     /// A stored object other than an event failed its checks.
     #[error("{object} is corrupted: {detail}")]
     Damaged {
-        /// The object, named (`blob 241cb521…`, `receipt 3f2a…`).
+        /// The object, named (`blob 241cb521…`, `document 3f2a…`).
         object: String,
         /// What is wrong.
         detail: String,

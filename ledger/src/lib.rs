@@ -5,8 +5,15 @@
 //! one writer thread that group-commits the batches of concurrent appenders (several
 //! batches, one durable commit). Reads check every record's payload hash and every
 //! link of the hash chain they cross; [`Ledger::verify`] checks every stored object
-//! (chain, blobs, receipts, indexes) in one read transaction and names what is
+//! (chain, blobs, documents, indexes) in one read transaction and names what is
 //! damaged. [`Ledger::open_read_only`] opens a book without ever writing to it.
+//!
+//! Besides the log it files [`Document`]s: content-addressed, checksummed bytes,
+//! each filed under a caller-chosen shelf (`group`, `key`) in arrival order
+//! ([`Ledger::file_documents`], [`Ledger::document`], [`Ledger::filed`],
+//! [`Ledger::documents_with_prefix`]). The ledger never knows what a document means:
+//! receipts, chapters and chunk keys are `replay`'s (a receipt is a document filed
+//! under its chapter and chunk key).
 //!
 //! It stores the bytes `ledger-model` produces and decodes them back; it does not
 //! judge what events mean (that is `projections`), and it never matches, assembles
@@ -42,4 +49,4 @@ mod writer;
 
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
 pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
-pub use writer::{Appended, Attachments, StoredReceipt, GROUP_BATCHES_MAX};
+pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};

@@ -10,9 +10,13 @@
 //!   the log: records of format 2 mark batch ends, so it can be rebuilt.
 //! * `cache`: snapshot ID → checksum ‖ frozen projection bytes. Derived data: may be
 //!   dropped and rebuilt at any time.
-//! * `receipts`: receipt id → checksum ‖ canonical receipt bytes.
-//! * `receipt_log`: `u64` (dense from 1, recording order) → receipt id.
-//! * `chunks`: (chapter, chunk key, receipt log position) → receipt id.
+//! * `receipts` (documents): document id → checksum ‖ bytes.
+//! * `receipt_log` (document log): `u64` (dense from 1, arrival order) → document id.
+//! * `chunks` (shelves): (group, key, document log position) → document id.
+//!
+//! The names of the last three are the on-disk layout of ledger format 1; the
+//! ledger gives them no meaning (its callers decide what a document, a group and a
+//! key are).
 //! * `meta`: `&str` → bytes. `format` → ledger format (`u16` LE); `head` → head seq
 //!   (`u64` LE) ‖ head chain hash (32 bytes), written in the same transaction as the
 //!   events it covers.
@@ -32,16 +36,18 @@ use redb::{
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
 use crate::verify::{self, Damage};
-use crate::writer::{self, Appended, Attachments, Request, StoredReceipt};
+use crate::writer::{self, Appended, Attachments, Document, Request};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub(crate) const BLOBS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("blobs");
 pub(crate) const SNAPSHOTS: TableDefinition<&[u8; 32], u64> = TableDefinition::new("snapshots");
 pub(crate) const CACHE: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("cache");
-pub(crate) const RECEIPTS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("receipts");
-pub(crate) const RECEIPT_LOG: TableDefinition<u64, &[u8; 32]> = TableDefinition::new("receipt_log");
-pub(crate) const CHUNKS: TableDefinition<(u32, &str, u64), &[u8; 32]> = TableDefinition::new("chunks");
+// Documents, their arrival log and their shelves. The table names are the on-disk
+// layout of ledger format 1 (they must not change); the ledger gives them no meaning.
+pub(crate) const DOCUMENTS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("receipts");
+pub(crate) const DOCUMENT_LOG: TableDefinition<u64, &[u8; 32]> = TableDefinition::new("receipt_log");
+pub(crate) const SHELVES: TableDefinition<(u32, &str, u64), &[u8; 32]> = TableDefinition::new("chunks");
 pub(crate) const META_FORMAT: &str = "format";
 /// blake3 `derive_key` context of the checksum stored in front of every blob and
 /// cache entry.
@@ -107,8 +113,8 @@ pub struct VerifyReport {
     pub head: Head,
     /// Blobs checked.
     pub n_blobs: u64,
-    /// Receipts checked.
-    pub n_receipts: u64,
+    /// Documents checked.
+    pub n_documents: u64,
     /// Cache entries that failed their checksum: dropped (on a writable handle),
     /// rebuilt when needed, not damage to the book.
     pub n_cache_dropped: u64,
@@ -233,9 +239,9 @@ impl Ledger {
             txn.open_table(BLOBS).map_err(|e| io(e.into()))?;
             txn.open_table(SNAPSHOTS).map_err(|e| io(e.into()))?;
             txn.open_table(CACHE).map_err(|e| io(e.into()))?;
-            txn.open_table(RECEIPTS).map_err(|e| io(e.into()))?;
-            txn.open_table(RECEIPT_LOG).map_err(|e| io(e.into()))?;
-            txn.open_table(CHUNKS).map_err(|e| io(e.into()))?;
+            txn.open_table(DOCUMENTS).map_err(|e| io(e.into()))?;
+            txn.open_table(DOCUMENT_LOG).map_err(|e| io(e.into()))?;
+            txn.open_table(SHELVES).map_err(|e| io(e.into()))?;
         }
         txn.commit().map_err(|e| io(e.into()))?;
         Ok(Ledger::start(db, path))
@@ -488,8 +494,9 @@ impl Ledger {
     /// landing meanwhile is not seen, and never looks like damage): the whole chain
     /// (every record decodes strictly, every payload hash and link matches, seqs are
     /// dense from 1 to the head, nothing past the head, the head hash is the last
-    /// event's), then every blob and receipt against its checksum, the receipt log
-    /// and chunk index against the receipts, and the snapshot index against the head.
+    /// event's), then every blob and document against its checksum, the document
+    /// log and the shelves against the documents, and the snapshot index against the
+    /// head.
     /// Reports the first damaged object by name.
     ///
     /// Cache entries that fail their checksum are derived data, not damage: they are
@@ -537,7 +544,7 @@ impl Ledger {
                 n_events,
                 head,
                 n_blobs: objects.n_blobs,
-                n_receipts: objects.n_receipts,
+                n_documents: objects.n_documents,
                 n_cache_dropped,
             })
         })
@@ -560,8 +567,8 @@ impl Ledger {
         attachments: Attachments,
     ) -> Result<Appended, AppendError> {
         let payloads = writer::encode_batch(batch)?;
-        for receipt in &attachments.receipts {
-            writer::check_receipt(receipt)?;
+        for document in &attachments.documents {
+            writer::check_document(document)?;
         }
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
@@ -572,22 +579,19 @@ impl Ledger {
 }
 
 impl Ledger {
-    /// Stores receipts (and the texts they refer to, as blobs) through the writer
-    /// thread: group-committed with whatever else is queued. A receipt already
-    /// stored is left as it is.
-    pub fn record_receipts(
-        &self,
-        receipts: Vec<StoredReceipt>,
-        blobs: Vec<(Hash32, Vec<u8>)>,
-    ) -> Result<(), AppendError> {
-        for receipt in &receipts {
-            writer::check_receipt(receipt)?;
+    /// Files documents (and blobs, such as texts they refer to) through the writer
+    /// thread: group-committed with whatever else is queued. Each new document is
+    /// logged in arrival order and filed under its shelf (`group`, `key`); a
+    /// document already stored is left as it is (and not filed again).
+    pub fn file_documents(&self, documents: Vec<Document>, blobs: Vec<(Hash32, Vec<u8>)>) -> Result<(), AppendError> {
+        for document in &documents {
+            writer::check_document(document)?;
         }
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::Poisoned(reason));
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
-        let attachments = Attachments { blobs, snapshot: None, receipts };
+        let attachments = Attachments { blobs, snapshot: None, documents };
         self.send(Request { payloads: Vec::new(), expected: None, attachments, reply }, &answer).map(|_| ())
     }
 
@@ -608,9 +612,9 @@ impl Ledger {
         answer.recv().unwrap_or_else(|_| Err(stopped()))
     }
 
-    /// A stored receipt's bytes, checksum verified.
-    pub fn receipt(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
-        self.checked_entry(RECEIPTS, id, "receipt")
+    /// A stored document's bytes, checksum verified; `None` if absent.
+    pub fn document(&self, id: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
+        self.checked_entry(DOCUMENTS, id, "document")
     }
 
     /// An entry of a `checksum ‖ bytes` table; a failed checksum is corruption.
@@ -635,12 +639,12 @@ impl Ledger {
         })
     }
 
-    /// Receipt ids whose hex form starts with `prefix` (at most `limit` of them).
-    pub fn receipts_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Hash32>, ReadError> {
+    /// Document ids whose hex form starts with `prefix` (at most `limit` of them).
+    pub fn documents_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Hash32>, ReadError> {
         self.guarded(|| {
             let prefix = prefix.to_ascii_lowercase();
             let txn = self.shared.db.begin_read().map_err(read_error)?;
-            let table = txn.open_table(RECEIPTS).map_err(read_error)?;
+            let table = txn.open_table(DOCUMENTS).map_err(read_error)?;
             let mut out = Vec::new();
             for entry in table.iter().map_err(read_error)? {
                 let (key, _) = entry.map_err(read_error)?;
@@ -656,25 +660,25 @@ impl Ledger {
         })
     }
 
-    /// Every recorded receipt of `chapter` (all chapters when `None`):
-    /// (chapter, chunk key, recording position, receipt id), by chapter, chunk key,
-    /// then recording order.
-    pub fn chunk_receipts(&self, chapter: Option<u32>) -> Result<Vec<(u32, String, u64, Hash32)>, ReadError> {
+    /// Every filed document of `group` (all groups when `None`):
+    /// (group, key, arrival position, document id), by group, key, then arrival
+    /// order.
+    pub fn filed(&self, group: Option<u32>) -> Result<Vec<(u32, String, u64, Hash32)>, ReadError> {
         self.guarded(|| {
             let txn = self.shared.db.begin_read().map_err(read_error)?;
-            let table = txn.open_table(CHUNKS).map_err(read_error)?;
+            let table = txn.open_table(SHELVES).map_err(read_error)?;
             let mut out = Vec::new();
-            let entries = match chapter {
-                Some(chapter) => table.range((chapter, "", 0)..).map_err(read_error)?,
+            let entries = match group {
+                Some(group) => table.range((group, "", 0)..).map_err(read_error)?,
                 None => table.iter().map_err(read_error)?,
             };
             for entry in entries {
                 let (key, value) = entry.map_err(read_error)?;
-                let (entry_chapter, chunk_key, position) = key.value();
-                if chapter.is_some_and(|chapter| chapter != entry_chapter) {
+                let (entry_group, shelf_key, position) = key.value();
+                if group.is_some_and(|group| group != entry_group) {
                     break;
                 }
-                out.push((entry_chapter, chunk_key.to_owned(), position, Hash32(*value.value())));
+                out.push((entry_group, shelf_key.to_owned(), position, Hash32(*value.value())));
             }
             Ok(out)
         })

@@ -4,7 +4,7 @@
 use ledger_model::{Hash32, Seq};
 use redb::{Database, ReadTransaction, ReadableTable};
 
-use crate::store::{checked, BLOBS, CACHE, CHUNKS, RECEIPTS, RECEIPT_LOG, SNAPSHOTS};
+use crate::store::{checked, BLOBS, CACHE, DOCUMENTS, DOCUMENT_LOG, SHELVES, SNAPSHOTS};
 
 /// The first damaged object found.
 pub(crate) struct Damage {
@@ -15,7 +15,7 @@ pub(crate) struct Damage {
 /// What the object walk found.
 pub(crate) struct Objects {
     pub(crate) n_blobs: u64,
-    pub(crate) n_receipts: u64,
+    pub(crate) n_documents: u64,
     /// Cache entries failing their checksum (derived data: dropped, not damage).
     pub(crate) bad_cache: Vec<Hash32>,
     pub(crate) damage: Option<Damage>,
@@ -25,12 +25,12 @@ fn damage(object: String, detail: impl Into<String>) -> Option<Damage> {
     Some(Damage { object, detail: detail.into() })
 }
 
-/// Checks blobs and receipts against their checksums, the receipt log (dense from
-/// 1, every id a stored receipt, every receipt logged once), the chunk index (every
-/// position in the log with the same id), the snapshot index (revisions within the
-/// head) and the cache checksums.
+/// Checks blobs and documents against their checksums, the document log (dense
+/// from 1, every id a stored document, every document logged once), the shelves
+/// (every position in the log with the same id), the snapshot index (revisions
+/// within the head) and the cache checksums.
 pub(crate) fn objects(txn: &ReadTransaction, head: Seq) -> Result<Objects, redb::Error> {
-    let mut out = Objects { n_blobs: 0, n_receipts: 0, bad_cache: Vec::new(), damage: None };
+    let mut out = Objects { n_blobs: 0, n_documents: 0, bad_cache: Vec::new(), damage: None };
     let blobs = txn.open_table(BLOBS)?;
     for entry in blobs.iter()? {
         let (key, value) = entry?;
@@ -40,53 +40,55 @@ pub(crate) fn objects(txn: &ReadTransaction, head: Seq) -> Result<Objects, redb:
             return Ok(out);
         }
     }
-    let receipts = txn.open_table(RECEIPTS)?;
-    for entry in receipts.iter()? {
+    let documents = txn.open_table(DOCUMENTS)?;
+    for entry in documents.iter()? {
         let (key, value) = entry?;
-        out.n_receipts += 1;
+        out.n_documents += 1;
         if checked(value.value()).is_none() {
-            out.damage = damage(format!("receipt {}", Hash32(*key.value())), "fails its checksum");
+            out.damage = damage(format!("document {}", Hash32(*key.value())), "fails its checksum");
             return Ok(out);
         }
     }
-    let log = txn.open_table(RECEIPT_LOG)?;
+    let log = txn.open_table(DOCUMENT_LOG)?;
     let mut logged = Vec::new();
     for (index, entry) in log.iter()?.enumerate() {
         let (key, value) = entry?;
         let position = key.value();
         let id = Hash32(*value.value());
         if position != index as u64 + 1 {
-            out.damage = damage(format!("receipt log position {position}"), format!("expected position {}", index + 1));
+            out.damage =
+                damage(format!("document log position {position}"), format!("expected position {}", index + 1));
             return Ok(out);
         }
-        if receipts.get(&id.0)?.is_none() {
-            out.damage = damage(format!("receipt log position {position}"), format!("names receipt {id}, not stored"));
+        if documents.get(&id.0)?.is_none() {
+            out.damage =
+                damage(format!("document log position {position}"), format!("names document {id}, not stored"));
             return Ok(out);
         }
         logged.push(id);
     }
-    if logged.len() as u64 != out.n_receipts {
-        let detail = format!("{} receipts stored, {} logged", out.n_receipts, logged.len());
-        out.damage = damage("the receipt log".into(), detail);
+    if logged.len() as u64 != out.n_documents {
+        let detail = format!("{} documents stored, {} logged", out.n_documents, logged.len());
+        out.damage = damage("the document log".into(), detail);
         return Ok(out);
     }
-    let chunks = txn.open_table(CHUNKS)?;
-    let mut n_chunks = 0u64;
-    for entry in chunks.iter()? {
+    let shelves = txn.open_table(SHELVES)?;
+    let mut n_filed = 0u64;
+    for entry in shelves.iter()? {
         let (key, value) = entry?;
-        let (chapter, chunk_key, position) = key.value();
+        let (group, shelf_key, position) = key.value();
         let id = Hash32(*value.value());
-        let object = || format!("chunk index entry (chapter {chapter}, chunk {chunk_key:?}, position {position})");
+        let object = || format!("shelf entry (group {group}, key {shelf_key:?}, position {position})");
         let at = usize::try_from(position).ok().and_then(|position| position.checked_sub(1));
         if at.and_then(|at| logged.get(at)) != Some(&id) {
-            out.damage = damage(object(), format!("names receipt {id}, which the receipt log does not have there"));
+            out.damage = damage(object(), format!("names document {id}, which the document log does not have there"));
             return Ok(out);
         }
-        n_chunks += 1;
+        n_filed += 1;
     }
-    if n_chunks != out.n_receipts {
-        let detail = format!("{} receipts stored, {n_chunks} indexed by chunk", out.n_receipts);
-        out.damage = damage("the chunk index".into(), detail);
+    if n_filed != out.n_documents {
+        let detail = format!("{} documents stored, {n_filed} filed on shelves", out.n_documents);
+        out.damage = damage("the shelves".into(), detail);
         return Ok(out);
     }
     let snapshots = txn.open_table(SNAPSHOTS)?;

@@ -14,7 +14,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
 use ledger_model::limits::{
-    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, CHUNK_KEY_CHARS_MAX, GROUP_BYTES_MAX, RECEIPT_BYTES_MAX,
+    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, DOCUMENT_BYTES_MAX, DOCUMENT_KEY_CHARS_MAX, GROUP_BYTES_MAX,
 };
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
@@ -22,7 +22,7 @@ use redb::ReadableTable;
 
 use crate::error::AppendError;
 use crate::store::{
-    blob_record, panic_text, Head, Shared, BLOBS, CHUNKS, EVENTS, META, META_HEAD, RECEIPTS, RECEIPT_LOG, SNAPSHOTS,
+    blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, SHELVES, SNAPSHOTS,
 };
 
 /// Most batches committed together in one durable transaction.
@@ -55,41 +55,42 @@ pub struct Attachments {
     /// The snapshot ID of the state after the batch. The snapshot index maps it to
     /// the batch's last seq unless an earlier revision already had it.
     pub snapshot: Option<Hash32>,
-    /// Receipts of assemblies (not editorial revisions: they never touch the chain).
-    pub receipts: Vec<StoredReceipt>,
+    /// Documents to file (derived data: they never touch the chain).
+    pub documents: Vec<Document>,
 }
 
-/// A receipt to store: its content id and canonical bytes, the chunk it is about,
-/// and the texts (input, output) it refers to by content id.
+/// A document to file: content-addressed, checksummed bytes, filed under the
+/// caller's shelf (`group`, `key`) in arrival order. The ledger gives the bytes,
+/// the group and the key no meaning.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredReceipt {
-    /// Content id of the receipt.
+pub struct Document {
+    /// Content id of the document (the caller's; the ledger files it under this id).
     pub id: Hash32,
-    /// Canonical bytes.
+    /// The bytes.
     pub bytes: Vec<u8>,
-    /// Chapter of the chunk.
-    pub chapter: u32,
-    /// Key of the chunk within the chapter.
-    pub chunk_key: String,
+    /// Group of the shelf.
+    pub group: u32,
+    /// Key of the shelf within the group.
+    pub key: String,
 }
 
-/// A receipt's storage limits: its chunk key is a key of the chunk index, its bytes
-/// must decode again.
-pub(crate) fn check_receipt(receipt: &StoredReceipt) -> Result<(), AppendError> {
-    let key = &receipt.chunk_key;
-    let refuse = |reason: String| AppendError::ChunkKey { key: key.chars().take(80).collect(), reason };
+/// A document's storage limits: its key is a key of the shelf table, its bytes must
+/// decode again.
+pub(crate) fn check_document(document: &Document) -> Result<(), AppendError> {
+    let key = &document.key;
+    let refuse = |reason: String| AppendError::DocumentKey { key: key.chars().take(80).collect(), reason };
     let n_chars = key.chars().count();
     if n_chars == 0 {
         return Err(refuse("is empty".into()));
     }
-    if n_chars > CHUNK_KEY_CHARS_MAX {
-        return Err(refuse(format!("{n_chars} characters, over the limit of {CHUNK_KEY_CHARS_MAX}")));
+    if n_chars > DOCUMENT_KEY_CHARS_MAX {
+        return Err(refuse(format!("{n_chars} characters, over the limit of {DOCUMENT_KEY_CHARS_MAX}")));
     }
     if let Some(c) = key.chars().find(|c| c.is_control()) {
         return Err(refuse(format!("holds the control character {c:?}")));
     }
-    if receipt.bytes.len() > RECEIPT_BYTES_MAX {
-        return Err(AppendError::ReceiptTooLarge { n_bytes: receipt.bytes.len(), bytes_max: RECEIPT_BYTES_MAX });
+    if document.bytes.len() > DOCUMENT_BYTES_MAX {
+        return Err(AppendError::DocumentTooLarge { n_bytes: document.bytes.len(), bytes_max: DOCUMENT_BYTES_MAX });
     }
     Ok(())
 }
@@ -99,8 +100,8 @@ impl Request {
     fn n_bytes(&self) -> usize {
         let payloads: usize = self.payloads.iter().map(Vec::len).sum();
         let blobs: usize = self.attachments.blobs.iter().map(|(_, bytes)| bytes.len()).sum();
-        let receipts: usize = self.attachments.receipts.iter().map(|receipt| receipt.bytes.len()).sum();
-        payloads + blobs + receipts
+        let documents: usize = self.attachments.documents.iter().map(|document| document.bytes.len()).sum();
+        payloads + blobs + documents
     }
 }
 
@@ -207,10 +208,10 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
         let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
         let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
         let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
-        let mut receipts = txn.open_table(RECEIPTS).map_err(|e| e.to_string())?;
-        let mut receipt_log = txn.open_table(RECEIPT_LOG).map_err(|e| e.to_string())?;
-        let mut chunks = txn.open_table(CHUNKS).map_err(|e| e.to_string())?;
-        let mut n_receipt_log = receipt_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
+        let mut documents = txn.open_table(DOCUMENTS).map_err(|e| e.to_string())?;
+        let mut document_log = txn.open_table(DOCUMENT_LOG).map_err(|e| e.to_string())?;
+        let mut shelves = txn.open_table(SHELVES).map_err(|e| e.to_string())?;
+        let mut n_logged = document_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
         let mut wrote_derived = false;
         for request in group {
             if let Some(expected) = request.expected {
@@ -227,15 +228,15 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
                 events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
                 head = Head { seq, hash };
             }
-            for receipt in &request.attachments.receipts {
-                if receipts.get(&receipt.id.0).map_err(|e| e.to_string())?.is_none() {
-                    receipts
-                        .insert(&receipt.id.0, blob_record(&receipt.bytes).as_slice())
+            for document in &request.attachments.documents {
+                if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_none() {
+                    documents
+                        .insert(&document.id.0, blob_record(&document.bytes).as_slice())
                         .map_err(|e| e.to_string())?;
-                    n_receipt_log += 1;
-                    receipt_log.insert(n_receipt_log, &receipt.id.0).map_err(|e| e.to_string())?;
-                    chunks
-                        .insert((receipt.chapter, receipt.chunk_key.as_str(), n_receipt_log), &receipt.id.0)
+                    n_logged += 1;
+                    document_log.insert(n_logged, &document.id.0).map_err(|e| e.to_string())?;
+                    shelves
+                        .insert((document.group, document.key.as_str(), n_logged), &document.id.0)
                         .map_err(|e| e.to_string())?;
                     wrote_derived = true;
                 }
@@ -255,7 +256,7 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
         }
         if head == head_before && !wrote_derived {
             // Every batch conflicted and nothing else was new: nothing to make durable.
-            drop((meta, events, blobs, snapshots, receipts, receipt_log, chunks));
+            drop((meta, events, blobs, snapshots, documents, document_log, shelves));
             txn.abort().map_err(|e| e.to_string())?;
             return Ok(answers);
         }

@@ -1,14 +1,15 @@
 //! Storage integrity beyond the event chain, on real redb files: `verify` names a
-//! damaged blob, receipt or index entry; damaged cache entries are dropped and never
+//! damaged blob, document or shelf entry; damaged cache entries are dropped and never
 //! reported as damage; verify reads one snapshot while appends land; a read-only
-//! open never writes; storage limits on chunk keys and receipts are refused.
+//! open never writes; storage limits on document keys and documents are refused;
+//! documents read back by shelf and by id prefix.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 
-use ledger::{AppendError, Attachments, Ledger, ReadError, StoredReceipt, VerifyError};
-use ledger_model::limits::{CHUNK_KEY_CHARS_MAX, RECEIPT_BYTES_MAX};
+use ledger::{AppendError, Attachments, Document, Ledger, ReadError, VerifyError};
+use ledger_model::limits::{DOCUMENT_BYTES_MAX, DOCUMENT_KEY_CHARS_MAX};
 use ledger_model::{Hash32, Seq};
 use support::term;
 
@@ -28,11 +29,11 @@ fn flip_in_file(path: &Path, marker: &[u8], offset: usize) -> usize {
     positions.len()
 }
 
-fn receipt(id: u8, chunk_key: &str, bytes: &[u8]) -> StoredReceipt {
-    StoredReceipt { id: Hash32([id; 32]), bytes: bytes.to_vec(), chapter: 1, chunk_key: chunk_key.into() }
+fn document(id: u8, key: &str, bytes: &[u8]) -> Document {
+    Document { id: Hash32([id; 32]), bytes: bytes.to_vec(), group: 1, key: key.into() }
 }
 
-/// A book with two events, a blob, two receipts and a cache entry, each findable by
+/// A book with two events, a blob, two documents and a cache entry, each findable by
 /// its marker.
 fn full_book(dir: &tempfile::TempDir) -> PathBuf {
     let path = book(dir);
@@ -40,13 +41,13 @@ fn full_book(dir: &tempfile::TempDir) -> PathBuf {
     let attachments = Attachments {
         blobs: vec![(Hash32([7; 32]), b"blob-marker: a fold table".to_vec())],
         snapshot: Some(Hash32([9; 32])),
-        receipts: Vec::new(),
+        documents: Vec::new(),
     };
     ledger.append_with(&[term(1, "event-one")], Some(Seq(0)), attachments).unwrap();
     ledger.append(&[term(2, "event-two")], Some(Seq(1))).unwrap();
     ledger
-        .record_receipts(
-            vec![receipt(1, "chunk-a", b"receipt-marker-one"), receipt(2, "chunk-b", b"receipt-marker-two")],
+        .file_documents(
+            vec![document(1, "shelf-a", b"document-marker-one"), document(2, "shelf-b", b"document-marker-two")],
             vec![(Hash32([8; 32]), b"text-marker: an input".to_vec())],
         )
         .unwrap();
@@ -71,7 +72,7 @@ fn an_intact_book_verifies_with_every_object_counted() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
     let report = Ledger::open(&path).unwrap().verify().unwrap();
-    assert_eq!((report.n_events, report.n_blobs, report.n_receipts, report.n_cache_dropped), (2, 2, 2, 0));
+    assert_eq!((report.n_events, report.n_blobs, report.n_documents, report.n_cache_dropped), (2, 2, 2, 0));
 }
 
 #[test]
@@ -94,22 +95,22 @@ fn verify_names_a_damaged_text_blob() {
 }
 
 #[test]
-fn verify_names_a_damaged_receipt() {
+fn verify_names_a_damaged_document() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
-    assert_eq!(flip_in_file(&path, b"receipt-marker-two", 16), 1);
-    assert_eq!(damaged_object(&path), format!("receipt {}", Hash32([2; 32])));
+    assert_eq!(flip_in_file(&path, b"document-marker-two", 16), 1);
+    assert_eq!(damaged_object(&path), format!("document {}", Hash32([2; 32])));
 }
 
 #[test]
-fn verify_names_a_damaged_chunk_index_entry() {
+fn verify_names_a_damaged_shelf_entry() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
-    // The chunk key is stored once, in the chunk index; its receipt log position
-    // follows it. Flip a bit of the position of chunk-b (2 becomes 18).
-    assert_eq!(flip_in_file(&path, b"chunk-b", 7), 1);
+    // The shelf key is stored once, in the shelf table; its document log position
+    // follows it. Flip a bit of the position of shelf-b (2 becomes 18).
+    assert_eq!(flip_in_file(&path, b"shelf-b", 7), 1);
     let object = damaged_object(&path);
-    assert!(object.starts_with("chunk index entry (chapter 1, chunk \"chunk-b\""), "{object}");
+    assert!(object.starts_with("shelf entry (group 1, key \"shelf-b\""), "{object}");
 }
 
 #[test]
@@ -170,7 +171,7 @@ fn a_read_only_open_reads_and_verifies_and_writes_nothing() {
         assert!(ledger.is_read_only());
         assert_eq!(ledger.verify().unwrap().n_events, 2);
         assert_eq!(ledger.events(Seq(1), Seq(2)).unwrap().len(), 2);
-        assert_eq!(ledger.receipt(Hash32([1; 32])).unwrap().as_deref(), Some(&b"receipt-marker-one"[..]));
+        assert_eq!(ledger.document(Hash32([1; 32])).unwrap().as_deref(), Some(&b"document-marker-one"[..]));
         let refused = ledger.append(&[term(3, "x")], None).unwrap_err();
         assert_eq!(refused, AppendError::Io("the book is open read-only".into()));
         assert!(ledger.cache_put(Hash32([6; 32]), b"x").is_err());
@@ -180,22 +181,23 @@ fn a_read_only_open_reads_and_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn storage_limits_on_receipts_are_refused_before_writing() {
+fn storage_limits_on_documents_are_refused_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
     let ledger = Ledger::create(&path).unwrap();
-    let long = "k".repeat(CHUNK_KEY_CHARS_MAX + 1);
+    let long = "k".repeat(DOCUMENT_KEY_CHARS_MAX + 1);
     for key in ["", "a\nb", "tab\there", long.as_str()] {
-        let error = ledger.record_receipts(vec![receipt(1, key, b"r")], Vec::new()).unwrap_err();
-        assert!(matches!(error, AppendError::ChunkKey { .. }), "{key:?}: {error:?}");
+        let error = ledger.file_documents(vec![document(1, key, b"r")], Vec::new()).unwrap_err();
+        assert!(matches!(error, AppendError::DocumentKey { .. }), "{key:?}: {error:?}");
+        assert!(error.to_string().starts_with("document key "), "{error}");
     }
-    let error = ledger.record_receipts(vec![receipt(1, "ok", &vec![0; RECEIPT_BYTES_MAX + 1])], Vec::new());
+    let error = ledger.file_documents(vec![document(1, "ok", &vec![0; DOCUMENT_BYTES_MAX + 1])], Vec::new());
     assert_eq!(
         error,
-        Err(AppendError::ReceiptTooLarge { n_bytes: RECEIPT_BYTES_MAX + 1, bytes_max: RECEIPT_BYTES_MAX })
+        Err(AppendError::DocumentTooLarge { n_bytes: DOCUMENT_BYTES_MAX + 1, bytes_max: DOCUMENT_BYTES_MAX })
     );
-    ledger.record_receipts(vec![receipt(1, &"k".repeat(CHUNK_KEY_CHARS_MAX), b"r")], Vec::new()).unwrap();
-    assert_eq!(ledger.verify().unwrap().n_receipts, 1);
+    ledger.file_documents(vec![document(1, &"k".repeat(DOCUMENT_KEY_CHARS_MAX), b"r")], Vec::new()).unwrap();
+    assert_eq!(ledger.verify().unwrap().n_documents, 1);
 }
 
 #[test]
@@ -215,4 +217,40 @@ fn every_event_records_whether_it_ends_its_batch() {
     let expected = [(1, false), (2, true), (3, true), (4, false), (5, false), (6, true)];
     assert_eq!(ends, expected.map(|(seq, end)| (seq, Some(end))));
     assert_eq!(ledger.verify().unwrap().n_events, 6);
+}
+
+#[test]
+fn documents_filed_under_two_groups_read_back_by_shelf_and_by_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let ledger = Ledger::create(&path).unwrap();
+    let filed = |id: u8, group: u32, key: &str| Document {
+        id: Hash32([id; 32]),
+        bytes: format!("document {id}").into_bytes(),
+        group,
+        key: key.into(),
+    };
+    ledger.file_documents(vec![filed(0xa1, 2, "b"), filed(0xa2, 1, "z")], Vec::new()).unwrap();
+    ledger.file_documents(vec![filed(0xb3, 2, "a"), filed(0xb4, 2, "b")], Vec::new()).unwrap();
+    // Filing a stored document again changes nothing.
+    ledger.file_documents(vec![filed(0xa1, 7, "other")], Vec::new()).unwrap();
+
+    let group_two = ledger.filed(Some(2)).unwrap();
+    let expected = vec![
+        (2, "a".to_owned(), 3, Hash32([0xb3; 32])),
+        (2, "b".to_owned(), 1, Hash32([0xa1; 32])),
+        (2, "b".to_owned(), 4, Hash32([0xb4; 32])),
+    ];
+    assert_eq!(group_two, expected);
+    assert_eq!(ledger.filed(Some(1)).unwrap(), vec![(1, "z".to_owned(), 2, Hash32([0xa2; 32]))]);
+    assert!(ledger.filed(Some(7)).unwrap().is_empty());
+    assert_eq!(ledger.filed(None).unwrap().len(), 4);
+
+    assert_eq!(ledger.documents_with_prefix("B3B3", 5).unwrap(), vec![Hash32([0xb3; 32])]);
+    assert_eq!(ledger.documents_with_prefix("a", 5).unwrap(), vec![Hash32([0xa1; 32]), Hash32([0xa2; 32])]);
+    assert_eq!(ledger.documents_with_prefix("a", 1).unwrap().len(), 1);
+    assert!(ledger.documents_with_prefix("c", 5).unwrap().is_empty());
+    assert_eq!(ledger.document(Hash32([0xb4; 32])).unwrap().as_deref(), Some(&b"document 180"[..]));
+    assert_eq!(ledger.document(Hash32([0xc5; 32])).unwrap(), None);
+    assert_eq!(ledger.verify().unwrap().n_documents, 4);
 }

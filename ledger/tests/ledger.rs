@@ -172,7 +172,8 @@ fn attachments_commit_with_their_batch_or_not_at_all() {
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::create(&book(&dir)).unwrap();
     let table = (Hash32([1; 32]), b"fold table".to_vec());
-    let attachments = Attachments { blobs: vec![table.clone()], snapshot: Some(Hash32([9; 32])), receipts: Vec::new() };
+    let attachments =
+        Attachments { blobs: vec![table.clone()], snapshot: Some(Hash32([9; 32])), documents: Vec::new() };
     // A conflicting batch writes neither its events nor its attachments.
     let refused = ledger.append_with(&[term(1, "a")], Some(Seq(5)), attachments.clone());
     assert!(matches!(refused, Err(AppendError::Conflict { .. })));

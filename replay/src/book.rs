@@ -208,7 +208,7 @@ impl Book {
         if decision.events.is_empty() {
             return Ok(Submitted { decision, appended: None, snapshot });
         }
-        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), receipts: Vec::new() };
+        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), documents: Vec::new() };
         let appended = match self.ledger.append_with(&decision.events, Some(head), attachments) {
             Ok(appended) => appended,
             Err(error) => {
@@ -288,9 +288,9 @@ impl Book {
             Err(VerifyError::Damaged { object, detail }) => {
                 let object = match object.strip_prefix("blob ").and_then(Hash32::from_hex) {
                     Some(id) => format!("{object} ({})", self.blob_role(id)),
-                    None => object,
+                    None => receipt_object(&object),
                 };
-                return Err(VerifyError::Damaged { object, detail });
+                return Err(VerifyError::Damaged { object, detail: receipt_detail(&detail) });
             }
             Err(error) => return Err(error),
         };
@@ -339,9 +339,9 @@ impl Book {
                 },
             }
         }
-        for (chapter, chunk_key, position, id) in self.ledger.chunk_receipts(None)? {
+        for (chapter, chunk_key, position, id) in self.ledger.filed(None)? {
             let object = format!("receipt {id}");
-            let bytes = self.ledger.receipt(id)?.ok_or_else(|| damaged(object.clone(), "is not stored".into()))?;
+            let bytes = self.ledger.document(id)?.ok_or_else(|| damaged(object.clone(), "is not stored".into()))?;
             let receipt =
                 assembly::receipt::Receipt::decode(&bytes).map_err(|e| damaged(object.clone(), e.to_string()))?;
             if receipt.id() != id {
@@ -408,8 +408,8 @@ impl Book {
         if let Some(role) = role {
             return role;
         }
-        for (_, _, _, receipt_id) in self.ledger.chunk_receipts(None).unwrap_or_default() {
-            let Ok(Some(bytes)) = self.ledger.receipt(receipt_id) else { continue };
+        for (_, _, _, receipt_id) in self.ledger.filed(None).unwrap_or_default() {
+            let Ok(Some(bytes)) = self.ledger.document(receipt_id) else { continue };
             let Ok(receipt) = assembly::receipt::Receipt::decode(&bytes) else { continue };
             if receipt.input == id {
                 return format!("input text of receipt {receipt_id}");
@@ -427,5 +427,47 @@ impl Book {
         let head = self.state(None)?;
         let target = self.state(Some(to))?;
         Ok(plan_rollback(&head, &target, reason)?)
+    }
+}
+
+/// A damaged ledger object named in the book's terms: the ledger's documents are
+/// receipts, its document log the receipt log, and its shelves (group, key) the
+/// chunk index (chapter, chunk key).
+pub(crate) fn receipt_object(object: &str) -> String {
+    if let Some(rest) = object.strip_prefix("shelf entry (group ") {
+        return format!("chunk index entry (chapter {}", rest.replacen(", key ", ", chunk ", 1));
+    }
+    match object {
+        "the shelves" => "the chunk index".into(),
+        "the document log" => "the receipt log".into(),
+        _ => match object.strip_prefix("document ") {
+            Some(rest) => format!("receipt {rest}"),
+            None => object.to_owned(),
+        },
+    }
+}
+
+/// The detail of a damaged ledger object in the book's terms (see [`receipt_object`]).
+fn receipt_detail(detail: &str) -> String {
+    detail.replace("filed on shelves", "indexed by chunk").replace("document", "receipt")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{receipt_detail, receipt_object};
+
+    #[test]
+    fn ledger_damage_is_named_in_receipt_terms() {
+        assert_eq!(receipt_object("document 3f2a"), "receipt 3f2a");
+        assert_eq!(receipt_object("document log position 4"), "receipt log position 4");
+        assert_eq!(receipt_object("the document log"), "the receipt log");
+        assert_eq!(receipt_object("the shelves"), "the chunk index");
+        assert_eq!(
+            receipt_object("shelf entry (group 1, key \"a, key b\", position 18)"),
+            "chunk index entry (chapter 1, chunk \"a, key b\", position 18)"
+        );
+        assert_eq!(receipt_object("snapshot index entry 9a"), "snapshot index entry 9a");
+        assert_eq!(receipt_detail("2 documents stored, 1 filed on shelves"), "2 receipts stored, 1 indexed by chunk");
+        assert_eq!(receipt_detail("names document 3f, not stored"), "names receipt 3f, not stored");
     }
 }

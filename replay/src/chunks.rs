@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ledger::StoredReceipt;
+use ledger::{AppendError, Document};
 use ledger_model::*;
 use projections::{SnapshotId, State};
 
@@ -11,6 +11,18 @@ use crate::book::Book;
 use crate::error::BookError;
 use assembly::assemble::{assemble, Assembly, Previous};
 use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, RECEIPT_FORMAT};
+
+/// A refused filing, in the receipt's terms: the document key is the chunk key, the
+/// document the receipt.
+fn receipt_refused(error: AppendError) -> BookError {
+    match error {
+        AppendError::DocumentKey { key, reason } => BookError::Invalid(format!("chunk key {key:?}: {reason}")),
+        AppendError::DocumentTooLarge { n_bytes, bytes_max } => {
+            BookError::Invalid(format!("receipt of {n_bytes} bytes is over the limit of {bytes_max} bytes"))
+        }
+        other => other.into(),
+    }
+}
 
 /// An assembly and its receipt.
 #[derive(Clone, Debug)]
@@ -124,7 +136,7 @@ impl Book {
                         "{id_or_prefix:?} is not a receipt id (64 hex digits, or a prefix of at least 8)"
                     )));
                 }
-                let found = self.ledger().receipts_with_prefix(id_or_prefix, 2)?;
+                let found = self.ledger().documents_with_prefix(id_or_prefix, 2)?;
                 match found.as_slice() {
                     [one] => *one,
                     [] => return Err(BookError::Receipt(format!("no receipt {id_or_prefix}"))),
@@ -132,7 +144,16 @@ impl Book {
                 }
             }
         };
-        let bytes = self.ledger().receipt(id)?.ok_or_else(|| BookError::Receipt(format!("no receipt {id}")))?;
+        let bytes = self
+            .ledger()
+            .document(id)
+            .map_err(|error| match error {
+                ledger::ReadError::Damaged { object, detail } => {
+                    ledger::ReadError::Damaged { object: crate::book::receipt_object(&object), detail }
+                }
+                other => other,
+            })?
+            .ok_or_else(|| BookError::Receipt(format!("no receipt {id}")))?;
         let receipt = Receipt::decode(&bytes)
             .map_err(|error| BookError::Corrupted(format!("receipt {id} does not decode: {error}")))?;
         if receipt.id() != id {
@@ -193,10 +214,11 @@ impl Book {
         let receipt = receipt_of(snapshot, &state, chapter, chunk_key, text, prev, &assembly);
         let id = receipt.id();
         if record {
-            let stored = StoredReceipt { id, bytes: receipt.encode(), chapter, chunk_key: chunk_key.to_owned() };
+            // A receipt is a document filed under its chapter and chunk key.
+            let stored = Document { id, bytes: receipt.encode(), group: chapter, key: chunk_key.to_owned() };
             let blobs =
                 vec![(receipt.input, text.as_bytes().to_vec()), (receipt.output, assembly.context.as_bytes().to_vec())];
-            self.ledger().record_receipts(vec![stored], blobs)?;
+            self.ledger().file_documents(vec![stored], blobs).map_err(receipt_refused)?;
         }
         Ok(Assembled { assembly, receipt, id })
     }
@@ -239,7 +261,7 @@ impl Book {
     /// chapter and chunk-key order.
     pub fn latest_receipts(&self, chapter: Option<u32>) -> Result<Vec<(Hash32, Receipt)>, BookError> {
         let mut latest: Vec<(u32, String, u64, Hash32)> = Vec::new();
-        for entry in self.ledger().chunk_receipts(chapter)? {
+        for entry in self.ledger().filed(chapter)? {
             match latest.last_mut() {
                 Some(last) if last.0 == entry.0 && last.1 == entry.1 => *last = entry,
                 _ => latest.push(entry),

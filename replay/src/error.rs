@@ -137,8 +137,8 @@ impl ErrorClass {
             AppendError::EmptyBatch
             | AppendError::BatchTooLarge { .. }
             | AppendError::Encode { .. }
-            | AppendError::ChunkKey { .. }
-            | AppendError::ReceiptTooLarge { .. } => ErrorClass::Invalid,
+            | AppendError::DocumentKey { .. }
+            | AppendError::DocumentTooLarge { .. } => ErrorClass::Invalid,
             AppendError::Poisoned(_) => ErrorClass::Corrupt,
             _ => ErrorClass::Storage,
         }

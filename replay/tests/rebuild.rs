@@ -45,7 +45,7 @@ fn unindexed_book(path: &Path) {
         profile: ProfileRef { name: "zh".into(), table: Some(table) },
     });
     let blobs = vec![(table, profile.to_bytes())];
-    ledger.append_with(&[event(config)], None, Attachments { blobs, snapshot: None, receipts: Vec::new() }).unwrap();
+    ledger.append_with(&[event(config)], None, Attachments { blobs, snapshot: None, documents: Vec::new() }).unwrap();
     ledger.append(&[event(term(1, "沈照", "Шэнь Чжао")), event(term(2, "雾川", "Мглистая река"))], None).unwrap();
     ledger.append(&[event(term(2, "雾川", "Туманная река"))], None).unwrap();
     ledger.append(&[event(term(2, "雾川", "Мглистая река"))], None).unwrap();

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use ledger::{Ledger, StoredReceipt};
+use ledger::{Document, Ledger};
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
 use proptest::prelude::*;
@@ -133,8 +133,8 @@ fn a_forged_receipt_fails_replay_at_the_first_differing_byte() {
     let mut receipt = assembled.receipt.clone();
     receipt.output = text_id(&forged_output);
     let id = receipt.id();
-    let stored = StoredReceipt { id, bytes: receipt.encode(), chapter: 1, chunk_key: "forged".into() };
-    book.ledger().record_receipts(vec![stored], vec![(receipt.output, forged_output.clone().into_bytes())]).unwrap();
+    let stored = Document { id, bytes: receipt.encode(), group: 1, key: "forged".into() };
+    book.ledger().file_documents(vec![stored], vec![(receipt.output, forged_output.clone().into_bytes())]).unwrap();
     let replayed = book.replay(&id.to_hex()[..12]).unwrap();
     assert!(!replayed.identical);
     let expected_at = forged_output.bytes().zip(assembled.assembly.context.bytes()).position(|(a, b)| a != b);

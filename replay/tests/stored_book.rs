@@ -38,7 +38,7 @@ fn outputs(book: &mut Book) -> Result<String, String> {
         out += &format!("{revision} {}\n", state.snapshot_id());
     }
     out += &format!("{:?}\n", book.ledger().snapshot_index().map_err(|e| e.to_string())?);
-    let chunks = book.ledger().chunk_receipts(None).map_err(|e| e.to_string())?;
+    let chunks = book.ledger().filed(None).map_err(|e| e.to_string())?;
     out += &format!("{chunks:?}\n");
     for (_, _, _, id) in chunks {
         let replayed = book.replay(&id.to_hex()).map_err(|e| e.to_string())?;
@@ -53,7 +53,7 @@ fn the_v1_book_opens_verifies_and_replays_every_receipt() {
     let path = copy_to(&dir, &std::fs::read(stored_book()).unwrap());
     let mut book = Book::open(&path).unwrap();
     let report = book.verify().unwrap();
-    assert_eq!((report.n_events, report.head.seq, report.n_receipts), (18, Seq(18), 5));
+    assert_eq!((report.n_events, report.head.seq, report.n_documents), (18, Seq(18), 5));
     for (revision, id) in SNAPSHOTS {
         let state = book.state(Some(Seq(*revision))).unwrap();
         assert_eq!(state.snapshot_id().to_string(), *id, "revision {revision}");
@@ -63,7 +63,7 @@ fn the_v1_book_opens_verifies_and_replays_every_receipt() {
     let mut expected: Vec<(String, u64)> = SNAPSHOTS[..3].iter().map(|(r, id)| (id.to_string(), *r)).collect();
     expected.sort();
     assert_eq!(index, expected);
-    let chunks = book.ledger().chunk_receipts(None).unwrap();
+    let chunks = book.ledger().filed(None).unwrap();
     assert_eq!(chunks.len(), 5);
     for (_, _, _, id) in chunks {
         let replayed = book.replay(&id.to_hex()).unwrap();
@@ -111,9 +111,9 @@ fn any_flipped_byte_changes_no_output_or_verify_names_the_damage() {
     let (baseline, receipts) = {
         let path = copy_to(&dir, &original);
         let mut book = Book::new(Ledger::open_read_only(&path).unwrap());
-        let chunks = book.ledger().chunk_receipts(None).unwrap();
+        let chunks = book.ledger().filed(None).unwrap();
         let receipts: Vec<Vec<u8>> =
-            chunks.iter().map(|(_, _, _, id)| book.ledger().receipt(*id).unwrap().unwrap()).collect();
+            chunks.iter().map(|(_, _, _, id)| book.ledger().document(*id).unwrap().unwrap()).collect();
         (outputs(&mut book).unwrap(), receipts)
     };
     let positions = positions(&original, &receipts);

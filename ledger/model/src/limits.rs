@@ -7,16 +7,18 @@ pub const EVENT_BYTES_MAX: usize = 64 * 1024;
 pub const BATCH_EVENTS_MAX: usize = 200_000;
 /// Most encoded payload bytes in one atomic batch.
 pub const BATCH_BYTES_MAX: usize = 64 * 1024 * 1024;
-/// Most bytes one group commit writes (event payloads, blobs and receipts of all
+/// Most bytes one group commit writes (event payloads, blobs and documents of all
 /// its batches): the writer stops adding batches to a group at this size. A single
 /// batch over it still commits, alone.
 pub const GROUP_BYTES_MAX: usize = 64 * 1024 * 1024;
-/// Longest chunk key (`--chunk`), in characters. A chunk key is a storage key: it
-/// must also be non-empty and free of control characters (newlines included).
-pub const CHUNK_KEY_CHARS_MAX: usize = 128;
-/// Largest stored receipt, in bytes: below the decoder's limit
-/// ([`crate::codec::DOCUMENT_BYTES_MAX`]), so every stored receipt can be read back.
-pub const RECEIPT_BYTES_MAX: usize = 16 * 1024 * 1024;
+/// Longest key of a document's shelf in the ledger, in characters (a chunk key,
+/// `--chunk`, is one). A document key is a storage key: it must also be non-empty
+/// and free of control characters (newlines included).
+pub const DOCUMENT_KEY_CHARS_MAX: usize = 128;
+/// Largest document the ledger files (a receipt is one), in bytes: below the
+/// decoder's limit ([`crate::codec::DOCUMENT_BYTES_MAX`]), so every stored document
+/// can be read back.
+pub const DOCUMENT_BYTES_MAX: usize = 16 * 1024 * 1024;
 /// Longest key (source surface, alias, secondary key, sense), in characters.
 pub const KEY_CHARS_MAX: usize = 64;
 /// Longest short label (dst, declension form, kind, actor, source, reason code), in
@@ -49,5 +51,5 @@ const _: () = assert!(
 );
 const _: () = assert!(BATCH_EVENTS_MAX <= u32::MAX as usize);
 const _: () = assert!(EVENT_BYTES_MAX <= u32::MAX as usize);
-const _: () = assert!(RECEIPT_BYTES_MAX <= crate::codec::DOCUMENT_BYTES_MAX);
+const _: () = assert!(DOCUMENT_BYTES_MAX <= crate::codec::DOCUMENT_BYTES_MAX);
 const _: () = assert!(BATCH_BYTES_MAX <= GROUP_BYTES_MAX);
