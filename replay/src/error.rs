@@ -105,9 +105,6 @@ impl ErrorClass {
             OpenError::Corrupted { .. } | OpenError::NotALedger { .. } | OpenError::UnsupportedFormat { .. } => {
                 ErrorClass::Corrupt
             }
-            // redb reports a file that is not a database as an I/O error; such a file
-            // is not a lorebank book, which is an integrity failure, not storage.
-            OpenError::Io { detail, .. } if detail.contains("Not a redb database") => ErrorClass::Corrupt,
             OpenError::Exists { .. } | OpenError::Missing { .. } => ErrorClass::Invalid,
             _ => ErrorClass::Storage,
         }

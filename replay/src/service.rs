@@ -336,10 +336,6 @@ impl Book {
                     std::thread::sleep(step);
                     waited += step;
                 }
-                // redb reports a file that is not a database as an I/O error.
-                Err(ledger::OpenError::Io { path, detail }) if detail.contains("Not a redb database") => {
-                    return Err(ledger::OpenError::NotALedger { path }.into())
-                }
                 other => return Ok(Book::new(other?)),
             }
         }
