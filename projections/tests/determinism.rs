@@ -8,43 +8,12 @@
 
 mod support;
 
-use ledger_model::*;
 use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::freeze;
-use support::{id, term, Sim};
+use support::glossary;
 
 const NAME: &str = "two_processes_build_byte_identical_snapshots";
 const CHILD: &str = "LOREBANK_DETERMINISM_CHILD";
-
-fn glossary() -> Sim {
-    let mut sim = Sim::default();
-    sim.ok(vec![
-        Body::TermPut(TermPut {
-            decl: vec!["Сяо Яня".into()],
-            gender: Some(Gender::Masculine),
-            ..term("T-1", "萧炎", "Сяо Янь")
-        }),
-        Body::AliasAdded(AliasAdded {
-            id: id("T-1"),
-            surface: "炎子".into(),
-            kind: AliasKind::Nickname,
-            window: Some(Window { since: 3, until: None }),
-        }),
-        Body::TermPut(TermPut { window: Window { since: 1, until: Some(9) }, ..term("T-2", "药老", "Яо Лао") }),
-        Body::TermPut(TermPut {
-            window: Window { since: 5, until: None },
-            supersedes: Some(id("T-2")),
-            ..term("T-3", "药尘", "Яо Чэнь")
-        }),
-        Body::SummaryPut(SummaryPut {
-            id: id("S-1"),
-            scope: Scope::Book,
-            text: "Сяо Янь теряет силу.".into(),
-            visible_from: None,
-        }),
-    ]);
-    sim
-}
 
 fn fingerprint() -> String {
     let profile: Profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();

@@ -15,23 +15,7 @@ fn event(body: Body) -> NewEvent {
 }
 
 fn term(number: u32, src: &str, dst: &str) -> Body {
-    Body::TermPut(TermPut {
-        id: RecordId::new(RecordKind::Term, number).unwrap(),
-        src: src.into(),
-        sense: None,
-        dst: dst.into(),
-        kind: None,
-        gender: None,
-        decl: Vec::new(),
-        speech: None,
-        note: None,
-        window: Window::default(),
-        status: Status::Approved,
-        priority: 0,
-        constant: false,
-        secondary: None,
-        supersedes: None,
-    })
+    Body::TermPut(TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst))
 }
 
 /// Appends straight to the ledger, without snapshot attachments: the index stays

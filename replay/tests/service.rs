@@ -10,21 +10,8 @@ fn write() -> WriteOptions {
 
 fn put(number: u32, src: &str, dst: &str) -> Body {
     Body::TermPut(TermPut {
-        id: RecordId::new(RecordKind::Term, number).unwrap(),
-        src: src.into(),
-        sense: None,
-        dst: dst.into(),
-        kind: None,
-        gender: None,
-        decl: Vec::new(),
-        speech: None,
-        note: None,
         window: Window { since: 1, until: None },
-        status: Status::Approved,
-        priority: 0,
-        constant: false,
-        secondary: None,
-        supersedes: None,
+        ..TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst)
     })
 }
 

@@ -30,21 +30,10 @@ fn rid(text: &str) -> RecordId {
 /// The term every mutation is about: T-5 萧炎, found in chunks as 萧炎 or 炎子.
 fn base_term() -> TermPut {
     TermPut {
-        id: rid("T-5"),
-        src: "萧炎".into(),
-        sense: None,
-        dst: "Сяо Янь".into(),
         kind: Some("character".into()),
         gender: Some(Gender::Masculine),
         decl: vec!["Сяо Яня".into()],
-        speech: None,
-        note: None,
-        window: Window::default(),
-        status: Status::Approved,
-        priority: 0,
-        constant: false,
-        secondary: None,
-        supersedes: None,
+        ..TermPut::new(rid("T-5"), "萧炎", "Сяо Янь")
     }
 }
 

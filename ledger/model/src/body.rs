@@ -119,6 +119,30 @@ pub struct TermPut {
     pub supersedes: Option<RecordId>,
 }
 
+impl TermPut {
+    /// An approved term rendering `src` as `dst` in every chapter, with every other
+    /// field empty: the usual start of a put built in code (`TermPut { gender, ..new }`).
+    pub fn new(id: RecordId, src: impl Into<String>, dst: impl Into<String>) -> TermPut {
+        TermPut {
+            id,
+            src: src.into(),
+            sense: None,
+            dst: dst.into(),
+            kind: None,
+            gender: None,
+            decl: Vec::new(),
+            speech: None,
+            note: None,
+            window: Window::default(),
+            status: Status::Approved,
+            priority: 0,
+            constant: false,
+            secondary: None,
+            supersedes: None,
+        }
+    }
+}
+
 /// Grammatical gender of a rendering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Gender {

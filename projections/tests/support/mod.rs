@@ -113,3 +113,35 @@ impl Sim {
         &self.states[revision as usize]
     }
 }
+
+/// A small glossary with declensions, a windowed nickname, a superseded term and a
+/// book summary: what the frozen-projection and determinism tests freeze.
+pub fn glossary() -> Sim {
+    let mut sim = Sim::default();
+    sim.ok(vec![
+        Body::TermPut(TermPut {
+            decl: vec!["Сяо Яня".into()],
+            gender: Some(Gender::Masculine),
+            ..term("T-1", "萧炎", "Сяо Янь")
+        }),
+        Body::AliasAdded(AliasAdded {
+            id: id("T-1"),
+            surface: "炎子".into(),
+            kind: AliasKind::Nickname,
+            window: Some(Window { since: 3, until: None }),
+        }),
+        Body::TermPut(TermPut { window: Window { since: 1, until: Some(9) }, ..term("T-2", "药老", "Яо Лао") }),
+        Body::TermPut(TermPut {
+            window: Window { since: 5, until: None },
+            supersedes: Some(id("T-2")),
+            ..term("T-3", "药尘", "Яо Чэнь")
+        }),
+        Body::SummaryPut(SummaryPut {
+            id: id("S-1"),
+            scope: Scope::Book,
+            text: "Сяо Янь теряет силу.".into(),
+            visible_from: None,
+        }),
+    ]);
+    sim
+}

@@ -24,21 +24,10 @@ fn id(text: &str) -> RecordId {
 
 fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
     TermPut {
-        id: id(id_text),
-        src: src.into(),
-        sense: None,
-        dst: dst.into(),
         kind: Some("character".into()),
         gender: Some(Gender::Feminine),
         decl: vec!["форма".into()],
-        speech: None,
-        note: None,
-        window: Window::default(),
-        status: Status::Approved,
-        priority: 0,
-        constant: false,
-        secondary: None,
-        supersedes: None,
+        ..TermPut::new(id(id_text), src, dst)
     }
 }
 
