@@ -400,7 +400,14 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
             if json {
                 outln!(
                     "{}",
-                    json!({ "ok": true, "n_events": report.n_events, "head": report.head.seq.0, "hash": report.head.hash.to_hex() })
+                    json!({
+                        "ok": true,
+                        "n_events": report.n_events,
+                        "head": report.head.seq.0,
+                        "hash": report.head.hash.to_hex(),
+                        "n_checkpoints": report.n_checkpoints,
+                        "n_checkpoints_ignored": report.n_checkpoints_dropped,
+                    })
                 );
             } else {
                 outln!(
@@ -409,6 +416,15 @@ fn verify(book: &Path, json: bool) -> Result<(), Failure> {
                     report.head.seq,
                     &report.head.hash.to_hex()[..16]
                 );
+                if report.n_checkpoints_dropped > 0 {
+                    outln!(
+                        "{} of {} checkpoints do not match the log and are ignored (derived data: the next write or `lorebank rebuild` replaces them)",
+                        report.n_checkpoints_dropped,
+                        report.n_checkpoints + report.n_checkpoints_dropped
+                    );
+                } else if report.n_checkpoints > 0 {
+                    outln!("{} checkpoints match the log", report.n_checkpoints);
+                }
             }
             Ok(())
         }

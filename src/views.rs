@@ -283,6 +283,8 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
                 "snapshot": id.to_string(),
                 "revision": rebuilt.revision.0,
                 "n_cache_entries_dropped": n_dropped,
+                "n_checkpoints_dropped": rebuilt.n_checkpoints_dropped,
+                "n_checkpoints": rebuilt.n_checkpoints,
                 "n_terms": n_terms,
                 "n_patterns": n_patterns,
             })
@@ -290,6 +292,7 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
     } else {
         outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", rebuilt.revision);
         outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
+        outln!("checkpoints: dropped {}, wrote {}", rebuilt.n_checkpoints_dropped, rebuilt.n_checkpoints);
     }
     Ok(())
 }

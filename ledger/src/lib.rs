@@ -42,11 +42,13 @@
 //! ```
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+mod checkpoint;
 mod error;
 mod store;
 mod verify;
 mod writer;
 
+pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
 pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
 pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};

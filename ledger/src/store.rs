@@ -118,6 +118,11 @@ pub struct VerifyReport {
     /// Cache entries that failed their checksum: dropped (on a writable handle),
     /// rebuilt when needed, not damage to the book.
     pub n_cache_dropped: u64,
+    /// Checkpoints whose checksum holds and that were taken on this log.
+    pub n_checkpoints: u64,
+    /// Checkpoints failing their checksum or taken on another log: dropped (on a
+    /// writable handle), rewritten when due, not damage to the book.
+    pub n_checkpoints_dropped: u64,
 }
 
 /// The redb handle: read-write, or read-only (never writes a byte of the file).
@@ -167,7 +172,7 @@ impl Shared {
 /// takes `&self`, and appends from many threads are group-committed by one writer
 /// thread.
 pub struct Ledger {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     requests: Option<Sender<Request>>,
     writer: Option<JoinHandle<()>>,
 }
@@ -202,7 +207,7 @@ fn guarded_open<T>(path: &Path, open: impl FnOnce() -> Result<T, redb::DatabaseE
     }
 }
 
-fn read_error(error: impl Into<redb::Error>) -> ReadError {
+pub(crate) fn read_error(error: impl Into<redb::Error>) -> ReadError {
     match storage_detail(error) {
         (true, detail) => ReadError::Damaged { object: "the book file".into(), detail: format!("storage: {detail}") },
         (false, detail) => ReadError::Io(detail),
@@ -242,6 +247,8 @@ impl Ledger {
             txn.open_table(DOCUMENTS).map_err(|e| io(e.into()))?;
             txn.open_table(DOCUMENT_LOG).map_err(|e| io(e.into()))?;
             txn.open_table(SHELVES).map_err(|e| io(e.into()))?;
+            txn.open_table(crate::checkpoint::CHECKPOINTS).map_err(|e| io(e.into()))?;
+            txn.open_table(crate::checkpoint::CHECKPOINT_HEADS).map_err(|e| io(e.into()))?;
         }
         txn.commit().map_err(|e| io(e.into()))?;
         Ok(Ledger::start(db, path))
@@ -337,7 +344,7 @@ impl Ledger {
 
     /// Runs a read, turning a panic inside redb (which it raises on some damaged
     /// B-tree pages) into damage of the book file: bad input never panics.
-    fn guarded<T, E: From<ReadError>>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    pub(crate) fn guarded<T, E: From<ReadError>>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
             let detail = format!("its storage structure is damaged ({})", panic_text(payload.as_ref()));
             self.shared.poison(&format!("the book file: {detail}"));
@@ -532,6 +539,7 @@ impl Ledger {
                 self.shared.poison(&format!("{object}: {detail}"));
                 return Err(VerifyError::Damaged { object, detail });
             }
+            let checkpoints = crate::checkpoint::check_all(&txn)?;
             drop(table);
             drop(txn);
             let n_cache_dropped = objects.bad_cache.len() as u64;
@@ -540,12 +548,17 @@ impl Ledger {
                     verify::drop_cache(db, &objects.bad_cache).map_err(|e| VerifyError::from(read_error(e)))?;
                 }
             }
+            if !checkpoints.bad.is_empty() && !self.is_read_only() {
+                self.drop_checkpoints(&checkpoints.bad)?;
+            }
             Ok(VerifyReport {
                 n_events,
                 head,
                 n_blobs: objects.n_blobs,
                 n_documents: objects.n_documents,
                 n_cache_dropped,
+                n_checkpoints: checkpoints.n_good,
+                n_checkpoints_dropped: checkpoints.bad.len() as u64,
             })
         })
     }

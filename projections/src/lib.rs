@@ -7,6 +7,7 @@
 //! * [`decide()`]: every write-time rule of a batch, including UNIQUE(folded surface,
 //!   sense, window) and keys the matcher can use; what the build and the book have
 //!   comes in as an [`Environment`]; no-op puts are dropped.
+//! * [`checkpoint`]: a folded state as bytes, so a book folds only the tail.
 //! * [`SnapshotId`]: the content address of everything that can change an assembly.
 //! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
 //!   that bring an earlier snapshot back.
@@ -16,6 +17,7 @@
 //! returns values; `ledger` and the application do the reading and writing.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+pub mod checkpoint;
 pub mod decide;
 pub mod diff;
 pub mod frozen;

@@ -1,17 +1,23 @@
 //! The state folded from events: every record with its current content, its aliases,
-//! its verdict and the provenance of each event that touched it.
+//! its verdict and the provenance of its current content.
 //!
 //! [`State::apply`] is total: it never rejects an event, because replaying committed
 //! history must always succeed. An event about a record the state does not know
-//! (which `decide` would have refused) is recorded in the history and otherwise
-//! ignored.
+//! (which `decide` would have refused) only moves the revision.
+//!
+//! The state holds what the book is, not how it got there: a record keeps the
+//! provenance of its current content, and its whole history stays in the log
+//! (`Book::term_history` reads it there), so the state's size follows the glossary,
+//! not the length of the log. It serializes (serde) for checkpoints
+//! ([`crate::checkpoint`]).
 
 use std::collections::BTreeMap;
 
 use ledger_model::*;
+use serde::{Deserialize, Serialize};
 
 /// Who changed a record, when and why: the envelope of one event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Provenance {
     /// The event.
     pub seq: Seq,
@@ -26,7 +32,7 @@ pub struct Provenance {
 }
 
 /// A term record.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Term {
     /// The current content.
     pub put: TermPut,
@@ -38,34 +44,28 @@ pub struct Term {
     pub retired: bool,
     /// The current editorial verdict and its reason code.
     pub verdict: Option<(Verdict, String)>,
-    /// Every event that touched the record, in order.
-    pub history: Vec<Provenance>,
 }
 
 /// A summary record.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// The current content.
     pub put: SummaryPut,
     /// Retired summaries are not active.
     pub retired: bool,
-    /// Every event that touched the record, in order.
-    pub history: Vec<Provenance>,
 }
 
 /// A review candidate.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candidate {
     /// What was proposed.
     pub proposed: CandidateProposed,
     /// The current verdict.
     pub verdict: Option<(Verdict, String)>,
-    /// Every event that touched the record, in order.
-    pub history: Vec<Provenance>,
 }
 
 /// The book as it stood after event [`State::revision`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     pub(crate) revision: Seq,
     pub(crate) terms: BTreeMap<RecordId, Term>,
@@ -168,65 +168,52 @@ impl State {
             Body::TermPut(put) => match self.terms.get_mut(&put.id) {
                 Some(term) => {
                     term.put = put;
-                    term.put_by = provenance.clone();
+                    term.put_by = provenance;
                     term.retired = false;
-                    term.history.push(provenance);
                 }
                 None => {
                     let id = put.id;
-                    let term = Term {
-                        put,
-                        put_by: provenance.clone(),
-                        aliases: BTreeMap::new(),
-                        retired: false,
-                        verdict: None,
-                        history: vec![provenance],
-                    };
+                    let term =
+                        Term { put, put_by: provenance, aliases: BTreeMap::new(), retired: false, verdict: None };
                     self.terms.insert(id, term);
                 }
             },
             Body::TermRetired(retired) => {
                 if let Some(term) = self.terms.get_mut(&retired.id) {
                     term.retired = true;
-                    term.history.push(provenance);
                 }
             }
             Body::AliasAdded(alias) => {
                 if let Some(term) = self.terms.get_mut(&alias.id) {
                     term.aliases.insert(alias.surface.clone(), alias);
-                    term.history.push(provenance);
                 }
             }
             Body::AliasRemoved(alias) => {
                 if let Some(term) = self.terms.get_mut(&alias.id) {
                     term.aliases.remove(&alias.surface);
-                    term.history.push(provenance);
                 }
             }
             Body::SummaryPut(put) => match self.summaries.get_mut(&put.id) {
                 Some(summary) => {
                     summary.put = put;
                     summary.retired = false;
-                    summary.history.push(provenance);
                 }
                 None => {
-                    let summary = Summary { put, retired: false, history: vec![provenance] };
+                    let summary = Summary { put, retired: false };
                     self.summaries.insert(summary.put.id, summary);
                 }
             },
             Body::SummaryRetired(retired) => {
                 if let Some(summary) = self.summaries.get_mut(&retired.id) {
                     summary.retired = true;
-                    summary.history.push(provenance);
                 }
             }
             Body::CandidateProposed(proposed) => match self.candidates.get_mut(&proposed.id) {
                 Some(candidate) => {
                     candidate.proposed = proposed;
-                    candidate.history.push(provenance);
                 }
                 None => {
-                    let candidate = Candidate { proposed, verdict: None, history: vec![provenance] };
+                    let candidate = Candidate { proposed, verdict: None };
                     self.candidates.insert(candidate.proposed.id, candidate);
                 }
             },
@@ -237,14 +224,39 @@ impl State {
                 };
                 if let Some(term) = self.terms.get_mut(&disposition.target) {
                     term.verdict = verdict;
-                    term.history.push(provenance);
                 } else if let Some(candidate) = self.candidates.get_mut(&disposition.target) {
                     candidate.verdict = verdict;
-                    candidate.history.push(provenance);
                 }
             }
             Body::ConfigSet(config) => self.config = Some((config, provenance)),
             Body::RollbackMarker(marker) => self.rollbacks.push((marker, provenance)),
         }
+    }
+}
+
+/// The serde form of a [`Provenance`], whose kind deserializes only as one of
+/// [`Body::KIND_NAMES`], so a decoded state holds the same names as a folded one.
+#[derive(Deserialize)]
+struct ProvenanceWire {
+    seq: Seq,
+    kind: String,
+    actor: String,
+    source: String,
+    recorded_at_ms: u64,
+}
+
+impl<'de> Deserialize<'de> for Provenance {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Provenance, D::Error> {
+        let wire = ProvenanceWire::deserialize(deserializer)?;
+        let Some(kind) = Body::KIND_NAMES.iter().find(|known| **known == wire.kind) else {
+            return Err(serde::de::Error::custom(format!("unknown event kind {:?}", wire.kind)));
+        };
+        Ok(Provenance {
+            seq: wire.seq,
+            kind,
+            actor: wire.actor,
+            source: wire.source,
+            recorded_at_ms: wire.recorded_at_ms,
+        })
     }
 }

@@ -7,20 +7,62 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use ledger::{Appended, Attachments, Ledger, VerifyError, VerifyReport};
 use ledger_model::*;
 use matcher::Profile;
 use projections::frozen::{freeze, profile_of, Frozen};
-use projections::{decide, plan_rollback, Decision, Environment, SnapshotId, State};
+use projections::{checkpoint, decide, plan_rollback, Decision, Environment, SnapshotId, State};
 
 use crate::error::BookError;
 
+/// When a writer files a checkpoint of the state ([`Book::submit`]): after a write,
+/// once `every_events` events have been appended since the newest checkpoint, or
+/// `every_ms` have passed since it was written (by the writes' own clock), whichever
+/// comes first; at most `keep` are kept. Reads start from the newest checkpoint at or
+/// before the revision they need and fold only the events after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckpointPolicy {
+    /// Events appended since the newest checkpoint that make the next one due.
+    pub every_events: u64,
+    /// Time since the newest checkpoint (unix ms of the writes) that makes the next
+    /// one due, if any event came since.
+    pub every_ms: u64,
+    /// Checkpoints kept (the two newest, and older ones spread over the log).
+    pub keep: usize,
+}
+
+impl Default for CheckpointPolicy {
+    fn default() -> CheckpointPolicy {
+        CheckpointPolicy {
+            every_events: CHECKPOINT_EVERY_EVENTS,
+            every_ms: CHECKPOINT_EVERY_MS,
+            keep: CHECKPOINTS_KEPT,
+        }
+    }
+}
+
+/// Default of [`CheckpointPolicy::every_events`]: a read then folds at most this many
+/// events past a checkpoint (about 10 ms in a release build).
+pub const CHECKPOINT_EVERY_EVENTS: u64 = 2_000;
+/// Default of [`CheckpointPolicy::every_ms`]: ten minutes.
+pub const CHECKPOINT_EVERY_MS: u64 = 10 * 60 * 1000;
+/// Default of [`CheckpointPolicy::keep`].
+pub const CHECKPOINTS_KEPT: usize = 6;
+
 /// A book file opened for reading and writing.
 pub struct Book {
-    ledger: Ledger,
+    ledger: Arc<Ledger>,
     /// The state at the head as last seen, kept so writes need not refold the log.
     head: Option<State>,
+    /// The last state computed below the head, so a command asking for ascending
+    /// revisions (audit, diff) folds each event once.
+    recent: Option<State>,
+    /// When checkpoints are written.
+    policy: CheckpointPolicy,
+    /// The checkpoint being written in the background, if any.
+    checkpointing: Option<JoinHandle<()>>,
     /// Snapshot ID by revision (the log is append-only, so these never change).
     snapshot_ids: BTreeMap<Seq, SnapshotId>,
     /// Loaded frozen projections by snapshot ID.
@@ -43,7 +85,22 @@ pub struct Submitted {
 impl Book {
     /// Wraps an open ledger.
     pub fn new(ledger: Ledger) -> Book {
-        Book { ledger, head: None, snapshot_ids: BTreeMap::new(), frozen: BTreeMap::new(), profiles: BTreeMap::new() }
+        Book {
+            ledger: Arc::new(ledger),
+            head: None,
+            recent: None,
+            policy: CheckpointPolicy::default(),
+            checkpointing: None,
+            snapshot_ids: BTreeMap::new(),
+            frozen: BTreeMap::new(),
+            profiles: BTreeMap::new(),
+        }
+    }
+
+    /// Sets when checkpoints are written (tests and benchmarks; the default suits a
+    /// book of any size).
+    pub fn set_checkpoint_policy(&mut self, policy: CheckpointPolicy) {
+        self.policy = policy;
     }
 
     /// Opens the book at `path`.
@@ -56,8 +113,9 @@ impl Book {
         &self.ledger
     }
 
-    /// The state as of revision `as_of` (the head when `None`). Calls `progress`
-    /// with (events folded, events to fold) now and then.
+    /// The state as of revision `as_of` (the head when `None`): from memory, or from
+    /// the newest checkpoint at or before it, folding only the events after that.
+    /// Calls `progress` with (events folded, events to fold) now and then.
     pub fn state_with_progress(
         &mut self,
         as_of: Option<Seq>,
@@ -69,26 +127,119 @@ impl Book {
             Some(revision) => revision,
             None => head,
         };
-        if let Some(state) = &self.head {
-            if state.revision() == to {
-                return Ok(state.clone());
+        for known in [&self.head, &self.recent].into_iter().flatten() {
+            if known.revision() == to {
+                return Ok(known.clone());
             }
         }
-        let mut state = State::new();
+        let mut state = self.start_for(to)?;
+        let n_to_fold = to.0 - state.revision().0;
         let mut n_done = 0u64;
-        self.ledger.scan(Seq(1), to, |event| {
-            state.apply_owned(event);
-            n_done += 1;
-            if n_done % 65_536 == 0 {
-                progress(n_done, to.0);
-            }
-            ControlFlow::Continue(())
-        })?;
-        progress(n_done, to.0);
+        if n_to_fold > 0 {
+            self.ledger.scan(state.revision().next(), to, |event| {
+                state.apply_owned(event);
+                n_done += 1;
+                if n_done % 65_536 == 0 {
+                    progress(n_done, n_to_fold);
+                }
+                ControlFlow::Continue(())
+            })?;
+        }
+        progress(n_done, n_to_fold);
         if to == head {
             self.head = Some(state.clone());
+        } else {
+            self.recent = Some(state.clone());
         }
         Ok(state)
+    }
+
+    /// Where a fold up to `to` starts: the latest of the states in memory and the
+    /// newest usable checkpoint at or before `to`, or the empty book. A checkpoint
+    /// that does not decode to a state of its own revision is dropped (on a writable
+    /// book) and the next older one tried.
+    fn start_for(&mut self, to: Seq) -> Result<State, BookError> {
+        let in_memory = [&self.head, &self.recent]
+            .into_iter()
+            .flatten()
+            .filter(|known| known.revision() <= to)
+            .max_by_key(|known| known.revision());
+        let from_memory = in_memory.map_or(Seq::ZERO, State::revision);
+        let mut below = to;
+        while below > from_memory {
+            let Some((info, bytes)) = self.ledger.checkpoint_at_or_before(below)? else { break };
+            if info.revision <= from_memory {
+                break;
+            }
+            match checkpoint::decode(&bytes) {
+                Ok((state, snapshot)) if state.revision() == info.revision => {
+                    self.snapshot_ids.insert(info.revision, snapshot);
+                    return Ok(state);
+                }
+                _ => {
+                    if !self.ledger.is_read_only() {
+                        self.ledger.drop_checkpoints(&[info.revision.0])?;
+                    }
+                    below = Seq(info.revision.0 - 1);
+                }
+            }
+        }
+        Ok(in_memory.cloned().unwrap_or_default())
+    }
+
+    /// Starts writing a checkpoint of `state` (the head after a write at `now_ms`)
+    /// in the background if one is due under the policy. The writer's answer does
+    /// not wait for it; dropping the book does. A checkpoint that fails to be
+    /// written is derived data lost, nothing more: reads fold a longer tail.
+    fn checkpoint_if_due(&mut self, state: &State, snapshot: SnapshotId, now_ms: u64) {
+        if self.ledger.is_read_only() {
+            return;
+        }
+        // The write is done whatever happens here: a failed read skips the checkpoint.
+        let Ok(checkpoints) = self.ledger.checkpoints() else { return };
+        let newest = checkpoints.last().copied();
+        let (since, written_at_ms) = newest.map_or((Seq::ZERO, 0), |info| (info.revision, info.written_at_ms));
+        let n_since = state.revision().0.saturating_sub(since.0);
+        let due = n_since >= self.policy.every_events
+            || (n_since > 0 && now_ms.saturating_sub(written_at_ms) >= self.policy.every_ms);
+        if !due {
+            return;
+        }
+        self.wait_for_checkpoint();
+        let ledger = Arc::clone(&self.ledger);
+        let state = state.clone();
+        let keep = self.policy.keep;
+        self.checkpointing = Some(std::thread::spawn(move || {
+            let bytes = checkpoint::encode(&state, snapshot);
+            // Derived data: a failure here loses a shortcut, never an event.
+            let _ = ledger.put_checkpoint(state.revision(), now_ms, &bytes, keep);
+        }));
+    }
+
+    /// Forgets the states kept in memory, so the next read starts from a checkpoint
+    /// or event 1.
+    pub fn forget_states(&mut self) {
+        self.head = None;
+        self.recent = None;
+        self.snapshot_ids.clear();
+    }
+
+    /// Waits for the background checkpoint, if one is being written.
+    pub fn wait_for_checkpoint(&mut self) {
+        if let Some(job) = self.checkpointing.take() {
+            let _ = job.join();
+        }
+    }
+
+    /// Writes a checkpoint of the state at `revision` now, whatever the policy
+    /// (rebuild, and tests).
+    pub fn write_checkpoint(&mut self, revision: Seq, now_ms: u64) -> Result<(), BookError> {
+        self.wait_for_checkpoint();
+        let state = self.state(Some(revision))?;
+        let snapshot = self.snapshot_id(&state);
+        let bytes = checkpoint::encode(&state, snapshot);
+        self.ledger.put_checkpoint(revision, now_ms, &bytes, self.policy.keep)?;
+        Ok(())
     }
 
     /// The state as of revision `as_of` (the head when `None`).
@@ -218,6 +369,9 @@ impl Book {
         };
         assert_eq!(decision.state.revision(), appended.last, "decide and the ledger disagree on the head");
         self.head = Some(decision.state.clone());
+        self.snapshot_ids.insert(appended.last, snapshot);
+        let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
+        self.checkpoint_if_due(&decision.state, snapshot, now_ms);
         Ok(Submitted { decision, appended: Some(appended), snapshot })
     }
 
@@ -282,8 +436,12 @@ impl Book {
     /// receipt is stored under its own id with its input and output texts, and every
     /// snapshot index entry names the snapshot the log has at that revision. Names
     /// the damaged object by its role (`blob 241c… (fold table of config at event 1)`).
+    /// Every checkpoint must hold exactly the state and snapshot ID the fold has at
+    /// its revision; one that does not is derived data gone wrong, dropped (on a
+    /// writable book) and counted in `n_checkpoints_dropped`, not damage.
     pub fn verify(&mut self) -> Result<VerifyReport, VerifyError> {
-        let report = match self.ledger.verify() {
+        self.wait_for_checkpoint();
+        let mut report = match self.ledger.verify() {
             Ok(report) => report,
             Err(VerifyError::Damaged { object, detail }) => {
                 let object = match object.strip_prefix("blob ").and_then(Hash32::from_hex) {
@@ -305,7 +463,10 @@ impl Book {
         let mut tables = Vec::new();
         let mut pending = index.iter().peekable();
         let mut failure = None;
-        self.ledger.scan(Seq(1), Seq(u64::MAX), |event| {
+        let checkpoints: BTreeSet<Seq> = self.ledger.checkpoints()?.iter().map(|info| info.revision).collect();
+        let mut wrong_checkpoints = Vec::new();
+        let ledger = Arc::clone(&self.ledger);
+        ledger.scan(Seq(1), Seq(u64::MAX), |event| {
             let seq = event.seq;
             if let Body::ConfigSet(config) = &event.content.body {
                 if let Some(table) = config.profile.table {
@@ -313,6 +474,16 @@ impl Book {
                 }
             }
             state.apply_owned(event);
+            if checkpoints.contains(&seq) {
+                let holds = match ledger.checkpoint_at_or_before(seq) {
+                    Ok(Some((info, bytes))) if info.revision == seq => checkpoint::decode(&bytes)
+                        .is_ok_and(|(stored, snapshot)| stored == state && snapshot == state.snapshot_id()),
+                    _ => false,
+                };
+                if !holds {
+                    wrong_checkpoints.push(seq.0);
+                }
+            }
             while let Some((revision, ids)) = pending.next_if(|(revision, _)| **revision == seq) {
                 let found = state.snapshot_id();
                 if let Some(id) = ids.iter().find(|id| **id != found.0) {
@@ -327,6 +498,17 @@ impl Book {
         })?;
         if let Some(failure) = failure {
             return Err(failure);
+        }
+        // A read-only book still lists the checkpoints the ledger found bad (it could
+        // not drop them), and the fold found them wrong too: count them once.
+        report.n_checkpoints = (checkpoints.len() - wrong_checkpoints.len()) as u64;
+        if self.ledger.is_read_only() {
+            report.n_checkpoints_dropped = wrong_checkpoints.len() as u64;
+        } else {
+            report.n_checkpoints_dropped += wrong_checkpoints.len() as u64;
+            if !wrong_checkpoints.is_empty() {
+                self.ledger.drop_checkpoints(&wrong_checkpoints)?;
+            }
         }
         for (seq, table) in tables {
             let object = || format!("blob {table} (fold table of config at event {seq})");
@@ -372,24 +554,68 @@ impl Book {
     /// ends) are kept unless an earlier revision had the snapshot. Returns the number
     /// of batch ends indexed.
     pub fn rebuild_index(&mut self) -> Result<u64, BookError> {
+        self.refold(|_, _| {}, false)
+    }
+
+    /// [`Book::rebuild_index`], calling `progress` with (events folded, events to
+    /// fold), and with `write_checkpoints` also writing checkpoints as it goes: at
+    /// batch ends spread over the log (as many as the policy keeps) and at the head,
+    /// each stamped with the time of its own event.
+    pub(crate) fn refold(
+        &mut self,
+        mut progress: impl FnMut(u64, u64),
+        write_checkpoints: bool,
+    ) -> Result<u64, BookError> {
+        self.wait_for_checkpoint();
+        let head = self.ledger.head()?.seq;
+        let spacing = self.policy.every_events.max(head.0 / self.policy.keep.max(1) as u64).max(1);
+        let mut next_checkpoint = spacing;
         let mut state = State::new();
         let mut first: BTreeMap<SnapshotId, Seq> = BTreeMap::new();
         let mut n_ends = 0u64;
-        self.ledger.scan_batches(Seq(1), Seq(u64::MAX), |event, batch_end| {
+        let mut last_time = 0u64;
+        let mut failure = None;
+        let ledger = Arc::clone(&self.ledger);
+        let keep = self.policy.keep;
+        ledger.scan_batches(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let revision = event.seq;
+            last_time = event.content.recorded_at_ms;
             state.apply_owned(event);
+            if revision.0 % 65_536 == 0 {
+                progress(revision.0, head.0);
+            }
             if batch_end == Some(true) {
                 n_ends += 1;
-                first.entry(state.snapshot_id()).or_insert(revision);
+                let snapshot = state.snapshot_id();
+                first.entry(snapshot).or_insert(revision);
+                if write_checkpoints && revision.0 >= next_checkpoint && revision < head {
+                    next_checkpoint = revision.0 + spacing;
+                    let bytes = checkpoint::encode(&state, snapshot);
+                    if let Err(error) = ledger.put_checkpoint(revision, last_time, &bytes, keep) {
+                        failure = Some(error);
+                        return ControlFlow::Break(());
+                    }
+                }
             }
             ControlFlow::Continue(())
         })?;
+        if let Some(error) = failure {
+            return Err(error.into());
+        }
+        progress(state.revision().0, head.0);
         if state.revision() > Seq::ZERO {
-            first.entry(state.snapshot_id()).or_insert(state.revision());
+            let snapshot = state.snapshot_id();
+            first.entry(snapshot).or_insert(state.revision());
+            self.snapshot_ids.insert(state.revision(), snapshot);
+            if write_checkpoints {
+                let bytes = checkpoint::encode(&state, snapshot);
+                self.ledger.put_checkpoint(state.revision(), last_time, &bytes, keep)?;
+            }
         }
         let entries: Vec<(Hash32, Seq)> = first.into_iter().map(|(id, revision)| (id.0, revision)).collect();
         self.ledger.index_snapshots(&entries)?;
         self.head = Some(state);
+        self.recent = None;
         Ok(n_ends)
     }
 
@@ -427,6 +653,12 @@ impl Book {
         let head = self.state(None)?;
         let target = self.state(Some(to))?;
         Ok(plan_rollback(&head, &target, reason)?)
+    }
+}
+
+impl Drop for Book {
+    fn drop(&mut self) {
+        self.wait_for_checkpoint();
     }
 }
 

@@ -55,6 +55,10 @@ pub struct Rebuilt {
     pub revision: Seq,
     /// Cache entries dropped.
     pub n_cache_entries_dropped: u64,
+    /// Checkpoints dropped.
+    pub n_checkpoints_dropped: u64,
+    /// Checkpoints written.
+    pub n_checkpoints: u64,
     /// Active terms in the head's frozen projection.
     pub n_terms: usize,
     /// Patterns in its automaton.
@@ -118,24 +122,37 @@ impl Book {
 
     /// What differs from revision `from` to revision `to`.
     pub fn diff(&mut self, from: Seq, to: Seq) -> Result<Diff, BookError> {
-        let old = self.state(Some(from))?;
-        let new = self.state(Some(to))?;
+        // The lower revision first, so the higher one folds on from it.
+        let (old, new) = if from <= to {
+            let old = self.state(Some(from))?;
+            (old, self.state(Some(to))?)
+        } else {
+            let new = self.state(Some(to))?;
+            (self.state(Some(from))?, new)
+        };
         let (records, config) = diff(&old, &new);
         Ok(Diff { old, new, records, config })
     }
 
-    /// Drops the derived caches, refolds the log (calling `progress` with events
-    /// folded and events to fold), indexes and stores the head's frozen projection.
+    /// Drops the derived caches and checkpoints, refolds the log once from event 1
+    /// (calling `progress` with events folded and events to fold), rebuilding the
+    /// snapshot index and writing new checkpoints as it goes, and stores the head's
+    /// frozen projection.
     pub fn rebuild(&mut self, progress: impl FnMut(u64, u64)) -> Result<Rebuilt, BookError> {
+        self.wait_for_checkpoint();
         let n_cache_entries_dropped = self.ledger().cache_clear()?;
-        let state = self.state_with_progress(None, progress)?;
+        let n_checkpoints_dropped = self.ledger().clear_checkpoints()?;
+        self.forget_states();
+        self.refold(progress, true)?;
+        let state = self.state(None)?;
         let snapshot = self.snapshot_id(&state);
-        self.rebuild_index()?;
         let (frozen, _) = self.frozen(&state)?;
         Ok(Rebuilt {
             snapshot,
             revision: state.revision(),
             n_cache_entries_dropped,
+            n_checkpoints_dropped,
+            n_checkpoints: self.ledger().checkpoints()?.len() as u64,
             n_terms: frozen.table().terms.len(),
             n_patterns: frozen.matcher().n_patterns(),
         })
@@ -146,9 +163,18 @@ impl Book {
     pub fn audit(&mut self, chapter: u32) -> Result<Audit, BookError> {
         let receipts = self.latest_receipts(Some(chapter))?;
         let head = self.state(None)?;
-        let mut chunks = Vec::with_capacity(receipts.len());
-        for (id, receipt) in receipts {
-            let then = self.state(Some(receipt.revision))?;
+        // Each distinct revision is folded once, in ascending order, each from the
+        // one before (or a closer checkpoint); the chunks keep their key order.
+        let mut order: Vec<usize> = (0..receipts.len()).collect();
+        order.sort_by_key(|&index| receipts[index].1.revision);
+        let mut audited: Vec<Option<AuditedChunk>> = vec![None; receipts.len()];
+        let mut then: Option<State> = None;
+        for index in order {
+            let (id, receipt) = &receipts[index];
+            if then.as_ref().is_none_or(|then| then.revision() != receipt.revision) {
+                then = Some(self.state(Some(receipt.revision))?);
+            }
+            let then = then.as_ref().expect("folded above");
             let injected = receipt
                 .injected
                 .iter()
@@ -165,8 +191,9 @@ impl Book {
                 .collect();
             let rejected =
                 receipt.hits.iter().filter(|hit| hit.disposition == Disposition::Rejected).cloned().collect();
-            chunks.push(AuditedChunk { id, receipt, injected, rejected });
+            audited[index] = Some(AuditedChunk { id: *id, receipt: receipt.clone(), injected, rejected });
         }
+        let chunks = audited.into_iter().flatten().collect();
         Ok(Audit { chapter, head: head.revision(), chunks })
     }
 }

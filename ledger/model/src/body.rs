@@ -39,6 +39,20 @@ pub enum Body {
 }
 
 impl Body {
+    /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
+    pub const KIND_NAMES: [&'static str; 10] = [
+        "term_put",
+        "term_retired",
+        "alias_added",
+        "alias_removed",
+        "summary_put",
+        "summary_retired",
+        "candidate_proposed",
+        "disposition_set",
+        "config_set",
+        "rollback_marker",
+    ];
+
     /// The snake_case name of the kind, as in the JSON form.
     pub fn kind_name(&self) -> &'static str {
         match self {

@@ -83,6 +83,29 @@ pub fn decode_large_strict<T: Serialize + DeserializeOwned>(bytes: &[u8]) -> Res
     Ok(value)
 }
 
+/// Largest derived document [`decode_derived`] accepts (a checkpoint of a state).
+pub const DERIVED_BYTES_MAX: usize = 1 << 30;
+
+/// The decoding configuration for [`decode_derived`].
+const DERIVED_DECODE_CONFIG: Configuration<LittleEndian, Varint, Limit<DERIVED_BYTES_MAX>> =
+    LARGE_CONFIG.with_limit::<DERIVED_BYTES_MAX>();
+
+/// Decodes a derived document written by [`encode_large`] whose bytes are already
+/// covered by a checksum (a checkpoint): the whole input must be one value, but the
+/// re-encoding check of [`decode_large_strict`] is left out, because nothing hashes
+/// what this decodes to (a checkpoint's id is the hash of its bytes).
+pub fn decode_derived<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    if bytes.len() > DERIVED_BYTES_MAX {
+        return Err(CodecError::TooLarge { len: bytes.len(), limit: DERIVED_BYTES_MAX });
+    }
+    let (value, consumed): (T, usize) = bincode::serde::decode_from_slice(bytes, DERIVED_DECODE_CONFIG)
+        .map_err(|error| CodecError::Decode(error.to_string()))?;
+    if consumed != bytes.len() {
+        return Err(CodecError::Trailing { trailing: bytes.len() - consumed });
+    }
+    Ok(value)
+}
+
 /// Encodes `value` canonically.
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
     let bytes = bincode::serde::encode_to_vec(value, CONFIG).map_err(|error| CodecError::Encode(error.to_string()))?;

@@ -52,6 +52,8 @@ fn every_body_kind_has_a_golden_example() {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), names.len());
+    // The list of names is the list of kinds, in the order of the variants.
+    assert_eq!(names, Body::KIND_NAMES);
 }
 
 #[test]
