@@ -124,6 +124,9 @@ fn median(mut samples: Vec<(Duration, u64)>) -> (Duration, u64) {
     (samples[samples.len() / 2].0, rss)
 }
 
+/// One book: its events, (median time, peak RSS) per command, file size, write time.
+type Measured = (u64, Vec<(Duration, u64)>, u64, Duration);
+
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
@@ -140,7 +143,7 @@ fn main() {
     std::fs::write(&chunk, &text).unwrap();
     let chunk = chunk.to_str().unwrap().to_owned();
 
-    let mut table: Vec<(u64, Vec<(Duration, u64)>, u64, Duration)> = Vec::new();
+    let mut table: Vec<Measured> = Vec::new();
     let mut snapshots = Vec::new();
     for &n_events in &sizes {
         let path = dir.path().join(format!("book-{n_events}.lorebank"));
