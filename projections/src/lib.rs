@@ -30,7 +30,7 @@ pub use decide::{decide, Decision, Environment, KeyProblem, Problem, Rejection, 
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use read::ActiveTerm;
 pub use rollback::{plan_rollback, PlanError};
-pub use snapshot::{SnapshotId, SNAPSHOT_FORMAT};
+pub use snapshot::{SnapshotId, SnapshotTracker, SNAPSHOT_FORMAT};
 pub use state::{Candidate, Provenance, State, Summary, Term};
 
 /// Version of the matching semantics the snapshot's bytes are interpreted with

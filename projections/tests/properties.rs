@@ -10,7 +10,7 @@
 mod support;
 
 use ledger_model::*;
-use projections::{diff, plan_rollback, State};
+use projections::{diff, plan_rollback, SnapshotTracker, State};
 use proptest::prelude::*;
 use support::{term, Sim};
 
@@ -116,6 +116,18 @@ proptest! {
         for revision in 0..=sim.state.revision().0 {
             let prefix = State::fold(&sim.events[..revision as usize]);
             prop_assert_eq!(&prefix, sim.at(revision));
+        }
+    }
+
+    #[test]
+    fn the_tracked_snapshot_id_is_the_snapshot_id_after_every_event(batches in batches()) {
+        let sim = simulate(&batches);
+        let mut state = State::new();
+        let mut tracker = SnapshotTracker::new();
+        for event in &sim.events {
+            state.apply(event);
+            tracker.touch(&state, event.content.body.record());
+            prop_assert_eq!(tracker.id(&state), state.snapshot_id(), "after event {}", event.seq);
         }
     }
 

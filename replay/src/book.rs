@@ -13,7 +13,7 @@ use ledger::{Appended, Attachments, Ledger, VerifyError, VerifyReport};
 use ledger_model::*;
 use matcher::Profile;
 use projections::frozen::{freeze, profile_of, Frozen};
-use projections::{checkpoint, decide, plan_rollback, Decision, Environment, SnapshotId, State};
+use projections::{checkpoint, decide, plan_rollback, Decision, Environment, SnapshotId, SnapshotTracker, State};
 
 use crate::error::BookError;
 
@@ -466,6 +466,7 @@ impl Book {
         let checkpoints: BTreeSet<Seq> = self.ledger.checkpoints()?.iter().map(|info| info.revision).collect();
         let mut wrong_checkpoints = Vec::new();
         let ledger = Arc::clone(&self.ledger);
+        let mut tracker = SnapshotTracker::new();
         ledger.scan(Seq(1), Seq(u64::MAX), |event| {
             let seq = event.seq;
             if let Body::ConfigSet(config) = &event.content.body {
@@ -473,11 +474,13 @@ impl Book {
                     tables.push((seq, table));
                 }
             }
+            let record = event.content.body.record();
             state.apply_owned(event);
+            tracker.touch(&state, record);
             if checkpoints.contains(&seq) {
                 let holds = match ledger.checkpoint_at_or_before(seq) {
                     Ok(Some((info, bytes))) if info.revision == seq => checkpoint::decode(&bytes)
-                        .is_ok_and(|(stored, snapshot)| stored == state && snapshot == state.snapshot_id()),
+                        .is_ok_and(|(stored, snapshot)| stored == state && snapshot == tracker.id(&state)),
                     _ => false,
                 };
                 if !holds {
@@ -485,7 +488,7 @@ impl Book {
                 }
             }
             while let Some((revision, ids)) = pending.next_if(|(revision, _)| **revision == seq) {
-                let found = state.snapshot_id();
+                let found = tracker.id(&state);
                 if let Some(id) = ids.iter().find(|id| **id != found.0) {
                     failure = Some(damaged(
                         format!("snapshot index entry {id}"),
@@ -577,16 +580,19 @@ impl Book {
         let mut failure = None;
         let ledger = Arc::clone(&self.ledger);
         let keep = self.policy.keep;
+        let mut tracker = SnapshotTracker::new();
         ledger.scan_batches(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let revision = event.seq;
             last_time = event.content.recorded_at_ms;
+            let record = event.content.body.record();
             state.apply_owned(event);
+            tracker.touch(&state, record);
             if revision.0 % 65_536 == 0 {
                 progress(revision.0, head.0);
             }
             if batch_end == Some(true) {
                 n_ends += 1;
-                let snapshot = state.snapshot_id();
+                let snapshot = tracker.id(&state);
                 first.entry(snapshot).or_insert(revision);
                 if write_checkpoints && revision.0 >= next_checkpoint && revision < head {
                     next_checkpoint = revision.0 + spacing;
@@ -604,7 +610,7 @@ impl Book {
         }
         progress(state.revision().0, head.0);
         if state.revision() > Seq::ZERO {
-            let snapshot = state.snapshot_id();
+            let snapshot = tracker.id(&state);
             first.entry(snapshot).or_insert(state.revision());
             self.snapshot_ids.insert(state.revision(), snapshot);
             if write_checkpoints {
