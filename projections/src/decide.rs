@@ -567,29 +567,45 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
 }
 
 /// One surface of an active term in story time.
-struct Surface {
+struct Surface<'s> {
     id: RecordId,
-    label: String,
+    label: Label<'s>,
     window: Window,
 }
 
+/// Which surface of its term a [`Surface`] is; spelled out only for a conflict.
+#[derive(Clone, Copy)]
+enum Label<'s> {
+    Src(&'s str),
+    Alias(&'s str),
+}
+
+impl std::fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Src(src) => write!(f, "src {src:?}"),
+            Label::Alias(surface) => write!(f, "alias {surface:?}"),
+        }
+    }
+}
+
 /// Every active surface, grouped by (folded surface, sense).
-fn surfaces(state: &State, fold: Fold<'_>) -> BTreeMap<(String, Option<String>), Vec<Surface>> {
-    let mut groups: BTreeMap<(String, Option<String>), Vec<Surface>> = BTreeMap::new();
+fn surfaces<'s>(state: &'s State, fold: Fold<'_>) -> BTreeMap<(String, Option<String>), Vec<Surface<'s>>> {
+    let mut groups: BTreeMap<(String, Option<String>), Vec<Surface<'s>>> = BTreeMap::new();
     for active in state.active_terms(None) {
         let Some(window) = active.window else { continue };
         let sense = active.term.put.sense.clone();
         let src = &active.term.put.src;
         groups.entry((fold(src), sense.clone())).or_default().push(Surface {
             id: active.id,
-            label: format!("src {src:?}"),
+            label: Label::Src(src),
             window,
         });
         for alias in active.term.aliases.values() {
             if let Some(alias_window) = State::alias_window(alias, active.window) {
                 groups.entry((fold(&alias.surface), sense.clone())).or_default().push(Surface {
                     id: active.id,
-                    label: format!("alias {:?}", alias.surface),
+                    label: Label::Alias(&alias.surface),
                     window: alias_window,
                 });
             }
@@ -613,8 +629,8 @@ fn check_unique(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> 
                     problem: Problem::Unique(Box::new(UniqueConflict {
                         key,
                         sense,
-                        this: (this.id, this.label.clone(), this.window),
-                        other: (other.id, other.label.clone(), other.window),
+                        this: (this.id, this.label.to_string(), this.window),
+                        other: (other.id, other.label.to_string(), other.window),
                     })),
                 });
             }
