@@ -1,6 +1,7 @@
 //! Command-line arguments (clap). Only this module knows argv.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 
@@ -17,8 +18,18 @@ pub struct Args {
     /// Print machine-readable JSON (stable; see docs/cli.md).
     #[arg(long, global = true)]
     pub json: bool,
+    /// How long to wait for the book while other lorebank processes have it open
+    /// (seconds, fractions allowed; 0 waits not at all).
+    #[arg(long, global = true, env = "LOREBANK_WAIT", value_name = "SECONDS", default_value = "60", value_parser = wait_seconds)]
+    pub wait: Duration,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--wait`: a number of seconds, at least 0.
+fn wait_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a number of seconds from 0 up"))
 }
 
 #[derive(Debug, Subcommand)]

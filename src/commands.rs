@@ -1,11 +1,11 @@
 //! One function per command: parse what clap could not, call the libraries, print.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ledger_model::*;
-use replay::{Book, Labelled, WriteOptions};
+use replay::{Book, Labelled, Patience, WriteOptions};
 use serde_json::json;
 
 use crate::cli::*;
@@ -14,9 +14,13 @@ use crate::output;
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let json = args.json;
-    let book = args.book.ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
+    let wait = args.wait;
+    let book = args
+        .book
+        .map(|path| Target { path, wait, json })
+        .ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
     match args.command {
-        Command::Init { profile, write } => init(&book?, profile, &write, json),
+        Command::Init { profile, write } => init(&book?.path, profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
             crate::views::show(&mut open_reader(&book?)?, as_of.map(Seq), chapter, json)
@@ -253,14 +257,35 @@ fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
     Ok(bodies)
 }
 
-/// Opens a book, waiting a little if another lorebank process has it open.
-pub fn open_book(book: &Path) -> Result<Book, Failure> {
-    Ok(Book::open_waiting(book, Duration::from_secs(10))?)
+/// The book a command works on, and how long it waits for its turn there.
+pub struct Target {
+    path: PathBuf,
+    wait: Duration,
+    json: bool,
 }
 
-/// Opens a book read-only for a read command, waiting like `open_book`.
-pub fn open_reader(book: &Path) -> Result<Book, Failure> {
-    Ok(Book::open_reader_waiting(book, Duration::from_secs(10))?)
+impl Target {
+    /// The patience `--wait` gives, which says on stderr, once, what it waits for.
+    fn patience(&self) -> Patience<'static> {
+        let json = self.json;
+        Patience::telling(self.wait, move |message| {
+            if json {
+                errln!("{}", json!({ "waiting": { "message": message } }));
+            } else {
+                errln!("note: {message}");
+            }
+        })
+    }
+}
+
+/// Opens a book for a write command, after waiting its turn (`--wait`).
+pub fn open_book(book: &Target) -> Result<Book, Failure> {
+    Ok(Book::open_waiting(&book.path, &mut book.patience())?)
+}
+
+/// Opens a book read-only for a read command, queued with the other readers.
+pub fn open_reader(book: &Target) -> Result<Book, Failure> {
+    Ok(Book::open_reader_waiting(&book.path, &mut book.patience())?)
 }
 
 fn now_ms() -> u64 {
@@ -288,7 +313,7 @@ fn write_options(write: &WriteOpts) -> WriteOptions {
 /// Submits one atomic batch (`decide` against the head, then append) and prints the
 /// outcome.
 fn append_batch(
-    book: &Path,
+    book: &Target,
     write: &WriteOpts,
     bodies: Vec<Labelled>,
     blobs: Vec<(Hash32, Vec<u8>)>,
@@ -299,7 +324,7 @@ fn append_batch(
     Ok(())
 }
 
-fn commit(book: &Path, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
+fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
     append_batch(book, write, Labelled::numbered(bodies, "cli"), Vec::new(), json)
 }
 
@@ -323,7 +348,7 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
     Ok(())
 }
 
-fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let text = read_text(file)?;
     // Errors and default sources name the file, not its whole path.
     let name = if file.as_os_str() == "-" {
@@ -360,13 +385,13 @@ fn apply(book: &Path, file: &Path, write: &WriteOpts, json: bool) -> Result<(), 
     append_batch(book, write, bodies, blobs, json)
 }
 
-fn rollback(book: &Path, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+fn rollback(book: &Target, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
     crate::views::submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 
-fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
+fn term_show(book: &Target, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
     let versions = open_reader(book)?.term_history(id, as_of.map(Seq))?;
     if json {
         let versions: Vec<_> = versions.iter().map(output::event_json).collect();
@@ -380,7 +405,7 @@ fn term_show(book: &Path, id: RecordId, as_of: Option<u64>, json: bool) -> Resul
     Ok(())
 }
 
-fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
+fn log(book: &Target, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
     if let Some(to) = to.filter(|to| *to < from) {
         return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
     }
@@ -393,7 +418,7 @@ fn log(book: &Path, from: u64, to: Option<u64>, json: bool) -> Result<(), Failur
     Ok(())
 }
 
-fn verify(book: &Path, json: bool) -> Result<(), Failure> {
+fn verify(book: &Target, json: bool) -> Result<(), Failure> {
     let mut book = open_reader(book)?;
     match book.verify() {
         Ok(report) => {

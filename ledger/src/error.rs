@@ -26,6 +26,14 @@ pub enum OpenError {
         /// The path.
         path: String,
     },
+    /// Another process kept the book open for longer than the opener's patience.
+    #[error("{path} is in use by another process: gave up after waiting {waited}")]
+    Busy {
+        /// The path.
+        path: String,
+        /// How long the opener waited, for a person ("60 s").
+        waited: String,
+    },
     /// The file is a database, but not a lorebank ledger.
     #[error("{path} is not a lorebank ledger")]
     NotALedger {

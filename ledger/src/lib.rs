@@ -44,11 +44,13 @@
 
 mod checkpoint;
 mod error;
+mod queue;
 mod store;
 mod verify;
 mod writer;
 
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
+pub use queue::{Patience, NOTICE_AFTER};
 pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
 pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};

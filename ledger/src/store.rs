@@ -35,6 +35,7 @@ use redb::{
 };
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
+use crate::queue::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
 use crate::writer::{self, Appended, Attachments, Document, Request};
 
@@ -175,6 +176,9 @@ pub struct Ledger {
     pub(crate) shared: Arc<Shared>,
     requests: Option<Sender<Request>>,
     writer: Option<JoinHandle<()>>,
+    /// This process's turn at the book (see `queue`); declared last so that it is
+    /// released only after the database above is closed.
+    turn: Option<Turn>,
 }
 
 fn display(path: &Path) -> String {
@@ -278,7 +282,47 @@ impl Ledger {
             other => other.map(Ok),
         })??;
         let shared = Arc::new(Shared { db: Db::Read(db), path: path.to_owned(), poison: Mutex::new(None) });
-        Ledger::checked_open(Ledger { shared, requests: None, writer: None })
+        Ledger::checked_open(Ledger { shared, requests: None, writer: None, turn: None })
+    }
+
+    /// Opens an existing book like [`Ledger::open`], after waiting its turn: other
+    /// lorebank processes that have the book open, or came first, go first, and this
+    /// open waits alone (see the queue files in `docs/format.md`). Fails with
+    /// [`OpenError::Busy`] when `patience` runs out.
+    pub fn open_queued(path: &Path, patience: &mut Patience) -> Result<Ledger, OpenError> {
+        Ledger::queued(path, Access::Write, patience, Ledger::open)
+    }
+
+    /// Opens an existing book like [`Ledger::open_read_only`], after waiting its turn
+    /// like [`Ledger::open_queued`], but shared with the readers next to it in the
+    /// queue. Where the queue files cannot be created (a read-only directory) it opens
+    /// without a turn.
+    pub fn open_read_only_queued(path: &Path, patience: &mut Patience) -> Result<Ledger, OpenError> {
+        Ledger::queued(path, Access::Read, patience, Ledger::open_read_only)
+    }
+
+    fn queued(
+        path: &Path,
+        access: Access,
+        patience: &mut Patience,
+        open: fn(&Path) -> Result<Ledger, OpenError>,
+    ) -> Result<Ledger, OpenError> {
+        if !path.exists() {
+            return Err(OpenError::Missing { path: display(path) });
+        }
+        let turn = queue::wait_turn(path, access, patience)?;
+        loop {
+            // With a turn, the book is still open only while the process before this one
+            // finishes closing, or in a process that does not queue.
+            match open(path) {
+                Err(OpenError::InUse { .. }) => patience.pause(path)?,
+                other => {
+                    let mut ledger = other?;
+                    ledger.turn = turn;
+                    return Ok(ledger);
+                }
+            }
+        }
     }
 
     /// Whether this handle was opened with [`Ledger::open_read_only`].
@@ -316,7 +360,7 @@ impl Ledger {
     fn start(db: Database, path: &Path) -> Ledger {
         let shared = Arc::new(Shared { db: Db::Write(db), path: path.to_owned(), poison: Mutex::new(None) });
         let (requests, writer) = writer::spawn(Arc::clone(&shared));
-        Ledger { shared, requests: Some(requests), writer: Some(writer) }
+        Ledger { shared, requests: Some(requests), writer: Some(writer), turn: None }
     }
 
     /// The path of the book file.

@@ -22,4 +22,5 @@ pub mod service;
 pub use assembly::{assemble, receipt};
 pub use book::{Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS};
 pub use error::{BookError, ErrorClass};
+pub use ledger::Patience;
 pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};

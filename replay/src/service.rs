@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use ledger::Ledger;
+use ledger::{Ledger, Patience};
 use ledger_model::validate::validate_envelope;
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
@@ -307,37 +307,21 @@ impl Book {
         Ok(())
     }
 
-    /// Opens the book at `path`, waiting up to `patience` while another process has
-    /// it open.
-    pub fn open_waiting(path: &Path, patience: std::time::Duration) -> Result<Book, BookError> {
-        Book::open_waiting_with(path, patience, Ledger::open)
+    /// Opens the book at `path` for writing, after waiting its turn behind the
+    /// lorebank processes that have it open or came first (first come, first served;
+    /// a writer waits alone). Fails with `OpenError::Busy` when `patience` runs out.
+    pub fn open_waiting(path: &Path, patience: &mut Patience) -> Result<Book, BookError> {
+        Ok(Book::new(Ledger::open_queued(path, patience)?))
     }
 
     /// Opens the book at `path` read-only, for a command that only reads: nothing is
-    /// written, and a read-only file can be read. Waits like [`Book::open_waiting`]. A
-    /// book that a crash left unclean needs a writable open to recover, and gets one.
-    pub fn open_reader_waiting(path: &Path, patience: std::time::Duration) -> Result<Book, BookError> {
-        match Book::open_waiting_with(path, patience, Ledger::open_read_only) {
-            Err(BookError::Open(ledger::OpenError::NeedsRecovery { .. })) => Book::open_waiting(path, patience),
-            other => other,
-        }
-    }
-
-    fn open_waiting_with(
-        path: &Path,
-        patience: std::time::Duration,
-        open: fn(&Path) -> Result<Ledger, ledger::OpenError>,
-    ) -> Result<Book, BookError> {
-        let step = std::time::Duration::from_millis(50);
-        let mut waited = std::time::Duration::ZERO;
-        loop {
-            match open(path) {
-                Err(ledger::OpenError::InUse { .. }) if waited < patience => {
-                    std::thread::sleep(step);
-                    waited += step;
-                }
-                other => return Ok(Book::new(other?)),
-            }
+    /// written, and a read-only file can be read. Queues like [`Book::open_waiting`],
+    /// but together with the readers next to it. A book that a crash left unclean needs
+    /// a writable open to recover, and gets one (queued again, as a writer).
+    pub fn open_reader_waiting(path: &Path, patience: &mut Patience) -> Result<Book, BookError> {
+        match Ledger::open_read_only_queued(path, patience) {
+            Err(ledger::OpenError::NeedsRecovery { .. }) => Book::open_waiting(path, patience),
+            other => Ok(Book::new(other?)),
         }
     }
 }
