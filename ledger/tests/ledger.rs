@@ -5,8 +5,9 @@
 mod support;
 
 use std::path::Path;
+use std::time::Duration;
 
-use ledger::{AppendError, Ledger, OpenError, ReadError, VerifyError};
+use ledger::{AppendError, Ledger, OpenError, Patience, ReadError, VerifyError};
 use ledger_model::{Body, Seq, TermPut};
 use support::term;
 
@@ -78,6 +79,59 @@ fn a_second_open_in_the_same_process_is_refused() {
     let path = book(&dir);
     let _ledger = Ledger::create(&path).unwrap();
     assert!(matches!(Ledger::open(&path), Err(OpenError::InUse { .. })));
+}
+
+#[test]
+fn a_queued_open_waits_for_the_holder_and_gets_the_book_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    drop(Ledger::create(&path).unwrap());
+    let first = Ledger::open_queued(&path, &mut Patience::new(Duration::ZERO)).unwrap();
+    let (opened, waiting) = std::sync::mpsc::channel();
+    let second = std::thread::spawn({
+        let path = path.clone();
+        move || {
+            let ledger = Ledger::open_queued(&path, &mut Patience::new(Duration::from_secs(30)));
+            opened.send(()).unwrap();
+            ledger.unwrap().head().unwrap().seq
+        }
+    });
+    first.append(&[term(1, "a")], Some(Seq(0))).unwrap();
+    assert!(waiting.try_recv().is_err(), "the second open did not wait for the first");
+    drop(first);
+    assert_eq!(second.join().unwrap(), Seq(1), "the second open did not see the first one's append");
+}
+
+#[test]
+fn a_queued_open_that_runs_out_of_patience_says_so_once_and_names_the_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    drop(Ledger::create(&path).unwrap());
+    let _held = Ledger::open_queued(&path, &mut Patience::new(Duration::ZERO)).unwrap();
+    let mut notices = Vec::new();
+    let error = Ledger::open_read_only_queued(
+        &path,
+        &mut Patience::telling(Duration::from_millis(1200), |notice| notices.push(notice.to_owned())),
+    )
+    .err()
+    .expect("opened a book another handle writes");
+    assert_eq!(
+        error.to_string(),
+        format!("{} is in use by another process: gave up after waiting 1.2 s", path.display())
+    );
+    assert_eq!(
+        notices,
+        [format!("waiting for {}: another lorebank process is writing it (giving up after 1.2 s)", path.display())]
+    );
+}
+
+#[test]
+fn a_queued_open_of_a_missing_book_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let error = Ledger::open_queued(&path, &mut Patience::new(Duration::ZERO)).err().unwrap();
+    assert!(matches!(error, OpenError::Missing { .. }), "{error}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the open left files beside a missing book");
 }
 
 #[test]
