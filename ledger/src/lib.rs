@@ -7,6 +7,9 @@
 //! link of the hash chain they cross; [`Ledger::verify`] checks every stored object
 //! (chain, blobs, documents, indexes) in one read transaction and names what is
 //! damaged. [`Ledger::open_read_only`] opens a book without ever writing to it.
+//! [`Ledger::open_queued`] and [`Ledger::open_read_only_queued`] wait their turn,
+//! first come, first served, while other processes have the book open, for as long as
+//! a [`Patience`] allows (see `docs/format.md`, *Queue files beside the book*).
 //!
 //! Besides the log it files [`Document`]s: content-addressed, checksummed bytes,
 //! each filed under a caller-chosen shelf (`group`, `key`) in arrival order

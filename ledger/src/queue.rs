@@ -171,7 +171,14 @@ pub(crate) fn wait_turn(book: &Path, access: Access, patience: &mut Patience) ->
 
 /// Opens (creating it if need be) a lock file; `None` if neither works.
 fn lock_file(path: &Path) -> Option<File> {
-    std::fs::OpenOptions::new().read(true).write(true).create(true).open(path).or_else(|_| File::open(path)).ok()
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .or_else(|_| File::open(path))
+        .ok()
 }
 
 #[cfg(unix)]
