@@ -31,7 +31,7 @@ pub enum OpenError {
     Busy {
         /// The path.
         path: String,
-        /// How long the opener waited, for a person ("60 s").
+        /// How long the opener waited (its whole patience), for a person ("60 s").
         waited: String,
     },
     /// The file is a database, but not a lorebank ledger.

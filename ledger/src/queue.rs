@@ -77,7 +77,9 @@ impl<'a> Patience<'a> {
     fn check(&mut self, book: &Path, holder: impl FnOnce() -> &'static str) -> Result<(), OpenError> {
         let waited = self.started.elapsed();
         if waited >= self.limit {
-            return Err(OpenError::Busy { path: book.display().to_string(), waited: seconds(waited) });
+            // It waited the whole limit (a little more, as a sleep ends late); the limit
+            // is what the caller chose and recognizes.
+            return Err(OpenError::Busy { path: book.display().to_string(), waited: seconds(self.limit) });
         }
         if !self.told && waited >= NOTICE_AFTER {
             self.told = true;
@@ -97,13 +99,15 @@ impl<'a> Patience<'a> {
     }
 }
 
-/// A duration for a person: whole seconds, or tenths below a minute when not whole.
+/// A duration for a person, as it was likely given: "60 s", "1.5 s", "250 ms".
 fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if duration.subsec_millis() == 0 || secs >= 60.0 {
+    let millis = duration.subsec_millis();
+    if millis == 0 || duration.as_secs() >= 60 {
         format!("{} s", duration.as_secs())
+    } else if millis % 100 == 0 {
+        format!("{}.{} s", duration.as_secs(), millis / 100)
     } else {
-        format!("{secs:.1} s")
+        format!("{} ms", duration.as_millis())
     }
 }
 
@@ -280,4 +284,20 @@ fn holder(book: &Path, access: Access) -> &'static str {
 #[cfg(not(unix))]
 fn holder(_book: &Path, _access: Access) -> &'static str {
     "another lorebank process has it open"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_are_said_as_they_were_likely_given() {
+        let said = |millis| seconds(Duration::from_millis(millis));
+        assert_eq!(said(0), "0 s");
+        assert_eq!(said(60_000), "60 s");
+        assert_eq!(said(90_500), "90 s");
+        assert_eq!(said(1_500), "1.5 s");
+        assert_eq!(said(300), "0.3 s");
+        assert_eq!(said(250), "250 ms");
+    }
 }
