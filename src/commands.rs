@@ -283,7 +283,7 @@ pub fn open_book(book: &Target) -> Result<Book, Failure> {
     Ok(Book::open_waiting(&book.path, &mut book.patience())?)
 }
 
-/// Opens a book read-only for a read command, queued with the other readers.
+/// Opens a book read-only for a read command, in a turn shared with other readers.
 pub fn open_reader(book: &Target) -> Result<Book, Failure> {
     Ok(Book::open_reader_waiting(&book.path, &mut book.patience())?)
 }

@@ -9,7 +9,8 @@
 #
 # Defaults: 100000 events, 32 writers, 10 writes each, 2 readers. Every command keeps
 # the default patience (`--wait`, 60 s) unless LOREBANK_WAIT is set. The book lives in
-# a temp dir (TMPDIR) and is deleted afterwards.
+# a temp dir (TMPDIR) and is deleted afterwards. LOREBANK_BIN runs another build of
+# lorebank instead of this tree's release build.
 set -euo pipefail
 
 events=${1:-100000}
@@ -18,13 +19,17 @@ writes=${3:-10}
 readers=${4:-2}
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin lorebank
-bin="$root/target/release/lorebank"
+if [ -n "${LOREBANK_BIN:-}" ]; then
+  bin=$LOREBANK_BIN # another build to compare with
+else
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin lorebank
+  bin="$root/target/release/lorebank"
+fi
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export LOREBANK_BOOK="$dir/book.lorebank"
-export LOREBANK_ACTOR="bench:writers"
+export LOREBANK_ACTOR="tool:writers-bench"
 
 now_ms() { date +%s%3N; }
 

@@ -7,9 +7,9 @@
 //! link of the hash chain they cross; [`Ledger::verify`] checks every stored object
 //! (chain, blobs, documents, indexes) in one read transaction and names what is
 //! damaged. [`Ledger::open_read_only`] opens a book without ever writing to it.
-//! [`Ledger::open_queued`] and [`Ledger::open_read_only_queued`] wait their turn,
+//! [`Ledger::open_in_turn`] and [`Ledger::open_read_only_in_turn`] wait their turn,
 //! first come, first served, while other processes have the book open, for as long as
-//! a [`Patience`] allows (see `docs/format.md`, *Queue files beside the book*).
+//! a [`Patience`] allows (see `docs/format.md`, *Lock files beside the book*).
 //!
 //! Besides the log it files [`Document`]s: content-addressed, checksummed bytes,
 //! each filed under a caller-chosen shelf (`group`, `key`) in arrival order
@@ -47,13 +47,13 @@
 
 mod checkpoint;
 mod error;
-mod queue;
 mod store;
+mod turns;
 mod verify;
 mod writer;
 
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
-pub use queue::{Patience, NOTICE_AFTER};
 pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
+pub use turns::{Patience, NOTICE_AFTER};
 pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};

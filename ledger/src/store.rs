@@ -35,7 +35,7 @@ use redb::{
 };
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
-use crate::queue::{self, Access, Patience, Turn};
+use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
 use crate::writer::{self, Appended, Attachments, Document, Request};
 
@@ -176,7 +176,7 @@ pub struct Ledger {
     pub(crate) shared: Arc<Shared>,
     requests: Option<Sender<Request>>,
     writer: Option<JoinHandle<()>>,
-    /// This process's turn at the book (see `queue`); declared last so that it is
+    /// This process's turn at the book (see `turns`); declared last so that it is
     /// released only after the database above is closed.
     turn: Option<Turn>,
 }
@@ -287,21 +287,21 @@ impl Ledger {
 
     /// Opens an existing book like [`Ledger::open`], after waiting its turn: other
     /// lorebank processes that have the book open, or came first, go first, and this
-    /// open waits alone (see the queue files in `docs/format.md`). Fails with
+    /// open waits alone (see the lock files in `docs/format.md`). Fails with
     /// [`OpenError::Busy`] when `patience` runs out.
-    pub fn open_queued(path: &Path, patience: &mut Patience) -> Result<Ledger, OpenError> {
-        Ledger::queued(path, Access::Write, patience, Ledger::open)
+    pub fn open_in_turn(path: &Path, patience: &mut Patience) -> Result<Ledger, OpenError> {
+        Ledger::in_turn(path, Access::Write, patience, Ledger::open)
     }
 
     /// Opens an existing book like [`Ledger::open_read_only`], after waiting its turn
-    /// like [`Ledger::open_queued`], but shared with the readers next to it in the
-    /// queue. Where the queue files cannot be created (a read-only directory) it opens
+    /// like [`Ledger::open_in_turn`], but shared with the readers next to it in the
+    /// line. Where the lock files cannot be created (a read-only directory) it opens
     /// without a turn.
-    pub fn open_read_only_queued(path: &Path, patience: &mut Patience) -> Result<Ledger, OpenError> {
-        Ledger::queued(path, Access::Read, patience, Ledger::open_read_only)
+    pub fn open_read_only_in_turn(path: &Path, patience: &mut Patience) -> Result<Ledger, OpenError> {
+        Ledger::in_turn(path, Access::Read, patience, Ledger::open_read_only)
     }
 
-    fn queued(
+    fn in_turn(
         path: &Path,
         access: Access,
         patience: &mut Patience,
@@ -310,10 +310,10 @@ impl Ledger {
         if !path.exists() {
             return Err(OpenError::Missing { path: display(path) });
         }
-        let turn = queue::wait_turn(path, access, patience)?;
+        let turn = turns::wait_turn(path, access, patience)?;
         loop {
             // With a turn, the book is still open only while the process before this one
-            // finishes closing, or in a process that does not queue.
+            // finishes closing, or in a process that takes no turn.
             match open(path) {
                 Err(OpenError::InUse { .. }) => patience.pause(path)?,
                 other => {

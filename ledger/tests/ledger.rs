@@ -82,16 +82,16 @@ fn a_second_open_in_the_same_process_is_refused() {
 }
 
 #[test]
-fn a_queued_open_waits_for_the_holder_and_gets_the_book_after_it() {
+fn an_open_in_turn_waits_for_the_holder_and_gets_the_book_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
     drop(Ledger::create(&path).unwrap());
-    let first = Ledger::open_queued(&path, &mut Patience::new(Duration::ZERO)).unwrap();
+    let first = Ledger::open_in_turn(&path, &mut Patience::new(Duration::ZERO)).unwrap();
     let (opened, waiting) = std::sync::mpsc::channel();
     let second = std::thread::spawn({
         let path = path.clone();
         move || {
-            let ledger = Ledger::open_queued(&path, &mut Patience::new(Duration::from_secs(30)));
+            let ledger = Ledger::open_in_turn(&path, &mut Patience::new(Duration::from_secs(30)));
             opened.send(()).unwrap();
             ledger.unwrap().head().unwrap().seq
         }
@@ -103,13 +103,13 @@ fn a_queued_open_waits_for_the_holder_and_gets_the_book_after_it() {
 }
 
 #[test]
-fn a_queued_open_that_runs_out_of_patience_says_so_once_and_names_the_book() {
+fn an_open_in_turn_that_runs_out_of_patience_says_so_once_and_names_the_book() {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
     drop(Ledger::create(&path).unwrap());
-    let _held = Ledger::open_queued(&path, &mut Patience::new(Duration::ZERO)).unwrap();
+    let _held = Ledger::open_in_turn(&path, &mut Patience::new(Duration::ZERO)).unwrap();
     let mut notices = Vec::new();
-    let error = Ledger::open_read_only_queued(
+    let error = Ledger::open_read_only_in_turn(
         &path,
         &mut Patience::telling(Duration::from_millis(1200), |notice| notices.push(notice.to_owned())),
     )
@@ -126,10 +126,10 @@ fn a_queued_open_that_runs_out_of_patience_says_so_once_and_names_the_book() {
 }
 
 #[test]
-fn a_queued_open_of_a_missing_book_creates_nothing() {
+fn an_open_in_turn_of_a_missing_book_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
-    let error = Ledger::open_queued(&path, &mut Patience::new(Duration::ZERO)).err().unwrap();
+    let error = Ledger::open_in_turn(&path, &mut Patience::new(Duration::ZERO)).err().unwrap();
     assert!(matches!(error, OpenError::Missing { .. }), "{error}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the open left files beside a missing book");
 }

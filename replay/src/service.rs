@@ -311,15 +311,15 @@ impl Book {
     /// lorebank processes that have it open or came first (first come, first served;
     /// a writer waits alone). Fails with `OpenError::Busy` when `patience` runs out.
     pub fn open_waiting(path: &Path, patience: &mut Patience) -> Result<Book, BookError> {
-        Ok(Book::new(Ledger::open_queued(path, patience)?))
+        Ok(Book::new(Ledger::open_in_turn(path, patience)?))
     }
 
     /// Opens the book at `path` read-only, for a command that only reads: nothing is
-    /// written, and a read-only file can be read. Queues like [`Book::open_waiting`],
+    /// written, and a read-only file can be read. Waits its turn like [`Book::open_waiting`],
     /// but together with the readers next to it. A book that a crash left unclean needs
-    /// a writable open to recover, and gets one (queued again, as a writer).
+    /// a writable open to recover, and gets one (in a new turn, as a writer).
     pub fn open_reader_waiting(path: &Path, patience: &mut Patience) -> Result<Book, BookError> {
-        match Ledger::open_read_only_queued(path, patience) {
+        match Ledger::open_read_only_in_turn(path, patience) {
             Err(ledger::OpenError::NeedsRecovery { .. }) => Book::open_waiting(path, patience),
             other => Ok(Book::new(other?)),
         }

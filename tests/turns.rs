@@ -1,12 +1,12 @@
 //! Processes that open one book take turns instead of failing: concurrent writers
 //! all succeed and lose nothing while readers run beside them; a holder or waiter
 //! killed with SIGKILL leaves no lock behind; a wait that runs out names the book and
-//! how long it waited; a book whose queue files cannot be created is still read.
+//! how long it waited; a book whose lock files cannot be created is still read.
 //!
 //! A `harness = false` target: `main` runs the tests, which start `lorebank`
 //! processes. A process that must hold a turn at a known moment is this same binary,
 //! re-run with `LOREBANK_QUEUE_CHILD` set to `read:PATH` or `write:PATH`: it opens the
-//! book queued, prints `held`, and keeps it until its stdin closes.
+//! book in its turn, prints `held`, and keeps it until its stdin closes.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ fn main() {
         ),
         ("a_killed_holder_or_waiter_leaves_the_book_unlocked", a_killed_holder_or_waiter_leaves_the_book_unlocked),
         ("a_wait_that_runs_out_names_the_book_and_how_long", a_wait_that_runs_out_names_the_book_and_how_long),
-        ("without_queue_files_a_book_is_still_read_and_written", without_queue_files_a_book_is_still_read_and_written),
+        ("without_lock_files_a_book_is_still_read_and_written", without_lock_files_a_book_is_still_read_and_written),
     ];
     run(tests);
 }
@@ -44,8 +44,8 @@ fn hold(role: &str) {
     let path = Path::new(path);
     let mut patience = Patience::new(Duration::from_secs(30));
     let ledger = match access {
-        "read" => Ledger::open_read_only_queued(path, &mut patience),
-        "write" => Ledger::open_queued(path, &mut patience),
+        "read" => Ledger::open_read_only_in_turn(path, &mut patience),
+        "write" => Ledger::open_in_turn(path, &mut patience),
         other => panic!("unknown role {other}"),
     }
     .unwrap();
@@ -220,7 +220,7 @@ fn a_wait_that_runs_out_names_the_book_and_how_long() {
     let book = Book::new();
     let path = book.path.display().to_string();
     {
-        let _held = Ledger::open_queued(&book.path, &mut Patience::new(Duration::ZERO)).unwrap();
+        let _held = Ledger::open_in_turn(&book.path, &mut Patience::new(Duration::ZERO)).unwrap();
 
         let (_, err) = book.exits(&["--wait", "1.2", "show"], 1);
         assert_eq!(
@@ -259,9 +259,9 @@ fn a_wait_that_runs_out_names_the_book_and_how_long() {
     reader.wait().unwrap();
 }
 
-fn without_queue_files_a_book_is_still_read_and_written() {
+fn without_lock_files_a_book_is_still_read_and_written() {
     let book = Book::new();
-    for suffix in [".lock", ".queue"] {
+    for suffix in [".lock", ".turnstile"] {
         let mut name = book.path.as_os_str().to_owned();
         name.push(suffix);
         let _ = std::fs::remove_file(&name);

@@ -1,14 +1,14 @@
-//! The queue in front of a book: lorebank processes that open the same book take
-//! turns, first come first served, a writer alone and readers together.
+//! Turns at a book: lorebank processes that open the same book take turns, first
+//! come first served, a writer alone and readers together.
 //!
 //! redb locks the book file itself and refuses a second open at once
-//! (`DatabaseAlreadyOpen`); it does not wait. The queue is two sidecar files beside
+//! (`DatabaseAlreadyOpen`); it does not wait. Turns are kept with two lock files beside
 //! the book, locked with `flock`, which the kernel queues and releases when the
 //! holding process ends however it ends (a `kill -9` included):
 //!
 //! * `BOOK.lock` is held for as long as the book is open: shared by a reader,
 //!   exclusive by a writer.
-//! * `BOOK.queue` is the turnstile in front of it: every opener takes it exclusive,
+//! * `BOOK.turnstile` stands in front of it: every opener takes it exclusive,
 //!   then waits for `BOOK.lock`, then lets it go. A writer waiting for the readers
 //!   already inside therefore holds up every later arrival, so readers never starve a
 //!   writer, and a writer waits only for the readers that came before it.
@@ -28,13 +28,13 @@ use crate::error::OpenError;
 /// How long after it starts to wait an open says so, once.
 pub const NOTICE_AFTER: Duration = Duration::from_secs(1);
 
-/// How often an open polls redb while a process outside the queue holds the book.
+/// How often an open polls redb while a process that takes no turn holds the book.
 const POLL: Duration = Duration::from_millis(10);
 
 /// How long an open waits for its turn at a book, and whom it tells that it waits.
 ///
-/// The limit covers the whole open, from [`Patience::new`]: the wait in the queue,
-/// and any wait for a process that holds the book without queueing. After
+/// The limit covers the whole open, from [`Patience::new`]: the wait for a turn,
+/// and any wait for a process that holds the book without taking one. After
 /// [`NOTICE_AFTER`] of waiting, the notice is called once with a sentence that names
 /// the book and what holds it.
 pub struct Patience<'a> {
@@ -90,7 +90,7 @@ impl<'a> Patience<'a> {
         Ok(())
     }
 
-    /// Sleeps a poll step while a process outside the queue holds the book, or fails if
+    /// Sleeps a poll step while a process that takes no turn holds the book, or fails if
     /// the time is up.
     pub(crate) fn pause(&mut self, book: &Path) -> Result<(), OpenError> {
         self.check(book, || "another process has it open")?;
@@ -131,17 +131,17 @@ pub(crate) fn sidecar(book: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Waits for a turn at `book`. `None` when the queue cannot be used here (its files
+/// Waits for a turn at `book`. `None` when turns cannot be taken here (the lock files
 /// cannot be created or opened, or the file system has no `flock`): the open goes on
 /// without a turn, guarded by redb's own lock.
 pub(crate) fn wait_turn(book: &Path, access: Access, patience: &mut Patience) -> Result<Option<Turn>, OpenError> {
-    let (Some(gate), Some(held)) = (lock_file(&sidecar(book, ".queue")), lock_file(&sidecar(book, ".lock"))) else {
+    let (Some(gate), Some(held)) = (lock_file(&sidecar(book, ".turnstile")), lock_file(&sidecar(book, ".lock"))) else {
         return Ok(None);
     };
     let gate_held = match try_turn(&gate, &held, access) {
         Quick::Taken => return Ok(Some(Turn { _held: held })),
         Quick::Unusable => return Ok(None),
-        Quick::Queue { gate_held } => gate_held,
+        Quick::Wait { gate_held } => gate_held,
     };
     // The blocking locks run on a thread of their own so that the wait can end at the
     // deadline. A thread left waiting past it gives up as soon as its turn comes.
@@ -149,7 +149,7 @@ pub(crate) fn wait_turn(book: &Path, access: Access, patience: &mut Patience) ->
     let (send, receive) = mpsc::sync_channel(1);
     let spawned = {
         let abandoned = Arc::clone(&abandoned);
-        std::thread::Builder::new().name("lorebank-queue".into()).spawn(move || {
+        std::thread::Builder::new().name("lorebank-turn".into()).spawn(move || {
             let _ = send.send(take_turn(gate, gate_held, held, access, &abandoned));
         })
     };
@@ -209,10 +209,10 @@ mod os {
 enum Quick {
     /// The turn is taken (the gate is released again).
     Taken,
-    /// The queue does not work here.
+    /// Turns cannot be taken here.
     Unusable,
     /// Someone is ahead: wait, holding the gate already or not.
-    Queue { gate_held: bool },
+    Wait { gate_held: bool },
 }
 
 /// Tries the turnstile and the book lock without waiting.
@@ -221,7 +221,7 @@ fn try_turn(gate: &File, held: &File, access: Access) -> Quick {
     use os::{flock, Op};
     match flock(gate, Op::NonBlockingLockExclusive) {
         Ok(true) => {}
-        Ok(false) => return Quick::Queue { gate_held: false },
+        Ok(false) => return Quick::Wait { gate_held: false },
         Err(_) => return Quick::Unusable,
     }
     let mode = match access {
@@ -230,7 +230,7 @@ fn try_turn(gate: &File, held: &File, access: Access) -> Quick {
     };
     match flock(held, mode) {
         Ok(true) if flock(gate, Op::Unlock).is_ok() => Quick::Taken,
-        Ok(false) => Quick::Queue { gate_held: true },
+        Ok(false) => Quick::Wait { gate_held: true },
         _ => Quick::Unusable,
     }
 }
@@ -240,7 +240,7 @@ fn try_turn(_gate: &File, _held: &File, _access: Access) -> Quick {
     Quick::Unusable
 }
 
-/// Through the turnstile to the book lock. `None` when the queue does not work here
+/// Through the turnstile to the book lock. `None` when turns cannot be taken here
 /// or the opener gave up meanwhile.
 #[cfg(unix)]
 fn take_turn(gate: File, gate_held: bool, held: File, access: Access, abandoned: &AtomicBool) -> Option<File> {
