@@ -125,11 +125,42 @@ pub fn decode_strict<T: Serialize + DeserializeOwned>(bytes: &[u8]) -> Result<T,
     if consumed != bytes.len() {
         return Err(CodecError::Trailing { trailing: bytes.len() - consumed });
     }
-    let again = encode(&value)?;
-    if again != bytes {
-        return Err(CodecError::NonCanonical);
-    }
+    reencodes_to(&value, bytes)?;
     Ok(value)
+}
+
+/// Whether `value` encodes to exactly `bytes`: the re-encode of [`decode_strict`],
+/// compared as it is written instead of collected into a second buffer (the same
+/// check, without an allocation and a copy per decoded value).
+fn reencodes_to<T: Serialize>(value: &T, bytes: &[u8]) -> Result<(), CodecError> {
+    let mut writer = Compare { rest: bytes, differs: false };
+    match bincode::serde::encode_into_writer(value, &mut writer, CONFIG) {
+        Ok(()) if writer.rest.is_empty() => Ok(()),
+        Ok(()) => Err(CodecError::NonCanonical),
+        Err(_) if writer.differs => Err(CodecError::NonCanonical),
+        Err(error) => Err(CodecError::Encode(error.to_string())),
+    }
+}
+
+/// A bincode writer that compares what is written with the bytes it expects.
+struct Compare<'a> {
+    rest: &'a [u8],
+    differs: bool,
+}
+
+impl bincode::enc::write::Writer for Compare<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        match self.rest.split_at_checked(bytes.len()) {
+            Some((head, tail)) if head == bytes => {
+                self.rest = tail;
+                Ok(())
+            }
+            _ => {
+                self.differs = true;
+                Err(bincode::error::EncodeError::Other("the re-encoding differs from the bytes"))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -143,6 +174,18 @@ mod tests {
         assert_eq!(decode_strict::<u64>(&[5]), Ok(5));
         assert_eq!(bincode::serde::decode_from_slice::<u64, _>(&[251, 5, 0], CONFIG).map(|(v, _)| v).ok(), Some(5));
         assert_eq!(decode_strict::<u64>(&[251, 5, 0]), Err(CodecError::NonCanonical));
+    }
+
+    #[test]
+    fn a_reencoding_that_is_shorter_or_differs_is_not_canonical() {
+        // The comparing writer must catch a re-encoding that differs in a byte, ends
+        // early, or runs past the bytes, exactly as comparing two buffers would.
+        assert_eq!(reencodes_to(&5u64, &[5]), Ok(()));
+        assert_eq!(reencodes_to(&5u64, &[6]), Err(CodecError::NonCanonical));
+        assert_eq!(reencodes_to(&5u64, &[5, 0]), Err(CodecError::NonCanonical));
+        assert_eq!(reencodes_to(&300u64, &[251]), Err(CodecError::NonCanonical));
+        assert_eq!(reencodes_to(&"ab", &[2, b'a', b'b']), Ok(()));
+        assert_eq!(reencodes_to(&"ab", &[2, b'a', b'c']), Err(CodecError::NonCanonical));
     }
 
     #[test]
