@@ -54,6 +54,9 @@ mod writer;
 
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
-pub use store::{Head, Ledger, VerifyReport, LEDGER_FORMAT, STORED_CHECKSUM_CONTEXT};
+pub use store::{
+    Head, Ledger, VerifyReport, LEDGER_FORMAT, PIPELINE_BATCHES_IN_FLIGHT, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS,
+    STORED_CHECKSUM_CONTEXT,
+};
 pub use turns::{Patience, NOTICE_AFTER};
 pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};

@@ -227,6 +227,19 @@ pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Events a pipelined scan hands over at a time ([`Ledger::scan_pipelined`]).
+pub const PIPELINE_BATCH_EVENTS: usize = 1_024;
+/// Batches that may wait between the reading thread and the visitor.
+pub const PIPELINE_BATCHES_IN_FLIGHT: usize = 4;
+/// Shortest range [`Ledger::scan_pipelined`] reads on a second thread.
+pub const PIPELINE_MIN_EVENTS: u64 = 4_096;
+
+/// The reading thread's result; its panic (which `guarded` already turns into an
+/// error inside the scan) is passed on.
+fn join_reader(reader: std::thread::ScopedJoinHandle<'_, Result<(), ReadError>>) -> Result<(), ReadError> {
+    reader.join().unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+}
+
 fn corrupted(seq: Seq, error: RecordError) -> ReadError {
     ReadError::Corrupted { seq, detail: error.to_string() }
 }
@@ -469,6 +482,75 @@ impl Ledger {
         self.scan_in(&txn, from, to, visit)
     }
 
+    /// [`Ledger::scan_batches`] on two threads: a reading thread walks the log in
+    /// one read transaction, strictly decoding every record and checking every
+    /// payload hash and chain link exactly as [`Ledger::scan`] does, and hands the
+    /// events to `visit`, which runs on the caller's thread, in batches of
+    /// [`PIPELINE_BATCH_EVENTS`] (at most [`PIPELINE_BATCHES_IN_FLIGHT`] batches
+    /// waiting). Decoding one batch overlaps with visiting the one before, so a fold
+    /// of the whole log takes about the longer of the two, not their sum.
+    ///
+    /// `visit` sees the same events in the same order, and the result is the same, as
+    /// with [`Ledger::scan_batches`]: on damage, `visit` has seen every event before
+    /// the damaged one, and the error names the damaged event. Ranges shorter than
+    /// [`PIPELINE_MIN_EVENTS`] are scanned on the caller's thread (a thread costs
+    /// more than it saves there). When `visit` stops early the reader has read at
+    /// most a few batches ahead; damage it found there is not reported (the ledger,
+    /// having detected it, still refuses appends).
+    pub fn scan_pipelined(
+        &self,
+        from: Seq,
+        to: Seq,
+        mut visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
+    ) -> Result<(), ReadError> {
+        let txn = self.shared.db.begin_read().map_err(read_error)?;
+        let n_events = to.0.min(self.head_in(&txn)?.seq.0).saturating_sub(from.0.max(1)).saturating_add(1);
+        if n_events < PIPELINE_MIN_EVENTS {
+            return self.scan_in(&txn, from, to, visit);
+        }
+        type Batch = Vec<(Event, Option<bool>)>;
+        let (full, received) = crossbeam_channel::bounded::<Batch>(PIPELINE_BATCHES_IN_FLIGHT);
+        // Emptied batches go back to the reader, so their buffers are reused.
+        let (emptied, reusable) = crossbeam_channel::bounded::<Batch>(PIPELINE_BATCHES_IN_FLIGHT + 1);
+        std::thread::scope(|scope| {
+            let reader = std::thread::Builder::new()
+                .name("lorebank-scan".into())
+                .spawn_scoped(scope, move || {
+                    let mut batch = Vec::with_capacity(PIPELINE_BATCH_EVENTS);
+                    let scanned = self.scan_in(&txn, from, to, |event, batch_end| {
+                        batch.push((event, batch_end));
+                        if batch.len() < PIPELINE_BATCH_EVENTS {
+                            return ControlFlow::Continue(());
+                        }
+                        let next = reusable.try_recv().unwrap_or_else(|_| Vec::with_capacity(PIPELINE_BATCH_EVENTS));
+                        match full.send(std::mem::replace(&mut batch, next)) {
+                            Ok(()) => ControlFlow::Continue(()),
+                            // The visitor stopped: nothing more to read.
+                            Err(_) => ControlFlow::Break(()),
+                        }
+                    });
+                    // The events before a damaged one are visited, as `scan` visits them.
+                    if !batch.is_empty() {
+                        let _ = full.send(batch);
+                    }
+                    scanned
+                })
+                .map_err(|error| ReadError::Io(format!("cannot start the reading thread: {error}")))?;
+            for mut batch in &received {
+                for (event, batch_end) in batch.drain(..) {
+                    if visit(event, batch_end).is_break() {
+                        // As with `scan`, stopping early is not a failure, whatever
+                        // the reader found in the batches it read ahead.
+                        drop(received);
+                        return join_reader(reader).or(Ok(()));
+                    }
+                }
+                let _ = emptied.try_send(batch);
+            }
+            join_reader(reader)
+        })
+    }
+
     fn scan_in(
         &self,
         txn: &ReadTransaction,
@@ -501,9 +583,8 @@ impl Ledger {
                 if seq != expected {
                     return Err(self.detected(expected, "missing below the head (torn write)"));
                 }
-                let event = record::open(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
-                let batch_end =
-                    record::batch_end(value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+                let (event, batch_end) = record::open_in_batch(seq, value.value())
+                    .map_err(|error| self.detected(seq, &error.to_string()))?;
                 if event.prev != prev_hash {
                     return Err(self.detected(
                         seq,

@@ -136,7 +136,7 @@ impl Book {
         let n_to_fold = to.0 - state.revision().0;
         let mut n_done = 0u64;
         if n_to_fold > 0 {
-            self.ledger.scan(state.revision().next(), to, |event| {
+            self.ledger.scan_pipelined(state.revision().next(), to, |event, _| {
                 state.apply_owned(event);
                 n_done += 1;
                 if n_done % 65_536 == 0 {
@@ -467,7 +467,7 @@ impl Book {
         let mut wrong_checkpoints = Vec::new();
         let ledger = Arc::clone(&self.ledger);
         let mut tracker = SnapshotTracker::new();
-        ledger.scan(Seq(1), Seq(u64::MAX), |event| {
+        ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, _| {
             let seq = event.seq;
             if let Body::ConfigSet(config) = &event.content.body {
                 if let Some(table) = config.profile.table {
@@ -581,7 +581,7 @@ impl Book {
         let ledger = Arc::clone(&self.ledger);
         let keep = self.policy.keep;
         let mut tracker = SnapshotTracker::new();
-        ledger.scan_batches(Seq(1), Seq(u64::MAX), |event, batch_end| {
+        ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let revision = event.seq;
             last_time = event.content.recorded_at_ms;
             let record = event.content.body.record();
