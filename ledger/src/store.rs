@@ -150,6 +150,7 @@ impl Db {
 }
 
 pub(crate) const READ_ONLY: &str = "the book is open read-only";
+const WRITER_STOPPED: &str = "the writer thread has stopped";
 
 pub(crate) struct Shared {
     pub(crate) db: Db,
@@ -704,7 +705,23 @@ impl Ledger {
         expected_head: Option<Seq>,
         attachments: Attachments,
     ) -> Result<Appended, AppendError> {
-        let payloads = writer::encode_batch(batch)?;
+        if !writer::streams(batch) {
+            let payloads = writer::encode_batch(batch)?;
+            for document in &attachments.documents {
+                writer::check_document(document)?;
+            }
+            if let Some(reason) = self.shared.poisoned() {
+                return Err(AppendError::Poisoned(reason));
+            }
+            let (reply, answer) = crossbeam_channel::bounded(1);
+            let request =
+                Request { payloads, n_events: batch.len(), rest: None, expected: expected_head, attachments, reply };
+            return self.send(request, &answer);
+        }
+        // A long batch goes to the writer part by part, so that sealing and inserting
+        // one part overlaps with encoding and checking the next.
+        let mut n_bytes = 0;
+        let payloads = writer::first_part(batch, &mut n_bytes)?;
         for document in &attachments.documents {
             writer::check_document(document)?;
         }
@@ -712,7 +729,13 @@ impl Ledger {
             return Err(AppendError::Poisoned(reason));
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
-        self.send(Request { payloads, expected: expected_head, attachments, reply }, &answer)
+        let (parts, rest) = crossbeam_channel::unbounded();
+        let request =
+            Request { payloads, n_events: batch.len(), rest: Some(rest), expected: expected_head, attachments, reply };
+        self.queue(request)?;
+        writer::stream_rest(batch, n_bytes, &parts);
+        drop(parts);
+        Self::answer(&answer)
     }
 }
 
@@ -730,7 +753,9 @@ impl Ledger {
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
         let attachments = Attachments { blobs, snapshot: None, documents };
-        self.send(Request { payloads: Vec::new(), expected: None, attachments, reply }, &answer).map(|_| ())
+        let request =
+            Request { payloads: Default::default(), n_events: 0, rest: None, expected: None, attachments, reply };
+        self.send(request, &answer).map(|_| ())
     }
 
     /// Queues a request for the writer thread and waits for its answer.
@@ -739,15 +764,25 @@ impl Ledger {
         request: Request,
         answer: &crossbeam_channel::Receiver<Result<Appended, AppendError>>,
     ) -> Result<Appended, AppendError> {
+        self.queue(request)?;
+        Self::answer(answer)
+    }
+
+    /// Queues a request for the writer thread.
+    fn queue(&self, request: Request) -> Result<(), AppendError> {
         if self.is_read_only() {
             return Err(AppendError::Io(READ_ONLY.into()));
         }
-        let stopped = || AppendError::Io("the writer thread has stopped".into());
         let sent = self.requests.as_ref().is_some_and(|requests| requests.send(request).is_ok());
         if !sent {
-            return Err(stopped());
+            return Err(AppendError::Io(WRITER_STOPPED.into()));
         }
-        answer.recv().unwrap_or_else(|_| Err(stopped()))
+        Ok(())
+    }
+
+    /// The writer's answer to a queued request.
+    fn answer(answer: &crossbeam_channel::Receiver<Result<Appended, AppendError>>) -> Result<Appended, AppendError> {
+        answer.recv().unwrap_or_else(|_| Err(AppendError::Io(WRITER_STOPPED.into())))
     }
 
     /// A stored document's bytes, checksum verified; `None` if absent.

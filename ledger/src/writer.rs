@@ -16,7 +16,7 @@ use crossbeam_channel::{Receiver, Sender};
 use ledger_model::limits::{
     BATCH_BYTES_MAX, BATCH_EVENTS_MAX, DOCUMENT_BYTES_MAX, DOCUMENT_KEY_CHARS_MAX, GROUP_BYTES_MAX,
 };
-use ledger_model::record::{self, SCHEMA_CURRENT};
+use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
@@ -39,8 +39,43 @@ pub struct Appended {
     pub hash: Hash32,
 }
 
+/// Batches of at least this many events are streamed to the writer: sent in parts of
+/// [`STREAM_PART_EVENTS`] as they are encoded, so the writer seals and inserts one
+/// part while the appender encodes and checks the next.
+pub(crate) const STREAM_MIN_EVENTS: usize = 256;
+/// Events per part of a streamed batch.
+pub(crate) const STREAM_PART_EVENTS: usize = 64;
+
+/// Consecutive events of a batch, encoded and checked on the appender's thread: their
+/// payloads back to back in one buffer, each with its payload hash
+/// (position-independent, so it need not wait for the writer).
+#[derive(Default)]
+pub(crate) struct Part {
+    bytes: Vec<u8>,
+    /// (end of the payload in `bytes`, payload hash), per event.
+    events: Vec<(usize, Hash32)>,
+}
+
+impl Part {
+    /// Each event's payload and payload hash, in order.
+    fn payloads(&self) -> impl Iterator<Item = (&[u8], Hash32)> {
+        let starts = std::iter::once(0).chain(self.events.iter().map(|(end, _)| *end));
+        starts.zip(&self.events).map(|(start, (end, hash))| (&self.bytes[start..*end], *hash))
+    }
+}
+
+/// The rest of a streamed batch, part by part; an `Err` part, or the channel closing
+/// before the batch is complete, abandons the batch (nothing of it is committed).
+pub(crate) type Parts = Receiver<Result<Part, AppendError>>;
+
 pub(crate) struct Request {
-    pub(crate) payloads: Vec<Vec<u8>>,
+    /// The batch's first events (all of them unless `rest` is set).
+    pub(crate) payloads: Part,
+    /// Events in the batch in all.
+    pub(crate) n_events: usize,
+    /// For a streamed batch: the parts after `payloads`, as the appender encodes them.
+    /// A streamed batch is committed in a group of its own.
+    pub(crate) rest: Option<Parts>,
     pub(crate) expected: Option<Seq>,
     pub(crate) attachments: Attachments,
     pub(crate) reply: Sender<Result<Appended, AppendError>>,
@@ -98,7 +133,7 @@ pub(crate) fn check_document(document: &Document) -> Result<(), AppendError> {
 impl Request {
     /// Bytes the request writes.
     fn n_bytes(&self) -> usize {
-        let payloads: usize = self.payloads.iter().map(Vec::len).sum();
+        let payloads = self.payloads.bytes.len();
         let blobs: usize = self.attachments.blobs.iter().map(|(_, bytes)| bytes.len()).sum();
         let documents: usize = self.attachments.documents.iter().map(|document| document.bytes.len()).sum();
         payloads + blobs + documents
@@ -108,13 +143,15 @@ impl Request {
 /// The first request plus what is queued behind it, up to [`GROUP_BATCHES_MAX`]
 /// requests and [`GROUP_BYTES_MAX`] bytes (a request that would pass the byte limit
 /// waits for the next group, unless it is the first).
+/// A streamed batch is a group of its own.
 fn take_group(first: Request, queue: &Receiver<Request>, held: &mut Option<Request>) -> Vec<Request> {
     let mut n_bytes = first.n_bytes();
+    let streamed = first.rest.is_some();
     let mut group = vec![first];
-    while group.len() < GROUP_BATCHES_MAX {
+    while group.len() < GROUP_BATCHES_MAX && !streamed {
         let Ok(request) = queue.try_recv() else { break };
         let size = request.n_bytes();
-        if n_bytes + size > GROUP_BYTES_MAX {
+        if n_bytes + size > GROUP_BYTES_MAX || request.rest.is_some() {
             *held = Some(request);
             break;
         }
@@ -124,32 +161,77 @@ fn take_group(first: Request, queue: &Receiver<Request>, held: &mut Option<Reque
     group
 }
 
-pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Vec<Vec<u8>>, AppendError> {
+/// Encodes events `first..` of a batch (`part` is a slice of it starting at `first`),
+/// each checked to read back as itself (the strict decode every read does will
+/// accept it), adding their bytes to `n_bytes`.
+fn encode_part(part: &[NewEvent], first: usize, n_bytes: &mut usize) -> Result<Part, AppendError> {
+    let mut out = Part { bytes: Vec::with_capacity(part.len() * 256), events: Vec::with_capacity(part.len()) };
+    for (offset, event) in part.iter().enumerate() {
+        let start = out.bytes.len();
+        ledger_model::codec::encode_checked_into(event, &mut out.bytes)
+            .map_err(|error| AppendError::Encode { index: first + offset, error })?;
+        out.events.push((out.bytes.len(), record::payload_hash(&out.bytes[start..])));
+    }
+    *n_bytes += out.bytes.len();
+    Ok(out)
+}
+
+fn too_large(n_events: usize, n_bytes: usize) -> AppendError {
+    AppendError::BatchTooLarge { n_events, n_bytes, events_max: BATCH_EVENTS_MAX, bytes_max: BATCH_BYTES_MAX }
+}
+
+/// Encodes and checks a whole batch before it is sent (batches shorter than
+/// [`STREAM_MIN_EVENTS`]).
+pub(crate) fn encode_batch(batch: &[NewEvent]) -> Result<Part, AppendError> {
     if batch.is_empty() {
         return Err(AppendError::EmptyBatch);
     }
     let mut n_bytes = 0usize;
-    let mut payloads = Vec::with_capacity(batch.len());
-    for (index, event) in batch.iter().enumerate() {
-        let payload = event.encode().map_err(|error| AppendError::Encode { index, error })?;
-        // Paired with the strict decode on every read: what is written must read back
-        // as written. Checked here, on the appender's thread, to keep it out of the
-        // single writer's transaction.
-        let back: NewEvent =
-            ledger_model::codec::decode_strict(&payload).map_err(|error| AppendError::Encode { index, error })?;
-        assert_eq!(&back, event, "event {index} does not decode to itself");
-        n_bytes += payload.len();
-        payloads.push(payload);
-    }
+    let payloads = encode_part(batch, 0, &mut n_bytes)?;
     if batch.len() > BATCH_EVENTS_MAX || n_bytes > BATCH_BYTES_MAX {
-        return Err(AppendError::BatchTooLarge {
-            n_events: batch.len(),
-            n_bytes,
-            events_max: BATCH_EVENTS_MAX,
-            bytes_max: BATCH_BYTES_MAX,
-        });
+        return Err(too_large(batch.len(), n_bytes));
     }
     Ok(payloads)
+}
+
+/// Whether `batch` is streamed to the writer (see [`STREAM_MIN_EVENTS`]); a batch over
+/// the event limit is not, so it is refused whole, before anything is sent.
+pub(crate) fn streams(batch: &[NewEvent]) -> bool {
+    (STREAM_MIN_EVENTS..=BATCH_EVENTS_MAX).contains(&batch.len())
+}
+
+/// The first part of a streamed batch, encoded and checked before the request is sent.
+pub(crate) fn first_part(batch: &[NewEvent], n_bytes: &mut usize) -> Result<Part, AppendError> {
+    encode_part(&batch[..STREAM_PART_EVENTS.min(batch.len())], 0, n_bytes)
+}
+
+/// Encodes the parts of a streamed batch after the first and sends each as soon as it
+/// is checked. A failed check ends the stream with its error (the writer then
+/// abandons the batch). Past [`BATCH_BYTES_MAX`], the rest is still encoded to name
+/// the batch's size in the error, exactly as [`encode_batch`] would.
+pub(crate) fn stream_rest(
+    batch: &[NewEvent],
+    mut n_bytes: usize,
+    parts: &crossbeam_channel::Sender<Result<Part, AppendError>>,
+) {
+    let mut first = STREAM_PART_EVENTS.min(batch.len());
+    while first < batch.len() {
+        let part = &batch[first..(first + STREAM_PART_EVENTS).min(batch.len())];
+        let encoded = encode_part(part, first, &mut n_bytes).and_then(|encoded| {
+            if n_bytes <= BATCH_BYTES_MAX {
+                return Ok(encoded);
+            }
+            let mut rest = n_bytes;
+            encode_part(&batch[first + part.len()..], first + part.len(), &mut rest)?;
+            Err(too_large(batch.len(), rest))
+        });
+        let failed = encoded.is_err();
+        // A closed channel: the writer has answered already (a conflict, a failure).
+        if parts.send(encoded).is_err() || failed {
+            return;
+        }
+        first += part.len();
+    }
 }
 
 pub(crate) fn spawn(shared: Arc<Shared>) -> (Sender<Request>, JoinHandle<()>) {
@@ -172,9 +254,10 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
             },
         };
         let group = take_group(first, queue, &mut held);
+        let mut spent = Vec::new();
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::Poisoned(reason.clone()))).collect(),
-            None => guarded_commit(shared, &group).unwrap_or_else(|detail| {
+            None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|detail| {
                 shared.poison(&format!("failed commit: {detail}"));
                 group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
             }),
@@ -183,18 +266,27 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
             // An appender that gave up waiting is no reason to stop.
             let _ = request.reply.send(answer);
         }
+        drop(spent);
     }
 }
 
 /// [`commit_group`], with a panic inside redb (damaged pages) turned into a failed
 /// commit, so the writer thread keeps answering.
-fn guarded_commit(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit_group(shared, group)))
+fn guarded_commit(
+    shared: &Shared,
+    group: &[Request],
+    spent: &mut Vec<Part>,
+) -> Result<Vec<Result<Appended, AppendError>>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit_group(shared, group, spent)))
         .unwrap_or_else(|payload| Err(format!("storage structure is damaged ({})", panic_text(payload.as_ref()))))
 }
 
 /// Writes the group in one transaction. `Err` means nothing was committed.
-fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appended, AppendError>>, String> {
+fn commit_group(
+    shared: &Shared,
+    group: &[Request],
+    spent: &mut Vec<Part>,
+) -> Result<Vec<Result<Appended, AppendError>>, String> {
     let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
     let mut answers = Vec::with_capacity(group.len());
     {
@@ -213,6 +305,7 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
         let mut shelves = txn.open_table(SHELVES).map_err(|e| e.to_string())?;
         let mut n_logged = document_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
         let mut wrote_derived = false;
+        let mut record = Vec::new();
         for request in group {
             if let Some(expected) = request.expected {
                 if expected != head.seq {
@@ -221,12 +314,50 @@ fn commit_group(shared: &Shared, group: &[Request]) -> Result<Vec<Result<Appende
                 }
             }
             let first = head.seq.next();
-            for (index, payload) in request.payloads.iter().enumerate() {
-                let seq = head.seq.next();
-                let batch_end = index + 1 == request.payloads.len();
-                let (bytes, hash) = record::seal_in_batch(seq, head.hash, SCHEMA_CURRENT, payload, batch_end);
-                events.insert(seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
-                head = Head { seq, hash };
+            let mut insert = |part: &Part, head: &mut Head| -> Result<(), String> {
+                for (payload, payload_hash) in part.payloads() {
+                    let seq = head.seq.next();
+                    let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
+                    record.resize(HEADER_BYTES + payload.len(), 0);
+                    let hash = record::seal_into(
+                        &mut record,
+                        seq,
+                        head.hash,
+                        SCHEMA_CURRENT,
+                        payload,
+                        payload_hash,
+                        batch_end,
+                    );
+                    events.insert(seq.0, record.as_slice()).map_err(|e| e.to_string())?;
+                    *head = Head { seq, hash };
+                }
+                Ok(())
+            };
+            insert(&request.payloads, &mut head)?;
+            if let Some(rest) = &request.rest {
+                // A streamed batch is alone in its group: abandoning it abandons the
+                // transaction, and nothing was committed.
+                let abandoned = loop {
+                    if head.seq.0 - first.0 + 1 == request.n_events as u64 {
+                        break None;
+                    }
+                    match rest.recv() {
+                        Ok(Ok(part)) => {
+                            insert(&part, &mut head)?;
+                            // Freed after the answer, off the appender's wait.
+                            spent.push(part);
+                        }
+                        Ok(Err(error)) => break Some(error),
+                        Err(_) => {
+                            break Some(AppendError::Io("the appender stopped before its batch was complete".into()))
+                        }
+                    }
+                };
+                if let Some(error) = abandoned {
+                    drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                    txn.abort().map_err(|e| e.to_string())?;
+                    return Ok(vec![Err(error)]);
+                }
             }
             for document in &request.attachments.documents {
                 if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_none() {
@@ -274,7 +405,8 @@ mod tests {
 
     fn request(n_bytes: usize) -> Request {
         let (reply, _) = crossbeam_channel::bounded(1);
-        Request { payloads: vec![vec![0; n_bytes]], expected: None, attachments: Attachments::default(), reply }
+        let payloads = Part { bytes: vec![0; n_bytes], events: vec![(n_bytes, Hash32::GENESIS)] };
+        Request { payloads, n_events: 1, rest: None, expected: None, attachments: Attachments::default(), reply }
     }
 
     #[test]
@@ -291,6 +423,26 @@ mod tests {
         let group = take_group(held.take().unwrap(), &queue, &mut held);
         assert_eq!(group.len(), 1);
         assert!(held.is_none());
+    }
+
+    fn streamed() -> Request {
+        let mut request = request(1);
+        request.rest = Some(crossbeam_channel::unbounded().1);
+        request
+    }
+
+    #[test]
+    fn a_streamed_batch_is_a_group_of_its_own() {
+        let (sender, queue) = crossbeam_channel::unbounded();
+        sender.send(request(1)).unwrap();
+        let mut held = None;
+        assert_eq!(take_group(streamed(), &queue, &mut held).len(), 1);
+        assert!(held.is_none());
+        sender.send(streamed()).unwrap();
+        sender.send(request(1)).unwrap();
+        let group = take_group(queue.recv().unwrap(), &queue, &mut held);
+        assert_eq!(group.len(), 1);
+        assert!(held.as_ref().is_some_and(|request| request.rest.is_some()));
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub enum CodecError {
     /// The bytes decode, but are not the canonical encoding of what they decode to.
     #[error("bytes are not the canonical encoding of their value")]
     NonCanonical,
+    /// A value's encoding decodes to a different value (see [`encode_checked`]).
+    #[error("the encoding does not decode to the value it encodes")]
+    NotRoundTrip,
 }
 
 /// The configuration for large derived documents (snapshots): [`CONFIG`] without the
@@ -113,6 +116,54 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
         return Err(CodecError::TooLarge { len: bytes.len(), limit: EVENT_BYTES_MAX });
     }
     Ok(bytes)
+}
+
+/// Encodes `value` canonically and checks that the bytes decode back to it, so that
+/// [`decode_strict`] will accept them: what is written must read back as written.
+///
+/// This is the strict decode without its re-encode, and the check is the same:
+/// encoding is a function of the value, and the decoded value equals `value` (the
+/// encoded types have no floats, so equal values encode alike), so re-encoding it
+/// would give back exactly these bytes.
+pub fn encode_checked<T: Serialize + DeserializeOwned + PartialEq>(value: &T) -> Result<Vec<u8>, CodecError> {
+    let mut bytes = Vec::new();
+    encode_checked_into(value, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`encode_checked`], appending the bytes to `out` (so many values can share one
+/// buffer). On error, `out` is left as it was.
+pub fn encode_checked_into<T: Serialize + DeserializeOwned + PartialEq>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    let start = out.len();
+    let checked = append_checked(value, out, start);
+    if checked.is_err() {
+        out.truncate(start);
+    }
+    checked
+}
+
+fn append_checked<T: Serialize + DeserializeOwned + PartialEq>(
+    value: &T,
+    out: &mut Vec<u8>,
+    start: usize,
+) -> Result<(), CodecError> {
+    bincode::serde::encode_into_std_write(value, out, CONFIG).map_err(|error| CodecError::Encode(error.to_string()))?;
+    let bytes = &out[start..];
+    if bytes.len() > EVENT_BYTES_MAX {
+        return Err(CodecError::TooLarge { len: bytes.len(), limit: EVENT_BYTES_MAX });
+    }
+    let (back, consumed): (T, usize) =
+        bincode::serde::decode_from_slice(bytes, CONFIG).map_err(|error| CodecError::Decode(error.to_string()))?;
+    if consumed != bytes.len() {
+        return Err(CodecError::Trailing { trailing: bytes.len() - consumed });
+    }
+    if back != *value {
+        return Err(CodecError::NotRoundTrip);
+    }
+    Ok(())
 }
 
 /// Decodes `bytes`, which must be exactly the canonical encoding of one value.
@@ -186,6 +237,34 @@ mod tests {
         assert_eq!(reencodes_to(&300u64, &[251]), Err(CodecError::NonCanonical));
         assert_eq!(reencodes_to(&"ab", &[2, b'a', b'b']), Ok(()));
         assert_eq!(reencodes_to(&"ab", &[2, b'a', b'c']), Err(CodecError::NonCanonical));
+    }
+
+    /// A value whose decode validates what its encode does not check: its encoding
+    /// does not read back, and `encode_checked` refuses it where `encode` does not.
+    #[derive(Debug, PartialEq, serde::Serialize)]
+    struct Positive(i64);
+
+    impl<'de> serde::Deserialize<'de> for Positive {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Positive, D::Error> {
+            let value = i64::deserialize(deserializer)?;
+            if value <= 0 {
+                return Err(serde::de::Error::custom("not positive"));
+            }
+            Ok(Positive(value.min(100)))
+        }
+    }
+
+    #[test]
+    fn encode_checked_refuses_what_would_not_read_back() {
+        let bytes = encode_checked(&Positive(7)).unwrap();
+        assert_eq!(decode_strict::<Positive>(&bytes), Ok(Positive(7)));
+        assert!(encode(&Positive(-1)).is_ok());
+        assert!(matches!(encode_checked(&Positive(-1)), Err(CodecError::Decode(_))));
+        assert_eq!(encode_checked(&Positive(500)), Err(CodecError::NotRoundTrip));
+        let mut shared = vec![9u8];
+        encode_checked_into(&Positive(7), &mut shared).unwrap();
+        assert_eq!(encode_checked_into(&Positive(500), &mut shared), Err(CodecError::NotRoundTrip));
+        assert_eq!(shared, [vec![9u8], encode(&Positive(7)).unwrap()].concat());
     }
 
     #[test]

@@ -241,6 +241,44 @@ pub fn seal_in_batch(seq: Seq, prev: Hash32, schema: u16, payload: &[u8], batch_
     seal_header(RECORD_FORMAT, Some(batch_end), seq, prev, schema, payload)
 }
 
+/// Writes a record of the current format ([`RECORD_FORMAT`]) into `out`, which must
+/// be exactly [`HEADER_BYTES`] plus the payload long (the ledger seals straight into
+/// the storage page it reserved). `payload_hash` must be [`payload_hash`] of
+/// `payload`, computed by the caller beforehand (off the writer thread). Returns
+/// the event's chain hash. The bytes are those [`seal_in_batch`] returns.
+///
+/// # Panics
+/// As [`seal_in_batch`], and if `out` has the wrong length.
+pub fn seal_into(
+    out: &mut [u8],
+    seq: Seq,
+    prev: Hash32,
+    schema: u16,
+    payload: &[u8],
+    payload_hash: Hash32,
+    batch_end: bool,
+) -> Hash32 {
+    assert!(schema & BATCH_END_BIT == 0, "schema uses the batch-end bit");
+    assert!(payload.len() <= EVENT_BYTES_MAX, "payload over EVENT_BYTES_MAX");
+    assert!(seq.0 >= 1, "seq starts at 1");
+    assert_eq!(out.len(), HEADER_BYTES + payload.len(), "record buffer length");
+    debug_assert_eq!(payload_hash, self::payload_hash(payload));
+    let header = Header {
+        batch_end: Some(batch_end),
+        format: RECORD_FORMAT,
+        schema,
+        payload_len: payload.len() as u32,
+        seq,
+        prev,
+        payload_hash,
+    };
+    let (head, body) = out.split_at_mut(HEADER_BYTES);
+    let head: &mut [u8; HEADER_BYTES] = head.try_into().expect("split at HEADER_BYTES");
+    *head = header.to_bytes();
+    body.copy_from_slice(payload);
+    chain_hash_of(head)
+}
+
 /// Whether a stored record is the last event of its batch: `Some` in record format
 /// 2, `None` in format 1. Reads the header only (checked by [`open`]).
 pub fn batch_end(record: &[u8]) -> Result<Option<bool>, RecordError> {
@@ -342,6 +380,18 @@ mod tests {
                 assert_eq!(header.to_bytes(), bytes);
                 assert_eq!(chain_hash_of(&bytes), header.chain_hash());
             }
+        }
+    }
+
+    #[test]
+    fn seal_into_writes_the_bytes_seal_in_batch_returns() {
+        let payload = b"payload bytes of an event";
+        for batch_end in [false, true] {
+            let (expected, hash) = seal_in_batch(Seq(9), Hash32([3; 32]), SCHEMA_CURRENT, payload, batch_end);
+            let mut out = vec![0u8; HEADER_BYTES + payload.len()];
+            let sealed =
+                seal_into(&mut out, Seq(9), Hash32([3; 32]), SCHEMA_CURRENT, payload, payload_hash(payload), batch_end);
+            assert_eq!((out, sealed), (expected, hash));
         }
     }
 
