@@ -3,8 +3,10 @@
 //! This crate owns the redb table layout and the durable write path. [`Ledger`]
 //! appends batches atomically with optimistic concurrency (`expected_head`), through
 //! one writer thread that group-commits the batches of concurrent appenders (several
-//! batches, one durable commit). Reads check every record's payload hash and every
-//! link of the hash chain they cross; [`Ledger::verify`] checks every stored object
+//! batches, one durable commit); a long batch is streamed to the writer in parts as
+//! it is encoded. Reads check every record's payload hash and every link of the hash
+//! chain they cross ([`Ledger::scan_pipelined`] does so on a second thread while the
+//! caller folds); [`Ledger::verify`] checks every stored object
 //! (chain, blobs, documents, indexes) in one read transaction and names what is
 //! damaged. [`Ledger::open_read_only`] opens a book without ever writing to it.
 //! [`Ledger::open_in_turn`] and [`Ledger::open_read_only_in_turn`] wait their turn,
