@@ -505,7 +505,8 @@ impl Ledger {
         mut visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
     ) -> Result<(), ReadError> {
         let txn = self.shared.db.begin_read().map_err(read_error)?;
-        let n_events = to.0.min(self.head_in(&txn)?.seq.0).saturating_sub(from.0.max(1)).saturating_add(1);
+        let head = self.guarded(|| self.head_in(&txn))?;
+        let n_events = to.0.min(head.seq.0).saturating_sub(from.0.max(1)).saturating_add(1);
         if n_events < PIPELINE_MIN_EVENTS {
             return self.scan_in(&txn, from, to, visit);
         }
