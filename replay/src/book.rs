@@ -231,8 +231,8 @@ impl Book {
         }
     }
 
-    /// Writes a checkpoint of the state at `revision` now, whatever the policy
-    /// (rebuild, and tests).
+    /// Writes a checkpoint of the state at `revision` now, whatever the policy (for
+    /// tests and tools; `rebuild` writes its own as it refolds).
     pub fn write_checkpoint(&mut self, revision: Seq, now_ms: u64) -> Result<(), BookError> {
         self.wait_for_checkpoint();
         let state = self.state(Some(revision))?;

@@ -332,21 +332,10 @@ mod tests {
 
     fn term(src: &str) -> TermPut {
         TermPut {
-            id: "T-1".parse().unwrap(),
-            src: src.to_owned(),
-            sense: None,
-            dst: "Сяо Янь".to_owned(),
             kind: Some("character".to_owned()),
             gender: Some(Gender::Masculine),
             decl: vec!["Сяо Яня".to_owned()],
-            speech: None,
-            note: None,
-            window: Window::default(),
-            status: Status::Approved,
-            priority: 0,
-            constant: false,
-            secondary: None,
-            supersedes: None,
+            ..TermPut::new("T-1".parse().unwrap(), src, "Сяо Янь")
         }
     }
 

@@ -36,23 +36,7 @@ pub fn id(text: &str) -> RecordId {
 }
 
 pub fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
-    TermPut {
-        id: id(id_text),
-        src: src.into(),
-        sense: None,
-        dst: dst.into(),
-        kind: None,
-        gender: None,
-        decl: Vec::new(),
-        speech: None,
-        note: None,
-        window: Window::default(),
-        status: Status::Approved,
-        priority: 0,
-        constant: false,
-        secondary: None,
-        supersedes: None,
-    }
+    TermPut::new(id(id_text), src, dst)
 }
 
 pub struct Sim {
