@@ -155,6 +155,46 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         term: Option<String>,
     },
+    /// Serve the HTTP/JSON API over a directory of books (docs/http.md). Stops
+    /// cleanly on SIGTERM or SIGINT.
+    Serve(ServeArgs),
+    /// Print the OpenAPI document of the HTTP API (docs/openapi.json).
+    Openapi,
+}
+
+/// `lorebank serve`.
+#[derive(Debug, ClapArgs)]
+pub struct ServeArgs {
+    /// The directory of books: book NAME is the file NAME.lorebank there.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The address to listen on. Anything but loopback needs --token-file.
+    #[arg(long, default_value = "127.0.0.1:7373", value_name = "IP:PORT")]
+    pub listen: String,
+    /// A file whose first line is the bearer token every request must carry.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Books open at once; one more closes the least recently used idle one.
+    #[arg(long, default_value = "64", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_open_books: u64,
+    /// Close a book unused for this many seconds.
+    #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = wait_seconds)]
+    pub idle_close: Duration,
+    /// Cut a request off after this many seconds (its body read included).
+    #[arg(long, default_value = "30", value_name = "SECONDS", value_parser = wait_seconds)]
+    pub request_timeout: Duration,
+    /// The largest request body, in bytes.
+    #[arg(long, default_value = "16777216", value_parser = clap::value_parser!(u64).range(1..=1_073_741_824))]
+    pub body_limit: u64,
+    /// The most events in one append.
+    #[arg(long, default_value = "100000", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub events_max: u64,
+    /// The most chunks in one chapter request.
+    #[arg(long, default_value = "1000", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunks_max: u64,
+    /// The most events in one page of the log.
+    #[arg(long, default_value = "10000", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub log_page_max: u64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -20,6 +20,24 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map(|path| Target { path, wait, json })
         .ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
     match args.command {
+        Command::Serve(serve) => crate::serve::run(crate::serve::Settings {
+            dir: serve.dir,
+            listen: serve.listen,
+            token_file: serve.token_file,
+            max_open_books: serve.max_open_books as usize,
+            idle_close: serve.idle_close,
+            limits: crate::serve::routes::Limits {
+                events_max: serve.events_max as usize,
+                chunks_max: serve.chunks_max as usize,
+                log_page_max: serve.log_page_max,
+                body_bytes_max: serve.body_limit as usize,
+                timeout_s: serve.request_timeout.as_secs_f64().max(0.001),
+            },
+        }),
+        Command::Openapi => {
+            out!("{}", crate::serve::api::document());
+            Ok(())
+        }
         Command::Init { profile, write } => init(&book?.path, profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
@@ -356,31 +374,7 @@ fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<()
     } else {
         file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
     };
-    // A byte order mark is never part of JSON; editors on some systems write one at
-    // the start of a file, and it is skipped.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let mut bodies = Vec::new();
-    for (line_idx, line) in text.lines().enumerate() {
-        let line_no = line_idx + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let body: Body = serde_json::from_str(line).map_err(|error| {
-            let mut message = error.to_string();
-            if let Some(at) = message.rfind(" at line ") {
-                message.truncate(at);
-            }
-            Failure::invalid(format!("{name} line {line_no}, column {}: {message}", error.column()))
-        })?;
-        bodies.push(Labelled {
-            label: format!("{name} line {line_no}"),
-            default_source: format!("{name}:{line_no}"),
-            body,
-        });
-    }
-    if bodies.is_empty() {
-        return Err(Failure::invalid(format!("{name}: no events (expected one JSON event body per line)")));
-    }
+    let mut bodies = crate::input::event_lines(&name, &text).map_err(Failure::invalid)?;
     let blobs = replay::service::fill_profiles(&mut bodies)?;
     append_batch(book, write, bodies, blobs, json)
 }
@@ -394,8 +388,7 @@ fn rollback(book: &Target, to: Seq, reason: Option<String>, write: &WriteOpts, j
 fn term_show(book: &Target, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
     let versions = open_reader(book)?.term_history(id, as_of.map(Seq))?;
     if json {
-        let versions: Vec<_> = versions.iter().map(output::event_json).collect();
-        outln!("{}", json!({ "id": id.to_string(), "versions": versions }));
+        outln!("{}", crate::json::term_history(id, &versions));
     } else {
         outln!("{id}: {} event(s)", versions.len());
         for event in &versions {
@@ -410,7 +403,7 @@ fn log(book: &Target, from: u64, to: Option<u64>, json: bool) -> Result<(), Fail
         return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
     }
     open_reader(book)?.events(Seq(from), to.map(Seq), |event| {
-        let line = if json { output::event_json(&event).to_string() } else { output::event_line(&event) };
+        let line = if json { crate::json::event(&event).to_string() } else { output::event_line(&event) };
         outln!("{line}");
         // A reader that has gone (`| head`) ends the scan; that is success.
         output::stdout_open()
@@ -423,17 +416,7 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
     match book.verify() {
         Ok(report) => {
             if json {
-                outln!(
-                    "{}",
-                    json!({
-                        "ok": true,
-                        "n_events": report.n_events,
-                        "head": report.head.seq.0,
-                        "hash": report.head.hash.to_hex(),
-                        "n_checkpoints": report.n_checkpoints,
-                        "n_checkpoints_ignored": report.n_checkpoints_dropped,
-                    })
-                );
+                outln!("{}", crate::json::verified(&report));
             } else {
                 outln!(
                     "ok: {} events, chain intact; head {} (chain {})",

@@ -31,7 +31,10 @@ mod chunk_views;
 mod cli;
 mod commands;
 mod failure;
+mod input;
+mod json;
 mod output;
+mod serve;
 mod views;
 
 use std::process::ExitCode;

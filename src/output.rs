@@ -145,19 +145,6 @@ pub fn event_line(event: &Event) -> String {
     )
 }
 
-pub fn event_json(event: &Event) -> Value {
-    json!({
-        "seq": event.seq.0,
-        "hash": event.hash.to_hex(),
-        "prev": event.prev.to_hex(),
-        "schema": event.schema,
-        "recorded_at_ms": event.content.recorded_at_ms,
-        "actor": event.content.actor,
-        "source": event.content.source,
-        "body": event.content.body,
-    })
-}
-
 pub fn appended(appended: &Appended, json: bool) {
     if json {
         outln!(

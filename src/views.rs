@@ -6,16 +6,9 @@ use std::io::IsTerminal;
 use ledger_model::*;
 use projections::{RecordDiff, State};
 use replay::{Book, Submitted};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::failure::Failure;
-
-fn window_json(window: Option<Window>) -> Value {
-    match window {
-        Some(window) => json!({ "since": window.since, "until": window.until }),
-        None => Value::Null,
-    }
-}
 
 fn window_text(window: Option<Window>) -> String {
     window.map_or_else(|| "never (superseded)".to_owned(), |w| w.to_string())
@@ -30,19 +23,7 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], jso
         notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
     let head = submitted.decision.state.revision().0;
     if json {
-        let appended = submitted.appended.as_ref();
-        outln!(
-            "{}",
-            json!({
-                "first": appended.map(|a| a.first.0),
-                "last": appended.map(|a| a.last.0),
-                "head": head,
-                "hash": appended.map(|a| a.hash.to_hex()),
-                "snapshot": submitted.snapshot.to_string(),
-                "n_dropped": submitted.decision.dropped.len(),
-                "warnings": warnings,
-            })
-        );
+        outln!("{}", crate::json::submitted(submitted, notes));
         return;
     }
     match &submitted.appended {
@@ -59,68 +40,13 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], jso
     outln!("snapshot {}", submitted.snapshot);
 }
 
-fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
-    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::output::word(verdict)))
-}
-
 pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
     let glossary = book.glossary(as_of, chapter)?;
     let (state, snapshot) = (&glossary.state, glossary.snapshot);
     let terms = state.active_terms(chapter);
     let summaries = state.visible_summaries(chapter);
     if json {
-        let terms: Vec<Value> = terms
-            .iter()
-            .map(|active| {
-                let put = &active.term.put;
-                let aliases: Vec<Value> = active
-                    .aliases(chapter)
-                    .into_iter()
-                    .map(|(alias, window)| {
-                        json!({ "surface": alias.surface, "kind": alias.kind, "window": window_json(window) })
-                    })
-                    .collect();
-                json!({
-                    "id": active.id.to_string(),
-                    "src": put.src,
-                    "sense": put.sense,
-                    "dst": put.dst,
-                    "kind": put.kind,
-                    "gender": put.gender,
-                    "decl": put.decl,
-                    "note": put.note,
-                    "status": put.status,
-                    "priority": put.priority,
-                    "constant": put.constant,
-                    "window": window_json(active.window),
-                    "superseded_by": active.superseded_by.map(|id| id.to_string()),
-                    "aliases": aliases,
-                    "verdict": verdict_text(&active.term.verdict),
-                    "version_seq": active.term.put_by.seq.0,
-                })
-            })
-            .collect();
-        let summaries: Vec<Value> = summaries
-            .iter()
-            .map(|summary| {
-                json!({
-                    "id": summary.put.id.to_string(),
-                    "scope": summary.put.scope,
-                    "text": summary.put.text,
-                    "visible_from": projections::read::visible_from(&summary.put),
-                })
-            })
-            .collect();
-        outln!(
-            "{}",
-            json!({
-                "revision": state.revision().0,
-                "chapter": chapter,
-                "snapshot": snapshot.to_string(),
-                "terms": terms,
-                "summaries": summaries,
-            })
-        );
+        outln!("{}", crate::json::glossary(&glossary));
         return Ok(());
     }
     let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
@@ -142,7 +68,7 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
         if !aliases.is_empty() {
             line.push_str(&format!("  aliases: {}", aliases.join(", ")));
         }
-        if let Some(verdict) = verdict_text(&active.term.verdict) {
+        if let Some(verdict) = crate::json::verdict_text(&active.term.verdict) {
             line.push_str(&format!("  verdict: {verdict}"));
         }
         outln!("{line}");
@@ -160,10 +86,7 @@ pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), F
     let info = book.snapshot_info(as_of)?;
     let (id, first) = (info.snapshot, info.first_revision);
     if json {
-        outln!(
-            "{}",
-            json!({ "snapshot": id.to_string(), "revision": info.revision.0, "first_revision": first.map(|seq| seq.0) })
-        );
+        outln!("{}", crate::json::snapshot(&info));
     } else {
         let first = first.map(|seq| format!("; first indexed at revision {seq}")).unwrap_or_default();
         outln!("{id}  (revision {}{first})", info.revision);
@@ -171,41 +94,14 @@ pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), F
     Ok(())
 }
 
-fn aliases_json(term: &projections::state::Term) -> Value {
-    term.aliases
-        .values()
-        .map(|alias| json!({ "surface": alias.surface, "kind": alias.kind, "window": window_json(alias.window) }))
-        .collect()
-}
-
-/// The documented JSON form ([events.md](../docs/events.md)) of one field of record
-/// `id` in `state`: the field of its `term_put` or `summary_put`, its aliases, or its
-/// verdict. `null` when the record or field is absent.
-fn field_json(state: &State, id: RecordId, field: &str) -> Value {
-    if let Some(term) = state.terms().get(&id) {
-        return match field {
-            "aliases" => aliases_json(term),
-            "verdict" => match &term.verdict {
-                Some((verdict, reason)) => json!({ "verdict": verdict, "reason": reason }),
-                None => Value::Null,
-            },
-            field => {
-                serde_json::to_value(&term.put).ok().and_then(|put| put.get(field).cloned()).unwrap_or(Value::Null)
-            }
-        };
-    }
-    if let Some(summary) = state.summaries().get(&id) {
-        return serde_json::to_value(&summary.put).ok().and_then(|put| put.get(field).cloned()).unwrap_or(Value::Null);
-    }
-    Value::Null
-}
-
 pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failure> {
     let replay::reads::Diff { old, new, records, config } = book.diff(from, to)?;
     let changed_fields = |id: RecordId, fields: &[projections::FieldChange]| -> Vec<(&'static str, Value, Value)> {
         fields
             .iter()
-            .map(|change| (change.field, field_json(&old, id, change.field), field_json(&new, id, change.field)))
+            .map(|change| {
+                (change.field, crate::json::field(&old, id, change.field), crate::json::field(&new, id, change.field))
+            })
             .collect()
     };
     let config_change = (!config.is_empty()).then(|| {
@@ -213,28 +109,7 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
         (as_json(&old), as_json(&new))
     });
     if json {
-        let mut added = Vec::new();
-        let mut removed = Vec::new();
-        let mut changed = Vec::new();
-        for record in &records {
-            match record {
-                RecordDiff::Added(id) => added.push(id.to_string()),
-                RecordDiff::Removed(id) => removed.push(id.to_string()),
-                RecordDiff::Changed(id, fields) => {
-                    let fields: Vec<Value> = changed_fields(*id, fields)
-                        .into_iter()
-                        .map(|(field, old, new)| json!({ "field": field, "old": old, "new": new }))
-                        .collect();
-                    changed.push(json!({ "id": id.to_string(), "fields": fields }));
-                }
-            }
-        }
-        let config: Vec<Value> =
-            config_change.iter().map(|(old, new)| json!({ "field": "config", "old": old, "new": new })).collect();
-        outln!(
-            "{}",
-            json!({ "from": from.0, "to": to.0, "added": added, "removed": removed, "changed": changed, "config": config })
-        );
+        outln!("{}", crate::json::diff(&old, &new, &records, &config));
         return Ok(());
     }
     outln!("diff revision {from} -> {to}: {} record(s) differ", records.len());
@@ -277,18 +152,7 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
     let (id, n_dropped, n_terms, n_patterns) =
         (rebuilt.snapshot, rebuilt.n_cache_entries_dropped, rebuilt.n_terms, rebuilt.n_patterns);
     if json {
-        outln!(
-            "{}",
-            json!({
-                "snapshot": id.to_string(),
-                "revision": rebuilt.revision.0,
-                "n_cache_entries_dropped": n_dropped,
-                "n_checkpoints_dropped": rebuilt.n_checkpoints_dropped,
-                "n_checkpoints": rebuilt.n_checkpoints,
-                "n_terms": n_terms,
-                "n_patterns": n_patterns,
-            })
-        );
+        outln!("{}", crate::json::rebuilt(&rebuilt));
     } else {
         outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", rebuilt.revision);
         outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");

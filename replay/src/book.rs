@@ -69,6 +69,8 @@ pub struct Book {
     frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
     /// Loaded normalization profiles by table id.
     profiles: BTreeMap<Hash32, Arc<Profile>>,
+    /// The head as shared by [`Book::assembler`], while it is the head.
+    assembler: Option<crate::chunks::Assembler>,
 }
 
 /// The outcome of an accepted write.
@@ -94,6 +96,7 @@ impl Book {
             snapshot_ids: BTreeMap::new(),
             frozen: BTreeMap::new(),
             profiles: BTreeMap::new(),
+            assembler: None,
         }
     }
 
@@ -111,6 +114,20 @@ impl Book {
     /// The underlying ledger.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
+    }
+
+    /// The underlying ledger, shared: for reads and receipt filings that need not
+    /// wait for the book (the ledger takes its own locks).
+    pub fn ledger_handle(&self) -> Arc<Ledger> {
+        Arc::clone(&self.ledger)
+    }
+
+    pub(crate) fn assembler_cache(&self) -> Option<crate::chunks::Assembler> {
+        self.assembler.clone()
+    }
+
+    pub(crate) fn set_assembler_cache(&mut self, assembler: crate::chunks::Assembler) {
+        self.assembler = Some(assembler);
     }
 
     /// The state as of revision `as_of` (the head when `None`): from memory, or from
@@ -221,6 +238,7 @@ impl Book {
     pub fn forget_states(&mut self) {
         self.head = None;
         self.recent = None;
+        self.assembler = None;
         self.snapshot_ids.clear();
     }
 

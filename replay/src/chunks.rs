@@ -2,9 +2,11 @@
 //! replay (byte equality with the recorded output), audit and impact.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use ledger::{AppendError, Document};
+use ledger::{AppendError, Document, Ledger};
 use ledger_model::*;
+use projections::frozen::Frozen;
 use projections::{SnapshotId, State};
 
 use crate::book::Book;
@@ -125,76 +127,216 @@ pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
 }
 
-impl Book {
-    /// A stored receipt by id or unique hex prefix (at least 8 digits).
-    pub fn receipt(&self, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
-        let id = match Hash32::from_hex(id_or_prefix) {
-            Some(id) => id,
-            None => {
-                if id_or_prefix.len() < 8 || !id_or_prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(BookError::Receipt(format!(
-                        "{id_or_prefix:?} is not a receipt id (64 hex digits, or a prefix of at least 8)"
-                    )));
-                }
-                let found = self.ledger().documents_with_prefix(id_or_prefix, 2)?;
-                match found.as_slice() {
-                    [one] => *one,
-                    [] => return Err(BookError::Receipt(format!("no receipt {id_or_prefix}"))),
-                    _ => return Err(BookError::Receipt(format!("receipt prefix {id_or_prefix} is ambiguous"))),
-                }
+/// A stored receipt by id or unique hex prefix (at least 8 digits), checked
+/// against its id.
+fn receipt_in(ledger: &Ledger, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
+    let id = match Hash32::from_hex(id_or_prefix) {
+        Some(id) => id,
+        None => {
+            if id_or_prefix.len() < 8 || !id_or_prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(BookError::Receipt(format!(
+                    "{id_or_prefix:?} is not a receipt id (64 hex digits, or a prefix of at least 8)"
+                )));
             }
-        };
-        let bytes = self
-            .ledger()
-            .document(id)
-            .map_err(|error| match error {
-                ledger::ReadError::Damaged { object, detail } => {
-                    ledger::ReadError::Damaged { object: crate::book::receipt_object(&object), detail }
-                }
-                other => other,
-            })?
-            .ok_or_else(|| BookError::Receipt(format!("no receipt {id}")))?;
-        let receipt = Receipt::decode(&bytes)
-            .map_err(|error| BookError::Corrupted(format!("receipt {id} does not decode: {error}")))?;
-        if receipt.id() != id {
-            return Err(BookError::Corrupted(format!("receipt {id} hashes to {}", receipt.id())));
+            let found = ledger.documents_with_prefix(id_or_prefix, 2)?;
+            match found.as_slice() {
+                [one] => *one,
+                [] => return Err(BookError::Receipt(format!("no receipt {id_or_prefix}"))),
+                _ => return Err(BookError::Receipt(format!("receipt prefix {id_or_prefix} is ambiguous"))),
+            }
         }
-        Ok((id, receipt))
+    };
+    let bytes = ledger
+        .document(id)
+        .map_err(|error| match error {
+            ledger::ReadError::Damaged { object, detail } => {
+                ledger::ReadError::Damaged { object: crate::book::receipt_object(&object), detail }
+            }
+            other => other,
+        })?
+        .ok_or_else(|| BookError::Receipt(format!("no receipt {id}")))?;
+    let receipt = Receipt::decode(&bytes)
+        .map_err(|error| BookError::Corrupted(format!("receipt {id} does not decode: {error}")))?;
+    if receipt.id() != id {
+        return Err(BookError::Corrupted(format!("receipt {id} hashes to {}", receipt.id())));
+    }
+    Ok((id, receipt))
+}
+
+/// A stored text (a receipt's input or output), checked against its id.
+fn text_in(ledger: &Ledger, id: Hash32, what: &str) -> Result<String, BookError> {
+    let bytes = ledger.blob(id)?.ok_or_else(|| BookError::Corrupted(format!("{what} {id} is not stored")))?;
+    let text = String::from_utf8(bytes).map_err(|_| BookError::Corrupted(format!("{what} {id} is not UTF-8")))?;
+    if text_id(&text) != id {
+        return Err(BookError::Corrupted(format!("{what} {id} does not hash to its id")));
+    }
+    Ok(text)
+}
+
+/// The receipt `prev` names, which must be of `chapter`.
+fn previous_in(ledger: &Ledger, prev: Option<Hash32>, chapter: u32) -> Result<Option<Receipt>, BookError> {
+    let Some(prev) = prev else { return Ok(None) };
+    let (_, receipt) = receipt_in(ledger, &prev.to_hex())?;
+    if receipt.chapter != chapter {
+        return Err(BookError::Receipt(format!(
+            "previous receipt {} is of chapter {}, not {chapter}",
+            &prev.to_hex()[..16],
+            receipt.chapter
+        )));
+    }
+    Ok(Some(receipt))
+}
+
+/// One chunk of a chapter to assemble: its key and text.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    /// Key of the chunk within the chapter.
+    pub key: String,
+    /// The chunk text.
+    pub text: String,
+}
+
+/// The head of a book as shared, immutable values: everything assembling a chunk
+/// against it needs. Many threads assemble through clones of one `Assembler` at
+/// once, without the book; recording goes through the ledger's writer thread, which
+/// group-commits the receipts of concurrent callers.
+#[derive(Clone)]
+pub struct Assembler {
+    ledger: Arc<Ledger>,
+    state: Arc<State>,
+    frozen: Arc<Frozen>,
+    snapshot: SnapshotId,
+}
+
+impl std::fmt::Debug for Assembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assembler").field("revision", &self.state.revision()).field("snapshot", &self.snapshot).finish()
+    }
+}
+
+impl Assembler {
+    /// The revision assembled against.
+    pub fn revision(&self) -> Seq {
+        self.state.revision()
     }
 
-    fn text(&self, id: Hash32, what: &str) -> Result<String, BookError> {
-        let bytes =
-            self.ledger().blob(id)?.ok_or_else(|| BookError::Corrupted(format!("{what} {id} is not stored")))?;
-        let text = String::from_utf8(bytes).map_err(|_| BookError::Corrupted(format!("{what} {id} is not UTF-8")))?;
-        if text_id(&text) != id {
-            return Err(BookError::Corrupted(format!("{what} {id} does not hash to its id")));
+    /// Its snapshot ID.
+    pub fn snapshot(&self) -> SnapshotId {
+        self.snapshot
+    }
+
+    /// Assembles one chunk; `prev` is the receipt before it in the chapter, when
+    /// known (scene inertia).
+    fn assemble_after(
+        &self,
+        chapter: u32,
+        chunk_key: &str,
+        text: &str,
+        prev: Option<(Hash32, &Receipt)>,
+    ) -> Result<Assembled, BookError> {
+        let previous = prev.map(|(_, receipt)| Previous { chapter: receipt.chapter, recent: &receipt.recent });
+        let assembly = assemble(&self.frozen, chapter, text, previous)?;
+        let receipt =
+            receipt_of(self.snapshot, &self.state, chapter, chunk_key, text, prev.map(|(id, _)| id), &assembly);
+        let id = receipt.id();
+        Ok(Assembled { assembly, receipt, id })
+    }
+
+    /// Assembles the chunks of one chapter in order, each chunk's previous receipt
+    /// the one before it (the first one's is `prev`), and with `record` files every
+    /// receipt, input and output in one group commit: all of them or none.
+    pub fn assemble_chapter(
+        &self,
+        chapter: u32,
+        chunks: &[Chunk],
+        prev: Option<Hash32>,
+        record: bool,
+    ) -> Result<Vec<Assembled>, BookError> {
+        let first_prev = previous_in(&self.ledger, prev, chapter)?;
+        let mut out: Vec<Assembled> = Vec::with_capacity(chunks.len());
+        for chunk in chunks {
+            let before = match out.last() {
+                Some(last) => Some((last.id, &last.receipt)),
+                None => prev.zip(first_prev.as_ref()),
+            };
+            let assembled = self.assemble_after(chapter, &chunk.key, &chunk.text, before)?;
+            out.push(assembled);
         }
-        Ok(text)
+        if record {
+            self.record(out.iter().zip(chunks).map(|(assembled, chunk)| (assembled, chunk.text.as_str())))?;
+        }
+        Ok(out)
+    }
+
+    /// Files receipts with their inputs and outputs, in one group commit.
+    fn record<'a>(&self, chunks: impl Iterator<Item = (&'a Assembled, &'a str)>) -> Result<(), BookError> {
+        let mut documents = Vec::new();
+        let mut blobs = Vec::new();
+        for (assembled, text) in chunks {
+            // A receipt is a document filed under its chapter and chunk key.
+            documents.push(Document {
+                id: assembled.id,
+                bytes: assembled.receipt.encode(),
+                group: assembled.receipt.chapter,
+                key: assembled.receipt.chunk_key.clone(),
+            });
+            blobs.push((assembled.receipt.input, text.as_bytes().to_vec()));
+            blobs.push((assembled.receipt.output, assembled.assembly.context.as_bytes().to_vec()));
+        }
+        self.ledger.file_documents(documents, blobs).map_err(receipt_refused)
+    }
+
+    /// Assembles one chunk against the head and, with `record`, stores its receipt,
+    /// input and output in the book.
+    pub fn assemble_chunk(
+        &self,
+        chapter: u32,
+        chunk_key: &str,
+        text: &str,
+        prev: Option<Hash32>,
+        record: bool,
+    ) -> Result<Assembled, BookError> {
+        let previous = previous_in(&self.ledger, prev, chapter)?;
+        let assembled = self.assemble_after(chapter, chunk_key, text, prev.zip(previous.as_ref()))?;
+        if record {
+            self.record(std::iter::once((&assembled, text)))?;
+        }
+        Ok(assembled)
+    }
+}
+
+impl Book {
+    /// The head as an [`Assembler`]: built once per head revision and shared.
+    pub fn assembler(&mut self) -> Result<Assembler, BookError> {
+        let revision = self.ledger().head()?.seq;
+        if let Some(assembler) = self.assembler_cache().filter(|assembler| assembler.revision() == revision) {
+            return Ok(assembler);
+        }
+        let state = self.state(None)?;
+        let (frozen, _) = self.frozen(&state)?;
+        let snapshot = self.snapshot_id(&state);
+        let assembler = Assembler { ledger: self.ledger_handle(), state: Arc::new(state), frozen, snapshot };
+        self.set_assembler_cache(assembler.clone());
+        Ok(assembler)
+    }
+
+    /// A stored receipt by id or unique hex prefix (at least 8 digits).
+    pub fn receipt(&self, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
+        receipt_in(self.ledger(), id_or_prefix)
+    }
+
+    /// A stored text by id, checked.
+    fn text(&self, id: Hash32, what: &str) -> Result<String, BookError> {
+        text_in(self.ledger(), id, what)
+    }
+
+    /// The input and output texts of a receipt.
+    pub fn receipt_texts(&self, receipt: &Receipt) -> Result<(String, String), BookError> {
+        Ok((self.text(receipt.input, "input")?, self.text(receipt.output, "output")?))
     }
 
     fn previous(&self, prev: Option<Hash32>, chapter: u32) -> Result<Option<Receipt>, BookError> {
-        let Some(prev) = prev else { return Ok(None) };
-        let (_, receipt) = self.receipt(&prev.to_hex())?;
-        if receipt.chapter != chapter {
-            return Err(BookError::Receipt(format!(
-                "previous receipt {} is of chapter {}, not {chapter}",
-                &prev.to_hex()[..16],
-                receipt.chapter
-            )));
-        }
-        Ok(Some(receipt))
-    }
-
-    fn assemble_with(
-        &mut self,
-        state: &State,
-        chapter: u32,
-        text: &str,
-        prev: Option<&Receipt>,
-    ) -> Result<Assembly, BookError> {
-        let (frozen, _) = self.frozen(state)?;
-        let previous = prev.map(|receipt| Previous { chapter: receipt.chapter, recent: &receipt.recent });
-        Ok(assemble(&frozen, chapter, text, previous)?)
+        previous_in(self.ledger(), prev, chapter)
     }
 
     /// Assembles a chunk against the head and, with `record`, stores its receipt,
@@ -207,20 +349,7 @@ impl Book {
         prev: Option<Hash32>,
         record: bool,
     ) -> Result<Assembled, BookError> {
-        let state = self.state(None)?;
-        let previous = self.previous(prev, chapter)?;
-        let assembly = self.assemble_with(&state, chapter, text, previous.as_ref())?;
-        let snapshot = self.snapshot_id(&state);
-        let receipt = receipt_of(snapshot, &state, chapter, chunk_key, text, prev, &assembly);
-        let id = receipt.id();
-        if record {
-            // A receipt is a document filed under its chapter and chunk key.
-            let stored = Document { id, bytes: receipt.encode(), group: chapter, key: chunk_key.to_owned() };
-            let blobs =
-                vec![(receipt.input, text.as_bytes().to_vec()), (receipt.output, assembly.context.as_bytes().to_vec())];
-            self.ledger().file_documents(vec![stored], blobs).map_err(receipt_refused)?;
-        }
-        Ok(Assembled { assembly, receipt, id })
+        self.assembler()?.assemble_chunk(chapter, chunk_key, text, prev, record)
     }
 
     /// Re-assembles a receipt's stored input against its snapshot (rebuilt from the

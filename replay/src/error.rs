@@ -68,6 +68,9 @@ pub enum BookError {
     /// nothing was written.
     #[error("{0}")]
     Invalid(String),
+    /// A library has no book of this name.
+    #[error("no book named {0} in the library")]
+    NoBook(String),
     /// A replay did not reproduce the recorded bytes.
     #[error("replay of receipt {receipt} differs from the recorded output at byte {first_difference}")]
     Mismatch {
@@ -158,7 +161,8 @@ impl BookError {
             | BookError::Receipt(_)
             | BookError::UnknownTable(_)
             | BookError::Unsupported(_)
-            | BookError::Invalid(_) => ErrorClass::Invalid,
+            | BookError::Invalid(_)
+            | BookError::NoBook(_) => ErrorClass::Invalid,
             BookError::Corrupted(_) | BookError::Profile(_) => ErrorClass::Corrupt,
             BookError::Mismatch { .. } => ErrorClass::ReplayMismatch,
             BookError::Frozen(_) => ErrorClass::Storage,

@@ -1,0 +1,364 @@
+//! The stable JSON forms of every result: what `--json` prints and what the HTTP
+//! API answers, built in one place so the two never drift apart (docs/cli.md and
+//! docs/http.md describe them).
+
+use ledger_model::*;
+use projections::{FieldChange, RecordDiff, State};
+use replay::assemble::Assembly;
+use replay::chunks::{Impacted, Replayed, Staleness};
+use replay::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
+use replay::{Assembled, Submitted};
+use serde_json::{json, Value};
+
+pub fn window(window: Option<Window>) -> Value {
+    match window {
+        Some(window) => json!({ "since": window.since, "until": window.until }),
+        None => Value::Null,
+    }
+}
+
+/// A verdict as `verdict:reason`.
+pub fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
+    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::output::word(verdict)))
+}
+
+/// The outcome of a write; `notes` are the caller's warnings, shown with the ones
+/// from `decide`.
+pub fn submitted(submitted: &Submitted, notes: &[String]) -> Value {
+    let warnings: Vec<String> =
+        notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
+    let appended = submitted.appended.as_ref();
+    json!({
+        "first": appended.map(|a| a.first.0),
+        "last": appended.map(|a| a.last.0),
+        "head": submitted.decision.state.revision().0,
+        "hash": appended.map(|a| a.hash.to_hex()),
+        "snapshot": submitted.snapshot.to_string(),
+        "n_dropped": submitted.decision.dropped.len(),
+        "warnings": warnings,
+    })
+}
+
+/// The active glossary at a revision and chapter.
+pub fn glossary(glossary: &Glossary) -> Value {
+    let (state, snapshot, chapter) = (&glossary.state, glossary.snapshot, glossary.chapter);
+    let terms: Vec<Value> = state
+        .active_terms(chapter)
+        .iter()
+        .map(|active| {
+            let put = &active.term.put;
+            let aliases: Vec<Value> = active
+                .aliases(chapter)
+                .into_iter()
+                .map(|(alias, at)| json!({ "surface": alias.surface, "kind": alias.kind, "window": window(at) }))
+                .collect();
+            json!({
+                "id": active.id.to_string(),
+                "src": put.src,
+                "sense": put.sense,
+                "dst": put.dst,
+                "kind": put.kind,
+                "gender": put.gender,
+                "decl": put.decl,
+                "note": put.note,
+                "status": put.status,
+                "priority": put.priority,
+                "constant": put.constant,
+                "window": window(active.window),
+                "superseded_by": active.superseded_by.map(|id| id.to_string()),
+                "aliases": aliases,
+                "verdict": verdict_text(&active.term.verdict),
+                "version_seq": active.term.put_by.seq.0,
+            })
+        })
+        .collect();
+    let summaries: Vec<Value> = state
+        .visible_summaries(chapter)
+        .iter()
+        .map(|summary| {
+            json!({
+                "id": summary.put.id.to_string(),
+                "scope": summary.put.scope,
+                "text": summary.put.text,
+                "visible_from": projections::read::visible_from(&summary.put),
+            })
+        })
+        .collect();
+    json!({
+        "revision": state.revision().0,
+        "chapter": chapter,
+        "snapshot": snapshot.to_string(),
+        "terms": terms,
+        "summaries": summaries,
+    })
+}
+
+pub fn snapshot(info: &SnapshotInfo) -> Value {
+    json!({
+        "snapshot": info.snapshot.to_string(),
+        "revision": info.revision.0,
+        "first_revision": info.first_revision.map(|seq| seq.0),
+    })
+}
+
+fn aliases(term: &projections::state::Term) -> Value {
+    term.aliases
+        .values()
+        .map(|alias| json!({ "surface": alias.surface, "kind": alias.kind, "window": window(alias.window) }))
+        .collect()
+}
+
+/// The documented JSON form ([events.md](../docs/events.md)) of one field of record
+/// `id` in `state`: the field of its `term_put` or `summary_put`, its aliases, or its
+/// verdict. `null` when the record or field is absent.
+pub fn field(state: &State, id: RecordId, field: &str) -> Value {
+    if let Some(term) = state.terms().get(&id) {
+        return match field {
+            "aliases" => aliases(term),
+            "verdict" => match &term.verdict {
+                Some((verdict, reason)) => json!({ "verdict": verdict, "reason": reason }),
+                None => Value::Null,
+            },
+            field => {
+                serde_json::to_value(&term.put).ok().and_then(|put| put.get(field).cloned()).unwrap_or(Value::Null)
+            }
+        };
+    }
+    if let Some(summary) = state.summaries().get(&id) {
+        return serde_json::to_value(&summary.put).ok().and_then(|put| put.get(field).cloned()).unwrap_or(Value::Null);
+    }
+    Value::Null
+}
+
+/// What differs from `old` to `new`.
+pub fn diff(old: &State, new: &State, records: &[RecordDiff], config: &[FieldChange]) -> Value {
+    let mut added = Vec::new();
+    let mut removed = Vec::new();
+    let mut changed = Vec::new();
+    for record in records {
+        match record {
+            RecordDiff::Added(id) => added.push(id.to_string()),
+            RecordDiff::Removed(id) => removed.push(id.to_string()),
+            RecordDiff::Changed(id, fields) => {
+                let fields: Vec<Value> = fields
+                    .iter()
+                    .map(|change| {
+                        json!({
+                            "field": change.field,
+                            "old": field(old, *id, change.field),
+                            "new": field(new, *id, change.field),
+                        })
+                    })
+                    .collect();
+                changed.push(json!({ "id": id.to_string(), "fields": fields }));
+            }
+        }
+    }
+    let as_json = |state: &State| serde_json::to_value(state.config()).unwrap_or(Value::Null);
+    let config: Vec<Value> = if config.is_empty() {
+        Vec::new()
+    } else {
+        vec![json!({ "field": "config", "old": as_json(old), "new": as_json(new) })]
+    };
+    json!({
+        "from": old.revision().0,
+        "to": new.revision().0,
+        "added": added,
+        "removed": removed,
+        "changed": changed,
+        "config": config,
+    })
+}
+
+pub fn rebuilt(rebuilt: &Rebuilt) -> Value {
+    json!({
+        "snapshot": rebuilt.snapshot.to_string(),
+        "revision": rebuilt.revision.0,
+        "n_cache_entries_dropped": rebuilt.n_cache_entries_dropped,
+        "n_checkpoints_dropped": rebuilt.n_checkpoints_dropped,
+        "n_checkpoints": rebuilt.n_checkpoints,
+        "n_terms": rebuilt.n_terms,
+        "n_patterns": rebuilt.n_patterns,
+    })
+}
+
+pub fn assembly(assembly: &Assembly) -> Value {
+    json!({
+        "context": assembly.context,
+        "hits": assembly.hits.iter().map(|hit| json!({
+            "term": format!("T-{}", hit.term),
+            "text": hit.text,
+            "bytes": [hit.bytes.0, hit.bytes.1],
+            "chars": [hit.chars.0, hit.chars.1],
+            "disposition": hit.disposition,
+            "reason": hit.reason,
+        })).collect::<Vec<_>>(),
+        "injected": assembly.injected.iter().map(|entry| json!({
+            "term": format!("T-{}", entry.term),
+            "via": entry.via,
+            "unverified": entry.unverified,
+            "tokens": entry.tokens,
+            "line": entry.line,
+        })).collect::<Vec<_>>(),
+        "evicted": assembly.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "sticky_in": assembly.sticky_in.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "summaries": assembly.summaries.iter().map(|number| format!("S-{number}")).collect::<Vec<_>>(),
+        "retrieval_state": assembly.retrieval,
+    })
+}
+
+/// An assembled chunk with its receipt.
+pub fn assembled(assembled: &Assembled, recorded: bool) -> Value {
+    let mut value = assembly(&assembled.assembly);
+    value["receipt"] = json!(assembled.id.to_hex());
+    value["recorded"] = json!(recorded);
+    value["snapshot"] = json!(assembled.receipt.snapshot.to_hex());
+    value["revision"] = json!(assembled.receipt.revision.0);
+    value["chapter"] = json!(assembled.receipt.chapter);
+    value["chunk"] = json!(assembled.receipt.chunk_key);
+    value["prev"] = json!(assembled.receipt.prev.map(|prev| prev.to_hex()));
+    value
+}
+
+pub fn replayed(replayed: &Replayed) -> Value {
+    json!({
+        "receipt": replayed.receipt.id().to_hex(),
+        "identical": replayed.identical,
+        "first_difference": replayed.first_difference,
+        "snapshot": replayed.receipt.snapshot.to_hex(),
+        "revision": replayed.receipt.revision.0,
+        "context": replayed.context,
+    })
+}
+
+pub fn provenance(provenance: &projections::Provenance) -> Value {
+    json!({
+        "seq": provenance.seq.0,
+        "actor": provenance.actor,
+        "source": provenance.source,
+        "recorded_at_ms": provenance.recorded_at_ms,
+    })
+}
+
+pub fn audit(audit: &Audit) -> Value {
+    let chunks: Vec<Value> = audit.chunks.iter().map(audited_chunk).collect();
+    json!({ "chapter": audit.chapter, "head": audit.head.0, "chunks": chunks })
+}
+
+fn audited_chunk(chunk: &AuditedChunk) -> Value {
+    let (id, receipt) = (chunk.id, &chunk.receipt);
+    let injected: Vec<Value> = chunk
+        .injected
+        .iter()
+        .map(|audited| {
+            let entry = &audited.entry;
+            json!({
+                "term": format!("T-{}", entry.term),
+                "src": audited.src,
+                "dst": audited.dst,
+                "via": entry.via,
+                "unverified": entry.unverified,
+                "version": provenance(&audited.put_by),
+                "stale": match audited.stale {
+                    Staleness::Current => Value::Null,
+                    Staleness::Revised(seq) => json!({ "revised_at": seq }),
+                    Staleness::Retired => json!("retired"),
+                },
+            })
+        })
+        .collect();
+    json!({
+        "chunk": receipt.chunk_key,
+        "receipt": id.to_hex(),
+        "revision": receipt.revision.0,
+        "snapshot": receipt.snapshot.to_hex(),
+        "injected": injected,
+        "rejected": chunk.rejected.iter().map(|hit| json!({
+            "term": format!("T-{}", hit.term), "text": hit.text, "chars": [hit.chars.0, hit.chars.1], "reason": hit.reason,
+        })).collect::<Vec<_>>(),
+        "evicted": receipt.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "retrieval_state": receipt.retrieval,
+    })
+}
+
+pub fn impact(impacted: &[Impacted]) -> Value {
+    let chunks: Vec<Value> = impacted
+        .iter()
+        .map(|chunk| {
+            json!({
+                "chapter": chunk.chapter,
+                "chunk": chunk.chunk_key,
+                "receipt": chunk.receipt.to_hex(),
+                "terms": chunk.terms.iter().map(|t| format!("T-{t}")).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "n_chunks": impacted.len(), "chunks": chunks })
+}
+
+pub fn event(event: &Event) -> Value {
+    json!({
+        "seq": event.seq.0,
+        "hash": event.hash.to_hex(),
+        "prev": event.prev.to_hex(),
+        "schema": event.schema,
+        "recorded_at_ms": event.content.recorded_at_ms,
+        "actor": event.content.actor,
+        "source": event.content.source,
+        "body": event.content.body,
+    })
+}
+
+/// A term's history: every event about it.
+pub fn term_history(id: RecordId, events: &[Event]) -> Value {
+    let versions: Vec<Value> = events.iter().map(event).collect();
+    json!({ "id": id.to_string(), "versions": versions })
+}
+
+pub fn verified(report: &ledger::VerifyReport) -> Value {
+    json!({
+        "ok": true,
+        "n_events": report.n_events,
+        "head": report.head.seq.0,
+        "hash": report.head.hash.to_hex(),
+        "n_checkpoints": report.n_checkpoints,
+        "n_checkpoints_ignored": report.n_checkpoints_dropped,
+    })
+}
+
+/// A stored receipt with the texts it names.
+pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, output: &str) -> Value {
+    json!({
+        "receipt": id.to_hex(),
+        "format": receipt.format,
+        "snapshot": receipt.snapshot.to_hex(),
+        "revision": receipt.revision.0,
+        "chapter": receipt.chapter,
+        "chunk": receipt.chunk_key,
+        "prev": receipt.prev.map(|prev| prev.to_hex()),
+        "sticky_in": receipt.sticky_in.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "hits": receipt.hits.iter().map(|hit| json!({
+            "term": format!("T-{}", hit.term),
+            "version": hit.version,
+            "text": hit.text,
+            "bytes": [hit.bytes.0, hit.bytes.1],
+            "chars": [hit.chars.0, hit.chars.1],
+            "disposition": hit.disposition,
+            "reason": hit.reason,
+        })).collect::<Vec<_>>(),
+        "injected": receipt.injected.iter().map(|entry| json!({
+            "term": format!("T-{}", entry.term),
+            "version": entry.version,
+            "via": entry.via,
+            "unverified": entry.unverified,
+        })).collect::<Vec<_>>(),
+        "evicted": receipt.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "summaries": receipt.summaries.iter().map(|number| format!("S-{number}")).collect::<Vec<_>>(),
+        "retrieval_state": receipt.retrieval,
+        "render_format": receipt.render_format,
+        "input_id": receipt.input.to_hex(),
+        "output_id": receipt.output.to_hex(),
+        "input": input,
+        "output": output,
+    })
+}

@@ -1,0 +1,308 @@
+//! The OpenAPI 3.1 document of the HTTP API, generated from these declarations
+//! (utoipa), served at `/openapi.json` and committed as docs/openapi.json; a test
+//! fails when the two differ, and another when a route of the router is missing
+//! here.
+
+#![allow(dead_code)]
+
+use utoipa::OpenApi;
+
+use super::problem::ProblemBody;
+use super::routes::{
+    AppendRequest, AssembleRequest, ChapterRequest, ChunkRequest, CreateBook, RollbackRequest, SnapshotAssembleRequest,
+    TermEditRequest,
+};
+
+/// The document as pretty JSON with a final newline (the committed form).
+pub fn document() -> String {
+    let mut text = Api::openapi().to_pretty_json().unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "lorebank",
+        description = "The HTTP/JSON API of lorebank serve: a library of books, each an event-sourced \
+glossary ledger. Answers have the shapes of the CLI's --json output (docs/cli.md); errors are RFC 9457 \
+problem details (docs/http.md).",
+        license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0"),
+    ),
+    paths(
+        status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
+        snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
+        replay_snapshot, audit, impact
+    ),
+    components(schemas(
+        ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
+        ChapterRequest, ChunkRequest, SnapshotAssembleRequest
+    )),
+    modifiers(&Security),
+    security(("bearer" = [])),
+)]
+struct Api;
+
+struct Security;
+
+impl utoipa::Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// A book name: `[a-z0-9][a-z0-9_-]{0,63}`.
+const BOOK: &str = "book";
+
+#[utoipa::path(get, path = "/v1/status", tag = "server",
+    responses(
+        (status = 200, description = "Open books, limits and memory", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn status() {}
+
+#[utoipa::path(get, path = "/v1/books", tag = "server",
+    responses(
+        (status = 200, description = "The books of the library", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn list_books() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}", tag = "books",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    responses(
+        (status = 200, description = "Head, chain hash and snapshot ID", body = Object),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "The book is held by another process", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn book_info() {}
+
+#[utoipa::path(put, path = "/v1/books/{book}", tag = "books",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    request_body = CreateBook,
+    responses(
+        (status = 201, description = "Created, with its first event (the config)", body = Object),
+        (status = 400, description = "Invalid name, body or profile", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "The book exists", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn create_book() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/events", tag = "writes",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
+        ("actor" = Option<String>, Query, description = "With an NDJSON body (one event body per line, as `lorebank apply`): who makes the change"),
+        ("source" = Option<String>, Query, description = "With an NDJSON body: provenance for every event"),
+        ("expected_head" = Option<u64>, Query, description = "With an NDJSON body: append only if the head is still this"),
+    ),
+    request_body(content(
+        (AppendRequest = "application/json"),
+        (String = "application/x-ndjson"),
+    )),
+    responses(
+        (status = 200, description = "Appended (or every event was a no-op)", body = Object),
+        (status = 400, description = "A bad event, named by its index or line; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Too many events or body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn append() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/events", tag = "reads",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("from" = Option<u64>, Query, description = "First seq (default 1)"),
+        ("to" = Option<u64>, Query, description = "Last seq (default the head)"),
+        ("limit" = Option<u64>, Query, description = "Events in this page (default and most: the server's page size)"),
+    ),
+    responses(
+        (status = 200, description = "NDJSON, one event per line, streamed; header Lorebank-Next-From names the next page", body = String, content_type = "application/x-ndjson"),
+        (status = 400, description = "Bad range", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn log() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/glossary", tag = "reads",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("chapter" = Option<u32>, Query, description = "Only records active at this chapter (the spoiler gate)"),
+        ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
+    ),
+    responses(
+        (status = 200, description = "The active glossary", body = Object),
+        (status = 400, description = "Bad chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn glossary() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/terms/{id}", tag = "reads",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("id" = String, Path, description = "Term id, T-<number>"),
+        ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
+    ),
+    responses(
+        (status = 200, description = "Every event about the term", body = Object),
+        (status = 400, description = "Bad id or revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or term", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn term_show() {}
+
+#[utoipa::path(patch, path = "/v1/books/{book}/terms/{id}", tag = "writes",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("id" = String, Path, description = "Term id, T-<number>"),
+    ),
+    request_body = TermEditRequest,
+    responses(
+        (status = 200, description = "The new version appended", body = Object),
+        (status = 400, description = "Bad field, unknown or retired term, or nothing to change", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn term_edit() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/snapshot", tag = "reads",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
+    ),
+    responses(
+        (status = 200, description = "The snapshot ID", body = Object),
+        (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn snapshot() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/diff", tag = "reads",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("from" = u64, Query, description = "The earlier revision"),
+        ("to" = Option<u64>, Query, description = "The later revision (default the head)"),
+    ),
+    responses(
+        (status = 200, description = "Records added, removed and changed field by field", body = Object),
+        (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn diff() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/rollback", tag = "writes",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    request_body = RollbackRequest,
+    responses(
+        (status = 200, description = "Compensating events appended", body = Object),
+        (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn rollback() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/verify", tag = "reads",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    responses(
+        (status = 200, description = "ok true, or ok false naming the first damaged event or object", body = Object),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn verify() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/rebuild", tag = "writes",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    responses(
+        (status = 200, description = "Derived caches dropped and rebuilt", body = Object),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn rebuild() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/assemble", tag = "chunks",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    request_body = AssembleRequest,
+    responses(
+        (status = 200, description = "The context, hits, injected entries and receipt", body = Object),
+        (status = 400, description = "Bad chapter, chunk key, text or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn assemble() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/assemble", tag = "chunks",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("chapter" = u32, Path, description = "Chapter; chapters start at 1", minimum = 1),
+    ),
+    request_body = ChapterRequest,
+    responses(
+        (status = 200, description = "Every chunk's assembly and receipt, recorded in one group commit", body = Object),
+        (status = 400, description = "Bad chapter, chunk or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Too many chunks", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn assemble_chapter() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/receipts/{id}", tag = "chunks",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits"),
+    ),
+    responses(
+        (status = 200, description = "The receipt with its input and output texts", body = Object),
+        (status = 400, description = "Not a receipt id, or an ambiguous prefix", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn receipt() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/receipts/{id}/replay", tag = "chunks",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits"),
+    ),
+    responses(
+        (status = 200, description = "The context assembled again; identical says whether it matches the recorded bytes", body = Object),
+        (status = 400, description = "Not a receipt id, or an ambiguous prefix", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn replay_receipt() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/replay", tag = "chunks",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    request_body = SnapshotAssembleRequest,
+    responses(
+        (status = 200, description = "The chunk assembled against a past snapshot", body = Object),
+        (status = 400, description = "Bad snapshot, chapter or text; or a snapshot the book does not have", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn replay_snapshot() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/audit", tag = "chunks",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("chapter" = u32, Query, description = "The chapter; chapters start at 1", minimum = 1),
+    ),
+    responses(
+        (status = 200, description = "Every recorded chunk of the chapter explained", body = Object),
+        (status = 400, description = "Bad chapter", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn audit() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/impact", tag = "chunks",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("since" = Option<u64>, Query, description = "Compare with the snapshot at this revision"),
+        ("term" = Option<String>, Query, description = "Only chunks where this term's line changes"),
+    ),
+    responses(
+        (status = 200, description = "Recorded chunks whose context would differ under the head", body = Object),
+        (status = 400, description = "Bad revision or term", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn impact() {}

@@ -1,0 +1,224 @@
+//! `lorebank serve`: the HTTP/JSON API over a library of books (axum on tokio).
+//!
+//! An adapter like the CLI: each handler parses, makes one call on the book
+//! service, and renders. Books are opened on demand and closed when idle or least
+//! recently used ([`replay::Library`]); receipts recorded by concurrent requests on
+//! one book are group-committed by its ledger's writer thread. docs/http.md is the
+//! reference; `/openapi.json` (committed as docs/openapi.json) the contract.
+
+pub mod api;
+pub mod problem;
+pub mod routes;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use replay::{Library, LibraryLimits};
+use subtle::ConstantTimeEq;
+
+use crate::failure::Failure;
+use problem::Problem;
+use routes::{Limits, Server};
+
+/// How the server is set up (the flags of `lorebank serve`).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub dir: PathBuf,
+    pub listen: String,
+    pub token_file: Option<PathBuf>,
+    pub max_open_books: usize,
+    pub idle_close: Duration,
+    pub limits: Limits,
+}
+
+/// The resident set size of this process, in bytes (0 where /proc is missing).
+pub fn rss_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm.split_whitespace().nth(1).and_then(|field| field.parse().ok()).unwrap_or(0);
+    pages * 4096
+}
+
+/// The router over `server`: every route, the auth check, the timeout, the body
+/// limit, and problem answers for unknown routes and methods.
+pub fn router(server: Arc<Server>) -> Router {
+    let books = Router::new()
+        .route("/v1/status", get(routes::status))
+        .route("/v1/books", get(routes::list_books))
+        .route("/v1/books/{book}", get(routes::book_info).put(routes::create_book))
+        .route("/v1/books/{book}/events", get(routes::log).post(routes::append))
+        .route("/v1/books/{book}/glossary", get(routes::glossary))
+        .route("/v1/books/{book}/terms/{id}", get(routes::term_show).patch(routes::term_edit))
+        .route("/v1/books/{book}/snapshot", get(routes::snapshot))
+        .route("/v1/books/{book}/diff", get(routes::diff))
+        .route("/v1/books/{book}/rollback", post(routes::rollback))
+        .route("/v1/books/{book}/verify", post(routes::verify))
+        .route("/v1/books/{book}/rebuild", post(routes::rebuild))
+        .route("/v1/books/{book}/assemble", post(routes::assemble))
+        .route("/v1/books/{book}/chapters/{chapter}/assemble", post(routes::assemble_chapter))
+        .route("/v1/books/{book}/receipts/{id}", get(routes::receipt))
+        .route("/v1/books/{book}/receipts/{id}/replay", post(routes::replay_receipt))
+        .route("/v1/books/{book}/replay", post(routes::replay_snapshot))
+        .route("/v1/books/{book}/audit", get(routes::audit))
+        .route("/v1/books/{book}/impact", get(routes::impact))
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&server), authorize));
+    let timeout = Duration::from_secs_f64(server.limits.timeout_s);
+    let body_limit = server.limits.body_bytes_max;
+    Router::new()
+        .route("/openapi.json", get(openapi))
+        .merge(books)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(move |request: Request, next: Next| within(timeout, request, next)))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(server)
+}
+
+async fn openapi() -> Response {
+    let mut response = api::document().into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response
+}
+
+async fn not_found(request: Request) -> Problem {
+    Problem::not_found(format!("no route {} {}", request.method(), request.uri().path()))
+}
+
+async fn method_not_allowed(request: Request) -> Problem {
+    Problem::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+    )
+}
+
+/// Cuts a request off after `timeout`, body reading included: a client that
+/// trickles its body holds neither a book nor the writer, only its connection.
+async fn within(timeout: Duration, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => Problem::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "timeout",
+            format!(
+                "the request took longer than {:.1} s; a write may still complete (retry with the same Idempotency-Key)",
+                timeout.as_secs_f64()
+            ),
+        )
+        .into_response(),
+    }
+}
+
+/// With a token set, every `/v1` request must carry `Authorization: Bearer TOKEN`
+/// (compared in constant time).
+async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+    if let Some(token) = &server.token {
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .map(str::as_bytes)
+            .unwrap_or_default();
+        if !bool::from(given.ct_eq(token)) {
+            return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token")
+                .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// Reads the token of `--token-file`: its first line, at least 16 bytes.
+fn read_token(path: &PathBuf) -> Result<Vec<u8>, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| Failure::invalid(format!("--token-file {}: {error}", path.display())))?;
+    let token = text.lines().next().unwrap_or("").trim();
+    if token.len() < 16 {
+        return Err(Failure::invalid(format!(
+            "--token-file {}: the token must be at least 16 characters on the first line",
+            path.display()
+        )));
+    }
+    Ok(token.as_bytes().to_vec())
+}
+
+/// Runs the server until SIGTERM or SIGINT: then it stops accepting, finishes the
+/// requests in flight, and closes every book (each waiting for its background
+/// checkpoint). Every acknowledged write was durable before it was acknowledged.
+pub fn run(settings: Settings) -> Result<(), Failure> {
+    let address: SocketAddr = settings
+        .listen
+        .parse()
+        .map_err(|_| Failure::invalid(format!("--listen {:?}: expected IP:PORT (127.0.0.1:7373)", settings.listen)))?;
+    let token = settings.token_file.as_ref().map(read_token).transpose()?;
+    if !address.ip().is_loopback() && token.is_none() {
+        return Err(Failure::invalid(format!(
+            "--listen {address} is not a loopback address: pass --token-file so that clients must authenticate"
+        )));
+    }
+    let limits = LibraryLimits {
+        max_open: settings.max_open_books,
+        idle: settings.idle_close,
+        open_wait: Duration::from_secs(5),
+    };
+    let library = Library::new(&settings.dir, limits)?;
+    let server = Arc::new(Server::new(library, settings.limits, token));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Failure::io(format!("cannot start the runtime: {error}")))?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|error| Failure::io(format!("cannot listen on {address}: {error}")))?;
+        let bound = listener.local_addr().map_err(|error| Failure::io(error.to_string()))?;
+        // One line a supervisor (or a test) can wait for.
+        errln!("lorebank serve: listening on http://{bound} (books in {})", settings.dir.display());
+        let idle = Arc::clone(&server);
+        let reaper = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1).max(idle.library.status().limits.idle / 4));
+            loop {
+                tick.tick().await;
+                let library = Arc::clone(&idle);
+                let _ = tokio::task::spawn_blocking(move || library.library.close_idle()).await;
+            }
+        });
+        axum::serve(listener, router(Arc::clone(&server)))
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(|error| Failure::io(format!("server: {error}")))?;
+        reaper.abort();
+        Ok::<(), Failure>(())
+    })?;
+    let closed = server.library.close_all();
+    errln!("lorebank serve: stopped; closed {closed} book(s)");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => {
+                let _ = interrupt.await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+    errln!("lorebank serve: shutting down; finishing the requests in flight");
+}

@@ -1,0 +1,138 @@
+//! Errors as RFC 9457 problem details (`application/problem+json`), one stable
+//! `type` per class: the classes of the CLI's exit codes, and the few only a server
+//! has (docs/http.md lists them).
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use replay::{BookError, ErrorClass};
+use serde::Serialize;
+
+/// The media type of a problem.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// One failed request.
+#[derive(Debug)]
+pub struct Problem {
+    pub status: StatusCode,
+    /// The class: `invalid`, `not-found`, `conflict`, `corrupted`, `io`, `busy`,
+    /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`.
+    pub kind: &'static str,
+    pub detail: String,
+    /// The event, line or field the problem names, when it names one.
+    pub at: Option<String>,
+}
+
+/// The body of a problem (the OpenAPI schema `Problem`).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ProblemBody {
+    /// `urn:lorebank:problem:<class>`, stable per class.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The class in words.
+    pub title: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// What went wrong, naming the field, line or event.
+    pub detail: String,
+    /// The event, line or field named, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// The CLI's exit code for the same failure, when the class has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<u8>,
+}
+
+fn title(kind: &str) -> &'static str {
+    match kind {
+        "invalid" => "Invalid request; nothing was written",
+        "not-found" => "No such resource",
+        "conflict" => "Conflict with the book's current state; nothing was written",
+        "corrupted" => "The book failed an integrity check",
+        "io" => "The book's storage failed",
+        "busy" => "The book or the server is busy; retry later",
+        "too-large" => "The request is over a limit",
+        "timeout" => "The request took longer than the server's limit",
+        "unauthorized" => "A valid bearer token is required",
+        "method-not-allowed" => "Method not allowed on this resource",
+        _ => "Error",
+    }
+}
+
+fn exit_code(kind: &str) -> Option<u8> {
+    match kind {
+        "io" => Some(1),
+        "invalid" | "not-found" | "too-large" => Some(2),
+        "corrupted" => Some(3),
+        "conflict" => Some(5),
+        _ => None,
+    }
+}
+
+impl Problem {
+    pub fn new(status: StatusCode, kind: &'static str, detail: impl Into<String>) -> Problem {
+        Problem { status, kind, detail: detail.into(), at: None }
+    }
+
+    pub fn invalid(detail: impl Into<String>) -> Problem {
+        Problem::new(StatusCode::BAD_REQUEST, "invalid", detail)
+    }
+
+    pub fn not_found(detail: impl Into<String>) -> Problem {
+        Problem::new(StatusCode::NOT_FOUND, "not-found", detail)
+    }
+
+    pub fn at(mut self, at: impl Into<String>) -> Problem {
+        self.at = Some(at.into());
+        self
+    }
+}
+
+impl From<BookError> for Problem {
+    fn from(error: BookError) -> Problem {
+        let detail = error.to_string();
+        let at = match &error {
+            BookError::RejectedAt { label, .. } => Some(label.clone()),
+            _ => None,
+        };
+        let (status, kind) = match &error {
+            BookError::NoBook(_) => (StatusCode::NOT_FOUND, "not-found"),
+            BookError::Receipt(message) if message.starts_with("no receipt") => (StatusCode::NOT_FOUND, "not-found"),
+            BookError::Open(ledger::OpenError::Exists { .. }) => (StatusCode::CONFLICT, "conflict"),
+            BookError::Open(ledger::OpenError::Busy { .. } | ledger::OpenError::InUse { .. }) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "busy")
+            }
+            _ => match error.class() {
+                ErrorClass::Invalid => (StatusCode::BAD_REQUEST, "invalid"),
+                ErrorClass::Conflict => (StatusCode::CONFLICT, "conflict"),
+                ErrorClass::Corrupt => (StatusCode::INTERNAL_SERVER_ERROR, "corrupted"),
+                ErrorClass::Storage => (StatusCode::INTERNAL_SERVER_ERROR, "io"),
+                // Replays answer 200 with `identical: false`; this is never produced.
+                ErrorClass::ReplayMismatch => (StatusCode::CONFLICT, "mismatch"),
+            },
+        };
+        Problem { status, kind, detail, at }
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let body = ProblemBody {
+            kind: format!("urn:lorebank:problem:{}", self.kind),
+            title: title(self.kind).to_owned(),
+            status: self.status.as_u16(),
+            detail: self.detail,
+            at: self.at,
+            exit_code: exit_code(self.kind),
+        };
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut response = (self.status, bytes).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

@@ -1,0 +1,896 @@
+//! The handlers: each parses its request, makes one call on the library's book
+//! service (off the async threads), and renders the result as the same JSON the
+//! CLI's `--json` prints (`crate::json`).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::{Body as HttpBody, Bytes};
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use ledger_model::*;
+use replay::{BookError, Chunk, Labelled, Library, OpenBook, WriteOptions};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::problem::Problem;
+
+/// What the server holds: the library, its limits, and the answers of recent
+/// idempotent writes.
+pub struct Server {
+    pub library: Library,
+    pub limits: Limits,
+    pub token: Option<Vec<u8>>,
+    answers: Mutex<Answers>,
+}
+
+/// Limits on what one request may ask.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Events in one append.
+    pub events_max: usize,
+    /// Chunks in one chapter request.
+    pub chunks_max: usize,
+    /// Events in one page of the log.
+    pub log_page_max: u64,
+    /// Request body bytes.
+    pub body_bytes_max: usize,
+    /// Seconds a request may take.
+    pub timeout_s: f64,
+}
+
+/// The answers of recent writes made with an idempotency key, so that a retry gets
+/// the same answer (the durable marker in the book guards against a second append
+/// even when the answer is no longer here).
+#[derive(Default)]
+struct Answers {
+    by_key: BTreeMap<(String, String), (Hash32, Value)>,
+    order: VecDeque<(String, String)>,
+}
+
+const ANSWERS_KEPT: usize = 10_000;
+
+/// blake3 `derive_key` context of idempotency markers.
+const IDEMPOTENCY_CONTEXT: &str = "lorebank 2026 idempotency key v1";
+
+impl Server {
+    pub fn new(library: Library, limits: Limits, token: Option<Vec<u8>>) -> Server {
+        Server { library, limits, token, answers: Mutex::new(Answers::default()) }
+    }
+
+    fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
+        self.answers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+pub type Shared = State<Arc<Server>>;
+
+/// Runs `work` on the blocking pool: book calls read and write files.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, Problem> + Send + 'static) -> Result<T, Problem> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result,
+        Err(error) => {
+            Err(Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "io", format!("the request's worker failed: {error}")))
+        }
+    }
+}
+
+fn json_response(status: StatusCode, value: &Value) -> Response {
+    let mut response = (status, serde_json::to_vec(value).unwrap_or_default()).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn ok(value: Value) -> Result<Response, Problem> {
+    Ok(json_response(StatusCode::OK, &value))
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
+}
+
+/// The book name of a path, checked before anything touches the file system.
+fn book_name(path: Result<Path<String>, PathRejection>) -> Result<String, Problem> {
+    let Path(name) = path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
+    replay::library::check_name(&name)?;
+    Ok(name)
+}
+
+fn book_and<T: DeserializeOwned>(
+    path: Result<Path<(String, T)>, PathRejection>,
+    what: &str,
+) -> Result<(String, T), Problem> {
+    let Path((name, value)) =
+        path.map_err(|rejection| Problem::invalid(format!("path ({what}): {}", rejection.body_text())))?;
+    replay::library::check_name(&name)?;
+    Ok((name, value))
+}
+
+/// The query string as name → value; a repeated or unknown name is invalid.
+struct Query(BTreeMap<String, String>);
+
+impl Query {
+    fn parse(raw: Option<String>, known: &[&str]) -> Result<Query, Problem> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
+            .map_err(|error| Problem::invalid(format!("query: {error}")))?;
+        let mut map = BTreeMap::new();
+        for (name, value) in pairs {
+            if !known.contains(&name.as_str()) {
+                return Err(Problem::invalid(format!(
+                    "query parameter {name:?} is not known here (expected: {})",
+                    known.join(", ")
+                ))
+                .at(name));
+            }
+            if map.insert(name.clone(), value).is_some() {
+                return Err(Problem::invalid(format!("query parameter {name:?} is given twice")).at(name));
+            }
+        }
+        Ok(Query(map))
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, Problem> {
+        self.0
+            .get(name)
+            .map(|text| {
+                text.parse().map_err(|_| {
+                    Problem::invalid(format!("query parameter {name}: {text:?} is not a non-negative integer in range"))
+                        .at(name)
+                })
+            })
+            .transpose()
+    }
+
+    fn text(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+}
+
+fn chapter_number(chapter: u32, at: &str) -> Result<u32, Problem> {
+    if chapter == 0 {
+        return Err(Problem::invalid(format!("{at}: chapters start at 1")).at(at));
+    }
+    Ok(chapter)
+}
+
+fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
+    body.map_err(|rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the request body is over the server's limit")
+        }
+        _ => Problem::invalid(format!("body: {}", rejection.body_text())),
+    })
+}
+
+/// Parses a JSON request body, naming the field or position of an error.
+fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, Problem> {
+    let bytes = body_bytes(body)?;
+    serde_json::from_slice(&bytes).map_err(|error| {
+        Problem::invalid(format!(
+            "body: line {}, column {}: {}",
+            error.line(),
+            error.column(),
+            crate::input::message(&error)
+        ))
+    })
+}
+
+fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
+    WriteOptions {
+        actor: actor.unwrap_or_else(|| "api:anonymous".to_owned()),
+        source,
+        expect_head: expected_head.map(Seq),
+        recorded_at_ms: now_ms(),
+    }
+}
+
+fn record_id(text: &str, at: &str) -> Result<RecordId, Problem> {
+    text.parse().map_err(|error: RecordIdError| Problem::invalid(format!("{at}: {error}")).at(at))
+}
+
+fn hash(text: &str, at: &str) -> Result<Hash32, Problem> {
+    Hash32::from_hex(text).ok_or_else(|| Problem::invalid(format!("{at}: {text:?} is not 64 hex digits")).at(at))
+}
+
+/// Opens book `name` and runs `work` on it, on the blocking pool.
+async fn on_book<T: Send + 'static>(
+    server: Arc<Server>,
+    name: String,
+    work: impl FnOnce(&OpenBook) -> Result<T, Problem> + Send + 'static,
+) -> Result<T, Problem> {
+    blocking(move || {
+        let open = server.library.open(&name)?;
+        work(&open)
+    })
+    .await
+}
+
+// ----- the server and its books -----
+
+pub async fn status(State(server): Shared) -> Result<Response, Problem> {
+    let status = server.library.status();
+    let limits = server.limits;
+    ok(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "open_books": status.open,
+        "n_open_books": status.open.len(),
+        "max_open_books": status.limits.max_open,
+        "idle_close_s": status.limits.idle.as_secs_f64(),
+        "n_opened": status.n_opened,
+        "n_closed": status.n_closed,
+        "rss_bytes": super::rss_bytes(),
+        "limits": {
+            "events_max": limits.events_max,
+            "chunks_max": limits.chunks_max,
+            "log_page_max": limits.log_page_max,
+            "body_bytes_max": limits.body_bytes_max,
+            "timeout_s": limits.timeout_s,
+        },
+    }))
+}
+
+pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
+    let names = blocking(move || Ok(server.library.list()?)).await?;
+    ok(json!({ "books": names }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBook {
+    /// The normalization profile: `zh`, `ja` or `plain`.
+    pub profile: String,
+    /// Who creates the book, `kind:name` (default `api:anonymous`).
+    pub actor: Option<String>,
+    /// Provenance (default `init`).
+    pub source: Option<String>,
+}
+
+pub async fn create_book(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: CreateBook = json_body(body)?;
+    let write = write_options(request.actor, request.source, None);
+    let value = blocking(move || {
+        let initialized = server.library.create(&name, &request.profile, &write)?;
+        let mut value = crate::json::submitted(&initialized.written.submitted, &[]);
+        value["book"] = json!(name);
+        value["profile"] = json!(initialized.profile);
+        value["table"] = json!(initialized.table.to_hex());
+        Ok(value)
+    })
+    .await?;
+    Ok(json_response(StatusCode::CREATED, &value))
+}
+
+pub async fn book_info(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value = on_book(server, name.clone(), move |open| {
+        let mut book = open.lock();
+        let info = book.snapshot_info(None)?;
+        let head = book.ledger().head().map_err(BookError::from)?;
+        Ok(json!({
+            "book": name,
+            "head": head.seq.0,
+            "hash": head.hash.to_hex(),
+            "snapshot": info.snapshot.to_string(),
+        }))
+    })
+    .await?;
+    ok(value)
+}
+
+// ----- writes -----
+
+/// An append as a JSON object.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AppendRequest {
+    /// Event bodies, as in `lorebank apply` (docs/events.md).
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<Value>,
+    /// Who makes the change, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance for every event (default: `http:events[i]`).
+    pub source: Option<String>,
+    /// Append only if the head is still this; otherwise 409 and nothing is written.
+    pub expected_head: Option<u64>,
+}
+
+fn is_ndjson(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/x-ndjson") || value.starts_with("application/jsonl"))
+}
+
+/// The idempotency key of a request, if it has one: 1 to 255 visible ASCII characters.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Problem> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    let key = value
+        .to_str()
+        .ok()
+        .filter(|key| !key.is_empty() && key.len() <= 255 && key.bytes().all(|b| b.is_ascii_graphic() || b == b' '));
+    match key {
+        Some(key) => Ok(Some(key.to_owned())),
+        None => Err(Problem::invalid("header Idempotency-Key: expected 1 to 255 visible ASCII characters")
+            .at("Idempotency-Key")),
+    }
+}
+
+pub async fn append(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let key = idempotency_key(&headers)?;
+    let bytes = body_bytes(body)?;
+    let fingerprint = {
+        let mut hasher = blake3::Hasher::new_derive_key(IDEMPOTENCY_CONTEXT);
+        hasher.update(name.as_bytes()).update(b"\0").update(raw.as_deref().unwrap_or("").as_bytes());
+        hasher.update(b"\0").update(&bytes);
+        Hash32(*hasher.finalize().as_bytes())
+    };
+    let (mut bodies, write) = if is_ndjson(&headers) {
+        let query = Query::parse(raw, &["actor", "source", "expected_head"])?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|error| Problem::invalid(format!("body: not UTF-8 at byte {}", error.valid_up_to())).at("body"))?;
+        let bodies = crate::input::event_lines("body", text).map_err(Problem::invalid)?;
+        let write = write_options(
+            query.text("actor").map(str::to_owned),
+            query.text("source").map(str::to_owned),
+            query.number("expected_head")?,
+        );
+        (bodies, write)
+    } else {
+        Query::parse(raw, &[])?;
+        let request: AppendRequest = json_body(Ok(bytes))?;
+        let mut bodies = Vec::with_capacity(request.events.len());
+        for (index, value) in request.events.into_iter().enumerate() {
+            let label = format!("events[{index}]");
+            let body: Body = serde_json::from_value(value)
+                .map_err(|error| Problem::invalid(format!("{label}: {error}")).at(label.clone()))?;
+            bodies.push(Labelled { default_source: format!("http:{label}"), label, body });
+        }
+        if bodies.is_empty() {
+            return Err(Problem::invalid("events: no events").at("events"));
+        }
+        (bodies, write_options(request.actor, request.source, request.expected_head))
+    };
+    if bodies.len() > server.limits.events_max {
+        return Err(Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too-large",
+            format!("{} events in one append; the limit is {}", bodies.len(), server.limits.events_max),
+        ));
+    }
+    let marker = key.as_ref().map(|key| {
+        let mut hasher = blake3::Hasher::new_derive_key(IDEMPOTENCY_CONTEXT);
+        hasher.update(b"marker\0").update(name.as_bytes()).update(b"\0").update(key.as_bytes());
+        Hash32(*hasher.finalize().as_bytes())
+    });
+    let blobs_wanted = replay::service::fill_profiles(&mut bodies)?;
+    let (value, replayed) = on_book(Arc::clone(&server), name.clone(), move |open| {
+        let mut book = open.lock();
+        if let (Some(key), Some(marker)) = (&key, marker) {
+            if let Some((seen, answer)) = server.answers().by_key.get(&(name.clone(), key.clone())) {
+                if *seen != fingerprint {
+                    return Err(reused_key());
+                }
+                return Ok((answer.clone(), true));
+            }
+            if let Some(stored) = book.ledger().blob(marker).map_err(BookError::from)? {
+                if stored.get(..32) != Some(&fingerprint.0[..]) {
+                    return Err(reused_key());
+                }
+                let first = stored.get(32..40).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+                let head = book.ledger().head().map_err(BookError::from)?;
+                return Ok((json!({ "first": first, "head": head.seq.0, "hash": head.hash.to_hex() }), true));
+            }
+        }
+        let mut blobs = blobs_wanted;
+        if let Some(marker) = marker {
+            let first = book.ledger().head().map_err(BookError::from)?.seq.0 + 1;
+            let mut bytes = fingerprint.0.to_vec();
+            bytes.extend_from_slice(&first.to_le_bytes());
+            blobs.push((marker, bytes));
+        }
+        let written = book.submit_labelled(&write, bodies, blobs)?;
+        let value = crate::json::submitted(&written.submitted, &[]);
+        if let Some(key) = key {
+            let mut answers = server.answers();
+            let slot = (name.clone(), key);
+            answers.order.push_back(slot.clone());
+            answers.by_key.insert(slot, (fingerprint, value.clone()));
+            while answers.order.len() > ANSWERS_KEPT {
+                if let Some(old) = answers.order.pop_front() {
+                    answers.by_key.remove(&old);
+                }
+            }
+        }
+        Ok((value, false))
+    })
+    .await?;
+    let mut response = json_response(StatusCode::OK, &value);
+    if replayed {
+        response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+fn reused_key() -> Problem {
+    Problem::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid",
+        "Idempotency-Key was already used with a different request; nothing was written",
+    )
+    .at("Idempotency-Key")
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RollbackRequest {
+    /// The revision to return to.
+    pub to: u64,
+    /// Why.
+    pub reason: Option<String>,
+    pub actor: Option<String>,
+    pub source: Option<String>,
+    pub expected_head: Option<u64>,
+}
+
+pub async fn rollback(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: RollbackRequest = json_body(body)?;
+    let write = write_options(request.actor, request.source, request.expected_head);
+    let value = on_book(server, name, move |open| {
+        let written = open.lock().rollback(Seq(request.to), request.reason, &write)?;
+        Ok(crate::json::submitted(&written.submitted, &[]))
+    })
+    .await?;
+    ok(value)
+}
+
+fn double<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// Changes to some fields of a term: a field left out stays as it is; `null`
+/// clears an optional one.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TermEditRequest {
+    pub src: Option<String>,
+    pub dst: Option<String>,
+    #[serde(default, deserialize_with = "double")]
+    pub sense: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double")]
+    pub kind: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<String>)]
+    pub gender: Option<Option<Gender>>,
+    pub decl: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "double")]
+    pub speech: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double")]
+    pub note: Option<Option<String>>,
+    pub since: Option<u32>,
+    #[serde(default, deserialize_with = "double")]
+    pub until: Option<Option<u32>>,
+    #[schema(value_type = Option<String>)]
+    pub status: Option<Status>,
+    pub priority: Option<i32>,
+    pub constant: Option<bool>,
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<Object>)]
+    pub secondary: Option<Option<SecondaryKeys>>,
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<String>)]
+    pub supersedes: Option<Option<RecordId>>,
+    pub actor: Option<String>,
+    pub source: Option<String>,
+    pub expected_head: Option<u64>,
+}
+
+pub async fn term_edit(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "term id")?;
+    let id = record_id(&id, "id")?;
+    let request: TermEditRequest = json_body(body)?;
+    let edit = replay::TermEdit {
+        src: request.src,
+        dst: request.dst,
+        sense: request.sense,
+        kind: request.kind,
+        gender: request.gender,
+        decl: request.decl,
+        speech: request.speech,
+        note: request.note,
+        since: request.since,
+        until: request.until,
+        status: request.status,
+        priority: request.priority,
+        constant: request.constant,
+        secondary: request.secondary,
+        secondary_logic: None,
+        supersedes: request.supersedes,
+    };
+    let write = write_options(request.actor, request.source, request.expected_head);
+    let value = on_book(server, name, move |open| {
+        let written = open.lock().term_edit(id, &edit, &write)?;
+        Ok(crate::json::submitted(&written.submitted, &[]))
+    })
+    .await?;
+    ok(value)
+}
+
+// ----- reads -----
+
+pub async fn glossary(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["chapter", "as_of"])?;
+    let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
+    let as_of = query.number::<u64>("as_of")?.map(Seq);
+    let value = on_book(server, name, move |open| {
+        let glossary = open.lock().glossary(as_of, chapter)?;
+        Ok(crate::json::glossary(&glossary))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn term_show(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "term id")?;
+    let id = record_id(&id, "id")?;
+    let as_of = Query::parse(raw, &["as_of"])?.number::<u64>("as_of")?.map(Seq);
+    let value = on_book(server, name, move |open| {
+        let book = open.lock();
+        let head = book.ledger().head().map_err(BookError::from)?.seq;
+        if let Some(revision) = as_of.filter(|revision| *revision > head) {
+            return Err(BookError::BeyondHead { revision, head }.into());
+        }
+        let versions = match book.term_history(id, as_of) {
+            Err(BookError::Invalid(message)) if message.starts_with("no events about") => {
+                return Err(Problem::not_found(message))
+            }
+            other => other?,
+        };
+        Ok(crate::json::term_history(id, &versions))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn snapshot(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let as_of = Query::parse(raw, &["as_of"])?.number::<u64>("as_of")?.map(Seq);
+    let value =
+        on_book(server, name, move |open| Ok(crate::json::snapshot(&open.lock().snapshot_info(as_of)?))).await?;
+    ok(value)
+}
+
+pub async fn diff(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["from", "to"])?;
+    let from =
+        query.number::<u64>("from")?.ok_or_else(|| Problem::invalid("query parameter from: required").at("from"))?;
+    let to = query.number::<u64>("to")?;
+    let value = on_book(server, name, move |open| {
+        let mut book = open.lock();
+        let to = match to {
+            Some(to) => Seq(to),
+            None => book.ledger().head().map_err(BookError::from)?.seq,
+        };
+        let diff = book.diff(Seq(from), to)?;
+        Ok(crate::json::diff(&diff.old, &diff.new, &diff.records, &diff.config))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn verify(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value = on_book(server, name, move |open| match open.lock().verify() {
+        Ok(report) => Ok(crate::json::verified(&report)),
+        Err(error) => {
+            let (seq, object) = match &error {
+                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
+                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
+                _ => (None, None),
+            };
+            let error = BookError::from(error);
+            if error.class() == replay::ErrorClass::Corrupt {
+                Ok(json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() }))
+            } else {
+                Err(error.into())
+            }
+        }
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn rebuild(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value = on_book(server, name, move |open| Ok(crate::json::rebuilt(&open.lock().rebuild(|_, _| {})?))).await?;
+    ok(value)
+}
+
+/// The log as NDJSON, one event per line, streamed: `from` (default 1) to `to`
+/// (default the head), at most `limit` events (default and most: the server's
+/// page size). When more remain, `Lorebank-Next-From` names the next page's `from`.
+pub async fn log(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["from", "to", "limit"])?;
+    let from = query.number::<u64>("from")?.unwrap_or(1).max(1);
+    let to = query.number::<u64>("to")?;
+    let page_max = server.limits.log_page_max;
+    let limit = query.number::<u64>("limit")?.unwrap_or(page_max);
+    if limit == 0 || limit > page_max {
+        return Err(Problem::invalid(format!("query parameter limit: expected 1 to {page_max}")).at("limit"));
+    }
+    if let Some(to) = to.filter(|to| *to < from) {
+        return Err(Problem::invalid(format!("from {from} is after to {to}: no event is in that range")).at("to"));
+    }
+    let (ledger, head) = on_book(server, name, move |open| {
+        let book = open.lock();
+        let head = book.ledger().head().map_err(BookError::from)?.seq.0;
+        Ok((book.ledger_handle(), head))
+    })
+    .await?;
+    let end = to.unwrap_or(head).min(head);
+    let last = end.min(from.saturating_add(limit - 1));
+    let next = (last < end).then_some(last + 1);
+    let (lines, receiver) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
+    if from <= last {
+        tokio::task::spawn_blocking(move || {
+            let scanned = ledger.scan(Seq(from), Seq(last), |event| {
+                let mut line = crate::json::event(&event).to_string();
+                line.push('\n');
+                // A client that went away ends the scan.
+                if lines.blocking_send(Ok(Bytes::from(line))).is_ok() {
+                    std::ops::ControlFlow::Continue(())
+                } else {
+                    std::ops::ControlFlow::Break(())
+                }
+            });
+            if let Err(error) = scanned {
+                // The status is sent; the stream ends with an error line instead.
+                let problem = Problem::from(BookError::from(error));
+                let line = json!({ "error": { "type": format!("urn:lorebank:problem:{}", problem.kind), "detail": problem.detail } });
+                let _ = lines.blocking_send(Ok(Bytes::from(format!("{line}\n"))));
+            }
+        });
+    }
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|item| (item, receiver))
+    });
+    let mut response = HttpBody::from_stream(stream).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+    if let Some(next) = next {
+        if let Ok(value) = HeaderValue::from_str(&next.to_string()) {
+            response.headers_mut().insert("lorebank-next-from", value);
+        }
+    }
+    Ok(response)
+}
+
+// ----- chunks -----
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AssembleRequest {
+    /// Chapter of the chunk; chapters start at 1.
+    pub chapter: u32,
+    /// Key of the chunk within the chapter.
+    pub chunk: String,
+    /// The chunk text.
+    pub text: String,
+    /// The previous receipt of the same chapter (id or prefix of at least 8 hex digits).
+    pub prev: Option<String>,
+    /// Record a receipt (default true); false assembles only (a dry run).
+    pub record: Option<bool>,
+}
+
+fn prev_receipt(open: &OpenBook, prev: Option<&str>) -> Result<Option<Hash32>, Problem> {
+    Ok(prev.map(|prev| open.lock().receipt(prev).map(|(id, _)| id)).transpose()?)
+}
+
+pub async fn assemble(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: AssembleRequest = json_body(body)?;
+    let chapter = chapter_number(request.chapter, "chapter")?;
+    let record = request.record.unwrap_or(true);
+    let value = on_book(server, name, move |open| {
+        let prev = prev_receipt(open, request.prev.as_deref())?;
+        // The book is locked only to get the head; assembling and recording run
+        // beside other requests, and the receipts of concurrent requests are
+        // group-committed together.
+        let assembler = open.lock().assembler()?;
+        let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, record)?;
+        Ok(crate::json::assembled(&assembled, record))
+    })
+    .await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkRequest {
+    /// Key of the chunk within the chapter.
+    pub key: String,
+    /// The chunk text.
+    pub text: String,
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChapterRequest {
+    /// The chunks in order; each one's previous receipt is the one before it.
+    pub chunks: Vec<ChunkRequest>,
+    /// The receipt before the first chunk, if any.
+    pub prev: Option<String>,
+    /// Record the receipts (default true), all in one group commit.
+    pub record: Option<bool>,
+}
+
+pub async fn assemble_chapter(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    let chapter = chapter_number(chapter, "chapter")?;
+    let request: ChapterRequest = json_body(body)?;
+    if request.chunks.is_empty() {
+        return Err(Problem::invalid("chunks: no chunks").at("chunks"));
+    }
+    if request.chunks.len() > server.limits.chunks_max {
+        return Err(Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too-large",
+            format!("{} chunks in one request; the limit is {}", request.chunks.len(), server.limits.chunks_max),
+        ));
+    }
+    let record = request.record.unwrap_or(true);
+    let chunks: Vec<Chunk> =
+        request.chunks.into_iter().map(|chunk| Chunk { key: chunk.key, text: chunk.text }).collect();
+    let value = on_book(server, name, move |open| {
+        let prev = prev_receipt(open, request.prev.as_deref())?;
+        let assembler = open.lock().assembler()?;
+        let assembled = assembler.assemble_chapter(chapter, &chunks, prev, record)?;
+        let receipts: Vec<Value> = assembled.iter().map(|one| crate::json::assembled(one, record)).collect();
+        Ok(json!({
+            "chapter": chapter,
+            "recorded": record,
+            "revision": assembler.revision().0,
+            "snapshot": assembler.snapshot().to_string(),
+            "chunks": receipts,
+        }))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn receipt(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "receipt")?;
+    let value = on_book(server, name, move |open| {
+        let book = open.lock();
+        let (id, receipt) = book.receipt(&id)?;
+        let (input, output) = book.receipt_texts(&receipt)?;
+        Ok(crate::json::receipt(id, &receipt, &input, &output))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn replay_receipt(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "receipt")?;
+    let value = on_book(server, name, move |open| Ok(crate::json::replayed(&open.lock().replay(&id)?))).await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotAssembleRequest {
+    /// The snapshot ID (64 hex digits) to assemble against.
+    pub snapshot: String,
+    /// Chapter; chapters start at 1.
+    pub chapter: u32,
+    /// The chunk text.
+    pub text: String,
+}
+
+pub async fn replay_snapshot(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: SnapshotAssembleRequest = json_body(body)?;
+    let snapshot = projections::SnapshotId(hash(&request.snapshot, "snapshot")?);
+    let chapter = chapter_number(request.chapter, "chapter")?;
+    let value = on_book(server, name, move |open| {
+        let assembly = open.lock().assemble_at_snapshot(snapshot, chapter, &request.text)?;
+        let mut value = crate::json::assembly(&assembly);
+        value["snapshot"] = json!(snapshot.to_string());
+        Ok(value)
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn audit(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let chapter = Query::parse(raw, &["chapter"])?
+        .number::<u32>("chapter")?
+        .ok_or_else(|| Problem::invalid("query parameter chapter: required").at("chapter"))?;
+    let chapter = chapter_number(chapter, "chapter")?;
+    let value = on_book(server, name, move |open| Ok(crate::json::audit(&open.lock().audit(chapter)?))).await?;
+    ok(value)
+}
+
+pub async fn impact(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["since", "term"])?;
+    let since = query.number::<u64>("since")?.map(Seq);
+    let term = query.text("term").map(|term| record_id(term, "term")).transpose()?;
+    let value = on_book(server, name, move |open| Ok(crate::json::impact(&open.lock().impact(since, term)?))).await?;
+    ok(value)
+}
