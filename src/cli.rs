@@ -15,6 +15,10 @@ pub struct Args {
     /// The book file (one book, one `.lorebank` file).
     #[arg(long, global = true, env = "LOREBANK_BOOK", value_name = "PATH")]
     pub book: Option<PathBuf>,
+    /// Send the command to a running `lorebank serve` at URL instead of opening the
+    /// file; --book then names a book of its library (docs/http.md).
+    #[arg(long, global = true, env = "LOREBANK_SERVER", value_name = "URL")]
+    pub server: Option<String>,
     /// Print machine-readable JSON (stable; see docs/cli.md).
     #[arg(long, global = true)]
     pub json: bool,

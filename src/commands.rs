@@ -13,12 +13,16 @@ use crate::failure::{Failure, Kind};
 use crate::output;
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    if let Some(server) = &args.server {
+        return crate::remote::run(server, &args);
+    }
     let json = args.json;
     let wait = args.wait;
     let book = args
         .book
         .map(|path| Target { path, wait, json })
         .ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
+    let single = single_write(&args.command)?;
     match args.command {
         Command::Serve(serve) => crate::serve::run(crate::serve::Settings {
             dir: serve.dir,
@@ -103,14 +107,27 @@ pub fn run(args: Args) -> Result<(), Failure> {
             crate::views::submitted(&written.submitted, &written.labels, &[], json);
             Ok(())
         }
-        Command::Term(TermCommand::Retire { id, reason, write }) => {
-            let body = Body::TermRetired(TermRetired { id: record_id("id", &id)?, reason });
-            commit(&book?, &write, vec![body], json)
+        Command::Term(TermCommand::Retire { write, .. })
+        | Command::Alias(AliasCommand::Add { write, .. } | AliasCommand::Remove { write, .. })
+        | Command::Summary(SummaryCommand::Put { write, .. } | SummaryCommand::Retire { write, .. }) => {
+            commit(&book?, &write, single.unwrap_or_default(), json)
         }
-        Command::Alias(AliasCommand::Add { id, surface, kind, since, until, write }) => {
+        Command::Log { from, to } => log(&book?, from, to, json),
+        Command::Verify => verify(&book?, json),
+    }
+}
+
+/// The event body of a command that appends exactly one body built from its
+/// arguments (retire, alias, summary), or `None` for any other command.
+pub fn single_write(command: &Command) -> Result<Option<Vec<Body>>, Failure> {
+    let body = match command {
+        Command::Term(TermCommand::Retire { id, reason, .. }) => {
+            Body::TermRetired(TermRetired { id: record_id("id", id)?, reason: reason.clone() })
+        }
+        Command::Alias(AliasCommand::Add { id, surface, kind, since, until, .. }) => {
             let window = match (since, until) {
                 (None, None) => None,
-                (since, until) => Some(Window { since: since.unwrap_or(1), until }),
+                (since, until) => Some(Window { since: since.unwrap_or(1), until: *until }),
             };
             let kind = match kind {
                 AliasKindArg::Variant => AliasKind::Variant,
@@ -118,33 +135,27 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 AliasKindArg::Title => AliasKind::Title,
                 AliasKindArg::Reading => AliasKind::Reading,
             };
-            let body = Body::AliasAdded(AliasAdded { id: record_id("id", &id)?, surface, kind, window });
-            commit(&book?, &write, vec![body], json)
+            Body::AliasAdded(AliasAdded { id: record_id("id", id)?, surface: surface.clone(), kind, window })
         }
-        Command::Alias(AliasCommand::Remove { id, surface, write }) => {
-            let body = Body::AliasRemoved(AliasRemoved { id: record_id("id", &id)?, surface });
-            commit(&book?, &write, vec![body], json)
+        Command::Alias(AliasCommand::Remove { id, surface, .. }) => {
+            Body::AliasRemoved(AliasRemoved { id: record_id("id", id)?, surface: surface.clone() })
         }
-        Command::Summary(SummaryCommand::Put { id, scope, text, visible_from, write }) => {
-            let body = Body::SummaryPut(SummaryPut {
-                id: record_id("id", &id)?,
-                scope: parse_scope(&scope)?,
-                text,
-                visible_from,
-            });
-            commit(&book?, &write, vec![body], json)
+        Command::Summary(SummaryCommand::Put { id, scope, text, visible_from, .. }) => Body::SummaryPut(SummaryPut {
+            id: record_id("id", id)?,
+            scope: parse_scope(scope)?,
+            text: text.clone(),
+            visible_from: *visible_from,
+        }),
+        Command::Summary(SummaryCommand::Retire { id, reason, .. }) => {
+            Body::SummaryRetired(SummaryRetired { id: record_id("id", id)?, reason: reason.clone() })
         }
-        Command::Summary(SummaryCommand::Retire { id, reason, write }) => {
-            let body = Body::SummaryRetired(SummaryRetired { id: record_id("id", &id)?, reason });
-            commit(&book?, &write, vec![body], json)
-        }
-        Command::Log { from, to } => log(&book?, from, to, json),
-        Command::Verify => verify(&book?, json),
-    }
+        _ => return Ok(None),
+    };
+    Ok(Some(vec![body]))
 }
 
 /// Reads a chunk text from a file or `-` (standard input), as UTF-8.
-fn read_text(path: &Path) -> Result<String, Failure> {
+pub fn read_text(path: &Path) -> Result<String, Failure> {
     let bytes = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
@@ -158,11 +169,11 @@ fn read_text(path: &Path) -> Result<String, Failure> {
     })
 }
 
-fn record_id(flag: &str, text: &str) -> Result<RecordId, Failure> {
+pub fn record_id(flag: &str, text: &str) -> Result<RecordId, Failure> {
     text.parse().map_err(|error: RecordIdError| Failure::invalid(format!("{flag}: {error}")))
 }
 
-fn parse_scope(text: &str) -> Result<Scope, Failure> {
+pub fn parse_scope(text: &str) -> Result<Scope, Failure> {
     let invalid = || Failure::invalid(format!("--scope {text:?}: expected `chapter:N`, `arc:A-B` or `book`"));
     if text == "book" {
         return Ok(Scope::Book);
@@ -215,7 +226,7 @@ fn edited<T>(value: Option<T>, clear: bool) -> Option<Option<T>> {
     }
 }
 
-fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
+pub fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
     let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
     let secondary = args.secondary.as_ref().map(|keys| SecondaryKeys {
         logic: logic(args.secondary_logic.unwrap_or(LogicArg::AndAny)),
@@ -241,7 +252,7 @@ fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
     })
 }
 
-fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
+pub fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
     let id = record_id("--id", &args.id)?;
     let secondary = (!args.secondary.is_empty())
         .then(|| SecondaryKeys { logic: logic(args.secondary_logic), keys: args.secondary.clone() });
@@ -310,7 +321,7 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
 }
 
-fn default_actor() -> String {
+pub fn default_actor() -> String {
     let user: String = std::env::var("USER")
         .unwrap_or_default()
         .chars()

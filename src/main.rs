@@ -34,6 +34,7 @@ mod failure;
 mod input;
 mod json;
 mod output;
+mod remote;
 mod serve;
 mod views;
 

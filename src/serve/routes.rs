@@ -499,6 +499,9 @@ pub struct TermEditRequest {
     #[serde(default, deserialize_with = "double")]
     #[schema(value_type = Option<Object>)]
     pub secondary: Option<Option<SecondaryKeys>>,
+    /// New logic for the secondary keys the term already has.
+    #[schema(value_type = Option<String>)]
+    pub secondary_logic: Option<KeyLogic>,
     #[serde(default, deserialize_with = "double")]
     #[schema(value_type = Option<String>)]
     pub supersedes: Option<Option<RecordId>>,
@@ -530,7 +533,7 @@ pub async fn term_edit(
         priority: request.priority,
         constant: request.constant,
         secondary: request.secondary,
-        secondary_logic: None,
+        secondary_logic: request.secondary_logic,
         supersedes: request.supersedes,
     };
     let write = write_options(request.actor, request.source, request.expected_head);
