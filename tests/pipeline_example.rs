@@ -7,78 +7,16 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use serde_json::Value;
 
+#[path = "common/serve.rs"]
+mod serve;
+use serve::Server;
+
 const PIPELINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipeline/pipeline.py");
-
-/// A `lorebank serve` child on a free loopback port.
-struct Server {
-    child: Child,
-    url: String,
-    stderr: Arc<Mutex<String>>,
-    drain: Option<JoinHandle<()>>,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lorebank"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--dir"])
-            .arg(dir)
-            .env_remove("LOREBANK_BOOK")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap());
-        let mut seen = String::new();
-        let url = loop {
-            let mut line = String::new();
-            if lines.read_line(&mut line).unwrap() == 0 {
-                let status = child.wait().unwrap();
-                panic!("lorebank serve exited ({status}) before listening: {seen}");
-            }
-            seen.push_str(&line);
-            if let Some(rest) = line.strip_prefix("lorebank serve: listening on ") {
-                break rest.split_whitespace().next().unwrap().to_owned();
-            }
-        };
-        let stderr = Arc::new(Mutex::new(seen));
-        let sink = Arc::clone(&stderr);
-        let drain = std::thread::spawn(move || {
-            for line in lines.lines().map_while(Result::ok) {
-                let mut sink = sink.lock().unwrap();
-                sink.push_str(&line);
-                sink.push('\n');
-            }
-        });
-        Server { child, url, stderr, drain: Some(drain) }
-    }
-
-    /// SIGTERM, then the exit status must be 0 and the books closed.
-    fn stop(mut self) {
-        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
-        assert!(status.success(), "kill -TERM failed");
-        let exit = self.child.wait().unwrap();
-        self.drain.take().unwrap().join().unwrap();
-        let stderr = self.stderr.lock().unwrap().clone();
-        assert!(exit.success(), "lorebank serve exited with {exit} after SIGTERM: {stderr}");
-        assert!(stderr.contains("lorebank serve: stopped"), "{stderr}");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.drain.is_some() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 /// Runs the pipeline; fails (never skips) when httpx is missing.
 fn pipeline(server: &str, args: &[&str]) -> Output {

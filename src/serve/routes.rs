@@ -179,9 +179,13 @@ fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
     })
 }
 
+/// The actor of a write that names none: a valid `kind:name`, since every event
+/// must have one.
+pub const DEFAULT_ACTOR: &str = "tool:http";
+
 fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
     WriteOptions {
-        actor: actor.unwrap_or_else(|| "api:anonymous".to_owned()),
+        actor: actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
         source,
         expect_head: expected_head.map(Seq),
         recorded_at_ms: now_ms(),
@@ -243,7 +247,7 @@ pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
 pub struct CreateBook {
     /// The normalization profile: `zh`, `ja` or `plain`.
     pub profile: String,
-    /// Who creates the book, `kind:name` (default `api:anonymous`).
+    /// Who creates the book, `kind:name` (default `tool:http`).
     pub actor: Option<String>,
     /// Provenance (default `init`).
     pub source: Option<String>,

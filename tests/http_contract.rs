@@ -1,0 +1,41 @@
+//! What the contract run of the HTTP API found, each held by a test against a live
+//! `lorebank serve`.
+
+#[path = "common/serve.rs"]
+mod serve;
+use serve::{request, Server};
+
+/// A server on a fresh library with book `b` created by the request body `create`.
+fn server_with_book(create: &str) -> (tempfile::TempDir, Server) {
+    let books = tempfile::tempdir().unwrap();
+    let server = Server::start(books.path());
+    let created = request(&server.url, "PUT", "/v1/books/b", &[], create);
+    assert_eq!(created.status, 201, "{}", created.body);
+    (books, server)
+}
+
+/// A write that names no actor was refused (400: the default actor was not a valid
+/// `kind:name`), so a client could not create a book without naming itself.
+#[test]
+fn writes_without_an_actor_are_made_by_the_default_actor() {
+    let (_books, server) = server_with_book(r#"{"profile":"zh"}"#);
+    let events = r#"{"events":[{"term_put":{"id":"T-1","src":"沈照","dst":"Шэнь Чжао"}}]}"#;
+    let appended = request(&server.url, "POST", "/v1/books/b/events", &[("Content-Type", "application/json")], events);
+    assert_eq!(appended.status, 200, "{}", appended.body);
+    let lines = "{\"term_put\":{\"id\":\"T-2\",\"src\":\"灯宗\",\"dst\":\"Секта Фонаря\"}}\n";
+    let ndjson = [("Content-Type", "application/x-ndjson")];
+    let appended = request(&server.url, "POST", "/v1/books/b/events", &ndjson, lines);
+    assert_eq!(appended.status, 200, "{}", appended.body);
+    let edited = request(&server.url, "PATCH", "/v1/books/b/terms/T-1", &[], r#"{"note":"главный герой"}"#);
+    assert_eq!(edited.status, 200, "{}", edited.body);
+
+    let log = request(&server.url, "GET", "/v1/books/b/events", &[], "");
+    assert_eq!(log.status, 200, "{}", log.body);
+    let actors: Vec<String> = log
+        .body
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["actor"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(actors, ["tool:http"; 4], "{}", log.body);
+    server.stop();
+}
