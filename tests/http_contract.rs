@@ -39,3 +39,20 @@ fn writes_without_an_actor_are_made_by_the_default_actor() {
     assert_eq!(actors, ["tool:http"; 4], "{}", log.body);
     server.stop();
 }
+
+/// `impact?since=0` answered 500 (`corrupted`): revision 0 has no config, so
+/// nothing can be assembled against it. It is a bad request.
+#[test]
+fn impact_since_revision_0_is_a_bad_request() {
+    let (_books, server) = server_with_book(r#"{"profile":"zh","actor":"human:editor"}"#);
+    let answer = request(&server.url, "GET", "/v1/books/b/impact?since=0", &[], "");
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert_eq!(answer.header("content-type"), Some("application/problem+json"));
+    let problem = answer.json();
+    assert_eq!(problem["type"], "urn:lorebank:problem:invalid");
+    assert_eq!(problem["at"], "since");
+    assert_eq!(problem["detail"], "query parameter since: revisions start at 1");
+    let answer = request(&server.url, "GET", "/v1/books/b/impact?since=1", &[], "");
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    server.stop();
+}

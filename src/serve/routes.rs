@@ -897,6 +897,11 @@ pub async fn impact(
     let name = book_name(path)?;
     let query = Query::parse(raw, &["since", "term"])?;
     let since = query.number::<u64>("since")?.map(Seq);
+    // Revision 0 is the book before its first event: no config, so no chunk can be
+    // assembled against it.
+    if since == Some(Seq(0)) {
+        return Err(Problem::invalid("query parameter since: revisions start at 1").at("since"));
+    }
     let term = query.text("term").map(|term| record_id(term, "term")).transpose()?;
     let value = on_book(server, name, move |open| Ok(crate::json::impact(&open.lock().impact(since, term)?))).await?;
     ok(value)
