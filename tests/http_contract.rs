@@ -1,5 +1,6 @@
-//! What the contract run of the HTTP API found, each held by a test against a live
-//! `lorebank serve`.
+//! What the contract run (scripts/contract.sh, schemathesis) found in the HTTP API,
+//! each held by a test against a live `lorebank serve`, and the committed OpenAPI
+//! document kept equal to the one the server serves.
 
 #[path = "common/serve.rs"]
 mod serve;
@@ -55,4 +56,18 @@ fn impact_since_revision_0_is_a_bad_request() {
     let answer = request(&server.url, "GET", "/v1/books/b/impact?since=1", &[], "");
     assert_eq!(answer.status, 200, "{}", answer.body);
     server.stop();
+}
+
+#[test]
+fn the_committed_openapi_document_is_the_served_one() {
+    let books = tempfile::tempdir().unwrap();
+    let server = Server::start(books.path());
+    let served = request(&server.url, "GET", "/openapi.json", &[], "");
+    server.stop();
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json")).unwrap();
+    assert_eq!(served.status, 200);
+    assert!(
+        served.body == committed,
+        "docs/openapi.json is stale: run `target/debug/lorebank openapi > docs/openapi.json`"
+    );
 }

@@ -87,6 +87,9 @@ fn offline_pipeline_translates_every_chunk_and_replays_every_receipt() {
     let first = receipts(out);
     assert_eq!(first.len(), 10, "five chapters of two chunks each");
     assert!(first.iter().all(|entry| entry["identical"] == true), "{first:?}");
+    // The OpenAPI document's example receipt is this book's chapter 1, chunk 1.
+    let openapi = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json")).unwrap();
+    assert!(openapi.contains(&format!("\"example\": \"{}\"", first[0]["receipt"].as_str().unwrap())));
 
     // The offline translator replaces what the glossary block names and marks the rest.
     let chunk = translation(out, &first, 1, "1");

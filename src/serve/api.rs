@@ -59,35 +59,47 @@ impl utoipa::Modify for Security {
 /// A book name: `[a-z0-9][a-z0-9_-]{0,63}`.
 const BOOK: &str = "book";
 
+// The examples of path parameters name the example book as `scripts/contract.sh` and
+// the pipeline example (examples/pipeline) prepare it: book `wuchuan`, term `T-1`,
+// chapter 1, and the receipt of its chunk 1 (tests/pipeline_example.rs checks that
+// the receipt is that one).
+
 #[utoipa::path(get, path = "/v1/status", tag = "server",
     responses(
         (status = 200, description = "Open books, limits and memory", body = Object),
-        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
     ))]
 fn status() {}
 
 #[utoipa::path(get, path = "/v1/books", tag = "server",
     responses(
         (status = 200, description = "The books of the library", body = Object),
-        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
     ))]
 fn list_books() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}", tag = "books",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     responses(
         (status = 200, description = "Head, chain hash and snapshot ID", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 503, description = "The book is held by another process", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "The book is held by another process", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 fn book_info() {}
 
 #[utoipa::path(put, path = "/v1/books/{book}", tag = "books",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     request_body = CreateBook,
     responses(
         (status = 201, description = "Created, with its first event (the config)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Invalid name, body or profile", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "The book exists", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
@@ -96,7 +108,7 @@ fn create_book() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/events", tag = "writes",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
         ("actor" = Option<String>, Query, description = "With an NDJSON body (one event body per line, as `lorebank apply`): who makes the change"),
         ("source" = Option<String>, Query, description = "With an NDJSON body: provenance for every event"),
@@ -107,7 +119,10 @@ fn create_book() {}
         (String = "application/x-ndjson"),
     )),
     responses(
-        (status = 200, description = "Appended (or every event was a no-op)", body = Object),
+        (status = 200, description = "Appended (or every event was a no-op)", body = Object,
+            headers(("Idempotent-Replayed" = String, description = "`true` when this is the answer of an earlier request with the same Idempotency-Key"))),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "A bad event, named by its index or line; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
@@ -118,13 +133,16 @@ fn append() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/events", tag = "reads",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("from" = Option<u64>, Query, description = "First seq (default 1)"),
         ("to" = Option<u64>, Query, description = "Last seq (default the head)"),
         ("limit" = Option<u64>, Query, description = "Events in this page (default and most: the server's page size)"),
     ),
     responses(
-        (status = 200, description = "NDJSON, one event per line, streamed; header Lorebank-Next-From names the next page", body = String, content_type = "application/x-ndjson"),
+        (status = 200, description = "NDJSON, one event per line, streamed; header Lorebank-Next-From names the next page", body = String, content_type = "application/x-ndjson",
+            headers(("Lorebank-Next-From" = u64, description = "The `from` of the next page, when events remain after this one"))),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad range", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -132,12 +150,14 @@ fn log() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/glossary", tag = "reads",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = Option<u32>, Query, description = "Only records active at this chapter (the spoiler gate)"),
         ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
     ),
     responses(
         (status = 200, description = "The active glossary", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -145,12 +165,14 @@ fn glossary() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/terms/{id}", tag = "reads",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
-        ("id" = String, Path, description = "Term id, T-<number>"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "Term id, T-<number>", example = "T-1"),
         ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
     ),
     responses(
         (status = 200, description = "Every event about the term", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad id or revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or term", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -158,12 +180,14 @@ fn term_show() {}
 
 #[utoipa::path(patch, path = "/v1/books/{book}/terms/{id}", tag = "writes",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
-        ("id" = String, Path, description = "Term id, T-<number>"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "Term id, T-<number>", example = "T-1"),
     ),
     request_body = TermEditRequest,
     responses(
         (status = 200, description = "The new version appended", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad field, unknown or retired term, or nothing to change", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
@@ -172,11 +196,13 @@ fn term_edit() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/snapshot", tag = "reads",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
     ),
     responses(
         (status = 200, description = "The snapshot ID", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -184,22 +210,26 @@ fn snapshot() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/diff", tag = "reads",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("from" = u64, Query, description = "The earlier revision"),
         ("to" = Option<u64>, Query, description = "The later revision (default the head)"),
     ),
     responses(
         (status = 200, description = "Records added, removed and changed field by field", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn diff() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/rollback", tag = "writes",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     request_body = RollbackRequest,
     responses(
         (status = 200, description = "Compensating events appended", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
@@ -207,28 +237,34 @@ fn diff() {}
 fn rollback() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/verify", tag = "reads",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     responses(
         (status = 200, description = "ok true, or ok false naming the first damaged event or object", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn verify() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/rebuild", tag = "writes",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     responses(
         (status = 200, description = "Derived caches dropped and rebuilt", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn rebuild() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/assemble", tag = "chunks",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     request_body = AssembleRequest,
     responses(
         (status = 200, description = "The context, hits, injected entries and receipt", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad chapter, chunk key, text or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -236,12 +272,14 @@ fn assemble() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/assemble", tag = "chunks",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
-        ("chapter" = u32, Path, description = "Chapter; chapters start at 1", minimum = 1),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("chapter" = u32, Path, description = "Chapter; chapters start at 1", minimum = 1, example = 1),
     ),
     request_body = ChapterRequest,
     responses(
         (status = 200, description = "Every chunk's assembly and receipt, recorded in one group commit", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad chapter, chunk or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Too many chunks", body = ProblemBody, content_type = "application/problem+json"),
@@ -250,11 +288,13 @@ fn assemble_chapter() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/receipts/{id}", tag = "chunks",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
-        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d"),
     ),
     responses(
         (status = 200, description = "The receipt with its input and output texts", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Not a receipt id, or an ambiguous prefix", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -262,21 +302,25 @@ fn receipt() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/receipts/{id}/replay", tag = "chunks",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
-        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d"),
     ),
     responses(
         (status = 200, description = "The context assembled again; identical says whether it matches the recorded bytes", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Not a receipt id, or an ambiguous prefix", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn replay_receipt() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/replay", tag = "chunks",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")),
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
     request_body = SnapshotAssembleRequest,
     responses(
         (status = 200, description = "The chunk assembled against a past snapshot", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad snapshot, chapter or text; or a snapshot the book does not have", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -284,11 +328,13 @@ fn replay_snapshot() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/audit", tag = "chunks",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = u32, Query, description = "The chapter; chapters start at 1", minimum = 1),
     ),
     responses(
         (status = 200, description = "Every recorded chunk of the chapter explained", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad chapter", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -296,12 +342,14 @@ fn audit() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/impact", tag = "chunks",
     params(
-        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("since" = Option<u64>, Query, description = "Compare with the snapshot at this revision"),
         ("term" = Option<String>, Query, description = "Only chunks where this term's line changes"),
     ),
     responses(
         (status = 200, description = "Recorded chunks whose context would differ under the head", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 400, description = "Bad revision or term", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]

@@ -243,6 +243,7 @@ pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"profile": "zh", "actor": "human:editor"}))]
 #[serde(deny_unknown_fields)]
 pub struct CreateBook {
     /// The normalization profile: `zh`, `ja` or `plain`.
@@ -294,6 +295,7 @@ pub async fn book_info(State(server): Shared, path: Result<Path<String>, PathRej
 
 /// An append as a JSON object.
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"events": [{"term_put": {"id": "T-11", "src": "旧塔", "dst": "Старая башня", "kind": "place", "gender": "f"}}], "actor": "human:editor", "source": "review-2"}))]
 #[serde(deny_unknown_fields)]
 pub struct AppendRequest {
     /// Event bodies, as in `lorebank apply` (docs/events.md).
@@ -441,6 +443,7 @@ fn reused_key() -> Problem {
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"to": 15, "reason": "keep the published names", "actor": "human:editor"}))]
 #[serde(deny_unknown_fields)]
 pub struct RollbackRequest {
     /// The revision to return to.
@@ -477,6 +480,7 @@ fn double<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
 /// Changes to some fields of a term: a field left out stays as it is; `null`
 /// clears an optional one.
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"dst": "Секта Светильника", "status": "approved", "actor": "human:editor", "source": "review-2"}))]
 #[serde(deny_unknown_fields)]
 pub struct TermEditRequest {
     pub src: Option<String>,
@@ -723,6 +727,7 @@ pub async fn log(
 // ----- chunks -----
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"chapter": 1, "chunk": "2", "text": "下塔的时候，白衣先生已经在台阶下等他。", "prev": "eb3ebe93", "record": false}))]
 #[serde(deny_unknown_fields)]
 pub struct AssembleRequest {
     /// Chapter of the chunk; chapters start at 1.
@@ -764,6 +769,7 @@ pub async fn assemble(
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"key": "1", "text": "沈照十五岁，是灯宗年纪最小的弟子。"}))]
 #[serde(deny_unknown_fields)]
 pub struct ChunkRequest {
     /// Key of the chunk within the chapter.
@@ -773,6 +779,7 @@ pub struct ChunkRequest {
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"chunks": [{"key": "1", "text": "沈照十五岁，是灯宗年纪最小的弟子。"}, {"key": "2", "text": "先生名叫顾寒川。"}], "record": true}))]
 #[serde(deny_unknown_fields)]
 pub struct ChapterRequest {
     /// The chunks in order; each one's previous receipt is the one before it.
@@ -846,6 +853,7 @@ pub async fn replay_receipt(
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"snapshot": "d78da758451855dc0fcc47231c1af5cdb8cba9c7b8a30d563fd240ce6f9332a0", "chapter": 1, "text": "沈照十五岁，是灯宗年纪最小的弟子。"}))]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotAssembleRequest {
     /// The snapshot ID (64 hex digits) to assemble against.
