@@ -1,0 +1,143 @@
+"""The second half of the contract run (scripts/contract.sh): every status code the
+OpenAPI document lists must be reachable, and every answer must be one it lists.
+
+Makes the requests schemathesis cannot think of (no bearer token, an existing book, a
+stale expected_head, a reused Idempotency-Key, more events or chunks than the limits
+contract.sh starts the server with, a body over the limit), checks each answer against
+the document, then adds the statuses schemathesis saw (its HAR report) and fails when a
+documented status was never answered, unless UNREACHABLE says why it cannot be here.
+
+Usage: contract_statuses.py URL TOKEN HAR_FILE
+"""
+
+import json
+import re
+import sys
+
+import httpx
+
+BOOK = "wuchuan"
+
+# Documented statuses this run cannot produce, and why.
+UNREACHABLE = {
+    ("get", "/v1/books/{book}", 503): "needs another process holding the book's file",
+}
+
+
+def main(url, token, har_path):
+    spec = httpx.get(f"{url}/openapi.json").json()
+    operations = []  # (method, template, regex, documented statuses)
+    for template, item in spec["paths"].items():
+        pattern = re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$")
+        for method, operation in item.items():
+            operations.append((method, template, pattern, {int(code) for code in operation["responses"]}))
+
+    def operation_of(method, path):
+        for op_method, template, pattern, documented in operations:
+            if op_method == method.lower() and pattern.match(path):
+                return template, documented
+        return None, set()
+
+    seen = set()
+    failures = []
+
+    def record(method, path, status, content_type, origin):
+        template, documented = operation_of(method, path)
+        if template is None:
+            return
+        seen.add((method.lower(), template, status))
+        if status not in documented:
+            failures.append(f"{origin}: {method} {path} answered {status}, not documented ({sorted(documented)})")
+        elif status >= 400 and not content_type.startswith("application/problem+json"):
+            failures.append(f"{origin}: {method} {path} answered {status} as {content_type!r}, not problem+json")
+
+    with open(har_path, encoding="utf-8") as har:
+        for entry in json.load(har)["log"]["entries"]:
+            path = httpx.URL(entry["request"]["url"]).path
+            headers = {h["name"].lower(): h["value"] for h in entry["response"].get("headers", [])}
+            record(entry["request"]["method"], path, entry["response"]["status"], headers.get("content-type", ""),
+                   "schemathesis")
+
+    authorized = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    anonymous = httpx.Client(base_url=url, timeout=30)
+
+    def call(client, method, path, **kwargs):
+        response = client.request(method, path, **kwargs)
+        record(method, path, response.status_code, response.headers.get("content-type", ""), "targeted")
+        return response
+
+    def expect(status, response, what):
+        if response.status_code != status:
+            failures.append(f"targeted: {what}: expected {status}, got {response.status_code}: {response.text[:300]}")
+
+    # Every /v1 operation refuses a request without the bearer token.
+    for method, template, _, _ in operations:
+        if template.startswith("/v1/"):
+            path = template.replace("{book}", BOOK).replace("{id}", "T-1").replace("{chapter}", "1")
+            expect(401, call(anonymous, method.upper(), path), f"{method.upper()} {template} without a token")
+
+    books = f"/v1/books/{BOOK}"
+    expect(409, call(authorized, "PUT", books, json={"profile": "zh"}), "PUT an existing book")
+    expect(413, call(authorized, "PUT", "/v1/books/big", content=b"{" + b" " * (1 << 20) + b"}",
+                     headers={"Content-Type": "application/json"}), "PUT a body over --body-limit")
+    head = call(authorized, "GET", books).json()["head"]
+    stale = {"expected_head": head - 1}
+    event = {"term_put": {"id": "T-12", "src": "孤岛", "dst": "Одинокий остров", "kind": "place"}}
+    expect(409, call(authorized, "POST", f"{books}/events", json={"events": [event], **stale}),
+           "POST events with a stale expected_head")
+    expect(409, call(authorized, "PATCH", f"{books}/terms/T-1", json={"note": "x", **stale}),
+           "PATCH a term with a stale expected_head")
+    expect(409, call(authorized, "POST", f"{books}/rollback", json={"to": 1, **stale}),
+           "POST rollback with a stale expected_head")
+    expect(413, call(authorized, "POST", f"{books}/events", json={"events": [event] * 101}),
+           "POST more events than --events-max")
+    chunks = [{"key": str(n), "text": "沈照"} for n in range(21)]
+    expect(413, call(authorized, "POST", f"{books}/chapters/1/assemble", json={"chunks": chunks}),
+           "POST more chunks than --chunks-max")
+    key = {"Idempotency-Key": "contract-reuse"}
+    expect(200, call(authorized, "POST", f"{books}/events", json={"events": [event]}, headers=key),
+           "POST events with a new Idempotency-Key")
+    expect(422, call(authorized, "POST", f"{books}/events", json={"events": [event], "source": "other"}, headers=key),
+           "POST other events with the same Idempotency-Key")
+    expect(404, call(authorized, "GET", f"{books}/receipts/{'f' * 64}"), "GET a receipt the book does not have")
+    expect(404, call(authorized, "GET", f"{books}/terms/T-999"), "GET a term the book does not have")
+
+    # Every operation on a book that is not there, with a body and query that are
+    # otherwise valid (the document's examples), answers 404.
+    for method, template, _, documented in operations:
+        operation = spec["paths"][template][method]
+        if 404 not in documented or "{book}" not in template or method == "put":
+            continue
+        path = template.replace("{book}", "nobook").replace("{id}", "T-1").replace("{chapter}", "1")
+        if "/receipts/" in template:
+            path = path.replace("T-1", "f" * 64)
+        query = {p["name"]: p.get("example", 1) for p in operation.get("parameters", [])
+                 if p["in"] == "query" and p.get("required")}
+        body = None
+        if "requestBody" in operation:
+            schema = operation["requestBody"]["content"]["application/json"]["schema"]
+            if "$ref" in schema:
+                schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+            body = schema["example"]
+        response = call(authorized, method.upper(), path, params=query, json=body)
+        expect(404, response, f"{method.upper()} {template} on a missing book")
+
+    for method, template, _, documented in operations:
+        for status in sorted(documented):
+            if (method, template, status) in seen:
+                continue
+            reason = UNREACHABLE.get((method, template, status))
+            if reason:
+                print(f"contract: {method.upper()} {template} {status} not reached here: {reason}")
+            else:
+                failures.append(f"{method.upper()} {template}: documented status {status} was never answered")
+
+    documented = {(method, template, status) for method, template, _, statuses in operations for status in statuses}
+    print(f"contract: {len(seen & documented)} of {len(documented)} documented (operation, status) pairs answered")
+    for failure in failures:
+        print(f"contract: FAILED {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))
