@@ -160,6 +160,23 @@ fn with_a_token_every_v1_request_needs_it_and_the_openapi_document_stays_public(
 }
 
 #[test]
+fn a_write_without_an_actor_is_made_by_the_documented_default() {
+    let dir = library();
+    let server = Server::start(dir.path(), &[]);
+    let reply = server.put("/v1/books/a", &json!({ "profile": "zh" }));
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    let reply = server.append_lines("a", "", &[&term_line("T-1", "萧炎", "Сяо Янь")]);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let reply = server.post("/v1/books/a/events", &json!({ "events": [{ "term_retired": { "id": "T-1" } }] }));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let log = server.log("a");
+    assert_eq!(log.len(), 3);
+    for event in &log {
+        assert_eq!(event["actor"], "tool:api", "{event}");
+    }
+}
+
+#[test]
 fn the_log_pages_with_lorebank_next_from_and_the_pages_make_the_whole_log() {
     let dir = library();
     let server = Server::start(dir.path(), &["--log-page-max", "7"]);

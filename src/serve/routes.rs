@@ -179,9 +179,11 @@ fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
     })
 }
 
+/// The actor of a write that names none: a kind the event model accepts
+/// (`ledger_model::validate::ACTOR_KINDS`), or every such write would be refused.
 fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
     WriteOptions {
-        actor: actor.unwrap_or_else(|| "api:anonymous".to_owned()),
+        actor: actor.unwrap_or_else(|| "tool:api".to_owned()),
         source,
         expect_head: expected_head.map(Seq),
         recorded_at_ms: now_ms(),
@@ -243,7 +245,7 @@ pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
 pub struct CreateBook {
     /// The normalization profile: `zh`, `ja` or `plain`.
     pub profile: String,
-    /// Who creates the book, `kind:name` (default `api:anonymous`).
+    /// Who creates the book, `kind:name` (default `tool:api`).
     pub actor: Option<String>,
     /// Provenance (default `init`).
     pub source: Option<String>,
