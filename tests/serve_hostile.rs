@@ -248,6 +248,19 @@ fn bodies_and_batches_over_the_limits_are_refused_with_413() {
     server
         .put("/v1/books/b", &json!({ "profile": "zh", "actor": "human:test", "source": text }))
         .problem(413, "too-large");
+    // A declared length over the limit is refused without waiting for the body.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    let head = "POST /v1/books/a/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 1000000\r\n\r\n";
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while serve::parse_reply(&answer).is_err() {
+        let n = stream.read(&mut buffer).expect("an answer before the body");
+        assert!(n > 0, "closed without an answer");
+        answer.extend_from_slice(&buffer[..n]);
+    }
+    serve::parse_reply(&answer).unwrap().problem(413, "too-large");
     // More events than allowed, in a small body.
     let four: Vec<String> = (0..4).map(|n| term_line(&format!("T-{}", n + 10), &format!("人{n}"), "x")).collect();
     let four: Vec<&str> = four.iter().map(String::as_str).collect();

@@ -77,6 +77,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(move |request: Request, next: Next| within(timeout, request, next)))
+        .layer(middleware::from_fn(move |request: Request, next: Next| declared(body_limit, request, next)))
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(server)
 }
@@ -114,6 +115,21 @@ async fn within(timeout: Duration, request: Request, next: Next) -> Response {
         )
         .into_response(),
     }
+}
+
+/// Answers 413 at once to a request whose declared `Content-Length` is over the
+/// body limit, instead of waiting for a body it would refuse anyway.
+async fn declared(limit: usize, request: Request, next: Next) -> Response {
+    let length = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if length.is_some_and(|length| length > limit as u64) {
+        return Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the request body is over the server's limit")
+            .into_response();
+    }
+    next.run(request).await
 }
 
 /// With a token set, every `/v1` request must carry `Authorization: Bearer TOKEN`
