@@ -229,14 +229,15 @@ fn an_idempotency_key_makes_a_retry_append_nothing_even_after_a_restart() {
     let server = Server::start(dir.path(), &[]);
     server.create("a");
     let line = term_line("T-1", "萧炎", "Сяо Янь");
-    let send = |server: &Server, key: &str, line: &str| {
+    let send_to = |server: &Server, book: &str, key: &str, line: &str| {
         server.send(
             "POST",
-            "/v1/books/a/events?actor=human:test",
+            &format!("/v1/books/{book}/events?actor=human:test"),
             &[("Content-Type", "application/x-ndjson"), ("Idempotency-Key", key)],
             format!("{line}\n").as_bytes(),
         )
     };
+    let send = |server: &Server, key: &str, line: &str| send_to(server, "a", key, line);
     let first = send(&server, "retry-1", &line);
     assert_eq!(first.status, 200, "{}", first.text());
     assert_eq!(first.header("idempotent-replayed"), None);
@@ -254,7 +255,9 @@ fn an_idempotency_key_makes_a_retry_append_nothing_even_after_a_restart() {
     assert_eq!(server.info("a"), head);
     // A key is a key of one book.
     server.create("b");
-    assert_eq!(send(&server, "retry-1", &line).header("idempotent-replayed"), Some("true"));
+    let on_b = send_to(&server, "b", "retry-1", &line);
+    assert_eq!((on_b.status, on_b.header("idempotent-replayed")), (200, None), "{}", on_b.text());
+    assert_eq!(server.info("b")["head"], 2);
     // After a restart, the marker stored with the batch still stops a second append.
     let (status, _) = server.terminate();
     assert!(status.success());
