@@ -104,15 +104,15 @@ fn many_clients_record_on_one_book_while_writers_append_on_another() {
     let checkers: Vec<_> = (0..4)
         .map(|_| {
             let (server, receipts, next) = (Arc::clone(&server), Arc::clone(&receipts), Arc::clone(&next));
-            std::thread::spawn(move || loop {
-                let Some((id, chapter, key, context)) = receipts.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let stored = server.get(&format!("/v1/books/chunks/receipts/{id}")).ok();
-                assert_eq!((&stored["chapter"], stored["chunk"].as_str()), (&json!(chapter), Some(key.as_str())));
-                let replayed = server.send("POST", &format!("/v1/books/chunks/receipts/{id}/replay"), &[], b"").ok();
-                assert_eq!(replayed["identical"], true, "{id}: {replayed}");
-                assert_eq!(&replayed["context"], context, "{id}");
+            std::thread::spawn(move || {
+                while let Some((id, chapter, key, context)) = receipts.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let stored = server.get(&format!("/v1/books/chunks/receipts/{id}")).ok();
+                    assert_eq!((&stored["chapter"], stored["chunk"].as_str()), (&json!(chapter), Some(key.as_str())));
+                    let replay = format!("/v1/books/chunks/receipts/{id}/replay");
+                    let replayed = server.send("POST", &replay, &[], b"").ok();
+                    assert_eq!(replayed["identical"], true, "{id}: {replayed}");
+                    assert_eq!(&replayed["context"], context, "{id}");
+                }
             })
         })
         .collect();
