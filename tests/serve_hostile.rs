@@ -330,3 +330,33 @@ fn a_client_that_trickles_its_body_is_cut_off_and_holds_no_writer() {
     assert!(server.log("a").iter().all(|event| event["body"]["term_put"]["id"] != "T-9"));
     server.verified("a");
 }
+
+#[test]
+fn a_client_that_trickles_its_headers_is_cut_off() {
+    let (_root, server) = library_with_a_book(&["--request-timeout", "1"]);
+    let mut slow = TcpStream::connect(&server.addr).unwrap();
+    slow.write_all(b"GET /v1/books/a HTTP/1.1\r\nHost: x\r\n").unwrap();
+    slow.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let header =
+        b"X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    for byte in header.iter().cycle() {
+        let mut buffer = [0u8; 4096];
+        match slow.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(_) => break,
+        }
+        if slow.write_all(&[*byte]).is_err() {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "a client trickling its headers was not cut off");
+    }
+    // Cut off without an answer, or with a 408.
+    if !answer.is_empty() {
+        assert!(answer.starts_with(b"HTTP/1.1 408"), "{}", String::from_utf8_lossy(&answer));
+    }
+    assert_eq!(server.info("a")["head"], 3);
+}

@@ -206,16 +206,47 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
                 let _ = tokio::task::spawn_blocking(move || library.library.close_idle()).await;
             }
         });
-        axum::serve(listener, router(Arc::clone(&server)))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|error| Failure::io(format!("server: {error}")))?;
+        let timeout = Duration::from_secs_f64(server.limits.timeout_s);
+        serve(listener, router(Arc::clone(&server)), timeout).await;
         reaper.abort();
         Ok::<(), Failure>(())
     })?;
     let closed = server.library.close_all();
     errln!("lorebank serve: stopped; closed {closed} book(s)");
     Ok(())
+}
+
+/// Serves `app` on `listener` until SIGTERM or SIGINT, then stops accepting and
+/// lets the requests in flight finish. A connection must send each request's
+/// headers within `timeout`: a client that trickles them is cut off, like one that
+/// trickles its body (axum::serve sets no timer, so hyper would wait forever).
+async fn serve(listener: tokio::net::TcpListener, app: Router, timeout: Duration) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown_signal());
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors or the like: wait a little, as axum::serve does.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder.timer(TokioTimer::new()).header_read_timeout(timeout);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            // A connection's errors (a client that went away, a cut-off) are its own.
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 async fn shutdown_signal() {
