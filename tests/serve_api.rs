@@ -297,3 +297,107 @@ fn a_stale_expected_head_is_a_conflict_and_writes_nothing() {
     assert_eq!(server.post("/v1/books/a/events", &body).ok()["head"], 3);
     server.verified("a");
 }
+
+#[test]
+fn concurrent_retries_with_one_key_append_once() {
+    let dir = library();
+    let server = std::sync::Arc::new(Server::start(dir.path(), &[]));
+    server.create("a");
+    let line = term_line("T-1", "萧炎", "Сяо Янь") + "\n";
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (server, line) = (std::sync::Arc::clone(&server), line.clone());
+            std::thread::spawn(move || {
+                let reply = server.send(
+                    "POST",
+                    "/v1/books/a/events?actor=human:test",
+                    &[("Content-Type", "application/x-ndjson"), ("Idempotency-Key", "same")],
+                    line.as_bytes(),
+                );
+                let replayed = reply.header("idempotent-replayed").is_some();
+                (reply.ok(), replayed)
+            })
+        })
+        .collect();
+    let answers: Vec<(Value, bool)> = threads.into_iter().map(|thread| thread.join().unwrap()).collect();
+    assert_eq!(answers.iter().filter(|(_, replayed)| !replayed).count(), 1);
+    assert!(answers.iter().all(|(answer, _)| *answer == answers[0].0), "{answers:?}");
+    assert_eq!(server.info("a")["head"], 2);
+}
+
+#[test]
+fn a_retry_after_a_timeout_appends_at_most_once() {
+    let dir = library();
+    let line = term_line("T-1", "萧炎", "Сяо Янь") + "\n";
+    let keyed = [("Content-Type", "application/x-ndjson"), ("Idempotency-Key", "after-timeout")];
+    {
+        let server = Server::start(dir.path(), &[]);
+        server.create("a");
+    }
+    // So short a timeout that the answer is (nearly always) a 408, while the
+    // write may still complete.
+    let server = Server::start(dir.path(), &["--request-timeout", "0.000001"]);
+    let reply = server.send("POST", "/v1/books/a/events?actor=human:test", &keyed, line.as_bytes());
+    if reply.status == 408 {
+        let problem = reply.problem(408, "timeout");
+        assert!(problem["detail"].as_str().unwrap().contains("same Idempotency-Key"), "{problem}");
+    } else {
+        assert_eq!(reply.status, 200, "{}", reply.text());
+    }
+    let (status, stderr) = server.terminate();
+    assert!(status.success(), "{stderr}");
+    let server = Server::start(dir.path(), &[]);
+    let head = server.info("a")["head"].as_u64().unwrap();
+    let retried = server.send("POST", "/v1/books/a/events?actor=human:test", &keyed, line.as_bytes());
+    assert_eq!(retried.status, 200, "{}", retried.text());
+    // Written before the timeout's answer or not, T-1 is in the book once.
+    assert_eq!(retried.header("idempotent-replayed").is_some(), head == 2, "head {head}: {}", retried.text());
+    assert_eq!(retried.json()["first"], 2);
+    assert_eq!(server.info("a")["head"], 2);
+    let again = server.send("POST", "/v1/books/a/events?actor=human:test", &keyed, line.as_bytes());
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(server.info("a")["head"], 2);
+    server.verified("a");
+}
+
+#[test]
+fn headers_over_the_limits_are_refused_and_the_server_goes_on() {
+    let dir = library();
+    let server = Server::start(dir.path(), &[]);
+    let big = "a".repeat(1 << 20);
+    let reply = serve::try_request(&server.addr, "GET", "/v1/status", &[("X-Big", &big)], b"");
+    // The answer (431) or a reset while the client was still sending.
+    if let Ok(reply) = reply {
+        assert_eq!(reply.status, 431, "{}", reply.text());
+    }
+    let names: Vec<String> = (0..200).map(|n| format!("X-Header-{n}")).collect();
+    let many: Vec<(&str, &str)> = names.iter().map(|name| (name.as_str(), "a")).collect();
+    assert_eq!(serve::request(&server.addr, "GET", "/v1/status", &many, b"").status, 431);
+    assert_eq!(server.get("/v1/status").status, 200);
+}
+
+#[test]
+fn books_are_opened_on_demand_and_closed_when_over_the_limit_or_idle() {
+    let dir = library();
+    {
+        let server = Server::start(dir.path(), &[]);
+        server.create("a");
+        server.create("b");
+    }
+    let server = Server::start(dir.path(), &["--max-open-books", "1", "--idle-close", "0.2"]);
+    let status = server.get("/v1/status").ok();
+    assert_eq!((status["n_open_books"].as_u64(), status["max_open_books"].as_u64()), (Some(0), Some(1)));
+    for name in ["a", "b", "a"] {
+        assert_eq!(server.info(name)["head"], 1);
+        assert_eq!(server.get("/v1/status").ok()["open_books"], json!([name]));
+    }
+    let status = server.get("/v1/status").ok();
+    assert_eq!((status["n_opened"].as_u64(), status["n_closed"].as_u64()), (Some(3), Some(2)));
+    // Unused for longer than --idle-close, the book is closed.
+    let started = std::time::Instant::now();
+    while server.get("/v1/status").ok()["n_open_books"] != 0 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the idle book was not closed");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(server.verified("b")["head"], 1);
+}
