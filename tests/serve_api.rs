@@ -401,3 +401,18 @@ fn books_are_opened_on_demand_and_closed_when_over_the_limit_or_idle() {
     }
     assert_eq!(server.verified("b")["head"], 1);
 }
+
+#[test]
+fn problems_name_a_book_file_without_the_library_path() {
+    let dir = library();
+    let server = Server::start(dir.path(), &[]);
+    server.create("a");
+    let reply = server.put("/v1/books/a", &json!({ "profile": "zh", "actor": "human:test" }));
+    let problem = reply.problem(409, "conflict");
+    assert_eq!(problem["detail"], "a.lorebank already exists");
+    // A file that is not a book.
+    std::fs::write(dir.path().join("notes.lorebank"), "just some notes\n").unwrap();
+    let problem = server.get("/v1/books/notes").problem(500, "corrupted");
+    assert_eq!(problem["detail"], "notes.lorebank is not a lorebank ledger");
+    assert_eq!(server.info("a")["head"], 1);
+}
