@@ -1,6 +1,6 @@
 //! End-to-end tests of `lorebank serve` under load: many clients assembling and
-//! recording on one book while writers append on another (nothing lost, nothing
-//! doubled, every receipt replays), and a server stopped by SIGTERM or killed by
+//! recording on one book while its terms are edited and writers append on another
+//! (nothing lost, nothing doubled, every receipt replays), and a server stopped by SIGTERM or killed by
 //! SIGKILL in the middle of appends (nothing acknowledged is lost).
 
 #[path = "common/serve.rs"]
@@ -32,9 +32,11 @@ const CHUNKS_PER_CLIENT: usize = 3;
 const WRITERS: usize = 8;
 const APPENDS_PER_WRITER: usize = 10;
 const CHAPTERS: usize = 4;
+const EDITORS: usize = 3;
+const EDITS_PER_EDITOR: usize = 5;
 
 #[test]
-fn many_clients_record_on_one_book_while_writers_append_on_another() {
+fn many_clients_record_on_one_book_while_its_terms_change_and_writers_append_on_another() {
     let dir = tempfile::tempdir().unwrap();
     let server = Arc::new(Server::start(dir.path(), &[]));
     with_the_example_glossary(&server, "chunks");
@@ -78,9 +80,23 @@ fn many_clients_record_on_one_book_while_writers_append_on_another() {
             }
         }));
     }
+    // Editors change the terms the chunks mention while they are assembled: each
+    // receipt must still replay against the revision it was made at.
+    for editor in 0..EDITORS {
+        let server = Arc::clone(&server);
+        threads.push(std::thread::spawn(move || {
+            for n in 0..EDITS_PER_EDITOR {
+                let (id, dst) = [("T-1", "Шэнь Чжао"), ("T-7", "Туманная река"), ("T-10", "Школа Светильника")][editor];
+                let edit = json!({ "dst": format!("{dst} {n}"), "actor": "human:editor" });
+                server.send("PATCH", &format!("/v1/books/chunks/terms/{id}"), &[], edit.to_string().as_bytes()).ok();
+            }
+        }));
+    }
     for thread in threads {
         thread.join().unwrap();
     }
+    let glossary_events = example("glossary.jsonl").lines().count() as u64;
+    assert_eq!(server.info("chunks")["head"], 1 + glossary_events + (EDITORS * EDITS_PER_EDITOR) as u64);
     // The writers: every acknowledged append is in the log once, at the place its
     // answer named, and nothing else is.
     let appended = appended.lock().unwrap().clone();
