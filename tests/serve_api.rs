@@ -153,6 +153,15 @@ fn with_a_token_every_v1_request_needs_it_and_the_openapi_document_stays_public(
     }
     assert_eq!(server.get("/openapi.json").status, 200);
     assert!(!books.join("a.lorebank").exists());
+    // The scheme is case-insensitive; the token is not.
+    for scheme in ["bearer", "BEARER"] {
+        let given = format!("{scheme} {token}");
+        let reply = serve::request(&server.addr, "GET", "/v1/status", &[("Authorization", &given)], b"");
+        assert_eq!(reply.status, 200, "{given}: {}", reply.text());
+    }
+    let upper = format!("Bearer {}", token.to_uppercase());
+    serve::request(&server.addr, "GET", "/v1/status", &[("Authorization", &upper)], b"").problem(401, "unauthorized");
+    serve::request(&server.addr, "GET", "/v1/status", &[("Authorization", token)], b"").problem(401, "unauthorized");
     server.token = Some(token.to_owned());
     assert_eq!(server.get("/v1/status").ok()["version"], env!("CARGO_PKG_VERSION"));
     server.create("a");

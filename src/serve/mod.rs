@@ -140,8 +140,10 @@ async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Ne
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .map(str::as_bytes)
+            // The scheme is case-insensitive (RFC 9110, section 11.1).
+            .and_then(|value| value.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, given)| given.trim_start().as_bytes())
             .unwrap_or_default();
         if !bool::from(given.ct_eq(token)) {
             return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token")
