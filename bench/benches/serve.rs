@@ -532,6 +532,18 @@ fn main() {
         }
     }
     let load_after = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    // What one request carries.
+    let request = json!({ "chapter": 10, "chunk": "size", "text": texts[0], "record": false }).to_string();
+    let response = post(&agent(), &serve.url(&format!("/v1/books/{BOOK}/assemble")), request.as_bytes());
+    let parsed: serde_json::Value = serde_json::from_str(&response).unwrap();
+    let sizes = format!(
+        "One dry-run request: {:.1} kB of JSON in (a {CHUNK_CHARS}-char chunk), {:.1} kB out ({} hits, {} injected lines, a context of {:.1} kB).",
+        request.len() as f64 / 1e3,
+        response.len() as f64 / 1e3,
+        parsed["hits"].as_array().unwrap().len(),
+        parsed["injected"].as_array().unwrap().len(),
+        parsed["context"].as_str().unwrap().len() as f64 / 1e3,
+    );
     drop(serve);
 
     // Both copies hold exactly the receipts recorded.
@@ -547,6 +559,7 @@ fn main() {
     drop(book);
 
     println!("Load average before / after the throughput rounds: {} / {}", load_before.trim(), load_after.trim());
+    println!("{sizes}");
     println!();
     println!(
         "| workload ({rounds} rounds: median [range]) | server | in-process, same run | server / in-process | CPU per chunk: server + client / in-process |"
