@@ -537,12 +537,13 @@ fn main() {
     let response = post(&agent(), &serve.url(&format!("/v1/books/{BOOK}/assemble")), request.as_bytes());
     let parsed: serde_json::Value = serde_json::from_str(&response).unwrap();
     let sizes = format!(
-        "One dry-run request: {:.1} kB of JSON in (a {CHUNK_CHARS}-char chunk), {:.1} kB out ({} hits, {} injected lines, a context of {:.1} kB).",
+        "One dry-run request: {:.1} kB of JSON in (a {CHUNK_CHARS}-char chunk), {:.1} kB out ({} hits, {} injected lines, a context of {:.1} kB). Server RSS with the 50k-term book open, after the rounds: {:.0} MB.",
         request.len() as f64 / 1e3,
         response.len() as f64 / 1e3,
         parsed["hits"].as_array().unwrap().len(),
         parsed["injected"].as_array().unwrap().len(),
         parsed["context"].as_str().unwrap().len() as f64 / 1e3,
+        serve.rss_mb(&agent()),
     );
     drop(serve);
 
