@@ -184,7 +184,7 @@ pub struct ServeArgs {
     /// Close a book unused for this many seconds.
     #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = wait_seconds)]
     pub idle_close: Duration,
-    /// Cut a request off after this many seconds (its body read included).
+    /// Cut a request off after this many seconds (reading its headers and its body included).
     #[arg(long, default_value = "30", value_name = "SECONDS", value_parser = wait_seconds)]
     pub request_timeout: Duration,
     /// The largest request body, in bytes.

@@ -2,7 +2,7 @@
 //! each held by a test against a live `lorebank serve`, and the committed OpenAPI
 //! document kept equal to the one the server serves.
 
-#[path = "common/serve.rs"]
+#[path = "common/http_server.rs"]
 mod serve;
 use serve::{request, Server};
 
@@ -37,7 +37,7 @@ fn writes_without_an_actor_are_made_by_the_default_actor() {
         .lines()
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["actor"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(actors, ["tool:http"; 4], "{}", log.body);
+    assert_eq!(actors, ["tool:api"; 4], "{}", log.body);
     server.stop();
 }
 

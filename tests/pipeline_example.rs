@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-#[path = "common/serve.rs"]
+#[path = "common/http_server.rs"]
 mod serve;
 use serve::Server;
 

@@ -77,6 +77,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(move |request: Request, next: Next| within(timeout, request, next)))
+        .layer(middleware::from_fn(move |request: Request, next: Next| declared(body_limit, request, next)))
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(server)
 }
@@ -116,6 +117,21 @@ async fn within(timeout: Duration, request: Request, next: Next) -> Response {
     }
 }
 
+/// Answers 413 at once to a request whose declared `Content-Length` is over the
+/// body limit, instead of waiting for a body it would refuse anyway.
+async fn declared(limit: usize, request: Request, next: Next) -> Response {
+    let length = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if length.is_some_and(|length| length > limit as u64) {
+        return Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the request body is over the server's limit")
+            .into_response();
+    }
+    next.run(request).await
+}
+
 /// With a token set, every `/v1` request must carry `Authorization: Bearer TOKEN`
 /// (compared in constant time).
 async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
@@ -124,8 +140,10 @@ async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Ne
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .map(str::as_bytes)
+            // The scheme is case-insensitive (RFC 9110, section 11.1).
+            .and_then(|value| value.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, given)| given.trim_start().as_bytes())
             .unwrap_or_default();
         if !bool::from(given.ct_eq(token)) {
             return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token")
@@ -190,16 +208,47 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
                 let _ = tokio::task::spawn_blocking(move || library.library.close_idle()).await;
             }
         });
-        axum::serve(listener, router(Arc::clone(&server)))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|error| Failure::io(format!("server: {error}")))?;
+        let timeout = Duration::from_secs_f64(server.limits.timeout_s);
+        serve(listener, router(Arc::clone(&server)), timeout).await;
         reaper.abort();
         Ok::<(), Failure>(())
     })?;
     let closed = server.library.close_all();
     errln!("lorebank serve: stopped; closed {closed} book(s)");
     Ok(())
+}
+
+/// Serves `app` on `listener` until SIGTERM or SIGINT, then stops accepting and
+/// lets the requests in flight finish. A connection must send each request's
+/// headers within `timeout`: a client that trickles them is cut off, like one that
+/// trickles its body (axum::serve sets no timer, so hyper would wait forever).
+async fn serve(listener: tokio::net::TcpListener, app: Router, timeout: Duration) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown_signal());
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors or the like: wait a little, as axum::serve does.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder.timer(TokioTimer::new()).header_read_timeout(timeout);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            // A connection's errors (a client that went away, a cut-off) are its own.
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 async fn shutdown_signal() {

@@ -181,7 +181,7 @@ fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
 
 /// The actor of a write that names none: a valid `kind:name`, since every event
 /// must have one.
-pub const DEFAULT_ACTOR: &str = "tool:http";
+pub const DEFAULT_ACTOR: &str = "tool:api";
 
 fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
     WriteOptions {
@@ -206,11 +206,22 @@ async fn on_book<T: Send + 'static>(
     name: String,
     work: impl FnOnce(&OpenBook) -> Result<T, Problem> + Send + 'static,
 ) -> Result<T, Problem> {
+    let library = Arc::clone(&server);
     blocking(move || {
         let open = server.library.open(&name)?;
         work(&open)
     })
     .await
+    .map_err(|problem| in_library(&library, problem))
+}
+
+/// A problem names a book's file relative to the library: where the library is on
+/// the server's disk is none of a client's business.
+fn in_library(server: &Server, mut problem: Problem) -> Problem {
+    let dir = server.library.status().dir;
+    let prefix = format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR);
+    problem.detail = problem.detail.replace(&prefix, "");
+    problem
 }
 
 // ----- the server and its books -----
@@ -248,7 +259,7 @@ pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
 pub struct CreateBook {
     /// The normalization profile: `zh`, `ja` or `plain`.
     pub profile: String,
-    /// Who creates the book, `kind:name` (default `tool:http`).
+    /// Who creates the book, `kind:name` (default `tool:api`).
     pub actor: Option<String>,
     /// Provenance (default `init`).
     pub source: Option<String>,
@@ -262,6 +273,7 @@ pub async fn create_book(
     let name = book_name(path)?;
     let request: CreateBook = json_body(body)?;
     let write = write_options(request.actor, request.source, None);
+    let library = Arc::clone(&server);
     let value = blocking(move || {
         let initialized = server.library.create(&name, &request.profile, &write)?;
         let mut value = crate::json::submitted(&initialized.written.submitted, &[]);
@@ -270,7 +282,8 @@ pub async fn create_book(
         value["table"] = json!(initialized.table.to_hex());
         Ok(value)
     })
-    .await?;
+    .await
+    .map_err(|problem| in_library(&library, problem))?;
     Ok(json_response(StatusCode::CREATED, &value))
 }
 
