@@ -10,6 +10,11 @@ use replay::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
 use replay::{Assembled, Submitted};
 use serde_json::{json, Value};
 
+/// Record numbers as ids (`T-3`, `S-1`).
+fn ids(kind: &str, numbers: &[u32]) -> Vec<String> {
+    numbers.iter().map(|number| format!("{kind}-{number}")).collect()
+}
+
 pub fn window(window: Option<Window>) -> Value {
     match window {
         Some(window) => json!({ "since": window.since, "until": window.until }),
@@ -200,9 +205,9 @@ pub fn assembly(assembly: &Assembly) -> Value {
             "tokens": entry.tokens,
             "line": entry.line,
         })).collect::<Vec<_>>(),
-        "evicted": assembly.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
-        "sticky_in": assembly.sticky_in.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
-        "summaries": assembly.summaries.iter().map(|number| format!("S-{number}")).collect::<Vec<_>>(),
+        "evicted": ids("T", &assembly.evicted),
+        "sticky_in": ids("T", &assembly.sticky_in),
+        "summaries": ids("S", &assembly.summaries),
         "retrieval_state": assembly.retrieval,
     })
 }
@@ -276,7 +281,7 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
         "rejected": chunk.rejected.iter().map(|hit| json!({
             "term": format!("T-{}", hit.term), "text": hit.text, "chars": [hit.chars.0, hit.chars.1], "reason": hit.reason,
         })).collect::<Vec<_>>(),
-        "evicted": receipt.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "evicted": ids("T", &receipt.evicted),
         "retrieval_state": receipt.retrieval,
     })
 }
@@ -289,7 +294,7 @@ pub fn impact(impacted: &[Impacted]) -> Value {
                 "chapter": chunk.chapter,
                 "chunk": chunk.chunk_key,
                 "receipt": chunk.receipt.to_hex(),
-                "terms": chunk.terms.iter().map(|t| format!("T-{t}")).collect::<Vec<_>>(),
+                "terms": ids("T", &chunk.terms),
             })
         })
         .collect();
@@ -336,7 +341,7 @@ pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, outp
         "chapter": receipt.chapter,
         "chunk": receipt.chunk_key,
         "prev": receipt.prev.map(|prev| prev.to_hex()),
-        "sticky_in": receipt.sticky_in.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
+        "sticky_in": ids("T", &receipt.sticky_in),
         "hits": receipt.hits.iter().map(|hit| json!({
             "term": format!("T-{}", hit.term),
             "version": hit.version,
@@ -352,8 +357,8 @@ pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, outp
             "via": entry.via,
             "unverified": entry.unverified,
         })).collect::<Vec<_>>(),
-        "evicted": receipt.evicted.iter().map(|term| format!("T-{term}")).collect::<Vec<_>>(),
-        "summaries": receipt.summaries.iter().map(|number| format!("S-{number}")).collect::<Vec<_>>(),
+        "evicted": ids("T", &receipt.evicted),
+        "summaries": ids("S", &receipt.summaries),
         "retrieval_state": receipt.retrieval,
         "render_format": receipt.render_format,
         "input_id": receipt.input.to_hex(),
