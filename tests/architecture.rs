@@ -14,8 +14,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ledger", &["ledger-model"]),
     ("embed", &["ledger-model"]),
     ("assembly", &["projections", "ledger-model"]),
-    ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly"]),
-    ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "embed"]),
+    ("interchange", &["ledger-model"]),
+    ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange"]),
+    ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed"]),
 ];
 
 /// Crates that must not appear anywhere in a crate's normal dependency closure.
@@ -26,6 +27,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ("ledger", &["matcher", "projections", "embed", "replay", "ort"]),
     ("embed", &["ledger", "projections", "matcher", "replay"]),
     ("assembly", &["redb", "ledger", "ort", "tokio", "axum", "reqwest", "embed", "serde_json"]),
+    (
+        "interchange",
+        &["redb", "ledger", "projections", "matcher", "replay", "embed", "ort", "tokio", "axum", "reqwest"],
+    ),
     ("replay", &["embed", "ort", "tokio", "axum", "reqwest"]),
 ];
 

@@ -1,0 +1,21 @@
+//! AiNiee: placeholder until the format is built (see docs/formats.md).
+
+use crate::{ExportInput, Exported, Fields, Format, Parsed, ReadError, WriteError};
+
+pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
+
+pub(super) fn read_json(_bytes: &[u8]) -> Result<Parsed, ReadError> {
+    Err(ReadError::file("AiNiee is not supported yet"))
+}
+
+pub(super) fn read_xlsx(_bytes: &[u8]) -> Result<Parsed, ReadError> {
+    Err(ReadError::file("AiNiee is not supported yet"))
+}
+
+pub(super) fn write_json(_input: &ExportInput) -> Result<Exported, WriteError> {
+    Err(WriteError { format: Format::GalTransl, message: "AiNiee is not supported yet".into() })
+}
+
+pub(super) fn write_xlsx(_input: &ExportInput) -> Result<Exported, WriteError> {
+    Err(WriteError { format: Format::GalTransl, message: "AiNiee is not supported yet".into() })
+}

@@ -1,0 +1,147 @@
+//! GalTransl GPT dictionary (`项目GPT字典.txt`): one entry per line, `src⇥dst⇥note`.
+//!
+//! Read as GalTransl's `CGptDict.load_dic` reads it: UTF-8; every run of four spaces
+//! is a tab; a line containing `->` has `->` and every `#` turned into tabs (the
+//! SakuraLLM form `src->dst #note`); fewer than two columns is not an entry; columns
+//! past the third are ignored. Where lorebank differs it says so: the byte order
+//! mark GalTransl keeps in the first key is dropped, fields are trimmed, the `^^` and
+//! `1^` flags are reported and removed, and a line repeating an earlier one is
+//! skipped.
+
+use crate::formats::text::{non_empty, one_line, trimmed, utf8};
+use crate::{At, Entry, ExportInput, Exported, Fields, Lost, Notice, Parsed, ReadError, Skipped, Term, WriteError};
+
+pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
+
+const ACTIVATION: &str = "GalTransl injects an entry whenever its src occurs in the text (a case-sensitive \
+    substring, longest keys first); lorebank matches keys leftmost-longest on folded text, inside their windows";
+
+pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
+    let text = utf8(bytes)?;
+    let mut parsed = Parsed::default();
+    let mut seen: Vec<(String, String, Option<String>, u64)> = Vec::new();
+    for (index, raw) in text.split('\n').enumerate() {
+        let number = index as u64 + 1;
+        let at = At::Line(number);
+        let mut line = raw.trim_end_matches(['\r', '\n']).replace("    ", "\t");
+        if index == 0 && line.starts_with('\u{feff}') {
+            line.remove(0);
+            if line.contains('\t') || line.contains("->") {
+                parsed.notices.push(Notice {
+                    at: Some(at.clone()),
+                    message: "byte order mark dropped from the first key (GalTransl keeps it as part of the key)"
+                        .into(),
+                });
+            }
+        }
+        if line.contains("->") {
+            line = line.replace("->", "\t").replace('#', "\t");
+        }
+        let columns: Vec<&str> = line.split('\t').collect();
+        if columns.len() < 2 {
+            let content = line.trim();
+            if !content.is_empty() && !content.starts_with("//") {
+                parsed.skipped.push(Skipped { at, reason: "no tab, four spaces or `->`: not an entry".into() });
+            }
+            continue;
+        }
+        let (mut src, src_trimmed) = trimmed(columns[0]);
+        let (dst, dst_trimmed) = trimmed(columns[1]);
+        let (note, note_trimmed) = trimmed(columns.get(2).copied().unwrap_or(""));
+        if src_trimmed || dst_trimmed || note_trimmed {
+            parsed.notices.push(Notice {
+                at: Some(at.clone()),
+                message: "whitespace around a field trimmed (GalTransl keeps it)".into(),
+            });
+        }
+        for (column, extra) in columns.iter().enumerate().skip(3) {
+            if !extra.trim().is_empty() {
+                parsed.lost.push(Lost {
+                    at: at.clone(),
+                    field: format!("column {}", column + 1),
+                    value: Some(short(extra)),
+                });
+            }
+        }
+        for flag in ["^^", "1^"] {
+            if let Some(rest) = src.strip_prefix(flag) {
+                parsed.lost.push(Lost { at: at.clone(), field: format!("flag {flag}"), value: None });
+                src = rest;
+            }
+        }
+        if src.is_empty() {
+            return Err(ReadError::at(at, "src", "empty source term"));
+        }
+        if dst.is_empty() {
+            parsed.skipped.push(Skipped { at, reason: "no dst".into() });
+            continue;
+        }
+        let note = non_empty(note);
+        if let Some((.., first)) = seen.iter().find(|(s, d, n, _)| s == src && d == dst && n.is_some() && *n == note) {
+            parsed.skipped.push(Skipped { at, reason: format!("repeats line {first}") });
+            continue;
+        }
+        seen.push((src.to_owned(), dst.to_owned(), note.clone(), number));
+        parsed.entries.push(Entry { at, term: Term { note, ..Term::new(src, dst) } });
+    }
+    if !parsed.entries.is_empty() {
+        parsed.notices.push(Notice { at: None, message: ACTIVATION.into() });
+    }
+    if parsed.entries.iter().any(|entry| entry.term.dst.contains('/')) {
+        parsed.notices.push(Notice {
+            at: None,
+            message: "a dst with `/` lists alternative renderings in GalTransl; lorebank keeps it as one rendering"
+                .into(),
+        });
+    }
+    Ok(parsed)
+}
+
+/// The value of a lost column, at most 40 characters.
+fn short(text: &str) -> String {
+    let mut short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        short.push('…');
+    }
+    short
+}
+
+/// One line per surface: the term's src, then each alias on a line of its own with
+/// the term's dst and note (GalTransl has one key per line).
+pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
+    let mut out = String::new();
+    let mut lost = Vec::new();
+    for export in &input.terms {
+        let term = &export.term;
+        let at = At::Record(export.id);
+        let mut field = |name: &str, text: &str| {
+            // A tab would split the line, `->` would make GalTransl read it as the
+            // Sakura form, and four spaces are a tab.
+            let (line, changed) = one_line(text);
+            let cleaned = line.replace("->", "→").replace("    ", " ");
+            if changed || cleaned != line {
+                lost.push(Lost {
+                    at: at.clone(),
+                    field: name.to_owned(),
+                    value: Some("tab, line break or `->`".into()),
+                });
+            }
+            cleaned
+        };
+        let dst = field("dst", &term.dst);
+        let note = term.note.as_deref().map(|note| field("note", note));
+        let mut keys = vec![field("src", &term.src)];
+        keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
+        for key in keys {
+            out.push_str(&key);
+            out.push('\t');
+            out.push_str(&dst);
+            if let Some(note) = &note {
+                out.push('\t');
+                out.push_str(note);
+            }
+            out.push('\n');
+        }
+    }
+    Ok(Exported { bytes: out.into_bytes(), lost })
+}
