@@ -452,9 +452,19 @@ pub struct Exported {
     pub lost: Vec<Lost>,
 }
 
-/// Reads `bytes` as `format`.
-pub fn read(format: Format, bytes: &[u8]) -> Result<Parsed, ReadError> {
-    formats::read(format, bytes)
+/// The languages of a book: what a format with several languages per entry (TBX)
+/// reads as source and as rendering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Languages {
+    /// Language of the source text (`zh`, `ja`): the book's profile name.
+    pub source: String,
+    /// Language of the renderings (`ru`).
+    pub target: String,
+}
+
+/// Reads `bytes` as `format`, for a book in `languages`.
+pub fn read(format: Format, bytes: &[u8], languages: &Languages) -> Result<Parsed, ReadError> {
+    formats::read(format, bytes, languages)
 }
 
 /// An export that cannot be written (a value the format cannot encode at all).

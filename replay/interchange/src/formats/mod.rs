@@ -3,7 +3,7 @@
 
 use ledger_model::{Status, Window};
 
-use crate::{At, ExportInput, Exported, Fields, Format, Lost, Parsed, ReadError, Term, WriteError};
+use crate::{At, ExportInput, Exported, Fields, Format, Languages, Lost, Parsed, ReadError, Term, WriteError};
 
 mod ainiee;
 mod galtransl;
@@ -28,7 +28,7 @@ pub(crate) fn fields(format: Format) -> Fields {
     }
 }
 
-pub(crate) fn read(format: Format, bytes: &[u8]) -> Result<Parsed, ReadError> {
+pub(crate) fn read(format: Format, bytes: &[u8], languages: &Languages) -> Result<Parsed, ReadError> {
     match format {
         Format::GalTransl => galtransl::read(bytes),
         Format::Sakura => sakura::read_json(bytes),
@@ -41,7 +41,7 @@ pub(crate) fn read(format: Format, bytes: &[u8]) -> Result<Parsed, ReadError> {
         Format::NovelAi => novelai::read(bytes),
         Format::OmegaT => omegat::read_tsv(bytes),
         Format::OmegaTCsv => omegat::read_csv(bytes),
-        Format::Tbx => tbx::read(bytes),
+        Format::Tbx => tbx::read(bytes, languages),
     }
 }
 
