@@ -93,6 +93,11 @@ def main(url, token, har_path, held_book):
            "POST rollback with a stale expected_head")
     expect(413, call(authorized, "POST", f"{books}/events", json={"events": [event] * 101}),
            "POST more events than --events-max")
+    glossary = "孤岛\tОдинокий остров\n".encode()
+    expect(409, call(authorized, "POST", f"{books}/import", params={"file": "g.txt", **stale}, content=glossary),
+           "POST import with a stale expected_head")
+    expect(413, call(authorized, "POST", f"{books}/import", params={"file": "g.txt"}, content=b"x" * (1 << 20 | 1)),
+           "POST import of a file over --body-limit")
     chunks = [{"key": str(n), "text": "沈照"} for n in range(21)]
     expect(413, call(authorized, "POST", f"{books}/chapters/1/assemble", json={"chunks": chunks}),
            "POST more chunks than --chunks-max")
@@ -116,12 +121,17 @@ def main(url, token, har_path, held_book):
         query = {p["name"]: p.get("example", 1) for p in operation.get("parameters", [])
                  if p["in"] == "query" and p.get("required")}
         body = None
-        if "requestBody" in operation:
-            schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        content = operation.get("requestBody", {}).get("content", {})
+        if "application/json" in content:
+            schema = content["application/json"]["schema"]
             if "$ref" in schema:
                 schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
             body = schema["example"]
-        response = call(authorized, method.upper(), path, params=query, json=body)
+        if content and "application/json" not in content:
+            # A raw body (an imported file): any bytes will do before the book is found.
+            response = call(authorized, method.upper(), path, params=query, content=b"x")
+        else:
+            response = call(authorized, method.upper(), path, params=query, json=body)
         expect(404, response, f"{method.upper()} {template} on a missing book")
 
     # A book whose file another process holds (redb's lock is an flock) is busy.

@@ -53,6 +53,13 @@ pub enum Command {
         #[command(flatten)]
         write: WriteOpts,
     },
+    /// Import a glossary file of another tool (GalTransl, SakuraLLM, LinguaGacha,
+    /// AiNiee, SillyTavern, NovelAI, OmegaT, TBX) as one atomic batch, and report
+    /// what was imported, updated, unchanged, skipped and lost (docs/formats.md).
+    Import(ImportArgs),
+    /// Write the glossary a translator of a chapter sees at a revision in another
+    /// tool's format (the spoiler gate applies).
+    Export(ExportArgs),
     /// Glossary terms.
     #[command(subcommand)]
     Term(TermCommand),
@@ -199,6 +206,65 @@ pub struct ServeArgs {
     /// The most events in one page of the log.
     #[arg(long, default_value = "10000", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub log_page_max: u64,
+}
+
+/// `lorebank import`.
+#[derive(Debug, ClapArgs)]
+pub struct ImportArgs {
+    /// The glossary file, or `-` for standard input (then --format is needed).
+    pub file: PathBuf,
+    /// The format (default: detected from the file name and content): galtransl,
+    /// sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx,
+    /// sillytavern, novelai, omegat, omegat-csv, tbx.
+    #[arg(long, value_parser = format_name)]
+    pub format: Option<interchange::Format>,
+    /// Refuse the import (exit 2, nothing written) if any entry would be skipped
+    /// or any field lost.
+    #[arg(long)]
+    pub strict: bool,
+    /// Report what the import would do; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Who imports, `kind:name` (default: `import:<tool>`, e.g. `import:galtransl`).
+    #[arg(long)]
+    pub actor: Option<String>,
+    /// Append only if the head is still N; otherwise exit 5 and write nothing.
+    #[arg(long, value_name = "N")]
+    pub expect_head: Option<u64>,
+    /// Language of the renderings, for formats with language sections (TBX).
+    #[arg(long, default_value = "ru", value_name = "LANG")]
+    pub target_lang: String,
+}
+
+/// `lorebank export`.
+#[derive(Debug, ClapArgs)]
+pub struct ExportArgs {
+    /// The format: galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx,
+    /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx.
+    #[arg(long, value_parser = format_name)]
+    pub format: interchange::Format,
+    /// Only what a translator of this chapter may see (the spoiler gate); chapters
+    /// start at 1. Without it, every active record.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub chapter: Option<u32>,
+    /// Revision (default: the head).
+    #[arg(long, value_name = "R")]
+    pub as_of: Option<u64>,
+    /// Write the file here (replaced whole, never left half-written) instead of to
+    /// standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Language of the renderings, for formats with language sections (TBX).
+    #[arg(long, default_value = "ru", value_name = "LANG")]
+    pub target_lang: String,
+}
+
+/// `--format`: a format name.
+fn format_name(text: &str) -> Result<interchange::Format, String> {
+    interchange::Format::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = interchange::Format::ALL.iter().map(|format| format.name()).collect();
+        format!("unknown format {text:?}; one of {}", names.join(", "))
+    })
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

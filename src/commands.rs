@@ -79,6 +79,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             crate::chunk_views::impact(&mut open_reader(&book?)?, since.map(Seq), term, json)
         }
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
+        Command::Import(import) => {
+            let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
+            crate::interchange_views::import(&mut book, &import, now_ms(), json)
+        }
+        Command::Export(export) => crate::interchange_views::export(&mut open_reader(&book?)?, &export, json),
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
             let mut book = open_book(&book?)?;

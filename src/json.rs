@@ -367,3 +367,74 @@ pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, outp
         "output": output,
     })
 }
+
+/// Places in an imported file, as words (`line 3`, `uid 7`).
+fn places(at: &[interchange::At]) -> Vec<String> {
+    at.iter().map(ToString::to_string).collect()
+}
+
+fn grouped_lost(groups: &[replay::interchange::Grouped]) -> Vec<Value> {
+    groups
+        .iter()
+        .map(|group| json!({ "field": group.what, "count": group.at.len(), "at": places(&group.at), "values": group.values }))
+        .collect()
+}
+
+/// What an import did (or, with `written` false, would do).
+pub fn import_report(report: &replay::ImportReport, dry_run: bool) -> Value {
+    let placed = |list: &[replay::interchange::Placed]| -> Vec<Value> {
+        list.iter()
+            .map(|placed| {
+                let mut value = json!({ "at": placed.at.to_string(), "id": placed.id.to_string(), "src": placed.src });
+                if !placed.fields.is_empty() {
+                    value["fields"] = json!(placed.fields);
+                }
+                value
+            })
+            .collect()
+    };
+    let skipped: Vec<Value> =
+        report.skipped.iter().map(|skip| json!({ "at": skip.at.to_string(), "reason": skip.reason })).collect();
+    let notices: Vec<Value> =
+        report.notices.iter().map(|notice| json!({ "message": notice.what, "at": places(&notice.at) })).collect();
+    json!({
+        "file": report.file,
+        "format": report.format.name(),
+        "detected": report.detected,
+        "actor": report.actor,
+        "dry_run": dry_run,
+        "written": report.written,
+        "n_events": report.n_events,
+        "head": report.revision.0,
+        "snapshot": report.snapshot.to_string(),
+        "counts": {
+            "imported": report.imported.len(),
+            "updated": report.updated.len(),
+            "unchanged": report.unchanged.len(),
+            "skipped": report.skipped.len(),
+            "lost": report.n_lost(),
+        },
+        "imported": placed(&report.imported),
+        "updated": placed(&report.updated),
+        "unchanged": placed(&report.unchanged),
+        "skipped": skipped,
+        "lost": grouped_lost(&report.lost),
+        "notices": notices,
+    })
+}
+
+/// What an export wrote (without its bytes).
+pub fn export(export: &replay::Export, output: Option<&str>) -> Value {
+    json!({
+        "format": export.format.name(),
+        "output": output,
+        "bytes": export.bytes.len(),
+        "revision": export.revision.0,
+        "snapshot": export.snapshot.to_string(),
+        "chapter": export.chapter,
+        "n_terms": export.n_terms,
+        "n_summaries": export.n_summaries,
+        "rejected": export.rejected.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "lost": grouped_lost(&export.lost),
+    })
+}

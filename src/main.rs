@@ -32,6 +32,7 @@ mod cli;
 mod commands;
 mod failure;
 mod input;
+mod interchange_views;
 mod json;
 mod output;
 mod remote;

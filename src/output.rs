@@ -42,6 +42,20 @@ pub fn write_text(text: std::fmt::Arguments, newline: bool) {
     }
 }
 
+/// Writes `bytes` on stdout as they are (an exported file); like [`write_line`], a
+/// closed stdout ends printing quietly.
+pub fn write_bytes(bytes: &[u8]) {
+    let mut state = STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !matches!(*state, Stdout::Open) {
+        return;
+    }
+    match std::io::stdout().lock().write_all(bytes) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => *state = Stdout::Closed,
+        Err(error) => *state = Stdout::Failed(error),
+    }
+}
+
 /// Whether stdout still takes lines (false once the reader has gone).
 pub fn stdout_open() -> bool {
     matches!(*STDOUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner), Stdout::Open)

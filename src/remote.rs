@@ -29,6 +29,7 @@ struct Remote {
 enum Send {
     Json(Value),
     Ndjson(String),
+    Bytes(Vec<u8>),
     Empty,
 }
 
@@ -57,6 +58,7 @@ impl Remote {
         let answer = match send {
             Send::Json(value) => request.set("Content-Type", "application/json").send_string(&value.to_string()),
             Send::Ndjson(text) => request.set("Content-Type", "application/x-ndjson").send_string(&text),
+            Send::Bytes(bytes) => request.set("Content-Type", "application/octet-stream").send_bytes(&bytes),
             Send::Empty => request.call(),
         };
         match answer {
@@ -273,8 +275,57 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             remote.json("GET", &remote.book_url("/impact")?, &query, Send::Empty)?
         }
         Command::Log { from, to } => return log(&remote, *from, *to),
+        Command::Import(import) => {
+            let (file, bytes) = crate::interchange_views::read_bytes(&import.file)?;
+            let mut query = vec![("file", file), ("target_lang", import.target_lang.clone())];
+            query.extend(opt("format", import.format.map(|format| format.name())));
+            query.extend(opt("actor", import.actor.clone()));
+            query.extend(opt("expected_head", import.expect_head));
+            query.extend(import.strict.then(|| ("strict", "true".to_owned())));
+            query.extend(import.dry_run.then(|| ("dry_run", "true".to_owned())));
+            remote.json("POST", &remote.book_url("/import")?, &query, Send::Bytes(bytes))?
+        }
+        Command::Export(export) => return export_remote(&remote, export, json),
     };
     outln!("{answer}");
+    Ok(())
+}
+
+/// An export fetched from the server, written like a local one (the report on
+/// stderr comes from the answer's headers).
+fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(), Failure> {
+    if json && export.output.is_none() {
+        return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
+    }
+    let mut query = vec![("format", export.format.name().to_owned()), ("target_lang", export.target_lang.clone())];
+    query.extend(opt("chapter", export.chapter));
+    query.extend(opt("as_of", export.as_of));
+    let response = remote.call("GET", &remote.book_url("/export")?, &query, Send::Empty)?;
+    let header = |name: &str| response.header(name).unwrap_or("").to_owned();
+    let (revision, snapshot, lost) =
+        (header("lorebank-revision"), header("lorebank-snapshot"), header("lorebank-lost"));
+    let mut bytes = Vec::new();
+    response
+        .into_reader()
+        .read_to_end(&mut bytes)
+        .map_err(|error| Failure::io(format!("reading the export: {error}")))?;
+    match &export.output {
+        Some(path) => crate::interchange_views::write_whole(path, &bytes)?,
+        None => crate::output::write_bytes(&bytes),
+    }
+    if json {
+        outln!(
+            "{}",
+            json!({ "format": export.format.name(), "bytes": bytes.len(), "revision": revision, "snapshot": snapshot, "lost": lost })
+        );
+    } else {
+        errln!(
+            "exported {} as {} at revision {revision} (snapshot {snapshot}); lost: {}",
+            bytes.len(),
+            export.format,
+            if lost.is_empty() { "nothing" } else { &lost }
+        );
+    }
     Ok(())
 }
 

@@ -307,6 +307,43 @@ impl Book {
         expected_head: Option<Seq>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<Submitted, BookError> {
+        let (decision, head) = self.decide_at_head(batch, expected_head, &blobs)?;
+        let snapshot = decision.state.snapshot_id();
+        if decision.events.is_empty() {
+            return Ok(Submitted { decision, appended: None, snapshot });
+        }
+        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), documents: Vec::new() };
+        let appended = match self.ledger.append_with(&decision.events, Some(head), attachments) {
+            Ok(appended) => appended,
+            Err(error) => {
+                self.head = None;
+                return Err(error.into());
+            }
+        };
+        assert_eq!(decision.state.revision(), appended.last, "decide and the ledger disagree on the head");
+        self.head = Some(decision.state.clone());
+        self.snapshot_ids.insert(appended.last, snapshot);
+        let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
+        self.checkpoint_if_due(&decision.state, snapshot, now_ms);
+        Ok(Submitted { decision, appended: Some(appended), snapshot })
+    }
+
+    /// Decides `batch` against the head as [`Book::submit`] would, and writes
+    /// nothing: what a dry run reports.
+    pub fn check(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
+        let (decision, _) = self.decide_at_head(batch, None, blobs)?;
+        let snapshot = decision.state.snapshot_id();
+        Ok(Submitted { decision, appended: None, snapshot })
+    }
+
+    /// Everything [`Book::submit`] does before it appends: the head, the lookups
+    /// `decide` needs, and the decision.
+    fn decide_at_head(
+        &mut self,
+        batch: &[NewEvent],
+        expected_head: Option<Seq>,
+        blobs: &[(Hash32, Vec<u8>)],
+    ) -> Result<(Decision, Seq), BookError> {
         let state = self.state(None)?;
         let head = state.revision();
         if let Some(expected) = expected_head {
@@ -373,24 +410,7 @@ impl Book {
             snapshot_at: &snapshot_at,
         };
         let decision = decide(&state, &env, batch)?;
-        let snapshot = decision.state.snapshot_id();
-        if decision.events.is_empty() {
-            return Ok(Submitted { decision, appended: None, snapshot });
-        }
-        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), documents: Vec::new() };
-        let appended = match self.ledger.append_with(&decision.events, Some(head), attachments) {
-            Ok(appended) => appended,
-            Err(error) => {
-                self.head = None;
-                return Err(error.into());
-            }
-        };
-        assert_eq!(decision.state.revision(), appended.last, "decide and the ledger disagree on the head");
-        self.head = Some(decision.state.clone());
-        self.snapshot_ids.insert(appended.last, snapshot);
-        let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
-        self.checkpoint_if_due(&decision.state, snapshot, now_ms);
-        Ok(Submitted { decision, appended: Some(appended), snapshot })
+        Ok((decision, head))
     }
 
     /// The frozen projection of `state`: from the book's cache when present and

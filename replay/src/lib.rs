@@ -16,6 +16,7 @@
 pub mod book;
 pub mod chunks;
 pub mod error;
+pub mod interchange;
 pub mod library;
 pub mod reads;
 pub mod service;
@@ -24,6 +25,7 @@ pub use assembly::{assemble, receipt};
 pub use book::{Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS};
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
+pub use interchange::{Export, ImportOptions, ImportReport};
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook};
 pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};

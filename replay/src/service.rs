@@ -197,39 +197,25 @@ impl Book {
         bodies: Vec<Labelled>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<Written, BookError> {
-        if bodies.is_empty() {
-            return Err(BookError::Invalid("nothing to append".into()));
-        }
-        let mut labels = Vec::with_capacity(bodies.len());
-        let mut events = Vec::with_capacity(bodies.len());
-        for labelled in bodies {
-            let source = write.source.clone().unwrap_or(labelled.default_source);
-            labels.push(labelled.label);
-            events.push(NewEvent {
-                recorded_at_ms: write.recorded_at_ms,
-                actor: write.actor.clone(),
-                source,
-                body: labelled.body,
-            });
-        }
+        let (events, labels) = labelled_events(write, bodies)?;
         match self.submit(&events, write.expect_head, blobs) {
             Ok(submitted) => Ok(Written { submitted, labels }),
-            Err(BookError::Rejected(rejection)) => {
-                let label = rejection.index.and_then(|index| labels.get(index)).filter(|label| !label.is_empty());
-                // Name both events of a double write by their labels (`e.jsonl line 1`).
-                if let (Some(label), projections::Problem::Duplicate { what, first }) = (label, &rejection.problem) {
-                    if let Some(first) = labels.get(*first).filter(|first| !first.is_empty()) {
-                        return Err(BookError::Invalid(format!(
-                            "{label}: {what} is also written, differently, by {first}"
-                        )));
-                    }
-                }
-                match label {
-                    Some(label) => Err(BookError::RejectedAt { label: label.clone(), rejection: Box::new(rejection) }),
-                    None => Err(BookError::Rejected(rejection)),
-                }
-            }
-            Err(error) => Err(error),
+            Err(error) => Err(name_refusal(error, &labels)),
+        }
+    }
+
+    /// Decides `bodies` as [`Book::submit_labelled`] would and writes nothing (a
+    /// dry run); the expected head is not checked.
+    pub fn check_labelled(
+        &mut self,
+        write: &WriteOptions,
+        bodies: Vec<Labelled>,
+        blobs: &[(Hash32, Vec<u8>)],
+    ) -> Result<Written, BookError> {
+        let (events, labels) = labelled_events(write, bodies)?;
+        match self.check(&events, blobs) {
+            Ok(submitted) => Ok(Written { submitted, labels }),
+            Err(error) => Err(name_refusal(error, &labels)),
         }
     }
 
@@ -461,5 +447,42 @@ impl Book {
             Some(term) if !term.retired => dropped_fields(&term.put, put),
             _ => Vec::new(),
         })
+    }
+}
+
+/// The events of a labelled batch with `write`'s envelope, and their labels.
+fn labelled_events(write: &WriteOptions, bodies: Vec<Labelled>) -> Result<(Vec<NewEvent>, Vec<String>), BookError> {
+    if bodies.is_empty() {
+        return Err(BookError::Invalid("nothing to append".into()));
+    }
+    let mut labels = Vec::with_capacity(bodies.len());
+    let mut events = Vec::with_capacity(bodies.len());
+    for labelled in bodies {
+        let source = write.source.clone().unwrap_or(labelled.default_source);
+        labels.push(labelled.label);
+        events.push(NewEvent {
+            recorded_at_ms: write.recorded_at_ms,
+            actor: write.actor.clone(),
+            source,
+            body: labelled.body,
+        });
+    }
+    Ok((events, labels))
+}
+
+/// A refusal of a labelled batch, naming the body (and, for a double write, both
+/// bodies) by label.
+fn name_refusal(error: BookError, labels: &[String]) -> BookError {
+    let BookError::Rejected(rejection) = error else { return error };
+    let label = rejection.index.and_then(|index| labels.get(index)).filter(|label| !label.is_empty());
+    // Name both events of a double write by their labels (`e.jsonl line 1`).
+    if let (Some(label), projections::Problem::Duplicate { what, first }) = (label, &rejection.problem) {
+        if let Some(first) = labels.get(*first).filter(|first| !first.is_empty()) {
+            return BookError::Invalid(format!("{label}: {what} is also written, differently, by {first}"));
+        }
+    }
+    match label {
+        Some(label) => BookError::RejectedAt { label: label.clone(), rejection: Box::new(rejection) },
+        None => BookError::Rejected(rejection),
     }
 }

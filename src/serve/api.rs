@@ -32,7 +32,7 @@ problem details (docs/http.md).",
     paths(
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
-        replay_snapshot, audit, impact
+        replay_snapshot, audit, impact, import, export
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
@@ -354,3 +354,55 @@ fn audit() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn impact() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/import", tag = "writes",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("format" = Option<String>, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx; detected from `file` and the content when left out", example = "galtransl"),
+        ("file" = Option<String>, Query, description = "The file's name: for detection, errors and every event's source (`FILE:LINE`); default `upload`", example = "glossary.txt"),
+        ("strict" = Option<bool>, Query, description = "Refuse the import (400, nothing written) if any entry would be skipped or any field lost"),
+        ("dry_run" = Option<bool>, Query, description = "Report what the import would do; write nothing"),
+        ("actor" = Option<String>, Query, description = "Who imports (default `import:<tool>`)"),
+        ("expected_head" = Option<u64>, Query, description = "Import only if the head is still this"),
+        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX language sections (default `ru`)"),
+    ),
+    request_body(content((String = "application/octet-stream")), description = "The glossary file's bytes"),
+    responses(
+        (status = 200, description = "The import report: imported, updated, unchanged, skipped (with reasons) and lost fields (docs/formats.md)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "A bad file, named by line, entry or uid and field; or --strict and something would be lost; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn import() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/export", tag = "reads",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx", example = "sillytavern"),
+        ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate)", minimum = 1),
+        ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
+        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX (default `ru`)"),
+    ),
+    responses(
+        (status = 200, description = "The file, in the format's media type",
+            content(
+                (String = "text/plain; charset=utf-8"),
+                (String = "text/csv; charset=utf-8"),
+                (Object = "application/json"),
+                (String = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+                (String = "application/x-tbx+xml"),
+            ),
+            headers(
+                ("Lorebank-Revision" = u64, description = "The revision exported"),
+                ("Lorebank-Snapshot" = String, description = "Its snapshot ID"),
+                ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost)"),
+            )),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Bad format, chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn export() {}

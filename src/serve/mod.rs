@@ -68,6 +68,8 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/replay", post(routes::replay_snapshot))
         .route("/v1/books/{book}/audit", get(routes::audit))
         .route("/v1/books/{book}/impact", get(routes::impact))
+        .route("/v1/books/{book}/import", post(routes::import))
+        .route("/v1/books/{book}/export", get(routes::export))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&server), authorize));
     let timeout = Duration::from_secs_f64(server.limits.timeout_s);
     let body_limit = server.limits.body_bytes_max;

@@ -927,3 +927,93 @@ pub async fn impact(
     let value = on_book(server, name, move |open| Ok(crate::json::impact(&open.lock().impact(since, term)?))).await?;
     ok(value)
 }
+
+// ----- interchange -----
+
+fn flag(query: &Query, name: &str) -> Result<bool, Problem> {
+    match query.text(name) {
+        None | Some("false") | Some("0") => Ok(false),
+        Some("true") | Some("1") | Some("") => Ok(true),
+        Some(other) => {
+            Err(Problem::invalid(format!("query parameter {name}: {other:?} is not true or false")).at(name))
+        }
+    }
+}
+
+fn format_param(query: &Query) -> Result<Option<interchange::Format>, Problem> {
+    query
+        .text("format")
+        .map(|name| {
+            interchange::Format::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = interchange::Format::ALL.iter().map(|format| format.name()).collect();
+                Problem::invalid(format!(
+                    "query parameter format: unknown format {name:?}; one of {}",
+                    names.join(", ")
+                ))
+                .at("format")
+            })
+        })
+        .transpose()
+}
+
+pub async fn import(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["format", "file", "strict", "dry_run", "actor", "expected_head", "target_lang"])?;
+    let format = format_param(&query)?;
+    let file = query.text("file").unwrap_or("upload").to_owned();
+    let dry_run = flag(&query, "dry_run")?;
+    let options = replay::ImportOptions {
+        format,
+        strict: flag(&query, "strict")?,
+        dry_run,
+        actor: query.text("actor").map(str::to_owned),
+        expect_head: query.number("expected_head")?.map(Seq),
+        recorded_at_ms: now_ms(),
+        target_lang: query.text("target_lang").map(str::to_owned),
+    };
+    let bytes = body_bytes(body)?;
+    let value = on_book(server, name, move |open| {
+        let report = open.lock().import(&file, &bytes, &options)?;
+        Ok(crate::json::import_report(&report, dry_run))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn export(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["format", "chapter", "as_of", "target_lang"])?;
+    let format =
+        format_param(&query)?.ok_or_else(|| Problem::invalid("query parameter format: required").at("format"))?;
+    let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
+    let as_of = query.number::<u64>("as_of")?.map(Seq);
+    let target_lang = query.text("target_lang").map(str::to_owned);
+    let export =
+        on_book(server, name, move |open| Ok(open.lock().export(format, chapter, as_of, target_lang.as_deref())?))
+            .await?;
+    let lost: Vec<String> = export.lost.iter().map(|group| format!("{}={}", group.what, group.at.len())).collect();
+    let mut response = (StatusCode::OK, export.bytes).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
+    let file = format!("attachment; filename=\"glossary.{}\"", format.extension());
+    headers
+        .insert(header::CONTENT_DISPOSITION, HeaderValue::from_str(&file).map_err(|_| Problem::invalid("file name"))?);
+    headers.insert("lorebank-revision", HeaderValue::from(export.revision.0));
+    headers.insert(
+        "lorebank-snapshot",
+        HeaderValue::from_str(&export.snapshot.to_string()).map_err(|_| Problem::invalid("snapshot"))?,
+    );
+    // Field names are ASCII (lorebank's own, or the format's): a header can carry them.
+    let lost = HeaderValue::from_str(&lost.join(", ")).unwrap_or_else(|_| HeaderValue::from_static("?"));
+    headers.insert("lorebank-lost", lost);
+    Ok(response)
+}

@@ -91,28 +91,34 @@ fn notice_activation(parsed: &mut Parsed) {
 /// One `{src, dst, info}` per surface (aliases repeat their term's dst and info),
 /// `info` left out when there is no note; 4-space indent as Sakura's tools write.
 pub(super) fn write_json(input: &ExportInput) -> Result<Exported, WriteError> {
-    let mut items = Vec::new();
+    let mut rows = Vec::new();
     for export in &input.terms {
         let term = &export.term;
         for key in std::iter::once(&term.src).chain(term.aliases.iter().map(|alias| &alias.surface)) {
-            let mut object = serde_json::Map::new();
-            object.insert("src".into(), Value::String(key.clone()));
-            object.insert("dst".into(), Value::String(term.dst.clone()));
-            if let Some(note) = &term.note {
-                object.insert("info".into(), Value::String(note.clone()));
-            }
-            items.push(Value::Object(object));
+            rows.push(Row { src: key, dst: &term.dst, info: term.note.as_deref() });
         }
     }
-    Ok(Exported { bytes: pretty(&Value::Array(items)), lost: Vec::new() })
+    Ok(Exported { bytes: pretty(&rows), lost: Vec::new() })
+}
+
+/// One row of a gpt_dict, its fields in Sakura's order.
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    src: &'a str,
+    dst: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    info: Option<&'a str>,
 }
 
 /// JSON with a 4-space indent and a final newline.
-fn pretty(value: &Value) -> Vec<u8> {
+fn pretty(value: &impl serde::Serialize) -> Vec<u8> {
     let mut bytes = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
     let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, formatter);
-    serde::Serialize::serialize(value, &mut serializer).map(|()| bytes.push(b'\n')).ok();
+    // Serializing rows of strings into memory cannot fail.
+    if value.serialize(&mut serializer).is_ok() {
+        bytes.push(b'\n');
+    }
     bytes
 }
 
