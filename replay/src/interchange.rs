@@ -150,7 +150,7 @@ impl Book {
         let state = self.state(None)?;
         let profile = self.profile(&state)?;
         let languages = Languages {
-            source: state.config().map(|config| config.profile.name.clone()).unwrap_or_default(),
+            source: source_lang(&state),
             target: options.target_lang.clone().unwrap_or_else(|| TARGET_LANG.to_owned()),
         };
         let parsed = interchange::read(format, bytes, &languages).map_err(invalid)?;
@@ -249,7 +249,7 @@ impl Book {
         let summaries: Vec<SummaryPut> =
             state.visible_summaries(chapter).into_iter().map(|summary| summary.put.clone()).collect();
         let input = ExportInput {
-            source_lang: state.config().map(|config| config.profile.name.clone()).unwrap_or_default(),
+            source_lang: source_lang(&state),
             target_lang: target_lang.unwrap_or(TARGET_LANG).to_owned(),
             chapter,
             terms,
@@ -268,6 +268,15 @@ impl Book {
             rejected,
             lost: group_lost(&exported.lost),
         })
+    }
+}
+
+/// The language of the book's source text: its profile's (`zh`, `ja`), or `und`
+/// (undetermined) for a profile that names no language.
+fn source_lang(state: &State) -> String {
+    match state.config().map(|config| config.profile.name.as_str()) {
+        Some(name @ ("zh" | "ja")) => name.to_owned(),
+        _ => "und".to_owned(),
     }
 }
 

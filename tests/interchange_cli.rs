@@ -1,0 +1,156 @@
+//! `lorebank import` and `lorebank export` end to end: the report, the exit codes,
+//! provenance in the log, nothing written on refusal, exports to a file or stdout,
+//! and the same over HTTP and with `--server`.
+
+mod common;
+#[path = "common/serve.rs"]
+mod serve;
+
+use common::Book;
+use serde_json::Value;
+
+const GLOSSARY: &str = "萧炎\tСяо Янь\t主角\n药老\tЯо Лао\n纳兰嫣然->Налань Яньжань #未婚妻\n";
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn import_reports_and_every_event_names_its_line() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "项目GPT字典.txt", GLOSSARY);
+    let out = book.ok(&["import", &file]);
+    assert!(
+        out.contains("项目GPT字典.txt (galtransl, detected) as import:galtransl: 3 imported, 0 updated, 0 unchanged"),
+        "{out}"
+    );
+    assert!(out.contains("  new       T-2 药老 (line 2)\n"), "{out}");
+    let log = book.log();
+    let sources: Vec<(&str, &str)> =
+        log[1..].iter().map(|event| (event["actor"].as_str().unwrap(), event["source"].as_str().unwrap())).collect();
+    assert_eq!(
+        sources,
+        [
+            ("import:galtransl", "项目GPT字典.txt:1"),
+            ("import:galtransl", "项目GPT字典.txt:2"),
+            ("import:galtransl", "项目GPT字典.txt:3")
+        ]
+    );
+    // Again: nothing appended.
+    let again = book.json(&["import", &file]);
+    assert_eq!(again["written"], false);
+    assert_eq!(again["counts"]["unchanged"], 3);
+    assert_eq!(book.head(), 4);
+}
+
+#[test]
+fn a_refused_import_exits_2_and_writes_nothing() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let lossy = write(dir.path(), "g.txt", "萧炎\tСяо Янь\t\t第四列\n药老\t\n");
+    let error = book.fails(&["import", "--strict", &lossy], 2);
+    assert!(error.contains("--strict: 1 entry skipped (first: g.txt line 2: no dst)"), "{error}");
+    let bad = write(dir.path(), "d.json", "[{\"src\": \"萧炎\", \"dst\": [1]}]");
+    let error = book.fails(&["import", &bad], 2);
+    assert!(error.contains("d.json: entry 1: field dst: must be a string"), "{error}");
+    let error = book.fails(&["import", "--format", "nosuch", &bad], 2);
+    assert!(error.contains("unknown format \"nosuch\""), "{error}");
+    let error = book.fails(&["import", &dir.path().join("missing.txt").display().to_string()], 2);
+    assert!(error.contains("cannot read"), "{error}");
+    assert_eq!(book.head(), 1);
+    // --dry-run reports and writes nothing.
+    let report = book.json(&["import", "--dry-run", &lossy]);
+    assert_eq!((report["dry_run"].clone(), report["written"].clone()), (Value::Bool(true), Value::Bool(false)));
+    assert_eq!(report["counts"]["lost"], 1);
+    assert_eq!(report["lost"][0]["field"], "column 4");
+    assert_eq!(report["skipped"][0]["reason"], "no dst");
+    assert_eq!(book.head(), 1);
+}
+
+#[test]
+fn import_from_stdin_needs_a_format() {
+    let book = Book::new();
+    let output = book.run_with_stdin(&["import", "-"], Some(GLOSSARY));
+    assert_eq!(output.status.code(), Some(2));
+    let output = book.run_with_stdin(&["import", "--format", "galtransl", "-"], Some(GLOSSARY));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(book.log()[1]["source"], "stdin:1");
+}
+
+#[test]
+fn export_writes_a_file_or_stdout_and_reports_what_it_cannot_hold() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--gender", "m", "--note", "主角"]);
+    book.ok(&["term", "put", "--id", "T-2", "--src", "魂天帝", "--dst", "Хунь Тяньди", "--since", "41"]);
+    let output = book.run(&["export", "--format", "sakura-text", "--chapter", "40"]);
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "萧炎->Сяо Янь #主角\n");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("exported 1 term(s) and 0 summary(ies) as sakura-text for chapter 40"), "{stderr}");
+    assert!(stderr.contains("lost      gender ×1 (T-1): sakura-text cannot hold it"), "{stderr}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gpt_dict.json");
+    let report = book.json(&["export", "--format", "sakura", "-o", file.to_str().unwrap()]);
+    assert_eq!(report["n_terms"], 2);
+    assert_eq!(report["lost"][0]["field"], "gender");
+    let written: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(written[1]["src"], "魂天帝");
+    // Nothing but the file is left in its directory.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    let error = book.fails(&["export", "--format", "sakura", "--json"], 2);
+    assert!(error.contains("needs -o FILE"), "{error}");
+}
+
+#[test]
+fn import_and_export_over_http_and_with_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve::Server::start(dir.path(), &[]);
+    server.create("wuchuan");
+    let reply = server.send(
+        "POST",
+        "/v1/books/wuchuan/import?file=g.txt",
+        &[("Content-Type", "application/octet-stream")],
+        GLOSSARY.as_bytes(),
+    );
+    let report = reply.ok();
+    assert_eq!((report["format"].as_str(), report["counts"]["imported"].as_u64()), (Some("galtransl"), Some(3)));
+    assert_eq!(server.log("wuchuan")[2]["source"], "g.txt:2");
+    let bad = server.send("POST", "/v1/books/wuchuan/import?format=sakura", &[], b"{\"src\":1}");
+    let problem = bad.problem(400, "invalid");
+    assert!(problem["detail"].as_str().unwrap().contains("a Sakura gpt_dict is a JSON list"), "{problem}");
+    server.send("POST", "/v1/books/wuchuan/import?format=nosuch", &[], b"").problem(400, "invalid");
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let stale = format!("/v1/books/wuchuan/import?file=g.txt&expected_head={}", head - 1);
+    server.send("POST", &stale, &[], "孤岛\tОстров\n".as_bytes()).problem(409, "conflict");
+
+    let export = server.get("/v1/books/wuchuan/export?format=sakura-text&chapter=1");
+    assert_eq!(export.status, 200, "{}", export.text());
+    assert_eq!(export.header("content-type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(export.text(), "萧炎->Сяо Янь #主角\n药老->Яо Лао\n纳兰嫣然->Налань Яньжань #未婚妻\n");
+    assert_eq!(export.header("lorebank-revision"), Some(head.to_string().as_str()));
+    server.get("/v1/books/wuchuan/export").problem(400, "invalid");
+    server.get("/v1/books/nobook/export?format=tbx").problem(404, "not-found");
+
+    // The CLI with --server: the same import (nothing new) and export.
+    let url = format!("http://{}", server.addr);
+    let file = write(dir.path(), "g.txt", GLOSSARY);
+    let output = std::process::Command::new(serve::BIN)
+        .args(["--server", &url, "--book", "wuchuan", "import", &file])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["counts"]["unchanged"], 3);
+    let output = std::process::Command::new(serve::BIN)
+        .args(["--server", &url, "--book", "wuchuan", "export", "--format", "galtransl"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "萧炎\tСяо Янь\t主角\n药老\tЯо Лао\n纳兰嫣然\tНалань Яньжань\t未婚妻\n"
+    );
+}
