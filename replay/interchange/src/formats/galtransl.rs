@@ -8,6 +8,8 @@
 //! `1^` flags are reported and removed, and a line repeating an earlier one is
 //! skipped.
 
+use std::collections::BTreeMap;
+
 use crate::formats::text::{non_empty, one_line, trimmed, utf8};
 use crate::{At, Entry, ExportInput, Exported, Fields, Lost, Notice, Parsed, ReadError, Skipped, Term, WriteError};
 
@@ -19,7 +21,8 @@ const ACTIVATION: &str = "GalTransl injects an entry whenever its src occurs in 
 pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let text = utf8(bytes)?;
     let mut parsed = Parsed::default();
-    let mut seen: Vec<(String, String, Option<String>, u64)> = Vec::new();
+    // Lines seen, by (src, dst, note), for GalTransl's rule that drops a repeated line.
+    let mut seen: BTreeMap<(String, String, String), u64> = BTreeMap::new();
     for (index, raw) in text.split('\n').enumerate() {
         let number = index as u64 + 1;
         let at = At::Line(number);
@@ -77,11 +80,14 @@ pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
             continue;
         }
         let note = non_empty(note);
-        if let Some((.., first)) = seen.iter().find(|(s, d, n, _)| s == src && d == dst && n.is_some() && *n == note) {
-            parsed.skipped.push(Skipped { at, reason: format!("repeats line {first}") });
-            continue;
+        if let Some(note) = &note {
+            let key = (src.to_owned(), dst.to_owned(), note.clone());
+            if let Some(first) = seen.get(&key) {
+                parsed.skipped.push(Skipped { at, reason: format!("repeats line {first}") });
+                continue;
+            }
+            seen.insert(key, number);
         }
-        seen.push((src.to_owned(), dst.to_owned(), note.clone(), number));
         parsed.entries.push(Entry { at, term: Term { note, ..Term::new(src, dst) } });
     }
     if !parsed.entries.is_empty() {
