@@ -39,15 +39,23 @@ pub(super) fn decode(bytes: &[u8], magic: bool) -> Result<(String, Option<Notice
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
     detector.feed(bytes, true);
     let guess = detector.guess(None, chardetng::Utf8Detection::Deny);
+    // OmegaT reads no coding comment in a CSV file: there the advice is UTF-8 alone.
+    let (undeclared, advice) = if magic {
+        (
+            ", no `-*- coding: … -*-` first line,",
+            "declare the encoding with `# -*- coding: NAME -*-` on the first line or save the file as UTF-8",
+        )
+    } else {
+        (",", "save the file as UTF-8")
+    };
     let undetected = || {
         let line = line_of(&String::from_utf8_lossy(&bytes[..invalid]));
         ReadError {
             at: Some(At::Line(line)),
             field: None,
             message: format!(
-                "not UTF-8 (invalid byte at offset {invalid}), no `-*- coding: … -*-` first line, and not text in \
-                 {} (the likeliest guess) either; declare the encoding with `# -*- coding: NAME -*-` on the \
-                 first line or save the file as UTF-8",
+                "not UTF-8 (invalid byte at offset {invalid}){undeclared} and not text in {} (the likeliest guess) \
+                 either; {advice}",
                 guess.name()
             ),
         }
@@ -56,14 +64,17 @@ pub(super) fn decode(bytes: &[u8], magic: bool) -> Result<(String, Option<Notice
     if text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{c}')) {
         return Err(undetected());
     }
+    let to_be_sure = if magic {
+        format!("declare it with `# -*- coding: {} -*-` on the first line", guess.name().to_ascii_lowercase())
+    } else {
+        "save it as UTF-8".to_owned()
+    };
     let notice = Notice {
         at: None,
         message: format!(
             "the file is not UTF-8 and declares no encoding: decoded as {}, guessed from its bytes (OmegaT guesses \
-             with another detector and may decide otherwise); declare it with `# -*- coding: {} -*-` on the first \
-             line to be sure",
+             with another detector and may decide otherwise); {to_be_sure} to be sure",
             guess.name(),
-            guess.name().to_ascii_lowercase()
         ),
     };
     checked(text).map(|text| (text, Some(notice)))
