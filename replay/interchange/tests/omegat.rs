@@ -486,3 +486,201 @@ fn pitfall_losses(line_break: &str) -> Vec<Lost> {
     losses.push(lost(At::Record(id(4)), "note", "not NFC (written normalized, as OmegaT reads it)"));
     losses
 }
+
+#[test]
+fn the_csv_export_quotes_what_it_must_and_replaces_line_breaks() {
+    let exported = write(Format::OmegaTCsv, &pitfalls()).unwrap();
+    assert_eq!(
+        String::from_utf8(exported.bytes).unwrap(),
+        "\u{feff}罗峰,Ло Фэн,main character\n\
+         罗先生,Ло Фэн,main character\n\
+         \"#峰\",Ло Фэн,main character\n\
+         星辰塔,Башня,\"a \"\"tower\"\", floor one second line\"\n\
+         \"#标签\",Мет\tка\n\
+         英雄,Герой,Герой\n"
+    );
+    assert_eq!(exported.lost, pitfall_losses("line break (OmegaT reads a CSV file line by line)"));
+}
+
+#[test]
+fn an_export_reports_whitespace_the_reader_will_trim() {
+    let input = ExportInput {
+        terms: vec![term(1, Term { note: Some("note ".into()), ..Term::new("罗峰", "Ло Фэн") })],
+        ..ExportInput::default()
+    };
+    for format in [Format::OmegaT, Format::OmegaTCsv] {
+        assert_eq!(
+            write(format, &input).unwrap().lost,
+            vec![lost(At::Record(id(1)), "note", "surrounding whitespace (OmegaT trims it)")],
+            "{format}"
+        );
+    }
+}
+
+/// Rows of a CSV file as Python's csv module reads them (the file decoded as UTF-8
+/// with its byte order mark skipped), one JSON list per row.
+fn python_csv_rows(bytes: &[u8]) -> Vec<Vec<String>> {
+    let script = "import csv, io, json, sys\n\
+                  text = sys.stdin.buffer.read().decode('utf-8-sig')\n\
+                  print(json.dumps(list(csv.reader(io.StringIO(text, newline='')))))\n";
+    let mut child = match Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(error) => panic!("python3 is needed to open the CSV export ({error}): run scripts/setup.sh"),
+    };
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "python3 failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn pythons_csv_module_reads_the_csv_export_field_for_field() {
+    let exported = write(Format::OmegaTCsv, &pitfalls()).unwrap();
+    let rows = python_csv_rows(&exported.bytes);
+    let expected: Vec<Vec<&str>> = vec![
+        vec!["罗峰", "Ло Фэн", "main character"],
+        vec!["罗先生", "Ло Фэн", "main character"],
+        vec!["#峰", "Ло Фэн", "main character"],
+        vec!["星辰塔", "Башня", "a \"tower\", floor one second line"],
+        vec!["#标签", "Мет\tка"],
+        vec!["英雄", "Герой", "Герой"],
+    ];
+    assert_eq!(rows, expected);
+}
+
+/// The terms of `parsed`, numbered from 1 in file order, as an export of them.
+fn as_export(parsed: &Parsed) -> ExportInput {
+    ExportInput {
+        source_lang: "zh".into(),
+        target_lang: "ru".into(),
+        chapter: None,
+        terms: (1..).zip(&parsed.entries).map(|(number, entry)| term(number, entry.term.clone())).collect(),
+        summaries: Vec::new(),
+    }
+}
+
+fn terms(parsed: &Parsed) -> Vec<Term> {
+    parsed.entries.iter().map(|entry| entry.term.clone()).collect()
+}
+
+#[test]
+fn import_export_import_is_a_fixed_point_for_every_fixture() {
+    let files = [
+        ("glossary.txt", Format::OmegaT),
+        ("japanese-bom.utf8", Format::OmegaT),
+        ("utf16le.tsv", Format::OmegaT),
+        ("utf16be.tab", Format::OmegaT),
+        ("gb18030.txt", Format::OmegaT),
+        ("shift_jis.txt", Format::OmegaT),
+        ("glossary.csv", Format::OmegaTCsv),
+        ("glossary.txt", Format::OmegaTCsv),
+    ];
+    for (name, format) in files {
+        // A tab-separated file read as CSV has no entries: every line lacks a comma
+        // or is refused for its quotes; only a UTF-8 fixture reads that far.
+        let Ok(first) = parse(format, &fixture(name)) else { continue };
+        let exported = write(format, &as_export(&first)).unwrap();
+        let second = parse(format, &exported.bytes).unwrap();
+        let again = write(format, &as_export(&second)).unwrap();
+        assert_eq!(again.bytes, exported.bytes, "{name} as {format}: the second export differs");
+        assert_eq!(terms(&parse(format, &again.bytes).unwrap()), terms(&second), "{name} as {format}");
+        assert!(again.lost.is_empty(), "{name} as {format}: {:?}", again.lost);
+        assert!(second.skipped.is_empty() && second.lost.is_empty(), "{name} as {format}: {second:?}");
+        if name == "glossary.csv" {
+            // The quoted line break is the one thing the export changes.
+            assert_eq!(
+                exported.lost,
+                vec![lost(At::Record(id(3)), "note", "line break (OmegaT reads a CSV file line by line)")]
+            );
+            let mut expected = terms(&first);
+            expected[2].note = Some("a note on two lines".into());
+            assert_eq!(terms(&second), expected);
+        } else {
+            assert!(exported.lost.is_empty(), "{name} as {format}: {:?}", exported.lost);
+            assert_eq!(terms(&second), terms(&first), "{name} as {format}");
+        }
+    }
+}
+
+fn note() -> impl Strategy<Value = Option<String>> {
+    proptest::option::of("[a-z ,\"#'а-яё\u{4e00}-\u{4e20}]{1,16}")
+        .prop_map(|note| note.map(|note| note.trim().to_owned()).filter(|note| !note.is_empty()))
+}
+
+/// Terms a glossary of either format carries: CJK sources (some starting with `#`),
+/// Cyrillic renderings with a comma or quote now and then, optional notes.
+fn carried_terms() -> impl Strategy<Value = Vec<Term>> {
+    let term =
+        ("#?[\u{4e00}-\u{4e60}\u{3041}-\u{3096}\u{30a1}-\u{30fa}]{1,6}", "[а-яё]{1,8}([ ,\"][а-яё]{1,8})?", note())
+            .prop_map(|(src, dst, note)| Term { note, ..Term::new(src, dst) });
+    proptest::collection::vec(term, 0..12).prop_map(|mut terms| {
+        // One rendering per source: a later line with the same source is an
+        // alternative translation, which the reader skips.
+        let mut seen = std::collections::BTreeSet::new();
+        terms.retain(|term| seen.insert(term.src.clone()));
+        terms
+    })
+}
+
+proptest! {
+    #[test]
+    fn write_then_read_gives_back_the_terms(terms in carried_terms(), csv in any::<bool>()) {
+        let format = if csv { Format::OmegaTCsv } else { Format::OmegaT };
+        let input = ExportInput {
+            source_lang: "ja".into(),
+            target_lang: "ru".into(),
+            chapter: None,
+            terms: (1..).zip(&terms).map(|(number, term)| ExportTerm { id: id(number), term: term.clone() }).collect(),
+            summaries: Vec::new(),
+        };
+        let exported = write(format, &input).unwrap();
+        prop_assert!(exported.lost.is_empty(), "{:?}", exported.lost);
+        let parsed = parse(format, &exported.bytes).unwrap();
+        prop_assert!(parsed.skipped.is_empty() && parsed.lost.is_empty(), "{:?}", parsed);
+        prop_assert_eq!(self::terms(&parsed), terms);
+    }
+
+    #[test]
+    fn no_input_makes_a_reader_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        for format in [Format::OmegaT, Format::OmegaTCsv] {
+            let _ = parse(format, &bytes);
+        }
+    }
+
+    #[test]
+    fn no_text_of_separators_quotes_and_marks_makes_a_reader_panic(
+        text in "[\"',\t\r\n# a罗\u{feff}\u{3000}\u{306}-]{0,80}",
+        bom in proptest::option::of(prop_oneof![Just(&b"\xFF\xFE"[..]), Just(&b"\xFE\xFF"[..]), Just(&b"\xEF\xBB\xBF"[..])]),
+    ) {
+        let mut bytes = bom.unwrap_or_default().to_vec();
+        bytes.extend_from_slice(text.as_bytes());
+        for format in [Format::OmegaT, Format::OmegaTCsv] {
+            if let Ok(parsed) = parse(format, &bytes) {
+                // Whatever reads, every entry has a source and a rendering.
+                prop_assert!(parsed.entries.iter().all(|entry| !entry.term.src.is_empty() && !entry.term.dst.is_empty()));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_guessed_encoding_of_a_csv_file_is_reported_with_advice_for_csv() {
+    let text = "東京,Токио,日本の首都です\nルフィ,Луффи,麦わらの一味の船長です\n海賊王,Король пиратов,ひとつなぎの大秘宝を手に入れた者\n";
+    let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(text);
+    assert!(!unmappable);
+    let parsed = parse(Format::OmegaTCsv, &bytes).unwrap();
+    assert_eq!(parsed.entries.len(), 3);
+    assert_eq!(parsed.entries[2], entry(3, "海賊王", "Король пиратов", Some("ひとつなぎの大秘宝を手に入れた者")));
+    assert_eq!(
+        parsed.notices[0].message,
+        "the file is not UTF-8 and declares no encoding: decoded as Shift_JIS, guessed from its bytes (OmegaT \
+         guesses with another detector and may decide otherwise); save it as UTF-8 to be sure"
+    );
+}
