@@ -503,17 +503,21 @@ fn the_csv_export_quotes_what_it_must_and_replaces_line_breaks() {
 }
 
 #[test]
-fn an_export_reports_whitespace_the_reader_will_trim() {
+fn an_export_trims_fields_and_reports_it() {
     let input = ExportInput {
         terms: vec![term(1, Term { note: Some("note ".into()), ..Term::new("罗峰", "Ло Фэн") })],
         ..ExportInput::default()
     };
     for format in [Format::OmegaT, Format::OmegaTCsv] {
+        let exported = write(format, &input).unwrap();
         assert_eq!(
-            write(format, &input).unwrap().lost,
+            exported.lost,
             vec![lost(At::Record(id(1)), "note", "surrounding whitespace (OmegaT trims it)")],
             "{format}"
         );
+        // Written as OmegaT reads it, so a second export is the first.
+        let text = String::from_utf8(exported.bytes).unwrap();
+        assert!(text.ends_with("罗峰\tЛо Фэн\tnote\n") || text.ends_with("罗峰,Ло Фэн,note\n"), "{text:?}");
     }
 }
 
@@ -645,6 +649,24 @@ proptest! {
         let parsed = parse(format, &exported.bytes).unwrap();
         prop_assert!(parsed.skipped.is_empty() && parsed.lost.is_empty(), "{:?}", parsed);
         prop_assert_eq!(self::terms(&parsed), terms);
+    }
+
+    #[test]
+    fn from_the_first_import_on_export_and_import_are_a_fixed_point(
+        raw in proptest::collection::vec(("[#罗峰 \t\n\r\u{3000}]{1,5}", "[ие\u{306}\u{301} \t\n,\"]{0,5}", proptest::option::of("[a \t\n\r,\"#\u{306}]{0,6}")), 0..8),
+        csv in any::<bool>(),
+    ) {
+        let format = if csv { Format::OmegaTCsv } else { Format::OmegaT };
+        let input = ExportInput {
+            terms: (1..).zip(raw).map(|(number, (src, dst, note))| term(number, Term { note, ..Term::new(src, dst) })).collect(),
+            ..ExportInput::default()
+        };
+        let first = parse(format, &write(format, &input).unwrap().bytes).unwrap();
+        let exported = write(format, &as_export(&first)).unwrap();
+        prop_assert!(exported.lost.is_empty(), "{:?}", exported.lost);
+        let second = parse(format, &exported.bytes).unwrap();
+        prop_assert_eq!(terms(&second), terms(&first));
+        prop_assert_eq!(write(format, &as_export(&second)).unwrap().bytes, exported.bytes);
     }
 
     #[test]

@@ -267,9 +267,9 @@ fn short(text: &str) -> String {
     short
 }
 
-/// A field as OmegaT will read it back: NFC, without the characters that end its
-/// line (and for a tab-separated file, without tabs and control characters). Reports
-/// each change, and whitespace the reader will trim, as lost.
+/// A field as OmegaT will read it back: without the characters that end its line
+/// (and for a tab-separated file, without tabs and control characters), trimmed, NFC.
+/// Reports each change as lost.
 fn written(lost: &mut Vec<Lost>, at: &At, name: &str, text: &str, separator: Separator) -> String {
     let mut report =
         |value: &str| lost.push(Lost { at: at.clone(), field: name.to_owned(), value: Some(value.into()) });
@@ -289,11 +289,12 @@ fn written(lost: &mut Vec<Lost>, at: &At, name: &str, text: &str, separator: Sep
             line
         }
     };
-    if trim(&cleaned).len() != cleaned.len() {
+    let trimmed = trim(&cleaned);
+    if trimmed.len() != cleaned.len() {
         report("surrounding whitespace (OmegaT trims it)");
     }
-    let normalized: String = cleaned.nfc().collect();
-    if normalized != cleaned {
+    let normalized: String = trimmed.nfc().collect();
+    if normalized != trimmed {
         report("not NFC (written normalized, as OmegaT reads it)");
     }
     normalized

@@ -163,7 +163,7 @@ fn decode_with(encoding: &'static Encoding, bytes: &[u8], base: usize) -> Result
                 text.reserve(more);
             }
             DecoderResult::Malformed(bad, after) => {
-                let offset = base + read - after as usize - bad as usize;
+                let offset = base + read.saturating_sub(after as usize + bad as usize);
                 return Err(Malformed { line: line_of(&text), offset });
             }
         }
