@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use crate::formats::linguagacha_json::{object_dst, parse, pretty, shown, Document, Item};
+use crate::formats::linguagacha_json::{object_dst, parse, pretty, shown, Document, Item, Json};
 use crate::formats::text::non_empty;
 use crate::formats::xlsx::{self, Book, Cell, Row, Sheet};
 use crate::{
@@ -131,6 +131,8 @@ struct Row3 {
     src: String,
     dst: String,
     info: String,
+    /// Foreign fields of the row lorebank does not hold.
+    lost: Vec<Lost>,
 }
 
 pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
@@ -139,19 +141,32 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let mut rows = Vec::new();
     match parse(bytes, shape)? {
         Document::List(items) => {
+            let any_src = items
+                .iter()
+                .any(|item| matches!(item, Json::Object(pairs) if pairs.iter().any(|(key, _)| key == "src")));
             for (index, item) in items.iter().enumerate() {
                 let item = Item::new(At::Entry(index as u64 + 1), item)?;
                 let key = if item.get("src").is_none() && item.get("srt").is_some() { "srt" } else { "src" };
-                for (name, value) in item.pairs {
-                    // `src_state` is derived: AiNiee recomputes it from src on load.
-                    if name != key && !KEYS.contains(&name.as_str()) && name != "src_state" {
-                        parsed.lost.push(Lost { at: item.at.clone(), field: name.clone(), value: Some(shown(value)) });
-                    }
+                if key == "srt" && any_src {
+                    parsed.notices.push(Notice {
+                        at: Some(item.at.clone()),
+                        message: "AiNiee reads the legacy key `srt` only in a file where no entry has `src`: it \
+                            ignores this entry"
+                            .into(),
+                    });
                 }
+                // `src_state` is derived: AiNiee recomputes it from src on load.
+                let lost = item
+                    .pairs
+                    .iter()
+                    .filter(|(name, _)| name != key && !KEYS.contains(&name.as_str()) && name != "src_state")
+                    .map(|(name, value)| Lost { at: item.at.clone(), field: name.clone(), value: Some(shown(value)) })
+                    .collect();
                 rows.push(Row3 {
                     src: item.text(key)?.unwrap_or("").to_owned(),
                     dst: item.text("dst")?.unwrap_or("").to_owned(),
                     info: item.text("info")?.unwrap_or("").to_owned(),
+                    lost,
                     at: item.at,
                 });
             }
@@ -160,7 +175,7 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
             for (index, (src, dst)) in pairs.iter().enumerate() {
                 let at = At::Entry(index as u64 + 1);
                 let dst = object_dst(&at, dst)?;
-                rows.push(Row3 { at, src: src.trim().to_owned(), dst, info: String::new() });
+                rows.push(Row3 { at, src: src.trim().to_owned(), dst, info: String::new(), lost: Vec::new() });
             }
         }
     }
@@ -188,8 +203,8 @@ pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
             }
             continue;
         }
-        parsed.lost.extend(xlsx::lost_columns(row, extra));
         rows.push(Row3 {
+            lost: xlsx::lost_columns(row, extra).collect(),
             at: At::Row(row),
             src: xlsx::text(&cells[0], row, "src")?,
             dst: xlsx::text(&cells[1], row, "dst")?,
@@ -202,10 +217,11 @@ pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
 /// The entries of `rows`: an empty src is an error, an empty dst skipped, a src
 /// AiNiee reads as a regular expression skipped.
 fn finish(rows: Vec<Row3>, mut parsed: Parsed) -> Result<Parsed, ReadError> {
-    for row in rows {
+    for mut row in rows {
         if row.src.is_empty() {
             return Err(ReadError::at(row.at, "src", "missing or empty source term"));
         }
+        parsed.lost.append(&mut row.lost);
         let src = match source(&row.src) {
             Source::Literal => row.src,
             Source::Escaped(literal) => {

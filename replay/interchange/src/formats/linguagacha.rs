@@ -37,12 +37,14 @@ struct Rule {
     info: String,
     regex: bool,
     case_sensitive: bool,
+    /// Foreign fields of the row lorebank does not hold.
+    lost: Vec<Lost>,
 }
 
 pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let shape = "a LinguaGacha glossary is a JSON list of {src, dst, info, regex, case_sensitive} objects \
         or a {src: dst} object";
-    let mut parsed = Parsed::default();
+    let parsed = Parsed::default();
     let mut rules = Vec::new();
     match parse(bytes, shape)? {
         Document::List(items) => {
@@ -64,17 +66,19 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
                         "missing; an RPG Maker actor (id, name, nickname): lorebank does not import Actors.json",
                     ));
                 }
-                for (key, value) in item.pairs {
-                    if !COLUMNS.contains(&key.as_str()) {
-                        parsed.lost.push(Lost { at: item.at.clone(), field: key.clone(), value: Some(shown(value)) });
-                    }
-                }
+                let lost = item
+                    .pairs
+                    .iter()
+                    .filter(|(key, _)| !COLUMNS.contains(&key.as_str()))
+                    .map(|(key, value)| Lost { at: item.at.clone(), field: key.clone(), value: Some(shown(value)) })
+                    .collect();
                 rules.push(Rule {
                     src: item.text("src")?.unwrap_or("").to_owned(),
                     dst: item.text("dst")?.unwrap_or("").to_owned(),
                     info: item.text("info")?.unwrap_or("").to_owned(),
                     regex: item.flag("regex")?,
                     case_sensitive: item.flag("case_sensitive")?,
+                    lost,
                     at: item.at,
                 });
             }
@@ -90,6 +94,7 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
                     info: String::new(),
                     regex: false,
                     case_sensitive: false,
+                    lost: Vec::new(),
                 });
             }
         }
@@ -99,13 +104,13 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
 
 pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let mut book = Book::open(bytes)?;
-    let mut parsed = Parsed::default();
+    let parsed = Parsed::default();
     let mut rules = Vec::new();
     let Some(sheet) = book.sheet(Sheet::First)? else {
         return Ok(parsed);
     };
     for xlsx::SheetRow { number: row, cells, extra } in sheet.rows(COLUMNS.len() as u32) {
-        parsed.lost.extend(xlsx::lost_columns(row, extra));
+        let lost = xlsx::lost_columns(row, extra).collect();
         let src = xlsx::text(&cells[0], row, "src")?;
         let dst = xlsx::text(&cells[1], row, "dst")?;
         if src == "src" && dst == "dst" {
@@ -116,6 +121,7 @@ pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
             info: xlsx::text(&cells[2], row, "info")?,
             regex: flag(&cells[3]),
             case_sensitive: flag(&cells[4]),
+            lost,
             src,
             dst,
         });
@@ -136,10 +142,11 @@ fn flag(data: &Data) -> bool {
 /// The entries of `rules`: an empty src is an error, an empty dst skipped, a true
 /// `regex` or `case_sensitive` reported lost.
 fn finish(rules: Vec<Rule>, mut parsed: Parsed) -> Result<Parsed, ReadError> {
-    for rule in rules {
+    for mut rule in rules {
         if rule.src.is_empty() {
             return Err(ReadError::at(rule.at, "src", "missing or empty source term"));
         }
+        parsed.lost.append(&mut rule.lost);
         for (field, value) in [("regex", rule.regex), ("case_sensitive", rule.case_sensitive)] {
             if value {
                 parsed.lost.push(Lost { at: rule.at.clone(), field: field.into(), value: Some("true".into()) });
