@@ -437,6 +437,24 @@ fn bad_files_are_refused_with_their_place_and_field() {
 }
 
 #[test]
+fn a_row_with_content_only_past_the_columns_is_no_entry_and_its_cells_are_lost() {
+    use Cell::{Empty, Text};
+    let bytes =
+        workbook(&[vec![Text("ダリヤ"), Text("Дария")], vec![Empty, Empty, Empty, Empty, Empty, Empty, Text("备注")]]);
+    let parsed = parse(Format::LinguaGachaXlsx, &bytes);
+    assert_eq!(parsed.entries, vec![entry(At::Row(1), "ダリヤ", "Дария", None)]);
+    assert_eq!(parsed.lost, vec![lost(At::Row(2), "column G", "备注")]);
+    let bytes = workbook(&[
+        vec![Text("原文"), Text("译文"), Text("描述")],
+        vec![Empty, Empty, Empty, Text("备注")],
+        vec![Text("ダリヤ"), Text("Дария")],
+    ]);
+    let parsed = parse(Format::AiNieeXlsx, &bytes);
+    assert_eq!(parsed.entries, vec![entry(At::Row(3), "ダリヤ", "Дария", None)]);
+    assert_eq!(parsed.lost, vec![lost(At::Row(2), "column D", "备注")]);
+}
+
+#[test]
 fn truncated_workbooks_are_errors_not_panics() {
     let input =
         export_input(vec![Term { note: Some("女性的名字".into()), ..Term::new("ダリヤ", "Дария") }]);

@@ -133,6 +133,8 @@ struct Row3 {
     info: String,
     /// Foreign fields of the row lorebank does not hold.
     lost: Vec<Lost>,
+    /// A spreadsheet row with content only past the format's columns: no entry.
+    blank: bool,
 }
 
 pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
@@ -167,6 +169,7 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
                     dst: item.text("dst")?.unwrap_or("").to_owned(),
                     info: item.text("info")?.unwrap_or("").to_owned(),
                     lost,
+                    blank: false,
                     at: item.at,
                 });
             }
@@ -175,7 +178,14 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
             for (index, (src, dst)) in pairs.iter().enumerate() {
                 let at = At::Entry(index as u64 + 1);
                 let dst = object_dst(&at, dst)?;
-                rows.push(Row3 { at, src: src.trim().to_owned(), dst, info: String::new(), lost: Vec::new() });
+                rows.push(Row3 {
+                    at,
+                    src: src.trim().to_owned(),
+                    dst,
+                    info: String::new(),
+                    lost: Vec::new(),
+                    blank: false,
+                });
             }
         }
     }
@@ -205,6 +215,7 @@ pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
         }
         rows.push(Row3 {
             lost: xlsx::lost_columns(row, extra).collect(),
+            blank: cells.iter().all(xlsx::is_blank),
             at: At::Row(row),
             src: xlsx::text(&cells[0], row, "src")?,
             dst: xlsx::text(&cells[1], row, "dst")?,
@@ -218,6 +229,10 @@ pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
 /// AiNiee reads as a regular expression skipped.
 fn finish(rows: Vec<Row3>, mut parsed: Parsed) -> Result<Parsed, ReadError> {
     for mut row in rows {
+        if row.blank {
+            parsed.lost.append(&mut row.lost);
+            continue;
+        }
         if row.src.is_empty() {
             return Err(ReadError::at(row.at, "src", "missing or empty source term"));
         }

@@ -39,6 +39,8 @@ struct Rule {
     case_sensitive: bool,
     /// Foreign fields of the row lorebank does not hold.
     lost: Vec<Lost>,
+    /// A spreadsheet row with content only past the format's columns: no entry.
+    blank: bool,
 }
 
 pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
@@ -79,6 +81,7 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
                     regex: item.flag("regex")?,
                     case_sensitive: item.flag("case_sensitive")?,
                     lost,
+                    blank: false,
                     at: item.at,
                 });
             }
@@ -95,6 +98,7 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
                     regex: false,
                     case_sensitive: false,
                     lost: Vec::new(),
+                    blank: false,
                 });
             }
         }
@@ -122,6 +126,7 @@ pub(super) fn read_xlsx(bytes: &[u8]) -> Result<Parsed, ReadError> {
             regex: flag(&cells[3]),
             case_sensitive: flag(&cells[4]),
             lost,
+            blank: cells.iter().all(xlsx::is_blank),
             src,
             dst,
         });
@@ -143,6 +148,10 @@ fn flag(data: &Data) -> bool {
 /// `regex` or `case_sensitive` reported lost.
 fn finish(rules: Vec<Rule>, mut parsed: Parsed) -> Result<Parsed, ReadError> {
     for mut rule in rules {
+        if rule.blank {
+            parsed.lost.append(&mut rule.lost);
+            continue;
+        }
         if rule.src.is_empty() {
             return Err(ReadError::at(rule.at, "src", "missing or empty source term"));
         }
