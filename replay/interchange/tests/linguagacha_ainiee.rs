@@ -454,6 +454,67 @@ fn a_row_with_content_only_past_the_columns_is_no_entry_and_its_cells_are_lost()
     assert_eq!(parsed.lost, vec![lost(At::Row(2), "column D", "备注")]);
 }
 
+/// `bytes` (a workbook) with `xl/workbook.xml` passed through `edit`.
+fn with_workbook_xml(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for index in 0..archive.len() {
+        let mut part = archive.by_index(index).expect("part");
+        let name = part.name().expect("part name").into_owned();
+        let mut content = String::new();
+        part.read_to_string(&mut content).expect("read part");
+        if name == "xl/workbook.xml" {
+            content = edit(&content);
+        }
+        out.start_file(name, zip::write::SimpleFileOptions::default()).expect("start part");
+        out.write_all(content.as_bytes()).expect("write part");
+    }
+    out.finish().expect("zip").into_inner()
+}
+
+#[test]
+fn the_active_sheet_is_the_one_the_workbook_view_names() {
+    let exported = write(Format::AiNieeXlsx, &export_input(vec![Term::new("ダリヤ", "Дария")])).expect("export");
+    let xml = |bytes: &[u8]| {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+        let mut xml = String::new();
+        archive.by_name("xl/workbook.xml").expect("workbook part").read_to_string(&mut xml).expect("read");
+        xml
+    };
+    assert!(xml(&exported.bytes).contains("<workbookView "), "{}", xml(&exported.bytes));
+    let beyond =
+        with_workbook_xml(&exported.bytes, |xml| xml.replace("<workbookView ", "<workbookView activeTab=\"3\" "));
+    assert_eq!(
+        read(Format::AiNieeXlsx, &beyond, &languages()),
+        Err(error(None, None, "the active sheet is number 4 but the workbook has 1 sheets"))
+    );
+    let garbled =
+        with_workbook_xml(&exported.bytes, |xml| xml.replace("<workbookView ", "<workbookView activeTab=\"x\" "));
+    assert_eq!(
+        read(Format::AiNieeXlsx, &garbled, &languages()),
+        Err(error(None, None, "workbook view has an activeTab that is not a number: `x`"))
+    );
+    // LinguaGacha reads the first sheet whatever the view says.
+    let exported = write(Format::LinguaGachaXlsx, &export_input(vec![Term::new("ダリヤ", "Дария")])).expect("export");
+    let beyond =
+        with_workbook_xml(&exported.bytes, |xml| xml.replace("<workbookView ", "<workbookView activeTab=\"3\" "));
+    assert_eq!(parse(Format::LinguaGachaXlsx, &beyond).entries, vec![entry(At::Row(2), "ダリヤ", "Дария", None)]);
+}
+
+#[test]
+fn a_value_longer_than_a_cell_holds_fails_the_export_naming_the_record() {
+    let long = "长".repeat(32_768);
+    let input = export_input(vec![
+        Term::new("ダリヤ", "Дария"),
+        Term { note: Some(long), ..Term::new("黑塔", "Чёрная башня") },
+    ]);
+    for format in [Format::LinguaGachaXlsx, Format::AiNieeXlsx] {
+        let error = write(format, &input).expect_err("a cell holds at most 32,767 characters");
+        assert_eq!(error.format, format);
+        assert!(error.message.starts_with("T-2: "), "{}", error.message);
+    }
+}
+
 #[test]
 fn truncated_workbooks_are_errors_not_panics() {
     let input =
