@@ -142,6 +142,21 @@ fn linguagacha_json_object_reads_src_dst_pairs_in_file_order() {
 }
 
 #[test]
+fn a_repeated_key_of_a_src_dst_object_is_kept_for_the_book_to_refuse() {
+    // A JSON object read into a map would keep the last of two equal keys and drop
+    // the other silently; both entries reach the book, which names both places.
+    let bytes = "\u{feff}{\"ダリヤ\": \"Дария\", \"ダリヤ\": \"Дарья\"}";
+    for format in [Format::LinguaGacha, Format::AiNiee] {
+        let parsed = parse(format, bytes.as_bytes());
+        assert_eq!(
+            parsed.entries,
+            vec![entry(At::Entry(1), "ダリヤ", "Дария", None), entry(At::Entry(2), "ダリヤ", "Дарья", None)],
+            "{format}"
+        );
+    }
+}
+
+#[test]
 fn linguagacha_xlsx_reads_the_first_sheet_with_header_flags_and_empty_rows() {
     let parsed = parse(Format::LinguaGachaXlsx, &fixture("linguagacha/glossary.xlsx"));
     // Row 1 and row 8 are headers (`src`, `dst`), rows 3 and 9 empty (one holds only
