@@ -543,6 +543,17 @@ fn truncated_workbooks_are_errors_not_panics() {
     }
 }
 
+/// One small export of each workbook format, made once.
+fn exported_workbooks() -> &'static [(Format, Vec<u8>); 2] {
+    static WORKBOOKS: std::sync::OnceLock<[(Format, Vec<u8>); 2]> = std::sync::OnceLock::new();
+    WORKBOOKS.get_or_init(|| {
+        let input =
+            export_input(vec![Term { note: Some("女性的名字".into()), ..Term::new("ダリヤ", "Дария") }]);
+        [Format::LinguaGachaXlsx, Format::AiNieeXlsx]
+            .map(|format| (format, write(format, &input).expect("export").bytes))
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -550,6 +561,20 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
         for format in FORMATS {
             if let Err(error) = read(format, &bytes, &languages()) {
+                prop_assert!(!error.message.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn workbooks_with_flipped_bytes_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), 1..=255u8), 1..4)) {
+        for (format, bytes) in exported_workbooks() {
+            let mut bytes = bytes.clone();
+            for (index, mask) in &flips {
+                let at = index.index(bytes.len());
+                bytes[at] ^= mask;
+            }
+            if let Err(error) = read(*format, &bytes, &languages()) {
                 prop_assert!(!error.message.is_empty());
             }
         }
