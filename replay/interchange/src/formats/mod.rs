@@ -8,12 +8,14 @@ use crate::{At, ExportInput, Exported, Fields, Format, Languages, Lost, Parsed, 
 mod ainiee;
 mod galtransl;
 mod linguagacha;
+mod linguagacha_json;
 mod novelai;
 mod omegat;
 mod sakura;
 mod sillytavern;
 mod tbx;
 mod text;
+mod xlsx;
 
 pub(crate) fn fields(format: Format) -> Fields {
     match format {
