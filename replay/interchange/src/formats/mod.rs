@@ -8,6 +8,7 @@ use crate::{At, ExportInput, Exported, Fields, Format, Languages, Lost, Parsed, 
 mod ainiee;
 mod galtransl;
 mod linguagacha;
+mod lore;
 mod novelai;
 mod omegat;
 mod sakura;
