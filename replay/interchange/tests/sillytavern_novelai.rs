@@ -701,6 +701,30 @@ fn a_note_that_starts_with_the_rendering_line_comes_back_whole() {
 }
 
 #[test]
+fn regex_keys_are_told_apart_as_the_tools_do() {
+    // SillyTavern's parseRegexFromString: `/pattern/flags`, flags from `gimsuy` each
+    // at most once, no unescaped `/` inside; anything else is a plaintext key.
+    let keys = ["萧炎", "/炎.+/gi", "/a\\/b/", "/a/b/", "/炎/gg", "/炎/x", "//", "/炎", "{{user}}的剑", "{{炎"];
+    let file = serde_json::json!({"entries": {"0": {"uid": 0, "key": keys, "comment": "Сяо Янь"}}});
+    let parsed = read(Format::SillyTavern, file.to_string().as_bytes());
+    let surfaces: Vec<&str> = parsed.entries[0].term.aliases.iter().map(|alias| alias.surface.as_str()).collect();
+    assert_eq!(surfaces, ["/a/b/", "/炎/gg", "/炎/x", "//", "/炎", "{{炎"]);
+    let at = uid("0");
+    assert_eq!(
+        parsed.lost,
+        vec![lost(&at, "key", "/炎.+/gi"), lost(&at, "key", "/a\\/b/"), lost(&at, "key", "{{user}}的剑")]
+    );
+    // NovelAI: `/pattern/flags` with flags from `imsu`, `-` turning one off.
+    let keys = ["萧炎", "/炎.+/i", "/炎/-m", "/炎/g", "//"];
+    let file =
+        serde_json::json!({"lorebookVersion": 4, "entries": [{"id": "a", "keys": keys, "displayName": "Сяо Янь"}]});
+    let parsed = read(Format::NovelAi, file.to_string().as_bytes());
+    let surfaces: Vec<&str> = parsed.entries[0].term.aliases.iter().map(|alias| alias.surface.as_str()).collect();
+    assert_eq!(surfaces, ["/炎/g", "//"]);
+    assert_eq!(parsed.lost, vec![lost(&uid("a"), "keys", "/炎.+/i"), lost(&uid("a"), "keys", "/炎/-m")]);
+}
+
+#[test]
 fn summary_markers_are_recognised_only_exactly() {
     let read_title = |title: &str| {
         let file = serde_json::json!({"entries": {"0": {"uid": 0, "key": [], "comment": title, "content": "Текст."}}});

@@ -79,7 +79,7 @@ const HANDLED: [&str; 9] = [
 pub(super) fn is_regex(key: &str) -> bool {
     key.strip_prefix('/')
         .and_then(|body| body.rsplit_once('/'))
-        .is_some_and(|(pattern, flags)| !pattern.is_empty() && flags.chars().all(|flag| "imsux-".contains(flag)))
+        .is_some_and(|(pattern, flags)| !pattern.is_empty() && flags.chars().all(|flag| "imsu-".contains(flag)))
 }
 
 pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {

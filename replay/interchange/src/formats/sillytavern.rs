@@ -241,10 +241,10 @@ fn read_entry(object: &Object<'_>, uid: u64, parsed: &mut Parsed) -> Result<bool
     let mut lose =
         |field: &str, value: String| lost.push(Lost { at: at.clone(), field: field.into(), value: Some(value) });
     for key in &keys.unusable {
-        lose("key", key.clone());
+        lose("key", lore::short(key));
     }
     for key in &secondary_keys.unusable {
-        lose("keysecondary", key.clone());
+        lose("keysecondary", lore::short(key));
     }
     if !selective && !secondary_keys.plain.is_empty() {
         // SillyTavern ignores the secondary keys of an entry that is not selective.
