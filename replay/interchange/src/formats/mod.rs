@@ -9,6 +9,7 @@ mod ainiee;
 mod galtransl;
 mod linguagacha;
 mod linguagacha_json;
+mod lore;
 mod novelai;
 mod omegat;
 mod sakura;
@@ -116,7 +117,7 @@ pub(crate) fn is_default(term: &Term, field: Fields) -> bool {
 /// By extension: `.lorebook` NovelAI, `.tbx` and `.xml` TBX, `.csv` OmegaT CSV,
 /// `.utf8` `.tab` `.tsv` OmegaT, `.xlsx` LinguaGacha or AiNiee by the header of the
 /// first sheet. A `.json` file (or one whose content starts with `{` or `[`) by its
-/// shape: `entries` SillyTavern, `lorebookVersion` NovelAI, a list with `regex` or
+/// shape: `lorebookVersion` NovelAI, other `entries` SillyTavern, a list with `regex` or
 /// `case_sensitive` LinguaGacha, with `srt` AiNiee, a `{src: dst}` object
 /// LinguaGacha, any other list of `{src, dst, info}` Sakura. Any other text: OmegaT
 /// when its first line is a `#` comment naming the tab-separated format or a coding,
@@ -155,8 +156,9 @@ fn detect_xlsx(bytes: &[u8]) -> Result<Format, ReadError> {
 fn detect_json(bytes: &[u8]) -> Result<Format, ReadError> {
     let value: serde_json::Value = text::parse_json(bytes)?;
     Ok(match &value {
-        serde_json::Value::Object(object) if object.contains_key("entries") => Format::SillyTavern,
+        // A NovelAI lorebook has `entries` too.
         serde_json::Value::Object(object) if object.contains_key("lorebookVersion") => Format::NovelAi,
+        serde_json::Value::Object(object) if object.contains_key("entries") => Format::SillyTavern,
         serde_json::Value::Object(_) => Format::LinguaGacha,
         serde_json::Value::Array(items) => {
             let has = |key: &str| items.iter().any(|item| item.get(key).is_some());
