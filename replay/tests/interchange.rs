@@ -14,7 +14,19 @@ use proptest::prelude::*;
 use replay::{Book, BookError, ImportOptions};
 
 /// The formats these tests cover.
-const FORMATS: [Format; 3] = [Format::GalTransl, Format::Sakura, Format::SakuraText];
+const FORMATS: [Format; 11] = [
+    Format::GalTransl,
+    Format::Sakura,
+    Format::SakuraText,
+    Format::LinguaGacha,
+    Format::LinguaGachaXlsx,
+    Format::AiNiee,
+    Format::AiNieeXlsx,
+    Format::SillyTavern,
+    Format::NovelAi,
+    Format::OmegaT,
+    Format::OmegaTCsv,
+];
 
 fn zh_table() -> &'static (Hash32, Vec<u8>) {
     static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
