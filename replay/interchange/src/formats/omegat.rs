@@ -53,13 +53,14 @@ pub(super) fn read_csv(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let text = &uncommented(text)?;
     let mut rows = Rows::new(Separator::Comma, notice);
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+    let mut lines_before = LineCounter { text: text.as_bytes(), counted_to: 0, line: 1 };
     for record in reader.records() {
         let record = record.map_err(|error| ReadError {
-            at: error.position().map(|position| At::Line(line_at(text, position.byte()))),
+            at: error.position().map(|position| At::Line(line_at(text.as_bytes(), position.byte()))),
             field: None,
             message: format!("malformed CSV: {error}"),
         })?;
-        let line = line_at(text, record.position().map_or(0, |position| position.byte()));
+        let line = lines_before.line_at(record.position().map_or(0, |position| position.byte()));
         let columns: Vec<&str> = record.iter().collect();
         if columns.iter().any(|column| column.contains(['\n', '\r'])) {
             rows.parsed.notices.push(Notice {
@@ -74,11 +75,34 @@ pub(super) fn read_csv(bytes: &[u8]) -> Result<Parsed, ReadError> {
     Ok(rows.finish())
 }
 
+/// [`line_at`] for offsets that only grow (the records of one reader): counts each
+/// byte once instead of from the start of the text for every record.
+struct LineCounter<'t> {
+    text: &'t [u8],
+    counted_to: usize,
+    line: u64,
+}
+
+impl LineCounter<'_> {
+    fn line_at(&mut self, offset: u64) -> u64 {
+        let bytes = self.text;
+        let mut end = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+        while end < bytes.len() && matches!(bytes[end], b'\n' | b'\r') {
+            end += 1;
+        }
+        if end < self.counted_to {
+            return line_at(self.text, offset);
+        }
+        self.line += bytes[self.counted_to..end].iter().filter(|&&byte| byte == b'\n').count() as u64;
+        self.counted_to = end;
+        self.line
+    }
+}
+
 /// The line (from 1, counting `\n` as the CSV reader does) of the record the CSV
 /// reader places at byte `offset` of `text`: its position is the end of the record
 /// before, so the blank lines after that are skipped.
-fn line_at(text: &str, offset: u64) -> u64 {
-    let bytes = text.as_bytes();
+fn line_at(bytes: &[u8], offset: u64) -> u64 {
     let mut end = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
     while end < bytes.len() && matches!(bytes[end], b'\n' | b'\r') {
         end += 1;
@@ -173,13 +197,13 @@ struct Rows {
     separator: Separator,
     parsed: Parsed,
     /// Every entry kept so far: its source, rendering, note and line.
-    kept: Vec<(String, String, Option<String>, u64)>,
+    kept: std::collections::BTreeMap<String, (String, Option<String>, u64)>,
 }
 
 impl Rows {
     fn new(separator: Separator, notice: Option<Notice>) -> Rows {
         let parsed = Parsed { notices: notice.into_iter().collect(), ..Parsed::default() };
-        Rows { separator, parsed, kept: Vec::new() }
+        Rows { separator, parsed, kept: std::collections::BTreeMap::new() }
     }
 
     /// One line (for CSV, one record starting on `line`), already split.
@@ -208,7 +232,7 @@ impl Rows {
             return;
         }
         let note = non_empty(&note);
-        if let Some((_, first_dst, first_note, first)) = self.kept.iter().find(|(kept, ..)| *kept == src) {
+        if let Some((first_dst, first_note, first)) = self.kept.get(&src) {
             let reason = if *first_dst == dst && *first_note == note {
                 format!("repeats line {first}")
             } else {
@@ -241,7 +265,7 @@ impl Rows {
                 });
             }
         }
-        self.kept.push((src.clone(), dst.clone(), note.clone(), line));
+        self.kept.insert(src.clone(), (dst.clone(), note.clone(), line));
         self.parsed.entries.push(Entry { at, term: Term { note, ..Term::new(src, dst) } });
     }
 
