@@ -13,13 +13,12 @@ use ledger_model::{AliasKind, Gender};
 
 use crate::formats::tbx_xml::{self, Element, Node};
 use crate::{
-    Alias, At, Entry, ExportInput, Exported, Fields, Format, Languages, Lost, Notice, Parsed, ReadError, Skipped,
-    Term, WriteError,
+    Alias, At, Entry, ExportInput, Exported, Fields, Format, Languages, Lost, Notice, Parsed, ReadError, Skipped, Term,
+    WriteError,
 };
 
-pub(super) const FIELDS: Fields = Fields(
-    Fields::DST.0 | Fields::NOTE.0 | Fields::KIND.0 | Fields::GENDER.0 | Fields::DECL.0 | Fields::ALIASES.0,
-);
+pub(super) const FIELDS: Fields =
+    Fields(Fields::DST.0 | Fields::NOTE.0 | Fields::KIND.0 | Fields::GENDER.0 | Fields::DECL.0 | Fields::ALIASES.0);
 
 /// The namespace of TBX v3 (ISO 30042:2019).
 const TBX_NS: &str = "urn:iso:std:iso:30042:ed-2";
@@ -273,11 +272,7 @@ fn read_concept(
 
 /// The term of a `termSec`, `tig` or `ntig` (whose `termGrp` holds the term and its
 /// `termNote`s) and the elements that describe it.
-fn term_parts<'a>(
-    dialect: &Dialect,
-    element: &'a Element,
-    at: &At,
-) -> Result<(String, Vec<&'a Element>), ReadError> {
+fn term_parts<'a>(dialect: &Dialect, element: &'a Element, at: &At) -> Result<(String, Vec<&'a Element>), ReadError> {
     let own = |child: &Element, name: &str| child.ns.as_deref() == dialect.ns && child.name == name;
     let mut items: Vec<&Element> = Vec::new();
     for child in element.elements() {
@@ -414,9 +409,7 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
     );
     let source_lang = attribute(&input.source_lang);
     let target_lang = attribute(&input.target_lang);
-    out.push_str(&format!(
-        "<tbx type=\"TBX-Basic\" style=\"dca\" xml:lang=\"{source_lang}\" xmlns=\"{TBX_NS}\">\n"
-    ));
+    out.push_str(&format!("<tbx type=\"TBX-Basic\" style=\"dca\" xml:lang=\"{source_lang}\" xmlns=\"{TBX_NS}\">\n"));
     let description = match input.chapter {
         Some(chapter) => format!("lorebank export for chapter {chapter}"),
         None => "lorebank export".to_owned(),

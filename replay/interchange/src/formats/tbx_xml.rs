@@ -103,9 +103,9 @@ fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, ReadError> {
         bytes.strip_prefix(b"\xFE\xFF").map(|rest| (encoding_rs::UTF_16BE, rest))
     };
     match utf16 {
-        Some((encoding, rest)) => encoding
-            .decode_without_bom_handling_and_without_replacement(rest)
-            .ok_or_else(|| ReadError::file(format!("not valid {} (it starts with its byte order mark)", encoding.name()))),
+        Some((encoding, rest)) => encoding.decode_without_bom_handling_and_without_replacement(rest).ok_or_else(|| {
+            ReadError::file(format!("not valid {} (it starts with its byte order mark)", encoding.name()))
+        }),
         None => utf8(without_bom(bytes)).map(Cow::Borrowed),
     }
 }
@@ -176,8 +176,9 @@ fn build(text: &str) -> Result<Document, ReadError> {
                 };
                 let mut attrs = Vec::new();
                 for attr in tag.attributes() {
-                    let attr = attr.map_err(|error| invalid(text, start, error))?;
-                    let value = attr.normalized_value(XmlVersion::Implicit1_0).map_err(|error| invalid(text, start, error))?;
+                    let attr = attr.map_err(|error| invalid(text, start, attribute_error(&error.to_string())))?;
+                    let value =
+                        attr.normalized_value(XmlVersion::Implicit1_0).map_err(|error| invalid(text, start, error))?;
                     attrs.push((attr.key.0.to_owned(), value.into_owned()));
                 }
                 let element = Element {
@@ -222,6 +223,16 @@ fn build(text: &str) -> Result<Document, ReadError> {
     }
 }
 
+/// quick-xml's message about a malformed attribute, without the offset inside the tag
+/// it starts with (the error names the tag's column instead).
+fn attribute_error(message: &str) -> String {
+    let message = match message.strip_prefix("position ") {
+        Some(rest) => rest.split_once(": ").map_or(message, |(_, rest)| rest),
+        None => message,
+    };
+    format!("in the tag starting here: {message}")
+}
+
 fn close(element: Element, stack: &mut [Element], root: &mut Option<Element>) {
     match stack.last_mut() {
         Some(parent) => parent.children.push(Node::Element(element)),
@@ -234,7 +245,9 @@ fn push_text(text: &str, start: u64, stack: &mut [Element], content: &str) -> Re
         if content.trim().is_empty() {
             return Ok(());
         }
-        return Err(invalid(text, start, "text outside the root element"));
+        let rest = usize::try_from(start).ok().and_then(|start| text.get(start..)).unwrap_or("");
+        let leading = rest.len() - rest.trim_start().len();
+        return Err(invalid(text, start + leading as u64, "text outside the root element"));
     };
     match parent.children.last_mut() {
         Some(Node::Text(previous)) => previous.push_str(content),
