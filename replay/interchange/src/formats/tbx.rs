@@ -464,6 +464,14 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
             out.push_str(&format!("            <note>{DECL_PREFIX} {}</note>\n", text("decl", form)));
         }
         out.push_str("          </termSec>\n        </langSec>\n      </conceptEntry>\n");
+        if term.note.as_deref().is_some_and(|note| note.trim() != note) {
+            // A reader trims the text of an element (TBX files are indented).
+            lost.push(Lost {
+                at: at.clone(),
+                field: "note".into(),
+                value: Some("white space around the note (a reader trims it)".into()),
+            });
+        }
         if term.gender == Some(Gender::Plural) {
             lost.push(Lost {
                 at: at.clone(),
