@@ -142,6 +142,25 @@ pub(super) fn line_column(text: &str, offset: u64) -> (u64, u64) {
     (line, column)
 }
 
+/// The line of each start tag, counted on from the previous one: the reader moves
+/// forward only, so a document is scanned once, not once per element.
+struct Lines {
+    offset: usize,
+    line: u64,
+}
+
+impl Lines {
+    fn line_at(&mut self, text: &str, offset: u64) -> u64 {
+        let offset = usize::try_from(offset).unwrap_or(usize::MAX).min(text.len());
+        if offset > self.offset {
+            let skipped = &text.as_bytes()[self.offset..offset];
+            self.line += skipped.iter().filter(|&&byte| byte == b'\n').count() as u64;
+            self.offset = offset;
+        }
+        self.line
+    }
+}
+
 fn invalid(text: &str, offset: u64, message: impl std::fmt::Display) -> ReadError {
     let (line, column) = line_column(text, offset);
     ReadError { at: Some(At::Line(line)), field: None, message: format!("invalid XML: column {column}: {message}") }
@@ -152,6 +171,7 @@ fn build(text: &str) -> Result<Document, ReadError> {
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
     let mut doctype = false;
+    let mut lines = Lines { offset: 0, line: 1 };
     loop {
         let start = reader.buffer_position();
         let (ns, event) = match reader.read_resolved_event() {
@@ -187,7 +207,7 @@ fn build(text: &str) -> Result<Document, ReadError> {
                     qname: tag.name().0.to_owned(),
                     attrs,
                     children: Vec::new(),
-                    line: line_column(text, start).0,
+                    line: lines.line_at(text, start),
                 };
                 if empty {
                     close(element, &mut stack, &mut root);
