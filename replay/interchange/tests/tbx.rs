@@ -164,6 +164,24 @@ fn languages_choose_the_sections_by_primary_subtag() {
 }
 
 #[test]
+fn empty_notes_and_declension_forms_say_nothing() {
+    let doc = format!(
+        "{V3}<text><body><conceptEntry id=\"c1\"><note> </note><note>кратко</note>\
+         <langSec xml:lang=\"ja\"><termSec><term>真昼</term><note/></termSec><termSec><term>まひる</term><note></note></termSec></langSec>\
+         <langSec xml:lang=\"ru\"><termSec><term>Махиру</term><note>decl: </note><note>decl:Махиры</note></termSec></langSec>\
+         </conceptEntry></body></text></tbx>"
+    );
+    let parsed = read(Format::Tbx, doc.as_bytes(), &languages("ja")).unwrap();
+    let term = Term {
+        note: Some("кратко".into()),
+        decl: vec!["Махиры".into()],
+        aliases: vec![alias("まひる")],
+        ..Term::new("真昼", "Махиру")
+    };
+    assert_eq!(parsed, Parsed { entries: vec![Entry { at: uid("c1"), term }], ..Parsed::default() });
+}
+
+#[test]
 fn a_utf16_file_reads_like_its_utf8_twin() {
     let text =
         String::from_utf8(fixture("basic-dca-ja.tbx")).unwrap().replace("encoding=\"UTF-8\"", "encoding=\"UTF-16\"");

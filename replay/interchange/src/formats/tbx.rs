@@ -306,8 +306,11 @@ fn item(dialect: &Dialect, element: &Element, level: Level, concept: &mut Concep
     match classify(dialect, element) {
         Item::Note(note) => {
             let text = flat_text(note, concept);
-            match (level, text.strip_prefix(DECL_PREFIX)) {
-                (Level::Target, Some(form)) => concept.decl.push(form.trim().to_owned()),
+            match (level, text.strip_prefix(DECL_PREFIX).map(str::trim)) {
+                // An empty note says nothing; lorebank keeps no empty note or form.
+                _ if text.is_empty() => {}
+                (Level::Target, Some("")) => {}
+                (Level::Target, Some(form)) => concept.decl.push(form.to_owned()),
                 (Level::Alias, _) => concept.lost.push(lost(at, "note", &text)),
                 _ => concept.notes.push(text),
             }
