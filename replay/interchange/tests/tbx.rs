@@ -182,6 +182,39 @@ fn empty_notes_and_declension_forms_say_nothing() {
 }
 
 #[test]
+fn a_term_wrapped_over_lines_reads_as_one_line_with_a_notice() {
+    let doc = format!(
+        "{V3}<text><body><conceptEntry id=\"c1\"><descrip type=\"subjectField\">main\tcharacter</descrip>\
+         <note>two\nlines</note>\
+         <langSec xml:lang=\"ja\"><termSec><term>椎名\n  真昼</term></termSec></langSec>\
+         <langSec xml:lang=\"ru\"><termSec><term>\n  Махиру\n  Сиина\n</term><note>decl: Махиру\n Сиины</note></termSec>\
+         <termSec><term>Ма\nхиру</term></termSec></langSec>\
+         </conceptEntry></body></text></tbx>"
+    );
+    let parsed = read(Format::Tbx, doc.as_bytes(), &languages("ja")).unwrap();
+    let at = uid("c1");
+    let term = Term {
+        kind: Some("main character".into()),
+        note: Some("two\nlines".into()),
+        decl: vec!["Махиру Сиины".into()],
+        ..Term::new("椎名 真昼", "Махиру Сиина")
+    };
+    let notice = |element: &str| Notice {
+        at: Some(at.clone()),
+        message: format!("a line break or tab inside <{element}> read as a space"),
+    };
+    assert_eq!(
+        parsed,
+        Parsed {
+            entries: vec![Entry { at: at.clone(), term }],
+            lost: vec![lost(&at, "term", "Ма\nхиру")],
+            notices: vec![notice("descrip"), notice("term"), notice("term"), notice("note")],
+            ..Parsed::default()
+        }
+    );
+}
+
+#[test]
 fn a_utf16_file_reads_like_its_utf8_twin() {
     let text =
         String::from_utf8(fixture("basic-dca-ja.tbx")).unwrap().replace("encoding=\"UTF-8\"", "encoding=\"UTF-16\"");

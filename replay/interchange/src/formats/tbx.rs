@@ -167,6 +167,27 @@ struct Concept {
     decl: Vec<String>,
     notes: Vec<String>,
     lost: Vec<Lost>,
+    notices: Vec<Notice>,
+}
+
+impl Concept {
+    /// `text` on one line, as lorebank keeps terms, kinds and forms: a run of white
+    /// space holding a line break or tab (an indented document wraps long terms)
+    /// becomes one space, with a notice.
+    fn one_line(&mut self, element: &str, text: String) -> String {
+        let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+        if !text.contains(breaks) {
+            return text;
+        }
+        self.notices.push(Notice {
+            at: Some(self.at.clone()),
+            message: format!("a line break or tab inside <{element}> read as a space"),
+        });
+        text.split(|c: char| c.is_whitespace() || breaks(c))
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 fn read_concept(
@@ -190,6 +211,7 @@ fn read_concept(
         decl: Vec::new(),
         notes: Vec::new(),
         lost: Vec::new(),
+        notices: Vec::new(),
     };
     stray_text(element, &mut concept);
     for child in element.elements() {
@@ -223,6 +245,7 @@ fn read_concept(
         for grandchild in child.elements() {
             if grandchild.ns.as_deref() == dialect.ns && dialect.terms.contains(&grandchild.name.as_str()) {
                 let Some((text, items)) = terms.next() else { continue };
+                let text = if is_source || concept.dst.is_none() { concept.one_line("term", text) } else { text };
                 let level = if is_source {
                     if concept.src.is_none() {
                         concept.src = Some(text);
@@ -255,6 +278,7 @@ fn read_concept(
         return Ok(());
     };
     parsed.lost.append(&mut concept.lost);
+    parsed.notices.append(&mut concept.notices);
     let note = (!concept.notes.is_empty()).then(|| concept.notes.join("\n"));
     parsed.entries.push(Entry {
         at,
@@ -310,14 +334,18 @@ fn item(dialect: &Dialect, element: &Element, level: Level, concept: &mut Concep
                 // An empty note says nothing; lorebank keeps no empty note or form.
                 _ if text.is_empty() => {}
                 (Level::Target, Some("")) => {}
-                (Level::Target, Some(form)) => concept.decl.push(form.to_owned()),
+                (Level::Target, Some(form)) => {
+                    let form = concept.one_line("note", form.to_owned());
+                    concept.decl.push(form);
+                }
                 (Level::Alias, _) => concept.lost.push(lost(at, "note", &text)),
                 _ => concept.notes.push(text),
             }
         }
         Item::Category("partOfSpeech", pos) if pos.text() == "noun" && level != Level::Concept => {}
         Item::Category("subjectField", field) if level == Level::Concept && concept.kind.is_none() => {
-            concept.kind = Some(flat_text(field, concept)).filter(|kind| !kind.is_empty());
+            let kind = flat_text(field, concept);
+            concept.kind = Some(concept.one_line(&field.qname, kind)).filter(|kind| !kind.is_empty());
         }
         Item::Category("grammaticalGender", gender) if level == Level::Target && concept.gender.is_none() => {
             let value = gender.text();
