@@ -15,6 +15,7 @@ mod omegat;
 mod sakura;
 mod sillytavern;
 mod tbx;
+mod tbx_xml;
 mod text;
 mod xlsx;
 
