@@ -13,21 +13,6 @@ use matcher::{Flavour, ProfileBuilder};
 use proptest::prelude::*;
 use replay::{Book, BookError, ImportOptions};
 
-/// The formats these tests cover.
-const FORMATS: [Format; 11] = [
-    Format::GalTransl,
-    Format::Sakura,
-    Format::SakuraText,
-    Format::LinguaGacha,
-    Format::LinguaGachaXlsx,
-    Format::AiNiee,
-    Format::AiNieeXlsx,
-    Format::SillyTavern,
-    Format::NovelAi,
-    Format::OmegaT,
-    Format::OmegaTCsv,
-];
-
 fn zh_table() -> &'static (Hash32, Vec<u8>) {
     static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
     TABLE.get_or_init(|| {
@@ -299,7 +284,7 @@ fn surfaces(format: Format, bytes: &[u8]) -> Vec<String> {
 fn every_export_at_chapter_40_holds_nothing_that_starts_later() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = gated_book(&dir.path().join("b.lorebank"));
-    for format in FORMATS {
+    for format in Format::ALL {
         let export = book.export(format, Some(40), None, None).unwrap();
         let found = surfaces(format, &export.bytes);
         for late in ["魂天帝", "炎帝", "Глава 40: предательство."] {
@@ -461,7 +446,7 @@ proptest! {
 
     #[test]
     fn every_format_round_trips_what_it_carries(
-        (format, bodies) in prop::sample::select(&FORMATS[..]).prop_flat_map(|format| (Just(format), bodies(format.fields())))
+        (format, bodies) in prop::sample::select(&Format::ALL[..]).prop_flat_map(|format| (Just(format), bodies(format.fields())))
     ) {
         round_trip(format, bodies)?;
     }
@@ -470,7 +455,7 @@ proptest! {
 /// Each format gets its own cases too, so a format is never left out by chance.
 #[test]
 fn each_format_round_trips_a_fixed_book() {
-    for format in FORMATS {
+    for format in Format::ALL {
         let fields = format.fields();
         let mut put = TermPut::new(id(1), "萧炎", "Сяо Янь");
         if fields.contains(Fields::NOTE) {
