@@ -395,3 +395,43 @@ pub fn frozen_projection(data: &[u8]) {
         }
     }
 }
+
+/// Every glossary reader on arbitrary bytes (the first byte picks the format; the
+/// rest is the file): never a panic, an error names a place; and what a reader
+/// accepts, exported and imported once, is a fixed point of export then import
+/// (the second export reads back to the same terms and summaries).
+pub fn import(data: &[u8]) {
+    use interchange::{ExportInput, ExportTerm, Format, Languages, Parsed};
+    let Some((&pick, file)) = data.split_first() else { return };
+    let format = Format::ALL[usize::from(pick) % Format::ALL.len()];
+    let _ = interchange::detect(&format!("fuzz.{}", format.extension()), file);
+    let languages = Languages { source: "zh".into(), target: "ru".into() };
+    let Ok(parsed) = interchange::read(format, file, &languages) else { return };
+    let export = |parsed: &Parsed| ExportInput {
+        source_lang: "zh".into(),
+        target_lang: "ru".into(),
+        chapter: None,
+        terms: parsed
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| ExportTerm {
+                id: RecordId::new(RecordKind::Term, index as u32 + 1).expect("id in range"),
+                term: entry.term.clone(),
+            })
+            .collect(),
+        summaries: parsed.summaries.iter().map(|summary| summary.put.clone()).collect(),
+    };
+    // A format may refuse to write what it read (an empty TBX body): then there is
+    // nothing to compare.
+    let Ok(first) = interchange::write(format, &export(&parsed)) else { return };
+    let second = interchange::read(format, &first.bytes, &languages)
+        .unwrap_or_else(|error| panic!("{format}: its own export does not read back: {error}"));
+    let Ok(again) = interchange::write(format, &export(&second)) else { return };
+    let third = interchange::read(format, &again.bytes, &languages)
+        .unwrap_or_else(|error| panic!("{format}: its second export does not read back: {error}"));
+    let terms = |parsed: &Parsed| parsed.entries.iter().map(|entry| entry.term.clone()).collect::<Vec<_>>();
+    assert_eq!(terms(&second), terms(&third), "{format}: export then import is not a fixed point");
+    let summaries = |parsed: &Parsed| parsed.summaries.iter().map(|summary| summary.put.clone()).collect::<Vec<_>>();
+    assert_eq!(summaries(&second), summaries(&third), "{format}: summaries are not a fixed point");
+}

@@ -1,4 +1,4 @@
-//! LinguaGacha and AiNiee glossaries, JSON and XLSX (docs/formats/linguagacha-ainiee.md).
+//! LinguaGacha and AiNiee glossaries, JSON and XLSX (docs/formats.md).
 //!
 //! * Fixtures written from the spec (`tests/fixtures/linguagacha`, `tests/fixtures/ainiee`):
 //!   exactly what each reads to (entries with their place, skipped, lost, notices).

@@ -412,6 +412,9 @@ fn detect_picks_omegat_by_extension_and_by_its_header_line() {
         ("japanese-bom.utf8", fixture("japanese-bom.utf8"), Format::OmegaT),
         ("utf16le.tsv", fixture("utf16le.tsv"), Format::OmegaT),
         ("utf16be.tab", fixture("utf16be.tab"), Format::OmegaT),
+        // A UTF-16 file by its byte order mark, whatever its name says.
+        ("glossary-utf16.txt", fixture("utf16le.tsv"), Format::OmegaT),
+        ("glossary-utf16", fixture("utf16be.tab"), Format::OmegaT),
         ("GB18030.TXT", fixture("gb18030.txt"), Format::OmegaT),
         ("glossary.csv", fixture("glossary.csv"), Format::OmegaTCsv),
         ("Glossary.CSV", fixture("glossary.csv"), Format::OmegaTCsv),

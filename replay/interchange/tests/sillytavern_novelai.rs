@@ -1,5 +1,5 @@
 //! SillyTavern World Info and NovelAI lorebook: the fixtures written from the spec
-//! (docs/formats/sillytavern-novelai.md) read exactly, bad files refused with the
+//! (docs/formats.md) read exactly, bad files refused with the
 //! place and field, detection, the exported bytes, what an export cannot hold, and
 //! round trips.
 

@@ -1,4 +1,4 @@
-//! TBX: the fixtures read exactly as docs/formats/tbx.md maps them, bad files fail
+//! TBX: the fixtures read exactly as docs/formats.md maps them, bad files fail
 //! with an error naming line, entry and field, exports read back to what was
 //! exported and pass a RELAX NG schema and the TBX-Basic DCA rules (lxml).
 

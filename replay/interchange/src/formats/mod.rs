@@ -122,7 +122,8 @@ pub(crate) fn is_default(term: &Term, field: Fields) -> bool {
 /// `case_sensitive` LinguaGacha, with `srt` AiNiee, a `{src: dst}` object
 /// LinguaGacha, any other list of `{src, dst, info}` Sakura. Any other text: OmegaT
 /// when its first line is a `#` comment naming the tab-separated format or a coding,
-/// Sakura text when its lines use `->` and no tab, otherwise GalTransl.
+/// Sakura text when its lines use `->` and no tab, otherwise GalTransl; a file that
+/// starts with a UTF-16 byte order mark is OmegaT.
 pub fn detect(file_name: &str, bytes: &[u8]) -> Result<Format, ReadError> {
     let extension = file_name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
     match extension.as_deref() {
@@ -135,6 +136,11 @@ pub fn detect(file_name: &str, bytes: &[u8]) -> Result<Format, ReadError> {
     }
     if bytes.starts_with(b"PK\x03\x04") {
         return detect_xlsx(bytes);
+    }
+    // UTF-16 with a byte order mark: only OmegaT's readers decode it (GalTransl and
+    // Sakura read UTF-8); TBX in UTF-16 names itself by its extension.
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        return Ok(Format::OmegaT);
     }
     let text = text::without_bom(bytes);
     let first = text.iter().copied().find(|byte| !byte.is_ascii_whitespace());

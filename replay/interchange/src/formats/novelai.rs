@@ -1,6 +1,6 @@
 //! NovelAI `.lorebook`: `{"lorebookVersion", "entries": [entry, …], "settings",
-//! "categories"}`, with the schema of NovelAI's own exports (docs/formats/
-//! sillytavern-novelai.md maps every field).
+//! "categories"}`, with the schema of NovelAI's own exports (docs/formats.md
+//! maps every field).
 //!
 //! An entry's first plaintext key is the src, further keys are aliases,
 //! `displayName` the rendering, `text` the note (after the rendering line lorebank

@@ -9,7 +9,7 @@
 //! same, with a notice where that changes a field. Several lines with one source are
 //! alternative translations in OmegaT; a record has one rendering, so the first is
 //! kept and the later ones are skipped. The encoding is decided in
-//! [`omegat_encoding`](super::omegat_encoding). docs/formats/omegat.md maps it all.
+//! [`omegat_encoding`](super::omegat_encoding). docs/formats.md maps it all.
 
 use unicode_normalization::UnicodeNormalization;
 

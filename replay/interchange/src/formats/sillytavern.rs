@@ -1,5 +1,5 @@
 //! SillyTavern World Info: `{"entries": {"<uid>": entry, …}}`, as SillyTavern's
-//! `world-info.js` writes and reads it (docs/formats/sillytavern-novelai.md maps every
+//! `world-info.js` writes and reads it (docs/formats.md maps every
 //! field).
 //!
 //! An entry's first plaintext `key` is the src, further plaintext keys are aliases,

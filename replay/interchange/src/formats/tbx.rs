@@ -1,7 +1,7 @@
 //! TBX: reads TBX 2008 (`<martif>`, `termEntry/langSet/(tig|ntig/termGrp)/term`) and
 //! TBX v3 (`<tbx>` in `urn:iso:std:iso:30042:ed-2`, `conceptEntry/langSec/termSec/
 //! term`, TBX-Basic, TBX-Min or TBX-Core, DCA or DCT style); writes TBX-Basic 2019 in
-//! DCA style. docs/formats/tbx.md maps every element.
+//! DCA style. docs/formats.md maps every element.
 //!
 //! One concept is one entry. Its terms in the book's source language are `src` (the
 //! first) and aliases (the others), its first term in the target language is `dst`;
@@ -418,7 +418,7 @@ fn short(text: &str) -> String {
     short
 }
 
-/// TBX-Basic 2019, DCA style: the document shape of docs/formats/tbx.md, one
+/// TBX-Basic 2019, DCA style: the document shape of docs/formats.md, one
 /// `conceptEntry` per term (id = record id) in the order given (id order).
 pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
     if input.terms.is_empty() {
