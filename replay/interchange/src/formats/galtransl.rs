@@ -124,7 +124,10 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
             // A tab would split the line, `->` would make GalTransl read it as the
             // Sakura form, and four spaces are a tab.
             let (line, changed) = one_line(text);
-            let cleaned = line.replace("->", "→").replace("    ", " ");
+            let mut cleaned = line.replace("->", "→");
+            while cleaned.contains("    ") {
+                cleaned = cleaned.replace("    ", " ");
+            }
             if changed || cleaned != line {
                 lost.push(Lost {
                     at: at.clone(),
@@ -132,13 +135,23 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
                     value: Some("tab, line break or `->`".into()),
                 });
             }
-            cleaned
+            cleaned.trim().to_owned()
         };
         let dst = field("dst", &term.dst);
-        let note = term.note.as_deref().map(|note| field("note", note));
+        let note = term.note.as_deref().map(|note| field("note", note)).filter(|note| !note.is_empty());
         let mut keys = vec![field("src", &term.src)];
         keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
+        // A field of nothing but control characters is nothing on one line: GalTransl
+        // would read no key, or no rendering.
+        if dst.is_empty() {
+            lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty dst on one line".into()) });
+            continue;
+        }
         for key in keys {
+            if key.is_empty() {
+                lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
+                continue;
+            }
             out.push_str(&key);
             out.push('\t');
             out.push_str(&dst);

@@ -146,7 +146,17 @@ pub(super) fn write_text(input: &ExportInput) -> Result<Exported, WriteError> {
         let note = term.note.as_deref().map(|note| field("note", note)).filter(|note| !note.is_empty());
         let mut keys = vec![field("src", &term.src)];
         keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
+        // A field of nothing but control characters is nothing on one line: Sakura
+        // would read no key, or no rendering.
+        if dst.is_empty() {
+            lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty dst on one line".into()) });
+            continue;
+        }
         for key in keys {
+            if key.is_empty() {
+                lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
+                continue;
+            }
             out.push_str(&key);
             out.push_str("->");
             out.push_str(&dst);
