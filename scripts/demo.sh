@@ -78,7 +78,19 @@ done < "$WORK/receipts.txt"
 echo "$n_ok of $(wc -l < "$WORK/receipts.txt") receipts replayed byte-identically"
 lorebank verify
 
-step "10. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
+step "10. Hand the glossary of chapter 3 to the tools a team already runs (spoiler-safe)"
+lorebank export --format sillytavern --chapter 3 -o "$WORK/wuchuan-ch3.world.json"
+for late in 夜宗宗主 "раскрыт в главе 4"; do
+    if grep -q "$late" "$WORK/wuchuan-ch3.world.json"; then echo "spoiler in the chapter-3 export: $late" >&2; exit 1; fi
+done
+echo "the SillyTavern World Info for chapter 3 holds nothing from the chapter-4 reveal (夜宗宗主, T-4's note)"
+lorebank export --format galtransl --chapter 3 -o "$WORK/wuchuan-ch3.gpt-dict.txt"
+cat "$WORK/wuchuan-ch3.gpt-dict.txt"
+echo "-- and a GalTransl dictionary comes back into a new book with a report of what it could not carry:"
+LOREBANK_BOOK="$WORK/from-galtransl.lorebank" lorebank init --profile zh --actor human:editor >/dev/null
+LOREBANK_BOOK="$WORK/from-galtransl.lorebank" lorebank import "$WORK/wuchuan-ch3.gpt-dict.txt"
+
+step "11. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
 export LOREBANK_BOOK="$WORK/wuchuan-ja.lorebank"
 lorebank init --profile ja --actor human:editor >/dev/null
 lorebank apply examples/wuchuan-ja/glossary.jsonl --actor import:example >/dev/null
