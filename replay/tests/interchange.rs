@@ -196,7 +196,7 @@ fn a_dry_run_writes_nothing_and_predicts_the_snapshot() {
 #[test]
 fn bad_files_are_refused_naming_file_place_and_field() {
     let cases: &[(&str, &[u8], &str)] = &[
-        ("g.txt", b"\xff\xfe\tx\n", "g.txt: line 1: not UTF-8 (invalid byte at offset 0); save the file as UTF-8"),
+        ("g.txt", b"\xc3\x28\tx\n", "g.txt: line 1: not UTF-8 (invalid byte at offset 0); save the file as UTF-8"),
         ("g.txt", "\tСяо Янь\n".as_bytes(), "g.txt: line 1: field src: empty source term"),
         (
             "g.txt",

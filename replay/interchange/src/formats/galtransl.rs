@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::formats::text::{non_empty, one_line, trimmed, utf8};
+use crate::formats::text::{non_empty, surface_lines, trimmed, utf8};
 use crate::{At, Entry, ExportInput, Exported, Fields, Lost, Notice, Parsed, ReadError, Skipped, Term, WriteError};
 
 pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
@@ -116,51 +116,24 @@ fn short(text: &str) -> String {
 /// the term's dst and note (GalTransl has one key per line).
 pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
     let mut out = String::new();
-    let mut lost = Vec::new();
-    for export in &input.terms {
-        let term = &export.term;
-        let at = At::Record(export.id);
-        let mut field = |name: &str, text: &str| {
-            // A tab would split the line, `->` would make GalTransl read it as the
-            // Sakura form, and four spaces are a tab.
-            let (line, changed) = one_line(text);
-            let mut cleaned = line.replace("->", "→");
-            while cleaned.contains("    ") {
-                cleaned = cleaned.replace("    ", " ");
-            }
-            if changed || cleaned != line {
-                lost.push(Lost {
-                    at: at.clone(),
-                    field: name.to_owned(),
-                    value: Some("tab, line break or `->`".into()),
-                });
-            }
-            cleaned.trim().to_owned()
-        };
-        let dst = field("dst", &term.dst);
-        let note = term.note.as_deref().map(|note| field("note", note)).filter(|note| !note.is_empty());
-        let mut keys = vec![field("src", &term.src)];
-        keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
-        // A field of nothing but control characters is nothing on one line: GalTransl
-        // would read no key, or no rendering.
-        if dst.is_empty() {
-            lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty dst on one line".into()) });
-            continue;
+    // `->` would make GalTransl read the line as the Sakura form, and four spaces are
+    // a tab (removed until none are left: seven spaces would leave four).
+    let clean = |line: &str| {
+        let mut cleaned = line.replace("->", "→");
+        while cleaned.contains("    ") {
+            cleaned = cleaned.replace("    ", " ");
         }
-        for key in keys {
-            if key.is_empty() {
-                lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
-                continue;
-            }
-            out.push_str(&key);
+        cleaned
+    };
+    let lost = surface_lines(input, clean, "tab, line break or `->`", |key, dst, note| {
+        out.push_str(key);
+        out.push('\t');
+        out.push_str(dst);
+        if let Some(note) = note {
             out.push('\t');
-            out.push_str(&dst);
-            if let Some(note) = &note {
-                out.push('\t');
-                out.push_str(note);
-            }
-            out.push('\n');
+            out.push_str(note);
         }
-    }
+        out.push('\n');
+    });
     Ok(Exported { bytes: out.into_bytes(), lost })
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::formats::text::{non_empty, one_line, parse_json, utf8, without_bom};
+use crate::formats::text::{non_empty, parse_json, surface_lines, utf8, without_bom};
 use crate::{At, Entry, ExportInput, Exported, Fields, Lost, Notice, Parsed, ReadError, Skipped, Term, WriteError};
 
 pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
@@ -126,46 +126,16 @@ fn pretty(value: &impl serde::Serialize) -> Vec<u8> {
 /// reader refuses) or a line break is written with those replaced, and reported.
 pub(super) fn write_text(input: &ExportInput) -> Result<Exported, WriteError> {
     let mut out = String::new();
-    let mut lost = Vec::new();
-    for export in &input.terms {
-        let term = &export.term;
-        let at = At::Record(export.id);
-        let mut field = |name: &str, text: &str| {
-            let (line, changed) = one_line(text);
-            let cleaned = line.replace("->", "→").replace('#', "＃");
-            if changed || cleaned != line {
-                lost.push(Lost {
-                    at: at.clone(),
-                    field: name.to_owned(),
-                    value: Some("`->`, `#` or line break".into()),
-                });
-            }
-            cleaned.trim().to_owned()
-        };
-        let dst = field("dst", &term.dst);
-        let note = term.note.as_deref().map(|note| field("note", note)).filter(|note| !note.is_empty());
-        let mut keys = vec![field("src", &term.src)];
-        keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
-        // A field of nothing but control characters is nothing on one line: Sakura
-        // would read no key, or no rendering.
-        if dst.is_empty() {
-            lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty dst on one line".into()) });
-            continue;
+    let clean = |line: &str| line.replace("->", "→").replace('#', "＃");
+    let lost = surface_lines(input, clean, "`->`, `#` or line break", |key, dst, note| {
+        out.push_str(key);
+        out.push_str("->");
+        out.push_str(dst);
+        if let Some(note) = note {
+            out.push_str(" #");
+            out.push_str(note);
         }
-        for key in keys {
-            if key.is_empty() {
-                lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
-                continue;
-            }
-            out.push_str(&key);
-            out.push_str("->");
-            out.push_str(&dst);
-            if let Some(note) = &note {
-                out.push_str(" #");
-                out.push_str(note);
-            }
-            out.push('\n');
-        }
-    }
+        out.push('\n');
+    });
     Ok(Exported { bytes: out.into_bytes(), lost })
 }

@@ -61,3 +61,48 @@ pub(crate) fn trimmed(field: &str) -> (&str, bool) {
 pub(crate) fn non_empty(text: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
+
+/// The lines of a one-key-per-line format: for each term in order, its src and then
+/// each alias, with the term's rendering and note, each field on one line
+/// ([`one_line`]), then through `clean`, then trimmed; `write` gets (key, dst, note).
+/// A field `clean` or [`one_line`] changed is reported lost with `what` as its value;
+/// a term whose rendering, or a surface that, is nothing once on one line (control
+/// characters only) is left out and reported, since the format's reader would find
+/// no rendering or no key there.
+pub(crate) fn surface_lines(
+    input: &crate::ExportInput,
+    clean: impl Fn(&str) -> String,
+    what: &str,
+    mut write: impl FnMut(&str, &str, Option<&str>),
+) -> Vec<crate::Lost> {
+    use crate::{At, Lost};
+    let mut lost = Vec::new();
+    for export in &input.terms {
+        let term = &export.term;
+        let at = At::Record(export.id);
+        let mut field = |name: &str, text: &str| {
+            let (line, changed) = one_line(text);
+            let cleaned = clean(&line);
+            if changed || cleaned != line {
+                lost.push(Lost { at: at.clone(), field: name.to_owned(), value: Some(what.to_owned()) });
+            }
+            cleaned.trim().to_owned()
+        };
+        let dst = field("dst", &term.dst);
+        let note = term.note.as_deref().map(|note| field("note", note)).filter(|note| !note.is_empty());
+        let mut keys = vec![field("src", &term.src)];
+        keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
+        if dst.is_empty() {
+            lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty dst on one line".into()) });
+            continue;
+        }
+        for key in keys {
+            if key.is_empty() {
+                lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
+                continue;
+            }
+            write(&key, &dst, note.as_deref());
+        }
+    }
+    lost
+}
