@@ -554,3 +554,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn galtransl_lines_of_only_spaces_and_tabs_are_blank() {
+    // Four spaces are a tab, so an indented empty line has two empty columns: it is
+    // a blank line, not an entry without a key.
+    let text = "ダリヤ\tДария\n        \n\t\n \t  \r\n黑塔\tЧёрная башня\n";
+    let parsed = parse(Format::GalTransl, text.as_bytes());
+    assert_eq!(
+        parsed.entries,
+        vec![entry(At::Line(1), "ダリヤ", "Дария", None), entry(At::Line(5), "黑塔", "Чёрная башня", None)]
+    );
+    assert_eq!((parsed.skipped, parsed.lost), (vec![], vec![]));
+}

@@ -37,6 +37,11 @@ pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
                 });
             }
         }
+        // A line of nothing but spaces and tabs is blank (GalTransl would read its empty
+        // columns as an entry without a key, which lorebank refuses).
+        if line.trim().is_empty() {
+            continue;
+        }
         if line.contains("->") {
             line = line.replace("->", "\t").replace('#', "\t");
         }
