@@ -567,3 +567,25 @@ fn galtransl_lines_of_only_spaces_and_tabs_are_blank() {
     );
     assert_eq!((parsed.skipped, parsed.lost), (vec![], vec![]));
 }
+
+#[test]
+fn galtransl_export_reports_a_key_galtransl_would_read_as_a_flag() {
+    let input =
+        export_input(vec![Term { aliases: vec![alias("1^陛下")], ..Term::new("^^王都", "столица") }]);
+    let exported = write(Format::GalTransl, &input).expect("export");
+    assert_eq!(String::from_utf8(exported.bytes.clone()).expect("UTF-8"), "^^王都\tстолица\n1^陛下\tстолица\n");
+    assert_eq!(
+        exported.lost,
+        vec![
+            lost(At::Record(id(1)), "aliases", None),
+            lost(At::Record(id(1)), "src", Some("starts with `^^`, a flag to the format's reader")),
+            lost(At::Record(id(1)), "aliases", Some("starts with `1^`, a flag to the format's reader")),
+        ]
+    );
+    // What GalTransl (and lorebank) reads back: the keys without their flags.
+    let parsed = parse(Format::GalTransl, &exported.bytes);
+    assert_eq!(
+        parsed.entries,
+        vec![entry(At::Line(1), "王都", "столица", None), entry(At::Line(2), "陛下", "столица", None)]
+    );
+}

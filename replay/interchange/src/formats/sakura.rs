@@ -127,7 +127,7 @@ fn pretty(value: &impl serde::Serialize) -> Vec<u8> {
 pub(super) fn write_text(input: &ExportInput) -> Result<Exported, WriteError> {
     let mut out = String::new();
     let clean = |line: &str| line.replace("->", "→").replace('#', "＃");
-    let lost = surface_lines(input, clean, "`->`, `#` or line break", |key, dst, note| {
+    let lost = surface_lines(input, clean, "`->`, `#` or line break", &[], |key, dst, note| {
         out.push_str(key);
         out.push_str("->");
         out.push_str(dst);

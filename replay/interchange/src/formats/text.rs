@@ -68,11 +68,14 @@ pub(crate) fn non_empty(text: &str) -> Option<String> {
 /// A field `clean` or [`one_line`] changed is reported lost with `what` as its value;
 /// a term whose rendering, or a surface that, is nothing once on one line (control
 /// characters only) is left out and reported, since the format's reader would find
-/// no rendering or no key there.
+/// no rendering or no key there. A key starting with one of `flags` (prefixes the
+/// format's reader takes for flags of the key, GalTransl's `^^` and `1^`) is written
+/// as it is and reported.
 pub(crate) fn surface_lines(
     input: &crate::ExportInput,
     clean: impl Fn(&str) -> String,
     what: &str,
+    flags: &[&str],
     mut write: impl FnMut(&str, &str, Option<&str>),
 ) -> Vec<crate::Lost> {
     use crate::{At, Lost};
@@ -90,16 +93,23 @@ pub(crate) fn surface_lines(
         };
         let dst = field("dst", &term.dst);
         let note = term.note.as_deref().map(|note| field("note", note)).filter(|note| !note.is_empty());
-        let mut keys = vec![field("src", &term.src)];
-        keys.extend(term.aliases.iter().map(|alias| field("aliases", &alias.surface)));
+        let mut keys = vec![("src", field("src", &term.src))];
+        keys.extend(term.aliases.iter().map(|alias| ("aliases", field("aliases", &alias.surface))));
         if dst.is_empty() {
             lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty dst on one line".into()) });
             continue;
         }
-        for key in keys {
+        for (name, key) in keys {
             if key.is_empty() {
                 lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
                 continue;
+            }
+            if let Some(flag) = flags.iter().find(|flag| key.starts_with(**flag)) {
+                lost.push(Lost {
+                    at: at.clone(),
+                    field: name.to_owned(),
+                    value: Some(format!("starts with `{flag}`, a flag to the format's reader")),
+                });
             }
             write(&key, &dst, note.as_deref());
         }
