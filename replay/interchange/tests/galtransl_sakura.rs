@@ -589,3 +589,21 @@ fn galtransl_export_reports_a_key_galtransl_would_read_as_a_flag() {
         vec![entry(At::Line(1), "王都", "столица", None), entry(At::Line(2), "陛下", "столица", None)]
     );
 }
+
+#[test]
+fn a_galtransl_file_in_the_sakura_line_form_with_a_header_is_detected_as_galtransl() {
+    // GalTransl reads `src->dst #note` lines, and its header comment is no Sakura line
+    // (Sakura's reader refuses a line without `->`).
+    let text = "// 格式为日文[Tab]中文[Tab]解释(可不写)\nダリヤ->Дария #名字\n黑塔    Чёрная башня\n";
+    assert_eq!(detect("项目GPT字典.txt", text.as_bytes()), Ok(Format::GalTransl));
+    let parsed = parse(Format::GalTransl, text.as_bytes());
+    assert_eq!(
+        parsed.entries,
+        vec![entry(At::Line(2), "ダリヤ", "Дария", Some("名字")), entry(At::Line(3), "黑塔", "Чёрная башня", None)]
+    );
+    // Every line in the Sakura form, blank lines between: Sakura text.
+    assert_eq!(
+        detect("gpt_dict.txt", "ダリヤ->Дария #名字\n\n黑塔->Чёрная башня\n".as_bytes()),
+        Ok(Format::SakuraText)
+    );
+}

@@ -122,7 +122,7 @@ pub(crate) fn is_default(term: &Term, field: Fields) -> bool {
 /// `case_sensitive` LinguaGacha, with `srt` AiNiee, a `{src: dst}` object
 /// LinguaGacha, any other list of `{src, dst, info}` Sakura. Any other text: OmegaT
 /// when its first line is a `#` comment naming the tab-separated format or a coding,
-/// Sakura text when its lines use `->` and no tab, otherwise GalTransl; a file that
+/// Sakura text when every line that is not blank uses `->` and none has a tab, otherwise GalTransl; a file that
 /// starts with a UTF-16 byte order mark is OmegaT.
 pub fn detect(file_name: &str, bytes: &[u8]) -> Result<Format, ReadError> {
     let extension = file_name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
@@ -188,7 +188,8 @@ fn detect_text(text: &[u8]) -> Format {
         return Format::OmegaT;
     }
     let lines = || text.lines().filter(|line| !line.trim().is_empty());
-    if lines().any(|line| line.contains("->")) && !lines().any(|line| line.contains('\t')) {
+    // Sakura's reader refuses a line without `->`; GalTransl reads both forms.
+    if lines().next().is_some() && lines().all(|line| line.contains("->") && !line.contains('\t')) {
         return Format::SakuraText;
     }
     Format::GalTransl
