@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::formats::text::{non_empty, parse_json, surface_lines, utf8, without_bom};
+use crate::formats::text::{non_empty, parse_json, surface_lines, trimmed, utf8, without_bom};
 use crate::{At, Entry, ExportInput, Exported, Fields, Lost, Notice, Parsed, ReadError, Skipped, Term, WriteError};
 
 pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
@@ -30,12 +30,18 @@ pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
                 Some(other) => Err(ReadError::at(at.clone(), field, format!("must be a string, not {other}"))),
             }
         };
-        let src = text("src")?.map(str::trim).unwrap_or("");
+        let (src, src_trimmed) = trimmed(text("src")?.unwrap_or(""));
         if src.is_empty() {
             return Err(ReadError::at(at, "src", "missing or empty source term"));
         }
-        let dst = text("dst")?.map(str::trim).unwrap_or("");
-        let info = text("info")?.map(str::trim).unwrap_or("");
+        let (dst, dst_trimmed) = trimmed(text("dst")?.unwrap_or(""));
+        let (info, info_trimmed) = trimmed(text("info")?.unwrap_or(""));
+        if src_trimmed || dst_trimmed || info_trimmed {
+            parsed.notices.push(Notice {
+                at: Some(at.clone()),
+                message: "whitespace around a field trimmed (Sakura keeps it)".into(),
+            });
+        }
         for (key, value) in object {
             if !matches!(key.as_str(), "src" | "dst" | "info") {
                 parsed.lost.push(Lost { at: at.clone(), field: key.clone(), value: Some(value.to_string()) });
