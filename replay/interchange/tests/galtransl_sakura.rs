@@ -614,3 +614,33 @@ fn a_galtransl_file_in_the_sakura_line_form_with_a_header_is_detected_as_galtran
         Ok(Format::SakuraText)
     );
 }
+
+#[test]
+fn galtransl_flags_and_byte_order_marks_are_removed_however_many_there_are() {
+    // Removing one flag or mark per read made each export read back shorter than the
+    // last: read, write, read was no fixed point.
+    let text = "\u{feff}\u{feff}\u{feff}ダリヤ\tДария\n^^^^1^王都\tстолица\n1^^^陛下\tВаше величество\n";
+    let parsed = parse(Format::GalTransl, text.as_bytes());
+    assert_eq!(
+        parsed.entries,
+        vec![
+            entry(At::Line(1), "ダリヤ", "Дария", None),
+            entry(At::Line(2), "王都", "столица", None),
+            entry(At::Line(3), "陛下", "Ваше величество", None),
+        ]
+    );
+    assert_eq!(
+        parsed.lost,
+        vec![
+            lost(At::Line(2), "flag ^^", None),
+            lost(At::Line(2), "flag ^^", None),
+            lost(At::Line(2), "flag 1^", None),
+            lost(At::Line(3), "flag 1^", None),
+            lost(At::Line(3), "flag ^^", None),
+        ]
+    );
+    assert_eq!(parsed.notices[0], notice(Some(At::Line(1)), BOM));
+    let written = write(Format::GalTransl, &export_input(terms_of(&parsed))).expect("export");
+    assert_eq!(written.lost, vec![]);
+    assert_eq!(terms_of(&parse(Format::GalTransl, &written.bytes)), terms_of(&parsed));
+}

@@ -28,7 +28,8 @@ pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         let at = At::Line(number);
         let mut line = raw.trim_end_matches(['\r', '\n']).replace("    ", "\t");
         if index == 0 && line.starts_with('\u{feff}') {
-            line.remove(0);
+            // Every mark, so that what an export writes first reads back the same.
+            line = line.trim_start_matches('\u{feff}').to_owned();
             if line.contains('\t') || line.contains("->") {
                 parsed.notices.push(Notice {
                     at: Some(at.clone()),
@@ -71,11 +72,10 @@ pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
                 });
             }
         }
-        for flag in ["^^", "1^"] {
-            if let Some(rest) = src.strip_prefix(flag) {
-                parsed.lost.push(Lost { at: at.clone(), field: format!("flag {flag}"), value: None });
-                src = rest;
-            }
+        // Every leading flag, so that the key an export writes reads back the same.
+        while let Some(flag) = ["^^", "1^"].into_iter().find(|flag| src.starts_with(flag)) {
+            parsed.lost.push(Lost { at: at.clone(), field: format!("flag {flag}"), value: None });
+            src = &src[flag.len()..];
         }
         if src.is_empty() {
             return Err(ReadError::at(at, "src", "empty source term"));
