@@ -70,7 +70,8 @@ pub(crate) fn non_empty(text: &str) -> Option<String> {
 /// characters only) is left out and reported, since the format's reader would find
 /// no rendering or no key there. A key starting with one of `flags` (prefixes the
 /// format's reader takes for flags of the key, GalTransl's `^^` and `1^`) is written
-/// as it is and reported.
+/// as it is and reported, and one of nothing but flags is left out and reported; so
+/// is a leading U+FEFF of a key, which reads as a byte order mark on the first line.
 pub(crate) fn surface_lines(
     input: &crate::ExportInput,
     clean: impl Fn(&str) -> String,
@@ -100,8 +101,33 @@ pub(crate) fn surface_lines(
             continue;
         }
         for (name, key) in keys {
+            // On the first line a reader takes a leading U+FEFF for the file's byte
+            // order mark: left out of every key, and reported.
+            let key = match key.strip_prefix('\u{feff}') {
+                Some(rest) => {
+                    lost.push(Lost {
+                        at: at.clone(),
+                        field: name.to_owned(),
+                        value: Some("starts with U+FEFF, which reads as a byte order mark".into()),
+                    });
+                    rest.trim_start_matches(|c: char| c == '\u{feff}' || c.is_whitespace()).to_owned()
+                }
+                None => key,
+            };
             if key.is_empty() {
                 lost.push(Lost { at: at.clone(), field: "entry".into(), value: Some("empty key on one line".into()) });
+                continue;
+            }
+            let mut unflagged = key.as_str();
+            while let Some(flag) = flags.iter().find(|flag| unflagged.starts_with(**flag)) {
+                unflagged = &unflagged[flag.len()..];
+            }
+            if unflagged.trim().is_empty() {
+                lost.push(Lost {
+                    at: at.clone(),
+                    field: "entry".into(),
+                    value: Some("key of nothing but flags".into()),
+                });
                 continue;
             }
             if let Some(flag) = flags.iter().find(|flag| key.starts_with(**flag)) {
