@@ -9,11 +9,13 @@
 #   * schemathesis (PyPI): the contract run of the HTTP API (scripts/contract.sh)
 #   * openpyxl, lxml (PyPI): the parsers LinguaGacha and AiNiee read XLSX with, and
 #     an XML validator, which the interchange tests open exported files with
+#   * pymorphy3 with its Russian dictionaries (PyPI): the independent oracle for the
+#     case forms the post-check generates for common nouns and adjectives
 # Idempotent: skips what is already there. Needs root or sudo for apt-get.
 set -euo pipefail
 
 APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config)
-PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3)
+PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -29,7 +31,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml' 2>/dev/null; then
+if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml, pymorphy3' 2>/dev/null; then
     echo "setup: installing ${PIP_PACKAGES[*]} with pip"
     python3 -m pip install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
 fi

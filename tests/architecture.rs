@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("embed", &["ledger-model"]),
     ("assembly", &["projections", "ledger-model"]),
     ("interchange", &["ledger-model"]),
+    ("postcheck", &["ledger-model"]),
     ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange"]),
     ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed"]),
 ];
@@ -31,6 +32,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "interchange",
         &["redb", "ledger", "projections", "matcher", "replay", "embed", "ort", "tokio", "axum", "reqwest"],
     ),
+    ("postcheck", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
     ("replay", &["embed", "ort", "tokio", "axum", "reqwest"]),
 ];
 
