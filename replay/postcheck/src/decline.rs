@@ -354,7 +354,8 @@ fn name(words: &[&str], parsed: &[Word], gender: Option<Gender>) -> Forms {
     let last = &parsed[parsed.len() - 1];
     let Some(final_letter) = last.letter(0) else { return none(UNKNOWN_PATTERN) };
     let (slots, rule) = match gender {
-        Some(Gender::Neuter | Gender::Plural) => return none(INDECLINABLE),
+        Some(Gender::Plural) => return none(UNKNOWN_PATTERN),
+        Some(Gender::Neuter) => return none(INDECLINABLE),
         _ if final_letter == 'а' || final_letter == 'я' => (first_declension(last), NAME_A),
         Some(Gender::Feminine) => return none(INDECLINABLE),
         _ if final_letter == 'ь' || final_letter == 'й' => (second_declension_m(last), NAME_SOFT_M),
