@@ -62,6 +62,9 @@ pub const NOUN_MYA: &str = "noun_mya";
 /// Not Cyrillic, a plural, or an ending the rules do not know: no forms.
 pub const UNKNOWN_PATTERN: &str = "unknown_pattern";
 
+/// Nothing generated on purpose: the base-only baseline ([`check_base_only`](crate::check_base_only)).
+pub const BASE_ONLY: &str = "base_only";
+
 /// Every rule name of this rule set.
 pub const RULES: &[&str] = &[
     INDECLINABLE,
@@ -75,6 +78,7 @@ pub const RULES: &[&str] = &[
     NOUN_N,
     NOUN_MYA,
     UNKNOWN_PATTERN,
+    BASE_ONLY,
 ];
 
 const VOWELS: &str = "аеёиоуыэюя";
