@@ -8,7 +8,9 @@ use ledger_model::Gender::{self, Feminine, Masculine, Neuter, Plural};
 use postcheck::{check, decline, Check, Rendering, RULES_VERSION};
 
 /// (dst, gender, kind, rule, forms), written by hand.
-const NAMES: &[(&str, Option<Gender>, Option<&str>, &str, &[&str])] = &[
+type Row = (&'static str, Option<Gender>, Option<&'static str>, &'static str, &'static [&'static str]);
+
+const NAMES: &[Row] = &[
     ("Сяо Янь", Some(Masculine), Some("character"), "name_soft_m", &["Сяо Яня", "Сяо Яню", "Сяо Янем", "Сяо Яне"]),
     ("Сяо Янь", None, None, "name_soft_m", &["Сяо Яня", "Сяо Яню", "Сяо Янем", "Сяо Яне"]),
     ("Лу Цзюй", Some(Masculine), None, "name_soft_m", &["Лу Цзюя", "Лу Цзюю", "Лу Цзюем", "Лу Цзюе"]),
@@ -36,7 +38,7 @@ const NAMES: &[(&str, Option<Gender>, Option<&str>, &str, &[&str])] = &[
 ];
 
 /// Common nouns and phrases: adjective + noun agreement, a genitive tail that stays.
-const PHRASES: &[(&str, Option<Gender>, Option<&str>, &str, &[&str])] = &[
+const PHRASES: &[Row] = &[
     (
         "хранитель огня",
         Some(Masculine),
@@ -77,7 +79,7 @@ const PHRASES: &[(&str, Option<Gender>, Option<&str>, &str, &[&str])] = &[
     ("Синее море", None, Some("place"), "noun_n", &["Синего моря", "Синему морю", "Синим морем", "Синем море"]),
 ];
 
-fn table(rows: &[(&str, Option<Gender>, Option<&str>, &str, &[&str])]) {
+fn table(rows: &[Row]) {
     let mut failures = Vec::new();
     for (dst, gender, kind, rule, forms) in rows {
         let got = decline(dst, *gender, *kind);

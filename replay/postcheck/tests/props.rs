@@ -135,3 +135,30 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Damaged bytes are refused or read back as a check that encodes to exactly
+    /// those bytes: `from_bytes` never panics and never accepts a second spelling.
+    #[test]
+    fn damaged_bytes_are_refused_or_canonical(
+        translation in text(),
+        renderings in proptest::collection::vec(rendering(), 0..3),
+        flips in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 1..4),
+        cut in any::<proptest::sample::Index>(),
+    ) {
+        let mut bytes = check(&translation, &renderings).to_bytes();
+        for (at, value) in flips {
+            let at = at.index(bytes.len());
+            bytes[at] = value;
+        }
+        if let Ok(read) = Check::from_bytes(&bytes) {
+            prop_assert_eq!(read.to_bytes(), bytes.clone());
+        }
+        let end = cut.index(bytes.len() + 1);
+        if let Ok(read) = Check::from_bytes(&bytes[..end]) {
+            prop_assert_eq!(read.to_bytes(), bytes[..end].to_vec());
+        }
+    }
+}

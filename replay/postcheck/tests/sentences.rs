@@ -57,7 +57,7 @@ fn generated_case_forms_are_found() {
     let phrase = r(2, "Ночная секта", Some(Feminine), Some("faction"), 1);
     for sentence in ["Ученики Ночной секты молчали.", "Он вступил в Ночную секту.", "Он гордился Ночной сектой."]
     {
-        assert_case(sentence, sentence, &[phrase.clone()], &[(2, Verdict::Rendered, 1, &[])]);
+        assert_case(sentence, sentence, std::slice::from_ref(&phrase), &[(2, Verdict::Rendered, 1, &[])]);
     }
     let title = r(3, "хранитель огня", Some(Masculine), Some("title"), 1);
     assert_case("tail", "Меч хранителя огня лежал на столе.", &[title], &[(3, Verdict::Rendered, 1, &[])]);
@@ -100,8 +100,8 @@ fn yo_and_ye_are_one_letter_and_case_does_not_matter() {
 #[test]
 fn a_name_inside_a_longer_word_does_not_count() {
     let yan = r(7, "Янь", Some(Masculine), Some("character"), 1);
-    assert_case("Яньцзин", "Они вернулись в Яньцзин.", &[yan.clone()], &[(7, Verdict::Missing, 0, &[])]);
-    assert_case("Яньцзина", "Стены Яньцзина высоки.", &[yan.clone()], &[(7, Verdict::Missing, 0, &[])]);
+    assert_case("Яньцзин", "Они вернулись в Яньцзин.", std::slice::from_ref(&yan), &[(7, Verdict::Missing, 0, &[])]);
+    assert_case("Яньцзина", "Стены Яньцзина высоки.", std::slice::from_ref(&yan), &[(7, Verdict::Missing, 0, &[])]);
     assert_case("digit", "Янь2 и 3Янь.", &[yan], &[(7, Verdict::Missing, 0, &[])]);
 }
 
@@ -182,13 +182,13 @@ fn gender_agreement_is_flagged_both_ways_and_never_changes_the_verdict() {
     assert_case(
         "f + masc verb",
         "Мэй Лин сказал правду. Мэй Лин вдруг улыбнулся.",
-        &[lin.clone()],
+        std::slice::from_ref(&lin),
         &[(9, Verdict::Rendered, 2, &["сказал", "улыбнулся"])],
     );
     assert_case(
         "f + masc short adjective",
         "Мэй Лин готов идти.",
-        &[lin.clone()],
+        std::slice::from_ref(&lin),
         &[(9, Verdict::Rendered, 1, &["готов"])],
     );
     assert_case(
@@ -197,7 +197,7 @@ fn gender_agreement_is_flagged_both_ways_and_never_changes_the_verdict() {
         &[xiao_yan()],
         &[(1, Verdict::Rendered, 1, &["уверена"])],
     );
-    assert_case("f agrees", "Мэй Лин сказала правду.", &[lin.clone()], &[(9, Verdict::Rendered, 1, &[])]);
+    assert_case("f agrees", "Мэй Лин сказала правду.", std::slice::from_ref(&lin), &[(9, Verdict::Rendered, 1, &[])]);
     // A comma ends the clause; a capitalised word is a name, not a verb.
     assert_case("comma", "— Сяо Янь, — сказала она.", &[xiao_yan()], &[(1, Verdict::Rendered, 1, &[])]);
     assert_case("capital", "Сяо Янь Мила пришли.", &[xiao_yan()], &[(1, Verdict::Rendered, 1, &[])]);
