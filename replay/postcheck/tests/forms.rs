@@ -26,6 +26,7 @@ const NAMES: &[Row] = &[
     ("Гу Юэна", Some(Feminine), None, "name_a", &["Гу Юэны", "Гу Юэне", "Гу Юэну", "Гу Юэной"]),
     ("Цин Ся", Some(Feminine), None, "name_a", &["Цин Си", "Цин Се", "Цин Сю", "Цин Сей"]),
     ("Мики", None, None, "indeclinable", &[]),
+    ("Мария", Some(Feminine), None, "name_a", &["Марии", "Марию", "Марией"]),
     ("Сима", Some(Masculine), None, "name_a", &["Симы", "Симе", "Симу", "Симой"]),
     ("Кагуя", Some(Feminine), None, "name_a", &["Кагуи", "Кагуе", "Кагую", "Кагуей"]),
     ("Такэси", Some(Masculine), None, "indeclinable", &[]),
