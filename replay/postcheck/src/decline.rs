@@ -47,6 +47,9 @@ pub const NAME_CONSONANT_M: &str = "name_consonant_m";
 pub const NAME_SOFT_M: &str = "name_soft_m";
 /// A name whose last word ends in `-а`/`-я` (first declension: `Сакура` → `Сакуры`).
 pub const NAME_A: &str = "name_a";
+/// A title from a short list before a name: both decline (`Старейшина Гу` →
+/// `Старейшины Гу`, `мастер Линь Дун` → `мастера Линь Дуна`).
+pub const NAME_TITLE: &str = "name_title";
 /// A common noun (phrase head) in a hard consonant (`мастер` → `мастера`).
 pub const NOUN_M: &str = "noun_m";
 /// A masculine noun in `-ь`/`-й` (`хранитель` → `хранителя`).
@@ -71,6 +74,7 @@ pub const RULES: &[&str] = &[
     NAME_CONSONANT_M,
     NAME_SOFT_M,
     NAME_A,
+    NAME_TITLE,
     NOUN_M,
     NOUN_M_SOFT,
     NOUN_A,
@@ -347,6 +351,11 @@ pub fn decline(dst: &str, gender: Option<Gender>, kind: Option<&str>) -> Forms {
     let capitalised = words.iter().all(|w| w.chars().next().is_some_and(char::is_uppercase));
     let has_adjective = parsed[..parsed.len() - 1].iter().any(|w| adjective_gender(w).is_some())
         || parsed[1..].iter().any(|w| w.lower.chars().count() >= 5 && (w.ends("ого") || w.ends("его")));
+    if name_kind {
+        if let Some(forms) = title_name(&words, &parsed, gender) {
+            return forms;
+        }
+    }
     if name_kind && capitalised && !has_adjective {
         name(&words, &parsed, gender)
     } else {
@@ -354,17 +363,24 @@ pub fn decline(dst: &str, gender: Option<Gender>, kind: Option<&str>) -> Forms {
     }
 }
 
+/// The last word of a name per slot and its rule, or the rule that gives no forms.
+fn name_slots(last: &Word, gender: Option<Gender>) -> Result<(Slots, &'static str), &'static str> {
+    let final_letter = last.letter(0).ok_or(UNKNOWN_PATTERN)?;
+    match gender {
+        Some(Gender::Plural) => Err(UNKNOWN_PATTERN),
+        Some(Gender::Neuter) => Err(INDECLINABLE),
+        _ if final_letter == 'а' || final_letter == 'я' => Ok((first_declension(last), NAME_A)),
+        Some(Gender::Feminine) => Err(INDECLINABLE),
+        _ if final_letter == 'ь' || final_letter == 'й' => Ok((second_declension_m(last), NAME_SOFT_M)),
+        _ if VOWELS.contains(final_letter) || final_letter == '-' => Err(INDECLINABLE),
+        _ => Ok((second_declension_m(last), NAME_CONSONANT_M)),
+    }
+}
+
 fn name(words: &[&str], parsed: &[Word], gender: Option<Gender>) -> Forms {
-    let last = &parsed[parsed.len() - 1];
-    let Some(final_letter) = last.letter(0) else { return none(UNKNOWN_PATTERN) };
-    let (slots, rule) = match gender {
-        Some(Gender::Plural) => return none(UNKNOWN_PATTERN),
-        Some(Gender::Neuter) => return none(INDECLINABLE),
-        _ if final_letter == 'а' || final_letter == 'я' => (first_declension(last), NAME_A),
-        Some(Gender::Feminine) => return none(INDECLINABLE),
-        _ if final_letter == 'ь' || final_letter == 'й' => (second_declension_m(last), NAME_SOFT_M),
-        _ if VOWELS.contains(final_letter) || final_letter == '-' => return none(INDECLINABLE),
-        _ => (second_declension_m(last), NAME_CONSONANT_M),
+    let (slots, rule) = match name_slots(&parsed[parsed.len() - 1], gender) {
+        Ok(declined) => declined,
+        Err(rule) => return none(rule),
     };
     let prefix: Vec<Vec<String>> = words[..words.len() - 1].iter().map(|w| vec![(*w).to_owned()]).collect();
     let slots = slots
@@ -376,6 +392,69 @@ fn name(words: &[&str], parsed: &[Word], gender: Option<Gender>) -> Forms {
         })
         .collect();
     finish(words, slots, rule)
+}
+
+/// Common titles that stand before a name (`Старейшина Гу`, `мастер Линь Дун`), with
+/// their own gender: the title declines as a noun, the name as a name.
+const TITLES: &[(&str, Gender)] = &[
+    ("старейшина", Gender::Masculine),
+    ("мастер", Gender::Masculine),
+    ("господин", Gender::Masculine),
+    ("брат", Gender::Masculine),
+    ("учитель", Gender::Masculine),
+    ("наставник", Gender::Masculine),
+    ("глава", Gender::Masculine),
+    ("патриарх", Gender::Masculine),
+    ("владыка", Gender::Masculine),
+    ("князь", Gender::Masculine),
+    ("принц", Gender::Masculine),
+    ("генерал", Gender::Masculine),
+    ("император", Gender::Masculine),
+    ("дядя", Gender::Masculine),
+    ("монах", Gender::Masculine),
+    ("хозяин", Gender::Masculine),
+    ("госпожа", Gender::Feminine),
+    ("сестра", Gender::Feminine),
+    ("принцесса", Gender::Feminine),
+    ("императрица", Gender::Feminine),
+    ("наставница", Gender::Feminine),
+    ("тётя", Gender::Feminine),
+    ("тетя", Gender::Feminine),
+];
+
+/// A title's or name's slots with the accusative slot of an animate noun (the
+/// genitive) where the masculine declension leaves it out.
+fn animate(mut slots: Slots) -> Slots {
+    if slots.len() == 4 {
+        slots.insert(2, slots[0].clone());
+    }
+    slots
+}
+
+/// A title from [`TITLES`] followed by a capitalised name, or `None`.
+fn title_name(words: &[&str], parsed: &[Word], gender: Option<Gender>) -> Option<Forms> {
+    if words.len() < 2 || !words[1..].iter().all(|w| w.chars().next().is_some_and(char::is_uppercase)) {
+        return None;
+    }
+    let title_gender = TITLES.iter().find(|(title, _)| *title == parsed[0].lower)?.1;
+    let (title_slots, _) = noun(&parsed[0], Some(title_gender))?;
+    let last = words[words.len() - 1];
+    let name_slots = match name_slots(&parsed[parsed.len() - 1], gender) {
+        Ok((slots, _)) => animate(slots),
+        Err(_) => vec![vec![last.to_owned()]; 5],
+    };
+    let middle: Vec<Vec<String>> = words[1..words.len() - 1].iter().map(|w| vec![(*w).to_owned()]).collect();
+    let slots = animate(title_slots)
+        .into_iter()
+        .zip(name_slots)
+        .map(|(title, name)| {
+            let mut slot = vec![title];
+            slot.extend(middle.iter().cloned());
+            slot.push(name);
+            slot
+        })
+        .collect();
+    Some(finish(words, slots, NAME_TITLE))
 }
 
 fn phrase(words: &[&str], parsed: &[Word], gender: Option<Gender>) -> Forms {

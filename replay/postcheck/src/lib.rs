@@ -14,8 +14,8 @@ mod decline;
 mod matching;
 
 pub use decline::{
-    decline, Forms, BASE_ONLY, INDECLINABLE, NAME_A, NAME_CONSONANT_M, NAME_SOFT_M, NOUN_A, NOUN_F_SOFT, NOUN_M,
-    NOUN_MYA, NOUN_M_SOFT, NOUN_N, RULES, UNKNOWN_PATTERN,
+    decline, Forms, BASE_ONLY, INDECLINABLE, NAME_A, NAME_CONSONANT_M, NAME_SOFT_M, NAME_TITLE, NOUN_A, NOUN_F_SOFT,
+    NOUN_M, NOUN_MYA, NOUN_M_SOFT, NOUN_N, RULES, UNKNOWN_PATTERN,
 };
 use ledger_model::codec::{self, CodecError};
 use ledger_model::Gender;
