@@ -17,8 +17,46 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric()
 }
 
+/// Whether `c` is a combining mark the fold absorbs: the stress marks U+0300 and
+/// U+0301, the breve of a decomposed й and the diaeresis of a decomposed ё.
+fn is_absorbed_mark(c: char) -> bool {
+    matches!(c, '\u{300}' | '\u{301}' | '\u{306}' | '\u{308}')
+}
+
+/// Folds `text` for matching: [`fold`] per character, a stress mark dropped, и with a
+/// combining breve read as й, е with a combining diaeresis as е. Each folded character
+/// comes with the byte span of the original characters it stands for.
+fn fold_str(text: &str) -> (Vec<char>, Vec<(usize, usize)>) {
+    let mut chars: Vec<char> = Vec::with_capacity(text.len());
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(text.len());
+    for (start, c) in text.char_indices() {
+        let end = start + c.len_utf8();
+        if is_absorbed_mark(c) {
+            if let (Some(last), Some(span)) = (chars.last_mut(), spans.last_mut()) {
+                match (c, *last) {
+                    ('\u{300}' | '\u{301}', _) | ('\u{308}', 'е') => {
+                        span.1 = end;
+                        continue;
+                    }
+                    ('\u{306}', 'и') => {
+                        *last = 'й';
+                        span.1 = end;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for folded in fold(c) {
+            chars.push(folded);
+            spans.push((start, end));
+        }
+    }
+    (chars, spans)
+}
+
 /// The translation folded, each folded character with the byte span of the original
-/// character it came from.
+/// characters it came from.
 struct Text {
     chars: Vec<char>,
     spans: Vec<(usize, usize)>,
@@ -26,14 +64,7 @@ struct Text {
 
 impl Text {
     fn new(text: &str) -> Text {
-        let mut chars = Vec::with_capacity(text.len());
-        let mut spans = Vec::with_capacity(text.len());
-        for (start, c) in text.char_indices() {
-            for folded in fold(c) {
-                chars.push(folded);
-                spans.push((start, start + c.len_utf8()));
-            }
-        }
+        let (chars, spans) = fold_str(text);
         Text { chars, spans }
     }
 }
@@ -47,7 +78,7 @@ struct Pattern {
 
 impl Pattern {
     fn new(form: &str, declared: bool) -> Option<Pattern> {
-        let words: Vec<Vec<char>> = form.split_whitespace().map(|w| w.chars().flat_map(fold).collect()).collect();
+        let words: Vec<Vec<char>> = form.split_whitespace().map(|w| fold_str(w).0).collect();
         if words.is_empty() {
             return None;
         }
@@ -214,7 +245,8 @@ fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
         return None;
     }
     let start = from + gap;
-    let len: usize = text[start..].chars().take_while(|c| is_word(*c)).map(char::len_utf8).sum();
+    let len: usize =
+        text[start..].chars().take_while(|c| is_word(*c) || is_absorbed_mark(*c)).map(char::len_utf8).sum();
     if len == 0 {
         return None;
     }
@@ -227,7 +259,7 @@ fn marked_gender(word: &str) -> Option<Gender> {
     if !first.is_lowercase() {
         return None;
     }
-    let folded: String = word.chars().flat_map(fold).collect();
+    let folded: String = fold_str(word).0.into_iter().collect();
     let letters = folded.chars().count();
     let ends = |ending: &str| folded.ends_with(ending);
     if (ends("лась") && letters >= 5) || (ends("ла") && letters >= 3) {
@@ -249,7 +281,7 @@ fn marked_gender(word: &str) -> Option<Gender> {
 /// word of [`SKIPPABLE`]) whose ending marks the other gender than `gender`.
 pub(crate) fn disagreement(text: &str, end: u32, gender: Gender) -> Option<Agreement> {
     let (mut start, mut stop) = next_word(text, end as usize)?;
-    let folded: String = text[start..stop].chars().flat_map(fold).collect();
+    let folded: String = fold_str(&text[start..stop]).0.into_iter().collect();
     if SKIPPABLE.contains(&folded.as_str()) {
         (start, stop) = next_word(text, stop)?;
     }

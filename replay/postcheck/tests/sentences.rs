@@ -229,3 +229,23 @@ fn the_longest_form_wins_and_occurrences_do_not_overlap() {
     let result = check("Янь пришёл.", &same);
     assert_eq!((result.items[0].found_count, result.items[1].found_count), (1, 1));
 }
+
+#[test]
+fn stress_marks_and_decomposed_letters_do_not_break_a_match() {
+    let text = "Сяо Я\u{301}ня позвали. Сяо Я\u{301}нь сказа\u{301}ла.";
+    let result = check(text, &[r(1, "Сяо Янь", Some(Masculine), None, 2)]);
+    assert_eq!(result.items[0].found_count, 2);
+    assert_eq!(result.items[0].agreement[0].word, "сказа\u{301}ла");
+    let end = result.items[0].found[1].bytes.1 as usize;
+    assert_eq!(&text[..end], "Сяо Я\u{301}ня позвали. Сяо Я\u{301}нь");
+    // A decomposed й (и + breve) and ё (е + diaeresis), in the text and in a form.
+    let cases = [
+        ("Лу Цзюи\u{306} ушёл.", "Лу Цзюй"),
+        ("Лу Цзюй ушёл.", "Лу Цзюи\u{306}"),
+        ("Над Те\u{308}мной луной.", "Тёмная луна"),
+    ];
+    for (text, dst) in cases {
+        let result = check(text, &[r(1, dst, Some(Masculine), None, 1)]);
+        assert_eq!(result.items[0].verdict, Verdict::Rendered, "{text} / {dst}");
+    }
+}
