@@ -123,6 +123,19 @@ pub struct Agreement {
     pub found: Gender,
 }
 
+impl Verdict {
+    /// The verdict's name, as in the JSON form (`rendered`, `missing`,
+    /// `wrong_rendering`, `unverifiable`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Rendered => "rendered",
+            Verdict::Missing => "missing",
+            Verdict::WrongRendering => "wrong_rendering",
+            Verdict::Unverifiable => "unverifiable",
+        }
+    }
+}
+
 impl Check {
     /// The canonical bytes of the check (the project's bincode configuration).
     pub fn to_bytes(&self) -> Vec<u8> {

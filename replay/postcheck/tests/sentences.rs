@@ -249,3 +249,12 @@ fn stress_marks_and_decomposed_letters_do_not_break_a_match() {
         assert_eq!(result.items[0].verdict, Verdict::Rendered, "{text} / {dst}");
     }
 }
+
+#[test]
+fn a_hyphen_is_a_word_boundary_and_verdict_names_are_the_json_names() {
+    let yan = r(7, "Янь", Some(Masculine), None, 1);
+    assert_case("hyphen", "Янь-эр кивнул.", std::slice::from_ref(&yan), &[(7, Verdict::Rendered, 1, &[])]);
+    for verdict in [Verdict::Rendered, Verdict::Missing, Verdict::WrongRendering, Verdict::Unverifiable] {
+        assert_eq!(serde_json::to_value(verdict).unwrap(), verdict.as_str());
+    }
+}
