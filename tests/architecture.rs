@@ -16,6 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("assembly", &["projections", "ledger-model"]),
     ("interchange", &["ledger-model"]),
     ("postcheck", &["ledger-model"]),
+    ("names", &["ledger-model"]),
     ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange"]),
     ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed"]),
 ];
@@ -34,6 +35,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     ("postcheck", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
     ("replay", &["embed", "ort", "tokio", "axum", "reqwest"]),
+    ("names", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
 ];
 
 struct Graph {
