@@ -123,12 +123,43 @@ fn zh_stop(c: char) -> bool {
     ZH_STOP_CHARS.contains(c)
 }
 
-/// Occurrences of `needle` in `hay` (both visible char slices), overlapping ones too.
-fn count(hay: &[char], needle: &[char]) -> usize {
-    if needle.is_empty() || needle.len() > hay.len() {
-        return 0;
+/// The longest string [`Counts`] counts.
+const COUNTED_MAX: usize = 5;
+
+/// Occurrences in a chunk of every string of 1 to [`COUNTED_MAX`] visible chars
+/// (overlapping ones too), and of those that start a kanji run; built once per scan so
+/// that no cue searches the chunk again.
+struct Counts<'a> {
+    all: BTreeMap<&'a [char], u32>,
+    run_starts: BTreeMap<&'a [char], u32>,
+}
+
+impl<'a> Counts<'a> {
+    fn new(chars: &'a [char]) -> Counts<'a> {
+        let mut all: BTreeMap<&[char], u32> = BTreeMap::new();
+        let mut run_starts: BTreeMap<&[char], u32> = BTreeMap::new();
+        for start in 0..chars.len() {
+            let run_start = start == 0 || !is_kanji(chars[start - 1]);
+            for len in 1..=COUNTED_MAX.min(chars.len() - start) {
+                let s = &chars[start..start + len];
+                *all.entry(s).or_default() += 1;
+                if run_start {
+                    *run_starts.entry(s).or_default() += 1;
+                }
+            }
+        }
+        Counts { all, run_starts }
     }
-    hay.windows(needle.len()).filter(|w| *w == needle).count()
+
+    /// Occurrences of `s` (at most [`COUNTED_MAX`] chars) in the chunk.
+    fn of(&self, s: &[char]) -> usize {
+        self.all.get(s).map_or(0, |&n| n as usize)
+    }
+
+    /// Occurrences of `s` with no kanji right before it.
+    fn at_run_start(&self, s: &[char]) -> usize {
+        self.run_starts.get(s).map_or(0, |&n| n as usize)
+    }
 }
 
 impl Scanner {
@@ -159,18 +190,23 @@ impl Scanner {
             visible.push(Ch { c, byte: byte as u32, idx: idx as u32 });
         }
         let chars: Vec<char> = visible.iter().map(|ch| ch.c).collect();
+        // A ruby base starts a word: 昨日｜山田《やまだ》さん is 山田, not 昨日山田.
+        let bases: Vec<usize> = markup.rubies.iter().map(|r| r.base.0).collect();
+        let base_starts: Vec<bool> =
+            visible.iter().map(|ch| bases.binary_search(&(ch.byte as usize)).is_ok()).collect();
+        let counts = Counts::new(&chars);
         let mut candidates = Vec::new();
         match self.lang {
             Lang::Zh => {
-                surname_candidates(&chars, &mut candidates);
-                title_candidates(&chars, known, &mut candidates);
+                surname_candidates(&chars, &counts, &mut candidates);
+                title_candidates(&chars, &counts, known, &mut candidates);
                 quoted_candidates(&chars, self.lang, &mut candidates);
                 repeated_candidates(&chars, &mut candidates);
             }
             Lang::Ja => {
-                honorific_candidates(&chars, &mut candidates);
+                honorific_candidates(&chars, &counts, &base_starts, &mut candidates);
                 quoted_candidates(&chars, self.lang, &mut candidates);
-                katakana_candidates(&chars, &mut candidates);
+                katakana_candidates(&chars, &base_starts, &mut candidates);
             }
         }
         candidates.sort_by_key(|c| (c.cue.rank(), c.start, usize::MAX - (c.end - c.start), c.cue));
@@ -208,7 +244,7 @@ impl Scanner {
 /// without the extra character in the chunk. A single-character surname right after a
 /// Han character that is not a grammar word is taken as the end of a word (猴王笑 is
 /// no 王笑).
-fn surname_candidates(chars: &[char], out: &mut Vec<Candidate>) {
+fn surname_candidates(chars: &[char], counts: &Counts, out: &mut Vec<Candidate>) {
     let name_char = |c: char| is_han(c) && !zh_stop(c) && !NUMERALS.contains(c);
     for start in 0..chars.len() {
         let nickname = chars[start] == '阿';
@@ -230,12 +266,11 @@ fn surname_candidates(chars: &[char], out: &mut Vec<Candidate>) {
             continue;
         }
         let short = &chars[start..start + surname_len + 1];
-        let end =
-            if given == 2 && !nickname && count(chars, &chars[start..start + surname_len + 2]) == count(chars, short) {
-                start + surname_len + 2
-            } else {
-                start + surname_len + 1
-            };
+        let end = if given == 2 && !nickname && counts.of(&chars[start..start + surname_len + 2]) == counts.of(short) {
+            start + surname_len + 2
+        } else {
+            start + surname_len + 1
+        };
         let surface = &chars[start..end];
         if surface.len() == 2 && ZH_STOP_WORDS.iter().any(|w| w.chars().eq(surface.iter().copied())) {
             continue;
@@ -249,7 +284,7 @@ fn surname_candidates(chars: &[char], out: &mut Vec<Candidate>) {
 /// then one, if it is known or the one character and the title occur together again
 /// (牛魔王 twice). A title whose prefix is neither known nor repeated is no
 /// sighting: the characters before a title are as often a verb (万望师父) as a name.
-fn title_candidates(chars: &[char], known: &dyn Fn(&str) -> bool, out: &mut Vec<Candidate>) {
+fn title_candidates(chars: &[char], counts: &Counts, known: &dyn Fn(&str) -> bool, out: &mut Vec<Candidate>) {
     for title in TITLES {
         let title: Vec<char> = title.chars().collect();
         for at in 0..chars.len().saturating_sub(title.len() - 1) {
@@ -262,8 +297,7 @@ fn title_candidates(chars: &[char], known: &dyn Fn(&str) -> bool, out: &mut Vec<
             }
             let fits = |len: usize| {
                 let prefix = &chars[at - len..at];
-                let repeated =
-                    if len >= 2 { count(chars, prefix) } else { count(chars, &chars[at - 1..at + title.len()]) };
+                let repeated = if len >= 2 { counts.of(prefix) } else { counts.of(&chars[at - 1..at + title.len()]) };
                 known(&prefix.iter().collect::<String>()) || repeated >= 2
             };
             let Some(len) = [2, 3, 1].into_iter().filter(|&len| len <= avail).find(|&len| fits(len)) else {
@@ -358,7 +392,7 @@ fn katakana_name_like(run: &[char]) -> bool {
 }
 
 /// Japanese: katakana runs of two or more (a `・` between katakana joins a run).
-fn katakana_candidates(chars: &[char], out: &mut Vec<Candidate>) {
+fn katakana_candidates(chars: &[char], base_starts: &[bool], out: &mut Vec<Candidate>) {
     let mut at = 0;
     while at < chars.len() {
         if !is_katakana(chars[at]) || is_long_vowel(chars[at]) {
@@ -367,14 +401,12 @@ fn katakana_candidates(chars: &[char], out: &mut Vec<Candidate>) {
         }
         let start = at;
         let mut end = at;
-        while end < chars.len() {
-            if is_katakana(chars[end]) {
-                end += 1;
-            } else if chars[end] == '・' && chars.get(end + 1).is_some_and(|&c| is_katakana(c)) {
-                end += 1;
-            } else {
+        while end < chars.len() && (end == start || !base_starts[end]) {
+            let joined = chars[end] == '・' && chars.get(end + 1).is_some_and(|&c| is_katakana(c));
+            if !is_katakana(chars[end]) && !joined {
                 break;
             }
+            end += 1;
         }
         at = end;
         if katakana_name_like(&chars[start..end]) {
@@ -388,7 +420,7 @@ fn katakana_candidates(chars: &[char], out: &mut Vec<Candidate>) {
 /// a word (諸君, 同様, 奥さん) or the run is in the stop list. Of a long kanji run, the
 /// shortest tail of two or more kanji that starts a kanji run elsewhere in the chunk is
 /// the name (この間寒月君 → 寒月); otherwise the whole run, at most five kanji.
-fn honorific_candidates(chars: &[char], out: &mut Vec<Candidate>) {
+fn honorific_candidates(chars: &[char], counts: &Counts, base_starts: &[bool], out: &mut Vec<Candidate>) {
     for honorific in HONORIFICS {
         let honorific: Vec<char> = honorific.chars().collect();
         let kanji_honorific = honorific.iter().all(|&c| is_kanji(c));
@@ -401,14 +433,19 @@ fn honorific_candidates(chars: &[char], out: &mut Vec<Candidate>) {
                 continue;
             }
             let before = chars[at - 1];
-            let (start, katakana) = if is_katakana(before) {
-                (at - chars[..at].iter().rev().take_while(|&&c| is_katakana(c)).count(), true)
-            } else if is_kanji(before) {
-                (at - chars[..at].iter().rev().take_while(|&&c| is_kanji(c)).count(), false)
-            } else {
+            let katakana = is_katakana(before);
+            if !katakana && !is_kanji(before) {
                 continue;
-            };
-            let start = if katakana { start } else { kanji_name_start(chars, start, at) };
+            }
+            let same = |c: char| if katakana { is_katakana(c) } else { is_kanji(c) };
+            let mut start = at;
+            while start > 0 && same(chars[start - 1]) {
+                start -= 1;
+                if base_starts[start] {
+                    break;
+                }
+            }
+            let start = if katakana { start } else { kanji_name_start(chars, counts, start, at) };
             let name: String = chars[start..at].iter().collect();
             // 御客さん, 御嬢さん: 御 makes a common noun polite.
             if at - start < 2 || chars[start] == '御' || HONORIFIC_STOP.contains(&name.as_str()) {
@@ -426,16 +463,14 @@ fn honorific_candidates(chars: &[char], out: &mut Vec<Candidate>) {
     }
 }
 
-fn kanji_name_start(chars: &[char], run_start: usize, end: usize) -> usize {
+fn kanji_name_start(chars: &[char], counts: &Counts, run_start: usize, end: usize) -> usize {
     let len = end - run_start;
     if len <= 2 {
         return run_start;
     }
-    for tail in 2..len {
-        let needle = &chars[end - tail..end];
-        let elsewhere = (0..chars.len().saturating_sub(tail - 1))
-            .any(|at| at != end - tail && &chars[at..at + tail] == needle && (at == 0 || !is_kanji(chars[at - 1])));
-        if elsewhere {
+    // A proper tail has a kanji before it here, so any run-start occurrence is elsewhere.
+    for tail in 2..len.min(COUNTED_MAX + 1) {
+        if counts.at_run_start(&chars[end - tail..end]) > 0 {
             return end - tail;
         }
     }
