@@ -2,8 +2,9 @@
 //! by the same rules as the matcher's capture (`matcher/src/markup.rs`): a `《…》` closed
 //! on its line after a run of same-class chars (or after a `｜` on the same line) is a
 //! ruby; a `［＃…］` closed on its line is a note; anything else stays ordinary text.
-//! The names crate may not depend on the matcher, so the rules are restated here and the
-//! tests hold both to the same cases.
+//! The names crate may not depend on the matcher, so the rules are restated here (the
+//! same code, trimmed to Aozora markup); `tests/cues.rs` covers an implicit base, a `｜`
+//! base, a note and an unclosed `《`.
 
 /// A ruby found in the source: byte ranges of its base and of its reading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
