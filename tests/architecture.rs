@@ -17,7 +17,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("interchange", &["ledger-model"]),
     ("postcheck", &["ledger-model"]),
     ("names", &["ledger-model"]),
-    ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange"]),
+    ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange", "postcheck", "names"]),
     ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed"]),
 ];
 

@@ -330,7 +330,7 @@ impl Book {
 
     /// Decides `batch` against the head as [`Book::submit`] would, and writes
     /// nothing: what a dry run reports.
-    pub fn check(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
+    pub fn dry_submit(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
         let (decision, _) = self.decide_at_head(batch, None, blobs)?;
         let snapshot = decision.state.snapshot_id();
         Ok(Submitted { decision, appended: None, snapshot })

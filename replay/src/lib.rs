@@ -14,11 +14,13 @@
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
 pub mod book;
+pub mod check;
 pub mod chunks;
 pub mod error;
 pub mod interchange;
 pub mod library;
 pub mod reads;
+pub mod review;
 pub mod service;
 
 pub use assembly::{assemble, receipt};

@@ -91,6 +91,8 @@ pub struct AuditedChunk {
     pub injected: Vec<AuditedEntry>,
     /// Hits that were rejected, with their reasons.
     pub rejected: Vec<ReceiptHit>,
+    /// The post-checks of translations of this chunk, oldest first.
+    pub checks: Vec<(Hash32, crate::check::StoredCheck)>,
 }
 
 /// The audit of a chapter.
@@ -191,7 +193,8 @@ impl Book {
                 .collect();
             let rejected =
                 receipt.hits.iter().filter(|hit| hit.disposition == Disposition::Rejected).cloned().collect();
-            audited[index] = Some(AuditedChunk { id: *id, receipt: receipt.clone(), injected, rejected });
+            let checks = self.checks_of(*id)?;
+            audited[index] = Some(AuditedChunk { id: *id, receipt: receipt.clone(), injected, rejected, checks });
         }
         let chunks = audited.into_iter().flatten().collect();
         Ok(Audit { chapter, head: head.revision(), chunks })

@@ -213,7 +213,7 @@ impl Book {
         blobs: &[(Hash32, Vec<u8>)],
     ) -> Result<Written, BookError> {
         let (events, labels) = labelled_events(write, bodies)?;
-        match self.check(&events, blobs) {
+        match self.dry_submit(&events, blobs) {
             Ok(submitted) => Ok(Written { submitted, labels }),
             Err(error) => Err(name_refusal(error, &labels)),
         }

@@ -1,0 +1,234 @@
+//! The post-check of a translation against the receipt of its chunk, stored beside
+//! the receipt, and the proposals a failing check makes for a reviewer.
+//!
+//! The check itself is the pure `postcheck` crate; this module feeds it the records
+//! the receipt injected (each at the version the receipt names) and files the result.
+//!
+//! **Storage.** A check is a blob whose id is the blake3 hash of its bytes (it holds
+//! the receipt id, the translation's hash, the translation itself and the result, so
+//! it can be re-run and compared); the checks of one receipt are listed, in the order
+//! they were made, by index blobs whose ids are derived from the receipt id and a
+//! position (blobs are never rewritten). Both are derived data: the log never refers
+//! to them.
+
+use ledger::Document;
+use ledger_model::*;
+use postcheck::{Check, Rendering, Verdict as CheckVerdict};
+use serde::{Deserialize, Serialize};
+
+use crate::book::Book;
+use crate::error::BookError;
+use crate::service::{Labelled, WriteOptions, Written};
+use assembly::assemble::Disposition;
+
+/// blake3 `derive_key` context of a check's id.
+const CHECK_CONTEXT: &str = "lorebank 2026 postcheck v1";
+/// blake3 `derive_key` context of the id of a receipt's check index.
+const INDEX_CONTEXT: &str = "lorebank 2026 postcheck index v1";
+/// The byte form of [`StoredCheck`].
+pub const CHECK_FORMAT: u16 = 1;
+
+/// A check as stored: what was checked and what was found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredCheck {
+    /// [`CHECK_FORMAT`].
+    pub format: u16,
+    /// The receipt checked.
+    pub receipt: Hash32,
+    /// blake3 of the translation's UTF-8 bytes.
+    pub translation_hash: Hash32,
+    /// The translation.
+    pub translation: String,
+    /// The result (with the rule version and the generated forms it used).
+    pub check: Check,
+}
+
+impl StoredCheck {
+    /// The canonical bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, BookError> {
+        ledger_model::codec::encode_large(self).map_err(|error| BookError::Invalid(format!("check: {error}")))
+    }
+
+    /// Decodes canonical bytes, refusing any other.
+    pub fn decode(bytes: &[u8]) -> Result<StoredCheck, String> {
+        ledger_model::codec::decode_large_strict(bytes).map_err(|error| error.to_string())
+    }
+}
+
+/// The content id of a check's bytes.
+fn check_id(bytes: &[u8]) -> Hash32 {
+    Hash32(*blake3::Hasher::new_derive_key(CHECK_CONTEXT).update(bytes).finalize().as_bytes())
+}
+
+/// The id of the `n`th entry (from 0) of the check index of `receipt`: a blob
+/// holding the id of that check. Blobs are never rewritten, so the index grows by
+/// one blob per check.
+fn index_id(receipt: Hash32, n: u32) -> Hash32 {
+    let mut hasher = blake3::Hasher::new_derive_key(INDEX_CONTEXT);
+    Hash32(*hasher.update(&receipt.0).update(&n.to_le_bytes()).finalize().as_bytes())
+}
+
+/// What a check did.
+#[derive(Debug)]
+pub struct Checked {
+    /// The check's id.
+    pub id: Hash32,
+    /// The check as stored.
+    pub stored: StoredCheck,
+    /// The source surface of each checked term, by term number, for the report.
+    pub surfaces: Vec<(u32, String, String)>,
+    /// The proposals written for a reviewer (with `propose`), if any.
+    pub proposed: Option<Written>,
+}
+
+impl Checked {
+    /// Whether any item failed (missing, wrong rendering, or a gender flag).
+    pub fn failed(&self) -> bool {
+        self.stored.check.items.iter().any(|item| {
+            matches!(item.verdict, CheckVerdict::Missing | CheckVerdict::WrongRendering) || !item.agreement.is_empty()
+        })
+    }
+}
+
+/// How to check.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Store the check beside the receipt.
+    pub record: bool,
+    /// Write a `verify` disposition (reason `postcheck_missing` or
+    /// `postcheck_wrong_rendering`) for each failing record, for a reviewer.
+    pub propose: bool,
+    /// Who proposes.
+    pub actor: String,
+    /// When, in unix milliseconds (informational only).
+    pub recorded_at_ms: u64,
+}
+
+impl Book {
+    /// Checks `translation` (the Russian output of the chunk whose receipt is
+    /// `receipt`, by id or prefix) against every record that receipt injected for a
+    /// hit: the record's rendering, declared forms and generated forms, at the
+    /// version the receipt used. Never changes the translation.
+    pub fn check(&mut self, receipt: &str, translation: &str, options: &CheckOptions) -> Result<Checked, BookError> {
+        let (receipt_id, receipt) = self.receipt(receipt)?;
+        let then = self.state(Some(receipt.revision))?;
+        let mut renderings: Vec<Rendering> = Vec::new();
+        let mut surfaces = Vec::new();
+        for hit in receipt.hits.iter().filter(|hit| hit.disposition != Disposition::Rejected) {
+            if let Some(rendering) = renderings.iter_mut().find(|rendering| rendering.term == hit.term) {
+                rendering.source_count += 1;
+                rendering.review |= hit.disposition == Disposition::Ambiguous;
+                continue;
+            }
+            let Some(term) = RecordId::new(RecordKind::Term, hit.term).and_then(|id| then.terms().get(&id)) else {
+                continue;
+            };
+            let put = &term.put;
+            surfaces.push((hit.term, put.src.clone(), put.dst.clone()));
+            renderings.push(Rendering {
+                term: hit.term,
+                dst: put.dst.clone(),
+                decl: put.decl.clone(),
+                gender: put.gender,
+                kind: put.kind.clone(),
+                source_count: 1,
+                review: hit.disposition == Disposition::Ambiguous,
+            });
+        }
+        let check = postcheck::check(translation, &renderings);
+        let stored = StoredCheck {
+            format: CHECK_FORMAT,
+            receipt: receipt_id,
+            translation_hash: Hash32(*blake3::hash(translation.as_bytes()).as_bytes()),
+            translation: translation.to_owned(),
+            check,
+        };
+        let bytes = stored.encode()?;
+        let id = check_id(&bytes);
+        if options.record {
+            let known = self.check_ids(receipt_id)?;
+            let mut blobs = vec![(id, bytes)];
+            if !known.contains(&id) {
+                let n = u32::try_from(known.len()).map_err(|_| BookError::Invalid("too many checks".into()))?;
+                blobs.push((index_id(receipt_id, n), id.0.to_vec()));
+            }
+            self.ledger().file_documents(Vec::<Document>::new(), blobs)?;
+        }
+        let mut checked = Checked { id, stored, surfaces, proposed: None };
+        if options.propose {
+            let short = &receipt_id.to_hex()[..16];
+            let bodies: Vec<Labelled> = checked
+                .stored
+                .check
+                .items
+                .iter()
+                .filter_map(|item| {
+                    let reason = match item.verdict {
+                        CheckVerdict::Missing => "postcheck_missing",
+                        CheckVerdict::WrongRendering => "postcheck_wrong_rendering",
+                        _ => return None,
+                    };
+                    let target = RecordId::new(RecordKind::Term, item.term)?;
+                    let note = format!(
+                        "receipt {short}: rendered {} of {} in translation {}",
+                        item.found_count,
+                        item.source_count,
+                        &checked.stored.translation_hash.to_hex()[..16]
+                    );
+                    Some(Labelled {
+                        label: format!("{target}"),
+                        default_source: format!("postcheck:{short}"),
+                        body: Body::DispositionSet(DispositionSet {
+                            target,
+                            verdict: Verdict::Verify,
+                            reason: reason.into(),
+                            note: Some(note),
+                        }),
+                    })
+                })
+                .collect();
+            if !bodies.is_empty() {
+                let write = WriteOptions {
+                    actor: options.actor.clone(),
+                    source: None,
+                    expect_head: None,
+                    recorded_at_ms: options.recorded_at_ms,
+                };
+                checked.proposed = Some(self.submit_labelled(&write, bodies, Vec::new())?);
+            }
+        }
+        Ok(checked)
+    }
+
+    /// The ids of the stored checks of `receipt`, oldest first.
+    fn check_ids(&self, receipt: Hash32) -> Result<Vec<Hash32>, BookError> {
+        let mut ids = Vec::new();
+        for n in 0.. {
+            let Some(bytes) = self.ledger().blob(index_id(receipt, n))? else { break };
+            let id = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
+                BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not an id"))
+            })?;
+            ids.push(Hash32(id));
+        }
+        Ok(ids)
+    }
+
+    /// The stored checks of receipt `receipt`, oldest first. A check that no longer
+    /// decodes or hashes to its id is corruption.
+    pub fn checks_of(&self, receipt: Hash32) -> Result<Vec<(Hash32, StoredCheck)>, BookError> {
+        let mut out = Vec::new();
+        for id in self.check_ids(receipt)? {
+            let bytes = self
+                .ledger()
+                .blob(id)?
+                .ok_or_else(|| BookError::Corrupted(format!("check {id} of receipt {receipt} is not stored")))?;
+            let stored = StoredCheck::decode(&bytes)
+                .map_err(|error| BookError::Corrupted(format!("check {id} does not decode: {error}")))?;
+            if check_id(&bytes) != id || stored.receipt != receipt {
+                return Err(BookError::Corrupted(format!("check {id} is not the check it is filed as")));
+            }
+            out.push((id, stored));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,302 @@
+//! The review queue and the unknown-name alarm as book use cases.
+//!
+//! **The queue** is every open candidate (no verdict, or a withdrawn one) and every
+//! flagged record (an active term with a `verify` verdict, or unreviewed: status
+//! `auto` or `draft` without an `accept`). Candidates come first, most sighted first.
+//! Accepting a candidate writes its `term_put` and the candidate's `accept` in one
+//! batch; rejecting or verifying writes a `disposition_set`. Candidates never change
+//! what is injected (they are not in the snapshot's records) until accepted.
+//!
+//! **The alarm** scans a chunk with the `names` crate for name-like spans no record,
+//! alias or hit covers, and proposes each as a candidate with `origin: extractor`.
+//! A surface already proposed (folded alike) gets the new sighting added to its
+//! evidence instead of a second candidate; scanning the same chunk again changes
+//! nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ledger_model::*;
+use names::{Lang, Scanner, Sighting};
+
+use crate::book::Book;
+use crate::error::BookError;
+use crate::service::{Labelled, WriteOptions, Written};
+
+/// The evidence a candidate keeps, at most (a note is at most 2,000 characters).
+const EVIDENCE_CHARS_MAX: usize = 1_800;
+
+/// One item of the review queue.
+#[derive(Clone, Debug)]
+pub enum ReviewItem {
+    /// An open candidate and how often it was sighted.
+    Candidate {
+        /// The candidate.
+        proposed: CandidateProposed,
+        /// Sightings recorded in its evidence.
+        sightings: u64,
+    },
+    /// A record that needs a reviewer.
+    Flagged {
+        /// The record's current content.
+        put: TermPut,
+        /// Why: `verify:<reason>`, or `unreviewed:auto` / `unreviewed:draft`.
+        why: String,
+    },
+}
+
+impl ReviewItem {
+    /// The record or candidate id.
+    pub fn id(&self) -> RecordId {
+        match self {
+            ReviewItem::Candidate { proposed, .. } => proposed.id,
+            ReviewItem::Flagged { put, .. } => put.id,
+        }
+    }
+}
+
+/// How a reviewer accepts.
+#[derive(Clone, Debug, Default)]
+pub struct Acceptance {
+    /// The rendering (a candidate needs one, or its suggested one).
+    pub dst: Option<String>,
+    /// Grammatical gender of the rendering.
+    pub gender: Option<Gender>,
+    /// Category.
+    pub kind: Option<String>,
+    /// Free note.
+    pub note: Option<String>,
+    /// The id of the new term (default: the next free one).
+    pub term: Option<RecordId>,
+}
+
+/// What a scan found: each sighting and the candidate it is evidence for.
+#[derive(Debug)]
+pub struct Scanned {
+    /// Sightings in text order, each with its candidate id (new or existing).
+    pub sightings: Vec<(Sighting, RecordId)>,
+    /// Candidates proposed or given new evidence (written unless a dry run).
+    pub proposed: Vec<CandidateProposed>,
+    /// The write, if anything was written.
+    pub written: Option<Written>,
+}
+
+/// The number of sightings an evidence text records (its first line, `sightings: N`).
+fn sightings_in(evidence: Option<&str>) -> u64 {
+    evidence
+        .and_then(|text| text.lines().next())
+        .and_then(|line| line.strip_prefix("sightings: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1)
+}
+
+fn next_number(ids: impl Iterator<Item = RecordId>) -> u32 {
+    ids.map(|id| id.number()).max().unwrap_or(0) + 1
+}
+
+impl Book {
+    /// The review queue at the head: open candidates (most sighted first, then by
+    /// id), then flagged records by id.
+    pub fn review_list(&mut self) -> Result<Vec<ReviewItem>, BookError> {
+        let state = self.state(None)?;
+        let mut candidates: Vec<ReviewItem> = state
+            .candidates()
+            .values()
+            .filter(|candidate| candidate.verdict.is_none())
+            .map(|candidate| ReviewItem::Candidate {
+                proposed: candidate.proposed.clone(),
+                sightings: sightings_in(candidate.proposed.evidence.as_deref()),
+            })
+            .collect();
+        candidates.sort_by_key(|item| match item {
+            ReviewItem::Candidate { proposed, sightings } => (std::cmp::Reverse(*sightings), proposed.id),
+            ReviewItem::Flagged { put, .. } => (std::cmp::Reverse(0), put.id),
+        });
+        let flagged = state.terms().values().filter(|term| !term.retired).filter_map(|term| {
+            let why = match (&term.verdict, term.put.status) {
+                (Some((Verdict::Verify, reason)), _) => format!("verify:{reason}"),
+                (Some((Verdict::Accept | Verdict::Reject, _)), _) => return None,
+                (_, Status::Approved) => return None,
+                (_, Status::Auto) => "unreviewed:auto".into(),
+                (_, Status::Draft) => "unreviewed:draft".into(),
+            };
+            Some(ReviewItem::Flagged { put: term.put.clone(), why })
+        });
+        candidates.extend(flagged);
+        Ok(candidates)
+    }
+
+    /// Accepts candidate or record `id`: a candidate becomes a new approved term
+    /// (its surface as `src`) and is marked accepted, in one batch; a record gets the
+    /// `accept` verdict (and, with a `dst`, the new rendering first).
+    pub fn review_accept(
+        &mut self,
+        id: RecordId,
+        acceptance: &Acceptance,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let state = self.state(None)?;
+        let mut bodies = Vec::new();
+        match id.kind() {
+            RecordKind::Candidate => {
+                let candidate = state
+                    .candidates()
+                    .get(&id)
+                    .ok_or_else(|| BookError::Invalid(format!("{id}: no such candidate")))?;
+                let Some(dst) = acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) else {
+                    return Err(BookError::Invalid(format!(
+                        "{id} ({}) has no suggested rendering: give one with --dst",
+                        candidate.proposed.surface
+                    )));
+                };
+                let term = match acceptance.term {
+                    Some(term) => term,
+                    None => RecordId::new(RecordKind::Term, next_number(state.terms().keys().copied()))
+                        .ok_or_else(|| BookError::Invalid("no free term id is left".into()))?,
+                };
+                let put = TermPut {
+                    gender: acceptance.gender,
+                    kind: acceptance.kind.clone(),
+                    note: acceptance.note.clone(),
+                    ..TermPut::new(term, candidate.proposed.surface.clone(), dst)
+                };
+                bodies.push(Body::TermPut(put));
+                bodies.push(Body::DispositionSet(DispositionSet {
+                    target: id,
+                    verdict: Verdict::Accept,
+                    reason: "accepted".into(),
+                    note: Some(format!("as {term}")),
+                }));
+            }
+            RecordKind::Term => {
+                let (current, _) = self.current_term(id)?;
+                let mut put = current.clone();
+                if let Some(dst) = &acceptance.dst {
+                    put.dst = dst.clone();
+                }
+                if acceptance.gender.is_some() {
+                    put.gender = acceptance.gender;
+                }
+                if acceptance.kind.is_some() {
+                    put.kind = acceptance.kind.clone();
+                }
+                if acceptance.note.is_some() {
+                    put.note = acceptance.note.clone();
+                }
+                put.status = Status::Approved;
+                if put != current {
+                    bodies.push(Body::TermPut(put));
+                }
+                bodies.push(Body::DispositionSet(DispositionSet {
+                    target: id,
+                    verdict: Verdict::Accept,
+                    reason: "reviewed".into(),
+                    note: None,
+                }));
+            }
+            RecordKind::Summary => return Err(BookError::Invalid(format!("{id}: summaries are not reviewed"))),
+        }
+        self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new())
+    }
+
+    /// Writes the verdict `verdict` (reject or verify) on candidate or record `id`
+    /// with a reason code.
+    pub fn review_judge(
+        &mut self,
+        id: RecordId,
+        verdict: Verdict,
+        reason: &str,
+        note: Option<String>,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let body = Body::DispositionSet(DispositionSet { target: id, verdict, reason: reason.to_owned(), note });
+        self.submit_labelled(write, Labelled::numbered(vec![body], "review"), Vec::new())
+    }
+
+    /// Scans chunk `chunk_key` of `chapter` for name-like spans that no record,
+    /// alias or hit covers, and (unless `dry_run`) proposes each as a candidate, or
+    /// adds the sighting to the candidate already proposed for its surface.
+    pub fn scan_names(
+        &mut self,
+        chapter: u32,
+        chunk_key: &str,
+        text: &str,
+        dry_run: bool,
+        write: &WriteOptions,
+    ) -> Result<Scanned, BookError> {
+        let state = self.state(None)?;
+        let profile = self.profile(&state)?;
+        let lang = match state.config().map(|config| config.profile.name.as_str()) {
+            Some("zh") => Lang::Zh,
+            Some("ja") => Lang::Ja,
+            other => {
+                return Err(BookError::Invalid(format!(
+                    "the name alarm knows Chinese (zh) and Japanese (ja) books, not {}",
+                    other.unwrap_or("a book without a profile")
+                )))
+            }
+        };
+        let fold = |text: &str| match &profile {
+            Some(profile) => profile.fold(text),
+            None => text.to_owned(),
+        };
+        // Every surface of every active record, in any window: a name the book knows
+        // is never unknown, spoiler or not.
+        let mut known: BTreeSet<String> = BTreeSet::new();
+        for active in state.active_terms(None) {
+            known.insert(fold(&active.term.put.src));
+            known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
+        }
+        let assembled = self.assembler()?.assemble_chunk(chapter, chunk_key, text, None, false)?;
+        let covered: Vec<(u32, u32)> = assembled.receipt.hits.iter().map(|hit| hit.bytes).collect();
+        let is_known = |surface: &str| known.contains(&fold(surface));
+        let found = Scanner::new(lang).scan(text, &covered, &is_known);
+        // Candidates by folded surface: the open ones and those already judged.
+        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
+        for candidate in state.candidates().values() {
+            by_surface.entry(fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
+        }
+        let mut next = next_number(state.candidates().keys().copied());
+        let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
+        let mut sightings = Vec::new();
+        for sighting in found {
+            let folded = fold(&sighting.surface);
+            let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
+            let cue = format!("{:?}", sighting.cue).to_lowercase();
+            let line = format!("ch{chapter}/{chunk_key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
+            let candidate = by_surface.entry(folded).or_insert_with(|| {
+                let id = RecordId::new(RecordKind::Candidate, next).expect("candidate ids are far from the limit");
+                next += 1;
+                CandidateProposed {
+                    id,
+                    surface: sighting.surface.clone(),
+                    suggested_dst: None,
+                    evidence: None,
+                    origin: Origin::Extractor,
+                    trust: Trust::Normal,
+                }
+            });
+            let evidence = candidate.evidence.clone().unwrap_or_default();
+            if !evidence.lines().any(|known| known == line) {
+                let n = if evidence.is_empty() { 0 } else { sightings_in(Some(&evidence)) };
+                let mut lines: Vec<&str> = evidence.lines().filter(|line| !line.starts_with("sightings: ")).collect();
+                let kept: usize = lines.iter().map(|line| line.chars().count() + 1).sum();
+                // Past the limit a sighting is counted but not listed.
+                if kept + line.chars().count() < EVIDENCE_CHARS_MAX {
+                    lines.push(&line);
+                }
+                candidate.evidence = Some(format!("sightings: {}\n{}", n + 1, lines.join("\n")));
+                changed.insert(candidate.id, candidate.clone());
+            }
+            sightings.push((sighting, candidate.id));
+        }
+        let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        let written = if dry_run || proposed.is_empty() {
+            None
+        } else {
+            let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
+            let source = format!("ch{chapter}/{chunk_key}");
+            Some(self.submit_labelled(write, Labelled::numbered(bodies, &source), Vec::new())?)
+        };
+        Ok(Scanned { sightings, proposed, written })
+    }
+}
