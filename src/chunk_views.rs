@@ -120,6 +120,29 @@ fn audit_chunk(chunk: &AuditedChunk) {
     for term in &receipt.evicted {
         outln!("  - T-{term:<4} evicted by the token budget");
     }
+    for (id, stored) in &chunk.checks {
+        let items: Vec<String> = stored
+            .check
+            .items
+            .iter()
+            .map(|item| {
+                let gender = if item.agreement.is_empty() { "" } else { ", gender flag" };
+                format!(
+                    "T-{} {} {}/{}{gender}",
+                    item.term,
+                    crate::output::word(&item.verdict),
+                    item.found_count,
+                    item.source_count
+                )
+            })
+            .collect();
+        outln!(
+            "  check {} of translation {}: {}",
+            short(id),
+            short(&stored.translation_hash),
+            if items.is_empty() { "no terms to check".to_owned() } else { items.join("; ") }
+        );
+    }
 }
 
 pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json: bool) -> Result<(), Failure> {

@@ -60,6 +60,32 @@ pub enum Command {
     /// Write the glossary a translator of a chapter sees at a revision in another
     /// tool's format (the spoiler gate applies).
     Export(ExportArgs),
+    /// Check a translation of a recorded chunk against its receipt: is every
+    /// injected term rendered (in a declared or a generated case form), as often as
+    /// in the source, with verbs that agree with its gender. Only reports; stores the
+    /// check beside the receipt (docs/postcheck.md).
+    Check(CheckArgs),
+    /// The review queue: open candidates and flagged records, and the verdicts on them.
+    #[command(subcommand)]
+    Review(ReviewCommand),
+    /// Look for names in a chunk that no record covers, and propose each as a
+    /// candidate for review (docs/names.md).
+    Scan {
+        /// Chapter of the chunk; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        chapter: u32,
+        /// Key of the chunk within the chapter.
+        #[arg(long)]
+        chunk: String,
+        /// The chunk text: a file, or `-` for standard input (the default).
+        #[arg(long, default_value = "-")]
+        text: PathBuf,
+        /// List what would be proposed; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
     /// Glossary terms.
     #[command(subcommand)]
     Term(TermCommand),
@@ -257,6 +283,90 @@ pub struct ExportArgs {
     /// Language of the renderings, for formats with language sections (TBX).
     #[arg(long, default_value = "ru", value_name = "LANG")]
     pub target_lang: String,
+}
+
+/// `lorebank check`.
+#[derive(Debug, ClapArgs)]
+pub struct CheckArgs {
+    /// The receipt of the chunk (id or a prefix of at least 8 hex digits).
+    #[arg(long)]
+    pub receipt: String,
+    /// The translation of the chunk: a file, or `-` for standard input.
+    #[arg(long)]
+    pub translation: PathBuf,
+    /// Write a `verify` verdict (reason `postcheck_missing` or
+    /// `postcheck_wrong_rendering`) on each record the check finds missing or wrongly
+    /// rendered, for a reviewer.
+    #[arg(long)]
+    pub propose: bool,
+    /// Do not store the check beside the receipt.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Who proposes (with --propose), `kind:name`.
+    #[arg(long, env = "LOREBANK_ACTOR")]
+    pub actor: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// Open candidates (most sighted first) and flagged records.
+    List,
+    /// One candidate or record with its evidence.
+    Show {
+        /// `C-…` or `T-…`.
+        id: String,
+    },
+    /// Accept a candidate as a new term (one batch: the term and the verdict), or a
+    /// flagged record.
+    Accept {
+        /// `C-…` or `T-…`.
+        id: String,
+        /// The rendering (a candidate without a suggested one needs it).
+        #[arg(long)]
+        dst: Option<String>,
+        /// Grammatical gender of the rendering.
+        #[arg(long, value_enum)]
+        gender: Option<GenderArg>,
+        /// Category (`character`, `place`, …).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Free note for translators.
+        #[arg(long)]
+        note: Option<String>,
+        /// The id of the new term (default: the next free one).
+        #[arg(long = "as", value_name = "T-N")]
+        term: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Reject a candidate or a record (it leaves the queue; a rejected record is no
+    /// longer injected).
+    Reject {
+        /// `C-…` or `T-…`.
+        id: String,
+        /// Reason code, lowercase snake_case (`not_a_name`, `spoiler`).
+        #[arg(long, default_value = "rejected")]
+        reason: String,
+        /// Free note.
+        #[arg(long)]
+        note: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Mark a record (or candidate) for verification: injected marked unverified,
+    /// its output checked.
+    Verify {
+        /// `C-…` or `T-…`.
+        id: String,
+        /// Reason code, lowercase snake_case.
+        #[arg(long, default_value = "verify")]
+        reason: String,
+        /// Free note.
+        #[arg(long)]
+        note: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
 }
 
 /// `--format`: a format name.

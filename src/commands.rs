@@ -84,6 +84,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
             crate::interchange_views::import(&mut book, &import, now_ms(), json)
         }
         Command::Export(export) => crate::interchange_views::export(&mut open_reader(&book?)?, &export, json),
+        Command::Check(check) => {
+            let mut book = if check.dry_run && !check.propose { open_reader(&book?)? } else { open_book(&book?)? };
+            crate::review_views::check(&mut book, &check, json)
+        }
+        Command::Review(review) => {
+            let mut book = if matches!(review, ReviewCommand::List | ReviewCommand::Show { .. }) {
+                open_reader(&book?)?
+            } else {
+                open_book(&book?)?
+            };
+            crate::review_views::review(&mut book, &review, json)
+        }
+        Command::Scan { chapter, chunk, text, dry_run, write } => {
+            let text = read_text(&text)?;
+            let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
+            crate::review_views::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
+        }
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
             let mut book = open_book(&book?)?;
@@ -192,7 +209,7 @@ pub fn parse_scope(text: &str) -> Result<Scope, Failure> {
     Err(invalid())
 }
 
-fn gender(arg: GenderArg) -> Gender {
+pub fn gender(arg: GenderArg) -> Gender {
     match arg {
         GenderArg::M => Gender::Masculine,
         GenderArg::F => Gender::Feminine,
@@ -322,7 +339,7 @@ pub fn open_reader(book: &Target) -> Result<Book, Failure> {
     Ok(Book::open_reader_waiting(&book.path, &mut book.patience())?)
 }
 
-fn now_ms() -> u64 {
+pub fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
 }
 
@@ -335,7 +352,7 @@ pub fn default_actor() -> String {
     format!("human:{}", if user.is_empty() { "unknown" } else { &user })
 }
 
-fn write_options(write: &WriteOpts) -> WriteOptions {
+pub fn write_options(write: &WriteOpts) -> WriteOptions {
     WriteOptions {
         actor: write.actor.clone().unwrap_or_else(default_actor),
         source: write.source.clone(),

@@ -283,6 +283,19 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
         })).collect::<Vec<_>>(),
         "evicted": ids("T", &receipt.evicted),
         "retrieval_state": receipt.retrieval,
+        "checks": chunk.checks.iter().map(|(id, stored)| json!({
+            "check": id.to_hex(),
+            "translation_hash": stored.translation_hash.to_hex(),
+            "rules_version": stored.check.rules_version,
+            "items": stored.check.items.iter().map(|item| json!({
+                "term": format!("T-{}", item.term),
+                "verdict": crate::output::word(&item.verdict),
+                "source_count": item.source_count,
+                "found_count": item.found_count,
+                "agreement": item.agreement.len(),
+                "review": item.review,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -436,5 +449,107 @@ pub fn export(export: &replay::Export, output: Option<&str>) -> Value {
         "n_summaries": export.n_summaries,
         "rejected": export.rejected.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "lost": grouped_lost(&export.lost),
+    })
+}
+
+fn span(bytes: (u32, u32)) -> Value {
+    json!([bytes.0, bytes.1])
+}
+
+/// A post-check of a translation.
+pub fn checked(checked: &replay::check::Checked, stored: bool) -> Value {
+    let check = &checked.stored.check;
+    let items: Vec<Value> = check
+        .items
+        .iter()
+        .map(|item| {
+            let (src, dst) = checked
+                .surfaces
+                .iter()
+                .find(|(term, ..)| *term == item.term)
+                .map(|(_, src, dst)| (src.clone(), dst.clone()))
+                .unwrap_or_default();
+            json!({
+                "term": format!("T-{}", item.term),
+                "src": src,
+                "dst": dst,
+                "verdict": crate::output::word(&item.verdict),
+                "source_count": item.source_count,
+                "found_count": item.found_count,
+                "review": item.review,
+                "found": item.found.iter().map(|found| json!({ "form": found.form, "bytes": span(found.bytes), "declared": found.declared })).collect::<Vec<_>>(),
+                "wrong": item.wrong.iter().map(|wrong| json!({ "term": format!("T-{}", wrong.term), "bytes": span(wrong.bytes) })).collect::<Vec<_>>(),
+                "agreement": item.agreement.iter().map(|flag| json!({
+                    "word": flag.word,
+                    "bytes": span(flag.bytes),
+                    "expected": crate::output::word(&flag.expected),
+                    "found": crate::output::word(&flag.found),
+                })).collect::<Vec<_>>(),
+                "generated": { "rule": item.generated.rule, "forms": item.generated.forms },
+            })
+        })
+        .collect();
+    json!({
+        "check": checked.id.to_hex(),
+        "receipt": checked.stored.receipt.to_hex(),
+        "translation_hash": checked.stored.translation_hash.to_hex(),
+        "rules_version": check.rules_version,
+        "stored": stored,
+        "failed": checked.failed(),
+        "items": items,
+        "proposed": checked.proposed.as_ref().map(|written| submitted(&written.submitted, &[])),
+    })
+}
+
+/// One item of the review queue.
+pub fn review_item(item: &replay::review::ReviewItem) -> Value {
+    match item {
+        replay::review::ReviewItem::Candidate { proposed, sightings } => json!({
+            "id": proposed.id.to_string(),
+            "type": "candidate",
+            "surface": proposed.surface,
+            "suggested_dst": proposed.suggested_dst,
+            "origin": proposed.origin,
+            "trust": proposed.trust,
+            "sightings": sightings,
+            "evidence": proposed.evidence,
+        }),
+        replay::review::ReviewItem::Flagged { put, why } => json!({
+            "id": put.id.to_string(),
+            "type": "record",
+            "surface": put.src,
+            "dst": put.dst,
+            "status": put.status,
+            "why": why,
+        }),
+    }
+}
+
+/// The review queue.
+pub fn review_list(items: &[replay::review::ReviewItem]) -> Value {
+    json!({ "items": items.iter().map(review_item).collect::<Vec<_>>() })
+}
+
+/// What a scan for unknown names found and proposed.
+pub fn scanned(scanned: &replay::review::Scanned, dry_run: bool) -> Value {
+    let sightings: Vec<Value> = scanned
+        .sightings
+        .iter()
+        .map(|(sighting, candidate)| {
+            json!({
+                "surface": sighting.surface,
+                "bytes": span(sighting.bytes),
+                "chars": span(sighting.chars),
+                "cue": format!("{:?}", sighting.cue).to_lowercase(),
+                "reading": sighting.reading,
+                "candidate": candidate.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "dry_run": dry_run,
+        "sightings": sightings,
+        "proposed": scanned.proposed.iter().map(|proposed| proposed.id.to_string()).collect::<Vec<_>>(),
+        "written": scanned.written.as_ref().map(|written| submitted(&written.submitted, &[])),
     })
 }

@@ -36,6 +36,7 @@ mod interchange_views;
 mod json;
 mod output;
 mod remote;
+mod review_views;
 mod serve;
 mod views;
 

@@ -286,6 +286,55 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             remote.json("POST", &remote.book_url("/import")?, &query, Send::Bytes(bytes))?
         }
         Command::Export(export) => return export_remote(&remote, export, json),
+        Command::Check(check) => {
+            let translation = read_text(&check.translation)?;
+            let body = json!({
+                "translation": translation,
+                "propose": check.propose,
+                "record": !check.dry_run,
+                "actor": check.actor.clone().unwrap_or_else(default_actor),
+            });
+            let url = remote.book_url(&format!("/receipts/{}/check", check.receipt))?;
+            remote.json("POST", &url, &[], Send::Json(body))?
+        }
+        Command::Review(ReviewCommand::List) => remote.json("GET", &remote.book_url("/review")?, &[], Send::Empty)?,
+        Command::Review(ReviewCommand::Show { id }) => {
+            let id = record_id("id", id)?.to_string();
+            let list = remote.json("GET", &remote.book_url("/review")?, &[], Send::Empty)?;
+            list["items"]
+                .as_array()
+                .and_then(|items| items.iter().find(|item| item["id"] == id.as_str()).cloned())
+                .ok_or_else(|| Failure::invalid(format!("{id} is not in the review queue")))?
+        }
+        Command::Review(ReviewCommand::Accept { id, dst, gender, kind, note, term, write }) => {
+            let id = record_id("id", id)?;
+            let gender = gender.map(|arg| crate::output::word(&crate::commands::gender(arg)));
+            let body = json!({
+                "dst": dst, "gender": gender, "kind": kind, "note": note, "term": term,
+                "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
+            });
+            remote.json("POST", &remote.book_url(&format!("/review/{id}/accept"))?, &[], Send::Json(body))?
+        }
+        Command::Review(
+            ReviewCommand::Reject { id, reason, note, write } | ReviewCommand::Verify { id, reason, note, write },
+        ) => {
+            let id = record_id("id", id)?;
+            let what =
+                if matches!(args.command, Command::Review(ReviewCommand::Reject { .. })) { "reject" } else { "verify" };
+            let body = json!({
+                "reason": reason, "note": note,
+                "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
+            });
+            remote.json("POST", &remote.book_url(&format!("/review/{id}/{what}"))?, &[], Send::Json(body))?
+        }
+        Command::Scan { chapter, chunk, text, dry_run, write } => {
+            let text = read_text(text)?;
+            let body = json!({
+                "chunk": chunk, "text": text, "dry_run": dry_run,
+                "actor": write.actor.clone().unwrap_or_else(default_actor),
+            });
+            remote.json("POST", &remote.book_url(&format!("/chapters/{chapter}/scan"))?, &[], Send::Json(body))?
+        }
     };
     outln!("{answer}");
     Ok(())

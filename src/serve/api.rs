@@ -9,8 +9,8 @@ use utoipa::OpenApi;
 
 use super::problem::ProblemBody;
 use super::routes::{
-    AppendRequest, AssembleRequest, ChapterRequest, ChunkRequest, CreateBook, RollbackRequest, SnapshotAssembleRequest,
-    TermEditRequest,
+    AcceptRequest, AppendRequest, AssembleRequest, ChapterRequest, CheckRequest, ChunkRequest, CreateBook,
+    JudgeRequest, RollbackRequest, ScanRequest, SnapshotAssembleRequest, TermEditRequest,
 };
 
 /// The document as pretty JSON with a final newline (the committed form).
@@ -32,11 +32,12 @@ problem details (docs/http.md).",
     paths(
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
-        replay_snapshot, audit, impact, import, export
+        replay_snapshot, audit, impact, import, export, check, review_list, review_accept, review_reject,
+        review_verify, scan
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
-        ChapterRequest, ChunkRequest, SnapshotAssembleRequest
+        ChapterRequest, ChunkRequest, SnapshotAssembleRequest, CheckRequest, AcceptRequest, JudgeRequest, ScanRequest
     )),
     modifiers(&Security),
     security(("bearer" = [])),
@@ -406,3 +407,89 @@ fn import() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn export() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/receipts/{id}/check", tag = "chunks",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d"),
+    ),
+    request_body = CheckRequest,
+    responses(
+        (status = 200, description = "The post-check: per injected term its verdict (rendered, missing, wrong_rendering, unverifiable), counts, forms found and gender flags; stored beside the receipt unless record is false", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Not a receipt id, an ambiguous prefix, or a bad body", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn check() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/review", tag = "review",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    responses(
+        (status = 200, description = "Open candidates (most sighted first) and flagged records", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn review_list() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/review/{id}/accept", tag = "review",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
+    ),
+    request_body = AcceptRequest,
+    responses(
+        (status = 200, description = "Accepted: for a candidate, its term and the verdict in one batch", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Unknown candidate or record, no rendering, or a bad body; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn review_accept() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/review/{id}/reject", tag = "review",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
+    ),
+    request_body = JudgeRequest,
+    responses(
+        (status = 200, description = "The verdict written", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Unknown candidate or record, or a bad reason code; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn review_reject() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/review/{id}/verify", tag = "review",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
+    ),
+    request_body = JudgeRequest,
+    responses(
+        (status = 200, description = "The verdict written", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Unknown candidate or record, or a bad reason code; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn review_verify() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/scan", tag = "review",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
+    ),
+    request_body = ScanRequest,
+    responses(
+        (status = 200, description = "Name-like spans no record covers, each with the candidate proposed (or given new evidence)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 400, description = "Bad chapter or body, or a book whose profile has no name cues", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn scan() {}

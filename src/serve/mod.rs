@@ -70,6 +70,12 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/impact", get(routes::impact))
         .route("/v1/books/{book}/import", post(routes::import))
         .route("/v1/books/{book}/export", get(routes::export))
+        .route("/v1/books/{book}/receipts/{id}/check", post(routes::check))
+        .route("/v1/books/{book}/review", get(routes::review_list))
+        .route("/v1/books/{book}/review/{id}/accept", post(routes::review_accept))
+        .route("/v1/books/{book}/review/{id}/reject", post(routes::review_reject))
+        .route("/v1/books/{book}/review/{id}/verify", post(routes::review_verify))
+        .route("/v1/books/{book}/chapters/{chapter}/scan", post(routes::scan))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&server), authorize));
     let timeout = Duration::from_secs_f64(server.limits.timeout_s);
     let body_limit = server.limits.body_bytes_max;

@@ -1017,3 +1017,178 @@ pub async fn export(
     headers.insert("lorebank-lost", lost);
     Ok(response)
 }
+
+// ----- post-check, review, names -----
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"translation": "Шэнь Чжао поднял фонарь.", "propose": false, "record": true}))]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {
+    /// The translation of the chunk.
+    pub translation: String,
+    /// Write a `verify` verdict on each record found missing or wrongly rendered.
+    pub propose: Option<bool>,
+    /// Store the check beside the receipt (default true).
+    pub record: Option<bool>,
+    /// Who proposes, `kind:name`.
+    pub actor: Option<String>,
+}
+
+pub async fn check(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, receipt) = book_and::<String>(path, "receipt")?;
+    let request: CheckRequest = json_body(body)?;
+    let record = request.record.unwrap_or(true);
+    let options = replay::check::CheckOptions {
+        record,
+        propose: request.propose.unwrap_or(false),
+        actor: request.actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
+        recorded_at_ms: now_ms(),
+    };
+    let value = on_book(server, name, move |open| {
+        let checked = open.lock().check(&receipt, &request.translation, &options)?;
+        Ok(crate::json::checked(&checked, record))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn review_list(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value = on_book(server, name, move |open| Ok(crate::json::review_list(&open.lock().review_list()?))).await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"dst": "Старый даос", "gender": "m", "kind": "character", "actor": "human:editor"}))]
+#[serde(deny_unknown_fields)]
+pub struct AcceptRequest {
+    /// The rendering (a candidate without a suggested one needs it).
+    pub dst: Option<String>,
+    /// Grammatical gender: `m`, `f`, `n` or `pl`.
+    #[schema(value_type = Option<String>)]
+    pub gender: Option<Gender>,
+    /// Category.
+    pub kind: Option<String>,
+    /// Free note.
+    pub note: Option<String>,
+    /// The id of the new term (default: the next free one).
+    pub term: Option<String>,
+    /// Who accepts, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance.
+    pub source: Option<String>,
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"reason": "not_a_name", "actor": "human:editor"}))]
+#[serde(deny_unknown_fields)]
+pub struct JudgeRequest {
+    /// Reason code, lowercase snake_case.
+    pub reason: Option<String>,
+    /// Free note.
+    pub note: Option<String>,
+    /// Who judges, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance.
+    pub source: Option<String>,
+}
+
+pub async fn review_accept(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "id")?;
+    let id = record_id(&id, "id")?;
+    let request: AcceptRequest = json_body(body)?;
+    let term = request.term.as_deref().map(|term| record_id(term, "term")).transpose()?;
+    let acceptance = replay::review::Acceptance {
+        dst: request.dst,
+        gender: request.gender,
+        kind: request.kind,
+        note: request.note,
+        term,
+    };
+    let write = write_options(request.actor, request.source, None);
+    let value = on_book(server, name, move |open| {
+        let written = open.lock().review_accept(id, &acceptance, &write)?;
+        Ok(crate::json::submitted(&written.submitted, &[]))
+    })
+    .await?;
+    ok(value)
+}
+
+async fn judge(
+    server: Arc<Server>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+    verdict: Verdict,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "id")?;
+    let id = record_id(&id, "id")?;
+    let request: JudgeRequest = json_body(body)?;
+    let reason =
+        request.reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
+    let write = write_options(request.actor, request.source, None);
+    let value = on_book(server, name, move |open| {
+        let written = open.lock().review_judge(id, verdict, &reason, request.note, &write)?;
+        Ok(crate::json::submitted(&written.submitted, &[]))
+    })
+    .await?;
+    ok(value)
+}
+
+pub async fn review_reject(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    judge(server, path, body, Verdict::Reject).await
+}
+
+pub async fn review_verify(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    judge(server, path, body, Verdict::Verify).await
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"chunk": "1", "text": "空空道人笑道：“空空道人来也。”", "dry_run": true}))]
+#[serde(deny_unknown_fields)]
+pub struct ScanRequest {
+    /// Key of the chunk within the chapter.
+    pub chunk: String,
+    /// The chunk text.
+    pub text: String,
+    /// List what would be proposed; write nothing.
+    pub dry_run: Option<bool>,
+    /// Who proposes, `kind:name`.
+    pub actor: Option<String>,
+}
+
+pub async fn scan(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    let chapter = chapter_number(chapter, "chapter")?;
+    let request: ScanRequest = json_body(body)?;
+    let dry_run = request.dry_run.unwrap_or(false);
+    let write = write_options(request.actor, Some(format!("ch{chapter}/{}", request.chunk)), None);
+    let value = on_book(server, name, move |open| {
+        let scanned = open.lock().scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
+        Ok(crate::json::scanned(&scanned, dry_run))
+    })
+    .await?;
+    ok(value)
+}

@@ -1,0 +1,133 @@
+//! Closing the loop end to end, on the bundled book's glossary: assemble a chunk →
+//! a translation that leaves a term out → `check` flags it and proposes `verify` →
+//! `review` shows and accepts it → `audit` shows the chain; `scan` proposes an
+//! unknown name, `review accept` makes it a term, and the next assembly injects it.
+//! The same over HTTP and with `--server`.
+
+mod common;
+#[path = "common/serve.rs"]
+mod serve;
+
+use common::Book;
+use serde_json::{json, Value};
+
+const GLOSSARY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/wuchuan/glossary.jsonl");
+const CHUNK: &str = "沈照提着长明灯走到雾川边。空空道人坐在石上，空空道人笑了。";
+
+fn example_book() -> Book {
+    let book = Book::new();
+    book.ok(&["apply", GLOSSARY]);
+    book
+}
+
+fn file(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_missing_term_is_caught_proposed_reviewed_and_audited() {
+    let book = example_book();
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let assembled = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", &chunk]);
+    let receipt = assembled["receipt"].as_str().unwrap().to_owned();
+    // 长明灯 (T-9, "негасимая лампада") is left out of the translation.
+    let translation = file(dir.path(), "ru.txt", "Шэнь Чжао подошёл к Мглистой реке с фонарём.");
+    let check = book.json(&["check", "--receipt", &receipt[..12], "--translation", &translation, "--propose"]);
+    assert_eq!(check["failed"], true, "{check}");
+    let items = check["items"].as_array().unwrap();
+    let item = |term: &str| items.iter().find(|item| item["term"] == term).unwrap_or_else(|| panic!("{term}: {check}"));
+    assert_eq!(item("T-9")["verdict"], "missing");
+    assert_eq!(item("T-1")["verdict"], "rendered");
+    assert_eq!(item("T-7")["verdict"], "rendered", "Мглистой реке is a case form of Мглистая река: {check}");
+    assert!(check["proposed"]["last"].is_u64(), "{check}");
+    // The reviewer sees the flag and accepts the record.
+    let queue = book.json(&["review", "list"]);
+    let flagged: Vec<&Value> = queue["items"].as_array().unwrap().iter().filter(|item| item["id"] == "T-9").collect();
+    assert_eq!(flagged.len(), 1, "{queue}");
+    assert_eq!(flagged[0]["why"], "verify:postcheck_missing");
+    book.ok(&["review", "accept", "T-9", "--actor", "human:editor"]);
+    let queue = book.json(&["review", "list"]);
+    assert!(queue["items"].as_array().unwrap().iter().all(|item| item["id"] != "T-9"), "{queue}");
+    // The audit shows the check beside the chunk's receipt.
+    let audit = book.json(&["audit", "--chapter", "1"]);
+    let checks = &audit["chunks"][0]["checks"];
+    assert_eq!(checks.as_array().unwrap().len(), 1, "{audit}");
+    assert_eq!(checks[0]["check"], check["check"]);
+    let text = book.ok(&["audit", "--chapter", "1"]);
+    assert!(text.contains("T-9 missing 0/1"), "{text}");
+    // A check of an unknown receipt, or of a translation file that is missing, exits 2.
+    book.fails(&["check", "--receipt", "00000000", "--translation", &translation], 2);
+    book.fails(&["check", "--receipt", &receipt, "--translation", "/nonexistent/ru.txt"], 2);
+}
+
+#[test]
+fn an_unknown_name_is_proposed_accepted_and_then_injected() {
+    let book = example_book();
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let snapshot = book.json(&["snapshot"])["snapshot"].clone();
+    let scanned = book.json(&["scan", "--chapter", "1", "--chunk", "1", "--text", &chunk]);
+    let sighting = scanned["sightings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|sighting| sighting["surface"] == "空空道人")
+        .unwrap_or_else(|| panic!("{scanned}"))
+        .clone();
+    let candidate = sighting["candidate"].as_str().unwrap().to_owned();
+    // Known names are never proposed.
+    for known in ["沈照", "长明灯", "雾川"] {
+        assert!(scanned["sightings"].as_array().unwrap().iter().all(|s| s["surface"] != known), "{scanned}");
+    }
+    // A candidate changes no snapshot.
+    assert_eq!(book.json(&["snapshot"])["snapshot"], snapshot);
+    let shown = book.json(&["review", "show", &candidate]);
+    assert_eq!((shown["type"].as_str(), shown["origin"].as_str()), (Some("candidate"), Some("extractor")));
+    book.fails(&["review", "accept", &candidate], 2);
+    book.ok(&["review", "accept", &candidate, "--dst", "Даос Пустоты", "--gender", "m", "--kind", "character"]);
+    let context = book.ok(&["assemble", "--chapter", "1", "--chunk", "1", "--text", &chunk, "--dry-run"]);
+    assert!(context.contains("Даос Пустоты"), "{context}");
+    assert!(book.json(&["review", "list"])["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|item| item["id"] != candidate.as_str()));
+}
+
+#[test]
+fn check_review_and_scan_over_http_and_with_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve::Server::start(dir.path(), &[]);
+    server.create("wuchuan");
+    let lines: Vec<String> = std::fs::read_to_string(GLOSSARY).unwrap().lines().skip(1).map(str::to_owned).collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    server.append_lines("wuchuan", "", &lines).ok();
+    let assembled =
+        server.post("/v1/books/wuchuan/assemble", &json!({ "chapter": 1, "chunk": "1", "text": CHUNK })).ok();
+    let receipt = assembled["receipt"].as_str().unwrap();
+    let check = server
+        .post(&format!("/v1/books/wuchuan/receipts/{receipt}/check"), &json!({ "translation": "Шэнь Чжао молчал." }))
+        .ok();
+    assert_eq!(check["failed"], true, "{check}");
+    server.post("/v1/books/wuchuan/receipts/ffffffff/check", &json!({ "translation": "x" })).problem(404, "not-found");
+    server.post(&format!("/v1/books/wuchuan/receipts/{receipt}/check"), &json!({})).problem(400, "invalid");
+    let scanned = server.post("/v1/books/wuchuan/chapters/1/scan", &json!({ "chunk": "1", "text": CHUNK })).ok();
+    let candidate = scanned["proposed"][0].as_str().unwrap_or_else(|| panic!("{scanned}")).to_owned();
+    let queue = server.get("/v1/books/wuchuan/review").ok();
+    assert!(queue["items"].as_array().unwrap().iter().any(|item| item["id"] == candidate.as_str()), "{queue}");
+    server.post(&format!("/v1/books/wuchuan/review/{candidate}/reject"), &json!({ "reason": "not_a_name" })).ok();
+    server.post("/v1/books/wuchuan/review/C-999/reject", &json!({})).problem(400, "invalid");
+    server.post("/v1/books/wuchuan/review/T-10/verify", &json!({ "reason": "Bad Code" })).problem(400, "invalid");
+    // The CLI with --server: the queue as the server has it.
+    let url = format!("http://{}", server.addr);
+    let output = std::process::Command::new(serve::BIN)
+        .args(["--server", &url, "--book", "wuchuan", "review", "list"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(listed["items"].as_array().unwrap().iter().all(|item| item["id"] != candidate.as_str()), "{listed}");
+}
