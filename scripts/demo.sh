@@ -90,7 +90,20 @@ echo "-- and a GalTransl dictionary comes back into a new book with a report of 
 LOREBANK_BOOK="$WORK/from-galtransl.lorebank" lorebank init --profile zh --actor human:editor >/dev/null
 LOREBANK_BOOK="$WORK/from-galtransl.lorebank" lorebank import "$WORK/wuchuan-ch3.gpt-dict.txt"
 
-step "11. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
+step "11. Close the loop: check a translation, review what it flags, raise a new name"
+first_receipt=$(head -1 "$WORK/receipts.txt")
+echo "-- a translation of chapter 1, chunk 1 that renders 长明灯 as a plain 'светильник' and gives 沈照 a feminine verb:"
+lorebank check --receipt "$first_receipt" --translation examples/wuchuan/review/01-1.ru.txt --propose --actor tool:postcheck
+lorebank review list
+lorebank review accept T-9 --actor human:editor
+echo "-- a new chapter brings in a name no entry covers:"
+lorebank scan --chapter 6 --chunk 1 --text examples/wuchuan/review/06-1.txt --actor tool:names
+candidate=$(lorebank --json review list | report first-candidate 林晚)
+lorebank review accept "$candidate" --dst "Линь Вань" --gender f --kind character --actor human:editor
+lorebank assemble --chapter 6 --chunk 1 --text examples/wuchuan/review/06-1.txt --dry-run 2>/dev/null
+lorebank audit --chapter 1 | grep -E "^  check" || { echo "the audit does not show the check" >&2; exit 1; }
+
+step "12. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
 export LOREBANK_BOOK="$WORK/wuchuan-ja.lorebank"
 lorebank init --profile ja --actor human:editor >/dev/null
 lorebank apply examples/wuchuan-ja/glossary.jsonl --actor import:example >/dev/null

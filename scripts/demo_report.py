@@ -35,6 +35,15 @@ def field(name):
     print(json.load(sys.stdin)[name])
 
 
+def first_candidate(surface):
+    """The id of the open candidate for `surface` in a `review list --json`."""
+    for item in json.load(sys.stdin)["items"]:
+        if item["type"] == "candidate" and item["surface"] == surface:
+            print(item["id"])
+            return
+    sys.exit(f"no candidate for {surface} in the review queue")
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"split": split, "chunk-line": chunk_line, "hits": hits, "field": field}[command](*args)
+    {"split": split, "chunk-line": chunk_line, "hits": hits, "field": field, "first-candidate": first_candidate}[command](*args)

@@ -46,8 +46,16 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         .filter_map(|line| line.strip_prefix("name = \"fuzz_"))
         .map(|rest| rest.trim_end_matches('"'))
         .collect();
-    let tested =
-        ["event_codec", "normalize", "matcher", "frozen_load", "receipt_and_apply", "frozen_projection", "import"];
+    let tested = [
+        "event_codec",
+        "normalize",
+        "matcher",
+        "frozen_load",
+        "receipt_and_apply",
+        "frozen_projection",
+        "import",
+        "loop_checks",
+    ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
         corpus(&format!("fuzz_{target}"));
@@ -87,4 +95,9 @@ fn fuzz_frozen_projection_seeds() {
 #[test]
 fn fuzz_import_seeds() {
     run("fuzz_import", bodies::import);
+}
+
+#[test]
+fn fuzz_loop_checks_seeds() {
+    run("fuzz_loop_checks", bodies::loop_checks);
 }

@@ -87,6 +87,9 @@ fn offline_pipeline_translates_every_chunk_and_replays_every_receipt() {
     let first = receipts(out);
     assert_eq!(first.len(), 10, "five chapters of two chunks each");
     assert!(first.iter().all(|entry| entry["identical"] == true), "{first:?}");
+    // Every translation was post-checked and the check stored in the book.
+    assert!(first.iter().all(|entry| entry["check"].as_str().is_some_and(|id| id.len() == 64)), "{first:?}");
+    assert_eq!(first[0]["check_failed"], false, "the offline translator renders every term it is given: {first:?}");
     // The OpenAPI document's example receipt is this book's chapter 1, chunk 1.
     let openapi = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json")).unwrap();
     assert!(openapi.contains(&format!("\"example\": \"{}\"", first[0]["receipt"].as_str().unwrap())));

@@ -5,7 +5,8 @@ For each chapter of the example book (examples/wuchuan) it splits the text into
 chunks, has lorebank assemble each chunk's context (recording a receipt), builds the
 prompt a Sakura/GalTransl-style model expects (the glossary block in `src->dst #note`
 lines), calls a translator, and writes the translation per chunk into --out. At the
-end it replays every receipt it recorded and fails unless all are identical.
+end it replays every receipt it recorded and fails unless all are identical. Each
+translation is post-checked against its receipt, and the check is stored in the book.
 
 Creates the book if it is missing and imports the example glossary with an
 Idempotency-Key, so running it twice appends nothing the second time.
@@ -110,6 +111,10 @@ class Lorebank:
 
     def replay(self, receipt: str) -> dict:
         return self.call("POST", self.books(f"/receipts/{receipt}/replay")).json()
+
+    def check(self, receipt: str, translation: str, actor: str) -> dict:
+        body = {"translation": translation, "record": True, "actor": actor}
+        return self.call("POST", self.books(f"/receipts/{receipt}/check"), json=body).json()
 
 
 def problem(response: httpx.Response) -> str:
@@ -298,6 +303,9 @@ def run(args: argparse.Namespace) -> int:
             (folder / f"{stem}.prompt.json").write_text(
                 json.dumps(messages, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
             )
+            # The post-check of the translation, stored beside the receipt.
+            check = api.check(receipt, translation, args.actor)
+            flagged = [f"{item['term']} {item['verdict']}" for item in check["items"] if item["verdict"] != "rendered"]
             recorded.append(
                 {
                     "chapter": chapter,
@@ -306,10 +314,13 @@ def run(args: argparse.Namespace) -> int:
                     "snapshot": one["snapshot"],
                     "glossary": block,
                     "translation": f"{folder.name}/{stem}.ru.txt",
+                    "check": check["check"],
+                    "check_failed": check["failed"],
                 }
             )
             injected = ", ".join(entry["term"] for entry in one["injected"])
-            print(f"chapter {chapter} chunk {key}: {len(block)} glossary lines [{injected}]; receipt {receipt[:12]}")
+            checked = f"check {check['check'][:12]}" + (f": {', '.join(flagged)}" if flagged else ": all rendered")
+            print(f"chapter {chapter} chunk {key}: {len(block)} glossary lines [{injected}]; receipt {receipt[:12]}; {checked}")
 
     identical = 0
     for entry in recorded:

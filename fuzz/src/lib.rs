@@ -435,3 +435,45 @@ pub fn import(data: &[u8]) {
     let summaries = |parsed: &Parsed| parsed.summaries.iter().map(|summary| summary.put.clone()).collect::<Vec<_>>();
     assert_eq!(summaries(&second), summaries(&third), "{format}: summaries are not a fixed point");
 }
+
+/// The post-check and the name alarm on arbitrary text, and the check decoder on
+/// arbitrary bytes: never a panic; every span lies on char boundaries inside the
+/// text; a decoded check is canonical (it encodes back to exactly the input).
+pub fn loop_checks(data: &[u8]) {
+    use ledger_model::Gender;
+    if let Ok(check) = postcheck::Check::from_bytes(data) {
+        assert_eq!(check.to_bytes(), data, "a decoded check is not canonical");
+    }
+    let text = String::from_utf8_lossy(data);
+    let rendering = |term: u32, dst: &str, gender: Option<Gender>, kind: Option<&str>| postcheck::Rendering {
+        term,
+        dst: dst.to_owned(),
+        decl: Vec::new(),
+        gender,
+        kind: kind.map(str::to_owned),
+        source_count: 2,
+        review: false,
+    };
+    let renderings = [
+        rendering(1, "Сяо Янь", Some(Gender::Masculine), Some("character")),
+        rendering(2, "Ночная секта", Some(Gender::Feminine), Some("organization")),
+        rendering(3, "хранитель огня", Some(Gender::Masculine), None),
+    ];
+    let check = postcheck::check(&text, &renderings);
+    for item in &check.items {
+        let spans = item.found.iter().map(|found| found.bytes).chain(item.agreement.iter().map(|flag| flag.bytes));
+        for (start, end) in spans {
+            let (start, end) = (start as usize, end as usize);
+            assert!(start <= end && end <= text.len(), "span {start}..{end} outside the text");
+            assert!(text.is_char_boundary(start) && text.is_char_boundary(end), "span {start}..{end} splits a char");
+        }
+    }
+    assert_eq!(postcheck::Check::from_bytes(&check.to_bytes()).as_ref(), Ok(&check));
+    for lang in [names::Lang::Zh, names::Lang::Ja] {
+        for sighting in names::Scanner::new(lang).scan(&text, &[], &|_| false) {
+            let (start, end) = (sighting.bytes.0 as usize, sighting.bytes.1 as usize);
+            assert!(start < end && end <= text.len(), "sighting {start}..{end} outside the text");
+            assert_eq!(&text[start..end], sighting.surface, "a sighting's span is not its surface");
+        }
+    }
+}
