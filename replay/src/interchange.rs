@@ -179,6 +179,15 @@ impl Book {
             }
             return Err(BookError::Invalid(format!("--strict: {}; nothing written", what.join(", "))));
         }
+        if plan.bodies.len() > limits::BATCH_EVENTS_MAX {
+            return Err(BookError::Invalid(format!(
+                "{name}: {} entries make {} events, over the {} one atomic batch may hold; split the file and \
+                 import the parts one after another (a re-import of a part appends nothing)",
+                plan.imported.len() + plan.updated.len(),
+                plan.bodies.len(),
+                limits::BATCH_EVENTS_MAX
+            )));
+        }
         let write = WriteOptions {
             actor: actor.clone(),
             source: None,

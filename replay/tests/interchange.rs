@@ -226,6 +226,24 @@ fn bad_files_are_refused_naming_file_place_and_field() {
     assert_eq!(head(&mut book), Seq(1));
 }
 
+#[test]
+fn a_file_over_the_batch_limit_is_refused_whole_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
+    let n = limits::BATCH_EVENTS_MAX + 1;
+    let file: String = (0..n).map(|line| format!("词{line}\tПеревод {line}\n")).collect();
+    let error = book.import("huge.txt", file.as_bytes(), &options()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "huge.txt: {n} entries make {n} events, over the {} one atomic batch may hold; split the file and \
+             import the parts one after another (a re-import of a part appends nothing)",
+            limits::BATCH_EVENTS_MAX
+        )
+    );
+    assert_eq!(head(&mut book), Seq(1));
+}
+
 /// A book with records, aliases and summaries that start at chapter 40 and later.
 fn gated_book(path: &std::path::Path) -> Book {
     let early = TermPut::new(id(1), "萧炎", "Сяо Янь");
