@@ -268,3 +268,10 @@ fn impact_of_a_new_term_finds_the_chunks_that_would_now_inject_it() {
     assert_eq!(impact["n_chunks"], 1);
     assert_eq!(impact["chunks"][0]["chunk"], "1");
 }
+
+#[test]
+fn impact_since_revision_0_is_bad_input_not_corruption() {
+    let book = Book::new();
+    let error = book.fails(&["impact", "--since", "0"], 2);
+    assert!(error.contains("revisions start at 1"), "{error}");
+}

@@ -449,6 +449,11 @@ impl Book {
     /// `since`, with the same re-assembly at that revision. With `term`, only chunks
     /// where that term's line would be added, removed or changed.
     pub fn impact(&mut self, since: Option<Seq>, term: Option<RecordId>) -> Result<Vec<Impacted>, BookError> {
+        // Revision 0 is the book before its first event: no config, so no chunk can
+        // be assembled against it. That is bad input, not a damaged book.
+        if since == Some(Seq::ZERO) {
+            return Err(BookError::Invalid("--since 0: revisions start at 1 (revision 0 is the empty book)".into()));
+        }
         let head = self.state(None)?;
         let base = since.map(|revision| self.state(Some(revision))).transpose()?;
         let mut now_memo = BTreeMap::new();
