@@ -144,6 +144,15 @@ impl Book {
             check,
         };
         let bytes = stored.encode()?;
+        // A stored check must decode again, and the decoder refuses more than this.
+        if bytes.len() > limits::DOCUMENT_BYTES_MAX {
+            return Err(BookError::Invalid(format!(
+                "the translation makes a check of {} bytes, over the limit of {}; check the chunk's translation, \
+                 not a whole book",
+                bytes.len(),
+                limits::DOCUMENT_BYTES_MAX
+            )));
+        }
         let id = check_id(&bytes);
         if options.record {
             let known = self.check_ids(receipt_id)?;

@@ -119,6 +119,18 @@ fn a_check_finds_what_the_translation_left_out_and_is_stored_beside_the_receipt(
 }
 
 #[test]
+fn a_translation_too_large_to_store_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book(&dir.path().join("b.lorebank"));
+    let receipt = recorded(&mut book);
+    let huge = "Шэнь Чжао. ".repeat(limits::DOCUMENT_BYTES_MAX / 10);
+    let error = book.check(&receipt, &huge, &options(true)).unwrap_err();
+    assert!(error.to_string().contains("over the limit of"), "{error}");
+    assert!(book.checks_of(Hash32::from_hex(&receipt).unwrap()).unwrap().is_empty());
+    assert_eq!(book.state(None).unwrap().revision(), Seq(4));
+}
+
+#[test]
 fn a_failing_check_proposes_verify_for_a_reviewer_and_the_queue_shows_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = book(&dir.path().join("b.lorebank"));
