@@ -16,7 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("assembly", &["projections", "ledger-model"]),
     ("interchange", &["ledger-model"]),
     ("postcheck", &["ledger-model"]),
-    ("names", &["ledger-model"]),
+    ("names", &["ledger-model", "matcher"]),
     ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange", "postcheck", "names"]),
     ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed"]),
 ];

@@ -114,7 +114,7 @@
 
 mod automaton;
 mod builder;
-mod markup;
+pub mod markup;
 mod normalize;
 mod offset;
 mod profile;

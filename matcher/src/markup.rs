@@ -9,18 +9,20 @@
 
 /// A ruby annotation found in the source: byte ranges of its base and its reading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RawRuby {
-    pub(crate) base: (usize, usize),
-    pub(crate) reading: (usize, usize),
+pub struct RawRuby {
+    /// Byte range of the base (`漢字` in `漢字《かんじ》`).
+    pub base: (usize, usize),
+    /// Byte range of the reading (`かんじ`).
+    pub reading: (usize, usize),
 }
 
 /// Result of scanning a text for markup.
-#[derive(Default)]
-pub(crate) struct Markup {
+#[derive(Debug, Default)]
+pub struct Markup {
     /// Sorted, non-overlapping byte ranges the fold skips.
-    pub(crate) hidden: Vec<(usize, usize)>,
+    pub hidden: Vec<(usize, usize)>,
     /// Ruby pairs, sorted by base start.
-    pub(crate) rubies: Vec<RawRuby>,
+    pub rubies: Vec<RawRuby>,
 }
 
 const RUBY_OPEN: char = '\u{300A}'; // 《
@@ -31,8 +33,10 @@ const NOTE_HASH: char = '\u{FF03}'; // ＃
 const NOTE_CLOSE: char = '\u{FF3D}'; // ］
 const GAIJI: char = '\u{203B}'; // ※
 
-/// Scan `text` for the enabled markup kinds.
-pub(crate) fn scan(text: &str, aozora: bool, html: bool) -> Markup {
+/// Scans `text` for the enabled markup kinds: Aozora ruby and notes, HTML ruby.
+/// The same rules the fold uses, for other crates that need a text's rubies (the
+/// name alarm reads their readings).
+pub fn scan(text: &str, aozora: bool, html: bool) -> Markup {
     let mut markup = Markup::default();
     if aozora {
         scan_aozora(text, &mut markup);

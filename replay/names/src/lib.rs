@@ -11,7 +11,6 @@
 //! sightings in the same order. Any text is accepted; nothing here panics on input.
 
 mod lists;
-mod ruby;
 
 use std::collections::BTreeMap;
 
@@ -175,8 +174,8 @@ impl Scanner {
     /// claims its span, so no shorter candidate inside it is reported.
     pub fn scan(&self, text: &str, covered: &[(u32, u32)], known: &dyn Fn(&str) -> bool) -> Vec<Sighting> {
         let markup = match self.lang {
-            Lang::Ja => ruby::scan(text),
-            Lang::Zh => ruby::Markup::default(),
+            Lang::Ja => matcher::markup::scan(text, true, false),
+            Lang::Zh => matcher::markup::Markup::default(),
         };
         let mut visible: Vec<Ch> = Vec::with_capacity(text.len() / 3);
         let mut hidden = markup.hidden.iter().peekable();
