@@ -507,8 +507,8 @@ fn an_export_reports_what_tbx_cannot_hold() {
             lost(&at, "note", "character U+0007 dropped: XML cannot hold it"),
             lost(&at, "note", "white space around the note (a reader trims it)"),
             lost(&at, "gender", "pl (TBX-Basic's grammaticalGender has no plural)"),
-            lost(&at, "aliases", "まひる: kind reading"),
-            lost(&at, "aliases", "天使: window 5.."),
+            lost(&at, "aliases.kind", "まひる: kind reading"),
+            lost(&at, "aliases.window", "天使: window 5.."),
         ]
     );
     let text = String::from_utf8(exported.bytes).unwrap();

@@ -515,7 +515,7 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
                 let kind = format!("{:?}", alias.kind).to_lowercase();
                 lost.push(Lost {
                     at: at.clone(),
-                    field: "aliases".into(),
+                    field: "aliases.kind".into(),
                     value: Some(format!("{}: kind {kind}", short(&alias.surface))),
                 });
             }
@@ -523,7 +523,7 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
                 let until = window.until.map(|until| until.to_string()).unwrap_or_default();
                 lost.push(Lost {
                     at: at.clone(),
-                    field: "aliases".into(),
+                    field: "aliases.window".into(),
                     value: Some(format!("{}: window {}..{until}", short(&alias.surface), window.since)),
                 });
             }
