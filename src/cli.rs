@@ -197,6 +197,39 @@ pub enum Command {
     Serve(ServeArgs),
     /// Print the OpenAPI document of the HTTP API (docs/openapi.json).
     Openapi,
+    /// Back the book up to OUT while writers keep appending: a copy of one consistent
+    /// moment, verified before it is moved to OUT (docs/operations.md).
+    Backup {
+        /// The backup file to write.
+        out: PathBuf,
+        /// Replace OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Install a verified copy of BACKUP at --book (any path); the backup is checked
+    /// whole (chain, blobs, documents) before anything is installed.
+    Restore {
+        /// The backup file (written by `lorebank backup`).
+        backup: PathBuf,
+        /// Replace an existing book (while holding its writer turn).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write the book as a portable archive: the event stream with its chain, the
+    /// blobs and the documents, independent of the storage layout (docs/archive.md).
+    ExportArchive {
+        /// The archive file to write.
+        out: PathBuf,
+        /// Replace OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Create the new book --book from an archive, after checking every chain link
+    /// and checksum; a damaged archive creates nothing.
+    ImportArchive {
+        /// The archive file (written by `lorebank export-archive`).
+        archive: PathBuf,
+    },
 }
 
 /// `lorebank serve`.

@@ -136,6 +136,26 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Command::Log { from, to } => log(&book?, from, to, json),
         Command::Verify => verify(&book?, json),
+        Command::Backup { out, force } => {
+            let book = open_reader(&book?)?;
+            crate::archive_views::copied("backup", &book.backup(&out, force)?, json);
+            Ok(())
+        }
+        Command::Restore { backup, force } => {
+            let target = book?;
+            let copy = Book::restore(&backup, &target.path, force, &mut target.patience())?;
+            crate::archive_views::copied("restored", &copy, json);
+            Ok(())
+        }
+        Command::ExportArchive { out, force } => {
+            let mut book = open_reader(&book?)?;
+            crate::archive_views::copied("archive", &book.export_archive(&out, force)?, json);
+            Ok(())
+        }
+        Command::ImportArchive { archive } => {
+            crate::archive_views::copied("imported", &Book::import_archive(&archive, &book?.path)?, json);
+            Ok(())
+        }
     }
 }
 

@@ -27,6 +27,7 @@ macro_rules! out {
     };
 }
 
+mod archive_views;
 mod chunk_views;
 mod cli;
 mod commands;

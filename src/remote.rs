@@ -160,6 +160,14 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Serve(_) | Command::Openapi => {
             return Err(Failure::invalid("serve and openapi run locally, not with --server"))
         }
+        Command::Backup { .. }
+        | Command::Restore { .. }
+        | Command::ExportArchive { .. }
+        | Command::ImportArchive { .. } => {
+            return Err(Failure::invalid(
+                "backup, restore, export-archive and import-archive work on a book file, not with --server",
+            ))
+        }
         Command::Init { profile, write } => {
             let profile = match profile {
                 ProfileArg::Zh => "zh",

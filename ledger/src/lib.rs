@@ -47,6 +47,7 @@
 //! ```
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+mod backup;
 mod checkpoint;
 mod error;
 mod store;
@@ -62,3 +63,6 @@ pub use store::{
 };
 pub use turns::{Patience, NOTICE_AFTER};
 pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};
+
+// Backups, restores and the portable archive.
+pub use backup::{read_archive, Archive, BackupError, Copied, ARCHIVE_CHECKSUM_CONTEXT, ARCHIVE_MAGIC};

@@ -13,6 +13,7 @@
 //! knows argv, HTTP or JSON.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+pub mod archive;
 pub mod book;
 pub mod check;
 pub mod chunks;
@@ -23,6 +24,7 @@ pub mod reads;
 pub mod review;
 pub mod service;
 
+pub use archive::Copy;
 pub use assembly::{assemble, receipt};
 pub use book::{Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS};
 pub use chunks::{Assembled, Assembler, Chunk};

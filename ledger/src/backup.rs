@@ -1,0 +1,732 @@
+//! Backups, restores and the portable archive (see `docs/archive.md` and
+//! `docs/operations.md`).
+//!
+//! * [`Ledger::backup_to`] copies every table except the cache inside ONE read
+//!   transaction into a new redb file beside the destination, opens and verifies the
+//!   copy, and only then moves it into place, so writers keep running and the
+//!   destination is either the verified copy or untouched.
+//! * [`Ledger::restore`] verifies a backup whole before it installs a copy of it at a
+//!   book's path (atomically, and while holding the book's writer turn).
+//! * [`Ledger::export_archive`] writes the archive form (independent of redb's
+//!   layout); [`read_archive`] parses and checks one completely in memory (every
+//!   chain link, every checksum) and [`Ledger::import_archive`] creates a book from it.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ledger_model::record;
+use ledger_model::{Hash32, Seq};
+use redb::{Database, ReadTransaction, ReadableTable, TableDefinition, WriteTransaction};
+
+use crate::checkpoint::{CHECKPOINTS, CHECKPOINT_HEADS};
+use crate::error::{OpenError, VerifyError};
+use crate::store::{
+    checked, Head, BLOBS, CACHE, DOCUMENTS, DOCUMENT_LOG, EVENTS, LEDGER_FORMAT, META, META_FORMAT, META_HEAD, SHELVES,
+    SNAPSHOTS,
+};
+use crate::turns::{self, Access, Patience};
+use crate::Ledger;
+
+/// The first line of every archive: the format name and its version.
+pub const ARCHIVE_MAGIC: &[u8] = b"lorebank-archive 1\n";
+/// blake3 `derive_key` context of the checksum in an archive's end frame.
+pub const ARCHIVE_CHECKSUM_CONTEXT: &str = "lorebank 2026-12-01 archive v1";
+
+const TAG_EVENT: u8 = b'E';
+const TAG_BLOB: u8 = b'B';
+const TAG_DOCUMENT: u8 = b'D';
+const TAG_SNAPSHOT: u8 = b'S';
+const TAG_END: u8 = b'Z';
+/// Bytes of the end frame's body.
+const END_BYTES: usize = 8 * 5 + 32 + 32;
+
+/// What a backup, restore, export or import copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copied {
+    /// Events copied (the whole chain).
+    pub n_events: u64,
+    /// The head of the copy.
+    pub head: Head,
+    /// Blobs copied.
+    pub n_blobs: u64,
+    /// Documents copied.
+    pub n_documents: u64,
+    /// Size of the file written, in bytes.
+    pub n_bytes: u64,
+}
+
+/// Why a backup, restore, export or import did not happen. In every case the
+/// destination is as it was before.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackupError {
+    /// The destination exists and replacing it was not asked for.
+    #[error("{path} already exists; refusing to replace it")]
+    Exists {
+        /// The destination.
+        path: String,
+    },
+    /// An archive is damaged or malformed: nothing was created.
+    #[error("archive {path}: byte {offset}: {detail}")]
+    Archive {
+        /// The archive.
+        path: String,
+        /// Offset of the frame (or field) at fault.
+        offset: u64,
+        /// What is wrong, naming the frame.
+        detail: String,
+    },
+    /// The source or the copy failed its verification: nothing was installed.
+    #[error("{path}: {error}")]
+    Verify {
+        /// The file verified.
+        path: String,
+        /// What verify found.
+        error: VerifyError,
+    },
+    /// The source or the copy could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The file system or the storage failed.
+    #[error("{path}: {detail}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What failed.
+        detail: String,
+    },
+}
+
+fn io(path: &Path, error: impl std::fmt::Display) -> BackupError {
+    BackupError::Io { path: path.display().to_string(), detail: error.to_string() }
+}
+
+/// A temporary file name beside `target` (same directory, so a rename is atomic).
+fn temp_beside(target: &Path) -> PathBuf {
+    let name = target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    target.with_file_name(format!(".{name}.partial-{}-{nanos}", std::process::id()))
+}
+
+/// Removes the temporary file unless it was moved into place.
+struct Partial(PathBuf);
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn refuse_existing(target: &Path, replace: bool) -> Result<(), BackupError> {
+    if !replace && target.exists() {
+        return Err(BackupError::Exists { path: target.display().to_string() });
+    }
+    Ok(())
+}
+
+/// Syncs the finished temporary file and moves it to `target`: with `replace`, by a
+/// rename over whatever is there; without, by a link that fails if `target` appeared
+/// meanwhile. Then syncs the directory, so the new name is durable.
+fn install(partial: &Partial, target: &Path, replace: bool) -> Result<u64, BackupError> {
+    let file = File::open(&partial.0).map_err(|e| io(&partial.0, e))?;
+    file.sync_all().map_err(|e| io(&partial.0, e))?;
+    let n_bytes = file.metadata().map_err(|e| io(&partial.0, e))?.len();
+    drop(file);
+    if replace {
+        std::fs::rename(&partial.0, target).map_err(|e| io(target, e))?;
+    } else {
+        match std::fs::hard_link(&partial.0, target) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(BackupError::Exists { path: target.display().to_string() })
+            }
+            // A file system without hard links: check, then rename.
+            Err(_) => {
+                refuse_existing(target, false)?;
+                std::fs::rename(&partial.0, target).map_err(|e| io(target, e))?;
+            }
+        }
+    }
+    let dir = target.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if let Ok(dir) = File::open(dir) {
+        // Not every file system syncs a directory; the rename itself has happened.
+        let _ = dir.sync_all();
+    }
+    Ok(n_bytes)
+}
+
+fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
+    from: &ReadTransaction,
+    to: &WriteTransaction,
+    table: TableDefinition<K, V>,
+) -> Result<(), redb::Error> {
+    // Books older than a table (checkpoints came after ledger format 1's first
+    // books) lack it; the copy has it, empty, as a new book would.
+    let source = match from.open_table(table) {
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+        other => other?,
+    };
+    let mut target = to.open_table(table)?;
+    for entry in source.iter()? {
+        let (key, value) = entry?;
+        target.insert(key.value(), value.value())?;
+    }
+    Ok(())
+}
+
+/// Creates every table of a book in `txn` (the same set as [`Ledger::create`]).
+fn create_tables(txn: &WriteTransaction) -> Result<(), redb::Error> {
+    txn.open_table(META)?;
+    txn.open_table(EVENTS)?;
+    txn.open_table(BLOBS)?;
+    txn.open_table(SNAPSHOTS)?;
+    txn.open_table(CACHE)?;
+    txn.open_table(DOCUMENTS)?;
+    txn.open_table(DOCUMENT_LOG)?;
+    txn.open_table(SHELVES)?;
+    txn.open_table(CHECKPOINTS)?;
+    txn.open_table(CHECKPOINT_HEADS)?;
+    Ok(())
+}
+
+/// Opens the finished copy read-only and verifies it whole; its head must be `head`.
+fn verify_copy(path: &Path, head: Head) -> Result<crate::VerifyReport, BackupError> {
+    let copy = Ledger::open_read_only(path)?;
+    let report = copy.verify().map_err(|error| BackupError::Verify { path: path.display().to_string(), error })?;
+    if report.head != head {
+        let detail = format!("the copy's head {} is not the source's {}", report.head.seq, head.seq);
+        return Err(BackupError::Verify {
+            path: path.display().to_string(),
+            error: VerifyError::Corrupted { seq: report.head.seq, detail },
+        });
+    }
+    Ok(report)
+}
+
+impl Ledger {
+    /// Copies the whole book (every table but the cache, which is rebuilt when
+    /// needed) as it is in ONE read transaction into a new file beside `out`, opens
+    /// and verifies the copy, and only then moves it to `out`. Appends keep running
+    /// meanwhile: the copy holds exactly the batches committed before its read
+    /// transaction began. Refuses an existing `out` unless `replace`; never leaves a
+    /// half-written `out`.
+    pub fn backup_to(&self, out: &Path, replace: bool) -> Result<Copied, BackupError> {
+        refuse_existing(out, replace)?;
+        let partial = Partial(temp_beside(out));
+        let head = self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(crate::store::read_error)?;
+            let head = head_of(&txn)?;
+            let copied = copy_into(&txn, &partial.0);
+            Ok::<_, crate::ReadError>(copied.map(|()| head))
+        });
+        let head = head.map_err(|error| self.read_failure(error))??;
+        let report = verify_copy(&partial.0, head)?;
+        let n_bytes = install(&partial, out, replace)?;
+        Ok(Copied {
+            n_events: report.n_events,
+            head,
+            n_blobs: report.n_blobs,
+            n_documents: report.n_documents,
+            n_bytes,
+        })
+    }
+
+    fn read_failure(&self, error: crate::ReadError) -> BackupError {
+        BackupError::Verify { path: self.path().display().to_string(), error: error.into() }
+    }
+
+    /// Installs a copy of the backup `backup` at `book`: opens the backup read-only
+    /// and verifies it whole (chain, every blob and document) before anything is
+    /// written; then copies it into a new file beside `book`, verifies the copy,
+    /// syncs it and renames it into place. An existing `book` is refused unless
+    /// `replace`, and then replaced only while this process holds the book's writer
+    /// turn (so no lorebank writer is inside). `book` may be any path.
+    pub fn restore(backup: &Path, book: &Path, replace: bool, patience: &mut Patience) -> Result<Copied, BackupError> {
+        let source = Ledger::open_read_only(backup)?;
+        source.verify().map_err(|error| BackupError::Verify { path: backup.display().to_string(), error })?;
+        refuse_existing(book, replace)?;
+        let _turn = if book.exists() { turns::wait_turn(book, Access::Write, patience)? } else { None };
+        let partial = Partial(temp_beside(book));
+        let head = source.guarded(|| {
+            let txn = source.shared.db.begin_read().map_err(crate::store::read_error)?;
+            let head = head_of(&txn)?;
+            Ok::<_, crate::ReadError>(copy_into(&txn, &partial.0).map(|()| head))
+        });
+        let head = head.map_err(|error| source.read_failure(error))??;
+        drop(source);
+        let report = verify_copy(&partial.0, head)?;
+        let n_bytes = install(&partial, book, replace)?;
+        Ok(Copied {
+            n_events: report.n_events,
+            head,
+            n_blobs: report.n_blobs,
+            n_documents: report.n_documents,
+            n_bytes,
+        })
+    }
+}
+
+/// Creates a redb file at `path` holding every table of `txn` but the cache.
+fn copy_into(txn: &ReadTransaction, path: &Path) -> Result<(), BackupError> {
+    let _ = std::fs::remove_file(path);
+    let db = Database::create(path).map_err(|e| io(path, e))?;
+    let write = db.begin_write().map_err(|e| io(path, e))?;
+    let copied = (|| {
+        create_tables(&write)?;
+        copy_table(txn, &write, META)?;
+        copy_table(txn, &write, EVENTS)?;
+        copy_table(txn, &write, BLOBS)?;
+        copy_table(txn, &write, SNAPSHOTS)?;
+        copy_table(txn, &write, DOCUMENTS)?;
+        copy_table(txn, &write, DOCUMENT_LOG)?;
+        copy_table(txn, &write, SHELVES)?;
+        copy_table(txn, &write, CHECKPOINTS)?;
+        copy_table(txn, &write, CHECKPOINT_HEADS)?;
+        Ok::<_, redb::Error>(())
+    })();
+    copied.map_err(|e| io(path, e))?;
+    write.commit().map_err(|e| io(path, e))?;
+    drop(db);
+    Ok(())
+}
+
+/// A parsed, fully checked archive: what [`Ledger::import_archive`] writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Archive {
+    /// Each event's stored record bytes, seq 1 first.
+    pub records: Vec<Vec<u8>>,
+    /// The head the chain ends at.
+    pub head: Option<(Seq, Hash32)>,
+    /// Blobs: content id and stored form (`checksum ‖ bytes`).
+    pub blobs: Vec<(Hash32, Vec<u8>)>,
+    /// Documents in arrival order: id, shelf group, shelf key, stored form.
+    pub documents: Vec<(Hash32, u32, String, Vec<u8>)>,
+    /// The snapshot index: snapshot ID and first batch-end revision.
+    pub snapshots: Vec<(Hash32, Seq)>,
+}
+
+fn archive_checksum() -> blake3::Hasher {
+    blake3::Hasher::new_derive_key(ARCHIVE_CHECKSUM_CONTEXT)
+}
+
+/// Writes frames, hashing every byte for the end frame.
+struct FrameWriter<W: Write> {
+    out: W,
+    hasher: blake3::Hasher,
+}
+
+impl<W: Write> FrameWriter<W> {
+    fn frame(&mut self, tag: u8, parts: &[&[u8]]) -> std::io::Result<()> {
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        let len = u32::try_from(len).map_err(|_| std::io::Error::other("a frame over 4 GiB"))?;
+        let mut head = [0u8; 5];
+        head[0] = tag;
+        head[1..].copy_from_slice(&len.to_le_bytes());
+        self.raw(&head)?;
+        for part in parts {
+            self.raw(part)?;
+        }
+        Ok(())
+    }
+
+    fn raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hasher.update(bytes);
+        self.out.write_all(bytes)
+    }
+}
+
+impl Ledger {
+    /// Writes the book in the archive form (`docs/archive.md`) to a new file beside
+    /// `out`, read in ONE read transaction, checking every record, link and checksum
+    /// as it goes (a damaged book is refused, naming the damage), then moves it to
+    /// `out` (refused if `out` exists unless `replace`). Checkpoints and the cache are
+    /// derived data and are not written.
+    pub fn export_archive(&self, out: &Path, replace: bool) -> Result<Copied, BackupError> {
+        refuse_existing(out, replace)?;
+        let partial = Partial(temp_beside(out));
+        let file = File::create(&partial.0).map_err(|e| io(&partial.0, e))?;
+        let mut writer = FrameWriter { out: std::io::BufWriter::new(file), hasher: archive_checksum() };
+        let written = self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(crate::store::read_error)?;
+            let head = head_of(&txn)?;
+            writer.raw(ARCHIVE_MAGIC).map_err(|e| crate::ReadError::Io(e.to_string()))?;
+            let ioe = |e: std::io::Error| crate::ReadError::Io(e.to_string());
+            let events = txn.open_table(EVENTS).map_err(crate::store::read_error)?;
+            let mut n_events = 0u64;
+            let mut prev = Hash32::GENESIS;
+            for entry in events.iter().map_err(crate::store::read_error)? {
+                let (key, value) = entry.map_err(crate::store::read_error)?;
+                let seq = Seq(n_events + 1);
+                let corrupted = |detail: String| crate::ReadError::Corrupted { seq, detail };
+                if key.value() != seq.0 {
+                    return Err(corrupted("missing below the head (torn write)".into()));
+                }
+                let event = record::open(seq, value.value()).map_err(|error| corrupted(error.to_string()))?;
+                if event.prev != prev {
+                    return Err(corrupted(format!(
+                        "broken link: prev is {}, but event {} hashes to {prev}",
+                        event.prev, n_events
+                    )));
+                }
+                prev = event.hash;
+                writer.frame(TAG_EVENT, &[&seq.0.to_le_bytes(), &event.hash.0, value.value()]).map_err(ioe)?;
+                n_events += 1;
+            }
+            if n_events != head.seq.0 || prev != head.hash {
+                let detail = format!("the log ends at event {n_events}, but the head is {}", head.seq);
+                return Err(crate::ReadError::Corrupted { seq: head.seq, detail });
+            }
+            let mut n_blobs = 0u64;
+            for entry in
+                txn.open_table(BLOBS).map_err(crate::store::read_error)?.iter().map_err(crate::store::read_error)?
+            {
+                let (key, value) = entry.map_err(crate::store::read_error)?;
+                let id = Hash32(*key.value());
+                if checked(value.value()).is_none() {
+                    return Err(crate::ReadError::Damaged {
+                        object: format!("blob {id}"),
+                        detail: "fails its checksum".into(),
+                    });
+                }
+                writer.frame(TAG_BLOB, &[&id.0, value.value()]).map_err(ioe)?;
+                n_blobs += 1;
+            }
+            let documents = txn.open_table(DOCUMENTS).map_err(crate::store::read_error)?;
+            let mut shelved = Vec::new();
+            for entry in
+                txn.open_table(SHELVES).map_err(crate::store::read_error)?.iter().map_err(crate::store::read_error)?
+            {
+                let (key, value) = entry.map_err(crate::store::read_error)?;
+                let (group, shelf_key, position) = key.value();
+                shelved.push((position, group, shelf_key.to_owned(), Hash32(*value.value())));
+            }
+            shelved.sort_by_key(|(position, ..)| *position);
+            let mut n_documents = 0u64;
+            for (position, group, key, id) in shelved {
+                if position != n_documents + 1 {
+                    return Err(crate::ReadError::Damaged {
+                        object: format!("shelf entry (group {group}, key {key:?}, position {position})"),
+                        detail: format!("expected position {}", n_documents + 1),
+                    });
+                }
+                let stored = documents.get(&id.0).map_err(crate::store::read_error)?;
+                let Some(stored) = stored.filter(|guard| checked(guard.value()).is_some()) else {
+                    return Err(crate::ReadError::Damaged {
+                        object: format!("document {id}"),
+                        detail: "is missing or fails its checksum".into(),
+                    });
+                };
+                let key_len =
+                    u16::try_from(key.len()).map_err(|_| crate::ReadError::Io("a shelf key over 64 KiB".into()))?;
+                writer
+                    .frame(
+                        TAG_DOCUMENT,
+                        &[&id.0, &group.to_le_bytes(), &key_len.to_le_bytes(), key.as_bytes(), stored.value()],
+                    )
+                    .map_err(ioe)?;
+                n_documents += 1;
+            }
+            let mut n_snapshots = 0u64;
+            for entry in
+                txn.open_table(SNAPSHOTS).map_err(crate::store::read_error)?.iter().map_err(crate::store::read_error)?
+            {
+                let (key, value) = entry.map_err(crate::store::read_error)?;
+                writer.frame(TAG_SNAPSHOT, &[key.value(), &value.value().to_le_bytes()]).map_err(ioe)?;
+                n_snapshots += 1;
+            }
+            let mut end = Vec::with_capacity(END_BYTES);
+            for count in [n_events, head.seq.0, n_blobs, n_documents, n_snapshots] {
+                end.extend_from_slice(&count.to_le_bytes());
+            }
+            end.extend_from_slice(&head.hash.0);
+            let sum = writer.hasher.finalize();
+            end.extend_from_slice(sum.as_bytes());
+            writer.frame(TAG_END, &[&end]).map_err(ioe)?;
+            writer.out.flush().map_err(ioe)?;
+            Ok(Copied { n_events, head, n_blobs, n_documents, n_bytes: 0 })
+        });
+        let mut copied = written.map_err(|error| self.read_failure(error))?;
+        drop(writer);
+        copied.n_bytes = install(&partial, out, replace)?;
+        Ok(copied)
+    }
+
+    /// Creates a new book at `path` from a checked [`Archive`] (see [`read_archive`]):
+    /// written into a new file beside `path`, verified, synced and moved into place
+    /// (refused if `path` exists). The book holds the archive's records byte for
+    /// byte, so its head, snapshot IDs and receipts are the archived book's.
+    pub fn import_archive(archive: &Archive, path: &Path) -> Result<Copied, BackupError> {
+        refuse_existing(path, false)?;
+        let partial = Partial(temp_beside(path));
+        let head = archive.head.map_or(Head::EMPTY, |(seq, hash)| Head { seq, hash });
+        let written = (|| {
+            let _ = std::fs::remove_file(&partial.0);
+            let db = Database::create(&partial.0)?;
+            let txn = db.begin_write()?;
+            create_tables(&txn)?;
+            {
+                let mut meta = txn.open_table(META)?;
+                meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
+                meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+                let mut events = txn.open_table(EVENTS)?;
+                for (index, stored) in archive.records.iter().enumerate() {
+                    events.insert(index as u64 + 1, stored.as_slice())?;
+                }
+                let mut blobs = txn.open_table(BLOBS)?;
+                for (id, stored) in &archive.blobs {
+                    blobs.insert(&id.0, stored.as_slice())?;
+                }
+                let mut documents = txn.open_table(DOCUMENTS)?;
+                let mut log = txn.open_table(DOCUMENT_LOG)?;
+                let mut shelves = txn.open_table(SHELVES)?;
+                for (index, (id, group, key, stored)) in archive.documents.iter().enumerate() {
+                    let position = index as u64 + 1;
+                    documents.insert(&id.0, stored.as_slice())?;
+                    log.insert(position, &id.0)?;
+                    shelves.insert((*group, key.as_str(), position), &id.0)?;
+                }
+                let mut snapshots = txn.open_table(SNAPSHOTS)?;
+                for (id, revision) in &archive.snapshots {
+                    snapshots.insert(&id.0, revision.0)?;
+                }
+            }
+            txn.commit()?;
+            drop(db);
+            Ok::<_, redb::Error>(())
+        })();
+        written.map_err(|e| io(&partial.0, e))?;
+        let report = verify_copy(&partial.0, head)?;
+        let n_bytes = install(&partial, path, false)?;
+        Ok(Copied {
+            n_events: report.n_events,
+            head,
+            n_blobs: report.n_blobs,
+            n_documents: report.n_documents,
+            n_bytes,
+        })
+    }
+}
+
+/// The head stored in `txn`.
+fn head_of(txn: &ReadTransaction) -> Result<Head, crate::ReadError> {
+    let meta = txn.open_table(META).map_err(crate::store::read_error)?;
+    let head = meta.get(META_HEAD).map_err(crate::store::read_error)?.and_then(|guard| Head::from_bytes(guard.value()));
+    head.ok_or_else(|| crate::ReadError::Corrupted {
+        seq: Seq::ZERO,
+        detail: "meta `head` is missing or malformed".into(),
+    })
+}
+
+/// A cursor over archive bytes that names the offset of what it finds wrong.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let out = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(out)
+    }
+}
+
+fn le_u64(bytes: &[u8]) -> u64 {
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(out)
+}
+
+fn hash_at(bytes: &[u8]) -> Hash32 {
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&bytes[..32]);
+    Hash32(out)
+}
+
+/// Parses archive bytes and checks everything before anything is created: the
+/// header, every frame's tag, length and place in the order (events, blobs,
+/// documents, snapshot index, end), every record (strict decode, its seq, its
+/// payload hash, its link to the one before, its chain hash against the frame's),
+/// every blob and document against its checksum, every shelf key, the counts and
+/// head in the end frame, and the checksum of all bytes before the end frame.
+/// `name` names the archive in errors. Never panics on any input.
+pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
+    let fail =
+        |offset: usize, detail: String| BackupError::Archive { path: name.to_owned(), offset: offset as u64, detail };
+    if !bytes.starts_with(ARCHIVE_MAGIC) {
+        let detail = match bytes.iter().position(|b| *b == b'\n') {
+            Some(end) if bytes.starts_with(b"lorebank-archive ") => {
+                format!(
+                    "archive version {:?} is not one this build reads (1)",
+                    String::from_utf8_lossy(&bytes[17..end])
+                )
+            }
+            _ => "not a lorebank archive (it does not start with \"lorebank-archive 1\")".to_owned(),
+        };
+        return Err(fail(0, detail));
+    }
+    let mut cursor = Cursor { bytes, at: ARCHIVE_MAGIC.len() };
+    let mut archive = Archive::default();
+    let mut prev = Hash32::GENESIS;
+    let mut phase = 0u8;
+    let mut frame_no = 0u64;
+    loop {
+        let start = cursor.at;
+        frame_no += 1;
+        let Some(head) = cursor.take(5) else {
+            return Err(fail(start, format!("the archive ends before its end frame (frame {frame_no} is cut short)")));
+        };
+        let tag = head[0];
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let Some(body) = cursor.take(len) else {
+            return Err(fail(
+                start,
+                format!("frame {frame_no} declares {len} bytes, but only {} remain", bytes.len() - start - 5),
+            ));
+        };
+        let order = match tag {
+            TAG_EVENT => 1,
+            TAG_BLOB => 2,
+            TAG_DOCUMENT => 3,
+            TAG_SNAPSHOT => 4,
+            TAG_END => 5,
+            other => return Err(fail(start, format!("frame {frame_no} has the unknown tag {other:#04x}"))),
+        };
+        if order < phase {
+            return Err(fail(start, format!("frame {frame_no} ({}) is out of order", tag as char)));
+        }
+        phase = order;
+        match tag {
+            TAG_EVENT => {
+                let seq = Seq(archive.records.len() as u64 + 1);
+                if body.len() < 40 {
+                    return Err(fail(start, format!("event frame {frame_no} is {} bytes, too short", body.len())));
+                }
+                let framed_seq = le_u64(body);
+                if framed_seq != seq.0 {
+                    return Err(fail(
+                        start,
+                        format!("event frame {frame_no} holds event {framed_seq}, expected event {seq}"),
+                    ));
+                }
+                let framed_hash = hash_at(&body[8..]);
+                let stored = &body[40..];
+                let event = record::open(seq, stored).map_err(|error| fail(start, format!("event {seq}: {error}")))?;
+                if event.prev != prev {
+                    return Err(fail(
+                        start,
+                        format!(
+                            "event {seq}: broken link: prev is {}, but event {} hashes to {prev}",
+                            event.prev,
+                            seq.0 - 1
+                        ),
+                    ));
+                }
+                if event.hash != framed_hash {
+                    return Err(fail(
+                        start,
+                        format!("event {seq}: chain hash {} differs from the archived {framed_hash}", event.hash),
+                    ));
+                }
+                prev = event.hash;
+                archive.records.push(stored.to_vec());
+                archive.head = Some((seq, event.hash));
+            }
+            TAG_BLOB | TAG_DOCUMENT => {
+                let what = if tag == TAG_BLOB { "blob" } else { "document" };
+                let fixed = if tag == TAG_BLOB { 32 } else { 32 + 4 + 2 };
+                if body.len() < fixed {
+                    return Err(fail(start, format!("{what} frame {frame_no} is {} bytes, too short", body.len())));
+                }
+                let id = hash_at(body);
+                let mut rest = &body[fixed..];
+                let mut shelf = None;
+                if tag == TAG_DOCUMENT {
+                    let group = u32::from_le_bytes([body[32], body[33], body[34], body[35]]);
+                    let key_len = u16::from_le_bytes([body[36], body[37]]) as usize;
+                    let Some(key) = rest.get(..key_len) else {
+                        return Err(fail(start, format!("document {id}: its shelf key runs past the frame")));
+                    };
+                    let key = std::str::from_utf8(key)
+                        .map_err(|_| fail(start, format!("document {id}: its shelf key is not UTF-8")))?;
+                    let document = crate::Document { id, bytes: Vec::new(), group, key: key.to_owned() };
+                    crate::writer::check_document(&document)
+                        .map_err(|error| fail(start, format!("document {id}: {error}")))?;
+                    shelf = Some((group, key.to_owned()));
+                    rest = &rest[key_len..];
+                }
+                if checked(rest).is_none() {
+                    return Err(fail(start, format!("{what} {id} fails its checksum")));
+                }
+                match shelf {
+                    Some((group, key)) => {
+                        if archive.documents.iter().any(|(known, ..)| *known == id) {
+                            return Err(fail(start, format!("document {id} appears twice")));
+                        }
+                        archive.documents.push((id, group, key, rest.to_vec()));
+                    }
+                    None => {
+                        if archive.blobs.last().is_some_and(|(last, _)| last.0 >= id.0) {
+                            return Err(fail(start, format!("blob {id} is out of order or repeated")));
+                        }
+                        archive.blobs.push((id, rest.to_vec()));
+                    }
+                }
+            }
+            TAG_SNAPSHOT => {
+                if body.len() != 40 {
+                    return Err(fail(start, format!("snapshot frame {frame_no} is {} bytes, not 40", body.len())));
+                }
+                let id = hash_at(body);
+                let revision = le_u64(&body[32..]);
+                let head = archive.head.map_or(0, |(seq, _)| seq.0);
+                if revision == 0 || revision > head {
+                    return Err(fail(start, format!("snapshot {id}: revision {revision} is outside 1..={head}")));
+                }
+                if archive.snapshots.last().is_some_and(|(last, _)| last.0 >= id.0) {
+                    return Err(fail(start, format!("snapshot {id} is out of order or repeated")));
+                }
+                archive.snapshots.push((id, Seq(revision)));
+            }
+            _ => {
+                if body.len() != END_BYTES {
+                    return Err(fail(start, format!("the end frame is {} bytes, not {END_BYTES}", body.len())));
+                }
+                let counts: Vec<u64> = (0..5).map(|i| le_u64(&body[i * 8..])).collect();
+                let actual = [
+                    archive.records.len() as u64,
+                    archive.head.map_or(0, |(seq, _)| seq.0),
+                    archive.blobs.len() as u64,
+                    archive.documents.len() as u64,
+                    archive.snapshots.len() as u64,
+                ];
+                let names = ["events", "head", "blobs", "documents", "snapshot index entries"];
+                for ((declared, actual), what) in counts.iter().zip(actual).zip(names) {
+                    if *declared != actual {
+                        return Err(fail(
+                            start,
+                            format!("the end frame declares {declared} {what}, the archive holds {actual}"),
+                        ));
+                    }
+                }
+                let head_hash = hash_at(&body[40..]);
+                if head_hash != prev {
+                    return Err(fail(
+                        start,
+                        format!("the end frame's head hash {head_hash} is not the chain's {prev}"),
+                    ));
+                }
+                let mut hasher = archive_checksum();
+                hasher.update(&bytes[..start]);
+                if hasher.finalize().as_bytes() != &body[72..] {
+                    return Err(fail(start, "the archive's checksum does not match its bytes".into()));
+                }
+                if cursor.at != bytes.len() {
+                    return Err(fail(cursor.at, format!("{} bytes follow the end frame", bytes.len() - cursor.at)));
+                }
+                return Ok(archive);
+            }
+        }
+    }
+}

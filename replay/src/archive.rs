@@ -1,0 +1,116 @@
+//! Backup, restore and the portable archive as book use cases (see
+//! `docs/operations.md` and `docs/archive.md`): each is one call over the ledger's
+//! copy functions, reporting the copy's head and the snapshot ID at that head.
+
+use std::path::{Path, PathBuf};
+
+use ledger::{BackupError, Copied, Head, Ledger, Patience, ReadError};
+use projections::SnapshotId;
+
+use crate::{Book, BookError};
+
+/// What a backup, restore, archive export or archive import wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Copy {
+    /// The file written.
+    pub path: PathBuf,
+    /// Events in the copy.
+    pub n_events: u64,
+    /// The copy's head.
+    pub head: Head,
+    /// The snapshot ID at that head.
+    pub snapshot: SnapshotId,
+    /// Blobs in the copy.
+    pub n_blobs: u64,
+    /// Documents (receipts, post-checks) in the copy.
+    pub n_documents: u64,
+    /// Size of the file written, in bytes.
+    pub n_bytes: u64,
+}
+
+impl From<BackupError> for BookError {
+    fn from(error: BackupError) -> BookError {
+        match error {
+            BackupError::Exists { path } => {
+                BookError::Invalid(format!("{path} already exists (pass --force to replace it)"))
+            }
+            BackupError::Archive { .. } => BookError::Corrupted(error.to_string()),
+            BackupError::Verify { path, error } => match error {
+                ledger::VerifyError::Io(detail) => BookError::Read(ReadError::Io(format!("{path}: {detail}"))),
+                other => BookError::Corrupted(format!("{path}: {other}")),
+            },
+            BackupError::Open(error) => BookError::Open(error),
+            BackupError::Io { path, detail } => BookError::Read(ReadError::Io(format!("{path}: {detail}"))),
+            other => BookError::Read(ReadError::Io(other.to_string())),
+        }
+    }
+}
+
+/// The snapshot ID at the head of the book at `path`, read from a fresh read-only
+/// open (what the copy itself says, not what the source had in memory).
+fn snapshot_of(path: &Path, copied: Copied) -> Result<Copy, BookError> {
+    let mut book = Book::new(Ledger::open_read_only(path)?);
+    let info = book.snapshot_info(None)?;
+    Ok(Copy {
+        path: path.to_owned(),
+        n_events: copied.n_events,
+        head: copied.head,
+        snapshot: info.snapshot,
+        n_blobs: copied.n_blobs,
+        n_documents: copied.n_documents,
+        n_bytes: copied.n_bytes,
+    })
+}
+
+impl Book {
+    /// Backs the book up to `out` while writers keep appending: a copy of one
+    /// consistent read transaction, verified before it is moved to `out`. Refuses
+    /// an existing `out` unless `replace`.
+    pub fn backup(&self, out: &Path, replace: bool) -> Result<Copy, BookError> {
+        let copied = self.ledger().backup_to(out, replace)?;
+        snapshot_of(out, copied)
+    }
+
+    /// Restores the backup `backup` to the book path `book` (any path): the backup
+    /// is verified whole before anything is installed, and the copy is verified,
+    /// synced and renamed into place. An existing `book` is refused unless `replace`,
+    /// and then replaced while holding its writer turn.
+    pub fn restore(backup: &Path, book: &Path, replace: bool, patience: &mut Patience) -> Result<Copy, BookError> {
+        let copied = Ledger::restore(backup, book, replace, patience)?;
+        snapshot_of(book, copied)
+    }
+
+    /// Writes the book in the portable archive form to `out` (refused if it exists
+    /// unless `replace`); a damaged book is refused, naming the damage.
+    pub fn export_archive(&mut self, out: &Path, replace: bool) -> Result<Copy, BookError> {
+        let copied = self.ledger().export_archive(out, replace)?;
+        let info = self.snapshot_info(Some(copied.head.seq))?;
+        Ok(Copy {
+            path: out.to_owned(),
+            n_events: copied.n_events,
+            head: copied.head,
+            snapshot: info.snapshot,
+            n_blobs: copied.n_blobs,
+            n_documents: copied.n_documents,
+            n_bytes: copied.n_bytes,
+        })
+    }
+
+    /// Creates the book `book` (which must not exist) from the archive file
+    /// `archive`, after checking every chain link, every blob and document checksum
+    /// and the archive's own checksum; a damaged archive creates nothing.
+    pub fn import_archive(archive: &Path, book: &Path) -> Result<Copy, BookError> {
+        if book.exists() {
+            return Err(BookError::Invalid(format!(
+                "{} already exists; import an archive into a new book",
+                book.display()
+            )));
+        }
+        let bytes = std::fs::read(archive)
+            .map_err(|error| BookError::Read(ReadError::Io(format!("cannot read {}: {error}", archive.display()))))?;
+        let parsed = ledger::read_archive(&archive.display().to_string(), &bytes)?;
+        drop(bytes);
+        let copied = Ledger::import_archive(&parsed, book)?;
+        snapshot_of(book, copied)
+    }
+}
