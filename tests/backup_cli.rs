@@ -1,0 +1,284 @@
+//! Backup, restore and the portable archive, end to end through the binary, on
+//! copies of the stored v1 book (`tests/testdata/books/v1-wuchuan.lorebank`, which
+//! has receipts) with new batches and receipts of the current record format on top:
+//! a backup taken while 4 writer processes append verifies and ends at a batch end
+//! a writer was told about; a restore on another path keeps every snapshot ID and
+//! every receipt replays; a flipped byte in a backup is refused by restore; an
+//! archive round trip keeps the head, the snapshot IDs and every receipt; corrupt
+//! archives (a flipped byte, a truncated file, reordered records) create nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ledger::Ledger;
+use serde_json::Value;
+
+const TEXT: &str = "沈照提着长明灯走过雾川，顾寒川在灯宗等他。\n";
+
+struct Dir {
+    dir: tempfile::TempDir,
+}
+
+impl Dir {
+    /// A directory holding `book.lorebank`: the stored v1 book plus one batch and one
+    /// receipt written by this build.
+    fn with_book() -> Dir {
+        let dir = Dir { dir: tempfile::tempdir().unwrap() };
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testdata/books/v1-wuchuan.lorebank");
+        std::fs::copy(source, dir.path("book.lorebank")).unwrap();
+        std::fs::write(dir.path("chunk.txt"), TEXT).unwrap();
+        let text = dir.arg("chunk.txt");
+        dir.ok("book.lorebank", &["term", "put", "--id", "T-90", "--src", "灯塔", "--dst", "Маяк"]);
+        dir.ok("book.lorebank", &["assemble", "--chapter", "1", "--chunk", "new-1", "--text", &text]);
+        dir
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn arg(&self, name: &str) -> String {
+        self.path(name).display().to_string()
+    }
+
+    fn run(&self, book: &str, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .arg("--book")
+            .arg(self.path(book))
+            .args(args)
+            .env_remove("LOREBANK_SERVER")
+            .env_remove("LOREBANK_BOOK")
+            .output()
+            .unwrap()
+    }
+
+    fn exits(&self, book: &str, args: &[&str], code: i32) -> (String, String) {
+        let output = self.run(book, args);
+        let (out, err) = (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        );
+        assert_eq!(output.status.code(), Some(code), "{args:?} on {book}\nstdout: {out}\nstderr: {err}");
+        (out, err)
+    }
+
+    fn ok(&self, book: &str, args: &[&str]) -> String {
+        self.exits(book, args, 0).0
+    }
+
+    fn json(&self, book: &str, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        serde_json::from_str(&self.ok(book, &args)).unwrap()
+    }
+
+    /// The snapshot ID at every revision of the book.
+    fn snapshots(&self, book: &str) -> Vec<String> {
+        let head = self.json(book, &["snapshot"])["revision"].as_u64().unwrap();
+        (1..=head)
+            .map(|revision| {
+                self.json(book, &["snapshot", "--as-of", &revision.to_string()])["snapshot"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Replays every filed receipt of the book; returns how many.
+    fn replay_all(&self, book: &str) -> usize {
+        let receipts = Ledger::open_read_only(&self.path(book)).unwrap().filed(None).unwrap();
+        for (_, _, _, id) in &receipts {
+            let replayed = self.json(book, &["replay", &id.to_hex()]);
+            assert_eq!(replayed["identical"], Value::Bool(true), "receipt {id} of {book}: {replayed}");
+        }
+        receipts.len()
+    }
+
+    /// Names in the directory (no partial files may be left behind).
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+#[test]
+fn a_restore_on_another_path_keeps_every_snapshot_id_and_every_receipt_replays() {
+    let dir = Dir::with_book();
+    let backup = dir.json("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    assert_eq!(backup["head"], dir.json("book.lorebank", &["snapshot"])["revision"]);
+    std::fs::create_dir(dir.path("elsewhere")).unwrap();
+    let restored = dir.json("elsewhere/moved.lorebank", &["restore", &dir.arg("backup.lorebank")]);
+    assert_eq!(restored["snapshot"], backup["snapshot"]);
+    assert_eq!(restored["hash"], backup["hash"]);
+    assert_eq!(dir.snapshots("elsewhere/moved.lorebank"), dir.snapshots("book.lorebank"));
+    assert_eq!(dir.replay_all("elsewhere/moved.lorebank"), 6);
+    dir.ok("elsewhere/moved.lorebank", &["verify"]);
+    // The restored book is a book: it takes writes.
+    dir.ok("elsewhere/moved.lorebank", &["term", "put", "--id", "T-91", "--src", "雾灯", "--dst", "Туманный фонарь"]);
+}
+
+#[test]
+fn existing_targets_are_refused_unless_forced() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    let (_, err) = dir.exits("book.lorebank", &["backup", &dir.arg("backup.lorebank")], 2);
+    assert!(err.contains("already exists (pass --force"), "{err}");
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank"), "--force"]);
+    let (_, err) = dir.exits("book.lorebank", &["restore", &dir.arg("backup.lorebank")], 2);
+    assert!(err.contains("already exists"), "{err}");
+    // A forced restore over the live book, after a later write: the write is gone.
+    let before = dir.json("book.lorebank", &["snapshot"]);
+    dir.ok("book.lorebank", &["term", "put", "--id", "T-92", "--src", "川灯", "--dst", "Речной фонарь"]);
+    dir.ok("book.lorebank", &["restore", &dir.arg("backup.lorebank"), "--force"]);
+    assert_eq!(dir.json("book.lorebank", &["snapshot"]), before);
+    dir.ok("book.lorebank", &["export-archive", &dir.arg("book.archive")]);
+    dir.exits("book.lorebank", &["export-archive", &dir.arg("book.archive")], 2);
+    dir.exits("book.lorebank", &["import-archive", &dir.arg("book.archive")], 2);
+    let (_, err) = dir.exits("book.lorebank", &["--server", "http://127.0.0.1:9", "backup", "x"], 2);
+    assert!(err.contains("not with --server"), "{err}");
+}
+
+#[test]
+fn a_flipped_byte_in_a_backup_is_refused_by_restore_and_nothing_is_installed() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    let clean = std::fs::read(dir.path("backup.lorebank")).unwrap();
+    // The payload hash of event 10 is stored once: in that event's header.
+    let event = Ledger::open_read_only(&dir.path("backup.lorebank")).unwrap().get(ledger_model::Seq(10)).unwrap();
+    let needle = ledger_model::record::payload_hash(&event.content.encode().unwrap()).0;
+    let found: Vec<usize> =
+        clean.windows(32).enumerate().filter(|(_, window)| *window == needle).map(|(at, _)| at).collect();
+    assert_eq!(found.len(), 1, "the payload hash of event 10 is stored once");
+    let at = found[0] + 7;
+    let mut damaged = clean.clone();
+    damaged[at] ^= 0x01;
+    std::fs::write(dir.path("damaged.lorebank"), &damaged).unwrap();
+    let before = dir.names();
+    let (_, err) = dir.exits("restored.lorebank", &["restore", &dir.arg("damaged.lorebank")], 3);
+    assert!(err.contains("damaged.lorebank") && err.contains("corrupted"), "{err}");
+    assert_eq!(dir.names(), before, "a refused restore left a file");
+    // Not even over an existing book with --force.
+    let book = std::fs::read(dir.path("book.lorebank")).unwrap();
+    dir.exits("book.lorebank", &["restore", &dir.arg("damaged.lorebank"), "--force"], 3);
+    assert!(std::fs::read(dir.path("book.lorebank")).unwrap() == book, "a refused restore changed the book");
+}
+
+#[test]
+fn an_archive_round_trip_keeps_the_head_the_snapshot_ids_and_every_receipt() {
+    let dir = Dir::with_book();
+    let exported = dir.json("book.lorebank", &["export-archive", &dir.arg("book.archive")]);
+    assert!(std::fs::read(dir.path("book.archive")).unwrap().starts_with(b"lorebank-archive 1\n"));
+    let imported = dir.json("moved.lorebank", &["import-archive", &dir.arg("book.archive")]);
+    for field in ["head", "hash", "snapshot", "n_events", "n_blobs", "n_documents"] {
+        assert_eq!(imported[field], exported[field], "{field}");
+    }
+    assert_eq!(dir.snapshots("moved.lorebank"), dir.snapshots("book.lorebank"));
+    assert_eq!(dir.replay_all("moved.lorebank"), 6);
+    let log = |book: &str| dir.ok(book, &["log", "--json"]);
+    assert_eq!(log("moved.lorebank"), log("book.lorebank"));
+    // The same book exports the same archive, byte for byte.
+    dir.ok("moved.lorebank", &["export-archive", &dir.arg("again.archive")]);
+    assert!(std::fs::read(dir.path("again.archive")).unwrap() == std::fs::read(dir.path("book.archive")).unwrap());
+}
+
+/// Frames of an archive: (offset, length with its 5-byte frame head), after the header.
+fn frames(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut at = ledger::ARCHIVE_MAGIC.len();
+    let mut out = Vec::new();
+    while at < bytes.len() {
+        let len = u32::from_le_bytes(bytes[at + 1..at + 5].try_into().unwrap()) as usize;
+        out.push((at, 5 + len));
+        at += 5 + len;
+    }
+    out
+}
+
+#[test]
+fn corrupt_archives_are_refused_with_the_place_named_and_nothing_created() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["export-archive", &dir.arg("book.archive")]);
+    let clean = std::fs::read(dir.path("book.archive")).unwrap();
+    let spans = frames(&clean);
+    let (event_2, event_3) = (spans[1], spans[2]);
+    let mut flipped = clean.clone();
+    flipped[event_2.0 + 5 + 40 + 90] ^= 0x20;
+    let mut reordered = clean[..event_2.0].to_vec();
+    reordered.extend_from_slice(&clean[event_3.0..event_3.0 + event_3.1]);
+    reordered.extend_from_slice(&clean[event_2.0..event_2.0 + event_2.1]);
+    reordered.extend_from_slice(&clean[event_3.0 + event_3.1..]);
+    assert_eq!(reordered.len(), clean.len());
+    let mut checksum = clean.clone();
+    let last = checksum.len() - 1;
+    checksum[last] ^= 0x01;
+    let mut trailing = clean.clone();
+    trailing.push(0);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("flipped", flipped, "event 2"),
+        ("truncated", clean[..clean.len() - 10].to_vec(), "only"),
+        ("headless", clean[..ledger::ARCHIVE_MAGIC.len() + 3].to_vec(), "ends before its end frame"),
+        ("reordered", reordered, "holds event 3, expected event 2"),
+        ("checksum", checksum, "checksum"),
+        ("trailing", trailing, "follow the end frame"),
+        ("version", [b"lorebank-archive 9\n".as_slice(), &clean[19..]].concat(), "version \"9\""),
+        ("empty", Vec::new(), "not a lorebank archive"),
+    ];
+    for (name, bytes, says) in cases {
+        let archive = format!("{name}.archive");
+        std::fs::write(dir.path(&archive), bytes).unwrap();
+        let before = dir.names();
+        let (_, err) = dir.exits("new.lorebank", &["import-archive", &dir.arg(&archive)], 3);
+        assert!(err.contains(&archive) && err.contains("byte") && err.contains(says), "{name}: {err}");
+        assert_eq!(dir.names(), before, "{name}: a refused import left a file");
+    }
+}
+
+#[test]
+fn a_backup_taken_while_four_writer_processes_append_verifies_and_ends_at_an_acknowledged_batch() {
+    let dir = Dir::with_book();
+    let start = dir.json("book.lorebank", &["snapshot"])["revision"].as_u64().unwrap();
+    let writers: Vec<_> = (0..4)
+        .map(|writer| {
+            let path = dir.path("book.lorebank");
+            std::thread::spawn(move || {
+                let mut acknowledged = Vec::new();
+                for n in 0..6 {
+                    let id = format!("T-{}", 200 + writer * 10 + n);
+                    let src = format!("词{writer}条{n}");
+                    let output = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+                        .arg("--book")
+                        .arg(&path)
+                        .args(["--json", "term", "put", "--id", &id, "--src", &src, "--dst", "перевод"])
+                        .env_remove("LOREBANK_SERVER")
+                        .output()
+                        .unwrap();
+                    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+                    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+                    acknowledged.push(answer["last"].as_u64().unwrap());
+                }
+                acknowledged
+            })
+        })
+        .collect();
+    let mut backups = Vec::new();
+    for n in 0..4 {
+        let name = format!("backup-{n}.lorebank");
+        backups.push((dir.json("book.lorebank", &["backup", &dir.arg(&name)])["head"].as_u64().unwrap(), name));
+    }
+    let mut acknowledged: Vec<u64> = writers.into_iter().flat_map(|writer| writer.join().unwrap()).collect();
+    acknowledged.push(start);
+    let full_log = dir.ok("book.lorebank", &["log", "--json"]);
+    let full: Vec<&str> = full_log.lines().collect();
+    assert_eq!(full.len() as u64, start + 24);
+    for (head, name) in backups {
+        assert!(acknowledged.contains(&head), "{name} ends at {head}, which no writer was told about");
+        dir.ok(&name, &["verify"]);
+        let log = dir.ok(&name, &["log", "--json"]);
+        let copied: Vec<&str> = log.lines().collect();
+        assert_eq!(copied[..], full[..head as usize], "{name} is not a prefix of the book");
+    }
+}
