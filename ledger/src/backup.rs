@@ -730,3 +730,143 @@ pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use ledger_model::{Body, NewEvent, TermRetired};
+
+    use super::*;
+    use crate::{Attachments, Document};
+
+    fn event(n: u32) -> NewEvent {
+        NewEvent {
+            recorded_at_ms: u64::from(n),
+            actor: "human:test".into(),
+            source: format!("test#{n}"),
+            body: Body::TermRetired(TermRetired { id: format!("T-{n}").parse().unwrap(), reason: None }),
+        }
+    }
+
+    /// A small book with two batches, a blob, two documents and a snapshot entry.
+    fn small_book(path: &Path) -> Ledger {
+        let ledger = Ledger::create(path).unwrap();
+        let blob = (Hash32([7; 32]), b"fold table".to_vec());
+        let attachments = Attachments { blobs: vec![blob], snapshot: Some(Hash32([9; 32])), documents: Vec::new() };
+        ledger.append_with(&[event(1), event(2)], Some(Seq(0)), attachments).unwrap();
+        ledger.append(&[event(3)], Some(Seq(2))).unwrap();
+        let document =
+            |id: u8, key: &str| Document { id: Hash32([id; 32]), bytes: vec![id; 10], group: 1, key: key.into() };
+        ledger.file_documents(vec![document(1, "a"), document(2, "b")], Vec::new()).unwrap();
+        ledger
+    }
+
+    #[test]
+    fn a_backup_during_four_appending_threads_verifies_and_ends_at_an_acknowledged_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = small_book(&dir.path().join("book.lorebank"));
+        let stop = AtomicBool::new(false);
+        let (acknowledged, heads) = std::thread::scope(|scope| {
+            let writers: Vec<_> = (0..4u32)
+                .map(|writer| {
+                    let (ledger, stop) = (&ledger, &stop);
+                    scope.spawn(move || {
+                        let mut acknowledged = Vec::new();
+                        let mut n = 0;
+                        while !stop.load(Ordering::Relaxed) || n < 5 {
+                            let batch: Vec<NewEvent> =
+                                (0..3).map(|i| event(1_000 * (writer + 1) + 3 * n + i)).collect();
+                            acknowledged.push(ledger.append(&batch, None).unwrap().last);
+                            n += 1;
+                        }
+                        acknowledged
+                    })
+                })
+                .collect();
+            let heads: Vec<Seq> = (0..6)
+                .map(|n| {
+                    let out = dir.path().join(format!("backup-{n}.lorebank"));
+                    let copied = ledger.backup_to(&out, false).unwrap();
+                    let copy = Ledger::open_read_only(&out).unwrap();
+                    assert_eq!(copy.verify().unwrap().head, copied.head);
+                    copied.head.seq
+                })
+                .collect();
+            stop.store(true, Ordering::Relaxed);
+            let acknowledged: Vec<Seq> = writers.into_iter().flat_map(|writer| writer.join().unwrap()).collect();
+            (acknowledged, heads)
+        });
+        let full = ledger.events(Seq(1), Seq(u64::MAX)).unwrap();
+        for (n, head) in heads.iter().enumerate() {
+            assert!(*head == Seq(3) || acknowledged.contains(head), "backup {n} ends at {head}, not a batch end");
+            let copy = Ledger::open_read_only(&dir.path().join(format!("backup-{n}.lorebank"))).unwrap();
+            assert_eq!(copy.events(Seq(1), Seq(u64::MAX)).unwrap()[..], full[..head.0 as usize]);
+            assert_eq!(copy.filed(None).unwrap(), ledger.filed(None).unwrap());
+        }
+    }
+
+    fn exported(dir: &Path) -> Vec<u8> {
+        let ledger = small_book(&dir.join("book.lorebank"));
+        ledger.export_archive(&dir.join("book.archive"), false).unwrap();
+        std::fs::read(dir.join("book.archive")).unwrap()
+    }
+
+    #[test]
+    fn an_archive_imports_to_the_same_records_documents_and_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = exported(dir.path());
+        let archive = read_archive("book.archive", &bytes).unwrap();
+        let copied = Ledger::import_archive(&archive, &dir.path().join("new.lorebank")).unwrap();
+        let (old, new) = (
+            Ledger::open_read_only(&dir.path().join("book.lorebank")).unwrap(),
+            Ledger::open_read_only(&dir.path().join("new.lorebank")).unwrap(),
+        );
+        assert_eq!(copied.head, old.head().unwrap());
+        assert_eq!(new.events(Seq(1), Seq(9)).unwrap(), old.events(Seq(1), Seq(9)).unwrap());
+        assert_eq!(new.filed(None).unwrap(), old.filed(None).unwrap());
+        assert_eq!(new.snapshot_index().unwrap(), old.snapshot_index().unwrap());
+        assert_eq!(new.blob(Hash32([7; 32])).unwrap().unwrap(), b"fold table");
+        assert_eq!(new.document(Hash32([2; 32])).unwrap().unwrap(), vec![2; 10]);
+        let again = Ledger::import_archive(&archive, &dir.path().join("new.lorebank"));
+        assert!(matches!(again, Err(BackupError::Exists { .. })));
+    }
+
+    #[test]
+    fn every_flipped_bit_and_every_truncation_of_an_archive_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = exported(dir.path());
+        for at in 0..bytes.len() {
+            for bit in [0x01u8, 0x80] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= bit;
+                assert!(read_archive("x", &damaged).is_err(), "a flipped bit at byte {at} was accepted");
+            }
+        }
+        for len in 0..bytes.len() {
+            assert!(read_archive("x", &bytes[..len]).is_err(), "a truncation to {len} bytes was accepted");
+        }
+    }
+
+    #[test]
+    fn a_damaged_book_is_neither_backed_up_nor_exported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.lorebank");
+        drop(small_book(&path));
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.windows(10).position(|window| window == b"fold table").unwrap();
+        bytes[at] ^= 0x01;
+        std::fs::write(&path, bytes).unwrap();
+        let ledger = Ledger::open_read_only(&path).unwrap();
+        let backup = ledger.backup_to(&dir.path().join("backup.lorebank"), false);
+        assert!(
+            matches!(&backup, Err(BackupError::Verify { error: VerifyError::Damaged { object, .. }, .. }) if object.starts_with("blob")),
+            "{backup:?}"
+        );
+        let export = ledger.export_archive(&dir.path().join("book.archive"), false);
+        assert!(matches!(&export, Err(BackupError::Verify { error: VerifyError::Damaged { .. }, .. })), "{export:?}");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["book.lorebank"], "a refused copy left a file");
+    }
+}
