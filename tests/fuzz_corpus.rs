@@ -55,6 +55,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "frozen_projection",
         "import",
         "loop_checks",
+        "archive",
     ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
@@ -100,4 +101,9 @@ fn fuzz_import_seeds() {
 #[test]
 fn fuzz_loop_checks_seeds() {
     run("fuzz_loop_checks", bodies::loop_checks);
+}
+
+#[test]
+fn fuzz_archive_seeds() {
+    run("fuzz_archive", bodies::archive);
 }

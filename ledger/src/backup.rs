@@ -571,6 +571,7 @@ pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
     let mut prev = Hash32::GENESIS;
     let mut phase = 0u8;
     let mut frame_no = 0u64;
+    let mut document_ids = std::collections::BTreeSet::new();
     loop {
         let start = cursor.at;
         frame_no += 1;
@@ -661,7 +662,7 @@ pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
                 }
                 match shelf {
                     Some((group, key)) => {
-                        if archive.documents.iter().any(|(known, ..)| *known == id) {
+                        if !document_ids.insert(id.0) {
                             return Err(fail(start, format!("document {id} appears twice")));
                         }
                         archive.documents.push((id, group, key, rest.to_vec()));
