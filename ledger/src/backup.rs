@@ -287,7 +287,12 @@ fn copy_into(txn: &ReadTransaction, path: &Path) -> Result<(), BackupError> {
     })();
     copied.map_err(|e| io(path, e))?;
     write.commit().map_err(|e| io(path, e))?;
-    drop(db);
+    compact(db, path)
+}
+
+/// Gives the pages a one-transaction copy left free back to the file system.
+fn compact(mut db: Database, path: &Path) -> Result<(), BackupError> {
+    db.compact().map_err(|e| io(path, e))?;
     Ok(())
 }
 
@@ -492,10 +497,9 @@ impl Ledger {
                 }
             }
             txn.commit()?;
-            drop(db);
-            Ok::<_, redb::Error>(())
+            Ok::<_, redb::Error>(db)
         })();
-        written.map_err(|e| io(&partial.0, e))?;
+        compact(written.map_err(|e| io(&partial.0, e))?, &partial.0)?;
         let report = verify_copy(&partial.0, head)?;
         let n_bytes = install(&partial, path, false)?;
         Ok(Copied {
