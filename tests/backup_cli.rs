@@ -282,3 +282,23 @@ fn a_backup_taken_while_four_writer_processes_append_verifies_and_ends_at_an_ack
         assert_eq!(copied[..], full[..head as usize], "{name} is not a prefix of the book");
     }
 }
+
+#[test]
+fn a_forced_restore_waits_for_the_writer_turn_and_replaces_nothing_without_it() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    dir.ok("book.lorebank", &["term", "put", "--id", "T-93", "--src", "灯川", "--dst", "Ламповая река"]);
+    {
+        // This process is the book's writer: the restore may not get in.
+        let _writer =
+            Ledger::open_in_turn(&dir.path("book.lorebank"), &mut ledger::Patience::new(std::time::Duration::ZERO))
+                .unwrap();
+        let (_, err) =
+            dir.exits("book.lorebank", &["--wait", "0.2", "restore", &dir.arg("backup.lorebank"), "--force"], 1);
+        assert!(err.contains("in use by another process"), "{err}");
+    }
+    // The book in use was not replaced: the write after the backup is still there.
+    dir.ok("book.lorebank", &["term", "show", "T-93"]);
+    dir.ok("book.lorebank", &["restore", &dir.arg("backup.lorebank"), "--force"]);
+    dir.exits("book.lorebank", &["term", "show", "T-93"], 2);
+}
