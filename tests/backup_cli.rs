@@ -302,3 +302,26 @@ fn a_forced_restore_waits_for_the_writer_turn_and_replaces_nothing_without_it() 
     dir.ok("book.lorebank", &["restore", &dir.arg("backup.lorebank"), "--force"]);
     dir.exits("book.lorebank", &["term", "show", "T-93"], 2);
 }
+
+#[test]
+fn an_archive_whose_checksums_hold_but_whose_receipt_is_filed_under_another_id_creates_nothing() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["export-archive", &dir.arg("book.archive")]);
+    let mut bytes = std::fs::read(dir.path("book.archive")).unwrap();
+    let spans = frames(&bytes);
+    let (document, _) = *spans.iter().find(|(at, _)| bytes[*at] == b'D').unwrap();
+    // The document's bytes and checksum hold; only its id (not a hash the ledger can
+    // check) is changed, and the archive checksum is recomputed.
+    bytes[document + 5] ^= 0x01;
+    let (end, _) = *spans.last().unwrap();
+    let mut hasher = blake3::Hasher::new_derive_key(ledger::ARCHIVE_CHECKSUM_CONTEXT);
+    hasher.update(&bytes[..end]);
+    let at = bytes.len() - 32;
+    bytes[at..].copy_from_slice(hasher.finalize().as_bytes());
+    assert!(ledger::read_archive("resealed", &bytes).is_ok(), "the ledger's checks alone accept it");
+    std::fs::write(dir.path("resealed.archive"), &bytes).unwrap();
+    let before = dir.names();
+    let (_, err) = dir.exits("new.lorebank", &["import-archive", &dir.arg("resealed.archive")], 3);
+    assert!(err.contains("resealed.archive") && err.contains("receipt"), "{err}");
+    assert_eq!(dir.names(), before, "a refused import left a file");
+}

@@ -118,6 +118,31 @@ impl Drop for Partial {
     }
 }
 
+/// A verified copy in a file beside its destination, not yet in place: dropped, it is
+/// deleted; [`Staged::install`] syncs it and moves it into place.
+pub struct Staged {
+    // Declared first: the file goes before the turn is released.
+    partial: Partial,
+    target: PathBuf,
+    replace: bool,
+    copied: Copied,
+    _turn: Option<crate::turns::Turn>,
+}
+
+impl Staged {
+    /// The path of the copy (beside the destination).
+    pub fn path(&self) -> &Path {
+        &self.partial.0
+    }
+
+    /// Syncs the copy and moves it to its destination (see [`Ledger::restore`] and
+    /// [`Ledger::import_archive`] for when an existing destination is replaced).
+    pub fn install(self) -> Result<Copied, BackupError> {
+        let n_bytes = install(&self.partial, &self.target, self.replace)?;
+        Ok(Copied { n_bytes, ..self.copied })
+    }
+}
+
 fn refuse_existing(target: &Path, replace: bool) -> Result<(), BackupError> {
     if !replace && target.exists() {
         return Err(BackupError::Exists { path: target.display().to_string() });
@@ -243,10 +268,21 @@ impl Ledger {
     /// `replace`, and then replaced only while this process holds the book's writer
     /// turn (so no lorebank writer is inside). `book` may be any path.
     pub fn restore(backup: &Path, book: &Path, replace: bool, patience: &mut Patience) -> Result<Copied, BackupError> {
+        Ledger::stage_restore(backup, book, replace, patience)?.install()
+    }
+
+    /// [`Ledger::restore`] up to the verified copy beside `book`, holding the writer
+    /// turn; [`Staged::install`] moves it into place (a caller may check more first).
+    pub fn stage_restore(
+        backup: &Path,
+        book: &Path,
+        replace: bool,
+        patience: &mut Patience,
+    ) -> Result<Staged, BackupError> {
         let source = Ledger::open_read_only(backup)?;
         source.verify().map_err(|error| BackupError::Verify { path: backup.display().to_string(), error })?;
         refuse_existing(book, replace)?;
-        let _turn = if book.exists() { turns::wait_turn(book, Access::Write, patience)? } else { None };
+        let turn = if book.exists() { turns::wait_turn(book, Access::Write, patience)? } else { None };
         let partial = Partial(temp_beside(book));
         let head = source.guarded(|| {
             let txn = source.shared.db.begin_read().map_err(crate::store::read_error)?;
@@ -256,14 +292,14 @@ impl Ledger {
         let head = head.map_err(|error| source.read_failure(error))??;
         drop(source);
         let report = verify_copy(&partial.0, head)?;
-        let n_bytes = install(&partial, book, replace)?;
-        Ok(Copied {
+        let copied = Copied {
             n_events: report.n_events,
             head,
             n_blobs: report.n_blobs,
             n_documents: report.n_documents,
-            n_bytes,
-        })
+            n_bytes: 0,
+        };
+        Ok(Staged { partial, target: book.to_owned(), replace, copied, _turn: turn })
     }
 }
 
@@ -462,6 +498,12 @@ impl Ledger {
     /// (refused if `path` exists). The book holds the archive's records byte for
     /// byte, so its head, snapshot IDs and receipts are the archived book's.
     pub fn import_archive(archive: &Archive, path: &Path) -> Result<Copied, BackupError> {
+        Ledger::stage_import(archive, path)?.install()
+    }
+
+    /// [`Ledger::import_archive`] up to the verified book beside `path`;
+    /// [`Staged::install`] moves it into place (a caller may check more first).
+    pub fn stage_import(archive: &Archive, path: &Path) -> Result<Staged, BackupError> {
         refuse_existing(path, false)?;
         let partial = Partial(temp_beside(path));
         let head = archive.head.map_or(Head::EMPTY, |(seq, hash)| Head { seq, hash });
@@ -501,14 +543,14 @@ impl Ledger {
         })();
         compact(written.map_err(|e| io(&partial.0, e))?, &partial.0)?;
         let report = verify_copy(&partial.0, head)?;
-        let n_bytes = install(&partial, path, false)?;
-        Ok(Copied {
+        let copied = Copied {
             n_events: report.n_events,
             head,
             n_blobs: report.n_blobs,
             n_documents: report.n_documents,
-            n_bytes,
-        })
+            n_bytes: 0,
+        };
+        Ok(Staged { partial, target: path.to_owned(), replace: false, copied, _turn: None })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ledger::{BackupError, Copied, Head, Ledger, Patience, ReadError};
+use ledger::{BackupError, Copied, Head, Ledger, Patience, ReadError, Staged};
 use projections::SnapshotId;
 
 use crate::{Book, BookError};
@@ -62,6 +62,22 @@ fn snapshot_of(path: &Path, copied: Copied) -> Result<Copy, BookError> {
     })
 }
 
+/// Checks the staged copy as `Book::verify` does (fold tables, receipts and their
+/// texts, the snapshot index against the fold), then moves it into place.
+fn checked_install(staged: Staged, source: &Path, target: &Path) -> Result<Copy, BookError> {
+    {
+        let mut book = Book::new(Ledger::open_read_only(staged.path())?);
+        book.verify().map_err(|error| match error {
+            ledger::VerifyError::Io(detail) => {
+                BookError::Read(ReadError::Io(format!("{}: {detail}", source.display())))
+            }
+            other => BookError::Corrupted(format!("{}: {other}", source.display())),
+        })?;
+    }
+    let copied = staged.install()?;
+    snapshot_of(target, copied)
+}
+
 impl Book {
     /// Backs the book up to `out` while writers keep appending: a copy of one
     /// consistent read transaction, verified before it is moved to `out`. Refuses
@@ -76,8 +92,8 @@ impl Book {
     /// synced and renamed into place. An existing `book` is refused unless `replace`,
     /// and then replaced while holding its writer turn.
     pub fn restore(backup: &Path, book: &Path, replace: bool, patience: &mut Patience) -> Result<Copy, BookError> {
-        let copied = Ledger::restore(backup, book, replace, patience)?;
-        snapshot_of(book, copied)
+        let staged = Ledger::stage_restore(backup, book, replace, patience)?;
+        checked_install(staged, backup, book)
     }
 
     /// Writes the book in the portable archive form to `out` (refused if it exists
@@ -110,7 +126,7 @@ impl Book {
             .map_err(|error| BookError::Read(ReadError::Io(format!("cannot read {}: {error}", archive.display()))))?;
         let parsed = ledger::read_archive(&archive.display().to_string(), &bytes)?;
         drop(bytes);
-        let copied = Ledger::import_archive(&parsed, book)?;
-        snapshot_of(book, copied)
+        let staged = Ledger::stage_import(&parsed, book)?;
+        checked_install(staged, archive, book)
     }
 }
