@@ -954,3 +954,50 @@ impl Drop for Ledger {
         }
     }
 }
+
+/// Books on any redb storage backend: tests open a book on a backend that fails,
+/// tears or loses writes (`ledger/tests/faults.rs`). Such a book has no path and no
+/// lock files; `label` names it in errors and is what [`Ledger::path`] returns.
+impl Ledger {
+    /// Creates a new, empty book on `backend`, which must be empty (length 0).
+    pub fn create_with_backend(backend: impl redb::StorageBackend, label: &str) -> Result<Ledger, OpenError> {
+        let path = Path::new(label);
+        let empty =
+            backend.len().map_err(|error| OpenError::Io { path: label.to_owned(), detail: error.to_string() })?;
+        if empty != 0 {
+            return Err(OpenError::Exists { path: label.to_owned() });
+        }
+        let db = guarded_open(path, || redb::Builder::new().create_with_backend(backend))?;
+        let io = |error: redb::Error| OpenError::Io { path: label.to_owned(), detail: error.to_string() };
+        let txn = db.begin_write().map_err(|e| io(e.into()))?;
+        {
+            let mut meta = txn.open_table(META).map_err(|e| io(e.into()))?;
+            meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice()).map_err(|e| io(e.into()))?;
+            meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice()).map_err(|e| io(e.into()))?;
+            txn.open_table(EVENTS).map_err(|e| io(e.into()))?;
+            txn.open_table(BLOBS).map_err(|e| io(e.into()))?;
+            txn.open_table(SNAPSHOTS).map_err(|e| io(e.into()))?;
+            txn.open_table(CACHE).map_err(|e| io(e.into()))?;
+            txn.open_table(DOCUMENTS).map_err(|e| io(e.into()))?;
+            txn.open_table(DOCUMENT_LOG).map_err(|e| io(e.into()))?;
+            txn.open_table(SHELVES).map_err(|e| io(e.into()))?;
+            txn.open_table(crate::checkpoint::CHECKPOINTS).map_err(|e| io(e.into()))?;
+            txn.open_table(crate::checkpoint::CHECKPOINT_HEADS).map_err(|e| io(e.into()))?;
+        }
+        txn.commit().map_err(|e| io(e.into()))?;
+        Ok(Ledger::start(db, path))
+    }
+
+    /// Opens an existing book on `backend` read-write, as [`Ledger::open`] opens a
+    /// file (redb recovers a book left unclean first). An empty backend is
+    /// [`OpenError::Missing`].
+    pub fn open_with_backend(backend: impl redb::StorageBackend, label: &str) -> Result<Ledger, OpenError> {
+        let path = Path::new(label);
+        let len = backend.len().map_err(|error| OpenError::Io { path: label.to_owned(), detail: error.to_string() })?;
+        if len == 0 {
+            return Err(OpenError::Missing { path: label.to_owned() });
+        }
+        let db = guarded_open(path, || redb::Builder::new().create_with_backend(backend))?;
+        Ledger::checked_open(Ledger::start(db, path))
+    }
+}
