@@ -163,12 +163,29 @@ pub enum AppendError {
         /// Why.
         error: CodecError,
     },
-    /// An earlier failed commit or detected corruption: reopen and verify.
+    /// Detected corruption earlier: reopen and verify. (After a failed commit the
+    /// handle refuses appends with [`AppendError::Io`] instead.)
     #[error("the ledger refuses appends after an earlier failure ({0}); reopen it and run verify")]
     Poisoned(String),
     /// The storage layer failed; the ledger now refuses appends.
     #[error("storage error: {0}")]
     Io(String),
+}
+
+/// How the writer names a failed commit in the reason a handle refuses appends.
+pub(crate) const FAILED_COMMIT: &str = "failed commit";
+
+impl AppendError {
+    /// The refusal of a handle that stopped taking appends for `reason`: after a
+    /// failed commit an I/O error (the book is not damaged; reopening it recovers the
+    /// last commit), after detected damage [`AppendError::Poisoned`].
+    pub(crate) fn refused(reason: String) -> AppendError {
+        if reason.starts_with(FAILED_COMMIT) {
+            AppendError::Io(format!("{reason}; appends are refused until the book is reopened"))
+        } else {
+            AppendError::Poisoned(reason)
+        }
+    }
 }
 
 /// Why `verify` could not vouch for the chain.

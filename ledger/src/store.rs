@@ -712,7 +712,7 @@ impl Ledger {
                 writer::check_document(document)?;
             }
             if let Some(reason) = self.shared.poisoned() {
-                return Err(AppendError::Poisoned(reason));
+                return Err(AppendError::refused(reason));
             }
             let (reply, answer) = crossbeam_channel::bounded(1);
             let request =
@@ -727,7 +727,7 @@ impl Ledger {
             writer::check_document(document)?;
         }
         if let Some(reason) = self.shared.poisoned() {
-            return Err(AppendError::Poisoned(reason));
+            return Err(AppendError::refused(reason));
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
         let (parts, rest) = crossbeam_channel::unbounded();
@@ -750,7 +750,7 @@ impl Ledger {
             writer::check_document(document)?;
         }
         if let Some(reason) = self.shared.poisoned() {
-            return Err(AppendError::Poisoned(reason));
+            return Err(AppendError::refused(reason));
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
         let attachments = Attachments { blobs, snapshot: None, documents };

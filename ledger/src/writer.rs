@@ -20,7 +20,7 @@ use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
-use crate::error::AppendError;
+use crate::error::{AppendError, FAILED_COMMIT};
 use crate::store::{
     blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, SHELVES, SNAPSHOTS,
 };
@@ -256,9 +256,9 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
         let group = take_group(first, queue, &mut held);
         let mut spent = Vec::new();
         let answers = match shared.poisoned() {
-            Some(reason) => group.iter().map(|_| Err(AppendError::Poisoned(reason.clone()))).collect(),
+            Some(reason) => group.iter().map(|_| Err(AppendError::refused(reason.clone()))).collect(),
             None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|detail| {
-                shared.poison(&format!("failed commit: {detail}"));
+                shared.poison(&format!("{FAILED_COMMIT}: {detail}"));
                 group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
             }),
         };

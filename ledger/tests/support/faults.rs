@@ -67,6 +67,8 @@ struct State {
     calls: u64,
     schedule: Vec<(u64, Fault)>,
     powered_off: bool,
+    /// `sync_data` succeeds without making anything durable (a disk that lies).
+    sync_lies: bool,
     /// Faults that fired: (call number, the call, the fault).
     fired: Vec<(u64, Op, Fault)>,
 }
@@ -141,6 +143,12 @@ impl FaultFile {
     /// Whether the power is off.
     pub fn powered_off(&self) -> bool {
         self.lock().powered_off
+    }
+
+    /// From now on `sync_data` returns `Ok` and makes nothing durable, as a disk
+    /// with a volatile write cache that ignores flushes.
+    pub fn sync_lies(&self) {
+        self.lock().sync_lies = true;
     }
 
     /// Turns the power off now.
@@ -245,6 +253,9 @@ impl StorageBackend for FaultBackend {
     fn sync_data(&self) -> Result<(), io::Error> {
         let mut state = self.file.lock();
         self.file.call(&mut state, Op::Sync)?;
+        if state.sync_lies {
+            return Ok(());
+        }
         let pending = std::mem::take(&mut state.pending);
         for change in &pending {
             apply(&mut state.durable, change);
