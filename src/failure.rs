@@ -119,6 +119,21 @@ impl From<AppendError> for Failure {
 
 impl From<BookError> for Failure {
     fn from(error: BookError) -> Failure {
-        Failure { kind: Kind::of(error.class()), message: error.to_string() }
+        let mut message = error.to_string();
+        // A damaged event leaves every revision before it readable: say so, so that
+        // an editor can export what is intact before restoring.
+        let damaged = match &error {
+            BookError::Read(ReadError::Corrupted { seq, .. })
+            | BookError::Verify(VerifyError::Corrupted { seq, .. }) => Some(seq.0),
+            _ => None,
+        };
+        if let Some(seq) = damaged.filter(|seq| *seq > 1) {
+            message.push_str(&format!(
+                "; revisions before {seq} still read (`--as-of {}` with show, export, snapshot): export what is \
+                 intact, then restore from a backup (docs/operations.md)",
+                seq - 1
+            ));
+        }
+        Failure { kind: Kind::of(error.class()), message }
     }
 }

@@ -85,6 +85,28 @@ fn verify_names_a_damaged_fold_table_and_reads_do_not_blame_an_event() {
 }
 
 #[test]
+fn a_damaged_event_leaves_every_revision_before_it_readable_and_the_error_says_so() {
+    let book = StoredBook::new();
+    // Event 16 is the last one, the only event that holds this declension form.
+    let mut file = std::fs::read(&book.path).unwrap();
+    let needle = "Туманную реку".as_bytes();
+    let found: Vec<usize> =
+        file.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
+    assert!(!found.is_empty());
+    for at in found {
+        file[at + 3] ^= 0x01;
+    }
+    std::fs::write(&book.path, file).unwrap();
+    let (_, err) = book.exits(&["show"], 3);
+    assert!(err.contains("event 16 is corrupted"), "{err}");
+    assert!(err.contains("revisions before 16 still read (`--as-of 15`"), "{err}");
+    let (out, _) = book.exits(&["snapshot", "--as-of", "15"], 0);
+    assert!(out.contains(SNAPSHOTS[1].1), "{out}");
+    let (out, _) = book.exits(&["export", "--format", "galtransl", "--as-of", "15"], 0);
+    assert!(out.contains("雾川\tМглистая река"), "{out}");
+}
+
+#[test]
 fn read_commands_and_a_dry_run_work_on_a_read_only_file_and_write_nothing() {
     let book = StoredBook::new();
     let mut permissions = std::fs::metadata(&book.path).unwrap().permissions();
