@@ -245,6 +245,27 @@ fn corrupted(seq: Seq, error: RecordError) -> ReadError {
     ReadError::Corrupted { seq, detail: error.to_string() }
 }
 
+/// Writes the layout of an empty book: the format, the empty head and every table.
+fn create_tables(db: &Database) -> Result<(), redb::Error> {
+    let txn = db.begin_write()?;
+    {
+        let mut meta = txn.open_table(META)?;
+        meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
+        meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice())?;
+        txn.open_table(EVENTS)?;
+        txn.open_table(BLOBS)?;
+        txn.open_table(SNAPSHOTS)?;
+        txn.open_table(CACHE)?;
+        txn.open_table(DOCUMENTS)?;
+        txn.open_table(DOCUMENT_LOG)?;
+        txn.open_table(SHELVES)?;
+        txn.open_table(crate::checkpoint::CHECKPOINTS)?;
+        txn.open_table(crate::checkpoint::CHECKPOINT_HEADS)?;
+    }
+    txn.commit()?;
+    Ok(())
+}
+
 impl Ledger {
     /// Creates a new, empty book at `path`. Fails if anything is already there.
     pub fn create(path: &Path) -> Result<Ledger, OpenError> {
@@ -253,22 +274,7 @@ impl Ledger {
         }
         let db = Database::create(path).map_err(|error| open_error(path, error))?;
         let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
-        let txn = db.begin_write().map_err(|e| io(e.into()))?;
-        {
-            let mut meta = txn.open_table(META).map_err(|e| io(e.into()))?;
-            meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice()).map_err(|e| io(e.into()))?;
-            meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice()).map_err(|e| io(e.into()))?;
-            txn.open_table(EVENTS).map_err(|e| io(e.into()))?;
-            txn.open_table(BLOBS).map_err(|e| io(e.into()))?;
-            txn.open_table(SNAPSHOTS).map_err(|e| io(e.into()))?;
-            txn.open_table(CACHE).map_err(|e| io(e.into()))?;
-            txn.open_table(DOCUMENTS).map_err(|e| io(e.into()))?;
-            txn.open_table(DOCUMENT_LOG).map_err(|e| io(e.into()))?;
-            txn.open_table(SHELVES).map_err(|e| io(e.into()))?;
-            txn.open_table(crate::checkpoint::CHECKPOINTS).map_err(|e| io(e.into()))?;
-            txn.open_table(crate::checkpoint::CHECKPOINT_HEADS).map_err(|e| io(e.into()))?;
-        }
-        txn.commit().map_err(|e| io(e.into()))?;
+        create_tables(&db).map_err(io)?;
         Ok(Ledger::start(db, path))
     }
 
@@ -969,22 +975,7 @@ impl Ledger {
         }
         let db = guarded_open(path, || redb::Builder::new().create_with_backend(backend))?;
         let io = |error: redb::Error| OpenError::Io { path: label.to_owned(), detail: error.to_string() };
-        let txn = db.begin_write().map_err(|e| io(e.into()))?;
-        {
-            let mut meta = txn.open_table(META).map_err(|e| io(e.into()))?;
-            meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice()).map_err(|e| io(e.into()))?;
-            meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice()).map_err(|e| io(e.into()))?;
-            txn.open_table(EVENTS).map_err(|e| io(e.into()))?;
-            txn.open_table(BLOBS).map_err(|e| io(e.into()))?;
-            txn.open_table(SNAPSHOTS).map_err(|e| io(e.into()))?;
-            txn.open_table(CACHE).map_err(|e| io(e.into()))?;
-            txn.open_table(DOCUMENTS).map_err(|e| io(e.into()))?;
-            txn.open_table(DOCUMENT_LOG).map_err(|e| io(e.into()))?;
-            txn.open_table(SHELVES).map_err(|e| io(e.into()))?;
-            txn.open_table(crate::checkpoint::CHECKPOINTS).map_err(|e| io(e.into()))?;
-            txn.open_table(crate::checkpoint::CHECKPOINT_HEADS).map_err(|e| io(e.into()))?;
-        }
-        txn.commit().map_err(|e| io(e.into()))?;
+        create_tables(&db).map_err(io)?;
         Ok(Ledger::start(db, path))
     }
 
