@@ -55,6 +55,7 @@ const SAKURA_ACTIVATION: &str = "Sakura clients inject every entry whose src occ
     substring, in file order); lorebank matches keys leftmost-longest on folded text, inside their windows";
 const SLASH: &str = "a dst with `/` lists alternative renderings in GalTransl; lorebank keeps it as one rendering";
 const TRIMMED: &str = "whitespace around a field trimmed (GalTransl keeps it)";
+const COMMENT_WITH_A_TAB: &str = "a `//` line with a tab is an entry, in GalTransl too (a comment line has no tab)";
 const BOM: &str = "byte order mark dropped from the first key (GalTransl keeps it as part of the key)";
 const NOT_AN_ENTRY: &str = "no tab, four spaces or `->`: not an entry";
 
@@ -131,6 +132,7 @@ fn galtransl_reads_every_line_form_as_load_dic_does() {
         vec![
             // The space GalTransl leaves before the `#` in dst.
             notice(Some(At::Line(6)), TRIMMED),
+            notice(Some(At::Line(10)), COMMENT_WITH_A_TAB),
             notice(None, GALTRANSL_ACTIVATION),
             notice(None, SLASH),
         ]
@@ -713,4 +715,12 @@ fn line_exports_leave_out_a_leading_byte_order_mark_of_a_key() {
         ]
     );
     assert_eq!(parse(Format::SakuraText, &exported.bytes).entries, vec![entry(At::Line(1), "ダリヤ", "Дария", None)]);
+}
+
+#[test]
+fn galtransl_a_space_after_a_flag_is_not_part_of_the_key() {
+    let parsed = parse(Format::GalTransl, "^^ 王都\tстолица\n".as_bytes());
+    assert_eq!(parsed.entries, vec![entry(At::Line(1), "王都", "столица", None)]);
+    assert_eq!(parsed.lost, vec![lost(At::Line(1), "flag ^^", None)]);
+    assert_eq!(parsed.notices[0], notice(Some(At::Line(1)), TRIMMED));
 }

@@ -77,8 +77,22 @@ pub(super) fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
             parsed.lost.push(Lost { at: at.clone(), field: format!("flag {flag}"), value: None });
             src = &src[flag.len()..];
         }
+        // `^^ 王都`: the space after a flag is not part of a lorebank key.
+        if src.len() != src.trim_start().len() {
+            src = src.trim_start();
+            parsed.notices.push(Notice {
+                at: Some(at.clone()),
+                message: "whitespace around a field trimmed (GalTransl keeps it)".into(),
+            });
+        }
         if src.is_empty() {
             return Err(ReadError::at(at, "src", "empty source term"));
+        }
+        if src.starts_with("//") {
+            parsed.notices.push(Notice {
+                at: Some(at.clone()),
+                message: "a `//` line with a tab is an entry, in GalTransl too (a comment line has no tab)".into(),
+            });
         }
         if dst.is_empty() {
             parsed.skipped.push(Skipped { at, reason: "no dst".into() });
