@@ -22,8 +22,8 @@ use redb::{Database, ReadTransaction, ReadableTable, TableDefinition, WriteTrans
 use crate::checkpoint::{CHECKPOINTS, CHECKPOINT_HEADS};
 use crate::error::{OpenError, VerifyError};
 use crate::store::{
-    checked, Head, BLOBS, CACHE, DOCUMENTS, DOCUMENT_LOG, EVENTS, LEDGER_FORMAT, META, META_FORMAT, META_HEAD, SHELVES,
-    SNAPSHOTS,
+    checked, create_tables, Head, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, LEDGER_FORMAT, META, META_FORMAT, META_HEAD,
+    SHELVES, SNAPSHOTS,
 };
 use crate::turns::{self, Access, Patience};
 use crate::Ledger;
@@ -197,21 +197,6 @@ fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
         let (key, value) = entry?;
         target.insert(key.value(), value.value())?;
     }
-    Ok(())
-}
-
-/// Creates every table of a book in `txn` (the same set as [`Ledger::create`]).
-fn create_tables(txn: &WriteTransaction) -> Result<(), redb::Error> {
-    txn.open_table(META)?;
-    txn.open_table(EVENTS)?;
-    txn.open_table(BLOBS)?;
-    txn.open_table(SNAPSHOTS)?;
-    txn.open_table(CACHE)?;
-    txn.open_table(DOCUMENTS)?;
-    txn.open_table(DOCUMENT_LOG)?;
-    txn.open_table(SHELVES)?;
-    txn.open_table(CHECKPOINTS)?;
-    txn.open_table(CHECKPOINT_HEADS)?;
     Ok(())
 }
 

@@ -245,23 +245,31 @@ fn corrupted(seq: Seq, error: RecordError) -> ReadError {
     ReadError::Corrupted { seq, detail: error.to_string() }
 }
 
+/// Creates, in `txn`, every table of a book that is not there yet: the one list of
+/// the layout's tables.
+pub(crate) fn create_tables(txn: &redb::WriteTransaction) -> Result<(), redb::Error> {
+    txn.open_table(META)?;
+    txn.open_table(EVENTS)?;
+    txn.open_table(BLOBS)?;
+    txn.open_table(SNAPSHOTS)?;
+    txn.open_table(CACHE)?;
+    txn.open_table(DOCUMENTS)?;
+    txn.open_table(DOCUMENT_LOG)?;
+    txn.open_table(SHELVES)?;
+    txn.open_table(crate::checkpoint::CHECKPOINTS)?;
+    txn.open_table(crate::checkpoint::CHECKPOINT_HEADS)?;
+    Ok(())
+}
+
 /// Writes the layout of an empty book: the format, the empty head and every table.
-fn create_tables(db: &Database) -> Result<(), redb::Error> {
+fn create_empty_book(db: &Database) -> Result<(), redb::Error> {
     let txn = db.begin_write()?;
     {
         let mut meta = txn.open_table(META)?;
         meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
         meta.insert(META_HEAD, Head::EMPTY.to_bytes().as_slice())?;
-        txn.open_table(EVENTS)?;
-        txn.open_table(BLOBS)?;
-        txn.open_table(SNAPSHOTS)?;
-        txn.open_table(CACHE)?;
-        txn.open_table(DOCUMENTS)?;
-        txn.open_table(DOCUMENT_LOG)?;
-        txn.open_table(SHELVES)?;
-        txn.open_table(crate::checkpoint::CHECKPOINTS)?;
-        txn.open_table(crate::checkpoint::CHECKPOINT_HEADS)?;
     }
+    create_tables(&txn)?;
     txn.commit()?;
     Ok(())
 }
@@ -274,7 +282,7 @@ impl Ledger {
         }
         let db = Database::create(path).map_err(|error| open_error(path, error))?;
         let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
-        create_tables(&db).map_err(io)?;
+        create_empty_book(&db).map_err(io)?;
         Ok(Ledger::start(db, path))
     }
 
@@ -975,7 +983,7 @@ impl Ledger {
         }
         let db = guarded_open(path, || redb::Builder::new().create_with_backend(backend))?;
         let io = |error: redb::Error| OpenError::Io { path: label.to_owned(), detail: error.to_string() };
-        create_tables(&db).map_err(io)?;
+        create_empty_book(&db).map_err(io)?;
         Ok(Ledger::start(db, path))
     }
 
