@@ -10,35 +10,14 @@
 //! * Round trips (proptest): write then read gives the terms back; read, write, read is a
 //!   fixed point for every fixture.
 
-use interchange::{
-    detect, read, write, Alias, At, Entry, ExportInput, ExportTerm, Format, Languages, Lost, Notice, Parsed, ReadError,
-    Skipped, Term,
-};
-use ledger_model::{AliasKind, RecordId};
+use interchange::{detect, read, write, At, ExportInput, Format, Lost, Notice, Parsed, ReadError, Term};
 use proptest::prelude::*;
 
+mod support;
+
+use support::*;
+
 const FORMATS: [Format; 3] = [Format::GalTransl, Format::Sakura, Format::SakuraText];
-
-fn fixture(path: &str) -> Vec<u8> {
-    let full = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&full).unwrap_or_else(|error| panic!("{full}: {error}"))
-}
-
-fn languages() -> Languages {
-    Languages { source: "ja".into(), target: "ru".into() }
-}
-
-fn parse(format: Format, bytes: &[u8]) -> Parsed {
-    read(format, bytes, &languages()).unwrap_or_else(|error| panic!("{format}: {error}"))
-}
-
-fn entry(at: At, src: &str, dst: &str, note: Option<&str>) -> Entry {
-    Entry { at, term: Term { note: note.map(str::to_owned), ..Term::new(src, dst) } }
-}
-
-fn skipped(at: At, reason: &str) -> Skipped {
-    Skipped { at, reason: reason.into() }
-}
 
 fn lost(at: At, field: &str, value: Option<&str>) -> Lost {
     Lost { at, field: field.into(), value: value.map(str::to_owned) }
@@ -58,28 +37,6 @@ const TRIMMED: &str = "whitespace around a field trimmed (GalTransl keeps it)";
 const COMMENT_WITH_A_TAB: &str = "a `//` line with a tab is an entry, in GalTransl too (a comment line has no tab)";
 const BOM: &str = "byte order mark dropped from the first key (GalTransl keeps it as part of the key)";
 const NOT_AN_ENTRY: &str = "no tab, four spaces or `->`: not an entry";
-
-fn id(number: u32) -> RecordId {
-    format!("T-{number}").parse().expect("record id")
-}
-
-fn export_input(terms: Vec<Term>) -> ExportInput {
-    ExportInput {
-        source_lang: "ja".into(),
-        target_lang: "ru".into(),
-        chapter: None,
-        terms: terms
-            .into_iter()
-            .enumerate()
-            .map(|(index, term)| ExportTerm { id: id(index as u32 + 1), term })
-            .collect(),
-        summaries: Vec::new(),
-    }
-}
-
-fn alias(surface: &str) -> Alias {
-    Alias { surface: surface.into(), kind: AliasKind::Variant, window: None }
-}
 
 // ---------------------------------------------------------------------------------
 // Fixtures
@@ -505,10 +462,6 @@ fn what_the_writers_altered_reads_back_as_written() {
 // ---------------------------------------------------------------------------------
 // Round trips
 // ---------------------------------------------------------------------------------
-
-fn terms_of(parsed: &Parsed) -> Vec<Term> {
-    parsed.entries.iter().map(|entry| entry.term.clone()).collect()
-}
 
 #[test]
 fn read_write_read_is_a_fixed_point_for_every_fixture() {

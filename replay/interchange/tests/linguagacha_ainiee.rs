@@ -14,35 +14,14 @@
 use std::io::{Read, Write};
 use std::process::Command;
 
-use interchange::{
-    detect, read, write, At, Entry, ExportInput, ExportTerm, Format, Languages, Lost, Notice, Parsed, ReadError,
-    Skipped, Term,
-};
-use ledger_model::{AliasKind, RecordId};
+use interchange::{detect, read, write, At, ExportInput, Format, Lost, Notice, Parsed, ReadError, Skipped, Term};
 use proptest::prelude::*;
 
+mod support;
+
+use support::*;
+
 const FORMATS: [Format; 4] = [Format::LinguaGacha, Format::LinguaGachaXlsx, Format::AiNiee, Format::AiNieeXlsx];
-
-fn fixture(path: &str) -> Vec<u8> {
-    let full = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&full).unwrap_or_else(|error| panic!("{full}: {error}"))
-}
-
-fn languages() -> Languages {
-    Languages { source: "ja".into(), target: "ru".into() }
-}
-
-fn parse(format: Format, bytes: &[u8]) -> Parsed {
-    read(format, bytes, &languages()).unwrap_or_else(|error| panic!("{format}: {error}"))
-}
-
-fn entry(at: At, src: &str, dst: &str, note: Option<&str>) -> Entry {
-    Entry { at, term: Term { note: note.map(str::to_owned), ..Term::new(src, dst) } }
-}
-
-fn skipped(at: At, reason: &str) -> Skipped {
-    Skipped { at, reason: reason.into() }
-}
 
 fn lost(at: At, field: &str, value: &str) -> Lost {
     Lost { at, field: field.into(), value: Some(value.into()) }
@@ -70,28 +49,6 @@ fn split_notices(parsed: &Parsed, tool: &str) -> Vec<Notice> {
         "{message}"
     );
     parsed.notices.iter().filter(|notice| notice.at.is_some()).cloned().collect()
-}
-
-fn id(number: u32) -> RecordId {
-    format!("T-{number}").parse().expect("record id")
-}
-
-fn export_input(terms: Vec<Term>) -> ExportInput {
-    ExportInput {
-        source_lang: "ja".into(),
-        target_lang: "ru".into(),
-        chapter: None,
-        terms: terms
-            .into_iter()
-            .enumerate()
-            .map(|(index, term)| ExportTerm { id: id(index as u32 + 1), term })
-            .collect(),
-        summaries: Vec::new(),
-    }
-}
-
-fn alias(surface: &str) -> interchange::Alias {
-    interchange::Alias { surface: surface.into(), kind: AliasKind::Variant, window: None }
 }
 
 // ---------------------------------------------------------------------------------
@@ -808,10 +765,6 @@ fn openpyxl_reads_the_ainiee_workbook_as_the_spec_says() {
 // ---------------------------------------------------------------------------------
 // Round trips
 // ---------------------------------------------------------------------------------
-
-fn terms_of(parsed: &Parsed) -> Vec<Term> {
-    parsed.entries.iter().map(|entry| entry.term.clone()).collect()
-}
 
 #[test]
 fn read_write_read_is_a_fixed_point_for_every_fixture() {
