@@ -32,7 +32,9 @@ mkdir -p "$WORK/books"
 # A book the server has not opened, which contract_statuses.py holds to get a 503.
 "$BIN" --book "$WORK/books/held.lorebank" init --actor human:contract >/dev/null
 token="contract-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-echo "$token" > "$WORK/token"
+# A second token reads as a party: contract_statuses.py gets its 403s with it.
+party_token="party-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+printf '%s\n%s tool:pipeline\n' "$token" "$party_token" > "$WORK/token"
 # The limits are small so that contract_statuses.py can go over them cheaply.
 "$BIN" serve --dir "$WORK/books" --listen 127.0.0.1:0 --token-file "$WORK/token" \
     --events-max 100 --chunks-max 20 --body-limit 1048576 2>"$WORK/serve.log" &
@@ -65,7 +67,7 @@ failed=0
     --suppress-health-check all \
     --generation-database none \
     --report har --report-har-path "$WORK/schemathesis.har") || failed=1
-python3 scripts/contract_statuses.py "$url" "$token" "$WORK/schemathesis.har" "$WORK/books/held.lorebank" || failed=1
+python3 scripts/contract_statuses.py "$url" "$token" "$WORK/schemathesis.har" "$WORK/books/held.lorebank" "$party_token" || failed=1
 
 stop_server || { echo "contract: the server did not stop cleanly after SIGTERM" >&2; cat "$WORK/serve.log" >&2; exit 1; }
 [ "$failed" -eq 0 ] || { echo "contract: FAILED" >&2; exit 1; }

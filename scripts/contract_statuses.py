@@ -1,15 +1,16 @@
 """The second half of the contract run (scripts/contract.sh): every status code the
 OpenAPI document lists must be reachable, and every answer must be one it lists.
 
-Makes the requests schemathesis cannot think of (no bearer token, an existing book, a
-stale expected_head, a reused Idempotency-Key, more events or chunks than the limits
-contract.sh starts the server with, a body over the limit, a book another process
-holds), checks each answer against
+Makes the requests schemathesis cannot think of (no bearer token, a token that reads
+as a party, an existing book, a stale expected_head, a reused Idempotency-Key, more
+events or chunks than the limits contract.sh starts the server with, a body over the
+limit, a book another process holds), checks each answer against
 the document, then adds the statuses schemathesis saw (its HAR report) and fails when a
 documented status was never answered, unless UNREACHABLE says why it cannot be here.
 
-Usage: contract_statuses.py URL TOKEN HAR_FILE HELD_BOOK
-HELD_BOOK is the file of a book in the server's directory that it has not opened yet.
+Usage: contract_statuses.py URL TOKEN HAR_FILE HELD_BOOK PARTY_TOKEN
+HELD_BOOK is the file of a book in the server's directory that it has not opened yet;
+PARTY_TOKEN a token of the server that reads as the party tool:pipeline.
 """
 
 import fcntl
@@ -26,7 +27,7 @@ BOOK = "wuchuan"
 UNREACHABLE = {}
 
 
-def main(url, token, har_path, held_book):
+def main(url, token, har_path, held_book, party_token):
     spec = httpx.get(f"{url}/openapi.json").json()
     operations = []  # (method, template, regex, documented statuses)
     for template, item in spec["paths"].items():
@@ -78,6 +79,21 @@ def main(url, token, har_path, held_book):
             path = template.replace("{book}", BOOK).replace("{id}", "T-1").replace("{chapter}", "1")
             expect(401, call(anonymous, method.upper(), path), f"{method.upper()} {template} without a token")
 
+    # A token that reads as a party: the operations that read through a party's view
+    # refuse to read as another party, every other operation refuses the token.
+    party = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {party_token}"}, timeout=30)
+    party_reads = {"/v1/status", "/v1/books", "/v1/books/{book}"}
+    for method, template, _, _ in operations:
+        if not template.startswith("/v1/"):
+            continue
+        operation = spec["paths"][template][method]
+        reads_as_party = any(p["name"] == "Lorebank-Party" for p in operation.get("parameters", []))
+        reads_as_party = reads_as_party or (method == "get" and template in party_reads)
+        path = template.replace("{book}", BOOK).replace("{id}", "T-1").replace("{chapter}", "1")
+        headers = {"Lorebank-Party": "human:someone-else"} if reads_as_party else {}
+        expect(403, call(party, method.upper(), path, headers=headers),
+               f"{method.upper()} {template} with a party's token" + (" as another party" if headers else ""))
+
     books = f"/v1/books/{BOOK}"
     expect(409, call(authorized, "PUT", books, json={"profile": "zh"}), "PUT an existing book")
     expect(413, call(authorized, "PUT", "/v1/books/big", content=b"{" + b" " * (1 << 20) + b"}",
@@ -106,6 +122,10 @@ def main(url, token, har_path, held_book):
            "POST events with a new Idempotency-Key")
     expect(422, call(authorized, "POST", f"{books}/events", json={"events": [event], "source": "other"}, headers=key),
            "POST other events with the same Idempotency-Key")
+    expect(409, call(authorized, "POST", f"{books}/expected", params={"file": "cast.txt", **stale},
+                     content="孤岛\n".encode()), "POST expected concepts with a stale expected_head")
+    expect(413, call(authorized, "POST", f"{books}/expected", params={"file": "cast.txt"}, content=b"x" * (1 << 20 | 1)),
+           "POST expected concepts over --body-limit")
     expect(404, call(authorized, "GET", f"{books}/receipts/{'f' * 64}"), "GET a receipt the book does not have")
     expect(404, call(authorized, "GET", f"{books}/terms/T-999"), "GET a term the book does not have")
 

@@ -2,7 +2,7 @@
 //! as stable JSON.
 
 use ledger_model::*;
-use projections::SnapshotId;
+use projections::{Reader, SnapshotId};
 use replay::chunks::Staleness;
 use replay::reads::AuditedChunk;
 use replay::Book;
@@ -15,8 +15,10 @@ fn short(id: &Hash32) -> String {
     id.to_hex()[..16].to_owned()
 }
 
+#[allow(clippy::too_many_arguments, reason = "the arguments of the command")]
 pub fn assemble(
     book: &mut Book,
+    reader: &Reader,
     chapter: u32,
     chunk: &str,
     text: &str,
@@ -24,8 +26,8 @@ pub fn assemble(
     record: bool,
     json: bool,
 ) -> Result<(), Failure> {
-    let prev = prev.map(|prev| book.receipt(prev).map(|(id, _)| id)).transpose()?;
-    let assembled = book.assemble_chunk(chapter, chunk, text, prev, record)?;
+    let prev = prev.map(|prev| book.receipt_for(reader, prev).map(|(id, _)| id)).transpose()?;
+    let assembled = book.assemble_chunk(reader, chapter, chunk, text, prev, record)?;
     if json {
         outln!("{}", crate::json::assembled(&assembled, record));
     } else {
@@ -36,8 +38,8 @@ pub fn assemble(
     Ok(())
 }
 
-pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure> {
-    let replayed = book.replay(receipt)?;
+pub fn replay(book: &mut Book, reader: &Reader, receipt: &str, json: bool) -> Result<(), Failure> {
+    let replayed = book.replay(reader, receipt)?;
     let id = replayed.receipt.id();
     if json {
         outln!("{}", crate::json::replayed(&replayed));
@@ -55,11 +57,18 @@ pub fn replay(book: &mut Book, receipt: &str, json: bool) -> Result<(), Failure>
     }
 }
 
-pub fn replay_snapshot(book: &mut Book, snapshot: &str, chapter: u32, text: &str, json: bool) -> Result<(), Failure> {
+pub fn replay_snapshot(
+    book: &mut Book,
+    reader: &Reader,
+    snapshot: &str,
+    chapter: u32,
+    text: &str,
+    json: bool,
+) -> Result<(), Failure> {
     let snapshot = Hash32::from_hex(snapshot)
         .map(SnapshotId)
         .ok_or_else(|| Failure::invalid(format!("--snapshot {snapshot:?}: expected 64 hex digits")))?;
-    let assembly = book.assemble_at_snapshot(snapshot, chapter, text)?;
+    let assembly = book.assemble_at_snapshot(reader, snapshot, chapter, text)?;
     if json {
         let mut value = crate::json::assembly(&assembly);
         value["snapshot"] = json!(snapshot.to_string());
@@ -80,13 +89,18 @@ pub fn audit(book: &mut Book, chapter: u32, json: bool) -> Result<(), Failure> {
     for chunk in &audit.chunks {
         audit_chunk(chunk);
     }
+    if audit.coverage.n_expected > 0 {
+        outln!("");
+        crate::views::print_coverage(&audit.coverage);
+    }
     Ok(())
 }
 
 fn audit_chunk(chunk: &AuditedChunk) {
     let (id, receipt) = (chunk.id, &chunk.receipt);
+    let party = receipt.party.as_deref().map(|party| format!("  for {party}")).unwrap_or_default();
     outln!(
-        "\nchunk {:?}  receipt {}  revision {}  snapshot {}",
+        "\nchunk {:?}  receipt {}  revision {}  snapshot {}{party}",
         receipt.chunk_key,
         short(&id),
         receipt.revision,
@@ -101,8 +115,9 @@ fn audit_chunk(chunk: &AuditedChunk) {
         };
         let via = crate::output::word(&entry.via);
         let unverified = if entry.unverified { " [unverified]" } else { "" };
+        let owner = audited.owner.as_deref().map(|owner| format!("; ask {owner}")).unwrap_or_default();
         outln!(
-            "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {})  {stale_text}",
+            "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {}{owner})  {stale_text}",
             entry.term,
             audited.src,
             audited.dst,
@@ -110,6 +125,20 @@ fn audit_chunk(chunk: &AuditedChunk) {
             audited.put_by.actor,
             audited.put_by.source,
             utc(audited.put_by.recorded_at_ms)
+        );
+    }
+    for audited in &chunk.rules {
+        let decision = crate::output::word(&audited.rule.disposition);
+        let reason =
+            audited.rule.reason.map(|reason| format!(", {}", crate::output::word(&reason))).unwrap_or_default();
+        outln!(
+            "  {} R-{:<4} {}  ({decision}{reason}; event {} by {} from {})",
+            if audited.rule.disposition == assembly_rejected() { "-" } else { "+" },
+            audited.rule.rule,
+            audited.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            audited.put_by.seq,
+            audited.put_by.actor,
+            audited.put_by.source
         );
     }
     for hit in &chunk.rejected {
@@ -143,6 +172,10 @@ fn audit_chunk(chunk: &AuditedChunk) {
             if items.is_empty() { "no terms to check".to_owned() } else { items.join("; ") }
         );
     }
+}
+
+fn assembly_rejected() -> replay::assemble::Disposition {
+    replay::assemble::Disposition::Rejected
 }
 
 pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json: bool) -> Result<(), Failure> {

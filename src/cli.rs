@@ -22,6 +22,11 @@ pub struct Args {
     /// Print machine-readable JSON (stable; see docs/cli.md).
     #[arg(long, global = true)]
     pub json: bool,
+    /// Read as this party (`kind:name`, one the book declares): show, assemble,
+    /// replay and export then give only what is released to it (docs/governance.md).
+    /// Without it, the book's full view.
+    #[arg(long, global = true, env = "LOREBANK_PARTY", value_name = "PARTY")]
+    pub party: Option<String>,
     /// How long to wait for the book while other lorebank processes have it open
     /// (seconds, fractions allowed; 0 waits not at all).
     #[arg(long, global = true, env = "LOREBANK_WAIT", value_name = "SECONDS", default_value = "60", value_parser = wait_seconds)]
@@ -192,6 +197,19 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         term: Option<String>,
     },
+    /// The register of expected concepts (a cast list the book must cover).
+    #[command(subcommand)]
+    Expect(ExpectCommand),
+    /// Expected concepts no record covers, and recorded chunks where an expected
+    /// surface got nothing injected.
+    Coverage {
+        /// Only the recorded chunks of this chapter; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        chapter: Option<u32>,
+    },
+    /// The additive memory profile (docs/governance.md).
+    #[command(subcommand)]
+    Profile(ProfileCommand),
     /// Serve the HTTP/JSON API over a directory of books (docs/http.md). Stops
     /// cleanly on SIGTERM or SIGINT.
     Serve(ServeArgs),
@@ -241,7 +259,9 @@ pub struct ServeArgs {
     /// The address to listen on. Anything but loopback needs --token-file.
     #[arg(long, default_value = "127.0.0.1:7373", value_name = "IP:PORT")]
     pub listen: String,
-    /// A file whose first line is the bearer token every request must carry.
+    /// A file of bearer tokens, one per line, each optionally followed by a space and
+    /// the party it reads as (`TOKEN tool:pipeline`); every request must carry one.
+    /// A token without a party has the book's full view.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Books open at once; one more closes the least recently used idle one.
@@ -295,13 +315,31 @@ pub struct ImportArgs {
     pub target_lang: String,
 }
 
+/// What `lorebank export` writes.
+#[derive(Debug, Clone, Copy)]
+pub enum ExportFormat {
+    /// Another tool's glossary format.
+    Tool(interchange::Format),
+    /// The compact one-line-per-record form of the additive memory profile.
+    Profile,
+}
+
+/// `--format` of `export`: a format name, or `profile`.
+fn export_format_name(text: &str) -> Result<ExportFormat, String> {
+    if text == "profile" {
+        return Ok(ExportFormat::Profile);
+    }
+    format_name(text).map(ExportFormat::Tool).map_err(|error| format!("{error}, or profile"))
+}
+
 /// `lorebank export`.
 #[derive(Debug, ClapArgs)]
 pub struct ExportArgs {
     /// The format: galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx,
-    /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx.
-    #[arg(long, value_parser = format_name)]
-    pub format: interchange::Format,
+    /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx; or
+    /// profile, the profile's one line per record (docs/governance.md).
+    #[arg(long, value_parser = export_format_name)]
+    pub format: ExportFormat,
     /// Only what a translator of this chapter may see (the spoiler gate); chapters
     /// start at 1. Without it, every active record.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -342,8 +380,12 @@ pub struct CheckArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ReviewCommand {
-    /// Open candidates (most sighted first) and flagged records.
-    List,
+    /// Open candidates (most sighted first) and flagged records, with whom to ask.
+    List {
+        /// Only the records this party owns (own or by the book's default).
+        #[arg(long, value_name = "PARTY")]
+        owner: Option<String>,
+    },
     /// One candidate or record with its evidence.
     Show {
         /// `C-…` or `T-…`.
@@ -400,6 +442,52 @@ pub enum ReviewCommand {
         #[command(flatten)]
         write: WriteOpts,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExpectCommand {
+    /// Register the concepts of a cast list (one surface per line, optionally a tab
+    /// and a kind; `#` comments) or, with --format, of another tool's glossary file,
+    /// as one atomic batch.
+    Import {
+        /// The file, or `-` for standard input.
+        file: PathBuf,
+        /// Read the file as this glossary format (each entry's source surface).
+        #[arg(long, value_parser = format_name)]
+        format: Option<interchange::Format>,
+        /// Report what would be registered; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Register one concept.
+    Add {
+        /// Its source surface.
+        surface: String,
+        /// Its kind (`character`).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Free note (where the expectation comes from).
+        #[arg(long)]
+        note: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Take a concept out of the register.
+    Drop {
+        /// Its surface, as registered.
+        surface: String,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProfileCommand {
+    /// The level of the profile the book reaches (1, 2 or 3) and the records that
+    /// fail each requirement; exit 2 below level 1.
+    Check,
 }
 
 /// `--format`: a format name.
@@ -516,6 +604,18 @@ pub struct TermPutArgs {
     /// The record this one replaces from `--since` on.
     #[arg(long)]
     pub supersedes: Option<String>,
+    /// The party that answers for the term (`human:names-editor`).
+    #[arg(long, value_name = "PARTY")]
+    pub owner: Option<String>,
+    /// The role within the owner a question goes to.
+    #[arg(long, value_name = "ROLE")]
+    pub owner_role: Option<String>,
+    /// The parties that may read the term, comma-separated (`*`: every party).
+    #[arg(long, value_delimiter = ',', value_name = "PARTIES")]
+    pub release_to: Option<Vec<String>>,
+    /// The parties that may read the note, when fewer than the term's.
+    #[arg(long, value_delimiter = ',', value_name = "PARTIES")]
+    pub note_release_to: Option<Vec<String>>,
     /// Replace an existing term entirely without warning about the fields it drops.
     #[arg(long)]
     pub replace: bool,
@@ -602,6 +702,30 @@ pub struct TermEditArgs {
     /// Supersede nothing.
     #[arg(long)]
     pub clear_supersedes: bool,
+    /// New owner.
+    #[arg(long, value_name = "PARTY", conflicts_with = "clear_owner")]
+    pub owner: Option<String>,
+    /// Remove the owner (the book's default applies).
+    #[arg(long)]
+    pub clear_owner: bool,
+    /// New owner role.
+    #[arg(long, value_name = "ROLE", conflicts_with = "clear_owner_role")]
+    pub owner_role: Option<String>,
+    /// Remove the owner role.
+    #[arg(long)]
+    pub clear_owner_role: bool,
+    /// New release list, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "PARTIES", conflicts_with = "clear_release_to")]
+    pub release_to: Option<Vec<String>>,
+    /// Remove the release list (the book's default applies).
+    #[arg(long)]
+    pub clear_release_to: bool,
+    /// New release list of the note, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "PARTIES", conflicts_with = "clear_note_release_to")]
+    pub note_release_to: Option<Vec<String>>,
+    /// Remove the note's release list (it is read by whoever reads the term).
+    #[arg(long)]
+    pub clear_note_release_to: bool,
     #[command(flatten)]
     pub write: WriteOpts,
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ledger_model::*;
+use projections::Reader;
 use replay::{Book, Labelled, Patience, WriteOptions};
 use serde_json::json;
 
@@ -13,6 +14,17 @@ use crate::failure::{Failure, Kind};
 use crate::output;
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    if let Some(party) = &args.party {
+        let reads_as_party = matches!(
+            args.command,
+            Command::Show { .. } | Command::Assemble { .. } | Command::Replay { .. } | Command::Export(_)
+        );
+        if !reads_as_party {
+            return Err(Failure::invalid(format!(
+                "--party {party}: only show, assemble, replay and export read as a party; this command reads the book's full view"
+            )));
+        }
+    }
     if let Some(server) = &args.server {
         return crate::remote::run(server, &args);
     }
@@ -23,6 +35,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map(|path| Target { path, wait, json })
         .ok_or_else(|| Failure::invalid("no book given: pass --book PATH or set LOREBANK_BOOK"));
     let single = single_write(&args.command)?;
+    let reader = Reader::from_party(args.party.clone());
     match args.command {
         Command::Serve(serve) => crate::serve::run(crate::serve::Settings {
             dir: serve.dir,
@@ -45,7 +58,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Init { profile, write } => init(&book?.path, profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
-            crate::views::show(&mut open_reader(&book?)?, as_of.map(Seq), chapter, json)
+            crate::views::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
         }
         Command::Snapshot { as_of } => crate::views::snapshot(&mut open_reader(&book?)?, as_of.map(Seq), json),
         Command::Diff { from, to } => crate::views::diff(&mut open_reader(&book?)?, Seq(from), Seq(to), json),
@@ -55,6 +68,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let text = read_text(&text)?;
             crate::chunk_views::assemble(
                 &mut if dry_run { open_reader(&book?)? } else { open_book(&book?)? },
+                &reader,
                 chapter,
                 &chunk,
                 &text,
@@ -66,10 +80,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Replay { receipt, snapshot, chapter, text } => {
             let mut book = open_reader(&book?)?;
             match (receipt, snapshot, chapter, text) {
-                (_, Some(snapshot), Some(chapter), Some(text)) => {
-                    crate::chunk_views::replay_snapshot(&mut book, &snapshot, chapter, &read_text(&text)?, json)
-                }
-                (Some(receipt), _, _, _) => crate::chunk_views::replay(&mut book, &receipt, json),
+                (_, Some(snapshot), Some(chapter), Some(text)) => crate::chunk_views::replay_snapshot(
+                    &mut book,
+                    &reader,
+                    &snapshot,
+                    chapter,
+                    &read_text(&text)?,
+                    json,
+                ),
+                (Some(receipt), _, _, _) => crate::chunk_views::replay(&mut book, &reader, &receipt, json),
                 _ => Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
             }
         }
@@ -83,13 +102,33 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             crate::interchange_views::import(&mut book, &import, now_ms(), json)
         }
-        Command::Export(export) => crate::interchange_views::export(&mut open_reader(&book?)?, &export, json),
+        Command::Export(export) => crate::interchange_views::export(&mut open_reader(&book?)?, &reader, &export, json),
+        Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
+            let bytes = read_bytes(&file)?;
+            let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
+            let name = file.file_name().map_or_else(|| "stdin".to_owned(), |name| name.to_string_lossy().into_owned());
+            let mut options = write_options(&write);
+            if write.actor.is_none() {
+                options.actor = "import:cast-list".to_owned();
+            }
+            let imported = book.expect_import(&name, &bytes, format, dry_run, &options)?;
+            crate::views::expect_imported(&imported, dry_run, json);
+            Ok(())
+        }
+        Command::Expect(ExpectCommand::Add { surface, kind, note, write }) => {
+            commit(&book?, &write, vec![Body::ConceptExpected(ConceptExpected { surface, kind, note })], json)
+        }
+        Command::Expect(ExpectCommand::Drop { surface, write }) => {
+            commit(&book?, &write, vec![Body::ConceptDropped(ConceptDropped { surface })], json)
+        }
+        Command::Coverage { chapter } => crate::views::coverage(&mut open_reader(&book?)?, chapter, json),
+        Command::Profile(ProfileCommand::Check) => crate::views::profile_check(&mut open_reader(&book?)?, json),
         Command::Check(check) => {
             let mut book = if check.dry_run && !check.propose { open_reader(&book?)? } else { open_book(&book?)? };
             crate::review_views::check(&mut book, &check, json)
         }
         Command::Review(review) => {
-            let mut book = if matches!(review, ReviewCommand::List | ReviewCommand::Show { .. }) {
+            let mut book = if matches!(review, ReviewCommand::List { .. } | ReviewCommand::Show { .. }) {
                 open_reader(&book?)?
             } else {
                 open_book(&book?)?
@@ -177,7 +216,13 @@ pub fn single_write(command: &Command) -> Result<Option<Vec<Body>>, Failure> {
                 AliasKindArg::Title => AliasKind::Title,
                 AliasKindArg::Reading => AliasKind::Reading,
             };
-            Body::AliasAdded(AliasAdded { id: record_id("id", id)?, surface: surface.clone(), kind, window })
+            Body::AliasAdded(AliasAdded {
+                id: record_id("id", id)?,
+                surface: surface.clone(),
+                kind,
+                window,
+                release_to: None,
+            })
         }
         Command::Alias(AliasCommand::Remove { id, surface, .. }) => {
             Body::AliasRemoved(AliasRemoved { id: record_id("id", id)?, surface: surface.clone() })
@@ -187,6 +232,9 @@ pub fn single_write(command: &Command) -> Result<Option<Vec<Body>>, Failure> {
             scope: parse_scope(scope)?,
             text: text.clone(),
             visible_from: *visible_from,
+            owner: None,
+            owner_role: None,
+            release_to: None,
         }),
         Command::Summary(SummaryCommand::Retire { id, reason, .. }) => {
             Body::SummaryRetired(SummaryRetired { id: record_id("id", id)?, reason: reason.clone() })
@@ -196,15 +244,20 @@ pub fn single_write(command: &Command) -> Result<Option<Vec<Body>>, Failure> {
     Ok(Some(vec![body]))
 }
 
-/// Reads a chunk text from a file or `-` (standard input), as UTF-8.
-pub fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = if path.as_os_str() == "-" {
+/// Reads a file or `-` (standard input) whole.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Failure> {
+    if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
-        bytes
+        Ok(bytes)
     } else {
-        std::fs::read(path).map_err(|error| Failure::invalid(format!("cannot read {}: {error}", path.display())))?
-    };
+        std::fs::read(path).map_err(|error| Failure::invalid(format!("cannot read {}: {error}", path.display())))
+    }
+}
+
+/// Reads a chunk text from a file or `-` (standard input), as UTF-8.
+pub fn read_text(path: &Path) -> Result<String, Failure> {
+    let bytes = read_bytes(path)?;
     String::from_utf8(bytes).map_err(|error| {
         let name = if path.as_os_str() == "-" { "stdin".to_owned() } else { path.display().to_string() };
         Failure::invalid(format!("{name}: not UTF-8 at byte {}", error.utf8_error().valid_up_to()))
@@ -291,6 +344,10 @@ pub fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
         secondary: edited(secondary, args.clear_secondary),
         secondary_logic: if args.secondary.is_none() { args.secondary_logic.map(logic) } else { None },
         supersedes: edited(supersedes, args.clear_supersedes),
+        owner: edited(args.owner.clone(), args.clear_owner),
+        owner_role: edited(args.owner_role.clone(), args.clear_owner_role),
+        release_to: edited(args.release_to.clone(), args.clear_release_to),
+        note_release_to: edited(args.note_release_to.clone(), args.clear_note_release_to),
     })
 }
 
@@ -315,6 +372,10 @@ pub fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
         constant: args.constant,
         secondary,
         supersedes,
+        owner: args.owner.clone(),
+        owner_role: args.owner_role.clone(),
+        release_to: args.release_to.clone(),
+        note_release_to: args.note_release_to.clone(),
     };
     let mut bodies = vec![Body::TermPut(put)];
     for surface in &args.alias {
@@ -323,6 +384,7 @@ pub fn term_put(args: &TermPutArgs) -> Result<Vec<Body>, Failure> {
             surface: surface.clone(),
             kind: AliasKind::Variant,
             window: None,
+            release_to: None,
         }));
     }
     Ok(bodies)

@@ -7,7 +7,7 @@ use ledger_model::Seq;
 use replay::interchange::Grouped;
 use replay::{Book, ImportOptions, ImportReport};
 
-use crate::cli::{ExportArgs, ImportArgs};
+use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
 use crate::failure::Failure;
 
 /// How many items of each list the text report shows (`--json` lists all).
@@ -95,11 +95,50 @@ fn lost_text(lost: &[Grouped]) {
     }
 }
 
-pub fn export(book: &mut Book, args: &ExportArgs, json: bool) -> Result<(), Failure> {
+/// `export --format profile`: the profile's compact form (no chapter gate: every
+/// active record with its own window).
+fn export_profile(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, json: bool) -> Result<(), Failure> {
+    if args.chapter.is_some() {
+        return Err(Failure::invalid(
+            "--chapter: the profile form lists every active record with its own window; export it without --chapter",
+        ));
+    }
+    let export = book.export_profile(reader, args.as_of.map(Seq))?;
+    match &args.output {
+        Some(path) => write_whole(path, export.text.as_bytes())?,
+        None => crate::output::write_bytes(export.text.as_bytes()),
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "format": "profile",
+                "output": args.output.as_deref().and_then(Path::to_str),
+                "revision": export.revision.0,
+                "snapshot": export.snapshot.to_string(),
+                "n_records": export.n_records,
+            })
+        );
+    } else {
+        errln!(
+            "exported {} record(s) in the profile form at revision {} (snapshot {})",
+            export.n_records,
+            export.revision,
+            export.snapshot
+        );
+    }
+    Ok(())
+}
+
+pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, json: bool) -> Result<(), Failure> {
     if json && args.output.is_none() {
         return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
     }
-    let export = book.export(args.format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
+    let format = match args.format {
+        ExportFormat::Tool(format) => format,
+        ExportFormat::Profile => return export_profile(book, reader, args, json),
+    };
+    let export = book.export(reader, format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
     match &args.output {
         Some(path) => write_whole(path, &export.bytes)?,
         None => crate::output::write_bytes(&export.bytes),

@@ -74,6 +74,10 @@ pub fn glossary(glossary: &Glossary) -> Value {
                 "aliases": aliases,
                 "verdict": verdict_text(&active.term.verdict),
                 "version_seq": active.term.put_by.seq.0,
+                "owner": state.governed(active.id).owner,
+                "owner_role": state.governed(active.id).owner_role,
+                "release_to": state.governed(active.id).release_to,
+                "note_release_to": put.note_release_to,
             })
         })
         .collect();
@@ -86,6 +90,28 @@ pub fn glossary(glossary: &Glossary) -> Value {
                 "scope": summary.put.scope,
                 "text": summary.put.text,
                 "visible_from": projections::read::visible_from(&summary.put),
+                "owner": state.governed(summary.put.id).owner,
+                "release_to": state.governed(summary.put.id).release_to,
+            })
+        })
+        .collect();
+    let rules: Vec<Value> = state
+        .active_rules(chapter)
+        .iter()
+        .map(|rule| {
+            json!({
+                "id": rule.put.id.to_string(),
+                "text": rule.put.text,
+                "applies_to": rule.put.applies_to,
+                "does_not_apply_to": rule.put.does_not_apply_to,
+                "window": window(Some(rule.put.window)),
+                "status": rule.put.status,
+                "priority": rule.put.priority,
+                "verdict": verdict_text(&rule.verdict),
+                "version_seq": rule.put_by.seq.0,
+                "owner": state.governed(rule.put.id).owner,
+                "owner_role": state.governed(rule.put.id).owner_role,
+                "release_to": state.governed(rule.put.id).release_to,
             })
         })
         .collect();
@@ -93,8 +119,11 @@ pub fn glossary(glossary: &Glossary) -> Value {
         "revision": state.revision().0,
         "chapter": chapter,
         "snapshot": snapshot.to_string(),
+        "party": glossary.reader.party(),
+        "conflict_policy": state.conflict_policy(),
         "terms": terms,
         "summaries": summaries,
+        "rules": rules,
     })
 }
 
@@ -208,6 +237,17 @@ pub fn assembly(assembly: &Assembly) -> Value {
         "evicted": ids("T", &assembly.evicted),
         "sticky_in": ids("T", &assembly.sticky_in),
         "summaries": ids("S", &assembly.summaries),
+        "rules": assembly.rules.iter().map(|decision| json!({
+            "rule": format!("R-{}", decision.rule),
+            "disposition": decision.disposition,
+            "reason": decision.reason,
+        })).collect::<Vec<_>>(),
+        "injected_rules": assembly.injected_rules.iter().map(|rule| json!({
+            "rule": format!("R-{}", rule.rule),
+            "unverified": rule.unverified,
+            "tokens": rule.tokens,
+            "line": rule.line,
+        })).collect::<Vec<_>>(),
         "retrieval_state": assembly.retrieval,
     })
 }
@@ -222,6 +262,7 @@ pub fn assembled(assembled: &Assembled, recorded: bool) -> Value {
     value["chapter"] = json!(assembled.receipt.chapter);
     value["chunk"] = json!(assembled.receipt.chunk_key);
     value["prev"] = json!(assembled.receipt.prev.map(|prev| prev.to_hex()));
+    value["party"] = json!(assembled.receipt.party);
     value
 }
 
@@ -232,6 +273,7 @@ pub fn replayed(replayed: &Replayed) -> Value {
         "first_difference": replayed.first_difference,
         "snapshot": replayed.receipt.snapshot.to_hex(),
         "revision": replayed.receipt.revision.0,
+        "party": replayed.receipt.party,
         "context": replayed.context,
     })
 }
@@ -247,7 +289,64 @@ pub fn provenance(provenance: &projections::Provenance) -> Value {
 
 pub fn audit(audit: &Audit) -> Value {
     let chunks: Vec<Value> = audit.chunks.iter().map(audited_chunk).collect();
-    json!({ "chapter": audit.chapter, "head": audit.head.0, "chunks": chunks })
+    json!({ "chapter": audit.chapter, "head": audit.head.0, "chunks": chunks, "coverage": coverage(&audit.coverage) })
+}
+
+/// The coverage report of the register of expected concepts.
+pub fn coverage(coverage: &replay::governance::Coverage) -> Value {
+    json!({
+        "revision": coverage.revision.0,
+        "n_expected": coverage.n_expected,
+        "n_chunks": coverage.n_chunks,
+        "missing": coverage.missing.iter().map(|missing| json!({
+            "surface": missing.concept.surface,
+            "kind": missing.concept.kind,
+            "note": missing.concept.note,
+            "registered": provenance(&missing.put_by),
+        })).collect::<Vec<_>>(),
+        "uncovered": coverage.uncovered.iter().map(|uncovered| json!({
+            "chapter": uncovered.chapter,
+            "chunk": uncovered.chunk_key,
+            "receipt": uncovered.receipt.to_hex(),
+            "surface": uncovered.surface,
+            "text": uncovered.text,
+            "chars": [uncovered.chars.0, uncovered.chars.1],
+            "covered_by": uncovered.covered_by.map(|id| id.to_string()),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The profile check.
+pub fn profile_report(report: &replay::governance::ProfileReport) -> Value {
+    json!({
+        "revision": report.revision.0,
+        "level": report.level,
+        "n_records": report.n_records,
+        "requirements": report.requirements.iter().map(|requirement| json!({
+            "field": requirement.field,
+            "level": requirement.level,
+            "need": match requirement.need {
+                replay::governance::Need::Must => "must",
+                replay::governance::Need::Should => "should",
+            },
+            "asks": requirement.asks,
+            "holds": requirement.holds(),
+            "n_checked": requirement.n_checked,
+            "failing": requirement.failing.iter().map(|id| id.to_string()).collect::<Vec<_>>(),
+            "failed_book": requirement.failed_book,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// What an import of expected concepts did.
+pub fn expect_imported(imported: &replay::governance::ExpectImported, dry_run: bool) -> Value {
+    let entry = |entry: &replay::governance::CastEntry| json!({ "at": entry.at, "surface": entry.concept.surface, "kind": entry.concept.kind });
+    json!({
+        "dry_run": dry_run,
+        "added": imported.added.iter().map(entry).collect::<Vec<_>>(),
+        "unchanged": imported.unchanged.iter().map(entry).collect::<Vec<_>>(),
+        "written": imported.written.as_ref().map(|written| submitted(&written.submitted, &[])),
+    })
 }
 
 fn audited_chunk(chunk: &AuditedChunk) -> Value {
@@ -264,6 +363,8 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
                 "via": entry.via,
                 "unverified": entry.unverified,
                 "version": provenance(&audited.put_by),
+                "owner": audited.owner,
+                "owner_role": audited.owner_role,
                 "stale": match audited.stale {
                     Staleness::Current => Value::Null,
                     Staleness::Revised(seq) => json!({ "revised_at": seq }),
@@ -282,6 +383,15 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
             "term": format!("T-{}", hit.term), "text": hit.text, "chars": [hit.chars.0, hit.chars.1], "reason": hit.reason,
         })).collect::<Vec<_>>(),
         "evicted": ids("T", &receipt.evicted),
+        "party": receipt.party,
+        "rules": chunk.rules.iter().map(|audited| json!({
+            "rule": format!("R-{}", audited.rule.rule),
+            "text": audited.text,
+            "disposition": audited.rule.disposition,
+            "reason": audited.rule.reason,
+            "version": provenance(&audited.put_by),
+            "owner": audited.owner,
+        })).collect::<Vec<_>>(),
         "retrieval_state": receipt.retrieval,
         "checks": chunk.checks.iter().map(|(id, stored)| json!({
             "check": id.to_hex(),
@@ -374,6 +484,13 @@ pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, outp
         "summaries": ids("S", &receipt.summaries),
         "retrieval_state": receipt.retrieval,
         "render_format": receipt.render_format,
+        "party": receipt.party,
+        "rules": receipt.rules.iter().map(|rule| json!({
+            "rule": format!("R-{}", rule.rule),
+            "version": rule.version,
+            "disposition": rule.disposition,
+            "reason": rule.reason,
+        })).collect::<Vec<_>>(),
         "input_id": receipt.input.to_hex(),
         "output_id": receipt.output.to_hex(),
         "input": input,
@@ -514,13 +631,24 @@ pub fn review_item(item: &replay::review::ReviewItem) -> Value {
             "sightings": sightings,
             "evidence": proposed.evidence,
         }),
-        replay::review::ReviewItem::Flagged { put, why } => json!({
+        replay::review::ReviewItem::Flagged { put, why, owner, owner_role } => json!({
             "id": put.id.to_string(),
             "type": "record",
             "surface": put.src,
             "dst": put.dst,
             "status": put.status,
             "why": why,
+            "owner": owner,
+            "owner_role": owner_role,
+        }),
+        replay::review::ReviewItem::FlaggedRule { put, why, owner, owner_role } => json!({
+            "id": put.id.to_string(),
+            "type": "rule",
+            "text": put.text,
+            "status": put.status,
+            "why": why,
+            "owner": owner,
+            "owner_role": owner_role,
         }),
     }
 }

@@ -145,6 +145,19 @@ pub fn describe(body: &Body) -> String {
         }
         Body::ConfigSet(config) => format!("config_set profile {}", config.profile.name),
         Body::RollbackMarker(marker) => format!("rollback_marker to revision {}", marker.to),
+        Body::RulePut(put) => {
+            let first_line = put.text.lines().next().unwrap_or_default();
+            format!("rule_put {} [{}, {}]: {first_line}", put.id, put.window, word(&put.status))
+        }
+        Body::RuleRetired(retired) => format!("rule_retired {}", retired.id),
+        Body::GovernanceSet(governance) => format!(
+            "governance_set policy {}, {} part(ies), {} default(s)",
+            word(&governance.conflict_policy),
+            governance.parties.len(),
+            governance.defaults.len()
+        ),
+        Body::ConceptExpected(concept) => format!("concept_expected {}", concept.surface),
+        Body::ConceptDropped(concept) => format!("concept_dropped {}", concept.surface),
     }
 }
 

@@ -22,6 +22,8 @@ struct Remote {
     base: String,
     book: Option<String>,
     token: Option<String>,
+    /// `--party`: sent as the `Lorebank-Party` header.
+    party: Option<String>,
     agent: ureq::Agent,
 }
 
@@ -54,6 +56,9 @@ impl Remote {
         }
         if let Some(token) = &self.token {
             request = request.set("Authorization", &format!("Bearer {token}"));
+        }
+        if let Some(party) = &self.party {
+            request = request.set("Lorebank-Party", party);
         }
         let answer = match send {
             Send::Json(value) => request.set("Content-Type", "application/json").send_string(&value.to_string()),
@@ -136,6 +141,10 @@ fn edit_json(edit: &replay::TermEdit, write: &WriteOpts) -> Value {
     set("secondary", edit.secondary.as_ref().map(|v| json!(v)));
     set("secondary_logic", edit.secondary_logic.map(|v| json!(v)));
     set("supersedes", edit.supersedes.map(|v| json!(v.map(|id| id.to_string()))));
+    set("owner", edit.owner.as_ref().map(|v| json!(v)));
+    set("owner_role", edit.owner_role.as_ref().map(|v| json!(v)));
+    set("release_to", edit.release_to.as_ref().map(|v| json!(v)));
+    set("note_release_to", edit.note_release_to.as_ref().map(|v| json!(v)));
     value
 }
 
@@ -154,7 +163,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
     });
     let agent = ureq::AgentBuilder::new().timeout_connect(Duration::from_secs(10)).build();
     let token = std::env::var("LOREBANK_TOKEN").ok().filter(|token| !token.is_empty());
-    let remote = Remote { base, book, token, agent };
+    let remote = Remote { base, book, token, party: args.party.clone(), agent };
     let json = args.json;
     let answer = match &args.command {
         Command::Serve(_) | Command::Openapi => {
@@ -305,7 +314,41 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let url = remote.book_url(&format!("/receipts/{}/check", check.receipt))?;
             remote.json("POST", &url, &[], Send::Json(body))?
         }
-        Command::Review(ReviewCommand::List) => remote.json("GET", &remote.book_url("/review")?, &[], Send::Empty)?,
+        Command::Review(ReviewCommand::List { owner }) => {
+            remote.json("GET", &remote.book_url("/review")?, &opt("owner", owner.clone()), Send::Empty)?
+        }
+        Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
+            let (name, bytes) = crate::interchange_views::read_bytes(file)?;
+            let mut query = vec![("file", name)];
+            query.extend(opt("format", format.map(|format| format.name())));
+            query.extend(opt("actor", write.actor.clone()));
+            query.extend(opt("expected_head", write.expect_head));
+            query.extend(dry_run.then(|| ("dry_run", "true".to_owned())));
+            remote.json("POST", &remote.book_url("/expected")?, &query, Send::Bytes(bytes))?
+        }
+        Command::Expect(ExpectCommand::Add { surface, kind, note, write }) => {
+            let body = Body::ConceptExpected(ConceptExpected {
+                surface: surface.clone(),
+                kind: kind.clone(),
+                note: note.clone(),
+            });
+            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write)))?
+        }
+        Command::Expect(ExpectCommand::Drop { surface, write }) => {
+            let body = Body::ConceptDropped(ConceptDropped { surface: surface.clone() });
+            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write)))?
+        }
+        Command::Coverage { chapter } => {
+            remote.json("GET", &remote.book_url("/coverage")?, &opt("chapter", *chapter), Send::Empty)?
+        }
+        Command::Profile(ProfileCommand::Check) => {
+            let answer = remote.json("GET", &remote.book_url("/profile")?, &[], Send::Empty)?;
+            outln!("{answer}");
+            if answer["level"] == json!(0) {
+                return Err(Failure::invalid("the book does not reach level 1 of the profile"));
+            }
+            return Ok(());
+        }
         Command::Review(ReviewCommand::Show { id }) => {
             let id = record_id("id", id)?.to_string();
             let list = remote.json("GET", &remote.book_url("/review")?, &[], Send::Empty)?;
@@ -354,7 +397,11 @@ fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(),
     if json && export.output.is_none() {
         return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
     }
-    let mut query = vec![("format", export.format.name().to_owned()), ("target_lang", export.target_lang.clone())];
+    let format = match export.format {
+        ExportFormat::Tool(format) => format.name(),
+        ExportFormat::Profile => "profile",
+    };
+    let mut query = vec![("format", format.to_owned()), ("target_lang", export.target_lang.clone())];
     query.extend(opt("chapter", export.chapter));
     query.extend(opt("as_of", export.as_of));
     let response = remote.call("GET", &remote.book_url("/export")?, &query, Send::Empty)?;
@@ -373,13 +420,13 @@ fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(),
     if json {
         outln!(
             "{}",
-            json!({ "format": export.format.name(), "bytes": bytes.len(), "revision": revision, "snapshot": snapshot, "lost": lost })
+            json!({ "format": format, "bytes": bytes.len(), "revision": revision, "snapshot": snapshot, "lost": lost })
         );
     } else {
         errln!(
             "exported {} as {} at revision {revision} (snapshot {snapshot}); lost: {}",
             bytes.len(),
-            export.format,
+            format,
             if lost.is_empty() { "nothing" } else { &lost }
         );
     }

@@ -79,8 +79,8 @@ fn check_text(checked: &Checked, stored: bool) {
 
 pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<(), Failure> {
     match command {
-        ReviewCommand::List => {
-            let items = book.review_list()?;
+        ReviewCommand::List { owner } => {
+            let items = book.review_list(owner.as_deref())?;
             if json {
                 outln!("{}", crate::json::review_list(&items));
                 return Ok(());
@@ -93,7 +93,7 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
         }
         ReviewCommand::Show { id } => {
             let id = record_id("id", id)?;
-            let items = book.review_list()?;
+            let items = book.review_list(None)?;
             let item = items
                 .iter()
                 .find(|item| item.id() == id)
@@ -143,7 +143,24 @@ fn item_line(item: &ReviewItem) -> String {
             crate::output::word(&proposed.origin),
             proposed.suggested_dst.as_ref().map(|dst| format!(" → {dst}")).unwrap_or_default()
         ),
-        ReviewItem::Flagged { put, why } => format!("{} {} → {} ({why})", put.id, put.src, put.dst),
+        ReviewItem::Flagged { put, why, owner, owner_role } => {
+            format!("{} {} → {} ({why}){}", put.id, put.src, put.dst, ask(owner, owner_role))
+        }
+        ReviewItem::FlaggedRule { put, why, owner, owner_role } => format!(
+            "{} rule: {} ({why}){}",
+            put.id,
+            put.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            ask(owner, owner_role)
+        ),
+    }
+}
+
+/// `; ask OWNER (ROLE)`, or nothing without an owner.
+fn ask(owner: &Option<String>, role: &Option<String>) -> String {
+    match (owner, role) {
+        (Some(owner), Some(role)) => format!("; ask {owner} ({role})"),
+        (Some(owner), None) => format!("; ask {owner}"),
+        _ => String::new(),
     }
 }
 

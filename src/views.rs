@@ -40,8 +40,14 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], jso
     outln!("snapshot {}", submitted.snapshot);
 }
 
-pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
-    let glossary = book.glossary(as_of, chapter)?;
+pub fn show(
+    book: &mut Book,
+    reader: &projections::Reader,
+    as_of: Option<Seq>,
+    chapter: Option<u32>,
+    json: bool,
+) -> Result<(), Failure> {
+    let glossary = book.glossary(reader, as_of, chapter)?;
     let (state, snapshot) = (&glossary.state, glossary.snapshot);
     let terms = state.active_terms(chapter);
     let summaries = state.visible_summaries(chapter);
@@ -50,7 +56,8 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
         return Ok(());
     }
     let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
-    outln!("revision {}{at}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
+    let party = reader.party().map(|party| format!(", as {party}")).unwrap_or_default();
+    outln!("revision {}{at}{party}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
     outln!("{} active term(s)", terms.len());
     for active in &terms {
         let put = &active.term.put;
@@ -71,13 +78,151 @@ pub fn show(book: &mut Book, as_of: Option<Seq>, chapter: Option<u32>, json: boo
         if let Some(verdict) = crate::json::verdict_text(&active.term.verdict) {
             line.push_str(&format!("  verdict: {verdict}"));
         }
+        let governed = state.governed(active.id);
+        if let Some(owner) = governed.owner {
+            let role = governed.owner_role.map(|role| format!(" ({role})")).unwrap_or_default();
+            line.push_str(&format!("  owner: {owner}{role}"));
+        }
         outln!("{line}");
+        if let Some(note) = &put.note {
+            outln!("         note: {}", note.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
     }
     if !summaries.is_empty() {
         outln!("{} visible summar(ies)", summaries.len());
         for summary in &summaries {
             outln!("  {:<6} {}", summary.put.id, summary.put.text.lines().next().unwrap_or_default());
         }
+    }
+    let rules = state.active_rules(chapter);
+    if !rules.is_empty() {
+        outln!("{} active rule(s)", rules.len());
+        for rule in &rules {
+            let scope: Vec<String> = rule.put.applies_to.iter().map(selector_text).collect();
+            let excluded: Vec<String> = rule.put.does_not_apply_to.iter().flatten().map(selector_text).collect();
+            let excluded = if excluded.is_empty() { String::new() } else { format!("; not {}", excluded.join(", ")) };
+            outln!(
+                "  {:<6} {}  [{}{excluded}; {}]",
+                rule.put.id,
+                rule.put.text.split_whitespace().collect::<Vec<_>>().join(" "),
+                scope.join(", "),
+                window_text(Some(rule.put.window))
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A rule's selector as a word: `dialogue`, `kind:character`, `T-3`, `chapters 1-20`.
+fn selector_text(selector: &Selector) -> String {
+    match selector {
+        Selector::Kind(kind) => format!("kind:{kind}"),
+        Selector::Record(id) => id.to_string(),
+        Selector::Chapters(window) => format!("chapters {}", window_text(Some(*window))),
+        Selector::Dialogue => "dialogue".into(),
+        Selector::Narration => "narration".into(),
+    }
+}
+
+/// Prints what an import of expected concepts did.
+pub fn expect_imported(imported: &replay::governance::ExpectImported, dry_run: bool, json: bool) {
+    if json {
+        outln!("{}", crate::json::expect_imported(imported, dry_run));
+        return;
+    }
+    let verb = if dry_run { "would register" } else { "registered" };
+    outln!("{verb} {} expected concept(s); {} already registered", imported.added.len(), imported.unchanged.len());
+    for entry in &imported.added {
+        outln!("  + {} ({})", entry.concept.surface, entry.at);
+    }
+    if let Some(written) = &imported.written {
+        submitted(&written.submitted, &written.labels, &[], false);
+    }
+}
+
+/// Prints the coverage report.
+pub fn coverage(book: &mut Book, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
+    let coverage = book.coverage(chapter)?;
+    if json {
+        outln!("{}", crate::json::coverage(&coverage));
+        return Ok(());
+    }
+    print_coverage(&coverage);
+    Ok(())
+}
+
+/// The lines of a coverage report.
+pub fn print_coverage(coverage: &replay::governance::Coverage) {
+    outln!(
+        "{} expected concept(s), {} with no record; {} recorded chunk(s) looked at, {} occurrence(s) with nothing injected",
+        coverage.n_expected,
+        coverage.missing.len(),
+        coverage.n_chunks,
+        coverage.uncovered.len()
+    );
+    for missing in &coverage.missing {
+        let kind = missing.concept.kind.as_deref().map(|kind| format!(" ({kind})")).unwrap_or_default();
+        outln!(
+            "  missing   {}{kind}: no record covers it (expected by {} from {})",
+            missing.concept.surface,
+            missing.put_by.actor,
+            missing.put_by.source
+        );
+    }
+    for uncovered in &coverage.uncovered {
+        let why = match uncovered.covered_by {
+            Some(id) => format!("{id} covers it but was not injected"),
+            None => "no record covers it".to_owned(),
+        };
+        outln!(
+            "  uncovered chapter {} chunk {:?} chars {}..{}: {:?}, {why}",
+            uncovered.chapter,
+            uncovered.chunk_key,
+            uncovered.chars.0,
+            uncovered.chars.1,
+            uncovered.text
+        );
+    }
+}
+
+/// Prints the profile check; below level 1 it fails (exit 2), so it can gate a build.
+pub fn profile_check(book: &mut Book, json: bool) -> Result<(), Failure> {
+    let report = book.profile_check()?;
+    if json {
+        outln!("{}", crate::json::profile_report(&report));
+    } else {
+        outln!(
+            "profile level {} at revision {} ({} active record(s))",
+            report.level,
+            report.revision,
+            report.n_records
+        );
+        for requirement in &report.requirements {
+            let need = match requirement.need {
+                replay::governance::Need::Must => "MUST",
+                replay::governance::Need::Should => "SHOULD",
+            };
+            let state = if requirement.holds() { "ok" } else { "FAILS" };
+            outln!(
+                "  level {} {need:<6} {:<18} {state}  ({} checked) {}",
+                requirement.level,
+                requirement.field,
+                requirement.n_checked,
+                requirement.asks
+            );
+            if !requirement.failing.is_empty() {
+                let ids: Vec<String> = requirement.failing.iter().take(20).map(ToString::to_string).collect();
+                let more = requirement.failing.len().saturating_sub(20);
+                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                outln!("      failing: {}{more}", ids.join(", "));
+            }
+            if requirement.failed_book {
+                outln!("      failing: the book");
+            }
+        }
+    }
+    if report.level == 0 {
+        return Err(Failure::invalid("the book does not reach level 1 of the profile"));
     }
     Ok(())
 }

@@ -150,7 +150,7 @@ fn a_flipped_byte_in_a_backup_is_refused_by_restore_and_nothing_is_installed() {
     let clean = std::fs::read(dir.path("backup.lorebank")).unwrap();
     // The payload hash of event 10 is stored once: in that event's header.
     let event = Ledger::open_read_only(&dir.path("backup.lorebank")).unwrap().get(ledger_model::Seq(10)).unwrap();
-    let needle = ledger_model::record::payload_hash(&event.content.encode().unwrap()).0;
+    let needle = ledger_model::record::payload_hash(&ledger_model::record::stored_payload(&event).unwrap()).0;
     let found: Vec<usize> =
         clean.windows(32).enumerate().filter(|(_, window)| *window == needle).map(|(at, _)| at).collect();
     assert_eq!(found.len(), 1, "the payload hash of event 10 is stored once");

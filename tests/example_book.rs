@@ -3,7 +3,9 @@
 //! receipt feeding the next), and compares every injected context byte for byte with
 //! `tests/golden/wuchuan/<chapter>-<chunk>.txt`, and the snapshot and receipt ids
 //! with `tests/golden/wuchuan/ids.txt`. `LOREBANK_BLESS=1` rewrites the files, which
-//! is right only for a deliberate change of render format (a new version).
+//! is right only for a deliberate change of render or receipt format (a new version;
+//! receipt format 2 changed every receipt id, and the format-1 receipts of two chunks
+//! stay pinned as `receipt-<chunk>.hex`).
 //!
 //! Every golden receipt also replays in a new process with the book's caches cleared,
 //! so the projection is refolded from the log, and again after `lorebank rebuild`.
@@ -108,23 +110,40 @@ fn example_contexts_match_the_golden_files() {
         failures.push(format!("{}: ids changed:\n{ids}", ids_path.display()));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Golden receipts of format 1: their stored bytes are pinned, and they decode to
-    // receipts with the same id, forever.
+    // Golden receipts of format 1 (recorded before receipt format 2): their bytes are
+    // pinned, they decode to receipts with their own id, forever, and they are the
+    // receipts recorded now but for the format (same snapshot, hits and output).
+    // Golden receipts of format 2: the bytes recorded now are pinned too.
     {
         let library = replay::Book::open(&book).unwrap();
-        for (name, receipt) in [("1-1", &receipts[0]), ("4-2", &receipts[7])] {
+        let format_1 = [
+            ("1-1", "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d", &receipts[0]),
+            ("4-2", "2c43f8b2b7ec61e04d16c8f44e4240adadefa69b0360813422f9e3cb49186237", &receipts[7]),
+        ];
+        for (name, old_id, receipt) in format_1 {
+            let pinned = std::fs::read_to_string(golden.join(format!("receipt-{name}.hex"))).unwrap();
+            let old_bytes = unhex(pinned.trim());
+            let old = replay::receipt::Receipt::decode(&old_bytes).unwrap();
+            assert_eq!((old.format, old.id().to_hex()), (1, old_id.to_owned()), "{name}");
+            assert_eq!(old.encode(), old_bytes, "{name}: a format-1 receipt encodes to its own bytes");
             let id = ledger_model::Hash32::from_hex(receipt).unwrap();
             let bytes = library.ledger().document(id).unwrap().unwrap();
-            let path = golden.join(format!("receipt-{name}.hex"));
+            let now = replay::receipt::Receipt::decode(&bytes).unwrap();
+            assert_eq!((now.format, now.id()), (2, id), "{name}");
+            // The previous receipt is named by its id, which the format changed too.
+            assert_eq!(old.prev.is_some(), now.prev.is_some(), "{name}");
+            assert_eq!(
+                replay::receipt::Receipt { format: 2, prev: now.prev, ..old },
+                now,
+                "{name}: format 1 and 2 hold the same"
+            );
+            let path = golden.join(format!("receipt-format-2-{name}.hex"));
             let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-            if bless {
+            if bless && !path.exists() {
                 std::fs::write(&path, format!("{hex}\n")).unwrap();
             }
             let pinned = std::fs::read_to_string(&path).unwrap();
             assert_eq!(pinned.trim(), hex, "{}: receipt bytes changed", path.display());
-            let decoded = replay::receipt::Receipt::decode(&bytes).unwrap();
-            assert_eq!(decoded.id(), id);
-            assert_eq!(decoded.format, 1);
         }
     }
     // Every receipt replays byte for byte.
@@ -169,6 +188,10 @@ fn the_traditional_letter_and_its_twin_inject_the_same_records() {
     assert_eq!(traditional, simplified);
     assert_eq!(traditional_context, simplified_context);
     assert!(traditional.contains(&"T-2".to_owned()) && traditional.contains(&"T-9".to_owned()), "{traditional:?}");
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len()).step_by(2).map(|at| u8::from_str_radix(&text[at..at + 2], 16).unwrap()).collect()
 }
 
 /// The golden ids: the snapshot, then `(name, receipt)` per chunk.

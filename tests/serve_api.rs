@@ -93,7 +93,7 @@ fn every_documented_operation_is_routed() {
             }
         }
     }
-    assert_eq!(n_operations, 29);
+    assert_eq!(n_operations, 32);
     // The one operation that creates a book.
     let create = create.expect("PUT /v1/books/{book} is documented").replace("{book}", "nobook");
     let reply = server.put(&create, &json!({ "profile": "zh", "actor": "human:test" }));
@@ -147,7 +147,7 @@ fn with_a_token_every_v1_request_needs_it_and_the_openapi_document_stays_public(
     std::fs::create_dir(&books).unwrap();
     let token_file = root.path().join("token");
     let token = "s3cret-token-of-some-length";
-    std::fs::write(&token_file, format!("{token}\nignored second line\n")).unwrap();
+    std::fs::write(&token_file, format!("# the team's token\n{token}\n")).unwrap();
     let mut server = Server::start_on(&books, "0.0.0.0:0", &["--token-file", token_file.to_str().unwrap()]);
     for given in [None, Some(format!("Bearer {token}x")), Some(format!("Bearer {}", &token[1..])), Some(token.into())] {
         let headers: Vec<(&str, &str)> = given.iter().map(|value| ("Authorization", value.as_str())).collect();

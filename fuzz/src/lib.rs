@@ -81,7 +81,7 @@ pub fn event_codec(bytes: &[u8]) {
         assert_eq!(codec::encode(&body).unwrap(), bytes, "decoded body is not canonical");
     }
     if let Ok(event) = record::open(Seq(1), bytes) {
-        let payload = event.content.encode().unwrap();
+        let payload = record::stored_payload(&event).unwrap();
         let (sealed, hash) = record::seal(event.seq, event.prev, event.schema, &payload);
         assert_eq!(sealed, bytes, "opened record does not reseal to itself");
         assert_eq!(hash, event.hash);
@@ -96,6 +96,19 @@ pub fn event_codec(bytes: &[u8]) {
             assert_eq!(event.content.encode().unwrap(), bytes, "payload behind a valid hash is not canonical");
         }
         Err(_) => assert!(codec::decode_strict::<NewEvent>(bytes).is_err(), "a canonical payload failed to open"),
+    }
+    // The same bytes as a schema-1 payload: what opens is canonical in schema 1 and
+    // upcast (every field schema 2 added absent).
+    let (sealed, _) = record::seal(Seq(1), Hash32::GENESIS, record::SCHEMA_1, bytes);
+    match record::open(Seq(1), &sealed) {
+        Ok(event) => {
+            assert_eq!(record::stored_payload(&event).unwrap(), bytes, "schema-1 payload is not canonical");
+            assert!(event.content.body.to_schema1().is_some(), "a schema-1 payload upcast to a schema-2-only body");
+        }
+        Err(_) => assert!(
+            codec::decode_strict::<ledger_model::schema1::NewEvent>(bytes).is_err(),
+            "a canonical schema-1 payload failed to open"
+        ),
     }
 }
 
@@ -317,6 +330,7 @@ fn projection() -> &'static (SnapshotId, Vec<u8>) {
                 surface: "Dong".into(),
                 kind: AliasKind::Nickname,
                 window: Some(Window { since: 2, until: None }),
+                release_to: None,
             }),
             Body::TermPut(TermPut { window: Window { since: 3, until: Some(5) }, ..term("T-2", "Yan", "Янь") }),
             Body::TermPut(TermPut { constant: true, priority: 5, ..term("T-3", "Sect", "Секта") }),
@@ -338,18 +352,27 @@ fn projection() -> &'static (SnapshotId, Vec<u8>) {
                 scope: Scope::Book,
                 text: "A book.".into(),
                 visible_from: None,
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
             Body::SummaryPut(SummaryPut {
                 id: id("S-2"),
                 scope: Scope::Arc { from: 1, to: 4 },
                 text: "An arc.".into(),
                 visible_from: Some(1),
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
             Body::SummaryPut(SummaryPut {
                 id: id("S-3"),
                 scope: Scope::Chapter(2),
                 text: "Chapter two.".into(),
                 visible_from: None,
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
         ];
         let mut state = State::new();

@@ -20,8 +20,9 @@ use crate::state::State;
 
 /// Version of the checkpoint layout: the document below and the serde form of
 /// [`State`]. A change of either bumps it; checkpoints of another format are dropped
-/// and rewritten, never upcast (they are derived).
-pub const CHECKPOINT_FORMAT: u16 = 1;
+/// and rewritten, never upcast (they are derived). Format 2: the state of schema 2
+/// (rules, governance, expected concepts, summary provenance).
+pub const CHECKPOINT_FORMAT: u16 = 2;
 
 #[derive(Serialize)]
 struct DocRef<'s> {

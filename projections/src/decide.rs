@@ -184,6 +184,36 @@ pub enum Problem {
         /// The snapshot the batch leads to.
         found: SnapshotId,
     },
+    /// A record names a party the book has not declared (or the book declares none).
+    UndeclaredParty {
+        /// Dotted path of the field (`term_put.release_to[1]`, `T-4 owner`).
+        field: String,
+        /// The party.
+        party: String,
+        /// Whether the book declares any parties at all.
+        any_declared: bool,
+    },
+    /// Rules exist (or are put) while the render format in force cannot render them.
+    RulesNeedRenderFormat {
+        /// The render format in force.
+        render_format: u16,
+    },
+    /// A rule's scope names a term the book does not have.
+    UnknownScopeRecord {
+        /// Dotted path of the selector.
+        field: String,
+        /// The term.
+        id: RecordId,
+    },
+    /// A concept to drop is not in the register.
+    UnknownConcept(String),
+    /// A concept is already registered under a surface that folds the same.
+    ConceptTwice {
+        /// The surface being registered.
+        surface: String,
+        /// The registered one.
+        registered: String,
+    },
     /// Two different events of one batch write the same thing.
     Duplicate {
         /// What both write (`term_put T-1`, `alias_added T-1 "蕭炎"`).
@@ -280,6 +310,26 @@ impl fmt::Display for Rejection {
                 f,
                 "rollback_marker to revision {to} cannot be checked: the snapshot of revision {to} is unknown (the batch leads to {found})"
             ),
+            Problem::UndeclaredParty { field, party, any_declared: true } => write!(
+                f,
+                "field `{field}`: party {party:?} is not one of the book's parties (declare it in governance_set.parties)"
+            ),
+            Problem::UndeclaredParty { field, party, any_declared: false } => write!(
+                f,
+                "field `{field}`: party {party:?} is not declared: the book declares no parties yet (set them with governance_set first)"
+            ),
+            Problem::RulesNeedRenderFormat { render_format } => write!(
+                f,
+                "rules are rendered by render format 2 or later, and the book's config sets render format {render_format}: set `render_format` to 2 in a config_set first"
+            ),
+            Problem::UnknownScopeRecord { field, id } => {
+                write!(f, "field `{field}`: the scope names {id}, which the book does not have")
+            }
+            Problem::UnknownConcept(surface) => write!(f, "{surface:?} is not an expected concept"),
+            Problem::ConceptTwice { surface, registered } => write!(
+                f,
+                "{surface:?} is already expected as {registered:?}: both fold to the same surface"
+            ),
             Problem::Duplicate { what, first } => {
                 write!(f, "{what} is also written, differently, by event {} of this batch", first + 1)
             }
@@ -315,6 +365,7 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
     let mut touched = BTreeSet::new();
     let mut written: BTreeMap<String, (usize, &Body)> = BTreeMap::new();
     let mut config_changed = false;
+    let mut governance_changed = false;
     let mut marker = None;
     for (index, event) in batch.iter().enumerate() {
         if let Some(what) = duplicate_key(&event.body) {
@@ -335,8 +386,8 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
             }
             _ => event.clone(),
         };
-        validate_event(&event, &scratch.rules()).map_err(|error| reject(index, Problem::Field(error)))?;
-        let min_chars = scratch.rules().min_key_chars;
+        validate_event(&event, &scratch.validation_rules()).map_err(|error| reject(index, Problem::Field(error)))?;
+        let min_chars = scratch.validation_rules().min_key_chars;
         check_keys(&event.body, fold, min_chars).map_err(|problem| reject(index, problem))?;
         if is_noop(&scratch, &event.body) {
             dropped.push(index);
@@ -345,6 +396,7 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
         check_event(&scratch, env, head, index, &event.body)?;
         match &event.body {
             Body::ConfigSet(_) => config_changed = true,
+            Body::GovernanceSet(_) => governance_changed = true,
             Body::RollbackMarker(_) if index + 1 != batch.len() => {
                 return Err(reject(index, Problem::RollbackNotLast));
             }
@@ -378,6 +430,14 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
         // A new profile folds every key anew: each must still be usable.
         check_all_keys(&scratch, fold)?;
     }
+    if governance_changed {
+        // A new governance may drop a party records still name.
+        check_all_parties(&scratch)?;
+    }
+    let render_format = scratch.assembly().render_format;
+    if render_format < 2 && scratch.rules.values().any(|rule| !rule.retired) {
+        return Err(Rejection { index: None, problem: Problem::RulesNeedRenderFormat { render_format } });
+    }
     if let Some((index, to)) = marker {
         let found = scratch.snapshot_id();
         let expected = (env.snapshot_at)(to);
@@ -397,7 +457,10 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::AliasAdded(AliasAdded { id, surface, .. }) | Body::AliasRemoved(AliasRemoved { id, surface }) => {
             Some(format!("{kind} {id} {surface:?}"))
         }
-        Body::ConfigSet(_) => Some(kind.to_owned()),
+        Body::ConfigSet(_) | Body::GovernanceSet(_) => Some(kind.to_owned()),
+        Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
+            Some(format!("{kind} {surface:?}"))
+        }
         Body::RollbackMarker(_) => None,
         _ => body.record().map(|id| format!("{kind} {id}")),
     }
@@ -486,7 +549,17 @@ fn is_noop(state: &State, body: &Body) -> bool {
             }
         }
         Body::ConfigSet(config) => state.config() == Some(config),
-        Body::TermRetired(_) | Body::AliasRemoved(_) | Body::SummaryRetired(_) | Body::RollbackMarker(_) => false,
+        Body::RulePut(put) => state.rules.get(&put.id).is_some_and(|rule| !rule.retired && rule.put == *put),
+        Body::GovernanceSet(governance) => state.governance_set().is_some_and(|(current, _)| current == governance),
+        Body::ConceptExpected(concept) => {
+            state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
+        }
+        Body::TermRetired(_)
+        | Body::AliasRemoved(_)
+        | Body::SummaryRetired(_)
+        | Body::RollbackMarker(_)
+        | Body::RuleRetired(_)
+        | Body::ConceptDropped(_) => false,
     }
 }
 
@@ -494,6 +567,14 @@ fn active_term(state: &State, index: usize, id: RecordId) -> Result<(), Rejectio
     match state.terms.get(&id) {
         None => Err(reject(index, Problem::UnknownRecord(id))),
         Some(term) if term.retired => Err(reject(index, Problem::Retired(id))),
+        Some(_) => Ok(()),
+    }
+}
+
+fn active_rule(state: &State, index: usize, id: RecordId) -> Result<(), Rejection> {
+    match state.rules.get(&id) {
+        None => Err(reject(index, Problem::UnknownRecord(id))),
+        Some(rule) if rule.retired => Err(reject(index, Problem::Retired(id))),
         Some(_) => Ok(()),
     }
 }
@@ -519,7 +600,68 @@ fn check_config(env: &Environment<'_>, config: &ConfigSet) -> Result<(), Problem
     }
 }
 
+/// The parties a body names (but `*`), with the field that names each.
+fn parties_named(body: &Body) -> Vec<(String, String)> {
+    let root = body.kind_name();
+    type Lists<'b> = Vec<(&'static str, &'b Option<Vec<String>>)>;
+    let (owner, lists): (&Option<String>, Lists<'_>) = match body {
+        Body::TermPut(put) => {
+            (&put.owner, vec![("release_to", &put.release_to), ("note_release_to", &put.note_release_to)])
+        }
+        Body::AliasAdded(alias) => (&None, vec![("release_to", &alias.release_to)]),
+        Body::SummaryPut(put) => (&put.owner, vec![("release_to", &put.release_to)]),
+        Body::RulePut(put) => (&put.owner, vec![("release_to", &put.release_to)]),
+        _ => return Vec::new(),
+    };
+    let mut named: Vec<(String, String)> = owner.iter().map(|owner| (format!("{root}.owner"), owner.clone())).collect();
+    for (field, list) in lists {
+        for (party_idx, party) in list.iter().flatten().enumerate() {
+            if party != ledger_model::validate::EVERY_PARTY {
+                named.push((format!("{root}.{field}[{party_idx}]"), party.clone()));
+            }
+        }
+    }
+    named
+}
+
+/// Every party `body` names must be one the book declares.
+fn check_parties(state: &State, body: &Body) -> Result<(), Problem> {
+    let declared: &[String] = state.governance_set().map_or(&[], |(governance, _)| &governance.parties);
+    for (field, party) in parties_named(body) {
+        if !declared.contains(&party) {
+            return Err(Problem::UndeclaredParty { field, party, any_declared: state.governance_set().is_some() });
+        }
+    }
+    Ok(())
+}
+
+/// Every party an active record names, after the governance changed.
+fn check_all_parties(state: &State) -> Result<(), Rejection> {
+    let whole = |problem| Rejection { index: None, problem };
+    let mut bodies: Vec<(RecordId, Body)> = Vec::new();
+    for (id, term) in state.terms.iter().filter(|(_, term)| !term.retired) {
+        bodies.push((*id, Body::TermPut(term.put.clone())));
+        bodies.extend(term.aliases.values().map(|alias| (*id, Body::AliasAdded(alias.clone()))));
+    }
+    for (id, summary) in state.summaries.iter().filter(|(_, s)| !s.retired) {
+        bodies.push((*id, Body::SummaryPut(summary.put.clone())));
+    }
+    for (id, rule) in state.rules.iter().filter(|(_, r)| !r.retired) {
+        bodies.push((*id, Body::RulePut(rule.put.clone())));
+    }
+    for (id, body) in bodies {
+        check_parties(state, &body).map_err(|problem| match problem {
+            Problem::UndeclaredParty { field, party, any_declared } => {
+                whole(Problem::UndeclaredParty { field: format!("{id} {field}"), party, any_declared })
+            }
+            other => whole(other),
+        })?;
+    }
+    Ok(())
+}
+
 fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, body: &Body) -> Result<(), Rejection> {
+    check_parties(state, body).map_err(|problem| reject(index, problem))?;
     match body {
         // `supersedes` is checked against the state after the whole batch.
         Body::TermPut(_) => Ok(()),
@@ -556,9 +698,44 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
         Body::ConfigSet(config) => check_config(env, config).map_err(|problem| reject(index, problem)),
         Body::DispositionSet(disposition) => match disposition.target.kind() {
             RecordKind::Term => active_term(state, index, disposition.target),
+            RecordKind::Rule => active_rule(state, index, disposition.target),
             _ if state.candidates.contains_key(&disposition.target) => Ok(()),
             _ => Err(reject(index, Problem::UnknownRecord(disposition.target))),
         },
+        Body::RulePut(put) => {
+            let scopes = [("applies_to", Some(&put.applies_to)), ("does_not_apply_to", put.does_not_apply_to.as_ref())];
+            for (field, selectors) in scopes {
+                for (selector_idx, selector) in selectors.into_iter().flatten().enumerate() {
+                    if let Selector::Record(id) = selector {
+                        if !state.terms.contains_key(id) {
+                            let field = format!("rule_put.{field}[{selector_idx}].record");
+                            return Err(reject(index, Problem::UnknownScopeRecord { field, id: *id }));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        Body::RuleRetired(retired) => active_rule(state, index, retired.id),
+        Body::GovernanceSet(_) => Ok(()),
+        Body::ConceptExpected(concept) => {
+            let folded = (env.fold)(&concept.surface);
+            match state
+                .expected
+                .keys()
+                .find(|registered| **registered != concept.surface && (env.fold)(registered) == folded)
+            {
+                Some(registered) => Err(reject(
+                    index,
+                    Problem::ConceptTwice { surface: concept.surface.clone(), registered: registered.clone() },
+                )),
+                None => Ok(()),
+            }
+        }
+        Body::ConceptDropped(dropped) if !state.expected.contains_key(&dropped.surface) => {
+            Err(reject(index, Problem::UnknownConcept(dropped.surface.clone())))
+        }
+        Body::ConceptDropped(_) => Ok(()),
         Body::RollbackMarker(marker) if marker.to > head => {
             Err(reject(index, Problem::RollbackBeyondHead { to: marker.to, head }))
         }

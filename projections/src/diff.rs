@@ -51,6 +51,10 @@ fn term_fields(a: &crate::state::Term, b: &crate::state::Term) -> Vec<FieldChang
     field(&mut out, "constant", &x.constant, &y.constant);
     field(&mut out, "secondary", &x.secondary, &y.secondary);
     field(&mut out, "supersedes", &x.supersedes, &y.supersedes);
+    field(&mut out, "owner", &x.owner, &y.owner);
+    field(&mut out, "owner_role", &x.owner_role, &y.owner_role);
+    field(&mut out, "release_to", &x.release_to, &y.release_to);
+    field(&mut out, "note_release_to", &x.note_release_to, &y.note_release_to);
     let aliases = |term: &crate::state::Term| term.aliases.values().cloned().collect::<Vec<_>>();
     field(&mut out, "aliases", &aliases(a), &aliases(b));
     field(&mut out, "verdict", &a.verdict, &b.verdict);
@@ -62,6 +66,25 @@ fn summary_fields(x: &SummaryPut, y: &SummaryPut) -> Vec<FieldChange> {
     field(&mut out, "scope", &x.scope, &y.scope);
     field(&mut out, "text", &x.text, &y.text);
     field(&mut out, "visible_from", &x.visible_from, &y.visible_from);
+    field(&mut out, "owner", &x.owner, &y.owner);
+    field(&mut out, "owner_role", &x.owner_role, &y.owner_role);
+    field(&mut out, "release_to", &x.release_to, &y.release_to);
+    out
+}
+
+fn rule_fields(a: &crate::state::Rule, b: &crate::state::Rule) -> Vec<FieldChange> {
+    let (x, y) = (&a.put, &b.put);
+    let mut out = Vec::new();
+    field(&mut out, "text", &x.text, &y.text);
+    field(&mut out, "applies_to", &x.applies_to, &y.applies_to);
+    field(&mut out, "does_not_apply_to", &x.does_not_apply_to, &y.does_not_apply_to);
+    field(&mut out, "window", &x.window, &y.window);
+    field(&mut out, "status", &x.status, &y.status);
+    field(&mut out, "priority", &x.priority, &y.priority);
+    field(&mut out, "owner", &x.owner, &y.owner);
+    field(&mut out, "owner_role", &x.owner_role, &y.owner_role);
+    field(&mut out, "release_to", &x.release_to, &y.release_to);
+    field(&mut out, "verdict", &a.verdict, &b.verdict);
     out
 }
 
@@ -101,7 +124,28 @@ pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
             (None, None) => {}
         }
     }
+    let ids: std::collections::BTreeSet<RecordId> = old.rules.keys().chain(new.rules.keys()).copied().collect();
+    for id in ids {
+        let before = old.rules.get(&id).filter(|r| !r.retired);
+        let after = new.rules.get(&id).filter(|r| !r.retired);
+        match (before, after) {
+            (None, Some(_)) => out.push(RecordDiff::Added(id)),
+            (Some(_), None) => out.push(RecordDiff::Removed(id)),
+            (Some(a), Some(b)) => {
+                let changes = rule_fields(a, b);
+                if !changes.is_empty() {
+                    out.push(RecordDiff::Changed(id, changes));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    out.sort_by_key(|change| match change {
+        RecordDiff::Added(id) | RecordDiff::Removed(id) | RecordDiff::Changed(id, _) => *id,
+    });
     let mut config = Vec::new();
     field(&mut config, "config", &old.config(), &new.config());
+    let governance = |state: &State| state.governance_set().map(|(governance, _)| governance.clone());
+    field(&mut config, "governance", &governance(old), &governance(new));
     (out, config)
 }

@@ -3,7 +3,8 @@
 //! It is the record table (rkyv, checked access) plus the frozen leftmost-longest
 //! automaton over every folded surface of every active term (all windows: the window
 //! is filtered at match time). Only this module knows the rkyv layout: assembly reads
-//! the table through the typed views ([`TermRef`], [`SurfaceRef`], [`SummaryRef`]) and
+//! the table through the typed views ([`TermRef`], [`SurfaceRef`], [`SummaryRef`],
+//! [`RuleRef`]) and
 //! the [`TermIdx`] handles of [`Frozen`], never through archived types.
 //!
 //! Layout of the bytes ([`freeze`]):
@@ -11,7 +12,7 @@
 //! | offset | size | field |
 //! | ---: | ---: | --- |
 //! | 0 | 4 | magic `LBFP` |
-//! | 4 | 2 | format version, [`FROZEN_FORMAT`] (2) |
+//! | 4 | 2 | format version, [`FROZEN_FORMAT`] (3) |
 //! | 6 | 2 | reserved, zero |
 //! | 8 | 32 | snapshot ID the projection was frozen from |
 //! | 40 | 8 | `table_len`: bytes of the rkyv record table |
@@ -42,14 +43,16 @@ use matcher::{BuildError, FrozenLoadError, Matcher, MatcherBuilder, Profile, Pro
 use rkyv::option::ArchivedOption;
 use rkyv::rancor;
 use rkyv::rend::u32_le;
-use rkyv::tuple::ArchivedTuple2;
+use rkyv::string::ArchivedString;
+use rkyv::tuple::{ArchivedTuple2, ArchivedTuple4};
 
 use crate::snapshot::SnapshotId;
 use crate::state::State;
 
 /// Version of the layout above and of [`FrozenTable`]. Format 1 hashed the table
-/// alone; its projections fail to load and are rebuilt from the log.
-pub const FROZEN_FORMAT: u16 = 2;
+/// alone; format 2 had no rules and no conflict policy. Their projections fail to
+/// load and are rebuilt from the log.
+pub const FROZEN_FORMAT: u16 = 3;
 const MAGIC: [u8; 4] = *b"LBFP";
 const HEADER_LEN: usize = 112;
 /// blake3 `derive_key` context of the hash over the table and the matcher.
@@ -112,12 +115,42 @@ pub struct FrozenSummary {
     pub visible_from: u32,
 }
 
+/// One selector of a rule's scope: (code, text, a, b). Codes: 0 kind (`text`), 1
+/// record (`a` the term number), 2 chapters (`a ..= b`, `b` none open-ended), 3
+/// dialogue, 4 narration.
+pub type FrozenSelector = (u8, String, u32, Option<u32>);
+
+/// One active rule.
+#[derive(Clone, Debug, PartialEq, Eq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct FrozenRule {
+    /// Number of the `R-…` id.
+    pub number: u32,
+    /// The instruction.
+    pub text: String,
+    /// Where it applies.
+    pub applies_to: Vec<FrozenSelector>,
+    /// Where it does not.
+    pub does_not_apply_to: Vec<FrozenSelector>,
+    /// Window (the spoiler gate).
+    pub window: (u32, Option<u32>),
+    /// Status: 0 approved, 1 auto, 2 draft.
+    pub status: u8,
+    /// Priority.
+    pub priority: i32,
+    /// Verdict: 0 none, 1 accept, 2 verify, 3 reject.
+    pub verdict: u8,
+}
+
 /// The record table of a frozen projection.
 #[derive(Clone, Debug, PartialEq, Eq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct FrozenTable {
     /// Assembly config: token budget, sticky chunks, min key chars, render format,
     /// token estimator.
     pub assembly: (u32, u32, u32, u16, u16),
+    /// Conflict policy: 0 flag, 1 prefer_specific, 2 prefer_priority, 3 prefer_approved.
+    pub policy: u8,
+    /// Active rules by id.
+    pub rules: Vec<FrozenRule>,
     /// Active terms by id (so by number: a binary search finds a term).
     pub terms: Vec<FrozenTerm>,
     /// Indexes into `terms` of the constant terms.
@@ -227,6 +260,33 @@ pub fn table(state: &State) -> FrozenTable {
         })
         .collect();
     assert!(terms.windows(2).all(|pair| pair[0].number < pair[1].number), "terms are sorted by number");
+    let selectors = |selectors: &[Selector]| -> Vec<FrozenSelector> {
+        selectors
+            .iter()
+            .map(|selector| match selector {
+                Selector::Kind(kind) => (0, kind.clone(), 0, None),
+                Selector::Record(id) => (1, String::new(), id.number(), None),
+                Selector::Chapters(window) => (2, String::new(), window.since, window.until),
+                Selector::Dialogue => (3, String::new(), 0, None),
+                Selector::Narration => (4, String::new(), 0, None),
+            })
+            .collect()
+    };
+    let rules = state
+        .rules()
+        .values()
+        .filter(|rule| !rule.retired)
+        .map(|rule| FrozenRule {
+            number: rule.put.id.number(),
+            text: rule.put.text.clone(),
+            applies_to: selectors(&rule.put.applies_to),
+            does_not_apply_to: selectors(rule.put.does_not_apply_to.as_deref().unwrap_or(&[])),
+            window: (rule.put.window.since, rule.put.window.until),
+            status: status_code(rule.put.status),
+            priority: rule.put.priority,
+            verdict: verdict_code(rule.verdict.as_ref().map(|(verdict, _)| *verdict)),
+        })
+        .collect();
     let constant = terms.iter().enumerate().filter(|(_, term)| term.constant).map(|(idx, _)| idx as u32).collect();
     FrozenTable {
         constant,
@@ -237,6 +297,8 @@ pub fn table(state: &State) -> FrozenTable {
             assembly.render_format,
             assembly.token_estimator,
         ),
+        policy: policy_code(state.conflict_policy()),
+        rules,
         terms,
         surfaces,
         summaries,
@@ -251,12 +313,18 @@ pub fn build_matcher(table: &FrozenTable, profile: &Profile) -> Result<Matcher, 
     MatcherBuilder::new(profile).build(keys).map_err(FrozenError::Build)
 }
 
-/// Freezes `state` (whose snapshot ID is `snapshot`) with `profile`.
+/// Freezes `state` with `profile`, under its snapshot ID.
 pub fn freeze(state: &State, profile: &Profile) -> Result<Vec<u8>, FrozenError> {
+    freeze_as(state, state.snapshot_id(), profile)
+}
+
+/// Freezes `state` with `profile` under `id`: a party's view of a snapshot is frozen
+/// under the view's id ([`crate::release::view_id`]), not under its own snapshot ID.
+pub fn freeze_as(state: &State, id: SnapshotId, profile: &Profile) -> Result<Vec<u8>, FrozenError> {
     let table = table(state);
     let matcher = build_matcher(&table, profile)?;
     let archived = archive(&table)?;
-    Ok(seal(state.snapshot_id(), profile.id(), &archived, &matcher.to_bytes()))
+    Ok(seal(id, profile.id(), &archived, &matcher.to_bytes()))
 }
 
 /// The rkyv archive of `table`: the table section of the frozen bytes.
@@ -388,6 +456,16 @@ impl Frozen {
             render_format: assembly.3.to_native(),
             token_estimator: assembly.4.to_native(),
         }
+    }
+
+    /// The conflict policy the projection was frozen with.
+    pub fn conflict_policy(&self) -> ConflictPolicy {
+        policy_of(self.table().policy).unwrap_or(ConflictPolicy::Flag)
+    }
+
+    /// The active rules, in id order.
+    pub fn rules(&self) -> impl ExactSizeIterator<Item = RuleRef<'_>> + '_ {
+        self.table().rules.iter().map(RuleRef)
     }
 
     /// Number of active terms.
@@ -623,6 +701,94 @@ impl fmt::Debug for SummaryRef<'_> {
     }
 }
 
+/// One active rule of a loaded projection.
+#[derive(Clone, Copy)]
+pub struct RuleRef<'a>(&'a ArchivedFrozenRule);
+
+impl<'a> RuleRef<'a> {
+    /// Number of its id (`R-3` is 3).
+    pub fn number(self) -> u32 {
+        self.0.number.to_native()
+    }
+
+    /// The instruction.
+    pub fn text(self) -> &'a str {
+        self.0.text.as_str()
+    }
+
+    /// Where it applies.
+    pub fn applies_to(self) -> impl ExactSizeIterator<Item = Selector> + 'a {
+        self.0.applies_to.iter().map(selector_of)
+    }
+
+    /// Where it does not.
+    pub fn does_not_apply_to(self) -> impl ExactSizeIterator<Item = Selector> + 'a {
+        self.0.does_not_apply_to.iter().map(selector_of)
+    }
+
+    /// Its window.
+    pub fn window(self) -> Window {
+        Window { since: self.0.window.0.to_native(), until: self.0.window.1.as_ref().map(|u| u.to_native()) }
+    }
+
+    /// Review status.
+    pub fn status(self) -> Status {
+        status_of(self.0.status).unwrap_or(Status::Draft)
+    }
+
+    /// Priority.
+    pub fn priority(self) -> i32 {
+        self.0.priority.to_native()
+    }
+
+    /// The editorial verdict in force.
+    pub fn verdict(self) -> Option<Verdict> {
+        verdict_of(self.0.verdict).flatten()
+    }
+}
+
+impl fmt::Debug for RuleRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuleRef").field("number", &self.number()).field("text", &self.text()).finish()
+    }
+}
+
+/// A selector from its frozen form (checked by [`Frozen::load`]: the code is known and
+/// a record number is a valid id).
+fn selector_of(selector: &ArchivedTuple4<u8, ArchivedString, u32_le, ArchivedOption<u32_le>>) -> Selector {
+    match selector.0 {
+        0 => Selector::Kind(selector.1.as_str().to_owned()),
+        1 => Selector::Record(
+            RecordId::new(RecordKind::Term, selector.2.to_native()).expect("checked when the projection was loaded"),
+        ),
+        2 => Selector::Chapters(Window {
+            since: selector.2.to_native(),
+            until: selector.3.as_ref().map(|until| until.to_native()),
+        }),
+        3 => Selector::Dialogue,
+        _ => Selector::Narration,
+    }
+}
+
+fn policy_code(policy: ConflictPolicy) -> u8 {
+    match policy {
+        ConflictPolicy::Flag => 0,
+        ConflictPolicy::PreferSpecific => 1,
+        ConflictPolicy::PreferPriority => 2,
+        ConflictPolicy::PreferApproved => 3,
+    }
+}
+
+fn policy_of(code: u8) -> Option<ConflictPolicy> {
+    match code {
+        0 => Some(ConflictPolicy::Flag),
+        1 => Some(ConflictPolicy::PreferSpecific),
+        2 => Some(ConflictPolicy::PreferPriority),
+        3 => Some(ConflictPolicy::PreferApproved),
+        _ => None,
+    }
+}
+
 // The codes of the table, both ways. `None` is a code this build does not know; the
 // outer `Option` of the decoders is "unknown code", the inner one "no value".
 
@@ -786,6 +952,36 @@ fn check_table(table: &ArchivedFrozenTable, matcher: &Matcher) -> Result<(), Fro
     }
     if table.summaries.iter().zip(table.summaries.iter().skip(1)).any(|(a, b)| a.number >= b.number) {
         return bad("summaries are out of id order".into());
+    }
+    if policy_of(table.policy).is_none() {
+        return bad(format!("unknown conflict policy code {}", table.policy));
+    }
+    for (idx, rule) in table.rules.iter().enumerate() {
+        let number = rule.number.to_native();
+        let code = |field: &str, value: u8| format!("rule R-{number}: unknown {field} code {value}");
+        if status_of(rule.status).is_none() {
+            return bad(code("status", rule.status));
+        }
+        if verdict_of(rule.verdict).is_none() {
+            return bad(code("verdict", rule.verdict));
+        }
+        if RecordId::new(RecordKind::Rule, number).is_none() {
+            return bad(format!("rule {idx}: number {number} is not an id"));
+        }
+        for selector in rule.applies_to.iter().chain(rule.does_not_apply_to.iter()) {
+            let fine = match selector.0 {
+                0 | 3 | 4 => true,
+                1 => RecordId::new(RecordKind::Term, selector.2.to_native()).is_some(),
+                2 => selector.3.as_ref().is_none_or(|until| selector.2.to_native() <= until.to_native()),
+                _ => false,
+            };
+            if !fine {
+                return bad(format!("rule R-{number}: bad selector code {} ({})", selector.0, selector.2.to_native()));
+            }
+        }
+    }
+    if table.rules.iter().zip(table.rules.iter().skip(1)).any(|(a, b)| a.number >= b.number) {
+        return bad("rules are out of id order".into());
     }
     // The matcher belongs to this table: its values name every surface exactly once
     // (freeze gives each surface one key whose value is its index).

@@ -22,6 +22,7 @@ pub mod decide;
 pub mod diff;
 pub mod frozen;
 pub mod read;
+pub mod release;
 pub mod rollback;
 pub mod snapshot;
 pub mod state;
@@ -29,9 +30,10 @@ pub mod state;
 pub use decide::{decide, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning};
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use read::ActiveTerm;
+pub use release::{Governed, Reader};
 pub use rollback::{plan_rollback, PlanError};
-pub use snapshot::{SnapshotId, SnapshotTracker, SNAPSHOT_FORMAT};
-pub use state::{Candidate, Provenance, State, Summary, Term};
+pub use snapshot::{SnapshotId, SnapshotTracker, Touched, SNAPSHOT_FORMAT};
+pub use state::{Candidate, Expected, Provenance, Rule, State, Summary, Term};
 
 /// Version of the matching semantics the snapshot's bytes are interpreted with
 /// (fold pipeline, leftmost-longest, word boundaries for Latin/Cyrillic keys).

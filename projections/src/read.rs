@@ -5,7 +5,7 @@
 
 use ledger_model::*;
 
-use crate::state::{State, Summary, Term};
+use crate::state::{Rule, State, Summary, Term};
 
 /// A term as it applies in story time: its window after supersession.
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +83,16 @@ impl State {
             Some(own) => intersect(own, term_window),
             None => Some(term_window),
         }
+    }
+
+    /// Active rules, in id order; with a chapter, only those whose window contains
+    /// it (whether a rule is injected also depends on its scope and the chunk).
+    pub fn active_rules(&self, chapter: Option<u32>) -> Vec<&Rule> {
+        self.rules
+            .values()
+            .filter(|rule| !rule.retired)
+            .filter(|rule| chapter.is_none_or(|chapter| rule.put.window.contains(chapter)))
+            .collect()
     }
 
     /// Active summaries shown at `chapter` by [`summary_rank`], the rule assembly

@@ -3,8 +3,12 @@
 //! as one batch, closed by a `rollback_marker`.
 //!
 //! The plan restores everything a snapshot covers (active terms with content,
-//! aliases and verdicts; active summaries; config). The review queue (candidates and
-//! their verdicts) is not part of a snapshot and is left as it is.
+//! aliases and verdicts; active summaries; active rules with their verdicts; the
+//! governance; config). The review queue (candidates and their verdicts) and the
+//! register of expected concepts are not part of a snapshot and are left as they
+//! are. A governance goes first, so the records after it may name its parties; a
+//! book rolled back to before its first governance gets an empty one (policy `flag`,
+//! no parties), which is what a book without one does.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -120,13 +124,55 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
             _ => {}
         }
     }
+    let mut rules = Vec::new();
+    let mut rule_verdicts = Vec::new();
+    let ids: BTreeSet<RecordId> = head.rules.keys().chain(target.rules.keys()).copied().collect();
+    for id in ids {
+        let now = head.rules.get(&id).filter(|r| !r.retired);
+        let was = target.rules.get(&id).filter(|r| !r.retired);
+        match (now, was) {
+            (Some(_), None) => {
+                rules.push(Body::RuleRetired(RuleRetired { id, reason: Some(format!("rollback to {to}")) }))
+            }
+            (now, Some(was)) => {
+                if now.map(|r| &r.put) != Some(&was.put) {
+                    rules.push(Body::RulePut(was.put.clone()));
+                }
+                let current = now.and_then(|r| r.verdict.as_ref()).map(|(verdict, _)| *verdict);
+                if current != was.verdict.as_ref().map(|(verdict, _)| *verdict) {
+                    let (verdict, reason) = match &was.verdict {
+                        Some((verdict, reason)) => (*verdict, reason.clone()),
+                        None => (Verdict::Withdraw, ROLLBACK_REASON.to_owned()),
+                    };
+                    rule_verdicts.push(Body::DispositionSet(DispositionSet {
+                        target: id,
+                        verdict,
+                        reason,
+                        note: Some(format!("rollback to {to}")),
+                    }));
+                }
+            }
+            (None, None) => {}
+        }
+    }
     let mut plan = Vec::new();
+    let governance_then = target.governance_set().map(|(governance, _)| governance.clone());
+    let governance_now = head.governance_set().map(|(governance, _)| governance.clone());
+    if governance_now.is_some() && governance_then != governance_now {
+        plan.push(Body::GovernanceSet(governance_then.unwrap_or(GovernanceSet {
+            conflict_policy: ConflictPolicy::Flag,
+            parties: Vec::new(),
+            defaults: Vec::new(),
+        })));
+    }
     plan.extend(puts);
     plan.extend(alias_removals);
     plan.extend(alias_adds);
     plan.extend(verdicts);
     plan.extend(retirements);
     plan.extend(summaries);
+    plan.extend(rules);
+    plan.extend(rule_verdicts);
     if let Some(config) = target.config() {
         if head.config() != Some(config) {
             plan.push(Body::ConfigSet(config.clone()));

@@ -4,9 +4,9 @@
 //! content, aliases and verdict; active summaries; the assembly config; the
 //! normalization profile; and the format versions of everything that turns them into
 //! bytes. Not the revision, not timestamps, not provenance, not verdict reasons, not
-//! retired records, not past versions, not the review queue (candidates). Equal
-//! states therefore share an ID, equal IDs give equal assemblies, and a rollback to
-//! revision R lands on R's ID.
+//! retired records, not past versions, not the review queue (candidates), not the
+//! register of expected concepts. Equal states therefore share an ID, equal IDs give
+//! equal assemblies, and a rollback to revision R lands on R's ID.
 //!
 //! Format 1 also covers fields no render format injects (a term's sense, speech and
 //! note, an alias's kind, `min_key_chars`, the profile's name): they change the ID but
@@ -14,7 +14,17 @@
 //! takes a new snapshot format chosen per book (docs/format.md).
 //!
 //! The ID is the keyed blake3 ([`SNAPSHOT_CONTEXT`]) of the canonical encoding of a
-//! [`SnapshotDoc`] (ledger-model's codec: bincode 2.0.1, fixed configuration).
+//! [`SnapshotDoc`] (ledger-model's codec: bincode 2.0.1, fixed configuration),
+//! followed, only when the book's governance can change an assembly, by the encoding
+//! of a [`GovernanceDoc`]: a conflict policy other than `flag`, the active rules, and, once
+//! the book restricts anything, every record's effective owner and release lists (a
+//! party's assembly depends on them). A book that uses none of these has exactly the
+//! bytes, and so the ID, it had before governance existed. Owners and roles of an
+//! unrestricted book change no assembly and are not covered.
+//!
+//! The document is written with schema-1 views of the records ([`TermV1`],
+//! [`AliasV1`], [`SummaryV1`]): the fields schema 2 added to a record are covered by
+//! the governance part or by nothing, never by the schema-1 part.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -27,6 +37,8 @@ use crate::state::State;
 
 /// Version of the snapshot document layout below.
 pub const SNAPSHOT_FORMAT: u16 = 1;
+/// Version of the governance part ([`GovernanceDoc`]), its first field.
+pub const GOVERNANCE_FORMAT: u16 = 1;
 /// blake3 `derive_key` context of snapshot IDs.
 pub const SNAPSHOT_CONTEXT: &str = "lorebank 2026-11-29 snapshot v1";
 
@@ -59,13 +71,83 @@ pub struct FormatVersions {
     pub token_estimator: u16,
 }
 
+/// A term as schema 1 encoded it: the fields of [`TermPut`] before owners and
+/// releases, in their order.
+#[derive(Debug, Serialize)]
+#[allow(missing_docs, reason = "the fields are those of TermPut")]
+pub struct TermV1<'s> {
+    pub id: RecordId,
+    pub src: &'s str,
+    pub sense: &'s Option<String>,
+    pub dst: &'s str,
+    pub kind: &'s Option<String>,
+    pub gender: Option<Gender>,
+    pub decl: &'s [String],
+    pub speech: &'s Option<String>,
+    pub note: &'s Option<String>,
+    pub window: Window,
+    pub status: Status,
+    pub priority: i32,
+    pub constant: bool,
+    pub secondary: &'s Option<SecondaryKeys>,
+    pub supersedes: Option<RecordId>,
+}
+
+impl<'s> TermV1<'s> {
+    fn of(put: &'s TermPut) -> TermV1<'s> {
+        TermV1 {
+            id: put.id,
+            src: &put.src,
+            sense: &put.sense,
+            dst: &put.dst,
+            kind: &put.kind,
+            gender: put.gender,
+            decl: &put.decl,
+            speech: &put.speech,
+            note: &put.note,
+            window: put.window,
+            status: put.status,
+            priority: put.priority,
+            constant: put.constant,
+            secondary: &put.secondary,
+            supersedes: put.supersedes,
+        }
+    }
+}
+
+/// An alias as schema 1 encoded it.
+#[derive(Debug, Serialize)]
+#[allow(missing_docs, reason = "the fields are those of AliasAdded")]
+pub struct AliasV1<'s> {
+    pub id: RecordId,
+    pub surface: &'s str,
+    pub kind: AliasKind,
+    pub window: Option<Window>,
+}
+
+/// A summary as schema 1 encoded it.
+#[derive(Debug, Serialize)]
+#[allow(missing_docs, reason = "the fields are those of SummaryPut")]
+pub struct SummaryV1<'s> {
+    pub id: RecordId,
+    pub scope: Scope,
+    pub text: &'s str,
+    pub visible_from: Option<u32>,
+}
+
+impl<'s> SummaryV1<'s> {
+    fn of(put: &'s SummaryPut) -> SummaryV1<'s> {
+        SummaryV1 { id: put.id, scope: put.scope, text: &put.text, visible_from: put.visible_from }
+    }
+}
+
 /// One active term as the snapshot sees it.
 #[derive(Debug, Serialize)]
 pub struct SnapshotTerm<'s> {
     /// The content.
-    pub put: &'s TermPut,
+    pub put: TermV1<'s>,
     /// Aliases, by surface.
-    pub aliases: Vec<&'s AliasAdded>,
+    pub aliases: Vec<AliasV1<'s>>,
     /// The verdict (its reason code does not change assemblies).
     pub verdict: Option<Verdict>,
 }
@@ -82,7 +164,74 @@ pub struct SnapshotDoc<'s> {
     /// Active terms by id.
     pub terms: Vec<SnapshotTerm<'s>>,
     /// Active summaries by id.
-    pub summaries: Vec<&'s SummaryPut>,
+    pub summaries: Vec<SummaryV1<'s>>,
+}
+
+/// One active rule as the snapshot sees it: what assembly reads of it.
+#[derive(Debug, Serialize)]
+pub struct SnapshotRule<'s> {
+    /// The id.
+    pub id: RecordId,
+    /// The instruction.
+    pub text: &'s str,
+    /// Where it applies.
+    pub applies_to: &'s [Selector],
+    /// Where it does not (an undeclared exclusion is none).
+    pub does_not_apply_to: &'s [Selector],
+    /// The spoiler gate.
+    pub window: Window,
+    /// Status.
+    pub status: Status,
+    /// Priority.
+    pub priority: i32,
+    /// The verdict.
+    pub verdict: Option<Verdict>,
+}
+
+/// Who reads one active record of a restricted book: what a party's assembly
+/// depends on. Release lists are sorted.
+#[derive(Debug, Serialize)]
+pub struct SnapshotRelease<'s> {
+    /// The record.
+    pub id: RecordId,
+    /// Its effective owner.
+    pub owner: Option<&'s str>,
+    /// Its effective release list.
+    pub release_to: Option<Vec<&'s str>>,
+    /// Its note's release list.
+    pub note_release_to: Option<Vec<&'s str>>,
+    /// Release lists of its aliases that have one, by surface.
+    pub aliases: Vec<(&'s str, Vec<&'s str>)>,
+}
+
+/// The part of a snapshot that governance adds, when it can change an assembly.
+#[derive(Debug, Serialize)]
+pub struct GovernanceDoc<'s> {
+    /// [`GOVERNANCE_FORMAT`].
+    pub format: u16,
+    /// The conflict policy, unless it is `flag` (the policy of a book that declares
+    /// none).
+    pub conflict_policy: Option<ConflictPolicy>,
+    /// Active rules by id.
+    pub rules: Vec<SnapshotRule<'s>>,
+    /// When the book restricts anything: who reads each active term, summary and
+    /// rule, by id.
+    pub release: Option<Vec<SnapshotRelease<'s>>>,
+}
+
+impl GovernanceDoc<'_> {
+    /// Whether it can change no assembly, and so adds nothing to the snapshot.
+    pub fn is_empty(&self) -> bool {
+        self.conflict_policy.is_none() && self.rules.is_empty() && self.release.is_none()
+    }
+}
+
+fn sorted(list: Option<&[String]>) -> Option<Vec<&str>> {
+    list.map(|list| {
+        let mut list: Vec<&str> = list.iter().map(String::as_str).collect();
+        list.sort_unstable();
+        list
+    })
 }
 
 impl State {
@@ -101,10 +250,57 @@ impl State {
     /// The snapshot form of an active term.
     fn snapshot_term(term: &crate::state::Term) -> SnapshotTerm<'_> {
         SnapshotTerm {
-            put: &term.put,
-            aliases: term.aliases.values().collect(),
+            put: TermV1::of(&term.put),
+            aliases: term
+                .aliases
+                .values()
+                .map(|alias| AliasV1 { id: alias.id, surface: &alias.surface, kind: alias.kind, window: alias.window })
+                .collect(),
             verdict: term.verdict.as_ref().map(|(verdict, _)| *verdict),
         }
+    }
+
+    fn snapshot_rule(rule: &crate::state::Rule) -> SnapshotRule<'_> {
+        SnapshotRule {
+            id: rule.put.id,
+            text: &rule.put.text,
+            applies_to: &rule.put.applies_to,
+            does_not_apply_to: rule.put.does_not_apply_to.as_deref().unwrap_or(&[]),
+            window: rule.put.window,
+            status: rule.put.status,
+            priority: rule.put.priority,
+            verdict: rule.verdict.as_ref().map(|(verdict, _)| *verdict),
+        }
+    }
+
+    /// Who reads active record `id` (of a restricted book).
+    fn snapshot_release(&self, id: RecordId) -> SnapshotRelease<'_> {
+        let governed = self.governed(id);
+        let term = (id.kind() == RecordKind::Term).then(|| &self.terms[&id]);
+        SnapshotRelease {
+            id,
+            owner: governed.owner,
+            release_to: sorted(governed.release_to),
+            note_release_to: term.and_then(|term| sorted(term.put.note_release_to.as_deref())),
+            aliases: term
+                .map(|term| {
+                    term.aliases
+                        .values()
+                        .filter_map(|alias| Some((alias.surface.as_str(), sorted(alias.release_to.as_deref())?)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The ids of every active term, summary and rule, in id order.
+    fn active_ids(&self) -> Vec<RecordId> {
+        let terms = self.terms.iter().filter(|(_, term)| !term.retired).map(|(id, _)| *id);
+        let summaries = self.summaries.iter().filter(|(_, s)| !s.retired).map(|(id, _)| *id);
+        let rules = self.rules.iter().filter(|(_, r)| !r.retired).map(|(id, _)| *id);
+        let mut ids: Vec<RecordId> = terms.chain(summaries).chain(rules).collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// The snapshot document of this state.
@@ -115,13 +311,31 @@ impl State {
             profile,
             assembly,
             terms: self.terms.values().filter(|term| !term.retired).map(State::snapshot_term).collect(),
-            summaries: self.summaries.values().filter(|s| !s.retired).map(|s| &s.put).collect(),
+            summaries: self.summaries.values().filter(|s| !s.retired).map(|s| SummaryV1::of(&s.put)).collect(),
         }
     }
 
-    /// The canonical bytes of the snapshot.
+    /// The governance part of the snapshot document.
+    pub fn governance_doc(&self) -> GovernanceDoc<'_> {
+        GovernanceDoc {
+            format: GOVERNANCE_FORMAT,
+            conflict_policy: Some(self.conflict_policy()).filter(|policy| *policy != ConflictPolicy::Flag),
+            rules: self.rules.values().filter(|rule| !rule.retired).map(State::snapshot_rule).collect(),
+            release: self
+                .is_restricted()
+                .then(|| self.active_ids().into_iter().map(|id| self.snapshot_release(id)).collect()),
+        }
+    }
+
+    /// The canonical bytes of the snapshot: the document, then the governance part
+    /// unless it is empty.
     pub fn snapshot_bytes(&self) -> Vec<u8> {
-        codec::encode_large(&self.snapshot_doc()).expect("snapshot documents always encode")
+        let mut bytes = codec::encode_large(&self.snapshot_doc()).expect("snapshot documents always encode");
+        let governance = self.governance_doc();
+        if !governance.is_empty() {
+            bytes.extend(codec::encode_large(&governance).expect("snapshot documents always encode"));
+        }
+        bytes
     }
 
     /// The snapshot ID.
@@ -133,17 +347,23 @@ impl State {
 }
 
 /// The snapshot IDs of one fold's successive states, without re-encoding the whole
-/// state each time: it keeps the encoded form of every active term and summary, and
-/// [`SnapshotTracker::touch`] re-encodes only the record an event changed. The ID it
-/// gives is exactly [`State::snapshot_id`] (a property test holds it to that): the
-/// encoding of a struct is its fields in order, and of a list its length then its
-/// elements, so the document's bytes are the header, then the kept encodings in id
-/// order. Rebuilding the snapshot index, which needs the ID at every batch end of
-/// the log, costs a hash of the document per batch end instead of an encoding.
+/// state each time: it keeps the encoded form of every active term, summary and
+/// rule, and of every record's release entry, and [`SnapshotTracker::touch`]
+/// re-encodes only what an event changed (all release entries after a
+/// `governance_set`, whose defaults may change any of them). The ID it gives is
+/// exactly [`State::snapshot_id`] (a property test holds it to that): the encoding of
+/// a struct is its fields in order, and of a list its length then its elements, so
+/// the document's bytes are the header, then the kept encodings in id order.
+/// Rebuilding the snapshot index, which needs the ID at every batch end of the log,
+/// costs a hash of the document per batch end instead of an encoding.
 #[derive(Clone, Debug, Default)]
 pub struct SnapshotTracker {
     terms: BTreeMap<RecordId, Vec<u8>>,
     summaries: BTreeMap<RecordId, Vec<u8>>,
+    rules: BTreeMap<RecordId, Vec<u8>>,
+    /// Release entry of every active record, and whether it restricts.
+    release: BTreeMap<RecordId, (Vec<u8>, bool)>,
+    n_restricting: usize,
 }
 
 impl SnapshotTracker {
@@ -152,10 +372,19 @@ impl SnapshotTracker {
         SnapshotTracker::default()
     }
 
-    /// Takes in the change to `record` (the record of the event just applied to
-    /// `state`; `None` for events about no record).
-    pub fn touch(&mut self, state: &State, record: Option<RecordId>) {
-        let Some(id) = record else { return };
+    /// Takes in what the event just applied to `state` touched ([`Touched::of`] its
+    /// body).
+    pub fn touch(&mut self, state: &State, touched: Touched) {
+        let id = match touched {
+            Touched::Nothing => return,
+            Touched::Governance => {
+                for id in state.active_ids() {
+                    self.touch_release(state, id);
+                }
+                return;
+            }
+            Touched::Record(id) => id,
+        };
         match id.kind() {
             RecordKind::Term => match state.terms.get(&id).filter(|term| !term.retired) {
                 Some(term) => {
@@ -167,27 +396,95 @@ impl SnapshotTracker {
             },
             RecordKind::Summary => match state.summaries.get(&id).filter(|summary| !summary.retired) {
                 Some(summary) => {
-                    self.summaries.insert(id, encoded(&summary.put));
+                    self.summaries.insert(id, encoded(&SummaryV1::of(&summary.put)));
                 }
                 None => {
                     self.summaries.remove(&id);
                 }
             },
-            RecordKind::Candidate => {}
+            RecordKind::Rule => match state.rules.get(&id).filter(|rule| !rule.retired) {
+                Some(rule) => {
+                    self.rules.insert(id, encoded(&State::snapshot_rule(rule)));
+                }
+                None => {
+                    self.rules.remove(&id);
+                }
+            },
+            RecordKind::Candidate => return,
         }
+        self.touch_release(state, id);
+    }
+
+    fn touch_release(&mut self, state: &State, id: RecordId) {
+        if let Some((_, restricting)) = self.release.remove(&id) {
+            self.n_restricting -= usize::from(restricting);
+        }
+        if !state.is_active(id) || id.kind() == RecordKind::Candidate {
+            return;
+        }
+        let entry = state.snapshot_release(id);
+        let restricts = |list: &Option<Vec<&str>>| list.as_ref().is_some_and(|list| !list.contains(&"*"));
+        let restricting = restricts(&entry.release_to)
+            || restricts(&entry.note_release_to)
+            || entry.aliases.iter().any(|(_, list)| !list.contains(&"*"));
+        self.n_restricting += usize::from(restricting);
+        self.release.insert(id, (encoded(&entry), restricting));
     }
 
     /// The snapshot ID of `state`, which must be the state every touch was made on.
     pub fn id(&self, state: &State) -> SnapshotId {
         let mut hasher = blake3::Hasher::new_derive_key(SNAPSHOT_CONTEXT);
         hasher.update(&codec::encode_large(&state.snapshot_header()).expect("headers always encode"));
+        let length = |n: usize| codec::encode_large(&(n as u64)).expect("lengths always encode");
         for records in [&self.terms, &self.summaries] {
-            hasher.update(&codec::encode_large(&(records.len() as u64)).expect("lengths always encode"));
+            hasher.update(&length(records.len()));
             for bytes in records.values() {
                 hasher.update(bytes);
             }
         }
+        let policy = Some(state.conflict_policy()).filter(|policy| *policy != ConflictPolicy::Flag);
+        let restricted = self.n_restricting > 0;
+        if policy.is_some() || !self.rules.is_empty() || restricted {
+            hasher.update(&encoded(&GOVERNANCE_FORMAT));
+            hasher.update(&encoded(&policy));
+            hasher.update(&length(self.rules.len()));
+            for bytes in self.rules.values() {
+                hasher.update(bytes);
+            }
+            if restricted {
+                // `Some(list)`: the option tag, then the list.
+                hasher.update(&encoded(&1u8));
+                hasher.update(&length(self.release.len()));
+                for (bytes, _) in self.release.values() {
+                    hasher.update(bytes);
+                }
+            } else {
+                hasher.update(&encoded(&0u8));
+            }
+        }
         SnapshotId(Hash32(*hasher.finalize().as_bytes()))
+    }
+}
+
+/// What an event touched, for [`SnapshotTracker::touch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touched {
+    /// Nothing a snapshot covers record by record (config and the like are read
+    /// from the state whole).
+    Nothing,
+    /// One record.
+    Record(RecordId),
+    /// The governance, whose defaults may change any record's release.
+    Governance,
+}
+
+impl Touched {
+    /// What `body` touches.
+    pub fn of(body: &Body) -> Touched {
+        match body {
+            Body::GovernanceSet(_) => Touched::Governance,
+            _ => body.record().map_or(Touched::Nothing, Touched::Record),
+        }
     }
 }
 

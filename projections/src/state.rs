@@ -51,8 +51,32 @@ pub struct Term {
 pub struct Summary {
     /// The current content.
     pub put: SummaryPut,
+    /// Provenance of the put that made the current content.
+    pub put_by: Provenance,
     /// Retired summaries are not active.
     pub retired: bool,
+}
+
+/// A rule record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The current content.
+    pub put: RulePut,
+    /// Provenance of the put that made the current content.
+    pub put_by: Provenance,
+    /// Retired rules are kept for history but are not active.
+    pub retired: bool,
+    /// The current editorial verdict and its reason code.
+    pub verdict: Option<(Verdict, String)>,
+}
+
+/// An expected concept of the register.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expected {
+    /// What was registered.
+    pub concept: ConceptExpected,
+    /// Provenance of the registration.
+    pub put_by: Provenance,
 }
 
 /// A review candidate.
@@ -73,6 +97,10 @@ pub struct State {
     pub(crate) candidates: BTreeMap<RecordId, Candidate>,
     pub(crate) config: Option<(ConfigSet, Provenance)>,
     pub(crate) rollbacks: Vec<(RollbackMarker, Provenance)>,
+    pub(crate) rules: BTreeMap<RecordId, Rule>,
+    pub(crate) governance: Option<(GovernanceSet, Provenance)>,
+    /// Expected concepts by surface as registered.
+    pub(crate) expected: BTreeMap<String, Expected>,
 }
 
 impl State {
@@ -110,6 +138,27 @@ impl State {
         &self.candidates
     }
 
+    /// Every rule record ever put, retired or not, by id.
+    pub fn rules(&self) -> &BTreeMap<RecordId, Rule> {
+        &self.rules
+    }
+
+    /// The book's governance and its provenance, if one was declared.
+    pub fn governance_set(&self) -> Option<(&GovernanceSet, &Provenance)> {
+        self.governance.as_ref().map(|(governance, provenance)| (governance, provenance))
+    }
+
+    /// The conflict policy in force: the declared one, or `flag` (what assembly did
+    /// before policies could be declared) when the book declares none.
+    pub fn conflict_policy(&self) -> ConflictPolicy {
+        self.governance.as_ref().map_or(ConflictPolicy::Flag, |(governance, _)| governance.conflict_policy)
+    }
+
+    /// The register of expected concepts, by surface as registered.
+    pub fn expected(&self) -> &BTreeMap<String, Expected> {
+        &self.expected
+    }
+
     /// The current configuration, if one was set.
     pub fn config(&self) -> Option<&ConfigSet> {
         self.config.as_ref().map(|(config, _)| config)
@@ -120,8 +169,8 @@ impl State {
         self.config().map(|config| config.assembly).unwrap_or_default()
     }
 
-    /// Validation rules in force.
-    pub fn rules(&self) -> Rules {
+    /// Validation settings in force (not rule records: those are [`State::rules`]).
+    pub fn validation_rules(&self) -> Rules {
         Rules { min_key_chars: self.assembly().min_key_chars }
     }
 
@@ -136,6 +185,7 @@ impl State {
             RecordKind::Term => self.terms.get(&id).is_some_and(|term| !term.retired),
             RecordKind::Summary => self.summaries.get(&id).is_some_and(|summary| !summary.retired),
             RecordKind::Candidate => self.candidates.contains_key(&id),
+            RecordKind::Rule => self.rules.get(&id).is_some_and(|rule| !rule.retired),
         }
     }
 
@@ -196,10 +246,11 @@ impl State {
             Body::SummaryPut(put) => match self.summaries.get_mut(&put.id) {
                 Some(summary) => {
                     summary.put = put;
+                    summary.put_by = provenance;
                     summary.retired = false;
                 }
                 None => {
-                    let summary = Summary { put, retired: false };
+                    let summary = Summary { put, put_by: provenance, retired: false };
                     self.summaries.insert(summary.put.id, summary);
                 }
             },
@@ -224,12 +275,38 @@ impl State {
                 };
                 if let Some(term) = self.terms.get_mut(&disposition.target) {
                     term.verdict = verdict;
+                } else if let Some(rule) = self.rules.get_mut(&disposition.target) {
+                    rule.verdict = verdict;
                 } else if let Some(candidate) = self.candidates.get_mut(&disposition.target) {
                     candidate.verdict = verdict;
                 }
             }
             Body::ConfigSet(config) => self.config = Some((config, provenance)),
             Body::RollbackMarker(marker) => self.rollbacks.push((marker, provenance)),
+            Body::RulePut(put) => match self.rules.get_mut(&put.id) {
+                Some(rule) => {
+                    rule.put = put;
+                    rule.put_by = provenance;
+                    rule.retired = false;
+                }
+                None => {
+                    let rule = Rule { put, put_by: provenance, retired: false, verdict: None };
+                    self.rules.insert(rule.put.id, rule);
+                }
+            },
+            Body::RuleRetired(retired) => {
+                if let Some(rule) = self.rules.get_mut(&retired.id) {
+                    rule.retired = true;
+                }
+            }
+            Body::GovernanceSet(governance) => self.governance = Some((governance, provenance)),
+            Body::ConceptExpected(concept) => {
+                let surface = concept.surface.clone();
+                self.expected.insert(surface, Expected { concept, put_by: provenance });
+            }
+            Body::ConceptDropped(dropped) => {
+                self.expected.remove(&dropped.surface);
+            }
         }
     }
 }

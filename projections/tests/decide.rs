@@ -84,6 +84,7 @@ fn unique_refuses_overlapping_windows_and_names_the_other_record() {
         surface: "萧炎".into(),
         kind: AliasKind::Nickname,
         window: None,
+        release_to: None,
     })]);
     assert!(matches!(rejection, Err(ref r) if matches!(r.problem, Problem::Unique(_))), "{rejection:?}");
     // Nothing refused was applied.
@@ -111,6 +112,7 @@ fn references_to_unknown_or_retired_records_are_refused() {
             surface: "炎子".into(),
             kind: AliasKind::Nickname,
             window: None,
+            release_to: None,
         })])
         .unwrap_err();
     assert_eq!(retired.problem, Problem::Retired(id("T-1")));
@@ -127,6 +129,9 @@ fn references_to_unknown_or_retired_records_are_refused() {
             scope: Scope::Chapter(3),
             text: "x".into(),
             visible_from: Some(2),
+            owner: None,
+            owner_role: None,
+            release_to: None,
         })])
         .unwrap_err();
     assert!(matches!(early.problem, Problem::SummaryTooEarly { scope_end: 3, .. }), "{early}");

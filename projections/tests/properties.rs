@@ -62,6 +62,7 @@ fn body(op: &Op) -> Body {
             surface: SURFACES[surface].into(),
             kind: AliasKind::Variant,
             window: since.map(|since| Window { since, until: None }),
+            release_to: None,
         }),
         Op::AliasRemove { id, surface } => {
             Body::AliasRemoved(AliasRemoved { id: tid(id), surface: SURFACES[surface].into() })
@@ -77,6 +78,9 @@ fn body(op: &Op) -> Body {
             scope: Scope::Chapter(chapter),
             text: DSTS[text].into(),
             visible_from: None,
+            owner: None,
+            owner_role: None,
+            release_to: None,
         }),
         Op::SummaryRetire(id) => {
             Body::SummaryRetired(SummaryRetired { id: RecordId::new(RecordKind::Summary, id).unwrap(), reason: None })
@@ -126,7 +130,7 @@ proptest! {
         let mut tracker = SnapshotTracker::new();
         for event in &sim.events {
             state.apply(event);
-            tracker.touch(&state, event.content.body.record());
+            tracker.touch(&state, projections::Touched::of(&event.content.body));
             prop_assert_eq!(tracker.id(&state), state.snapshot_id(), "after event {}", event.seq);
         }
     }

@@ -30,6 +30,7 @@ fn book() -> Sim {
             surface: "炎子".into(),
             kind: AliasKind::Nickname,
             window: None,
+            release_to: None,
         }),
         Body::TermPut(term("T-2", "药老", "Яо Лао")),
     ]);

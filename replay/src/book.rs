@@ -12,8 +12,11 @@ use std::thread::JoinHandle;
 use ledger::{Appended, Attachments, Ledger, VerifyError, VerifyReport};
 use ledger_model::*;
 use matcher::Profile;
-use projections::frozen::{freeze, profile_of, Frozen};
-use projections::{checkpoint, decide, plan_rollback, Decision, Environment, SnapshotId, SnapshotTracker, State};
+use projections::frozen::{freeze_as, profile_of, Frozen};
+use projections::release::view_id;
+use projections::{
+    checkpoint, decide, plan_rollback, Decision, Environment, Reader, SnapshotId, SnapshotTracker, State, Touched,
+};
 
 use crate::error::BookError;
 
@@ -69,8 +72,8 @@ pub struct Book {
     frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
     /// Loaded normalization profiles by table id.
     profiles: BTreeMap<Hash32, Arc<Profile>>,
-    /// The head as shared by [`Book::assembler`], while it is the head.
-    assembler: Option<crate::chunks::Assembler>,
+    /// The head as shared by [`Book::assembler_for`], by reader, while it is the head.
+    assemblers: BTreeMap<Reader, crate::chunks::Assembler>,
 }
 
 /// The outcome of an accepted write.
@@ -96,7 +99,7 @@ impl Book {
             snapshot_ids: BTreeMap::new(),
             frozen: BTreeMap::new(),
             profiles: BTreeMap::new(),
-            assembler: None,
+            assemblers: BTreeMap::new(),
         }
     }
 
@@ -122,12 +125,14 @@ impl Book {
         Arc::clone(&self.ledger)
     }
 
-    pub(crate) fn assembler_cache(&self) -> Option<crate::chunks::Assembler> {
-        self.assembler.clone()
+    pub(crate) fn assembler_cache(&self, reader: &Reader) -> Option<crate::chunks::Assembler> {
+        self.assemblers.get(reader).cloned()
     }
 
-    pub(crate) fn set_assembler_cache(&mut self, assembler: crate::chunks::Assembler) {
-        self.assembler = Some(assembler);
+    /// Keeps `assembler` for its reader; assemblers of another revision are dropped.
+    pub(crate) fn set_assembler_cache(&mut self, reader: Reader, assembler: crate::chunks::Assembler) {
+        self.assemblers.retain(|_, kept| kept.revision() == assembler.revision());
+        self.assemblers.insert(reader, assembler);
     }
 
     /// The state as of revision `as_of` (the head when `None`): from memory, or from
@@ -238,7 +243,7 @@ impl Book {
     pub fn forget_states(&mut self) {
         self.head = None;
         self.recent = None;
-        self.assembler = None;
+        self.assemblers.clear();
         self.snapshot_ids.clear();
     }
 
@@ -413,49 +418,69 @@ impl Book {
         Ok((decision, head))
     }
 
-    /// The frozen projection of `state`: from the book's cache when present and
-    /// intact, otherwise built, stored and loaded. Returns whether the cache had it.
+    /// The frozen projection of `state` for the full view ([`Book::frozen_for`]).
     pub fn frozen(&mut self, state: &State) -> Result<(Arc<Frozen>, bool), BookError> {
-        let snapshot = self.snapshot_id(state);
-        if let Some(frozen) = self.frozen.get(&snapshot) {
+        self.frozen_for(state, &Reader::Full)
+    }
+
+    /// The frozen projection `reader` assembles with at `state` (of its view,
+    /// [`State::view_for`], filed under [`view_id`]): from memory or the book's cache
+    /// when present and intact, otherwise built, stored and loaded. Returns whether
+    /// it was at hand.
+    pub fn frozen_for(&mut self, state: &State, reader: &Reader) -> Result<(Arc<Frozen>, bool), BookError> {
+        let id = view_id(self.snapshot_id(state), reader);
+        if let Some(frozen) = self.frozen.get(&id) {
             return Ok((Arc::clone(frozen), true));
         }
         let profile = self
             .profile(state)?
             .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
-        if let Some(bytes) = self.ledger.cache_get(snapshot.0)? {
+        if let Some(bytes) = self.ledger.cache_get(id.0)? {
             // A damaged or outdated entry is rebuilt, never trusted.
-            if let Ok(frozen) = Frozen::load(&bytes, &profile, snapshot) {
+            if let Ok(frozen) = Frozen::load(&bytes, &profile, id) {
                 let frozen = Arc::new(frozen);
-                self.frozen.insert(snapshot, Arc::clone(&frozen));
+                self.frozen.insert(id, Arc::clone(&frozen));
                 return Ok((frozen, true));
             }
         }
-        let bytes = freeze(state, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
+        let view = state.view_for(reader);
+        let bytes = freeze_as(&view, id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
         // A book opened read-only (every read command, and `assemble --dry-run`)
         // writes nothing, not even the cache: the projection is kept in memory only.
         if !self.ledger.is_read_only() {
-            self.ledger.cache_put(snapshot.0, &bytes)?;
+            self.ledger.cache_put(id.0, &bytes)?;
         }
         let frozen =
-            Arc::new(Frozen::load(&bytes, &profile, snapshot).map_err(|error| BookError::Frozen(error.to_string()))?);
-        self.frozen.insert(snapshot, Arc::clone(&frozen));
+            Arc::new(Frozen::load(&bytes, &profile, id).map_err(|error| BookError::Frozen(error.to_string()))?);
+        self.frozen.insert(id, Arc::clone(&frozen));
         Ok((frozen, false))
     }
 
-    /// The frozen projection of `snapshot`, which the book had at `revision`: from
-    /// memory, from the book's cache (no refold), or rebuilt from the log at
-    /// `revision` (checking that it has that snapshot).
+    /// The frozen projection of `snapshot`, which the book had at `revision`, for the
+    /// full view ([`Book::frozen_at_for`]).
     pub fn frozen_at(&mut self, snapshot: SnapshotId, revision: Seq) -> Result<Arc<Frozen>, BookError> {
-        if let Some(frozen) = self.frozen.get(&snapshot) {
+        self.frozen_at_for(snapshot, revision, &Reader::Full)
+    }
+
+    /// The frozen projection `reader` assembles with at `snapshot`, which the book had
+    /// at `revision`: from memory, from the book's cache (no refold), or rebuilt from
+    /// the log at `revision` (checking that it has that snapshot).
+    pub fn frozen_at_for(
+        &mut self,
+        snapshot: SnapshotId,
+        revision: Seq,
+        reader: &Reader,
+    ) -> Result<Arc<Frozen>, BookError> {
+        let id = view_id(snapshot, reader);
+        if let Some(frozen) = self.frozen.get(&id) {
             return Ok(Arc::clone(frozen));
         }
-        if let Some(bytes) = self.ledger.cache_get(snapshot.0)? {
+        if let Some(bytes) = self.ledger.cache_get(id.0)? {
             if let Some(table) = profile_of(&bytes) {
                 if let Ok(profile) = self.profile_by_id(table) {
-                    if let Ok(frozen) = Frozen::load(&bytes, &profile, snapshot) {
+                    if let Ok(frozen) = Frozen::load(&bytes, &profile, id) {
                         let frozen = Arc::new(frozen);
-                        self.frozen.insert(snapshot, Arc::clone(&frozen));
+                        self.frozen.insert(id, Arc::clone(&frozen));
                         return Ok(frozen);
                     }
                 }
@@ -466,7 +491,21 @@ impl Book {
         if found != snapshot {
             return Err(BookError::Corrupted(format!("revision {revision} has snapshot {found}, expected {snapshot}")));
         }
-        Ok(self.frozen(&state)?.0)
+        Ok(self.frozen_for(&state, reader)?.0)
+    }
+
+    /// Checks that `reader` may read the book at `state`: a party must be one the
+    /// book declares (a book that declares none restricts nothing, and any party
+    /// reads all of it).
+    pub fn check_reader(&self, state: &State, reader: &Reader) -> Result<(), BookError> {
+        let (Reader::Party(party), Some((governance, _))) = (reader, state.governance_set()) else { return Ok(()) };
+        if governance.parties.contains(party) {
+            return Ok(());
+        }
+        Err(BookError::Invalid(format!(
+            "party {party:?} is not one of the book's parties ({})",
+            if governance.parties.is_empty() { "it declares none".to_owned() } else { governance.parties.join(", ") }
+        )))
     }
 
     /// Verifies every stored object ([`Ledger::verify`]), then what only the book
@@ -512,9 +551,9 @@ impl Book {
                     tables.push((seq, table));
                 }
             }
-            let record = event.content.body.record();
+            let touched = Touched::of(&event.content.body);
             state.apply_owned(event);
-            tracker.touch(&state, record);
+            tracker.touch(&state, touched);
             if checkpoints.contains(&seq) {
                 let holds = match ledger.checkpoint_at_or_before(seq) {
                     Ok(Some((info, bytes))) if info.revision == seq => checkpoint::decode(&bytes)
@@ -622,9 +661,9 @@ impl Book {
         ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let revision = event.seq;
             last_time = event.content.recorded_at_ms;
-            let record = event.content.body.record();
+            let touched = Touched::of(&event.content.body);
             state.apply_owned(event);
-            tracker.touch(&state, record);
+            tracker.touch(&state, touched);
             if revision.0 % 65_536 == 0 {
                 progress(revision.0, head.0);
             }

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use ledger::{AppendError, Document, Ledger};
 use ledger_model::*;
 use projections::frozen::Frozen;
-use projections::{SnapshotId, State};
+use projections::{Reader, SnapshotId, State};
 
 use crate::book::Book;
 use crate::error::BookError;
 use assembly::assemble::{assemble, Assembly, Previous};
-use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, RECEIPT_FORMAT};
+use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, ReceiptRule, RECEIPT_FORMAT};
 
 /// A refused filing, in the receipt's terms: the document key is the chunk key, the
 /// document the receipt.
@@ -72,8 +72,16 @@ fn version(state: &State, number: u32) -> u64 {
     state.terms().get(&term_id(number)).map_or(0, |term| term.put_by.seq.0)
 }
 
+/// The seq of the put in force for rule `number` in `state` (0 if unknown).
+fn rule_version(state: &State, number: u32) -> u64 {
+    let id = RecordId::new(RecordKind::Rule, number).expect("rule numbers in a snapshot are valid");
+    state.rules().get(&id).map_or(0, |rule| rule.put_by.seq.0)
+}
+
+#[allow(clippy::too_many_arguments, reason = "a receipt is made of all of them")]
 fn receipt_of(
     snapshot: SnapshotId,
+    reader: &Reader,
     state: &State,
     chapter: u32,
     chunk_key: &str,
@@ -119,7 +127,23 @@ fn receipt_of(
         retrieval: assembly.retrieval,
         render_format: state.assembly().render_format,
         output: text_id(&assembly.context),
+        party: reader.party().map(str::to_owned),
+        rules: assembly
+            .rules
+            .iter()
+            .map(|decision| ReceiptRule {
+                rule: decision.rule,
+                version: rule_version(state, decision.rule),
+                disposition: decision.disposition,
+                reason: decision.reason,
+            })
+            .collect(),
     }
+}
+
+/// The reader a receipt was assembled for.
+pub fn reader_of(receipt: &Receipt) -> Reader {
+    Reader::from_party(receipt.party.clone())
 }
 
 /// Index of the first byte where `a` and `b` differ, if they do.
@@ -206,11 +230,16 @@ pub struct Assembler {
     state: Arc<State>,
     frozen: Arc<Frozen>,
     snapshot: SnapshotId,
+    reader: Reader,
 }
 
 impl std::fmt::Debug for Assembler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Assembler").field("revision", &self.state.revision()).field("snapshot", &self.snapshot).finish()
+        f.debug_struct("Assembler")
+            .field("revision", &self.state.revision())
+            .field("snapshot", &self.snapshot)
+            .field("reader", &self.reader)
+            .finish()
     }
 }
 
@@ -225,6 +254,11 @@ impl Assembler {
         self.snapshot
     }
 
+    /// Whom it assembles for.
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
     /// Assembles one chunk; `prev` is the receipt before it in the chapter, when
     /// known (scene inertia).
     fn assemble_after(
@@ -236,8 +270,26 @@ impl Assembler {
     ) -> Result<Assembled, BookError> {
         let previous = prev.map(|(_, receipt)| Previous { chapter: receipt.chapter, recent: &receipt.recent });
         let assembly = assemble(&self.frozen, chapter, text, previous)?;
-        let receipt =
-            receipt_of(self.snapshot, &self.state, chapter, chunk_key, text, prev.map(|(id, _)| id), &assembly);
+        if let Some((id, receipt)) = prev {
+            if reader_of(receipt) != self.reader {
+                return Err(BookError::Receipt(format!(
+                    "previous receipt {} was assembled for {}, not for {}",
+                    &id.to_hex()[..16],
+                    reader_of(receipt),
+                    self.reader
+                )));
+            }
+        }
+        let receipt = receipt_of(
+            self.snapshot,
+            &self.reader,
+            &self.state,
+            chapter,
+            chunk_key,
+            text,
+            prev.map(|(id, _)| id),
+            &assembly,
+        );
         let id = receipt.id();
         Ok(Assembled { assembly, receipt, id })
     }
@@ -306,17 +358,30 @@ impl Assembler {
 }
 
 impl Book {
-    /// The head as an [`Assembler`]: built once per head revision and shared.
+    /// The head as an [`Assembler`] for the full view ([`Book::assembler_for`]).
     pub fn assembler(&mut self) -> Result<Assembler, BookError> {
+        self.assembler_for(&Reader::Full)
+    }
+
+    /// The head as an [`Assembler`] for `reader` (assembling with the reader's view of
+    /// the head): built once per head revision and reader, and shared.
+    pub fn assembler_for(&mut self, reader: &Reader) -> Result<Assembler, BookError> {
         let revision = self.ledger().head()?.seq;
-        if let Some(assembler) = self.assembler_cache().filter(|assembler| assembler.revision() == revision) {
+        if let Some(assembler) = self.assembler_cache(reader).filter(|assembler| assembler.revision() == revision) {
             return Ok(assembler);
         }
         let state = self.state(None)?;
-        let (frozen, _) = self.frozen(&state)?;
+        self.check_reader(&state, reader)?;
+        let (frozen, _) = self.frozen_for(&state, reader)?;
         let snapshot = self.snapshot_id(&state);
-        let assembler = Assembler { ledger: self.ledger_handle(), state: Arc::new(state), frozen, snapshot };
-        self.set_assembler_cache(assembler.clone());
+        let assembler = Assembler {
+            ledger: self.ledger_handle(),
+            state: Arc::new(state),
+            frozen,
+            snapshot,
+            reader: reader.clone(),
+        };
+        self.set_assembler_cache(reader.clone(), assembler.clone());
         Ok(assembler)
     }
 
@@ -339,24 +404,37 @@ impl Book {
         previous_in(self.ledger(), prev, chapter)
     }
 
-    /// Assembles a chunk against the head and, with `record`, stores its receipt,
-    /// input and output in the book.
+    /// Assembles a chunk against the head for `reader` and, with `record`, stores its
+    /// receipt, input and output in the book.
     pub fn assemble_chunk(
         &mut self,
+        reader: &Reader,
         chapter: u32,
         chunk_key: &str,
         text: &str,
         prev: Option<Hash32>,
         record: bool,
     ) -> Result<Assembled, BookError> {
-        self.assembler()?.assemble_chunk(chapter, chunk_key, text, prev, record)
+        self.assembler_for(reader)?.assemble_chunk(chapter, chunk_key, text, prev, record)
+    }
+
+    /// A stored receipt that `reader` may read: the full view reads every receipt, a
+    /// party only those assembled for it (another party's would show what that party
+    /// was given).
+    pub fn receipt_for(&self, reader: &Reader, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
+        let (id, receipt) = self.receipt(id_or_prefix)?;
+        if *reader != Reader::Full && reader_of(&receipt) != *reader {
+            return Err(BookError::Receipt(format!("no receipt {id_or_prefix} assembled for {reader}")));
+        }
+        Ok((id, receipt))
     }
 
     /// Re-assembles a receipt's stored input against its snapshot (rebuilt from the
-    /// log at its revision) and compares with the recorded output.
-    pub fn replay(&mut self, id_or_prefix: &str) -> Result<Replayed, BookError> {
-        let (_, receipt) = self.receipt(id_or_prefix)?;
-        let frozen = self.frozen_at(SnapshotId(receipt.snapshot), receipt.revision)?;
+    /// log at its revision), for the reader it was assembled for, and compares with
+    /// the recorded output. `reader` must be the full view or that reader.
+    pub fn replay(&mut self, reader: &Reader, id_or_prefix: &str) -> Result<Replayed, BookError> {
+        let (_, receipt) = self.receipt_for(reader, id_or_prefix)?;
+        let frozen = self.frozen_at_for(SnapshotId(receipt.snapshot), receipt.revision, &reader_of(&receipt))?;
         let text = self.text(receipt.input, "input")?;
         let previous = self.previous(receipt.prev, receipt.chapter)?;
         let previous_view = previous.as_ref().map(|r| Previous { chapter: r.chapter, recent: &r.recent });
@@ -371,9 +449,11 @@ impl Book {
         Ok(Replayed { receipt, context: assembly.context, identical, first_difference })
     }
 
-    /// Assembles `text` against a past snapshot (found through the snapshot index).
+    /// Assembles `text` against a past snapshot (found through the snapshot index),
+    /// for `reader`.
     pub fn assemble_at_snapshot(
         &mut self,
+        reader: &Reader,
         snapshot: SnapshotId,
         chapter: u32,
         text: &str,
@@ -382,7 +462,9 @@ impl Book {
             .ledger()
             .snapshot_revision(snapshot.0)?
             .ok_or_else(|| BookError::Receipt(format!("snapshot {snapshot} is not in the book's index")))?;
-        let frozen = self.frozen_at(snapshot, revision)?;
+        let state = self.state(Some(revision))?;
+        self.check_reader(&state, reader)?;
+        let frozen = self.frozen_at_for(snapshot, revision, reader)?;
         Ok(assemble(&frozen, chapter, text, None)?)
     }
 
@@ -432,7 +514,7 @@ impl Book {
         }
         for (current, receipt) in chain.into_iter().rev() {
             let text = self.text(receipt.input, "input")?;
-            let (frozen, _) = self.frozen(state)?;
+            let (frozen, _) = self.frozen_for(state, &reader_of(&receipt))?;
             let previous = receipt
                 .prev
                 .and_then(|prev| memo.get(&prev))

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use interchange::{At, ExportInput, ExportTerm, Fields, Format, Languages, Lost, Notice, Skipped, Term};
 use ledger_model::*;
 use matcher::Profile;
-use projections::{SnapshotId, State};
+use projections::{Reader, SnapshotId, State};
 
 use crate::book::Book;
 use crate::error::BookError;
@@ -227,15 +227,20 @@ impl Book {
     /// head when `None`) as `format`: terms, aliases and summaries through the same
     /// window rules assembly injects by, rejected terms left out. Without a chapter,
     /// every active record.
+    /// Exports what `reader` sees ([`State::view_for`]): a party's export holds no
+    /// record, alias or note not released to it.
     pub fn export(
         &mut self,
+        reader: &Reader,
         format: Format,
         chapter: Option<u32>,
         as_of: Option<Seq>,
         target_lang: Option<&str>,
     ) -> Result<Export, BookError> {
-        let state = self.state(as_of)?;
-        let snapshot = self.snapshot_id(&state);
+        let full = self.state(as_of)?;
+        self.check_reader(&full, reader)?;
+        let snapshot = self.snapshot_id(&full);
+        let state = full.view_for(reader);
         let mut terms = Vec::new();
         let mut rejected = Vec::new();
         for active in state.active_terms(chapter) {
@@ -282,7 +287,7 @@ impl Book {
 
 /// The language of the book's source text: its profile's (`zh`, `ja`), or `und`
 /// (undetermined) for a profile that names no language.
-fn source_lang(state: &State) -> String {
+pub(crate) fn source_lang(state: &State) -> String {
     match state.config().map(|config| config.profile.name.as_str()) {
         Some(name @ ("zh" | "ja")) => name.to_owned(),
         _ => "und".to_owned(),
@@ -463,7 +468,7 @@ fn plan(
                     priority: term.priority,
                     constant: term.constant,
                     secondary: term.secondary.clone(),
-                    supersedes: None,
+                    ..TermPut::new(id, term.src.clone(), term.dst.clone())
                 };
                 push(&mut plan, Body::TermPut(put));
                 for alias in &term.aliases {
@@ -474,6 +479,7 @@ fn plan(
                             surface: alias.surface.clone(),
                             kind: alias.kind,
                             window: alias.window,
+                            release_to: None,
                         }),
                     );
                 }
@@ -585,11 +591,14 @@ fn alias_changes(
             .get(&folded)
             .is_some_and(|old| old.surface == alias.surface && old.kind == alias.kind && old.window == alias.window);
         if !same {
+            // A surface the book already has keeps who may find the term by it.
+            let release_to = had.get(&folded).and_then(|old| old.release_to.clone());
             bodies.push(Body::AliasAdded(AliasAdded {
                 id,
                 surface: alias.surface.clone(),
                 kind: alias.kind,
                 window: alias.window,
+                release_to,
             }));
         }
     }

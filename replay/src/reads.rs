@@ -3,19 +3,22 @@
 //! and the audit of a chapter's recorded chunks. Callers render them.
 
 use ledger_model::*;
-use projections::{diff, FieldChange, Provenance, RecordDiff, SnapshotId, State};
+use projections::{diff, FieldChange, Provenance, Reader, RecordDiff, SnapshotId, State};
 
 use crate::book::Book;
 use crate::chunks::{staleness, Staleness};
 use crate::error::BookError;
 use assembly::assemble::Disposition;
-use assembly::receipt::{Receipt, ReceiptEntry, ReceiptHit};
+use assembly::receipt::{Receipt, ReceiptEntry, ReceiptHit, ReceiptRule};
 
-/// The glossary at a revision, optionally at one chapter.
+/// The glossary at a revision, optionally at one chapter, as one reader sees it.
 #[derive(Clone, Debug)]
 pub struct Glossary {
-    /// The state folded to the revision.
+    /// The state folded to the revision, as the reader sees it
+    /// ([`State::view_for`]).
     pub state: State,
+    /// Who reads it.
+    pub reader: Reader,
     /// Its snapshot ID.
     pub snapshot: SnapshotId,
     /// The chapter asked for.
@@ -78,6 +81,23 @@ pub struct AuditedEntry {
     pub put_by: Provenance,
     /// How it stands at the head.
     pub stale: Staleness,
+    /// Whom to ask about it: its owner at the head (own or by default).
+    pub owner: Option<String>,
+    /// The owner's role.
+    pub owner_role: Option<String>,
+}
+
+/// One rule of a recorded chunk's receipt, explained.
+#[derive(Clone, Debug)]
+pub struct AuditedRule {
+    /// The rule as recorded.
+    pub rule: ReceiptRule,
+    /// Its text at the receipt's revision.
+    pub text: String,
+    /// The event that put that version.
+    pub put_by: Provenance,
+    /// Whom to ask about it.
+    pub owner: Option<String>,
 }
 
 /// One recorded chunk, explained.
@@ -91,6 +111,8 @@ pub struct AuditedChunk {
     pub injected: Vec<AuditedEntry>,
     /// Hits that were rejected, with their reasons.
     pub rejected: Vec<ReceiptHit>,
+    /// Rules in scope, with their decisions.
+    pub rules: Vec<AuditedRule>,
     /// The post-checks of translations of this chunk, oldest first.
     pub checks: Vec<(Hash32, crate::check::StoredCheck)>,
 }
@@ -104,14 +126,24 @@ pub struct Audit {
     pub head: Seq,
     /// Its recorded chunks (the latest receipt of each), in chunk-key order.
     pub chunks: Vec<AuditedChunk>,
+    /// The coverage of the register of expected concepts in this chapter.
+    pub coverage: crate::governance::Coverage,
 }
 
 impl Book {
-    /// The glossary at revision `as_of` (the head when `None`), at `chapter`.
-    pub fn glossary(&mut self, as_of: Option<Seq>, chapter: Option<u32>) -> Result<Glossary, BookError> {
+    /// The glossary `reader` sees at revision `as_of` (the head when `None`), at
+    /// `chapter`.
+    pub fn glossary(
+        &mut self,
+        reader: &Reader,
+        as_of: Option<Seq>,
+        chapter: Option<u32>,
+    ) -> Result<Glossary, BookError> {
         let state = self.state(as_of)?;
+        self.check_reader(&state, reader)?;
         let snapshot = self.snapshot_id(&state);
-        Ok(Glossary { state, snapshot, chapter })
+        let state = state.view_for(reader).into_owned();
+        Ok(Glossary { state, reader: reader.clone(), snapshot, chapter })
     }
 
     /// The snapshot ID at revision `as_of` (the head when `None`).
@@ -182,21 +214,40 @@ impl Book {
                 .iter()
                 .filter_map(|entry| {
                     let record = RecordId::new(RecordKind::Term, entry.term).and_then(|id| then.terms().get(&id))?;
+                    let governed = head.governed(record.put.id);
                     Some(AuditedEntry {
                         entry: entry.clone(),
                         src: record.put.src.clone(),
                         dst: record.put.dst.clone(),
                         put_by: record.put_by.clone(),
                         stale: staleness(&head, entry),
+                        owner: governed.owner.map(str::to_owned),
+                        owner_role: governed.owner_role.map(str::to_owned),
+                    })
+                })
+                .collect();
+            let rules = receipt
+                .rules
+                .iter()
+                .filter_map(|decision| {
+                    let id = RecordId::new(RecordKind::Rule, decision.rule)?;
+                    let rule = then.rules().get(&id)?;
+                    Some(AuditedRule {
+                        rule: decision.clone(),
+                        text: rule.put.text.clone(),
+                        put_by: rule.put_by.clone(),
+                        owner: head.governed(id).owner.map(str::to_owned),
                     })
                 })
                 .collect();
             let rejected =
                 receipt.hits.iter().filter(|hit| hit.disposition == Disposition::Rejected).cloned().collect();
             let checks = self.checks_of(*id)?;
-            audited[index] = Some(AuditedChunk { id: *id, receipt: receipt.clone(), injected, rejected, checks });
+            audited[index] =
+                Some(AuditedChunk { id: *id, receipt: receipt.clone(), injected, rejected, rules, checks });
         }
         let chunks = audited.into_iter().flatten().collect();
-        Ok(Audit { chapter, head: head.revision(), chunks })
+        let coverage = self.coverage(Some(chapter))?;
+        Ok(Audit { chapter, head: head.revision(), chunks, coverage })
     }
 }

@@ -35,12 +35,27 @@ pub enum ReviewItem {
         /// Sightings recorded in its evidence.
         sightings: u64,
     },
-    /// A record that needs a reviewer.
+    /// A term that needs a reviewer.
     Flagged {
-        /// The record's current content.
+        /// The term's current content.
         put: TermPut,
         /// Why: `verify:<reason>`, or `unreviewed:auto` / `unreviewed:draft`.
         why: String,
+        /// Whom to ask: the term's owner and owner role (own or by default).
+        owner: Option<String>,
+        /// The owner's role.
+        owner_role: Option<String>,
+    },
+    /// A rule that needs a reviewer.
+    FlaggedRule {
+        /// The rule's current content.
+        put: RulePut,
+        /// Why, as for a term.
+        why: String,
+        /// Whom to ask.
+        owner: Option<String>,
+        /// The owner's role.
+        owner_role: Option<String>,
     },
 }
 
@@ -50,8 +65,28 @@ impl ReviewItem {
         match self {
             ReviewItem::Candidate { proposed, .. } => proposed.id,
             ReviewItem::Flagged { put, .. } => put.id,
+            ReviewItem::FlaggedRule { put, .. } => put.id,
         }
     }
+
+    /// Whom to ask (a candidate has no owner yet).
+    pub fn owner(&self) -> Option<&str> {
+        match self {
+            ReviewItem::Candidate { .. } => None,
+            ReviewItem::Flagged { owner, .. } | ReviewItem::FlaggedRule { owner, .. } => owner.as_deref(),
+        }
+    }
+}
+
+/// Why a record with this verdict and status needs a reviewer, if it does.
+fn flagged_why(verdict: &Option<(Verdict, String)>, status: Status) -> Option<String> {
+    Some(match (verdict, status) {
+        (Some((Verdict::Verify, reason)), _) => format!("verify:{reason}"),
+        (Some((Verdict::Accept | Verdict::Reject, _)), _) => return None,
+        (_, Status::Approved) => return None,
+        (_, Status::Auto) => "unreviewed:auto".into(),
+        (_, Status::Draft) => "unreviewed:draft".into(),
+    })
 }
 
 /// How a reviewer accepts.
@@ -95,8 +130,9 @@ fn next_number(ids: impl Iterator<Item = RecordId>) -> u32 {
 
 impl Book {
     /// The review queue at the head: open candidates (most sighted first, then by
-    /// id), then flagged records by id.
-    pub fn review_list(&mut self) -> Result<Vec<ReviewItem>, BookError> {
+    /// id), then flagged terms and rules by id, each with whom to ask. With `owner`,
+    /// only the records that party owns (own or by default).
+    pub fn review_list(&mut self, owner: Option<&str>) -> Result<Vec<ReviewItem>, BookError> {
         let state = self.state(None)?;
         let mut candidates: Vec<ReviewItem> = state
             .candidates()
@@ -109,19 +145,27 @@ impl Book {
             .collect();
         candidates.sort_by_key(|item| match item {
             ReviewItem::Candidate { proposed, sightings } => (std::cmp::Reverse(*sightings), proposed.id),
-            ReviewItem::Flagged { put, .. } => (std::cmp::Reverse(0), put.id),
+            other => (std::cmp::Reverse(0), other.id()),
         });
+        let owned = |id: RecordId| {
+            let governed = state.governed(id);
+            (governed.owner.map(str::to_owned), governed.owner_role.map(str::to_owned))
+        };
         let flagged = state.terms().values().filter(|term| !term.retired).filter_map(|term| {
-            let why = match (&term.verdict, term.put.status) {
-                (Some((Verdict::Verify, reason)), _) => format!("verify:{reason}"),
-                (Some((Verdict::Accept | Verdict::Reject, _)), _) => return None,
-                (_, Status::Approved) => return None,
-                (_, Status::Auto) => "unreviewed:auto".into(),
-                (_, Status::Draft) => "unreviewed:draft".into(),
-            };
-            Some(ReviewItem::Flagged { put: term.put.clone(), why })
+            let why = flagged_why(&term.verdict, term.put.status)?;
+            let (owner, owner_role) = owned(term.put.id);
+            Some(ReviewItem::Flagged { put: term.put.clone(), why, owner, owner_role })
         });
         candidates.extend(flagged);
+        let flagged_rules = state.rules().values().filter(|rule| !rule.retired).filter_map(|rule| {
+            let why = flagged_why(&rule.verdict, rule.put.status)?;
+            let (owner, owner_role) = owned(rule.put.id);
+            Some(ReviewItem::FlaggedRule { put: rule.put.clone(), why, owner, owner_role })
+        });
+        candidates.extend(flagged_rules);
+        if let Some(owner) = owner {
+            candidates.retain(|item| item.owner() == Some(owner));
+        }
         Ok(candidates)
     }
 
@@ -191,6 +235,25 @@ impl Book {
                     verdict: Verdict::Accept,
                     reason: "reviewed".into(),
                     note: None,
+                }));
+            }
+            RecordKind::Rule => {
+                let rule = state
+                    .rules()
+                    .get(&id)
+                    .filter(|rule| !rule.retired)
+                    .ok_or_else(|| BookError::Invalid(format!("{id}: no such rule")))?;
+                if acceptance.dst.is_some() || acceptance.gender.is_some() || acceptance.kind.is_some() {
+                    return Err(BookError::Invalid(format!("{id}: a rule has no rendering, gender or kind to set")));
+                }
+                if rule.put.status != Status::Approved {
+                    bodies.push(Body::RulePut(RulePut { status: Status::Approved, ..rule.put.clone() }));
+                }
+                bodies.push(Body::DispositionSet(DispositionSet {
+                    target: id,
+                    verdict: Verdict::Accept,
+                    reason: "reviewed".into(),
+                    note: acceptance.note.clone(),
                 }));
             }
             RecordKind::Summary => return Err(BookError::Invalid(format!("{id}: summaries are not reviewed"))),
@@ -273,6 +336,7 @@ impl Book {
                     evidence: None,
                     origin: Origin::Extractor,
                     trust: Trust::Normal,
+                    score: None,
                 }
             });
             let evidence = candidate.evidence.clone().unwrap_or_default();

@@ -348,6 +348,14 @@ pub struct TermEdit {
     pub secondary_logic: Option<KeyLogic>,
     /// New superseded record, or none.
     pub supersedes: Option<Option<RecordId>>,
+    /// New owner, or none (the book's default).
+    pub owner: Option<Option<String>>,
+    /// New owner role, or none.
+    pub owner_role: Option<Option<String>>,
+    /// New release list, or none (the book's default).
+    pub release_to: Option<Option<Vec<String>>>,
+    /// New release list of the note, or none (whoever reads the term).
+    pub note_release_to: Option<Option<Vec<String>>>,
 }
 
 fn set<T: Clone>(field: &mut T, value: &Option<T>) {
@@ -380,6 +388,10 @@ impl TermEdit {
         set(&mut put.constant, &self.constant);
         set(&mut put.secondary, &self.secondary);
         set(&mut put.supersedes, &self.supersedes);
+        set(&mut put.owner, &self.owner);
+        set(&mut put.owner_role, &self.owner_role);
+        set(&mut put.release_to, &self.release_to);
+        set(&mut put.note_release_to, &self.note_release_to);
         if let (Some(logic), Some(secondary)) = (self.secondary_logic, put.secondary.as_mut()) {
             secondary.logic = logic;
         }
@@ -407,6 +419,10 @@ pub fn dropped_fields(current: &TermPut, put: &TermPut) -> Vec<&'static str> {
     check("constant", current.constant, put.constant);
     check("secondary", current.secondary.is_some(), put.secondary.is_some());
     check("supersedes", current.supersedes.is_some(), put.supersedes.is_some());
+    check("owner", current.owner.is_some(), put.owner.is_some());
+    check("owner_role", current.owner_role.is_some(), put.owner_role.is_some());
+    check("release_to", current.release_to.is_some(), put.release_to.is_some());
+    check("note_release_to", current.note_release_to.is_some(), put.note_release_to.is_some());
     dropped
 }
 

@@ -56,7 +56,7 @@ fn a_chapter_in_one_call_equals_its_chunks_one_by_one_and_replays() {
     let mut prev = None;
     let mut one_by_one = Vec::new();
     for chunk in chunks() {
-        let assembled = other.assemble_chunk(7, &chunk.key, &chunk.text, prev, true).unwrap();
+        let assembled = other.assemble_chunk(&replay::Reader::Full, 7, &chunk.key, &chunk.text, prev, true).unwrap();
         prev = Some(assembled.id);
         one_by_one.push(assembled);
     }
@@ -72,7 +72,7 @@ fn a_chapter_in_one_call_equals_its_chunks_one_by_one_and_replays() {
     }
     assert!(!together[1].receipt.sticky_in.is_empty(), "the second chunk carries the first one's names");
     for assembled in &together {
-        let replayed = book.replay(&assembled.id.to_hex()).unwrap();
+        let replayed = book.replay(&replay::Reader::Full, &assembled.id.to_hex()).unwrap();
         assert!(replayed.identical, "receipt {}", assembled.id);
     }
     assert_eq!(book.audit(7).unwrap().chunks.len(), TEXTS.len());

@@ -54,7 +54,13 @@ fn grow(book: &mut Book, n_batches: u32) {
         if index % 4 == 1 {
             let id = RecordId::new(RecordKind::Term, number).unwrap();
             let surface = format!("{}{index}", SURFACES[number as usize % SURFACES.len()]);
-            batch.push(event(Body::AliasAdded(AliasAdded { id, surface, kind: AliasKind::Variant, window: None })));
+            batch.push(event(Body::AliasAdded(AliasAdded {
+                id,
+                surface,
+                kind: AliasKind::Variant,
+                window: None,
+                release_to: None,
+            })));
         }
         if index >= 6 && index % 7 == 3 {
             let id = RecordId::new(RecordKind::Term, 1 + (number % 6)).unwrap();

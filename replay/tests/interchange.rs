@@ -125,8 +125,13 @@ fn a_reimport_of_an_edited_file_updates_the_record_and_keeps_the_fields_the_form
     let mut put = TermPut::new(id(7), "蕭炎", "Сяо Янь");
     put.gender = Some(Gender::Masculine);
     put.window = Window { since: 1, until: Some(900) };
-    let alias =
-        Body::AliasAdded(AliasAdded { id: id(7), surface: "炎帝".into(), kind: AliasKind::Title, window: None });
+    let alias = Body::AliasAdded(AliasAdded {
+        id: id(7),
+        surface: "炎帝".into(),
+        kind: AliasKind::Title,
+        window: None,
+        release_to: None,
+    });
     let mut book = book_with(&dir.path().join("b.lorebank"), vec![Body::TermPut(put.clone()), alias]);
     // 萧炎 folds to the record's 蕭炎 (zh profile); 炎帝 is its alias.
     let edited = "萧炎\tСяо Янь\tглавный герой\n炎帝\tСяо Янь\n新人\tНовичок\n";
@@ -145,8 +150,13 @@ fn a_reimport_of_an_edited_file_updates_the_record_and_keeps_the_fields_the_form
 #[test]
 fn an_alias_line_with_another_rendering_is_skipped_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let alias =
-        Body::AliasAdded(AliasAdded { id: id(1), surface: "炎帝".into(), kind: AliasKind::Title, window: None });
+    let alias = Body::AliasAdded(AliasAdded {
+        id: id(1),
+        surface: "炎帝".into(),
+        kind: AliasKind::Title,
+        window: None,
+        release_to: None,
+    });
     let mut book =
         book_with(&dir.path().join("b.lorebank"), vec![Body::TermPut(TermPut::new(id(1), "萧炎", "Сяо Янь")), alias]);
     let before = head(&mut book);
@@ -259,14 +269,19 @@ fn gated_book(path: &std::path::Path) -> Book {
         surface: "炎帝".into(),
         kind: AliasKind::Title,
         window: Some(Window { since: 41, until: None }),
+        release_to: None,
     };
-    let early_alias = AliasAdded { id: id(1), surface: "炎子".into(), kind: AliasKind::Nickname, window: None };
+    let early_alias =
+        AliasAdded { id: id(1), surface: "炎子".into(), kind: AliasKind::Nickname, window: None, release_to: None };
     let summary = |number: u32, scope: Scope, text: &str, visible_from: Option<u32>| {
         Body::SummaryPut(SummaryPut {
             id: RecordId::new(RecordKind::Summary, number).unwrap(),
             scope,
             text: text.into(),
             visible_from,
+            owner: None,
+            owner_role: None,
+            release_to: None,
         })
     };
     book_with(
@@ -303,7 +318,7 @@ fn every_export_at_chapter_40_holds_nothing_that_starts_later() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = gated_book(&dir.path().join("b.lorebank"));
     for format in Format::ALL {
-        let export = book.export(format, Some(40), None, None).unwrap();
+        let export = book.export(&replay::Reader::Full, format, Some(40), None, None).unwrap();
         let found = surfaces(format, &export.bytes);
         for late in ["魂天帝", "炎帝", "Глава 40: предательство."] {
             assert!(!found.iter().any(|text| text.contains(late)), "{format}: {late} is in the export: {found:?}");
@@ -318,7 +333,7 @@ fn every_export_at_chapter_40_holds_nothing_that_starts_later() {
             assert!(found.contains(&"Глава 39: испытание.".to_owned()), "{format}: {found:?}");
         }
         // At chapter 41 the late term is there.
-        let later = surfaces(format, &book.export(format, Some(41), None, None).unwrap().bytes);
+        let later = surfaces(format, &book.export(&replay::Reader::Full, format, Some(41), None, None).unwrap().bytes);
         assert!(later.contains(&"魂天帝".to_owned()), "{format}: {later:?}");
     }
 }
@@ -329,8 +344,8 @@ fn an_export_at_a_past_revision_is_the_glossary_of_that_revision() {
     let mut book = gated_book(&dir.path().join("b.lorebank"));
     let revision = head(&mut book);
     book.import("g.txt", "萧炎\tСяо Янь-2\n".as_bytes(), &options()).unwrap();
-    let past = book.export(Format::SakuraText, Some(1), Some(revision), None).unwrap();
-    let now = book.export(Format::SakuraText, Some(1), None, None).unwrap();
+    let past = book.export(&replay::Reader::Full, Format::SakuraText, Some(1), Some(revision), None).unwrap();
+    let now = book.export(&replay::Reader::Full, Format::SakuraText, Some(1), None, None).unwrap();
     assert_eq!(String::from_utf8(past.bytes).unwrap(), "萧炎->Сяо Янь\n炎子->Сяо Янь\n云岚宗->Секта Юньлань\n");
     assert_eq!(String::from_utf8(now.bytes).unwrap(), "萧炎->Сяо Янь-2\n炎子->Сяо Янь-2\n云岚宗->Секта Юньлань\n");
     assert_eq!(past.revision, revision);
@@ -350,7 +365,7 @@ fn rejected_terms_are_withheld_from_exports_and_lost_fields_reported() {
         &dir.path().join("b.lorebank"),
         vec![Body::TermPut(gendered), Body::TermPut(TermPut::new(id(2), "魂天帝", "Хунь Тяньди")), rejected],
     );
-    let export = book.export(Format::GalTransl, None, None, None).unwrap();
+    let export = book.export(&replay::Reader::Full, Format::GalTransl, None, None, None).unwrap();
     assert_eq!(String::from_utf8(export.bytes).unwrap(), "美杜莎\tМедуза\n");
     assert_eq!(export.rejected, [id(2)]);
     assert_eq!(export.lost.len(), 1);
@@ -425,6 +440,7 @@ fn bodies(fields: Fields) -> impl Strategy<Value = Vec<Body>> {
                     surface,
                     kind: AliasKind::Variant,
                     window: None,
+                    release_to: None,
                 }));
             }
         }
@@ -435,7 +451,7 @@ fn bodies(fields: Fields) -> impl Strategy<Value = Vec<Body>> {
 fn round_trip(format: Format, bodies: Vec<Body>) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     let mut original = book_with(&dir.path().join("a.lorebank"), bodies);
-    let export = original.export(format, None, None, None).unwrap();
+    let export = original.export(&replay::Reader::Full, format, None, None, None).unwrap();
     prop_assert!(export.lost.is_empty(), "{format}: lost {:?}", export.lost);
     let mut copy = book_with(&dir.path().join("b.lorebank"), Vec::new());
     let name = format!("glossary.{}", format.extension());
@@ -450,7 +466,7 @@ fn round_trip(format: Format, bodies: Vec<Body>) -> Result<(), TestCaseError> {
     prop_assert_eq!(report.snapshot, export.snapshot, "{}: the imported book differs", format);
     // Import → export → import: the second export is the same file, and importing it
     // again appends nothing.
-    let again = copy.export(format, None, None, None).unwrap();
+    let again = copy.export(&replay::Reader::Full, format, None, None, None).unwrap();
     prop_assert_eq!(&again.bytes, &export.bytes);
     let head = copy.state(None).unwrap().revision();
     let report = copy.import(&name, &again.bytes, &options).unwrap();
@@ -495,6 +511,7 @@ fn each_format_round_trips_a_fixed_book() {
                 surface: "炎子".into(),
                 kind: AliasKind::Variant,
                 window: None,
+                release_to: None,
             }));
         }
         round_trip(format, bodies).unwrap_or_else(|error| panic!("{format}: {error}"));

@@ -53,7 +53,7 @@ fn rebuild_restores_every_batch_end_snapshot_from_the_log() {
     expected.sort();
     assert_eq!(book.ledger().snapshot_index().unwrap(), expected);
     for (id, revision) in &expected {
-        let assembly = book.assemble_at_snapshot(SnapshotId(*id), 1, "沈照走过雾川。").unwrap();
+        let assembly = book.assemble_at_snapshot(&replay::Reader::Full, SnapshotId(*id), 1, "沈照走过雾川。").unwrap();
         assert_eq!(assembly.context.contains("Туманная река"), *revision == Seq(4), "revision {revision}");
     }
     book.verify().unwrap();

@@ -43,6 +43,10 @@ fn term(number: u32, src: &str, dst: &str, window: Window) -> Body {
         constant: false,
         secondary: None,
         supersedes: None,
+        owner: None,
+        owner_role: None,
+        release_to: None,
+        note_release_to: None,
     })
 }
 
@@ -78,7 +82,7 @@ fn the_spoiler_record_is_absent_before_its_chapter_and_reported() {
     )
     .unwrap();
     for chapter in 1..=6 {
-        let assembled = book.assemble_chunk(chapter, "1", CHUNKS[2], None, true).unwrap();
+        let assembled = book.assemble_chunk(&replay::Reader::Full, chapter, "1", CHUNKS[2], None, true).unwrap();
         let injected: Vec<u32> = assembled.assembly.injected.iter().map(|entry| entry.term).collect();
         let blocked: Vec<(u32, Disposition, Option<Reason>)> =
             assembled.assembly.hits.iter().map(|hit| (hit.term, hit.disposition, hit.reason)).collect();
@@ -112,8 +116,9 @@ fn a_traditional_chunk_and_its_simplified_twin_inject_the_same_records() {
         Vec::new(),
     )
     .unwrap();
-    let traditional = book.assemble_chunk(1, "t", CHUNKS[1], None, false).unwrap();
-    let simplified = book.assemble_chunk(1, "s", "萧炎望着雾川，顾寒川不语。", None, false).unwrap();
+    let traditional = book.assemble_chunk(&replay::Reader::Full, 1, "t", CHUNKS[1], None, false).unwrap();
+    let simplified =
+        book.assemble_chunk(&replay::Reader::Full, 1, "s", "萧炎望着雾川，顾寒川不语。", None, false).unwrap();
     assert_eq!(traditional.assembly.context, simplified.assembly.context);
     // Spans point into each original text.
     let spans: Vec<&str> =
@@ -126,8 +131,8 @@ fn a_forged_receipt_fails_replay_at_the_first_differing_byte() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = new_book(&dir);
     book.submit(&[event(term(1, "顾寒川", "Гу Ханьчуань", Window::default()))], None, Vec::new()).unwrap();
-    let assembled = book.assemble_chunk(1, "1", CHUNKS[0], None, true).unwrap();
-    assert!(book.replay(&assembled.id.to_hex()).unwrap().identical);
+    let assembled = book.assemble_chunk(&replay::Reader::Full, 1, "1", CHUNKS[0], None, true).unwrap();
+    assert!(book.replay(&replay::Reader::Full, &assembled.id.to_hex()).unwrap().identical);
     // A receipt claiming another output for the same input.
     let forged_output = assembled.assembly.context.replacen("Гу", "Ку", 1);
     let mut receipt = assembled.receipt.clone();
@@ -135,7 +140,7 @@ fn a_forged_receipt_fails_replay_at_the_first_differing_byte() {
     let id = receipt.id();
     let stored = Document { id, bytes: receipt.encode(), group: 1, key: "forged".into() };
     book.ledger().file_documents(vec![stored], vec![(receipt.output, forged_output.clone().into_bytes())]).unwrap();
-    let replayed = book.replay(&id.to_hex()[..12]).unwrap();
+    let replayed = book.replay(&replay::Reader::Full, &id.to_hex()[..12]).unwrap();
     assert!(!replayed.identical);
     let expected_at = forged_output.bytes().zip(assembled.assembly.context.bytes()).position(|(a, b)| a != b);
     assert_eq!(replayed.first_difference, expected_at);
@@ -187,7 +192,7 @@ proptest! {
                 }
                 Step::Assemble { chapter, chunk } => {
                     let prev = receipts.last().map(|(id, _): &(Hash32, u32)| *id).filter(|_| receipts.last().is_some_and(|(_, c)| c == chapter));
-                    let assembled = book.assemble_chunk(*chapter, &format!("{step_idx}"), CHUNKS[*chunk], prev, true).unwrap();
+                    let assembled = book.assemble_chunk(&replay::Reader::Full, *chapter, &format!("{step_idx}"), CHUNKS[*chunk], prev, true).unwrap();
                     receipts.push((assembled.id, *chapter));
                 }
                 Step::Rollback { back } => {
@@ -214,7 +219,7 @@ proptest! {
             }
         }
         for (id, _) in &receipts {
-            let replayed = book.replay(&id.to_hex()).unwrap();
+            let replayed = book.replay(&replay::Reader::Full, &id.to_hex()).unwrap();
             prop_assert!(replayed.identical, "receipt {} replays differently at byte {:?}", id, replayed.first_difference);
         }
         // A chapter whose every recorded chunk was assembled when the head had the

@@ -73,7 +73,7 @@ const CHUNK: &str = "沈照站在雾川边。灯宗的人都睡了，沈照还�
 
 /// The receipt of `CHUNK`, recorded as chunk 1 of chapter 1.
 fn recorded(book: &mut Book) -> String {
-    book.assemble_chunk(1, "1", CHUNK, None, true).unwrap().id.to_hex()
+    book.assemble_chunk(&replay::Reader::Full, 1, "1", CHUNK, None, true).unwrap().id.to_hex()
 }
 
 #[test]
@@ -145,18 +145,18 @@ fn a_failing_check_proposes_verify_for_a_reviewer_and_the_queue_shows_it() {
         (id(2), Verdict::Verify, "postcheck_missing")
     );
     assert_eq!(events[0].actor, "tool:postcheck");
-    let queue = book.review_list().unwrap();
+    let queue = book.review_list(None).unwrap();
     let flagged: Vec<(RecordId, String)> = queue
         .iter()
         .filter_map(|item| match item {
-            ReviewItem::Flagged { put, why } => Some((put.id, why.clone())),
-            ReviewItem::Candidate { .. } => None,
+            ReviewItem::Flagged { put, why, .. } => Some((put.id, why.clone())),
+            ReviewItem::Candidate { .. } | ReviewItem::FlaggedRule { .. } => None,
         })
         .collect();
     assert_eq!(flagged, [(id(2), "verify:postcheck_missing".into()), (id(3), "unreviewed:auto".into())]);
     // The reviewer accepts the record: it leaves the queue.
     book.review_accept(id(2), &Acceptance::default(), &write()).unwrap();
-    assert!(book.review_list().unwrap().iter().all(|item| item.id() != id(2)));
+    assert!(book.review_list(None).unwrap().iter().all(|item| item.id() != id(2)));
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn an_accepted_candidate_is_injected_in_the_next_assembly_and_a_rejected_one_nev
     book.scan_names(2, "1", text, false, &write()).unwrap();
     let state = book.state(None).unwrap();
     let c = state.candidates().values().find(|c| c.proposed.surface == "空空道人").unwrap().proposed.id;
-    let before = book.assemble_chunk(2, "1", text, None, false).unwrap();
+    let before = book.assemble_chunk(&replay::Reader::Full, 2, "1", text, None, false).unwrap();
     assert!(!before.assembly.context.contains("Даос"), "{}", before.assembly.context);
     // Accepting needs a rendering.
     let error = book.review_accept(c, &Acceptance::default(), &write()).unwrap_err();
@@ -219,12 +219,12 @@ fn an_accepted_candidate_is_injected_in_the_next_assembly_and_a_rejected_one_nev
     assert_eq!(events.len(), 2, "the term and the verdict in one batch");
     let Body::TermPut(put) = &events[0].body else { panic!("{events:?}") };
     assert_eq!((put.id, put.src.as_str(), put.status), (id(4), "空空道人", Status::Approved));
-    let after = book.assemble_chunk(2, "1", text, None, false).unwrap();
+    let after = book.assemble_chunk(&replay::Reader::Full, 2, "1", text, None, false).unwrap();
     assert!(after.assembly.context.contains("Даос Пустоты"), "{}", after.assembly.context);
-    assert!(book.review_list().unwrap().iter().all(|item| item.id() != c));
+    assert!(book.review_list(None).unwrap().iter().all(|item| item.id() != c));
     // Rejecting a record takes it out of every assembly.
     book.review_judge(id(4), Verdict::Reject, "not_a_name", None, &write()).unwrap();
-    let rejected = book.assemble_chunk(2, "1", text, None, false).unwrap();
+    let rejected = book.assemble_chunk(&replay::Reader::Full, 2, "1", text, None, false).unwrap();
     assert!(!rejected.assembly.context.contains("Даос Пустоты"), "{}", rejected.assembly.context);
     // A bad reason code is refused with nothing written.
     let head = book.state(None).unwrap().revision();

@@ -4,8 +4,9 @@
 //! * a field that can change an assembly is covered: changing it changes some
 //!   assembly (with a witness book built for the change) and the snapshot ID;
 //! * the covered fields no render format of this build injects (a term's sense,
-//!   speech and note, an alias's kind, `min_key_chars`, the profile's name) change
-//!   the snapshot ID but no assembly;
+//!   speech and note, an alias's kind, `min_key_chars`, the profile's name, and render
+//!   format 2 instead of 1 in a book without rules) change the snapshot ID but no
+//!   assembly;
 //! * what is not covered (provenance, time, verdict reasons, candidates, retired
 //!   records, past versions) changes neither.
 
@@ -38,7 +39,7 @@ fn base_term() -> TermPut {
 }
 
 fn alias(surface: &str, kind: AliasKind, window: Option<Window>) -> AliasAdded {
-    AliasAdded { id: rid("T-5"), surface: surface.into(), kind, window }
+    AliasAdded { id: rid("T-5"), surface: surface.into(), kind, window, release_to: None }
 }
 
 fn config(assembly: AssemblyConfig, name: &str) -> ConfigSet {
@@ -47,7 +48,7 @@ fn config(assembly: AssemblyConfig, name: &str) -> ConfigSet {
 }
 
 fn summary(id: &str, scope: Scope, text: &str, visible_from: Option<u32>) -> SummaryPut {
-    SummaryPut { id: rid(id), scope, text: text.into(), visible_from }
+    SummaryPut { id: rid(id), scope, text: text.into(), visible_from, owner: None, owner_role: None, release_to: None }
 }
 
 /// A book described by its parts; `bodies` lists its events.
@@ -271,7 +272,9 @@ fn injected_change() -> impl Strategy<Value = (String, Spec, Vec<u32>)> {
             spec.config.assembly.sticky_chunks = sticky;
             ("sticky_chunks".to_owned(), spec, Vec::new())
         }),
-        (2u16..10).prop_map(move |version| {
+        // Render format 2 renders a book without rules as format 1 does (and a book
+        // with rules cannot be on format 1): the unknown formats after it differ.
+        (3u16..10).prop_map(move |version| {
             let mut spec = base();
             spec.config.assembly.render_format = version;
             ("render_format".to_owned(), spec, Vec::new())
@@ -317,6 +320,12 @@ fn inert_change() -> impl Strategy<Value = (String, Spec)> {
             let mut spec = base();
             spec.config.profile.name = name;
             ("profile name".to_owned(), spec)
+        }),
+        // Format 2 adds the rules block; a book without rules renders as in format 1.
+        Just(2u16).prop_map(move |version| {
+            let mut spec = base();
+            spec.config.assembly.render_format = version;
+            ("render_format 2 without rules".to_owned(), spec)
         }),
     ]
 }
@@ -371,7 +380,7 @@ proptest! {
             suggested_dst: Some(dst.clone()),
             evidence: None,
             origin: Origin::Extractor,
-            trust: Trust::Normal,
+            trust: Trust::Normal, score: None,
         }));
         bodies.push(Body::TermPut(TermPut { id: rid("T-7"), src: "沈照".into(), dst, ..base_term() }));
         bodies.push(Body::TermRetired(TermRetired { id: rid("T-7"), reason: None }));

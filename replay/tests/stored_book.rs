@@ -41,7 +41,7 @@ fn outputs(book: &mut Book) -> Result<String, String> {
     let chunks = book.ledger().filed(None).map_err(|e| e.to_string())?;
     out += &format!("{chunks:?}\n");
     for (_, _, _, id) in chunks {
-        let replayed = book.replay(&id.to_hex()).map_err(|e| e.to_string())?;
+        let replayed = book.replay(&replay::Reader::Full, &id.to_hex()).map_err(|e| e.to_string())?;
         out += &format!("{id} {} {}\n", replayed.identical, replayed.context);
     }
     Ok(out)
@@ -66,7 +66,7 @@ fn the_v1_book_opens_verifies_and_replays_every_receipt() {
     let chunks = book.ledger().filed(None).unwrap();
     assert_eq!(chunks.len(), 5);
     for (_, _, _, id) in chunks {
-        let replayed = book.replay(&id.to_hex()).unwrap();
+        let replayed = book.replay(&replay::Reader::Full, &id.to_hex()).unwrap();
         assert!(replayed.identical, "receipt {id} no longer replays");
     }
 }
@@ -80,7 +80,7 @@ fn the_v1_book_reads_read_only_without_changing_a_byte() {
     book.verify().unwrap();
     outputs(&mut book).unwrap();
     let text = "沈照提着长明灯走过雾川。";
-    book.assemble_chunk(1, "dry", text, None, false).unwrap();
+    book.assemble_chunk(&replay::Reader::Full, 1, "dry", text, None, false).unwrap();
     drop(book);
     assert!(std::fs::read(&path).unwrap() == original, "a read-only book changed");
 }

@@ -24,7 +24,7 @@ fn a_fold_table_built_with_another_unicode_fails_with_a_clear_message() {
     ledger.append_with(&[event], Some(Seq(0)), attachments).unwrap();
 
     let mut book = Book::new(ledger);
-    let error = book.assemble_chunk(1, "1-1", "some text", None, false).unwrap_err().to_string();
+    let error = book.assemble_chunk(&replay::Reader::Full, 1, "1-1", "some text", None, false).unwrap_err().to_string();
     let running = matcher::ToolchainUnicode::RUNNING.normalization;
     let expected = format!(
         "the fold table was built with Unicode 15.0.0 of unicode-normalization, this build has Unicode {}.{}.{}",

@@ -33,7 +33,7 @@ problem details (docs/http.md).",
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
         replay_snapshot, audit, impact, import, export, check, review_list, review_accept, review_reject,
-        review_verify, scan
+        review_verify, scan, profile_check, coverage, expect_import
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
@@ -70,6 +70,7 @@ const BOOK: &str = "book";
         (status = 200, description = "Open books, limits and memory", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn status() {}
 
@@ -78,6 +79,7 @@ fn status() {}
         (status = 200, description = "The books of the library", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn list_books() {}
 
@@ -87,6 +89,7 @@ fn list_books() {}
         (status = 200, description = "Head, chain hash and snapshot ID", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 503, description = "The book is held by another process", body = ProblemBody, content_type = "application/problem+json",
@@ -101,6 +104,7 @@ fn book_info() {}
         (status = 201, description = "Created, with its first event (the config)", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Invalid name, body or profile", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "The book exists", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
@@ -124,6 +128,7 @@ fn create_book() {}
             headers(("Idempotent-Replayed" = String, description = "`true` when this is the answer of an earlier request with the same Idempotency-Key"))),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "A bad event, named by its index or line; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
@@ -144,6 +149,7 @@ fn append() {}
             headers(("Lorebank-Next-From" = u64, description = "The `from` of the next page, when events remain after this one"))),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad range", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -151,6 +157,7 @@ fn log() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/glossary", tag = "reads",
     params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = Option<u32>, Query, description = "Only records active at this chapter (the spoiler gate)"),
         ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
@@ -159,6 +166,7 @@ fn log() {}
         (status = 200, description = "The active glossary", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -174,6 +182,7 @@ fn glossary() {}
         (status = 200, description = "Every event about the term", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad id or revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or term", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -189,6 +198,7 @@ fn term_show() {}
         (status = 200, description = "The new version appended", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad field, unknown or retired term, or nothing to change", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
@@ -204,6 +214,7 @@ fn term_edit() {}
         (status = 200, description = "The snapshot ID", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -219,6 +230,7 @@ fn snapshot() {}
         (status = 200, description = "Records added, removed and changed field by field", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -231,6 +243,7 @@ fn diff() {}
         (status = 200, description = "Compensating events appended", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
@@ -243,6 +256,7 @@ fn rollback() {}
         (status = 200, description = "ok true, or ok false naming the first damaged event or object", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -254,18 +268,23 @@ fn verify() {}
         (status = 200, description = "Derived caches dropped and rebuilt", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn rebuild() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/assemble", tag = "chunks",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+    ),
     request_body = AssembleRequest,
     responses(
         (status = 200, description = "The context, hits, injected entries and receipt", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad chapter, chunk key, text or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -273,6 +292,7 @@ fn assemble() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/assemble", tag = "chunks",
     params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = u32, Path, description = "Chapter; chapters start at 1", minimum = 1, example = 1),
     ),
@@ -281,6 +301,7 @@ fn assemble() {}
         (status = 200, description = "Every chunk's assembly and receipt, recorded in one group commit", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad chapter, chunk or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or previous receipt", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Too many chunks", body = ProblemBody, content_type = "application/problem+json"),
@@ -289,13 +310,15 @@ fn assemble_chapter() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/receipts/{id}", tag = "chunks",
     params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
-        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "70210ee8d906d4d844a70e47da064b0b285f7598d9bd9715158e92b999ef4632"),
     ),
     responses(
         (status = 200, description = "The receipt with its input and output texts", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Not a receipt id, or an ambiguous prefix", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -303,25 +326,31 @@ fn receipt() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/receipts/{id}/replay", tag = "chunks",
     params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
-        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "70210ee8d906d4d844a70e47da064b0b285f7598d9bd9715158e92b999ef4632"),
     ),
     responses(
         (status = 200, description = "The context assembled again; identical says whether it matches the recorded bytes", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Not a receipt id, or an ambiguous prefix", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn replay_receipt() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/replay", tag = "chunks",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+    ),
     request_body = SnapshotAssembleRequest,
     responses(
         (status = 200, description = "The chunk assembled against a past snapshot", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad snapshot, chapter or text; or a snapshot the book does not have", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -336,6 +365,7 @@ fn replay_snapshot() {}
         (status = 200, description = "Every recorded chunk of the chapter explained", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad chapter", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -351,6 +381,7 @@ fn audit() {}
         (status = 200, description = "Recorded chunks whose context would differ under the head", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad revision or term", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -372,6 +403,7 @@ fn impact() {}
         (status = 200, description = "The import report: imported, updated, unchanged, skipped (with reasons) and lost fields (docs/formats.md)", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "A bad file, named by line, entry or uid and field; or --strict and something would be lost; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
@@ -381,6 +413,7 @@ fn import() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/export", tag = "reads",
     params(
+        ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx", example = "sillytavern"),
         ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate)", minimum = 1),
@@ -403,6 +436,7 @@ fn import() {}
             )),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad format, chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -411,24 +445,29 @@ fn export() {}
 #[utoipa::path(post, path = "/v1/books/{book}/receipts/{id}/check", tag = "chunks",
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
-        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d"),
+        ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "70210ee8d906d4d844a70e47da064b0b285f7598d9bd9715158e92b999ef4632"),
     ),
     request_body = CheckRequest,
     responses(
         (status = 200, description = "The post-check: per injected term its verdict (rendered, missing, wrong_rendering, unverifiable), counts, forms found and gender flags; stored beside the receipt unless record is false", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Not a receipt id, an ambiguous prefix, or a bad body", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book or receipt", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn check() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}/review", tag = "review",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("owner" = Option<String>, Query, description = "Only the records this party owns (own or by the book's default)"),
+    ),
     responses(
-        (status = 200, description = "Open candidates (most sighted first) and flagged records", body = Object),
+        (status = 200, description = "Open candidates (most sighted first) and flagged records, each with its owner and owner role", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -444,6 +483,7 @@ fn review_list() {}
         (status = 200, description = "Accepted: for a candidate, its term and the verdict in one batch", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Unknown candidate or record, no rendering, or a bad body; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -459,6 +499,7 @@ fn review_accept() {}
         (status = 200, description = "The verdict written", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Unknown candidate or record, or a bad reason code; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -474,6 +515,7 @@ fn review_reject() {}
         (status = 200, description = "The verdict written", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Unknown candidate or record, or a bad reason code; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -489,7 +531,57 @@ fn review_verify() {}
         (status = 200, description = "Name-like spans no record covers, each with the candidate proposed (or given new evidence)", body = Object),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad chapter or body, or a book whose profile has no name cues", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn scan() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/profile", tag = "governance",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    responses(
+        (status = 200, description = "The level of the additive memory profile the book reaches, and every requirement with the records that fail it", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn profile_check() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/coverage", tag = "governance",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("chapter" = Option<u32>, Query, description = "Only the recorded chunks of this chapter", minimum = 1),
+    ),
+    responses(
+        (status = 200, description = "Expected concepts no record covers, and occurrences in recorded chunks with nothing injected for them", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Bad chapter", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn coverage() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/expected", tag = "governance",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("format" = Option<String>, Query, description = "Read the body as this glossary format (each entry's source surface); default: a cast list, one surface per line, optionally a tab and a kind"),
+        ("file" = Option<String>, Query, description = "The file's name, for sources and errors"),
+        ("dry_run" = Option<bool>, Query, description = "Report what would be registered; write nothing"),
+        ("actor" = Option<String>, Query, description = "Who registers (default `import:cast-list`)"),
+        ("expected_head" = Option<u64>, Query, description = "Append only if the head is still this"),
+    ),
+    request_body(content((String = "application/octet-stream")), description = "The cast list or glossary file"),
+    responses(
+        (status = 200, description = "Concepts registered and already registered, in one atomic batch", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "A bad file or concept, named by its line; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn expect_import() {}

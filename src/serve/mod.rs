@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -26,7 +26,8 @@ use subtle::ConstantTimeEq;
 
 use crate::failure::Failure;
 use problem::Problem;
-use routes::{Limits, Server};
+use projections::Reader;
+use routes::{Limits, Server, Token};
 
 /// How the server is set up (the flags of `lorebank serve`).
 #[derive(Clone, Debug)]
@@ -76,6 +77,9 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/review/{id}/reject", post(routes::review_reject))
         .route("/v1/books/{book}/review/{id}/verify", post(routes::review_verify))
         .route("/v1/books/{book}/chapters/{chapter}/scan", post(routes::scan))
+        .route("/v1/books/{book}/profile", get(routes::profile_check))
+        .route("/v1/books/{book}/coverage", get(routes::coverage))
+        .route("/v1/books/{book}/expected", post(routes::expect_import))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&server), authorize));
     let timeout = Duration::from_secs_f64(server.limits.timeout_s);
     let body_limit = server.limits.body_bytes_max;
@@ -140,10 +144,33 @@ async fn declared(limit: usize, request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// With a token set, every `/v1` request must carry `Authorization: Bearer TOKEN`
-/// (compared in constant time).
-async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
-    if let Some(token) = &server.token {
+/// The routes a party may use (method, route): those that read through the party's
+/// view of a book. Every other route reads or writes the book's full view.
+const PARTY_ROUTES: &[(&str, &str)] = &[
+    ("GET", "/v1/status"),
+    ("GET", "/v1/books"),
+    ("GET", "/v1/books/{book}"),
+    ("GET", "/v1/books/{book}/glossary"),
+    ("POST", "/v1/books/{book}/assemble"),
+    ("POST", "/v1/books/{book}/chapters/{chapter}/assemble"),
+    ("GET", "/v1/books/{book}/receipts/{id}"),
+    ("POST", "/v1/books/{book}/receipts/{id}/replay"),
+    ("POST", "/v1/books/{book}/replay"),
+    ("GET", "/v1/books/{book}/export"),
+];
+
+/// The header a caller with the full view reads as a party with.
+pub const PARTY_HEADER: &str = "lorebank-party";
+
+/// With tokens set, every `/v1` request must carry `Authorization: Bearer TOKEN`
+/// (compared in constant time with every token). A token bound to a party reads as
+/// that party, on the routes of [`PARTY_ROUTES`] only (403 elsewhere, and for a
+/// `Lorebank-Party` header naming another party); a token bound to none, or no
+/// token on a server without tokens, reads the full view, or the party its
+/// `Lorebank-Party` header names. The reader goes to the handler as an extension.
+async fn authorize(State(server): State<Arc<Server>>, mut request: Request, next: Next) -> Response {
+    let mut bound: Option<Option<String>> = None;
+    if !server.tokens.is_empty() {
         let given = request
             .headers()
             .get(header::AUTHORIZATION)
@@ -153,26 +180,99 @@ async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Ne
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
             .map(|(_, given)| given.trim_start().as_bytes())
             .unwrap_or_default();
-        if !bool::from(given.ct_eq(token)) {
-            return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token")
-                .into_response();
+        // Every token is compared, so the time taken does not say which matched.
+        let mut matched = None;
+        for token in &server.tokens {
+            if bool::from(given.ct_eq(&token.secret)) {
+                matched = Some(token.party.clone());
+            }
+        }
+        match matched {
+            Some(party) => bound = Some(party),
+            None => {
+                return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token")
+                    .into_response();
+            }
         }
     }
+    let asked = match request.headers().get(PARTY_HEADER).map(|value| value.to_str()) {
+        None => None,
+        Some(Ok(party)) if ledger_model::validate::is_party(party.trim()) => Some(party.trim().to_owned()),
+        Some(_) => {
+            return Problem::invalid("header Lorebank-Party: expected a party `kind:name`")
+                .at("Lorebank-Party")
+                .into_response();
+        }
+    };
+    let route = request.extensions().get::<MatchedPath>().map(|path| path.as_str().to_owned()).unwrap_or_default();
+    let party_route = PARTY_ROUTES.iter().any(|(method, path)| request.method().as_str() == *method && *path == route);
+    let reader = match (bound.flatten(), asked) {
+        (Some(bound), Some(asked)) if asked != bound => {
+            return Problem::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("this token reads as {bound}; it cannot read as {asked}"),
+            )
+            .into_response();
+        }
+        (Some(bound), _) if !party_route => {
+            return Problem::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!(
+                    "this token reads as {bound}, which may only read what is released to it (glossary, assemble, receipts, replay, export); {} {route} reads the book's full view",
+                    request.method()
+                ),
+            )
+            .into_response();
+        }
+        (None, Some(_)) if !party_route => {
+            return Problem::invalid(format!(
+                "header Lorebank-Party: {} {route} reads the book's full view; a party reads the glossary, assembles, replays its receipts and exports",
+                request.method()
+            ))
+            .at("Lorebank-Party")
+            .into_response();
+        }
+        (Some(party), _) | (None, Some(party)) => Reader::Party(party),
+        (None, None) => Reader::Full,
+    };
+    request.extensions_mut().insert(reader);
     next.run(request).await
 }
 
-/// Reads the token of `--token-file`: its first line, at least 16 bytes.
-fn read_token(path: &PathBuf) -> Result<Vec<u8>, Failure> {
+/// Reads the tokens of `--token-file`: one per line, at least 16 bytes, optionally
+/// followed by a space and the party it reads as; blank lines and lines starting
+/// with `#` are skipped.
+fn read_tokens(path: &PathBuf) -> Result<Vec<Token>, Failure> {
     let text = std::fs::read_to_string(path)
         .map_err(|error| Failure::invalid(format!("--token-file {}: {error}", path.display())))?;
-    let token = text.lines().next().unwrap_or("").trim();
-    if token.len() < 16 {
-        return Err(Failure::invalid(format!(
-            "--token-file {}: the token must be at least 16 characters on the first line",
-            path.display()
-        )));
+    let mut tokens = Vec::new();
+    for (line_idx, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("--token-file {} line {}", path.display(), line_idx + 1);
+        let (secret, party) = match line.split_once(char::is_whitespace) {
+            Some((secret, party)) => (secret, Some(party.trim().to_owned())),
+            None => (line, None),
+        };
+        if secret.len() < 16 {
+            return Err(Failure::invalid(format!("{}: a token must be at least 16 characters", at())));
+        }
+        if let Some(party) = party.as_deref().filter(|party| !ledger_model::validate::is_party(party)) {
+            return Err(Failure::invalid(format!("{}: {party:?} is not a party `kind:name`", at())));
+        }
+        if tokens.iter().any(|token: &Token| token.secret == secret.as_bytes()) {
+            return Err(Failure::invalid(format!("{}: the token is given twice", at())));
+        }
+        tokens.push(Token { secret: secret.as_bytes().to_vec(), party });
     }
-    Ok(token.as_bytes().to_vec())
+    if tokens.is_empty() {
+        return Err(Failure::invalid(format!("--token-file {}: no token in it", path.display())));
+    }
+    Ok(tokens)
 }
 
 /// Runs the server until SIGTERM or SIGINT: then it stops accepting, finishes the
@@ -183,8 +283,8 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         .listen
         .parse()
         .map_err(|_| Failure::invalid(format!("--listen {:?}: expected IP:PORT (127.0.0.1:7373)", settings.listen)))?;
-    let token = settings.token_file.as_ref().map(read_token).transpose()?;
-    if !address.ip().is_loopback() && token.is_none() {
+    let tokens = settings.token_file.as_ref().map(read_tokens).transpose()?.unwrap_or_default();
+    if !address.ip().is_loopback() && tokens.is_empty() {
         return Err(Failure::invalid(format!(
             "--listen {address} is not a loopback address: pass --token-file so that clients must authenticate"
         )));
@@ -195,7 +295,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         open_wait: Duration::from_secs(5),
     };
     let library = Library::new(&settings.dir, limits)?;
-    let server = Arc::new(Server::new(library, settings.limits, token));
+    let server = Arc::new(Server::new(library, settings.limits, tokens));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -8,10 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body as HttpBody, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::Extension;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use ledger_model::*;
+use projections::Reader;
 use replay::{BookError, Chunk, Labelled, Library, OpenBook, WriteOptions};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -24,8 +26,18 @@ use super::problem::Problem;
 pub struct Server {
     pub library: Library,
     pub limits: Limits,
-    pub token: Option<Vec<u8>>,
+    /// The bearer tokens, each with the party it reads as (`None`: the full view);
+    /// empty when the server takes requests without a token (loopback only).
+    pub tokens: Vec<Token>,
     answers: Mutex<Answers>,
+}
+
+/// One bearer token of `--token-file`.
+pub struct Token {
+    /// Its bytes.
+    pub secret: Vec<u8>,
+    /// The party a request with it reads as; `None`, the book's full view.
+    pub party: Option<String>,
 }
 
 /// Limits on what one request may ask.
@@ -58,8 +70,8 @@ const ANSWERS_KEPT: usize = 10_000;
 const IDEMPOTENCY_CONTEXT: &str = "lorebank 2026 idempotency key v1";
 
 impl Server {
-    pub fn new(library: Library, limits: Limits, token: Option<Vec<u8>>) -> Server {
-        Server { library, limits, token, answers: Mutex::new(Answers::default()) }
+    pub fn new(library: Library, limits: Limits, tokens: Vec<Token>) -> Server {
+        Server { library, limits, tokens, answers: Mutex::new(Answers::default()) }
     }
 
     fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
@@ -526,6 +538,21 @@ pub struct TermEditRequest {
     #[serde(default, deserialize_with = "double")]
     #[schema(value_type = Option<String>)]
     pub supersedes: Option<Option<RecordId>>,
+    /// New owner (a declared party), or `null` for the book's default.
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<String>)]
+    pub owner: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<String>)]
+    pub owner_role: Option<Option<String>>,
+    /// New release list, or `null` for the book's default.
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub release_to: Option<Option<Vec<String>>>,
+    /// New release list of the note, or `null`: whoever reads the term.
+    #[serde(default, deserialize_with = "double")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub note_release_to: Option<Option<Vec<String>>>,
     pub actor: Option<String>,
     pub source: Option<String>,
     pub expected_head: Option<u64>,
@@ -556,6 +583,10 @@ pub async fn term_edit(
         secondary: request.secondary,
         secondary_logic: request.secondary_logic,
         supersedes: request.supersedes,
+        owner: request.owner,
+        owner_role: request.owner_role,
+        release_to: request.release_to,
+        note_release_to: request.note_release_to,
     };
     let write = write_options(request.actor, request.source, request.expected_head);
     let value = on_book(server, name, move |open| {
@@ -570,6 +601,7 @@ pub async fn term_edit(
 
 pub async fn glossary(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
@@ -578,7 +610,7 @@ pub async fn glossary(
     let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
     let as_of = query.number::<u64>("as_of")?.map(Seq);
     let value = on_book(server, name, move |open| {
-        let glossary = open.lock().glossary(as_of, chapter)?;
+        let glossary = open.lock().glossary(&reader, as_of, chapter)?;
         Ok(crate::json::glossary(&glossary))
     })
     .await?;
@@ -740,7 +772,7 @@ pub async fn log(
 // ----- chunks -----
 
 #[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"chapter": 1, "chunk": "2", "text": "下塔的时候，白衣先生已经在台阶下等他。", "prev": "eb3ebe93", "record": false}))]
+#[schema(example = json!({"chapter": 1, "chunk": "2", "text": "下塔的时候，白衣先生已经在台阶下等他。", "prev": "70210ee8", "record": false}))]
 #[serde(deny_unknown_fields)]
 pub struct AssembleRequest {
     /// Chapter of the chunk; chapters start at 1.
@@ -755,12 +787,13 @@ pub struct AssembleRequest {
     pub record: Option<bool>,
 }
 
-fn prev_receipt(open: &OpenBook, prev: Option<&str>) -> Result<Option<Hash32>, Problem> {
-    Ok(prev.map(|prev| open.lock().receipt(prev).map(|(id, _)| id)).transpose()?)
+fn prev_receipt(open: &OpenBook, reader: &Reader, prev: Option<&str>) -> Result<Option<Hash32>, Problem> {
+    Ok(prev.map(|prev| open.lock().receipt_for(reader, prev).map(|(id, _)| id)).transpose()?)
 }
 
 pub async fn assemble(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<String>, PathRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
@@ -769,11 +802,11 @@ pub async fn assemble(
     let chapter = chapter_number(request.chapter, "chapter")?;
     let record = request.record.unwrap_or(true);
     let value = on_book(server, name, move |open| {
-        let prev = prev_receipt(open, request.prev.as_deref())?;
+        let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
         // The book is locked only to get the head; assembling and recording run
         // beside other requests, and the receipts of concurrent requests are
         // group-committed together.
-        let assembler = open.lock().assembler()?;
+        let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, record)?;
         Ok(crate::json::assembled(&assembled, record))
     })
@@ -805,6 +838,7 @@ pub struct ChapterRequest {
 
 pub async fn assemble_chapter(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<(String, u32)>, PathRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
@@ -825,8 +859,8 @@ pub async fn assemble_chapter(
     let chunks: Vec<Chunk> =
         request.chunks.into_iter().map(|chunk| Chunk { key: chunk.key, text: chunk.text }).collect();
     let value = on_book(server, name, move |open| {
-        let prev = prev_receipt(open, request.prev.as_deref())?;
-        let assembler = open.lock().assembler()?;
+        let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
+        let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chapter(chapter, &chunks, prev, record)?;
         let receipts: Vec<Value> = assembled.iter().map(|one| crate::json::assembled(one, record)).collect();
         Ok(json!({
@@ -843,12 +877,13 @@ pub async fn assemble_chapter(
 
 pub async fn receipt(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "receipt")?;
     let value = on_book(server, name, move |open| {
         let book = open.lock();
-        let (id, receipt) = book.receipt(&id)?;
+        let (id, receipt) = book.receipt_for(&reader, &id)?;
         let (input, output) = book.receipt_texts(&receipt)?;
         Ok(crate::json::receipt(id, &receipt, &input, &output))
     })
@@ -858,10 +893,12 @@ pub async fn receipt(
 
 pub async fn replay_receipt(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "receipt")?;
-    let value = on_book(server, name, move |open| Ok(crate::json::replayed(&open.lock().replay(&id)?))).await?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::json::replayed(&open.lock().replay(&reader, &id)?))).await?;
     ok(value)
 }
 
@@ -879,6 +916,7 @@ pub struct SnapshotAssembleRequest {
 
 pub async fn replay_snapshot(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<String>, PathRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
@@ -887,7 +925,7 @@ pub async fn replay_snapshot(
     let snapshot = projections::SnapshotId(hash(&request.snapshot, "snapshot")?);
     let chapter = chapter_number(request.chapter, "chapter")?;
     let value = on_book(server, name, move |open| {
-        let assembly = open.lock().assemble_at_snapshot(snapshot, chapter, &request.text)?;
+        let assembly = open.lock().assemble_at_snapshot(&reader, snapshot, chapter, &request.text)?;
         let mut value = crate::json::assembly(&assembly);
         value["snapshot"] = json!(snapshot.to_string());
         Ok(value)
@@ -987,19 +1025,39 @@ pub async fn import(
 
 pub async fn export(
     State(server): Shared,
+    Extension(reader): Extension<Reader>,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let query = Query::parse(raw, &["format", "chapter", "as_of", "target_lang"])?;
+    if query.text("format") == Some("profile") {
+        if query.text("chapter").is_some() {
+            return Err(Problem::invalid(
+                "query parameter chapter: the profile form lists every active record with its own window",
+            )
+            .at("chapter"));
+        }
+        let as_of = query.number::<u64>("as_of")?.map(Seq);
+        let export = on_book(server, name, move |open| Ok(open.lock().export_profile(&reader, as_of)?)).await?;
+        let mut response = (StatusCode::OK, export.text).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+        headers.insert("lorebank-revision", HeaderValue::from(export.revision.0));
+        if let Ok(snapshot) = HeaderValue::from_str(&export.snapshot.to_string()) {
+            headers.insert("lorebank-snapshot", snapshot);
+        }
+        return Ok(response);
+    }
     let format =
         format_param(&query)?.ok_or_else(|| Problem::invalid("query parameter format: required").at("format"))?;
     let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
     let as_of = query.number::<u64>("as_of")?.map(Seq);
     let target_lang = query.text("target_lang").map(str::to_owned);
-    let export =
-        on_book(server, name, move |open| Ok(open.lock().export(format, chapter, as_of, target_lang.as_deref())?))
-            .await?;
+    let export = on_book(server, name, move |open| {
+        Ok(open.lock().export(&reader, format, chapter, as_of, target_lang.as_deref())?)
+    })
+    .await?;
     let lost: Vec<String> = export.lost.iter().map(|group| format!("{}={}", group.what, group.at.len())).collect();
     let mut response = (StatusCode::OK, export.bytes).into_response();
     let headers = response.headers_mut();
@@ -1059,9 +1117,13 @@ pub async fn check(
 pub async fn review_list(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let value = on_book(server, name, move |open| Ok(crate::json::review_list(&open.lock().review_list()?))).await?;
+    let owner = Query::parse(raw, &["owner"])?.text("owner").map(str::to_owned);
+    let value =
+        on_book(server, name, move |open| Ok(crate::json::review_list(&open.lock().review_list(owner.as_deref())?)))
+            .await?;
     ok(value)
 }
 
@@ -1188,6 +1250,54 @@ pub async fn scan(
     let value = on_book(server, name, move |open| {
         let scanned = open.lock().scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
         Ok(crate::json::scanned(&scanned, dry_run))
+    })
+    .await?;
+    ok(value)
+}
+
+// ----- governance -----
+
+pub async fn profile_check(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::json::profile_report(&open.lock().profile_check()?))).await?;
+    ok(value)
+}
+
+pub async fn coverage(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let chapter = Query::parse(raw, &["chapter"])?
+        .number::<u32>("chapter")?
+        .map(|chapter| chapter_number(chapter, "chapter"))
+        .transpose()?;
+    let value = on_book(server, name, move |open| Ok(crate::json::coverage(&open.lock().coverage(chapter)?))).await?;
+    ok(value)
+}
+
+pub async fn expect_import(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["format", "file", "dry_run", "actor", "expected_head"])?;
+    let format = format_param(&query)?;
+    let file = query.text("file").unwrap_or("cast list").to_owned();
+    let dry_run = flag(&query, "dry_run")?;
+    let actor = Some(query.text("actor").unwrap_or("import:cast-list").to_owned());
+    let write = write_options(actor, None, query.number("expected_head")?);
+    let bytes = body_bytes(body)?;
+    let value = on_book(server, name, move |open| {
+        let imported = open.lock().expect_import(&file, &bytes, format, dry_run, &write)?;
+        Ok(crate::json::expect_imported(&imported, dry_run))
     })
     .await?;
     ok(value)

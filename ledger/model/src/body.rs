@@ -1,9 +1,12 @@
-//! Event bodies, schema v1: one variant per kind of change to a book.
+//! Event bodies, schema 2: one variant per kind of change to a book.
 //!
 //! **The order of variants and of fields is part of the canonical encoding.** New
 //! kinds go at the end; a changed kind is a new schema version with an upcast in
 //! [`crate::record`], never an edit here (the golden fixtures in `tests/golden/`
-//! fail if the bytes move).
+//! fail if the bytes move). Schema 2 added the governance fields of the additive
+//! memory profile (owners and `release_to` on terms, aliases and summaries; a score
+//! on candidates) and five kinds (rules, the book's governance, expected concepts);
+//! schema-1 payloads are read through [`crate::schema1`].
 //!
 //! The same types are the JSON form that `lorebank apply` reads: externally tagged,
 //! snake_case (`{"term_put": {"id": "T-1", ...}}`), unknown fields refused.
@@ -36,11 +39,21 @@ pub enum Body {
     ConfigSet(ConfigSet),
     /// Marks the end of a batch of compensating events that rolled the book back.
     RollbackMarker(RollbackMarker),
+    /// The full content of a rule record (a translation instruction), new or revised.
+    RulePut(RulePut),
+    /// A rule stops existing from this revision on.
+    RuleRetired(RuleRetired),
+    /// The book's governance: its conflict policy, parties and record defaults.
+    GovernanceSet(GovernanceSet),
+    /// A concept the book must cover (the register of expected concepts).
+    ConceptExpected(ConceptExpected),
+    /// A concept is no longer expected.
+    ConceptDropped(ConceptDropped),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 10] = [
+    pub const KIND_NAMES: [&'static str; 15] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -51,6 +64,11 @@ impl Body {
         "disposition_set",
         "config_set",
         "rollback_marker",
+        "rule_put",
+        "rule_retired",
+        "governance_set",
+        "concept_expected",
+        "concept_dropped",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -66,6 +84,11 @@ impl Body {
             Body::DispositionSet(_) => "disposition_set",
             Body::ConfigSet(_) => "config_set",
             Body::RollbackMarker(_) => "rollback_marker",
+            Body::RulePut(_) => "rule_put",
+            Body::RuleRetired(_) => "rule_retired",
+            Body::GovernanceSet(_) => "governance_set",
+            Body::ConceptExpected(_) => "concept_expected",
+            Body::ConceptDropped(_) => "concept_dropped",
         }
     }
 
@@ -80,7 +103,13 @@ impl Body {
             Body::SummaryRetired(retired) => Some(retired.id),
             Body::CandidateProposed(candidate) => Some(candidate.id),
             Body::DispositionSet(disposition) => Some(disposition.target),
-            Body::ConfigSet(_) | Body::RollbackMarker(_) => None,
+            Body::RulePut(put) => Some(put.id),
+            Body::RuleRetired(retired) => Some(retired.id),
+            Body::ConfigSet(_)
+            | Body::RollbackMarker(_)
+            | Body::GovernanceSet(_)
+            | Body::ConceptExpected(_)
+            | Body::ConceptDropped(_) => None,
         }
     }
 }
@@ -131,6 +160,21 @@ pub struct TermPut {
     /// The record this one replaces from `window.since` on (story-time supersession).
     #[serde(default)]
     pub supersedes: Option<RecordId>,
+    /// The party that answers for what the term means (`human:names-editor`); `None`
+    /// takes the book's default for its kind ([`GovernanceSet::defaults`]).
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// The role within the owner that a question goes to (`names editor`).
+    #[serde(default)]
+    pub owner_role: Option<String>,
+    /// The parties that may read the term (`*`: every party); `None` takes the book's
+    /// default. Absence is not permission: see [`GovernanceSet`].
+    #[serde(default)]
+    pub release_to: Option<Vec<String>>,
+    /// The parties that may read the note, when narrower than the term's; `None`:
+    /// those that may read the term.
+    #[serde(default)]
+    pub note_release_to: Option<Vec<String>>,
 }
 
 impl TermPut {
@@ -153,6 +197,10 @@ impl TermPut {
             constant: false,
             secondary: None,
             supersedes: None,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+            note_release_to: None,
         }
     }
 }
@@ -237,6 +285,10 @@ pub struct AliasAdded {
     /// Chapters the alias applies to; `None` means the term's window.
     #[serde(default)]
     pub window: Option<Window>,
+    /// The parties that may find the term by this alias, when narrower than the
+    /// term's; `None`: those that may read the term.
+    #[serde(default)]
+    pub release_to: Option<Vec<String>>,
 }
 
 /// What kind of alias a surface is.
@@ -278,6 +330,15 @@ pub struct SummaryPut {
     /// means the chapter after the scope ends (a book summary: always).
     #[serde(default)]
     pub visible_from: Option<u32>,
+    /// The party that answers for the summary; `None` takes the book's default.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// The role within the owner that a question goes to.
+    #[serde(default)]
+    pub owner_role: Option<String>,
+    /// The parties that may read the summary; `None` takes the book's default.
+    #[serde(default)]
+    pub release_to: Option<Vec<String>>,
 }
 
 /// What a summary covers.
@@ -327,6 +388,10 @@ pub struct CandidateProposed {
     /// How far the suggestion may be trusted; embedding suggestions are always low.
     #[serde(default)]
     pub trust: Trust,
+    /// How strongly its origin suggests it, in millionths (a cosine similarity of
+    /// 0.8731 is 873100): an integer, because hashed data holds no floats.
+    #[serde(default)]
+    pub score: Option<i32>,
 }
 
 /// What produced a candidate.
@@ -354,11 +419,11 @@ pub enum Trust {
     Normal,
 }
 
-/// An editorial verdict on a term or candidate.
+/// An editorial verdict on a term, rule or candidate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DispositionSet {
-    /// The term or candidate judged.
+    /// The term, rule or candidate judged.
     pub target: RecordId,
     /// The verdict.
     pub verdict: Verdict,
@@ -513,4 +578,156 @@ pub struct RollbackMarker {
     /// Why.
     #[serde(default)]
     pub reason: Option<String>,
+}
+
+/// The full content of a rule record: a translation instruction or style rule
+/// ("师父 is addressed with вы"), injected in its own block of the context in the
+/// chunks it is in scope for. A put replaces the previous version whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulePut {
+    /// `R-…` id, stable across versions.
+    pub id: RecordId,
+    /// The instruction, as the translator is to read it.
+    pub text: String,
+    /// What the rule governs: it is in scope in a chunk when any of these holds. At
+    /// least one: a rule without a declared scope silently governs more than its
+    /// author meant.
+    pub applies_to: Vec<Selector>,
+    /// What the rule explicitly does not govern: out of scope when any holds. `None`
+    /// means not declared (the profile check asks for it, `[]` included).
+    #[serde(default)]
+    pub does_not_apply_to: Option<Vec<Selector>>,
+    /// Chapters the rule applies to (the spoiler gate).
+    #[serde(default)]
+    pub window: Window,
+    /// Review status; only `approved` rules are injected as authoritative.
+    #[serde(default)]
+    pub status: Status,
+    /// Higher first, when the budget is tight.
+    #[serde(default)]
+    pub priority: i32,
+    /// The party that answers for the rule; `None` takes the book's default.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// The role within the owner that a question goes to.
+    #[serde(default)]
+    pub owner_role: Option<String>,
+    /// The parties that may read the rule; `None` takes the book's default.
+    #[serde(default)]
+    pub release_to: Option<Vec<String>>,
+}
+
+/// A class of chunks a rule governs or does not.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selector {
+    /// The chunk's context calls for a term of this kind (`character`).
+    Kind(String),
+    /// The chunk's context calls for this term (`T-12`).
+    Record(RecordId),
+    /// The chunk is in one of these chapters.
+    Chapters(Window),
+    /// The chunk has dialogue: text inside quotation marks (`“…”`, `「…」`, `『…』`, `"…"`).
+    Dialogue,
+    /// The chunk has narration: letters outside quotation marks.
+    Narration,
+}
+
+/// A rule is retired: no longer injected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleRetired {
+    /// The rule.
+    pub id: RecordId,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// The book's governance, declared once, whole: a later `governance_set` replaces it.
+///
+/// Parties are the readers and owners a book knows (`human:editors`,
+/// `tool:pipeline`, `vendor:acme`); a record may name only declared parties. A record
+/// is released to the parties its `release_to` names (`*`: every party), else to
+/// those of the most specific [`RecordDefaults`] that matches it and sets
+/// `release_to`.
+/// **Absence is not permission:** once any record, alias or note of the book is
+/// restricted (released to some parties and not `*`), a record released to nobody
+/// is read only by its owner (and by a reader with the book's full view).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GovernanceSet {
+    /// What assembly does when records that cover the same chapter disagree.
+    pub conflict_policy: ConflictPolicy,
+    /// The parties of the book, `kind:name`, each once.
+    #[serde(default)]
+    pub parties: Vec<String>,
+    /// Defaults of owner, owner role and release by record class, each class once; a
+    /// record takes each field it leaves out from the most specific default that
+    /// matches it and sets the field: `term:<kind>`, then `term` (`summary`, `rule`),
+    /// then `*`.
+    #[serde(default)]
+    pub defaults: Vec<RecordDefaults>,
+}
+
+/// How assembly settles records that cover the same chapter and disagree: two senses
+/// of one surface that both pass their gates (an alias of one record equal to
+/// another's surface is the same case), or two records in one chunk that render to
+/// the same dst. Each decision names the policy in its reason code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictPolicy {
+    /// Inject every sense that passes, marked unverified (`sense_collision`); records
+    /// rendering the same dst are injected as they are (write-time warns of them).
+    /// What a book that declares no policy does.
+    Flag,
+    /// The record whose secondary keys matched wins over one without secondary keys.
+    PreferSpecific,
+    /// The record of the highest priority wins.
+    PreferPriority,
+    /// An approved (or accepted) record wins over an unreviewed one.
+    PreferApproved,
+}
+
+/// Defaults for a class of records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordDefaults {
+    /// Which records: `term:<kind>` (terms of that kind), `term`, `summary`, `rule`,
+    /// or `*` (every record).
+    pub records: String,
+    /// Default owner.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// Default owner role.
+    #[serde(default)]
+    pub owner_role: Option<String>,
+    /// Default release.
+    #[serde(default)]
+    pub release_to: Option<Vec<String>>,
+}
+
+/// A concept the book must cover: a name from the publisher's cast list, say. An
+/// expected concept no record covers is reported by the coverage check; it is never
+/// injected and changes no snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConceptExpected {
+    /// The source surface the concept is written with.
+    pub surface: String,
+    /// Its kind, when known (`character`).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Free note (where the expectation comes from).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A concept leaves the register.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConceptDropped {
+    /// The surface, as registered.
+    pub surface: String,
 }

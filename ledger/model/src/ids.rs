@@ -111,6 +111,8 @@ pub enum RecordKind {
     Summary,
     /// `C-…`: a review candidate.
     Candidate,
+    /// `R-…`: a rule (a translation instruction).
+    Rule,
 }
 
 impl RecordKind {
@@ -120,6 +122,7 @@ impl RecordKind {
             RecordKind::Term => 'T',
             RecordKind::Summary => 'S',
             RecordKind::Candidate => 'C',
+            RecordKind::Rule => 'R',
         }
     }
 
@@ -128,6 +131,7 @@ impl RecordKind {
             b'T' => Some(RecordKind::Term),
             b'S' => Some(RecordKind::Summary),
             b'C' => Some(RecordKind::Candidate),
+            b'R' => Some(RecordKind::Rule),
             _ => None,
         }
     }
@@ -138,11 +142,12 @@ impl RecordKind {
             RecordKind::Term => "term",
             RecordKind::Summary => "summary",
             RecordKind::Candidate => "candidate",
+            RecordKind::Rule => "rule",
         }
     }
 }
 
-/// A stable, hand-typed record id: `T-412`, `S-12`, `C-77`.
+/// A stable, hand-typed record id: `T-412`, `S-12`, `C-77`, `R-3`.
 ///
 /// The number is 1..=999_999_999 written without leading zeros, so every id has
 /// exactly one spelling. Ordered by kind, then number (`T-9` < `T-10`).
@@ -161,7 +166,7 @@ impl RecordId {
         (1..=RECORD_NUMBER_MAX).contains(&number).then_some(RecordId { kind, number })
     }
 
-    /// The kind (`T`, `S` or `C`).
+    /// The kind (`T`, `S`, `C` or `R`).
     pub fn kind(self) -> RecordKind {
         self.kind
     }
@@ -190,7 +195,7 @@ impl fmt::Display for RecordIdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "invalid record id {:?}: expected T-, S- or C- followed by a number 1..={} without leading zeros",
+            "invalid record id {:?}: expected T-, S-, C- or R- followed by a number 1..={} without leading zeros",
             self.text, RECORD_NUMBER_MAX
         )
     }
@@ -293,11 +298,12 @@ mod tests {
 
     #[test]
     fn record_ids_have_one_spelling() {
-        for good in ["T-1", "S-12", "C-77", "T-999999999"] {
+        for good in ["T-1", "S-12", "C-77", "R-3", "T-999999999"] {
             let id: RecordId = good.parse().unwrap();
             assert_eq!(id.to_string(), good);
         }
-        for bad in ["", "T", "T-", "T-0", "T-012", "t-1", "X-1", "T-1x", "T--1", "T-1000000000", "T-+1", " T-1"] {
+        for bad in ["", "T", "T-", "T-0", "T-012", "t-1", "r-1", "X-1", "T-1x", "T--1", "T-1000000000", "T-+1", " T-1"]
+        {
             assert!(bad.parse::<RecordId>().is_err(), "{bad:?} parsed");
         }
     }

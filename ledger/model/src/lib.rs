@@ -1,7 +1,8 @@
 //! The lorebank event model: what a change to a book is, and its one canonical byte
 //! form.
 //!
-//! This crate owns the event types (schema v1: [`Body`] and its kinds), the
+//! This crate owns the event types (schema 2: [`Body`] and its kinds; schema 1 is
+//! read through [`schema1`]), the
 //! newtypes for ids, seqs, hashes and chapter windows ([`ids`]), the canonical
 //! bincode codec ([`codec`]), the stored record layout and hash chain ([`record`]),
 //! validation of what a new event can tell alone ([`validate`]) and the named limits
@@ -33,6 +34,7 @@ pub mod codec;
 pub mod ids;
 pub mod limits;
 pub mod record;
+pub mod schema1;
 pub mod validate;
 
 pub use body::*;

@@ -40,15 +40,35 @@ pub const STICKY_CHUNKS_MAX: u32 = 64;
 pub const MIN_KEY_CHARS_MAX: u32 = 16;
 /// Default `min_key_chars`: a one-character key needs secondary keys.
 pub const MIN_KEY_CHARS_DEFAULT: u32 = 2;
+/// Most parties a book declares.
+pub const PARTIES_MAX: usize = 64;
+/// Most parties one `release_to` names.
+pub const RELEASE_PARTIES_MAX: usize = 16;
+/// Most record defaults a book declares.
+pub const RECORD_DEFAULTS_MAX: usize = 64;
+/// Most selectors in one scope (`applies_to`, `does_not_apply_to`) of a rule.
+pub const SELECTORS_MAX: usize = 16;
+/// Largest absolute candidate score, in millionths (a cosine similarity is at most 1).
+pub const SCORE_MAX: i32 = 1_000_000;
+/// Longest rule text, in characters.
+pub const RULE_CHARS_MAX: usize = 2_000;
 
 // A summary at its limit, in 4-byte UTF-8, must still fit an event with room to spare
 // for the envelope and the other fields.
 const _: () = assert!(SUMMARY_CHARS_MAX * 4 + 4 * NOTE_CHARS_MAX < EVENT_BYTES_MAX);
-// The largest term: every key and label at its limit.
+// The largest term: every key and label at its limit, owner, role and both release
+// lists full.
 const _: () = assert!(
-    (KEY_CHARS_MAX * (2 + SECONDARY_KEYS_MAX) + LABEL_CHARS_MAX * (4 + DECL_FORMS_MAX)) * 4 + 2 * NOTE_CHARS_MAX * 4
+    (KEY_CHARS_MAX * (2 + SECONDARY_KEYS_MAX) + LABEL_CHARS_MAX * (6 + DECL_FORMS_MAX + 2 * RELEASE_PARTIES_MAX)) * 4
+        + 2 * NOTE_CHARS_MAX * 4
         < EVENT_BYTES_MAX
 );
+// The largest rule: text, both scopes of kind selectors, owner, role and release.
+const _: () =
+    assert!((RULE_CHARS_MAX + LABEL_CHARS_MAX * (2 + 2 * SELECTORS_MAX + RELEASE_PARTIES_MAX)) * 4 < EVENT_BYTES_MAX);
+// A governance_set with every list at its limit and every label at its own does not
+// fit one event: it is refused by the encoder's EVENT_BYTES_MAX like any other
+// oversized event, with the size and the limit.
 const _: () = assert!(BATCH_EVENTS_MAX <= u32::MAX as usize);
 const _: () = assert!(EVENT_BYTES_MAX <= u32::MAX as usize);
 const _: () = assert!(DOCUMENT_BYTES_MAX <= crate::codec::DOCUMENT_BYTES_MAX);

@@ -37,8 +37,10 @@ pub const RECORD_FORMAT_1: u16 = 1;
 /// Bit of the stored `schema` field that marks, in record format 2, the last event
 /// of its batch.
 pub const BATCH_END_BIT: u16 = 0x8000;
-/// Body schema version written by this code.
-pub const SCHEMA_CURRENT: u16 = 1;
+/// Body schema version written by this code: 2, the governance fields and kinds.
+pub const SCHEMA_CURRENT: u16 = 2;
+/// The first body schema, still read (upcast through [`crate::schema1`]).
+pub const SCHEMA_1: u16 = 1;
 /// Size of the record header.
 pub const HEADER_BYTES: usize = 80;
 /// blake3 `derive_key` context of payload hashes.
@@ -348,11 +350,33 @@ pub fn open_in_batch(expected_seq: Seq, record: &[u8]) -> Result<(Event, Option<
     Ok((event, header.batch_end))
 }
 
+/// The payload bytes `event` was stored with: its content encoded under its own body
+/// schema (a schema-1 event as schema 1 wrote it). Sealing them with the event's
+/// header fields gives back the stored record.
+pub fn stored_payload(event: &Event) -> Result<Vec<u8>, CodecError> {
+    match event.schema {
+        SCHEMA_1 => {
+            let body = event.content.body.to_schema1().ok_or_else(|| {
+                CodecError::Encode(format!("a {} of schema 2 has no schema-1 form", event.content.body.kind_name()))
+            })?;
+            let content = &event.content;
+            codec::encode(&crate::schema1::NewEvent {
+                recorded_at_ms: content.recorded_at_ms,
+                actor: content.actor.clone(),
+                source: content.source.clone(),
+                body,
+            })
+        }
+        _ => event.content.encode(),
+    }
+}
+
 /// Decodes a payload written under `schema`, upcasting it to the current body types.
 /// Old schemas are read through here forever; stored bytes are never rewritten.
 fn decode_payload(schema: u16, payload: &[u8]) -> Result<NewEvent, RecordError> {
     match schema {
-        1 => Ok(codec::decode_strict::<NewEvent>(payload)?),
+        SCHEMA_1 => Ok(codec::decode_strict::<crate::schema1::NewEvent>(payload)?.into()),
+        SCHEMA_CURRENT => Ok(codec::decode_strict::<NewEvent>(payload)?),
         _ => Err(RecordError::UnknownSchema { schema }),
     }
 }

@@ -53,6 +53,33 @@ pub fn is_line_break_or_bidi(c: char) -> bool {
 /// Actor kinds accepted before the colon of an actor.
 pub const ACTOR_KINDS: &[&str] = &["human", "llm", "import", "tool", "system"];
 
+/// The release-list entry that names every party.
+pub const EVERY_PARTY: &str = "*";
+
+/// Whether `value` is a party: `kind:name`, the kind a lowercase code
+/// (`[a-z][a-z0-9_-]*`), the name non-empty without whitespace or control characters.
+pub fn is_party(value: &str) -> bool {
+    let Some((kind, name)) = value.split_once(':') else { return false };
+    let mut kind_chars = kind.chars();
+    kind_chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && kind_chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        && !name.is_empty()
+        && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Whether `value` names a class of records in [`RecordDefaults::records`]: `*`,
+/// `term`, `term:<kind>`, `summary` or `rule`.
+pub fn is_record_class(value: &str) -> bool {
+    match value {
+        "*" | "term" | "summary" | "rule" => true,
+        _ => value.strip_prefix("term:").is_some_and(|kind| {
+            let mut chars = kind.chars();
+            chars.next().is_some_and(|c| c.is_ascii_lowercase())
+                && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        }),
+    }
+}
+
 type Check = Result<(), FieldError>;
 
 struct Path<'a> {
@@ -145,6 +172,68 @@ impl Path<'_> {
         }
         let expected: Vec<String> = kinds.iter().map(|kind| format!("{}-…", kind.letter())).collect();
         Err(self.err(field, format!("{id} is a {} id, expected {}", id.kind().noun(), expected.join(" or "))))
+    }
+
+    /// A party: `kind:name`, kind a lowercase code, name without whitespace.
+    fn party(&self, field: &str, value: &str) -> Check {
+        self.line(field, value, LABEL_CHARS_MAX)?;
+        if !is_party(value) {
+            return Err(self.err(
+                field,
+                format!(
+                    "{value:?} is not a party `kind:name` (a lowercase kind like `human` or `vendor`, a colon, a name)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn opt_party(&self, field: &str, value: &Option<String>) -> Check {
+        value.as_deref().map_or(Ok(()), |party| self.party(field, party))
+    }
+
+    fn opt_label(&self, field: &str, value: &Option<String>) -> Check {
+        value.as_deref().map_or(Ok(()), |label| self.line(field, label, LABEL_CHARS_MAX))
+    }
+
+    /// A release list: parties or `*`, each once, at most [`RELEASE_PARTIES_MAX`].
+    fn release(&self, field: &str, value: &Option<Vec<String>>) -> Check {
+        let Some(parties) = value else { return Ok(()) };
+        if parties.len() > RELEASE_PARTIES_MAX {
+            return Err(self
+                .err(field, format!("names {} parties, more than the limit of {RELEASE_PARTIES_MAX}", parties.len())));
+        }
+        for (party_idx, party) in parties.iter().enumerate() {
+            let item = format!("{field}[{party_idx}]");
+            if party != EVERY_PARTY {
+                self.party(&item, party)?;
+            }
+            if parties[..party_idx].contains(party) {
+                return Err(self.err(&item, format!("{party:?} is named twice")));
+            }
+        }
+        Ok(())
+    }
+
+    fn selectors(&self, field: &str, selectors: &[Selector]) -> Check {
+        if selectors.len() > SELECTORS_MAX {
+            return Err(
+                self.err(field, format!("has {} selectors, more than the limit of {SELECTORS_MAX}", selectors.len()))
+            );
+        }
+        for (selector_idx, selector) in selectors.iter().enumerate() {
+            let item = format!("{field}[{selector_idx}]");
+            match selector {
+                Selector::Kind(kind) => self.code(&format!("{item}.kind"), kind)?,
+                Selector::Record(id) => self.id(&format!("{item}.record"), *id, &[RecordKind::Term])?,
+                Selector::Chapters(window) => self.window(&format!("{item}.chapters"), window)?,
+                Selector::Dialogue | Selector::Narration => {}
+            }
+            if selectors[..selector_idx].contains(selector) {
+                return Err(self.err(&item, "is named twice"));
+            }
+        }
+        Ok(())
     }
 
     fn chapter(&self, field: &str, chapter: u32) -> Check {
@@ -241,7 +330,10 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
                     return Err(p.err("supersedes", format!("{old} cannot supersede itself")));
                 }
             }
-            Ok(())
+            p.opt_party("owner", &put.owner)?;
+            p.opt_label("owner_role", &put.owner_role)?;
+            p.release("release_to", &put.release_to)?;
+            p.release("note_release_to", &put.note_release_to)
         }
         Body::TermRetired(retired) => {
             p.id("id", retired.id, &[RecordKind::Term])?;
@@ -250,7 +342,8 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
         Body::AliasAdded(alias) => {
             p.id("id", alias.id, &[RecordKind::Term])?;
             p.key("surface", &alias.surface, rules.min_key_chars, false)?;
-            alias.window.as_ref().map_or(Ok(()), |window| p.window("window", window))
+            alias.window.as_ref().map_or(Ok(()), |window| p.window("window", window))?;
+            p.release("release_to", &alias.release_to)
         }
         Body::AliasRemoved(alias) => {
             p.id("id", alias.id, &[RecordKind::Term])?;
@@ -271,7 +364,10 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
                 Scope::Book => {}
             }
             p.text("text", &put.text, SUMMARY_CHARS_MAX)?;
-            put.visible_from.map_or(Ok(()), |chapter| p.chapter("visible_from", chapter))
+            put.visible_from.map_or(Ok(()), |chapter| p.chapter("visible_from", chapter))?;
+            p.opt_party("owner", &put.owner)?;
+            p.opt_label("owner_role", &put.owner_role)?;
+            p.release("release_to", &put.release_to)
         }
         Body::SummaryRetired(retired) => {
             p.id("id", retired.id, &[RecordKind::Summary])?;
@@ -287,10 +383,15 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             if candidate.origin == Origin::Embedding && candidate.trust != Trust::Low {
                 return Err(p.err("trust", "embedding suggestions must have trust `low`"));
             }
+            if let Some(score) = candidate.score {
+                if !(-SCORE_MAX..=SCORE_MAX).contains(&score) {
+                    return Err(p.err("score", format!("{score} is outside -{SCORE_MAX}..={SCORE_MAX} (millionths)")));
+                }
+            }
             Ok(())
         }
         Body::DispositionSet(disposition) => {
-            p.id("target", disposition.target, &[RecordKind::Term, RecordKind::Candidate])?;
+            p.id("target", disposition.target, &[RecordKind::Term, RecordKind::Rule, RecordKind::Candidate])?;
             p.code("reason", &disposition.reason)?;
             p.opt_text("note", &disposition.note, NOTE_CHARS_MAX)
         }
@@ -323,6 +424,88 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.code("profile.name", &config.profile.name)
         }
         Body::RollbackMarker(marker) => p.opt_text("reason", &marker.reason, NOTE_CHARS_MAX),
+        Body::RulePut(put) => {
+            p.id("id", put.id, &[RecordKind::Rule])?;
+            p.text("text", &put.text, RULE_CHARS_MAX)?;
+            if put.applies_to.is_empty() {
+                return Err(p.err(
+                    "applies_to",
+                    "must name at least one selector: a rule without a declared scope governs more than its author meant",
+                ));
+            }
+            p.selectors("applies_to", &put.applies_to)?;
+            if let Some(excluded) = &put.does_not_apply_to {
+                p.selectors("does_not_apply_to", excluded)?;
+            }
+            p.window("window", &put.window)?;
+            p.opt_party("owner", &put.owner)?;
+            p.opt_label("owner_role", &put.owner_role)?;
+            p.release("release_to", &put.release_to)
+        }
+        Body::RuleRetired(retired) => {
+            p.id("id", retired.id, &[RecordKind::Rule])?;
+            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
+        }
+        Body::GovernanceSet(governance) => {
+            if governance.parties.len() > PARTIES_MAX {
+                return Err(p.err(
+                    "parties",
+                    format!("declares {} parties, more than the limit of {PARTIES_MAX}", governance.parties.len()),
+                ));
+            }
+            for (party_idx, party) in governance.parties.iter().enumerate() {
+                let field = format!("parties[{party_idx}]");
+                p.party(&field, party)?;
+                if governance.parties[..party_idx].contains(party) {
+                    return Err(p.err(&field, format!("{party:?} is declared twice")));
+                }
+            }
+            if governance.defaults.len() > RECORD_DEFAULTS_MAX {
+                return Err(p.err(
+                    "defaults",
+                    format!("has {} entries, more than the limit of {RECORD_DEFAULTS_MAX}", governance.defaults.len()),
+                ));
+            }
+            let declared = |party: &str| governance.parties.iter().any(|known| known == party);
+            for (default_idx, default) in governance.defaults.iter().enumerate() {
+                let field = |name: &str| format!("defaults[{default_idx}].{name}");
+                if !is_record_class(&default.records) {
+                    return Err(p.err(
+                        &field("records"),
+                        format!(
+                            "{:?} is not a class of records: `*`, `term`, `term:<kind>`, `summary` or `rule`",
+                            default.records
+                        ),
+                    ));
+                }
+                if governance.defaults[..default_idx].iter().any(|earlier| earlier.records == default.records) {
+                    return Err(p.err(&field("records"), format!("{:?} has defaults twice", default.records)));
+                }
+                p.opt_party(&field("owner"), &default.owner)?;
+                p.opt_label(&field("owner_role"), &default.owner_role)?;
+                p.release(&field("release_to"), &default.release_to)?;
+                if let Some(owner) = default.owner.as_deref().filter(|owner| !declared(owner)) {
+                    return Err(p.err(&field("owner"), format!("{owner:?} is not one of the declared parties")));
+                }
+                for (party_idx, party) in default.release_to.iter().flatten().enumerate() {
+                    if party != EVERY_PARTY && !declared(party) {
+                        return Err(p.err(
+                            &field(&format!("release_to[{party_idx}]")),
+                            format!("{party:?} is not one of the declared parties"),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Body::ConceptExpected(concept) => {
+            p.line("surface", &concept.surface, KEY_CHARS_MAX)?;
+            if let Some(kind) = &concept.kind {
+                p.code("kind", kind)?;
+            }
+            p.opt_text("note", &concept.note, NOTE_CHARS_MAX)
+        }
+        Body::ConceptDropped(concept) => p.line("surface", &concept.surface, KEY_CHARS_MAX),
     }
 }
 

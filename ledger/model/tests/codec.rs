@@ -1,8 +1,12 @@
 //! Pins the canonical encoding and checks the codec's contracts.
 //!
-//! * Golden fixtures: one sealed record per body kind in `tests/golden/<kind>.hex`.
-//!   A change to any byte fails here; `LOREBANK_BLESS=1` rewrites the files, which is
-//!   only right together with a new schema version and an upcast.
+//! * Golden fixtures: one sealed record per body kind of schema 2 in
+//!   `tests/golden/schema-2/<kind>.hex` (record format 2, as the ledger writes).
+//!   A change to any byte fails here; `LOREBANK_BLESS=1` writes a missing file, and a
+//!   changed one is only right together with a new schema version and an upcast.
+//! * Schema 1: the fixtures of the first release (`tests/golden/schema-1/`, record
+//!   format 1) are the schema-1 encodings of the schema-1 examples, byte for byte, and
+//!   open upcast to them. They are never re-blessed.
 //! * Round trips (proptest): decode ∘ encode = identity for every body kind, JSON and
 //!   bincode alike; sealed records open to what was sealed.
 //! * Strictness (proptest): bytes that decode re-encode to themselves; a flipped byte
@@ -13,12 +17,16 @@ mod support;
 use std::path::PathBuf;
 
 use ledger_model::codec::{self, CodecError};
-use ledger_model::record::{self, RecordError, SCHEMA_CURRENT};
+use ledger_model::record::{self, RecordError, SCHEMA_1, SCHEMA_CURRENT};
 use ledger_model::*;
 use proptest::prelude::*;
 
-fn golden_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.hex"))
+fn golden_path(schema: &str, name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(schema).join(format!("{name}.hex"))
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len()).step_by(2).map(|at| u8::from_str_radix(&text[at..at + 2], 16).unwrap()).collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -45,7 +53,12 @@ fn every_body_kind_has_a_golden_example() {
         | Body::CandidateProposed(_)
         | Body::DispositionSet(_)
         | Body::ConfigSet(_)
-        | Body::RollbackMarker(_) => 10,
+        | Body::RollbackMarker(_)
+        | Body::RulePut(_)
+        | Body::RuleRetired(_)
+        | Body::GovernanceSet(_)
+        | Body::ConceptExpected(_)
+        | Body::ConceptDropped(_) => 15,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();
@@ -65,25 +78,66 @@ fn golden_records_are_byte_identical() {
     for (seq_idx, (name, event)) in support::examples().into_iter().enumerate() {
         let seq = Seq(seq_idx as u64 + 1);
         let payload = event.encode().unwrap();
-        let (bytes, hash) = record::seal(seq, prev, SCHEMA_CURRENT, &payload);
+        let (bytes, hash) = record::seal_in_batch(seq, prev, SCHEMA_CURRENT, &payload, seq_idx % 3 == 2);
         let text = format!("{}\nchain {}\n", hex(&bytes), hash);
-        let path = golden_path(name);
-        if bless {
+        let path = golden_path("schema-2", name);
+        if bless && !path.exists() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &text).unwrap();
-        } else {
-            let expected = std::fs::read_to_string(&path)
-                .unwrap_or_else(|error| panic!("{}: {error}; run with LOREBANK_BLESS=1 to create", path.display()));
-            if expected != text {
-                failures.push(format!("{name}: encoding changed\n  expected {expected}\n  actual   {text}"));
-            }
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}; run with LOREBANK_BLESS=1 to create", path.display()));
+        if expected != text {
+            failures.push(format!("{name}: encoding changed\n  expected {expected}\n  actual   {text}"));
         }
         // The stored bytes decode back to the example.
-        let opened = record::open(seq, &bytes).unwrap();
-        assert_eq!(opened.content, event);
+        let opened = record::open(seq, &unhex(expected.lines().next().unwrap())).unwrap();
+        assert_eq!((opened.content, opened.schema), (event, SCHEMA_CURRENT));
         assert_eq!(opened.prev, prev);
         prev = hash;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[allow(clippy::disallowed_methods, reason = "tests read golden files")]
+fn schema_1_records_are_byte_identical_and_open_upcast() {
+    let mut prev = Hash32::GENESIS;
+    for (seq_idx, (name, event)) in support::schema1_examples().into_iter().enumerate() {
+        let seq = Seq(seq_idx as u64 + 1);
+        let schema1 = ledger_model::schema1::NewEvent {
+            recorded_at_ms: event.recorded_at_ms,
+            actor: event.actor.clone(),
+            source: event.source.clone(),
+            body: event.body.to_schema1().unwrap_or_else(|| panic!("{name} has a schema-1 form")),
+        };
+        let (bytes, hash) = record::seal(seq, prev, SCHEMA_1, &codec::encode(&schema1).unwrap());
+        let path = golden_path("schema-1", name);
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        assert_eq!(expected, format!("{}\nchain {}\n", hex(&bytes), hash), "{name}: schema-1 bytes changed");
+        let opened = record::open(seq, &unhex(expected.lines().next().unwrap())).unwrap();
+        assert_eq!((opened.content, opened.schema), (event, SCHEMA_1), "{name}");
+        prev = hash;
+    }
+}
+
+#[test]
+fn only_kinds_and_fields_of_schema_1_have_a_schema_1_form() {
+    for (name, event) in support::examples() {
+        let schema1 = event.body.to_schema1();
+        match name {
+            // Kinds schema 2 did not change keep their form; changed kinds with a new
+            // field set and new kinds have none.
+            "term_retired" | "alias_removed" | "summary_retired" | "disposition_set" | "config_set"
+            | "rollback_marker" => assert!(schema1.is_some(), "{name}"),
+            _ => assert!(schema1.is_none(), "{name}"),
+        }
+    }
+    // A schema-1 body upcast and taken back is itself.
+    for (name, event) in support::schema1_examples() {
+        let back: Body = event.body.to_schema1().unwrap().into();
+        assert_eq!(back, event.body, "{name}");
+    }
 }
 
 #[test]
@@ -106,6 +160,9 @@ fn json_form_is_externally_tagged_snake_case() {
 fn unknown_schema_and_format_are_refused() {
     let (_, event) = &support::examples()[0];
     let payload = event.encode().unwrap();
+    // A schema-2 payload is not a schema-1 payload: the decoder is chosen by the header.
+    let (bytes, _) = record::seal(Seq(1), Hash32::GENESIS, SCHEMA_1, &payload);
+    assert!(matches!(record::open(Seq(1), &bytes), Err(RecordError::Payload(_))));
     let (bytes, _) = record::seal(Seq(1), Hash32::GENESIS, 99, &payload);
     assert_eq!(record::open(Seq(1), &bytes), Err(RecordError::UnknownSchema { schema: 99 }));
     let (mut bytes, _) = record::seal(Seq(1), Hash32::GENESIS, SCHEMA_CURRENT, &payload);

@@ -1,13 +1,15 @@
 //! Record format 2: format 1 plus the batch-end flag in bit 15 of `schema`.
-//! Golden fixtures (`tests/golden/record-format-2/<kind>.hex`, created once with
-//! `LOREBANK_BLESS=1`) pin every byte; format-1 fixtures (`tests/golden/*.hex`) stay
+//! Golden fixtures of schema-1 bodies (`tests/golden/record-format-2/<kind>.hex`,
+//! created once with `LOREBANK_BLESS=1`, never re-blessed) pin every byte and open
+//! upcast to schema 2; format-1 fixtures (`tests/golden/schema-1/*.hex`) stay
 //! readable and report no batch boundary.
 
 mod support;
 
 use std::path::PathBuf;
 
-use ledger_model::record::{self, RecordError, BATCH_END_BIT, RECORD_FORMAT, SCHEMA_CURRENT};
+use ledger_model::codec;
+use ledger_model::record::{self, RecordError, BATCH_END_BIT, RECORD_FORMAT, SCHEMA_1, SCHEMA_CURRENT};
 use ledger_model::{Hash32, Seq};
 
 fn golden_path(name: &str) -> PathBuf {
@@ -28,12 +30,18 @@ fn golden_records_of_format_2_are_byte_identical() {
     let bless = std::env::var_os("LOREBANK_BLESS").is_some();
     let mut prev = Hash32::GENESIS;
     let mut failures = Vec::new();
-    for (index, (name, event)) in support::examples().into_iter().enumerate() {
+    for (index, (name, event)) in support::schema1_examples().into_iter().enumerate() {
         let seq = Seq(index as u64 + 1);
         // Batches of three events: every third ends its batch.
         let batch_end = index % 3 == 2;
-        let payload = event.encode().unwrap();
-        let (bytes, hash) = record::seal_in_batch(seq, prev, SCHEMA_CURRENT, &payload, batch_end);
+        let schema1 = ledger_model::schema1::NewEvent {
+            recorded_at_ms: event.recorded_at_ms,
+            actor: event.actor.clone(),
+            source: event.source.clone(),
+            body: event.body.to_schema1().unwrap(),
+        };
+        let payload = codec::encode(&schema1).unwrap();
+        let (bytes, hash) = record::seal_in_batch(seq, prev, SCHEMA_1, &payload, batch_end);
         let text = format!("{}\nchain {}\n", hex(&bytes), hash);
         let path = golden_path(name);
         if bless && !path.exists() {
@@ -46,7 +54,7 @@ fn golden_records_of_format_2_are_byte_identical() {
         }
         let stored = unhex(expected.lines().next().unwrap());
         let opened = record::open(seq, &stored).unwrap();
-        assert_eq!((opened.content, opened.schema), (event, SCHEMA_CURRENT));
+        assert_eq!((opened.content, opened.schema), (event, SCHEMA_1));
         assert_eq!(record::batch_end(&stored), Ok(Some(batch_end)));
         assert_eq!(u16::from_le_bytes([stored[0], stored[1]]), RECORD_FORMAT);
         prev = hash;
@@ -57,8 +65,8 @@ fn golden_records_of_format_2_are_byte_identical() {
 #[test]
 #[allow(clippy::disallowed_methods, reason = "tests read golden files")]
 fn format_1_records_still_open_and_mark_no_batch_end() {
-    for (index, (name, event)) in support::examples().into_iter().enumerate() {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.hex"));
+    for (index, (name, event)) in support::schema1_examples().into_iter().enumerate() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/schema-1").join(format!("{name}.hex"));
         let stored = unhex(std::fs::read_to_string(path).unwrap().lines().next().unwrap());
         assert_eq!(record::open(Seq(index as u64 + 1), &stored).unwrap().content, event);
         assert_eq!(record::batch_end(&stored), Ok(None));

@@ -25,6 +25,10 @@ pub fn term(number: u32, marker: &str) -> NewEvent {
             constant: false,
             secondary: None,
             supersedes: None,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+            note_release_to: None,
         }),
     }
 }

@@ -113,6 +113,7 @@ pub fn glossary() -> Sim {
             surface: "炎子".into(),
             kind: AliasKind::Nickname,
             window: Some(Window { since: 3, until: None }),
+            release_to: None,
         }),
         Body::TermPut(TermPut { window: Window { since: 1, until: Some(9) }, ..term("T-2", "药老", "Яо Лао") }),
         Body::TermPut(TermPut {
@@ -125,6 +126,9 @@ pub fn glossary() -> Sim {
             scope: Scope::Book,
             text: "Сяо Янь теряет силу.".into(),
             visible_from: None,
+            owner: None,
+            owner_role: None,
+            release_to: None,
         }),
     ]);
     sim

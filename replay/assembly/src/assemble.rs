@@ -4,11 +4,18 @@
 //!
 //! Steps (DESIGN §6): fold the chunk and find keys leftmost-longest; per hit, gate by
 //! chapter window (`spoiler_window` before a record starts, `out_of_window` after it
-//! ends), by verdict (`blocked_by_disposition`), by secondary keys, then by sense
-//! (`sense_collision`) and status (`unreviewed`, `flagged_for_verification`); add
-//! sticky records (hit in the previous chunks of the chapter) and constant records;
-//! order deterministically (constant, confirmed by first occurrence, sticky,
-//! ambiguous; ties by priority, then id); fill the token budget first-fit, logging
+//! ends), by verdict (`blocked_by_disposition`), by secondary keys, then by sense: the
+//! book's conflict policy settles several senses that pass (`flag`: all ambiguous,
+//! `sense_collision`; `prefer_specific`, `prefer_priority`, `prefer_approved`: one
+//! wins and the others are rejected, each decision naming the policy), then status
+//! (`unreviewed`, `flagged_for_verification`); under a `prefer_*` policy, records
+//! found in the chunk that render the same dst are settled the same way; add sticky
+//! records (hit in the previous chunks of the chapter) and constant records; order
+//! deterministically (constant, confirmed by first occurrence, sticky, ambiguous;
+//! ties by priority, then id); from render format 2, add the rules in scope (judged
+//! on the records the chunk calls for, its chapter, and whether it has dialogue or
+//! narration), gated by window and verdict like terms, ordered confirmed first by
+//! priority, then id; fill the token budget first-fit, terms before rules, logging
 //! what did not fit (`budget`); add the summaries shown at the chapter
 //! (`projections::read::summary_rank`: the book, arc recaps, the previous chapter);
 //! render.
@@ -19,13 +26,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use ledger_model::{Gender, KeyLogic, Scope, Status, Verdict};
-use projections::frozen::{Frozen, TermIdx, TermRef};
+use ledger_model::{ConflictPolicy, Gender, KeyLogic, Scope, Selector, Status, Verdict, Window};
+use projections::frozen::{Frozen, RuleRef, TermIdx, TermRef};
 use projections::read::summary_rank;
 use serde::{Deserialize, Serialize};
 
 /// Render format versions this build can produce. Every released version stays.
-pub const RENDER_FORMATS: &[u16] = &[1];
+/// Format 2 is format 1 plus a `[rules]` block; without rules it renders the same
+/// bytes.
+pub const RENDER_FORMATS: &[u16] = &[1, 2];
 /// Token estimator versions this build can compute.
 pub const TOKEN_ESTIMATORS: &[u16] = &[1];
 
@@ -61,6 +70,13 @@ pub enum Reason {
     SecondaryKeys,
     /// Did not fit the token budget.
     Budget,
+    /// Settled by the `prefer_specific` policy: it won (confirmed) or lost (rejected)
+    /// to a record whose secondary keys matched.
+    PolicyPreferSpecific,
+    /// Settled by the `prefer_priority` policy: it won or lost on priority.
+    PolicyPreferPriority,
+    /// Settled by the `prefer_approved` policy: it won or lost on review status.
+    PolicyPreferApproved,
 }
 
 /// How an injected entry got into the context.
@@ -107,6 +123,30 @@ pub struct Injected {
     pub line: String,
 }
 
+/// The decision on a rule in scope in the chunk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleDecision {
+    /// Rule number (`R-<rule>`).
+    pub rule: u32,
+    /// The decision: injected (confirmed, ambiguous) or not (rejected).
+    pub disposition: Disposition,
+    /// Why, unless plainly confirmed.
+    pub reason: Option<Reason>,
+}
+
+/// One rule of the rendered `[rules]` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InjectedRule {
+    /// Rule number.
+    pub rule: u32,
+    /// Marked `[unverified]`.
+    pub unverified: bool,
+    /// Estimated tokens of its line.
+    pub tokens: u32,
+    /// The rendered line.
+    pub line: String,
+}
+
 /// Counts describing the retrieval, as stored in receipts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetrievalState {
@@ -141,6 +181,10 @@ pub struct Assembly {
     pub sticky_in: Vec<u32>,
     /// Summary numbers included (`S-<n>`), in render order.
     pub summaries: Vec<u32>,
+    /// Every rule in scope with its decision, in the order they were tried.
+    pub rules: Vec<RuleDecision>,
+    /// Injected rules, in render order.
+    pub injected_rules: Vec<InjectedRule>,
     /// Term numbers hit in this chunk and the previous ones, newest first, for the
     /// next chunk's sticky set (at most `sticky_chunks` chunks).
     pub recent: Vec<Vec<u32>>,
@@ -299,6 +343,91 @@ pub fn render_line_v1(term: TermRef<'_>, unverified: bool) -> String {
     line_parts(term, unverified).render()
 }
 
+/// Render format 2 of one rule line: the rule's text on one line (runs of
+/// whitespace, line breaks included, become one space), then ` [unverified]`.
+pub fn render_rule_v2(text: &str, unverified: bool) -> String {
+    let mut line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if unverified {
+        line.push_str(" [unverified]");
+    }
+    line
+}
+
+/// Whether a chunk has dialogue (text inside quotation marks: `“…”`, `「…」`, `『…』`,
+/// `"…"`) and narration (a letter or digit outside them). A mark left open runs to
+/// the end of the chunk.
+pub fn voices(text: &str) -> (bool, bool) {
+    let (mut dialogue, mut narration) = (false, false);
+    // The closing marks still awaited, innermost last.
+    let mut open: Vec<char> = Vec::new();
+    for c in text.chars() {
+        match c {
+            '“' => open.push('”'),
+            '「' => open.push('」'),
+            '『' => open.push('』'),
+            '"' if open.last() == Some(&'"') => {
+                open.pop();
+            }
+            '"' => open.push('"'),
+            _ if open.last() == Some(&c) => {
+                open.pop();
+            }
+            _ if c.is_alphanumeric() => {
+                if open.is_empty() {
+                    narration = true;
+                } else {
+                    dialogue = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    (dialogue, narration)
+}
+
+/// Whether a term counts as approved for the `prefer_approved` policy: accepted, or
+/// approved and not flagged for verification.
+fn approved(term: TermRef<'_>) -> bool {
+    term.verdict() == Some(Verdict::Accept)
+        || (term.status() == Status::Approved && term.verdict() != Some(Verdict::Verify))
+}
+
+/// The decision a lone live term gets from its verdict and status.
+fn status_decision(term: TermRef<'_>) -> (Disposition, Option<Reason>) {
+    match (term.verdict(), term.status()) {
+        (Some(Verdict::Accept), _) => (Disposition::Confirmed, None),
+        (Some(Verdict::Verify), _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
+        (_, Status::Approved) => (Disposition::Confirmed, None),
+        _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
+    }
+}
+
+/// The one term of `terms` that `policy` prefers, with the reason naming the policy;
+/// `None` under `flag`, or when no single term is preferred (a tie).
+fn settle(frozen: &Frozen, policy: ConflictPolicy, terms: &[TermIdx]) -> Option<(TermIdx, Option<Reason>)> {
+    let (reason, preferred): (Reason, Vec<TermIdx>) = match policy {
+        ConflictPolicy::Flag => return None,
+        ConflictPolicy::PreferSpecific => (
+            Reason::PolicyPreferSpecific,
+            terms.iter().copied().filter(|&idx| frozen.term(idx).secondary().is_some()).collect(),
+        ),
+        ConflictPolicy::PreferPriority => {
+            let top = terms.iter().map(|&idx| frozen.term(idx).priority()).max()?;
+            (
+                Reason::PolicyPreferPriority,
+                terms.iter().copied().filter(|&idx| frozen.term(idx).priority() == top).collect(),
+            )
+        }
+        ConflictPolicy::PreferApproved => {
+            (Reason::PolicyPreferApproved, terms.iter().copied().filter(|&idx| approved(frozen.term(idx))).collect())
+        }
+    };
+    match preferred.as_slice() {
+        [winner] => Some((*winner, Some(reason))),
+        _ => None,
+    }
+}
+
 struct Candidate {
     term_idx: TermIdx,
     first_at: usize,
@@ -325,6 +454,7 @@ pub fn assemble(
     if !TOKEN_ESTIMATORS.contains(&estimator) {
         return Err(AssembleError::UnknownEstimator(estimator));
     }
+    let policy = frozen.conflict_policy();
     let matcher = frozen.matcher();
     let profile = matcher.profile();
     let normalized = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
@@ -393,19 +523,25 @@ pub fn assemble(
                 live.push(term_idx);
             }
         }
-        if live.len() > 1 {
-            for &term_idx in &live {
-                decisions.push((term_idx, Disposition::Ambiguous, Some(Reason::SenseCollision)));
+        let settled = match live.as_slice() {
+            [] => None,
+            [only] => Some((*only, None)),
+            _ => settle(frozen, policy, &live),
+        };
+        match settled {
+            None => {
+                for &term_idx in &live {
+                    decisions.push((term_idx, Disposition::Ambiguous, Some(Reason::SenseCollision)));
+                }
             }
-        } else if let Some(&term_idx) = live.first() {
-            let term = frozen.term(term_idx);
-            let decision = match (term.verdict(), term.status()) {
-                (Some(Verdict::Accept), _) => (Disposition::Confirmed, None),
-                (Some(Verdict::Verify), _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
-                (_, Status::Approved) => (Disposition::Confirmed, None),
-                _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
-            };
-            decisions.push((term_idx, decision.0, decision.1));
+            Some((winner, policy_reason)) => {
+                for &loser in live.iter().filter(|&&term_idx| term_idx != winner) {
+                    decisions.push((loser, Disposition::Rejected, policy_reason));
+                }
+                let (disposition, reason) = status_decision(frozen.term(winner));
+                let reason = if disposition == Disposition::Confirmed { policy_reason } else { reason };
+                decisions.push((winner, disposition, reason));
+            }
         }
         decisions.sort_by_key(|(term_idx, _, _)| frozen.term(*term_idx).number());
         for &(term_idx, disposition, reason) in &decisions {
@@ -437,6 +573,40 @@ pub fn assemble(
                 disposition,
                 reason,
             });
+        }
+    }
+
+    // Records found in the chunk that render the same dst, settled by a `prefer_*`
+    // policy (under `flag` they are injected as they are).
+    if policy != ConflictPolicy::Flag {
+        let mut by_dst: BTreeMap<String, Vec<TermIdx>> = BTreeMap::new();
+        for candidate in &from_hits {
+            let dst = frozen.term(candidate.term_idx).dst().to_lowercase().replace('ё', "е");
+            by_dst.entry(dst).or_default().push(candidate.term_idx);
+        }
+        let mut losers: BTreeMap<u32, Option<Reason>> = BTreeMap::new();
+        for group in by_dst.values().filter(|group| group.len() > 1) {
+            let sources: BTreeSet<String> = group.iter().map(|&idx| profile.fold(frozen.term(idx).src())).collect();
+            if sources.len() < 2 {
+                continue;
+            }
+            if let Some((winner, reason)) = settle(frozen, policy, group) {
+                for &loser in group.iter().filter(|&&idx| idx != winner) {
+                    losers.insert(frozen.term(loser).number(), reason);
+                }
+            }
+        }
+        if !losers.is_empty() {
+            from_hits.retain(|candidate| !losers.contains_key(&frozen.term(candidate.term_idx).number()));
+            for hit in hits.iter_mut().filter(|hit| hit.disposition != Disposition::Rejected) {
+                if let Some(reason) = losers.get(&hit.term) {
+                    if hit.disposition == Disposition::Confirmed {
+                        retrieval.n_exact_hits -= 1;
+                    }
+                    hit.disposition = Disposition::Rejected;
+                    hit.reason = *reason;
+                }
+            }
         }
     }
 
@@ -486,6 +656,48 @@ pub fn assemble(
     ordered.extend(sticky.iter().map(|&idx| (idx, Via::Sticky, unverified_of(idx))));
     ordered.extend(ambiguous.iter().map(|c| (c.term_idx, Via::Hit, true)));
 
+    // Rules in scope (render format 2 on): judged on the records the chunk calls for.
+    let mut rule_decisions: Vec<RuleDecision> = Vec::new();
+    let mut rule_candidates: Vec<(bool, i32, u32, Option<Reason>, RuleRef<'_>)> = Vec::new();
+    if render_format >= 2 {
+        let (has_dialogue, has_narration) = voices(text);
+        let called_for: Vec<TermRef<'_>> = ordered.iter().map(|(idx, _, _)| frozen.term(*idx)).collect();
+        let holds = |selector: &Selector| match selector {
+            Selector::Kind(kind) => called_for.iter().any(|term| term.kind() == Some(kind.as_str())),
+            Selector::Record(id) => called_for.iter().any(|term| term.number() == id.number()),
+            Selector::Chapters(window) => window.contains(chapter),
+            Selector::Dialogue => has_dialogue,
+            Selector::Narration => has_narration,
+        };
+        for rule in frozen.rules() {
+            let in_scope = rule.applies_to().any(|selector| holds(&selector))
+                && !rule.does_not_apply_to().any(|selector| holds(&selector));
+            if !in_scope {
+                continue;
+            }
+            let window: Window = rule.window();
+            let (disposition, reason) = if !window.contains(chapter) {
+                let reason = if chapter < window.since { Reason::SpoilerWindow } else { Reason::OutOfWindow };
+                (Disposition::Rejected, Some(reason))
+            } else {
+                match (rule.verdict(), rule.status()) {
+                    (Some(Verdict::Reject), _) => (Disposition::Rejected, Some(Reason::BlockedByDisposition)),
+                    (Some(Verdict::Accept), _) => (Disposition::Confirmed, None),
+                    (Some(Verdict::Verify), _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
+                    (_, Status::Approved) => (Disposition::Confirmed, None),
+                    _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
+                }
+            };
+            if disposition == Disposition::Rejected {
+                rule_decisions.push(RuleDecision { rule: rule.number(), disposition, reason });
+            } else {
+                let unverified = disposition == Disposition::Ambiguous;
+                rule_candidates.push((unverified, rule.priority(), rule.number(), reason, rule));
+            }
+        }
+        rule_candidates.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    }
+
     let mut injected = Vec::new();
     let mut evicted = Vec::new();
     let mut used = 0u32;
@@ -508,7 +720,30 @@ pub fn assemble(
         }
         injected.push(Injected { term: number_of(term_idx), via, unverified, tokens, line });
     }
-    retrieval.n_budget_evicted = evicted.len() as u32;
+    let mut injected_rules = Vec::new();
+    let mut n_rules_evicted = 0u32;
+    for (unverified, _, number, reason, rule) in rule_candidates {
+        let line = render_rule_v2(rule.text(), unverified);
+        let tokens = estimate_tokens_v1(&line);
+        if used.saturating_add(tokens) > budget {
+            n_rules_evicted += 1;
+            rule_decisions.push(RuleDecision {
+                rule: number,
+                disposition: Disposition::Rejected,
+                reason: Some(Reason::Budget),
+            });
+            continue;
+        }
+        used += tokens;
+        if unverified {
+            retrieval.n_ambiguous += 1;
+        }
+        let disposition = if unverified { Disposition::Ambiguous } else { Disposition::Confirmed };
+        rule_decisions.push(RuleDecision { rule: number, disposition, reason });
+        injected_rules.push(InjectedRule { rule: number, unverified, tokens, line });
+    }
+    rule_decisions.sort_by_key(|decision| decision.rule);
+    retrieval.n_budget_evicted = evicted.len() as u32 + n_rules_evicted;
 
     // Summaries: the book, arc recaps, the previous chapter (`summary_rank`).
     let mut summaries: Vec<(u8, u32, u32, u32, &str)> = Vec::new();
@@ -529,6 +764,13 @@ pub fn assemble(
         context.push_str("[glossary]\n");
         for entry in &injected {
             context.push_str(&entry.line);
+            context.push('\n');
+        }
+    }
+    if !injected_rules.is_empty() {
+        context.push_str("[rules]\n");
+        for rule in &injected_rules {
+            context.push_str(&rule.line);
             context.push('\n');
         }
     }
@@ -561,6 +803,8 @@ pub fn assemble(
         evicted,
         sticky_in: sticky.iter().map(|&idx| number_of(idx)).collect(),
         summaries: summaries.iter().map(|(_, number, _, _, _)| *number).collect(),
+        rules: rule_decisions,
+        injected_rules,
         recent,
         retrieval,
     })

@@ -43,6 +43,7 @@ fn state() -> &'static State {
                 surface: "Dong".into(),
                 kind: AliasKind::Nickname,
                 window: Some(Window { since: 2, until: None }),
+                release_to: None,
             }),
             Body::TermPut(TermPut { window: Window { since: 3, until: Some(5) }, ..term("T-2", "Yan", "Янь") }),
             Body::TermPut(TermPut { constant: true, priority: 5, ..term("T-3", "Sect", "Секта") }),
@@ -75,18 +76,27 @@ fn state() -> &'static State {
                 scope: Scope::Book,
                 text: "A  book.".into(),
                 visible_from: None,
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
             Body::SummaryPut(SummaryPut {
                 id: id("S-2"),
                 scope: Scope::Arc { from: 1, to: 4 },
                 text: "An arc.".into(),
                 visible_from: Some(1),
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
             Body::SummaryPut(SummaryPut {
                 id: id("S-3"),
                 scope: Scope::Chapter(1),
                 text: "Ch 1.".into(),
                 visible_from: None,
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
         ];
         let mut state = State::new();
@@ -157,6 +167,9 @@ fn a_summary_of_the_last_chapter_assembles() {
         scope: Scope::Chapter(u32::MAX),
         text: "The end.".into(),
         visible_from: Some(1),
+        owner: None,
+        owner_role: None,
+        release_to: None,
     });
     let content = NewEvent { recorded_at_ms: 1, actor: "human:test".into(), source: "test".into(), body };
     state.apply(&Event { seq: Seq(1), prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: 1, content });

@@ -156,7 +156,15 @@ fn summary() -> impl Strategy<Value = SummaryPut> {
         Just(Scope::Book),
     ];
     (1u32..1000, scope, proptest::option::of(1u32..1000), "[А-Яа-я \u{4e00}-\u{4e20}\n.]{1,40}").prop_map(
-        |(number, scope, visible_from, text)| SummaryPut { id: summary_id(number), scope, text, visible_from },
+        |(number, scope, visible_from, text)| SummaryPut {
+            id: summary_id(number),
+            scope,
+            text,
+            visible_from,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+        },
     )
 }
 
@@ -321,6 +329,9 @@ fn sillytavern_fixture_reads_every_field() {
                 scope: Scope::Chapter(3),
                 text: "Сяо Янь находит кольцо.\n药老 просыпается.".into(),
                 visible_from: Some(4),
+                owner: None,
+                owner_role: None,
+                release_to: None,
             },
         }]
     );
@@ -548,6 +559,9 @@ fn sample_export() -> ExportInput {
         scope: Scope::Arc { from: 1, to: 2 },
         text: "Сяо Янь находит кольцо.".into(),
         visible_from: Some(3),
+        owner: None,
+        owner_role: None,
+        release_to: None,
     };
     export_input(
         vec![ExportTerm { id: term_id(4), term: yao }, ExportTerm { id: term_id(9), term: girl }],
@@ -733,7 +747,15 @@ fn summary_markers_are_recognised_only_exactly() {
     let book = read_title("lorebank summary S-1 book");
     assert_eq!(
         book.summaries[0].put,
-        SummaryPut { id: summary_id(1), scope: Scope::Book, text: "Текст.".into(), visible_from: None }
+        SummaryPut {
+            id: summary_id(1),
+            scope: Scope::Book,
+            text: "Текст.".into(),
+            visible_from: None,
+            owner: None,
+            owner_role: None,
+            release_to: None
+        }
     );
     let arc = read_title("lorebank summary S-12 arc 3-5 from 6");
     assert_eq!(arc.summaries[0].put.scope, Scope::Arc { from: 3, to: 5 });
@@ -850,6 +872,9 @@ fn novelai_fixture_reads_every_field() {
                 scope: Scope::Book,
                 text: "Юный Сяо Янь возвращает силу.".into(),
                 visible_from: None,
+                owner: None,
+                owner_role: None,
+                release_to: None,
             },
         }]
     );

@@ -8,8 +8,9 @@ pub fn id(text: &str) -> RecordId {
     text.parse().unwrap()
 }
 
-/// One example of every body kind, named; the golden fixtures pin their bytes.
-pub fn examples() -> Vec<(&'static str, NewEvent)> {
+/// One example of every body kind of schema 1, named, with every field schema 2 added
+/// absent: the schema-1 golden fixtures pin their schema-1 bytes.
+pub fn schema1_examples() -> Vec<(&'static str, NewEvent)> {
     let event = |actor: &str, source: &str, body: Body| NewEvent {
         recorded_at_ms: 1_764_000_000_000,
         actor: actor.to_owned(),
@@ -41,6 +42,10 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                         keys: vec!["斗气".into(), "药老".into()],
                     }),
                     supersedes: Some(id("T-7")),
+                    owner: None,
+                    owner_role: None,
+                    release_to: None,
+                    note_release_to: None,
                 }),
             ),
         ),
@@ -62,6 +67,7 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                     surface: "蕭炎".into(),
                     kind: AliasKind::Variant,
                     window: Some(Window { since: 3, until: None }),
+                    release_to: None,
                 }),
             ),
         ),
@@ -79,6 +85,9 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                     scope: Scope::Arc { from: 1, to: 4 },
                     text: "Сяо Янь теряет силу.\nСтарик в кольце просыпается.".into(),
                     visible_from: Some(5),
+                    owner: None,
+                    owner_role: None,
+                    release_to: None,
                 }),
             ),
         ),
@@ -98,6 +107,7 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                     evidence: Some("cosine 0.82 to T-412".into()),
                     origin: Origin::Embedding,
                     trust: Trust::Low,
+                    score: None,
                 }),
             ),
         ),
@@ -138,6 +148,111 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
     ]
 }
 
+/// One example of every body kind of schema 2, named: the schema-1 examples with
+/// the governance fields set, then the kinds schema 2 added. The golden fixtures in
+/// `tests/golden/schema-2/` pin their bytes.
+pub fn examples() -> Vec<(&'static str, NewEvent)> {
+    let mut examples = schema1_examples();
+    for (_, event) in &mut examples {
+        match &mut event.body {
+            Body::TermPut(put) => {
+                put.owner = Some("human:names-editor".into());
+                put.owner_role = Some("редактор имён".into());
+                put.release_to = Some(vec!["tool:pipeline".into(), "human:editors".into()]);
+                put.note_release_to = Some(vec!["human:editors".into()]);
+            }
+            Body::AliasAdded(alias) => alias.release_to = Some(vec!["*".into()]),
+            Body::SummaryPut(put) => {
+                put.owner = Some("human:editors".into());
+                put.release_to = Some(vec![]);
+            }
+            Body::CandidateProposed(candidate) => candidate.score = Some(873_100),
+            _ => {}
+        }
+    }
+    let event = |actor: &str, source: &str, body: Body| NewEvent {
+        recorded_at_ms: 1_764_000_000_000,
+        actor: actor.to_owned(),
+        source: source.to_owned(),
+        body,
+    };
+    examples.extend([
+        (
+            "rule_put",
+            event(
+                "human:anna",
+                "style-guide#3",
+                Body::RulePut(RulePut {
+                    id: id("R-3"),
+                    text: "К 师父 обращаются на «вы».".into(),
+                    applies_to: vec![
+                        Selector::Dialogue,
+                        Selector::Kind("character".into()),
+                        Selector::Record(id("T-412")),
+                    ],
+                    does_not_apply_to: Some(vec![Selector::Chapters(Window { since: 200, until: Some(210) })]),
+                    window: Window { since: 2, until: None },
+                    status: Status::Approved,
+                    priority: 5,
+                    owner: Some("human:editors".into()),
+                    owner_role: Some("style editor".into()),
+                    release_to: Some(vec!["*".into()]),
+                }),
+            ),
+        ),
+        (
+            "rule_retired",
+            event(
+                "human:anna",
+                "cli",
+                Body::RuleRetired(RuleRetired { id: id("R-3"), reason: Some("устарело".into()) }),
+            ),
+        ),
+        (
+            "governance_set",
+            event(
+                "human:anna",
+                "governance.jsonl:1",
+                Body::GovernanceSet(GovernanceSet {
+                    conflict_policy: ConflictPolicy::PreferSpecific,
+                    parties: vec!["human:editors".into(), "human:names-editor".into(), "tool:pipeline".into()],
+                    defaults: vec![
+                        RecordDefaults {
+                            records: "term:character".into(),
+                            owner: Some("human:names-editor".into()),
+                            owner_role: Some("names editor".into()),
+                            release_to: None,
+                        },
+                        RecordDefaults {
+                            records: "*".into(),
+                            owner: Some("human:editors".into()),
+                            owner_role: None,
+                            release_to: Some(vec!["*".into()]),
+                        },
+                    ],
+                }),
+            ),
+        ),
+        (
+            "concept_expected",
+            event(
+                "import:cast-list",
+                "cast.txt:4",
+                Body::ConceptExpected(ConceptExpected {
+                    surface: "林晚".into(),
+                    kind: Some("character".into()),
+                    note: Some("из списка издателя".into()),
+                }),
+            ),
+        ),
+        (
+            "concept_dropped",
+            event("human:anna", "cli", Body::ConceptDropped(ConceptDropped { surface: "林晚".into() })),
+        ),
+    ]);
+    examples
+}
+
 fn text(max_chars: usize) -> impl Strategy<Value = String> {
     // Mixed scripts, including characters of every UTF-8 length.
     prop::collection::vec(
@@ -161,7 +276,7 @@ fn record_id(kind: RecordKind) -> impl Strategy<Value = RecordId> {
 const RECORD_NUMBER_MAX_FOR_TESTS: u32 = ledger_model::ids::RECORD_NUMBER_MAX;
 
 fn any_kind() -> impl Strategy<Value = RecordKind> {
-    prop_oneof![Just(RecordKind::Term), Just(RecordKind::Summary), Just(RecordKind::Candidate)]
+    prop_oneof![Just(RecordKind::Term), Just(RecordKind::Summary), Just(RecordKind::Candidate), Just(RecordKind::Rule)]
 }
 
 fn window() -> impl Strategy<Value = Window> {
@@ -201,12 +316,14 @@ fn term_put() -> impl Strategy<Value = TermPut> {
             ),
             prop::option::of(record_id(RecordKind::Term)),
         ),
+        (prop::option::of(text(8)), prop::option::of(text(8)), release(), release()),
     )
         .prop_map(
             |(
                 (id, src, sense, dst, kind),
                 (gender, decl, speech, note, window),
                 (status, priority, constant, secondary, supersedes),
+                (owner, owner_role, release_to, note_release_to),
             )| TermPut {
                 id,
                 src,
@@ -223,8 +340,69 @@ fn term_put() -> impl Strategy<Value = TermPut> {
                 constant,
                 secondary,
                 supersedes,
+                owner,
+                owner_role,
+                release_to,
+                note_release_to,
             },
         )
+}
+
+fn release() -> impl Strategy<Value = Option<Vec<String>>> {
+    prop::option::of(prop::collection::vec(text(6), 0..3))
+}
+
+fn selector() -> impl Strategy<Value = Selector> {
+    prop_oneof![
+        text(6).prop_map(Selector::Kind),
+        record_id(RecordKind::Term).prop_map(Selector::Record),
+        window().prop_map(Selector::Chapters),
+        Just(Selector::Dialogue),
+        Just(Selector::Narration),
+    ]
+}
+
+fn rule_put() -> impl Strategy<Value = RulePut> {
+    (
+        (record_id(RecordKind::Rule), text(30), prop::collection::vec(selector(), 0..3)),
+        (prop::option::of(prop::collection::vec(selector(), 0..3)), window(), any::<i32>()),
+        (prop::option::of(text(8)), prop::option::of(text(8)), release()),
+    )
+        .prop_map(
+            |((id, text, applies_to), (does_not_apply_to, window, priority), (owner, owner_role, release_to))| {
+                RulePut {
+                    id,
+                    text,
+                    applies_to,
+                    does_not_apply_to,
+                    window,
+                    status: Status::Auto,
+                    priority,
+                    owner,
+                    owner_role,
+                    release_to,
+                }
+            },
+        )
+}
+
+fn governance_set() -> impl Strategy<Value = GovernanceSet> {
+    (
+        prop_oneof![
+            Just(ConflictPolicy::Flag),
+            Just(ConflictPolicy::PreferSpecific),
+            Just(ConflictPolicy::PreferPriority),
+            Just(ConflictPolicy::PreferApproved)
+        ],
+        prop::collection::vec(text(8), 0..4),
+        prop::collection::vec(
+            (text(6), prop::option::of(text(6)), prop::option::of(text(6)), release()).prop_map(
+                |(records, owner, owner_role, release_to)| RecordDefaults { records, owner, owner_role, release_to },
+            ),
+            0..3,
+        ),
+    )
+        .prop_map(|(conflict_policy, parties, defaults)| GovernanceSet { conflict_policy, parties, defaults })
 }
 
 /// Any body, valid or not: the codec must round-trip all of them.
@@ -242,9 +420,16 @@ pub fn body() -> impl Strategy<Value = Body> {
                 Just(AliasKind::Title),
                 Just(AliasKind::Reading)
             ],
-            prop::option::of(window())
+            prop::option::of(window()),
+            release(),
         )
-            .prop_map(|(id, surface, kind, window)| Body::AliasAdded(AliasAdded { id, surface, kind, window })),
+            .prop_map(|(id, surface, kind, window, release_to)| Body::AliasAdded(AliasAdded {
+                id,
+                surface,
+                kind,
+                window,
+                release_to
+            })),
         (record_id(RecordKind::Term), text(8))
             .prop_map(|(id, surface)| Body::AliasRemoved(AliasRemoved { id, surface })),
         (
@@ -255,14 +440,12 @@ pub fn body() -> impl Strategy<Value = Body> {
                 Just(Scope::Book)
             ],
             text(40),
-            any::<Option<u32>>()
+            any::<Option<u32>>(),
+            (prop::option::of(text(8)), prop::option::of(text(8)), release()),
         )
-            .prop_map(|(id, scope, text, visible_from)| Body::SummaryPut(SummaryPut {
-                id,
-                scope,
-                text,
-                visible_from
-            })),
+            .prop_map(|(id, scope, text, visible_from, (owner, owner_role, release_to))| {
+                Body::SummaryPut(SummaryPut { id, scope, text, visible_from, owner, owner_role, release_to })
+            }),
         (record_id(RecordKind::Summary), prop::option::of(text(10)))
             .prop_map(|(id, reason)| Body::SummaryRetired(SummaryRetired { id, reason })),
         (
@@ -276,10 +459,19 @@ pub fn body() -> impl Strategy<Value = Body> {
                 Just(Origin::Postcheck),
                 Just(Origin::Import)
             ],
-            prop_oneof![Just(Trust::Low), Just(Trust::Normal)]
+            prop_oneof![Just(Trust::Low), Just(Trust::Normal)],
+            any::<Option<i32>>(),
         )
-            .prop_map(|(id, surface, suggested_dst, evidence, origin, trust)| {
-                Body::CandidateProposed(CandidateProposed { id, surface, suggested_dst, evidence, origin, trust })
+            .prop_map(|(id, surface, suggested_dst, evidence, origin, trust, score)| {
+                Body::CandidateProposed(CandidateProposed {
+                    id,
+                    surface,
+                    suggested_dst,
+                    evidence,
+                    origin,
+                    trust,
+                    score,
+                })
             }),
         (
             any_kind().prop_flat_map(record_id),
@@ -309,6 +501,13 @@ pub fn body() -> impl Strategy<Value = Body> {
         ),
         (any::<u64>(), prop::option::of(text(10)))
             .prop_map(|(to, reason)| Body::RollbackMarker(RollbackMarker { to: Seq(to), reason })),
+        rule_put().prop_map(Body::RulePut),
+        (record_id(RecordKind::Rule), prop::option::of(text(10)))
+            .prop_map(|(id, reason)| Body::RuleRetired(RuleRetired { id, reason })),
+        governance_set().prop_map(Body::GovernanceSet),
+        (text(8), prop::option::of(text(6)), prop::option::of(text(20)))
+            .prop_map(|(surface, kind, note)| Body::ConceptExpected(ConceptExpected { surface, kind, note })),
+        text(8).prop_map(|surface| Body::ConceptDropped(ConceptDropped { surface })),
     ]
 }
 

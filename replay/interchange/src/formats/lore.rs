@@ -215,7 +215,8 @@ pub(super) fn parse_summary_marker(title: &str, text: &str) -> Option<SummaryPut
         Some("from") => Some(number(words.next())?),
         Some(_) => return None,
     };
-    let put = SummaryPut { id, scope, text: text.to_owned(), visible_from };
+    let put =
+        SummaryPut { id, scope, text: text.to_owned(), visible_from, owner: None, owner_role: None, release_to: None };
     (id.kind() == ledger_model::RecordKind::Summary && words.next().is_none() && summary_marker(&put) == title)
         .then_some(put)
 }

@@ -277,6 +277,7 @@ pub(super) fn entry_id(id: RecordId) -> String {
         RecordKind::Term => b'T',
         RecordKind::Summary => b'S',
         RecordKind::Candidate => b'C',
+        RecordKind::Rule => b'R',
     };
     format!("6c6f7265-0000-8000-80{letter:02x}-{:012}", id.number())
 }
