@@ -50,6 +50,10 @@ fn term(number: u32, src: &str, revision: u32) -> Body {
         constant: false,
         secondary: None,
         supersedes: None,
+        owner: None,
+        owner_role: None,
+        release_to: None,
+        note_release_to: None,
     })
 }
 
@@ -87,6 +91,7 @@ fn event_mix(words: &[String], n_events: usize) -> Vec<NewEvent> {
                 surface: format!("{}甲", words[number as usize - 1]),
                 kind: AliasKind::Variant,
                 window: None,
+                release_to: None,
             }),
             7 => Body::AliasRemoved(AliasRemoved { id, surface: format!("{}甲", words[number as usize - 1]) }),
             8 => Body::TermRetired(TermRetired { id, reason: None }),
@@ -95,6 +100,9 @@ fn event_mix(words: &[String], n_events: usize) -> Vec<NewEvent> {
                 scope: Scope::Chapter(1 + number % 300),
                 text: format!("Краткое содержание главы {number}, версия {revision}."),
                 visible_from: None,
+                owner: None,
+                owner_role: None,
+                release_to: None,
             }),
         };
         revision += 1;
@@ -322,7 +330,7 @@ fn main() {
     // --- receipts through group commit ---
     let mut assembled = Vec::new();
     for (idx, chunk) in chunks.iter().take(50).enumerate() {
-        assembled.push(book.assemble_chunk(1, &format!("c{idx}"), chunk, None, true).unwrap());
+        assembled.push(book.assemble_chunk(&replay::Reader::Full, 1, &format!("c{idx}"), chunk, None, true).unwrap());
     }
     let ledger = book.ledger();
     // Each writer records `per_call` receipts per call (a pipeline recording a
@@ -391,11 +399,11 @@ fn main() {
 
     // --- replay, warm ---
     let target = assembled[7].id.to_hex();
-    assert!(book.replay(&target).unwrap().identical);
+    assert!(book.replay(&replay::Reader::Full, &target).unwrap().identical);
     let mut replays = Vec::new();
     for _ in 0..200 {
         let started = Instant::now();
-        let replayed = book.replay(&target).unwrap();
+        let replayed = book.replay(&replay::Reader::Full, &target).unwrap();
         replays.push(started.elapsed());
         assert!(replayed.identical);
     }

@@ -101,6 +101,10 @@ fn term_put(number: u32) -> NewEvent {
             constant: true,
             secondary: Some(SecondaryKeys { logic: KeyLogic::NotAll, keys: vec!["斗气".into(), "药老".into()] }),
             supersedes: Some(id(7)),
+            owner: None,
+            owner_role: None,
+            release_to: None,
+            note_release_to: None,
         }),
     }
 }
