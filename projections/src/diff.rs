@@ -145,7 +145,15 @@ pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     });
     let mut config = Vec::new();
     field(&mut config, "config", &old.config(), &new.config());
-    let governance = |state: &State| state.governance_set().map(|(governance, _)| governance.clone());
+    // A book without a governance acts as one with the policy `flag`, no parties and
+    // no defaults (what a rollback to before the first governance writes): no change.
+    let governance = |state: &State| {
+        state.governance_set().map(|(governance, _)| governance.clone()).filter(|governance| {
+            governance.conflict_policy != ConflictPolicy::Flag
+                || !governance.parties.is_empty()
+                || !governance.defaults.is_empty()
+        })
+    };
     field(&mut config, "governance", &governance(old), &governance(new));
     (out, config)
 }

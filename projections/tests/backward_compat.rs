@@ -3,7 +3,8 @@
 //! `tests/testdata/ledgers/<name>/` are `events.bin` (each record as a `u32` LE length
 //! and the sealed record bytes) and `snapshot.expected` (`revision snapshot-id` per
 //! line). Old fixtures are never deleted or re-blessed; a new format adds a new one.
-//! `LOREBANK_BLESS=1` writes a fixture that does not exist yet.
+//! `LOREBANK_BLESS=1` writes a fixture that does not exist yet (the `v1-wuchuan`
+//! fixture was written under schema 1, which this code reads and no longer writes).
 
 use std::path::PathBuf;
 
@@ -90,6 +91,10 @@ fn v1_wuchuan_reads_and_folds_to_its_pinned_snapshots() {
         let seq = state.revision().next();
         let event = record::open(seq, record_bytes).unwrap_or_else(|error| panic!("event {seq}: {error}"));
         assert_eq!(event.prev, prev, "event {seq}: broken link");
+        // Stored under schema 1 and upcast on read: nothing of schema 2 is set, and
+        // its schema-1 form is the stored payload.
+        assert_eq!(event.schema, record::SCHEMA_1, "event {seq}");
+        assert_eq!(record::stored_payload(&event).unwrap(), record_bytes[record::HEADER_BYTES..], "event {seq}");
         prev = event.hash;
         state.apply(&event);
         let line = lines.next().unwrap_or_else(|| panic!("no expected snapshot for revision {seq}"));

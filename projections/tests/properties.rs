@@ -6,6 +6,10 @@
 //! * snapshot IDs ignore provenance and history: equal content, equal ID;
 //! * diff of a state with itself is empty, and diff R → head is empty after rollback
 //!   to head.
+//!
+//! The histories include governance: owners and release lists on terms, aliases and
+//! summaries, governance sets (policy, parties, defaults), rules, and expected
+//! concepts, so every property holds of schema-2 books too.
 
 mod support;
 
@@ -17,30 +21,98 @@ use support::{term, Sim};
 const SURFACES: &[&str] = &["萧炎", "蕭炎", "药老", "藥老", "纳兰嫣然", "云山", "炎帝"];
 const DSTS: &[&str] = &["Сяо Янь", "Яо Лао", "Налань", "Юньшань", "Император"];
 
+const PARTIES: &[&str] = &["human:editors", "tool:pipeline"];
+
+/// A release list by number: `*`, one party, or nobody.
+fn release_list(code: u8) -> Vec<String> {
+    match code {
+        0 => vec!["*".into()],
+        1 => vec![PARTIES[1].into()],
+        _ => Vec::new(),
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Governed {
+    owner: Option<u8>,
+    release: Option<u8>,
+    note_release: Option<u8>,
+}
+
 #[derive(Clone, Debug)]
 enum Op {
-    Put { id: u32, src: usize, dst: usize, sense: bool, since: u32, until: Option<u32>, supersedes: Option<u32> },
+    Put {
+        id: u32,
+        src: usize,
+        dst: usize,
+        sense: bool,
+        since: u32,
+        until: Option<u32>,
+        supersedes: Option<u32>,
+        governed: Governed,
+    },
     Retire(u32),
-    AliasAdd { id: u32, surface: usize, since: Option<u32> },
-    AliasRemove { id: u32, surface: usize },
-    Verdict { id: u32, verdict: u8 },
-    Summary { id: u32, chapter: u32, text: usize },
+    AliasAdd {
+        id: u32,
+        surface: usize,
+        since: Option<u32>,
+    },
+    AliasRemove {
+        id: u32,
+        surface: usize,
+    },
+    Verdict {
+        id: u32,
+        verdict: u8,
+    },
+    Summary {
+        id: u32,
+        chapter: u32,
+        text: usize,
+    },
     SummaryRetire(u32),
-    Config { budget: u32 },
+    Config {
+        budget: u32,
+        render_format: u16,
+    },
+    Governance {
+        policy: u8,
+        parties: bool,
+        default_release: Option<u8>,
+    },
+    Rule {
+        id: u32,
+        text: usize,
+        dialogue: bool,
+        since: u32,
+        release: Option<u8>,
+    },
+    RuleRetire(u32),
+    Expect(usize),
+    Drop(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
     let window = (1u32..8, prop::option::of(0u32..6)).prop_map(|(since, len)| (since, len.map(|len| since + len)));
+    let governed = (prop::option::of(0u8..2), prop::option::of(0u8..3), prop::option::of(0u8..3))
+        .prop_map(|(owner, release, note_release)| Governed { owner, release, note_release });
     prop_oneof![
-        4 => (1u32..6, 0..SURFACES.len(), 0..DSTS.len(), any::<bool>(), window, prop::option::of(1u32..6))
-            .prop_map(|(id, src, dst, sense, (since, until), supersedes)| Op::Put { id, src, dst, sense, since, until, supersedes }),
+        4 => (1u32..6, 0..SURFACES.len(), 0..DSTS.len(), any::<bool>(), window, prop::option::of(1u32..6), governed)
+            .prop_map(|(id, src, dst, sense, (since, until), supersedes, governed)| Op::Put { id, src, dst, sense, since, until, supersedes, governed }),
         1 => (1u32..6).prop_map(Op::Retire),
         2 => (1u32..6, 0..SURFACES.len(), prop::option::of(1u32..8)).prop_map(|(id, surface, since)| Op::AliasAdd { id, surface, since }),
         1 => (1u32..6, 0..SURFACES.len()).prop_map(|(id, surface)| Op::AliasRemove { id, surface }),
         1 => (1u32..6, 0u8..4).prop_map(|(id, verdict)| Op::Verdict { id, verdict }),
         1 => (1u32..4, 1u32..6, 0..DSTS.len()).prop_map(|(id, chapter, text)| Op::Summary { id, chapter, text }),
         1 => (1u32..4).prop_map(Op::SummaryRetire),
-        1 => (100u32..900).prop_map(|budget| Op::Config { budget }),
+        1 => (100u32..900, 1u16..3).prop_map(|(budget, render_format)| Op::Config { budget, render_format }),
+        1 => (0u8..4, any::<bool>(), prop::option::of(0u8..3))
+            .prop_map(|(policy, parties, default_release)| Op::Governance { policy, parties, default_release }),
+        1 => (1u32..4, 0..DSTS.len(), any::<bool>(), 1u32..6, prop::option::of(0u8..3))
+            .prop_map(|(id, text, dialogue, since, release)| Op::Rule { id, text, dialogue, since, release }),
+        1 => (1u32..4).prop_map(Op::RuleRetire),
+        1 => (0..SURFACES.len()).prop_map(Op::Expect),
+        1 => (0..SURFACES.len()).prop_map(Op::Drop),
     ]
 }
 
@@ -48,12 +120,21 @@ fn tid(number: u32) -> RecordId {
     RecordId::new(RecordKind::Term, number).unwrap()
 }
 
+fn rid(number: u32) -> RecordId {
+    RecordId::new(RecordKind::Rule, number).unwrap()
+}
+
 fn body(op: &Op) -> Body {
     match op.clone() {
-        Op::Put { id, src, dst, sense, since, until, supersedes } => Body::TermPut(TermPut {
+        Op::Put { id, src, dst, sense, since, until, supersedes, governed } => Body::TermPut(TermPut {
             sense: sense.then(|| "alt".into()),
             window: Window { since, until },
             supersedes: supersedes.filter(|old| *old != id).map(tid),
+            owner: governed.owner.map(|party| PARTIES[party as usize].into()),
+            owner_role: governed.owner.map(|_| "editor".into()),
+            release_to: governed.release.map(release_list),
+            note_release_to: governed.note_release.map(release_list),
+            note: Some("заметка".into()),
             ..term(&format!("T-{id}"), SURFACES[src], DSTS[dst])
         }),
         Op::Retire(id) => Body::TermRetired(TermRetired { id: tid(id), reason: None }),
@@ -85,10 +166,46 @@ fn body(op: &Op) -> Body {
         Op::SummaryRetire(id) => {
             Body::SummaryRetired(SummaryRetired { id: RecordId::new(RecordKind::Summary, id).unwrap(), reason: None })
         }
-        Op::Config { budget } => Body::ConfigSet(ConfigSet {
-            assembly: AssemblyConfig { token_budget: budget, ..Default::default() },
+        Op::Config { budget, render_format } => Body::ConfigSet(ConfigSet {
+            assembly: AssemblyConfig { token_budget: budget, render_format, ..Default::default() },
             profile: ProfileRef { name: "zh".into(), table: Some(Hash32([1; 32])) },
         }),
+        Op::Governance { policy, parties, default_release } => Body::GovernanceSet(GovernanceSet {
+            conflict_policy: [
+                ConflictPolicy::Flag,
+                ConflictPolicy::PreferSpecific,
+                ConflictPolicy::PreferPriority,
+                ConflictPolicy::PreferApproved,
+            ][policy as usize],
+            parties: if parties { PARTIES.iter().map(|party| party.to_string()).collect() } else { Vec::new() },
+            defaults: default_release
+                .filter(|_| parties)
+                .map(|code| RecordDefaults {
+                    records: "term".into(),
+                    owner: Some(PARTIES[0].into()),
+                    owner_role: None,
+                    release_to: Some(release_list(code)),
+                })
+                .into_iter()
+                .collect(),
+        }),
+        Op::Rule { id, text, dialogue, since, release } => Body::RulePut(RulePut {
+            id: rid(id),
+            text: DSTS[text].into(),
+            applies_to: vec![if dialogue { Selector::Dialogue } else { Selector::Kind("character".into()) }],
+            does_not_apply_to: Some(Vec::new()),
+            window: Window { since, until: None },
+            status: Status::Approved,
+            priority: 0,
+            owner: None,
+            owner_role: None,
+            release_to: release.map(release_list),
+        }),
+        Op::RuleRetire(id) => Body::RuleRetired(RuleRetired { id: rid(id), reason: None }),
+        Op::Expect(surface) => {
+            Body::ConceptExpected(ConceptExpected { surface: SURFACES[surface].into(), kind: None, note: None })
+        }
+        Op::Drop(surface) => Body::ConceptDropped(ConceptDropped { surface: SURFACES[surface].into() }),
     }
 }
 
@@ -96,7 +213,7 @@ fn body(op: &Op) -> Body {
 /// a valid history. The first batch sets a config so rollbacks have one to restore.
 fn simulate(batches: &[Vec<Op>]) -> Sim {
     let mut sim = Sim::default();
-    sim.ok(vec![body(&Op::Config { budget: 800 })]);
+    sim.ok(vec![body(&Op::Config { budget: 800, render_format: 1 })]);
     for batch in batches {
         let _ = sim.submit(batch.iter().map(body).collect());
     }
@@ -157,11 +274,14 @@ proptest! {
     fn snapshot_ids_ignore_provenance(batches in batches()) {
         let sim = simulate(&batches);
         let mut other = Sim { actor: "import:elsewhere".into(), ..Sim::default() };
-        other.ok(vec![body(&Op::Config { budget: 800 })]);
+        other.ok(vec![body(&Op::Config { budget: 800, render_format: 1 })]);
         // Re-put the final active content in one batch, by another actor.
         let mut bodies = Vec::new();
         if let Some(config) = sim.state.config() {
             bodies.push(Body::ConfigSet(config.clone()));
+        }
+        if let Some((governance, _)) = sim.state.governance_set() {
+            bodies.push(Body::GovernanceSet(governance.clone()));
         }
         // Retired terms too (and retire them again), so `supersedes` references resolve.
         for term in sim.state.terms().values() {
@@ -178,6 +298,12 @@ proptest! {
         }
         for summary in sim.state.summaries().values().filter(|s| !s.retired) {
             bodies.push(Body::SummaryPut(summary.put.clone()));
+        }
+        for rule in sim.state.rules().values().filter(|r| !r.retired) {
+            bodies.push(Body::RulePut(rule.put.clone()));
+            if let Some((verdict, reason)) = &rule.verdict {
+                bodies.push(Body::DispositionSet(DispositionSet { target: rule.put.id, verdict: *verdict, reason: reason.clone(), note: None }));
+            }
         }
         other.ok(bodies);
         prop_assert_eq!(other.state.snapshot_id(), sim.state.snapshot_id());

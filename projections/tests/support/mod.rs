@@ -12,7 +12,7 @@ pub fn fold(text: &str) -> String {
 }
 
 /// Render formats and token estimators the simulated build has.
-pub const RENDER_FORMATS: &[u16] = &[1];
+pub const RENDER_FORMATS: &[u16] = &[1, 2];
 pub const TOKEN_ESTIMATORS: &[u16] = &[1];
 
 /// Every fold table id the simulated book holds: any but all zeros.

@@ -128,6 +128,13 @@ fn render(assembly: &Assembly) -> String {
     if !assembly.summaries.is_empty() {
         let _ = writeln!(out, "summaries: {}", list("S", &assembly.summaries));
     }
+    if !assembly.rules.is_empty() {
+        out.push_str("rules:\n");
+    }
+    for decision in &assembly.rules {
+        let reason = decision.reason.map(|reason| format!(" ({})", name(&reason))).unwrap_or_default();
+        let _ = writeln!(out, "  R-{}: {}{reason}", decision.rule, name(&decision.disposition));
+    }
     out
 }
 
@@ -820,4 +827,363 @@ fn an_arc_summary_is_a_recap_shown_from_visible_from_on() {
             summaries: S-1 S-4
         "#]],
     );
+}
+
+// ---- Conflict policies -------------------------------------------------------------
+
+/// Two senses of 长明: the sword, found with its secondary key 剑, and a chant word
+/// without secondary keys; and two records that render the same dst.
+fn senses(policy: &str) -> String {
+    format!(
+        r#"
+{{"governance_set":{{"conflict_policy":"{policy}"}}}}
+{{"term_put":{{"id":"T-1","src":"长明","sense":"sword","dst":"Чанмин","kind":"artifact","secondary":{{"logic":"and_any","keys":["剑"]}},"priority":1}}}}
+{{"term_put":{{"id":"T-2","src":"长明","sense":"chant","dst":"Вечный свет","kind":"word","status":"auto","priority":5}}}}
+{{"term_put":{{"id":"T-3","src":"阿青","dst":"А Цин","kind":"character","priority":2}}}}
+{{"term_put":{{"id":"T-4","src":"阿清","dst":"А Цин","kind":"character","status":"auto"}}}}
+"#
+    )
+}
+
+#[test]
+fn flag_marks_every_sense_that_passes_unverified() {
+    // The policy of a book that declares none: both senses are injected, unverified;
+    // two records rendering the same dst are injected as they are.
+    check(
+        &senses("flag"),
+        1,
+        "他握着剑柄，长明出鞘。阿青和阿清都来了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 阿青 -> А Цин #character
+              | 长明 -> Вечный свет #word [unverified]
+              | 长明 -> Чанмин #artifact [unverified]
+              | 阿清 -> А Цин #character [unverified]
+            hits:
+              长明 chars 6..8 T-1: ambiguous (sense_collision)
+              长明 chars 6..8 T-2: ambiguous (sense_collision)
+              阿青 chars 11..13 T-3: confirmed
+              阿清 chars 14..16 T-4: ambiguous (unreviewed)
+            injected:
+              T-3 via hit, 9 tokens
+              T-2 via hit, unverified, 14 tokens
+              T-1 via hit, unverified, 13 tokens
+              T-4 via hit, unverified, 13 tokens
+        "#]],
+    );
+}
+
+#[test]
+fn prefer_specific_takes_the_sense_whose_secondary_keys_matched() {
+    check(
+        &senses("prefer_specific"),
+        1,
+        "他握着剑柄，长明出鞘。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 长明 -> Чанмин #artifact
+            hits:
+              长明 chars 6..8 T-1: confirmed (policy_prefer_specific)
+              长明 chars 6..8 T-2: rejected (policy_prefer_specific)
+            injected:
+              T-1 via hit, 9 tokens
+        "#]],
+    );
+}
+
+#[test]
+fn prefer_priority_takes_the_sense_of_the_highest_priority_and_settles_a_shared_dst() {
+    check(
+        &senses("prefer_priority"),
+        1,
+        "他握着剑柄，长明出鞘。阿青和阿清都来了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 阿青 -> А Цин #character
+              | 长明 -> Вечный свет #word [unverified]
+            hits:
+              长明 chars 6..8 T-1: rejected (policy_prefer_priority)
+              长明 chars 6..8 T-2: ambiguous (unreviewed)
+              阿青 chars 11..13 T-3: confirmed
+              阿清 chars 14..16 T-4: rejected (policy_prefer_priority)
+            injected:
+              T-3 via hit, 9 tokens
+              T-2 via hit, unverified, 14 tokens
+        "#]],
+    );
+}
+
+#[test]
+fn prefer_approved_takes_the_reviewed_record() {
+    check(
+        &senses("prefer_approved"),
+        1,
+        "他握着剑柄，长明出鞘。阿青和阿清都来了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 长明 -> Чанмин #artifact
+              | 阿青 -> А Цин #character
+            hits:
+              长明 chars 6..8 T-1: confirmed (policy_prefer_approved)
+              长明 chars 6..8 T-2: rejected (policy_prefer_approved)
+              阿青 chars 11..13 T-3: confirmed
+              阿清 chars 14..16 T-4: rejected (policy_prefer_approved)
+            injected:
+              T-1 via hit, 9 tokens
+              T-3 via hit, 9 tokens
+        "#]],
+    );
+}
+
+#[test]
+fn a_policy_that_prefers_no_single_record_falls_back_to_flag() {
+    // Two senses whose secondary keys both matched: neither is preferred, and both are
+    // flagged as under `flag`. With only 塔 in the chunk, the sword's keys fail and the
+    // tower is the one sense left: confirmed, no policy needed.
+    let glossary = r#"
+{"governance_set":{"conflict_policy":"prefer_specific"}}
+{"term_put":{"id":"T-1","src":"长明","sense":"sword","dst":"Чанмин","secondary":{"logic":"and_any","keys":["剑"]}}}
+{"term_put":{"id":"T-2","src":"长明","sense":"tower","dst":"Башня Чанмин","secondary":{"logic":"and_any","keys":["塔"]}}}
+"#;
+    check(
+        glossary,
+        1,
+        "塔下，长明在此。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 长明 -> Башня Чанмин
+        hits:
+          长明 chars 3..5 T-1: rejected (secondary_keys)
+          长明 chars 3..5 T-2: confirmed
+        injected:
+          T-2 via hit, 8 tokens
+    "#]],
+    );
+    check(
+        glossary,
+        1,
+        "塔下有剑，长明在此。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 长明 -> Чанмин [unverified]
+              | 长明 -> Башня Чанмин [unverified]
+            hits:
+              长明 chars 5..7 T-1: ambiguous (sense_collision)
+              长明 chars 5..7 T-2: ambiguous (sense_collision)
+            injected:
+              T-1 via hit, unverified, 10 tokens
+              T-2 via hit, unverified, 12 tokens
+        "#]],
+    );
+}
+
+// ---- Rules (render format 2) -------------------------------------------------------
+
+const RULES: &str = r#"
+{"config_set":{"assembly":{"render_format":2},"profile":{"name":"zh"}}}
+{"term_put":{"id":"T-1","src":"顾寒川","dst":"Гу Ханьчуань","kind":"character","gender":"m"}}
+{"term_put":{"id":"T-2","src":"雾川","dst":"Мглистая река","kind":"place","gender":"f"}}
+{"rule_put":{"id":"R-1","text":"Гу Ханьчуань говорит ученикам «ты»;\nученики ему — «вы».","applies_to":["dialogue"],"does_not_apply_to":[]}}
+{"rule_put":{"id":"R-2","text":"Названия мест не склонять в заголовках.","applies_to":[{"kind":"place"}],"does_not_apply_to":[{"chapters":{"since":3,"until":3}}],"priority":3}}
+{"rule_put":{"id":"R-3","text":"Ночную секту называть только после главы 4.","applies_to":[{"record":"T-1"}],"window":{"since":4}}}
+{"rule_put":{"id":"R-4","text":"Черновое правило.","applies_to":["narration"],"status":"draft"}}
+"#;
+
+#[test]
+fn a_dialogue_rule_is_injected_in_a_chunk_with_dialogue_only() {
+    check(
+        RULES,
+        1,
+        "顾寒川说：“回去。”",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 顾寒川 -> Гу Ханьчуань #character, m
+          | [rules]
+          | Гу Ханьчуань говорит ученикам «ты»; ученики ему — «вы».
+          | Черновое правило. [unverified]
+        hits:
+          顾寒川 chars 0..3 T-1: confirmed
+        injected:
+          T-1 via hit, 13 tokens
+        rules:
+          R-1: confirmed
+          R-3: rejected (spoiler_window)
+          R-4: ambiguous (unreviewed)
+    "#]],
+    );
+    check(
+        RULES,
+        1,
+        "顾寒川站在渡口。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 顾寒川 -> Гу Ханьчуань #character, m
+          | [rules]
+          | Черновое правило. [unverified]
+        hits:
+          顾寒川 chars 0..3 T-1: confirmed
+        injected:
+          T-1 via hit, 13 tokens
+        rules:
+          R-3: rejected (spoiler_window)
+          R-4: ambiguous (unreviewed)
+    "#]],
+    );
+}
+
+#[test]
+fn scopes_by_kind_record_and_chapters_and_the_window_of_a_rule() {
+    // Chapter 2: R-2 (a place is called for), R-3 spoiler-blocked (from chapter 4), R-4
+    // unverified (a draft, narration). Chapter 3: R-2 is excluded there.
+    check(
+        RULES,
+        2,
+        "顾寒川回到雾川。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 顾寒川 -> Гу Ханьчуань #character, m
+          | 雾川 -> Мглистая река #place, f
+          | [rules]
+          | Названия мест не склонять в заголовках.
+          | Черновое правило. [unverified]
+        hits:
+          顾寒川 chars 0..3 T-1: confirmed
+          雾川 chars 5..7 T-2: confirmed
+        injected:
+          T-1 via hit, 13 tokens
+          T-2 via hit, 12 tokens
+        rules:
+          R-2: confirmed
+          R-3: rejected (spoiler_window)
+          R-4: ambiguous (unreviewed)
+    "#]],
+    );
+    check(
+        RULES,
+        3,
+        "顾寒川回到雾川。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 顾寒川 -> Гу Ханьчуань #character, m
+          | 雾川 -> Мглистая река #place, f
+          | [rules]
+          | Черновое правило. [unverified]
+        hits:
+          顾寒川 chars 0..3 T-1: confirmed
+          雾川 chars 5..7 T-2: confirmed
+        injected:
+          T-1 via hit, 13 tokens
+          T-2 via hit, 12 tokens
+        rules:
+          R-3: rejected (spoiler_window)
+          R-4: ambiguous (unreviewed)
+    "#]],
+    );
+    check(
+        RULES,
+        4,
+        "顾寒川回到雾川。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 顾寒川 -> Гу Ханьчуань #character, m
+          | 雾川 -> Мглистая река #place, f
+          | [rules]
+          | Названия мест не склонять в заголовках.
+          | Ночную секту называть только после главы 4.
+          | Черновое правило. [unverified]
+        hits:
+          顾寒川 chars 0..3 T-1: confirmed
+          雾川 chars 5..7 T-2: confirmed
+        injected:
+          T-1 via hit, 13 tokens
+          T-2 via hit, 12 tokens
+        rules:
+          R-2: confirmed
+          R-3: confirmed
+          R-4: ambiguous (unreviewed)
+    "#]],
+    );
+}
+
+#[test]
+fn a_rejected_rule_is_not_injected_and_rules_share_the_budget_after_terms() {
+    let glossary = format!(
+        "{RULES}{}",
+        r#"{"disposition_set":{"target":"R-4","verdict":"reject","reason":"too_vague"}}
+---
+{"config_set":{"assembly":{"token_budget":30,"render_format":2},"profile":{"name":"zh"}}}
+"#
+    );
+    check(
+        &glossary,
+        2,
+        "顾寒川回到雾川。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 顾寒川 -> Гу Ханьчуань #character, m
+          | 雾川 -> Мглистая река #place, f
+        hits:
+          顾寒川 chars 0..3 T-1: confirmed
+          雾川 chars 5..7 T-2: confirmed
+        injected:
+          T-1 via hit, 13 tokens
+          T-2 via hit, 12 tokens
+        rules:
+          R-2: rejected (budget)
+          R-3: rejected (spoiler_window)
+          R-4: rejected (blocked_by_disposition)
+    "#]],
+    );
+}
+
+#[test]
+fn render_format_1_renders_no_rules_block() {
+    // A book on format 1 holds no rules (decide refuses them); its contexts are the
+    // bytes format 2 gives a book without rules.
+    let format_1 = r#"
+{"config_set":{"assembly":{"render_format":1},"profile":{"name":"zh"}}}
+{"term_put":{"id":"T-1","src":"顾寒川","dst":"Гу Ханьчуань","kind":"character","gender":"m"}}
+"#;
+    let format_2 = format_1.replace(r#""render_format":1"#, r#""render_format":2"#);
+    let one = assemble(&frozen(format_1), 1, "顾寒川说：“回去。”", None).unwrap();
+    let two = assemble(&frozen(&format_2), 1, "顾寒川说：“回去。”", None).unwrap();
+    assert_eq!(one.context, two.context);
+    assert!(two.rules.is_empty());
+}
+
+#[test]
+fn voices_tell_dialogue_from_narration() {
+    use assembly::assemble::voices;
+    assert_eq!(voices("顾寒川说：“回去。”"), (true, true));
+    assert_eq!(voices("“回去。”"), (true, false));
+    assert_eq!(voices("「行け」と言った"), (true, true));
+    assert_eq!(voices("他说 \"go\" 然后走了"), (true, true));
+    assert_eq!(voices("沈照握紧长明。"), (false, true));
+    // Punctuation and quotes alone are neither; an open mark runs to the end.
+    assert_eq!(voices("“……”"), (false, false));
+    assert_eq!(voices("“没说完"), (true, false));
 }
