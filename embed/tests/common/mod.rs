@@ -75,3 +75,67 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
     dot / (norm(a) * norm(b))
 }
+
+/// The oracle of the tiny model, from the formula `make_tiny_model.py` writes (not
+/// from the graph): the id of each character of `text` (whitespace skipped,
+/// lowercased, `[UNK]` for the rest).
+pub fn oracle_ids(text: &str) -> Vec<u32> {
+    let mut chars: Vec<char> = Vec::new();
+    for c in VOCAB_CHARS.iter().flat_map(|chars| chars.chars()) {
+        if !chars.contains(&c) {
+            chars.push(c);
+        }
+    }
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .map(|c| chars.iter().position(|known| *known == c).map_or(1, |position| position as u32 + 2))
+        .collect()
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Row `id` of the tiny model's table.
+pub fn oracle_row(id: u32) -> Vec<f64> {
+    (0..32u64)
+        .map(|component| {
+            if id == 0 {
+                0.0
+            } else {
+                ((splitmix64(u64::from(id) * 32 + component) % 2049) as f64 - 1024.0) / 1024.0
+            }
+        })
+        .collect()
+}
+
+/// The mean of the rows of `text`'s characters, in f64, normalized when asked.
+pub fn oracle_vector(text: &str, normalize: bool) -> Vec<f64> {
+    let ids = oracle_ids(text);
+    let mut mean = vec![0f64; 32];
+    for id in &ids {
+        for (sum, value) in mean.iter_mut().zip(oracle_row(*id)) {
+            *sum += value;
+        }
+    }
+    for component in &mut mean {
+        *component /= ids.len() as f64;
+    }
+    if normalize {
+        let norm = mean.iter().map(|x| x * x).sum::<f64>().sqrt();
+        for component in &mut mean {
+            *component /= norm;
+        }
+    }
+    mean
+}
+
+/// The largest difference between an f32 vector and an f64 one.
+pub fn max_difference(a: &[f32], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (f64::from(*x) - y).abs()).fold(0.0, f64::max)
+}
