@@ -314,7 +314,10 @@ impl Embedder {
                 .ok_or_else(|| signature(format!("output dim {declared} is over the limit of {DIM_MAX}")))?,
             (None, None) => {
                 return Err(EmbedError::Options {
-                    reason: format!("output {} does not declare its dim; pass it with EmbedOptions::dim", output.name()),
+                    reason: format!(
+                        "output {} does not declare its dim; pass it with EmbedOptions::dim",
+                        output.name()
+                    ),
                 })
             }
         };
@@ -433,10 +436,8 @@ impl Embedder {
                     let value: SessionInputValue<'static> = match int_type {
                         IntType::I64 => Tensor::from_array((shape, flat)).map(Into::into),
                         IntType::I32 => {
-                            let narrow: Vec<i32> = flat
-                                .iter()
-                                .map(|value| i32::try_from(*value).unwrap_or(i32::MAX))
-                                .collect();
+                            let narrow: Vec<i32> =
+                                flat.iter().map(|value| i32::try_from(*value).unwrap_or(i32::MAX)).collect();
                             Tensor::from_array((shape, narrow)).map(Into::into)
                         }
                     }
@@ -519,8 +520,7 @@ impl Embedder {
 /// rewrites that do not depend on the CPU's layout (level 2, not 3).
 fn session_builder(runtime: &Runtime) -> Result<SessionBuilder, String> {
     let builder = Session::builder(&runtime.environment).map_err(|error| error.to_string())?;
-    let builder =
-        builder.with_optimization_level(GraphOptimizationLevel::Level2).map_err(|error| error.to_string())?;
+    let builder = builder.with_optimization_level(GraphOptimizationLevel::Level2).map_err(|error| error.to_string())?;
     let builder = builder.with_intra_threads(1).map_err(|error| error.to_string())?;
     let builder = builder.with_inter_threads(1).map_err(|error| error.to_string())?;
     let builder = builder.with_parallel_execution(false).map_err(|error| error.to_string())?;

@@ -26,7 +26,7 @@
 //!   ([`ModelIdentity::id`]). A book stores it as configuration; a vector made under
 //!   another id is stale.
 //! * [`Matrix`]: unit-length f32 rows; [`Matrix::search`] scores batched queries
-//!   against every row and returns the top `k` per query as [`Hit`]s, ranked by
+//!   against every row and returns the top `k` per query as [`Neighbour`]s, ranked by
 //!   [`Score`] (fixed-point millionths of the cosine, fit for hashed data) descending,
 //!   ties broken by row index. [`Matrix::quantize`] gives a [`QuantizedMatrix`]
 //!   (int8, one scale per row) with the same search.
@@ -36,7 +36,7 @@
 //! The same model file, tokenizer file and options give the same identity; the same
 //! text gives the same vector on the same machine (one intra-op and one inter-op
 //! thread, deterministic compute, batch size 1 by default); the same matrix and
-//! queries give the same hits in the same order (no threads, no hash maps, a total
+//! queries give the same neighbours in the same order (no threads, no hash maps, a total
 //! order on results). docs/embeddings.md says what is not promised (bit equality
 //! across CPU kinds and runtime versions, which the identity records).
 //!
@@ -49,16 +49,16 @@
 //! matrix.push(&[1.0, 0.0, 0.0])?; // row 0
 //! matrix.push(&[0.0, 1.0, 0.0])?; // row 1
 //! matrix.push(&[2.0, 0.0, 0.0])?; // row 2: the same direction as row 0
-//! let hits = matrix.search_one(&[1.0, 0.1, 0.0], 2)?;
+//! let neighbours = matrix.search_one(&[1.0, 0.1, 0.0], 2)?;
 //! // Rows 0 and 2 tie (rows are scaled to unit length); the lower index comes first.
-//! assert_eq!(hits.iter().map(|hit| hit.index).collect::<Vec<_>>(), [0, 2]);
-//! assert_eq!(hits[0].score.millionths(), 995_037);
-//! assert_eq!(hits[0].score, hits[1].score);
+//! assert_eq!(neighbours.iter().map(|neighbour| neighbour.index).collect::<Vec<_>>(), [0, 2]);
+//! assert_eq!(neighbours[0].score.millionths(), 995_037);
+//! assert_eq!(neighbours[0].score, neighbours[1].score);
 //!
-//! // int8: a quarter of the memory, the same top hits when scores are well apart.
+//! // int8: a quarter of the memory, the same top neighbours when scores are well apart.
 //! let quantized = matrix.quantize();
-//! let hits = quantized.search_one(&[0.0, 1.0, 0.2], 1)?;
-//! assert_eq!(hits[0].index, 1);
+//! let neighbours = quantized.search_one(&[0.0, 1.0, 0.2], 1)?;
+//! assert_eq!(neighbours[0].index, 1);
 //! # Ok::<(), embed::SearchError>(())
 //! ```
 //!
@@ -75,8 +75,8 @@
 //! let vectors = embedder.embed(&surfaces)?;
 //! let matrix = Matrix::from_rows(embedder.dim(), vectors.iter().map(|vector| vector.as_slice()))?;
 //! let query = embedder.embed_one("蕭炎")?;
-//! for hit in matrix.search_one(query.as_slice(), 2)? {
-//!     println!("{} {}", surfaces[hit.index as usize], hit.score);
+//! for neighbour in matrix.search_one(query.as_slice(), 2)? {
+//!     println!("{} {}", surfaces[neighbour.index as usize], neighbour.score);
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -113,4 +113,6 @@ pub use identity::{
 pub use runtime::{
     default_runtime_path, loaded_runtime_path, RuntimeLocation, RuntimeSource, RUNTIME_INSTALL_HINT, RUNTIME_VERSION,
 };
-pub use search::{Hit, Matrix, QuantizedMatrix, Score, SearchError, Subject, Vector, QUERIES_PER_CALL_MAX, ROWS_MAX};
+pub use search::{
+    Matrix, Neighbour, QuantizedMatrix, Score, SearchError, Subject, Vector, QUERIES_PER_CALL_MAX, ROWS_MAX,
+};

@@ -61,10 +61,8 @@ impl Vector {
         if bytes.len() % 4 != 0 || bytes.len() / 4 > DIM_MAX as usize {
             return Err(SearchError::BadVectorBytes { len: bytes.len() });
         }
-        let components: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
-            .collect();
+        let components: Vec<f32> =
+            bytes.chunks_exact(4).map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]])).collect();
         if let Some(position) = components.iter().position(|component| !component.is_finite()) {
             return Err(SearchError::NotFinite { subject: Subject::Vector, index: 0, position });
         }
@@ -116,7 +114,7 @@ impl fmt::Display for Score {
 
 /// One result: a row, its fixed-point score, and the cosine it was rounded from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
+pub struct Neighbour {
     /// The row index in the matrix: the caller's stable key order.
     pub index: u32,
     /// The score the results are ranked by.
@@ -126,7 +124,7 @@ pub struct Hit {
     pub cosine: f32,
 }
 
-impl Hit {
+impl Neighbour {
     /// The ranking key: smaller is better (higher score, then lower index).
     fn key(&self) -> (Reverse<Score>, u32) {
         (Reverse(self.score), self.index)
@@ -241,8 +239,9 @@ fn checked_unit(subject: Subject, index: usize, dim: usize, vector: &[f32]) -> R
 }
 
 /// The dot product in a fixed order: `F32_LANES` running sums over the
-/// components, then the tail, then the lanes added pairwise. The same two slices give
-/// the same bits on every call.
+/// components, then the lanes added pairwise, then the tail. The same two slices give
+/// the same bits on every call and every x86-64 or other CPU (no fused multiply-add,
+/// no runtime dispatch).
 #[inline]
 fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
     let mut lanes = [0f32; F32_LANES];
@@ -253,8 +252,13 @@ fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
             lanes[lane] += chunk_a[lane] * chunk_b[lane];
         }
     }
+    finish_f32(lanes, chunks_a.remainder(), chunks_b.remainder())
+}
+
+#[inline]
+fn finish_f32(mut lanes: [f32; F32_LANES], tail_a: &[f32], tail_b: &[f32]) -> f32 {
     let mut tail = 0f32;
-    for (x, y) in chunks_a.remainder().iter().zip(chunks_b.remainder()) {
+    for (x, y) in tail_a.iter().zip(tail_b) {
         tail += x * y;
     }
     let mut width = F32_LANES;
@@ -285,14 +289,14 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     sum
 }
 
-/// The best `k` hits seen so far; the worst of them on top of the heap.
+/// The best `k` neighbours seen so far; the worst of them on top of the heap.
 struct TopK {
     k: usize,
     heap: BinaryHeap<Ranked>,
 }
 
-/// A hit ordered by its ranking key, so the heap's top is the worst kept hit.
-struct Ranked(Hit);
+/// A neighbour ordered by its ranking key, so the heap's top is the worst kept neighbour.
+struct Ranked(Neighbour);
 
 impl PartialEq for Ranked {
     fn eq(&self, other: &Ranked) -> bool {
@@ -321,22 +325,22 @@ impl TopK {
         if self.k == 0 {
             return;
         }
-        let hit = Hit { index, score: Score::from_cosine(cosine), cosine };
+        let neighbour = Neighbour { index, score: Score::from_cosine(cosine), cosine };
         if self.heap.len() < self.k {
-            self.heap.push(Ranked(hit));
+            self.heap.push(Ranked(neighbour));
         } else if let Some(worst) = self.heap.peek() {
-            // Rows come in index order, so an equal score never displaces a kept hit.
-            if hit.key() < worst.0.key() {
+            // Rows come in index order, so an equal score never displaces a kept neighbour.
+            if neighbour.key() < worst.0.key() {
                 self.heap.pop();
-                self.heap.push(Ranked(hit));
+                self.heap.push(Ranked(neighbour));
             }
         }
     }
 
-    fn into_sorted(self) -> Vec<Hit> {
-        let mut hits: Vec<Hit> = self.heap.into_iter().map(|ranked| ranked.0).collect();
-        hits.sort_by_key(Hit::key);
-        hits
+    fn into_sorted(self) -> Vec<Neighbour> {
+        let mut neighbours: Vec<Neighbour> = self.heap.into_iter().map(|ranked| ranked.0).collect();
+        neighbours.sort_by_key(Neighbour::key);
+        neighbours
     }
 }
 
@@ -405,7 +409,7 @@ impl Matrix {
     /// row index ascending. Fewer than `k` when the matrix is smaller; none for `k = 0`.
     /// Queries are scaled to unit length; a query of another dimension, with a NaN or
     /// infinite component, or zero is an error and no query is answered.
-    pub fn search(&self, queries: &[&[f32]], k: usize) -> Result<Vec<Vec<Hit>>, SearchError> {
+    pub fn search(&self, queries: &[&[f32]], k: usize) -> Result<Vec<Vec<Neighbour>>, SearchError> {
         let units = checked_queries(self.dim, queries)?;
         let mut tops: Vec<TopK> = units.iter().map(|_| TopK::new(k)).collect();
         if k == 0 {
@@ -427,7 +431,7 @@ impl Matrix {
     }
 
     /// [`Matrix::search`] for one query.
-    pub fn search_one(&self, query: &[f32], k: usize) -> Result<Vec<Hit>, SearchError> {
+    pub fn search_one(&self, query: &[f32], k: usize) -> Result<Vec<Neighbour>, SearchError> {
         Ok(self.search(&[query], k)?.remove(0))
     }
 
@@ -500,7 +504,7 @@ impl QuantizedMatrix {
 
     /// As [`Matrix::search`], on the quantized rows with each query quantized the same
     /// way.
-    pub fn search(&self, queries: &[&[f32]], k: usize) -> Result<Vec<Vec<Hit>>, SearchError> {
+    pub fn search(&self, queries: &[&[f32]], k: usize) -> Result<Vec<Vec<Neighbour>>, SearchError> {
         let units = checked_queries(self.dim, queries)?;
         let mut query_codes = Vec::with_capacity(units.len() * self.dim);
         let query_scales: Vec<f32> = units.iter().map(|unit| quantize_into(unit, &mut query_codes)).collect();
@@ -530,7 +534,7 @@ impl QuantizedMatrix {
     }
 
     /// [`QuantizedMatrix::search`] for one query.
-    pub fn search_one(&self, query: &[f32], k: usize) -> Result<Vec<Hit>, SearchError> {
+    pub fn search_one(&self, query: &[f32], k: usize) -> Result<Vec<Neighbour>, SearchError> {
         Ok(self.search(&[query], k)?.remove(0))
     }
 }

@@ -139,7 +139,8 @@ fn texts_sharing_characters_score_higher() {
     }
     // The oracle agrees on every score.
     for (candidate, score) in candidates.iter().zip(&scores) {
-        let expected = oracle_vector(query, true).iter().zip(oracle_vector(candidate, true)).map(|(a, b)| a * b).sum::<f64>();
+        let expected =
+            oracle_vector(query, true).iter().zip(oracle_vector(candidate, true)).map(|(a, b)| a * b).sum::<f64>();
         assert!((score - expected).abs() < 1e-5, "{candidate}: {score} vs {expected}");
     }
     // Case and width fold in the tokenizer: the same vector.
@@ -158,7 +159,8 @@ fn two_loads_give_the_same_vectors_bit_for_bit() {
 
 #[test]
 fn batches_give_the_vectors_of_texts_embedded_one_by_one() {
-    let texts: Vec<String> = (0..21).map(|i| "雾川灯录萧炎薰儿药老林动山水".chars().cycle().skip(i).take(1 + i % 9).collect()).collect();
+    let texts: Vec<String> =
+        (0..21).map(|i| "雾川灯录萧炎薰儿药老林动山水".chars().cycle().skip(i).take(1 + i % 9).collect()).collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut one_by_one = load_tiny();
     let singles: Vec<_> = texts.iter().map(|text| one_by_one.embed_one(text).unwrap()).collect();
@@ -175,7 +177,8 @@ fn the_graph_pooled_output_and_the_in_graph_tokenizer_agree_with_rust_pooling() 
     let texts = ["雾川灯录", "萧炎", "кот пёс", "☃雪"];
     let rust_pooled = load_tiny().embed(&texts).unwrap();
 
-    let options = EmbedOptions::new("lorebank-tiny-graph-pooled-32", Pooling::InGraph, true).output("sentence_embedding");
+    let options =
+        EmbedOptions::new("lorebank-tiny-graph-pooled-32", Pooling::InGraph, true).output("sentence_embedding");
     let mut graph_pooled = load(&testdata("tiny.onnx"), Some(&testdata("tiny-tokenizer.json")), options).unwrap();
     assert_eq!(graph_pooled.identity().pooling, Pooling::InGraph);
     for (text, vector) in texts.iter().zip(graph_pooled.embed(&texts).unwrap()) {
@@ -243,8 +246,12 @@ fn bad_model_files_are_clear_errors() {
         state ^= state << 5;
         noise.push(state as u8);
     }
-    let cases: [(&str, &[u8]); 4] =
-        [("empty.onnx", b""), ("truncated.onnx", &model[..model.len() / 3]), ("noise.onnx", &noise), ("text.onnx", b"not a model\n")];
+    let cases: [(&str, &[u8]); 4] = [
+        ("empty.onnx", b""),
+        ("truncated.onnx", &model[..model.len() / 3]),
+        ("noise.onnx", &noise),
+        ("text.onnx", b"not a model\n"),
+    ];
     for (name, bytes) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
@@ -261,7 +268,9 @@ fn bad_model_files_are_clear_errors() {
 #[test]
 fn bad_tokenizer_files_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in [("empty.json", &b""[..]), ("broken.json", b"{\"model\": {\"type\": \"WordLevel\""), ("array.json", b"[1, 2]")] {
+    for (name, bytes) in
+        [("empty.json", &b""[..]), ("broken.json", b"{\"model\": {\"type\": \"WordLevel\""), ("array.json", b"[1, 2]")]
+    {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         let error = error_of(load(&testdata("tiny.onnx"), Some(&path), tiny_options()));
@@ -287,7 +296,10 @@ fn options_that_do_not_fit_the_graph_are_clear_errors() {
         "invalid embed options: the model tokenizes in its graph (string input text); pass no tokenizer"
     );
     let no_such_output = message(load(&model, Some(&tokenizer), tiny_options().output("pooled")));
-    assert!(no_such_output.ends_with("has no output pooled; its outputs are last_hidden_state, sentence_embedding"), "{no_such_output}");
+    assert!(
+        no_such_output.ends_with("has no output pooled; its outputs are last_hidden_state, sentence_embedding"),
+        "{no_such_output}"
+    );
     // The first output is the default.
     let default_output = EmbedOptions::new("tiny", Pooling::Mean, true);
     assert!(load(&model, Some(&tokenizer), default_output).is_ok());

@@ -35,7 +35,8 @@ fn the_byte_form_is_the_documented_table() {
     assert_eq!(sample().id().0, blake3::derive_key(IDENTITY_CONTEXT, &expected));
     assert_eq!(sample().id().to_string(), "c00a0de2599b962666f39e67a343db8339b8ae47ead40c93b42578a88d7aab24");
 
-    let in_graph = ModelIdentity { tokenizer: TokenizerId::InGraph, pooling: Pooling::InGraph, normalized: false, ..sample() };
+    let in_graph =
+        ModelIdentity { tokenizer: TokenizerId::InGraph, pooling: Pooling::InGraph, normalized: false, ..sample() };
     let bytes = in_graph.to_bytes();
     assert_eq!(bytes[39], 0); // in the graph: no hash follows
     assert_eq!(&bytes[40..47], &[0x80, 0x01, 0, 0, 1, 3, 0]);

@@ -28,8 +28,8 @@ fn child() {
     };
     // Search needs no runtime.
     let matrix = Matrix::from_rows(2, [&[1.0f32, 0.0][..], &[0.0, 1.0][..]]).unwrap();
-    let hits = matrix.search_one(&[0.9, 0.1], 1).unwrap();
-    println!("search-ok {}", hits[0].index);
+    let neighbours = matrix.search_one(&[0.9, 0.1], 1).unwrap();
+    println!("search-ok {}", neighbours[0].index);
     println!("{outcome}");
 }
 
@@ -80,10 +80,8 @@ fn main() {
     check(
         "default_location_without_the_library",
         output.starts_with("search-ok 0\nruntime-missing\n")
-            && output.contains(&format!(
-                "no file {} (from the default location of scripts/setup.sh)",
-                expected.display()
-            ))
+            && output
+                .contains(&format!("no file {} (from the default location of scripts/setup.sh)", expected.display()))
             && output.contains("set ORT_DYLIB_PATH to a libonnxruntime.so of version 1.31 or newer"),
         &output,
     );

@@ -4,11 +4,11 @@
 //! across block boundaries, int8 agreeing with f32 on well-separated data, and every
 //! bad vector refused with its index.
 
-use embed::{Hit, Matrix, Score, SearchError, Subject, Vector};
+use embed::{Matrix, Neighbour, Score, SearchError, Subject, Vector};
 use proptest::prelude::*;
 
-fn indexes(hits: &[Hit]) -> Vec<u32> {
-    hits.iter().map(|hit| hit.index).collect()
+fn indexes(neighbours: &[Neighbour]) -> Vec<u32> {
+    neighbours.iter().map(|neighbour| neighbour.index).collect()
 }
 
 /// Deterministic pseudo-random floats in [-1, 1) (xorshift, fixed seed).
@@ -41,9 +41,9 @@ fn equal_scores_are_ordered_by_row_index() {
         &[0.5, 0.0, 0.0], // a tie again
     ];
     let matrix = Matrix::from_rows(3, rows).unwrap();
-    let hits = matrix.search_one(&[2.0, 0.0, 0.0], 6).unwrap();
-    assert_eq!(indexes(&hits), [1, 3, 5, 4, 0, 2]);
-    let scores: Vec<i32> = hits.iter().map(|hit| hit.score.millionths()).collect();
+    let neighbours = matrix.search_one(&[2.0, 0.0, 0.0], 6).unwrap();
+    assert_eq!(indexes(&neighbours), [1, 3, 5, 4, 0, 2]);
+    let scores: Vec<i32> = neighbours.iter().map(|neighbour| neighbour.score.millionths()).collect();
     assert_eq!(scores, [1_000_000, 1_000_000, 1_000_000, 707_107, 0, 0]);
     assert_eq!(indexes(&matrix.search_one(&[2.0, 0.0, 0.0], 2).unwrap()), [1, 3]);
 
@@ -51,10 +51,10 @@ fn equal_scores_are_ordered_by_row_index() {
     // the lower index wins although its cosine is a hair smaller.
     let tiny = 1e-7f32;
     let near = Matrix::from_rows(2, [&[1.0, tiny][..], &[1.0, 0.0][..]]).unwrap();
-    let hits = near.search_one(&[1.0, 0.0], 2).unwrap();
-    assert!(hits[0].cosine <= hits[1].cosine);
-    assert_eq!(hits[0].score, hits[1].score);
-    assert_eq!(indexes(&hits), [0, 1]);
+    let neighbours = near.search_one(&[1.0, 0.0], 2).unwrap();
+    assert!(neighbours[0].cosine <= neighbours[1].cosine);
+    assert_eq!(neighbours[0].score, neighbours[1].score);
+    assert_eq!(indexes(&neighbours), [0, 1]);
 }
 
 #[test]
@@ -66,7 +66,7 @@ fn k_zero_k_over_the_rows_and_an_empty_matrix() {
     assert!(empty.is_empty());
     assert!(empty.search_one(&[1.0, 0.0], 3).unwrap().is_empty());
     assert!(empty.quantize().search_one(&[1.0, 0.0], 3).unwrap().is_empty());
-    assert_eq!(matrix.search(&[], 3).unwrap(), Vec::<Vec<Hit>>::new());
+    assert_eq!(matrix.search(&[], 3).unwrap(), Vec::<Vec<Neighbour>>::new());
 }
 
 #[test]
@@ -79,7 +79,10 @@ fn bad_vectors_are_refused_with_their_index() {
         matrix.push(&[1.0, 0.0, 0.0]),
         Err(SearchError::WrongDim { subject: Subject::Row, index: 1, expected: 2, found: 3 })
     );
-    assert_eq!(matrix.push(&[0.0, f32::NAN]), Err(SearchError::NotFinite { subject: Subject::Row, index: 1, position: 1 }));
+    assert_eq!(
+        matrix.push(&[0.0, f32::NAN]),
+        Err(SearchError::NotFinite { subject: Subject::Row, index: 1, position: 1 })
+    );
     assert_eq!(matrix.push(&[0.0, 0.0]), Err(SearchError::ZeroVector { subject: Subject::Row, index: 1 }));
     assert_eq!(matrix.len(), 1, "a refused row is not added");
     // A subnormal vector still has a direction (its norm is taken in f64).
@@ -92,10 +95,7 @@ fn bad_vectors_are_refused_with_their_index() {
         matrix.quantize().search(&[&[0.0, 0.0]], 1).unwrap_err().to_string(),
         "query 0 is a zero vector and has no cosine"
     );
-    assert_eq!(
-        matrix.search_one(&[1.0], 1).unwrap_err().to_string(),
-        "query 0 has 1 components, the matrix 2"
-    );
+    assert_eq!(matrix.search_one(&[1.0], 1).unwrap_err().to_string(), "query 0 has 1 components, the matrix 2");
 }
 
 #[test]
@@ -124,7 +124,7 @@ fn batched_queries_give_what_one_by_one_queries_give() {
         assert_eq!(batched[query_idx], matrix.search_one(query, 7).unwrap(), "query {query_idx}");
         assert_eq!(batched_int8[query_idx], quantized.search_one(query, 7).unwrap(), "query {query_idx}");
     }
-    assert_eq!(matrix.search(&query_refs, 7).unwrap(), batched, "the same call gives the same hits");
+    assert_eq!(matrix.search(&query_refs, 7).unwrap(), batched, "the same call gives the same neighbours");
 }
 
 #[test]
@@ -150,9 +150,12 @@ fn int8_and_f32_agree_on_well_separated_data() {
         assert_eq!(exact[0].index as usize, *target);
         assert_eq!(approximate[0].index as usize, *target);
         assert!(exact[0].score.millionths() - exact[1].score.millionths() > 200_000, "well separated");
-        for hit in approximate {
-            let f32_cosine = oracle_cosine(&rows[hit.index as usize], &queries[targets.iter().position(|t| t == target).unwrap()]);
-            max_error = max_error.max((f64::from(hit.cosine) - f32_cosine).abs());
+        for neighbour in approximate {
+            let f32_cosine = oracle_cosine(
+                &rows[neighbour.index as usize],
+                &queries[targets.iter().position(|t| t == target).unwrap()],
+            );
+            max_error = max_error.max((f64::from(neighbour.cosine) - f32_cosine).abs());
         }
     }
     assert!(max_error < 0.02, "int8 cosine error {max_error}");
@@ -186,14 +189,14 @@ proptest! {
                 seen.sort_unstable();
                 prop_assert_eq!(seen, (0..rows.len() as u32).collect::<Vec<_>>());
                 let mut naive = all.clone();
-                naive.sort_by_key(|hit| (std::cmp::Reverse(hit.score), hit.index));
+                naive.sort_by_key(|neighbour| (std::cmp::Reverse(neighbour.score), neighbour.index));
                 prop_assert_eq!(&naive, all);
                 prop_assert_eq!(&top[..], &all[..k.min(rows.len())], "{} query {}", matrix_name, query_idx);
-                for hit in all {
-                    prop_assert_eq!(hit.score, Score::from_cosine(hit.cosine));
+                for neighbour in all {
+                    prop_assert_eq!(neighbour.score, Score::from_cosine(neighbour.cosine));
                     if matrix_name == "f32" {
-                        let oracle = oracle_cosine(&rows[hit.index as usize], &queries[query_idx]);
-                        prop_assert!((f64::from(hit.cosine) - oracle).abs() < 1e-6);
+                        let oracle = oracle_cosine(&rows[neighbour.index as usize], &queries[query_idx]);
+                        prop_assert!((f64::from(neighbour.cosine) - oracle).abs() < 1e-6);
                     }
                 }
             }
@@ -203,8 +206,8 @@ proptest! {
     #[test]
     fn f32_ranking_agrees_with_an_f64_oracle(rows in small_vectors(6, 1..40), query in small_vectors(6, 1..2)) {
         let matrix = Matrix::from_rows(6, rows.iter().map(Vec::as_slice)).unwrap();
-        let hits = matrix.search_one(&query[0], rows.len()).unwrap();
-        for pair in hits.windows(2) {
+        let neighbours = matrix.search_one(&query[0], rows.len()).unwrap();
+        for pair in neighbours.windows(2) {
             let first = oracle_cosine(&rows[pair[0].index as usize], &query[0]);
             let second = oracle_cosine(&rows[pair[1].index as usize], &query[0]);
             // Never ranked below a row whose true cosine is clearly smaller.

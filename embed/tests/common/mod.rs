@@ -103,13 +103,15 @@ fn splitmix64(x: u64) -> u64 {
 /// Row `id` of the tiny model's table.
 pub fn oracle_row(id: u32) -> Vec<f64> {
     (0..32u64)
-        .map(|component| {
-            if id == 0 {
-                0.0
-            } else {
-                ((splitmix64(u64::from(id) * 32 + component) % 2049) as f64 - 1024.0) / 1024.0
-            }
-        })
+        .map(
+            |component| {
+                if id == 0 {
+                    0.0
+                } else {
+                    ((splitmix64(u64::from(id) * 32 + component) % 2049) as f64 - 1024.0) / 1024.0
+                }
+            },
+        )
         .collect()
 }
 
