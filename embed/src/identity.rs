@@ -14,7 +14,7 @@ pub const IDENTITY_FORMAT: u8 = 1;
 /// under it, so an identity id can never equal the hash of anything else.
 pub const IDENTITY_CONTEXT: &str = "lorebank embed model identity v1";
 
-/// The longest model name and runtime version string, in bytes.
+/// The longest model name [`crate::EmbedOptions`] accepts, in bytes.
 pub const IDENTITY_TEXT_BYTES_MAX: usize = 256;
 
 /// How a token-level output becomes one vector per text.
@@ -182,8 +182,8 @@ pub enum IdentityError {
         /// The code found.
         code: u8,
     },
-    /// A text field is not UTF-8 or longer than [`IDENTITY_TEXT_BYTES_MAX`].
-    #[error("model identity field {field} is not UTF-8 of at most {IDENTITY_TEXT_BYTES_MAX} bytes (length {len})")]
+    /// A text field is not UTF-8.
+    #[error("model identity field {field} is not UTF-8 (length {len})")]
     BadText {
         /// The field.
         field: &'static str,
@@ -219,8 +219,8 @@ impl ModelIdentity {
     ///
     /// # Panics
     ///
-    /// When the name or the runtime version is longer than
-    /// [`IDENTITY_TEXT_BYTES_MAX`]; an identity made by [`crate::Embedder::load`] never is.
+    /// When the name or the runtime version is 4 GiB or longer; an identity made by
+    /// [`crate::Embedder::load`] has a name of at most [`IDENTITY_TEXT_BYTES_MAX`] bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(128 + self.name.len() + self.runtime_version.len());
         out.push(IDENTITY_FORMAT);
@@ -309,9 +309,8 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 fn put_text(out: &mut Vec<u8>, text: &str) {
-    assert!(text.len() <= IDENTITY_TEXT_BYTES_MAX, "identity text of {} bytes", text.len());
-    // The assert bounds the length far below u32::MAX.
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    let len = u32::try_from(text.len()).expect("an identity text under 4 GiB");
+    out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(text.as_bytes());
 }
 
@@ -346,9 +345,6 @@ impl Reader<'_> {
 
     fn text(&mut self, field: &'static str) -> Result<String, IdentityError> {
         let len = self.u32(field)?;
-        if len as usize > IDENTITY_TEXT_BYTES_MAX {
-            return Err(IdentityError::BadText { field, len });
-        }
         let bytes = self.take(field, len as usize)?;
         std::str::from_utf8(bytes).map(str::to_owned).map_err(|_| IdentityError::BadText { field, len })
     }

@@ -1,11 +1,12 @@
-//! Without the ONNX Runtime library, loading a model fails with `RuntimeMissing` (or
-//! `RuntimeLoad` for a file that is not a library) and a message that says how to
-//! install it, while everything else in the crate still works.
+//! What needs processes of its own: without the ONNX Runtime library, loading a model
+//! fails with `RuntimeMissing` (or `RuntimeLoad` for a file that is not a library) and
+//! a message that says how to install it, while everything else in the crate still
+//! works; and two processes give the same vectors bit for bit.
 //!
 //! ONNX Runtime loads one library per process, so each case runs in a child: this
 //! binary re-runs itself with `LOREBANK_EMBED_CHILD` set and `ORT_DYLIB_PATH` /
-//! `XDG_CACHE_HOME` pointing at files that are not there. The child prints what
-//! happened; the parent checks it.
+//! `XDG_CACHE_HOME` pointing at files that are or are not there. The child prints
+//! what happened; the parent checks it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +20,16 @@ fn testdata(name: &str) -> PathBuf {
 /// In the child: try to load the tiny model with the runtime found by the usual rules,
 /// then use the parts that need no runtime.
 fn child() {
+    if std::env::var_os("LOREBANK_EMBED_CHILD").is_some_and(|mode| mode == "vectors") {
+        let options = EmbedOptions::new("tiny", Pooling::Mean, true).output("last_hidden_state");
+        let mut embedder =
+            Embedder::load(&testdata("tiny.onnx"), Some(&testdata("tiny-tokenizer.json")), options).unwrap();
+        for vector in embedder.embed(&["雾川灯录", "萧炎", "кот"]).unwrap() {
+            let hex: String = vector.to_le_bytes().iter().map(|byte| format!("{byte:02x}")).collect();
+            println!("{hex}");
+        }
+        return;
+    }
     let options = EmbedOptions::new("tiny", Pooling::Mean, true).output("last_hidden_state");
     let outcome = match Embedder::load(&testdata("tiny.onnx"), Some(&testdata("tiny-tokenizer.json")), options) {
         Ok(_) => "loaded".to_owned(),
@@ -34,8 +45,12 @@ fn child() {
 }
 
 fn run_child(envs: &[(&str, &Path)], removes: &[&str]) -> String {
+    run_child_in_mode("probe", envs, removes)
+}
+
+fn run_child_in_mode(mode: &str, envs: &[(&str, &Path)], removes: &[&str]) -> String {
     let mut command = Command::new(std::env::current_exe().unwrap());
-    command.env("LOREBANK_EMBED_CHILD", "1");
+    command.env("LOREBANK_EMBED_CHILD", mode);
     for name in removes {
         command.env_remove(name);
     }
@@ -97,12 +112,19 @@ fn main() {
     );
 
     // The check above can fail: with the library installed, the child loads the model.
-    if let Some(installed) = embed::default_runtime_path().filter(|path| path.is_file()) {
-        let output = run_child(&[("ORT_DYLIB_PATH", &installed)], &[]);
-        check("ort_dylib_path_to_the_installed_library", output.ends_with("loaded\n"), &output);
-    } else {
+    let Some(installed) = embed::default_runtime_path().filter(|path| path.is_file()) else {
         eprintln!("FAILED: no ONNX Runtime library at the default location; run ./scripts/setup.sh");
         std::process::exit(1);
-    }
-    println!("4 passed, 0 failed");
+    };
+    let output = run_child(&[("ORT_DYLIB_PATH", &installed)], &[]);
+    check("ort_dylib_path_to_the_installed_library", output.ends_with("loaded\n"), &output);
+
+    let first = run_child_in_mode("vectors", &[("ORT_DYLIB_PATH", &installed)], &[]);
+    let second = run_child_in_mode("vectors", &[("ORT_DYLIB_PATH", &installed)], &[]);
+    check(
+        "two_processes_give_the_same_vectors",
+        first == second && first.lines().count() == 3 && first.lines().all(|line| line.len() == 32 * 8),
+        &format!("{first}---\n{second}"),
+    );
+    println!("5 passed, 0 failed");
 }
