@@ -395,6 +395,12 @@ impl Embedder {
         let mut n_tokens_max = 0;
         match &self.inputs {
             Inputs::Strings { name } => {
+                if let Some(offset) = batch.iter().position(|text| text.contains('\0')) {
+                    return Err(EmbedError::Tokenize {
+                        index: first + offset,
+                        reason: "a graph that tokenizes takes C strings, which cannot hold a NUL character".to_owned(),
+                    });
+                }
                 let texts: Vec<String> = batch.iter().map(|text| (*text).to_owned()).collect();
                 let tensor = Tensor::from_string_array((vec![n_texts as i64], texts.as_slice()))
                     .map_err(|error| run_error(error.to_string()))?;
@@ -436,8 +442,18 @@ impl Embedder {
                     let value: SessionInputValue<'static> = match int_type {
                         IntType::I64 => Tensor::from_array((shape, flat)).map(Into::into),
                         IntType::I32 => {
-                            let narrow: Vec<i32> =
-                                flat.iter().map(|value| i32::try_from(*value).unwrap_or(i32::MAX)).collect();
+                            let mut narrow = Vec::with_capacity(flat.len());
+                            for (position, value) in flat.iter().enumerate() {
+                                let Ok(value) = i32::try_from(*value) else {
+                                    return Err(EmbedError::Tokenize {
+                                        index: first + position / n_tokens_max,
+                                        reason: format!(
+                                            "token value {value} does not fit the graph's int32 input {name}"
+                                        ),
+                                    });
+                                };
+                                narrow.push(value);
+                            }
                             Tensor::from_array((shape, narrow)).map(Into::into)
                         }
                     }

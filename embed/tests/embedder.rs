@@ -355,3 +355,30 @@ fn a_missing_library_named_explicitly_is_runtime_missing_with_the_install_hint()
     assert!(message.contains("./scripts/setup.sh") && message.contains("onnxruntime==1.31.1"), "{message}");
     assert!(message.contains("ORT_DYLIB_PATH"), "{message}");
 }
+
+#[test]
+fn texts_the_in_graph_tokenizer_cannot_take_are_errors() {
+    let mut in_graph = load(&testdata("tiny-in-graph.onnx"), None, in_graph_options()).unwrap();
+    // No pieces: the graph's mean is zero, which cannot be normalized.
+    let error = in_graph.embed(&["雾", ""]).unwrap_err();
+    assert!(matches!(error, EmbedError::BadVector { index: 1, what: "zero and cannot be normalized" }), "{error:?}");
+    let error = in_graph.embed(&["雾", "雾\0川"]).unwrap_err();
+    assert!(matches!(error, EmbedError::Tokenize { index: 1, .. }), "{error:?}");
+    assert!(error.to_string().contains("NUL"), "{error}");
+    // The token path takes the same text.
+    assert_eq!(load_tiny().embed(&["雾\0川"]).unwrap().len(), 1);
+}
+
+#[test]
+fn an_embedder_can_move_to_another_thread() {
+    fn assert_send<T: Send>(_: &T) {}
+    let embedder = load_tiny();
+    assert_send(&embedder);
+    let vector = std::thread::spawn(move || {
+        let mut embedder = embedder;
+        embedder.embed_one("雾川").unwrap()
+    })
+    .join()
+    .unwrap();
+    assert!(max_difference(vector.as_slice(), &oracle_vector("雾川", true)) < 1e-6);
+}
