@@ -100,7 +100,7 @@ fn every_write_time_rule_refuses_with_its_message() {
         (&[&long], "UnusableKey", "longer than the matcher's limit of 256"),
         (&[r#"{"term_put":{"id":"T-9","src":"炎\u200b","dst":"Янь"}}"#], "UnusableKey", "shorter than min_key_chars 2"),
         (&[r#"{"alias_added":{"id":"T-1","surface":"\u00ad炎"}}"#], "UnusableKey", "shorter than min_key_chars 2"),
-        (&[r#"{"config_set":{"assembly":{"render_format":7}}}"#], "UnknownRenderFormat", "unsupported render format 7 (this build renders [1])"),
+        (&[r#"{"config_set":{"assembly":{"render_format":7}}}"#], "UnknownRenderFormat", "unsupported render format 7 (this build renders [1, 2])"),
         (&[r#"{"config_set":{"assembly":{"token_estimator":9}}}"#], "UnknownTokenEstimator", "unsupported token estimator 9 (this build has [1])"),
         (&[r#"{"config_set":{"profile":{"name":"ja"}}}"#], "NoFoldTable", r#"config_set names profile "ja" without a fold table"#),
         (&[&unknown_table], "UnknownFoldTable", "is not stored in the book"),
