@@ -337,6 +337,8 @@ impl Book {
                     origin: Origin::Extractor,
                     trust: Trust::Normal,
                     score: None,
+                    related: None,
+                    duplicate: None,
                 }
             });
             let evidence = candidate.evidence.clone().unwrap_or_default();
