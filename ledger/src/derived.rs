@@ -46,9 +46,10 @@ pub(crate) struct Checked {
     pub(crate) bad: Vec<(String, Vec<u8>)>,
 }
 
-fn open_or_none<'t>(
-    txn: &'t ReadTransaction,
-) -> Result<Option<redb::ReadOnlyTable<(&'static str, &'static [u8]), &'static [u8]>>, ReadError> {
+/// The `derived` table as a read transaction sees it.
+type DerivedTable = redb::ReadOnlyTable<(&'static str, &'static [u8]), &'static [u8]>;
+
+fn open_or_none(txn: &ReadTransaction) -> Result<Option<DerivedTable>, ReadError> {
     match txn.open_table(DERIVED) {
         Ok(table) => Ok(Some(table)),
         Err(TableError::TableDoesNotExist(_)) => Ok(None),
