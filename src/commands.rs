@@ -548,6 +548,13 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
                 } else if report.n_checkpoints > 0 {
                     outln!("{} checkpoints match the log", report.n_checkpoints);
                 }
+                if report.n_derived_dropped > 0 {
+                    outln!(
+                        "{} of {} derived entries (vectors) fail their checksum and are ignored (derived data: `lorebank embed refresh` recomputes them)",
+                        report.n_derived_dropped,
+                        report.n_derived + report.n_derived_dropped
+                    );
+                }
             }
             Ok(())
         }

@@ -242,6 +242,19 @@ impl Ledger {
         })
     }
 
+    /// Checks every derived entry's checksum and drops (on a writable handle) those
+    /// that fail it: returns (entries that hold, entries dropped).
+    pub fn derived_check(&self) -> Result<(u64, u64), ReadError> {
+        let checked = self.guarded(|| {
+            let txn = self.shared.db.begin_read().map_err(read_error)?;
+            check_all(&txn)
+        })?;
+        if !checked.bad.is_empty() {
+            self.drop_derived(&checked.bad)?;
+        }
+        Ok((checked.n_good, checked.bad.len() as u64))
+    }
+
     /// Deletes the named entries (damaged ones), when the handle is writable.
     pub(crate) fn drop_derived(&self, entries: &[(String, Vec<u8>)]) -> Result<(), ReadError> {
         let Db::Write(db) = &self.shared.db else { return Ok(()) };
