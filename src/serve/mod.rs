@@ -38,6 +38,8 @@ pub struct Settings {
     pub max_open_books: usize,
     pub idle_close: Duration,
     pub limits: Limits,
+    /// The embedding model files (`--embed-model`, `--embed-tokenizer`).
+    pub embed: Option<suggest::ModelFiles>,
 }
 
 /// The resident set size of this process, in bytes (0 where /proc is missing).
@@ -80,6 +82,10 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/profile", get(routes::profile_check))
         .route("/v1/books/{book}/coverage", get(routes::coverage))
         .route("/v1/books/{book}/expected", post(routes::expect_import))
+        .route("/v1/books/{book}/embedding", get(routes::embedding_status).put(routes::embedding_set_model))
+        .route("/v1/books/{book}/embedding/refresh", post(routes::embedding_refresh))
+        .route("/v1/books/{book}/chapters/{chapter}/suggest", post(routes::suggest))
+        .route("/v1/books/{book}/dedupe", post(routes::dedupe))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&server), authorize));
     let timeout = Duration::from_secs_f64(server.limits.timeout_s);
     let body_limit = server.limits.body_bytes_max;
@@ -295,7 +301,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         open_wait: Duration::from_secs(5),
     };
     let library = Library::new(&settings.dir, limits)?;
-    let server = Arc::new(Server::new(library, settings.limits, tokens));
+    let server = Arc::new(Server::new(library, settings.limits, tokens).with_embedding(settings.embed));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

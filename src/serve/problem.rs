@@ -15,7 +15,8 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 pub struct Problem {
     pub status: StatusCode,
     /// The class: `invalid`, `not-found`, `conflict`, `corrupted`, `io`, `busy`,
-    /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`.
+    /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`,
+    /// `embedding-unavailable`.
     pub kind: &'static str,
     pub detail: String,
     /// The event, line or field the problem names, when it names one.
@@ -54,6 +55,7 @@ fn title(kind: &str) -> &'static str {
         "timeout" => "The request took longer than the server's limit",
         "unauthorized" => "A valid bearer token is required",
         "method-not-allowed" => "Method not allowed on this resource",
+        "embedding-unavailable" => "Embedding cannot run on this server; nothing was written",
         _ => "Error",
     }
 }
@@ -61,7 +63,7 @@ fn title(kind: &str) -> &'static str {
 fn exit_code(kind: &str) -> Option<u8> {
     match kind {
         "io" => Some(1),
-        "invalid" | "not-found" | "too-large" => Some(2),
+        "invalid" | "not-found" | "too-large" | "embedding-unavailable" => Some(2),
         "corrupted" => Some(3),
         "conflict" => Some(5),
         _ => None,
@@ -111,6 +113,21 @@ impl From<BookError> for Problem {
             },
         };
         Problem { status, kind, detail, at }
+    }
+}
+
+impl From<suggest::SuggestError> for Problem {
+    fn from(error: suggest::SuggestError) -> Problem {
+        match error {
+            suggest::SuggestError::Book(error) => error.into(),
+            error if error.is_unavailable() => {
+                Problem::new(StatusCode::SERVICE_UNAVAILABLE, "embedding-unavailable", error.to_string())
+            }
+            error => match error.class() {
+                ErrorClass::Storage => Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "io", error.to_string()),
+                _ => Problem::invalid(error.to_string()),
+            },
+        }
     }
 }
 
