@@ -11,10 +11,12 @@
 #     an XML validator, which the interchange tests open exported files with
 #   * pymorphy3 with its Russian dictionaries (PyPI): the independent oracle for the
 #     case forms the post-check generates for common nouns and adjectives
+#   * chromium, chromium-driver, fonts-noto-cjk: the headless browser the audit page's
+#     test drives through WebDriver (tests/ui_browser.rs), and a font for its CJK text
 # Idempotent: skips what is already there. Needs root or sudo for apt-get.
 set -euo pipefail
 
-APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config)
+APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk)
 PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142)
 
 as_root() {
