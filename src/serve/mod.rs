@@ -107,18 +107,27 @@ async fn openapi() -> Response {
 async fn not_found(request: Request) -> Response {
     let problem = Problem::not_found(format!("no route {} {}", request.method(), request.uri().path()));
     // A person following a link under /ui/ gets a page, a program a problem.
-    if request.uri().path().starts_with("/ui/") {
-        return crate::ui::html::error_page(&problem).into_response();
+    if is_ui(&request) {
+        return crate::ui::problem_page(&problem);
     }
     problem.into_response()
 }
 
-async fn method_not_allowed(request: Request) -> Problem {
-    Problem::new(
+fn is_ui(request: &Request) -> bool {
+    let path = request.uri().path();
+    path == "/ui" || path.starts_with("/ui/")
+}
+
+async fn method_not_allowed(request: Request) -> Response {
+    let problem = Problem::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method-not-allowed",
         format!("{} is not allowed on {}", request.method(), request.uri().path()),
-    )
+    );
+    if is_ui(&request) {
+        return crate::ui::problem_page(&problem);
+    }
+    problem.into_response()
 }
 
 /// Cuts a request off after `timeout`, body reading included: a client that

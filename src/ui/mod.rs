@@ -127,7 +127,12 @@ async fn icon() -> Response {
 /// The security headers of every `/ui/` answer.
 async fn secure(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
-    let headers = response.headers_mut();
+    add_security_headers(response.headers_mut());
+    response
+}
+
+/// Adds the security headers of a `/ui/` answer (the router's fallbacks use it too).
+pub fn add_security_headers(headers: &mut HeaderMap) {
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
@@ -136,6 +141,12 @@ async fn secure(request: Request, next: Next) -> Response {
         // Pages carry the CSRF token and the book's contents.
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
+}
+
+/// A problem under `/ui/` (an unknown path or method) as a page.
+pub fn problem_page(problem: &Problem) -> Response {
+    let mut response = html::error_page(problem).into_response();
+    add_security_headers(response.headers_mut());
     response
 }
 
