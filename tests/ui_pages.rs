@@ -303,3 +303,23 @@ fn with_a_token_file_the_pages_need_the_login_and_its_cookie_opens_nothing_else(
     assert_eq!(out.status, 303);
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
 }
+
+/// The escaping invariant at its source: the templates insert nothing unescaped and
+/// write no script, handler or style attribute of their own.
+#[test]
+fn the_templates_mark_nothing_pre_escaped_and_write_no_script() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
+    let mut n_files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display();
+        n_files += 1;
+        if path.extension().is_some_and(|ext| ext == "rs") {
+            assert!(!text.contains("PreEscaped"), "{name}: PreEscaped inserts markup unescaped");
+            assert!(!text.contains("script {") && !text.contains(" style="), "{name}");
+        }
+        assert!(!text.contains("<script") && !text.contains("javascript:"), "{name}");
+    }
+    assert!(n_files >= 5, "{n_files} files in src/ui");
+}
