@@ -213,9 +213,12 @@ fn a_review_form_writes_only_with_this_servers_token_from_its_own_origin() {
     );
     assert_eq!(reply.status, 303, "{}", reply.text());
     let location = reply.header("location").unwrap();
-    assert_eq!(location, format!("/ui/books/wuchuan/review?done=reject&id=C-1&head={}", head + 1));
+    assert_eq!(location, format!("/ui/books/wuchuan/review?done=reject&id=C-1&head={}&as=human%3Aanna", head + 1));
     let notice = page(&server, location);
     assert!(notice.contains("C-1: reject written"), "{notice}");
+    // The page goes on writing as the reviewer it was asked for.
+    let n_forms = notice.matches("name=\"csrf\"").count();
+    assert_eq!(notice.matches("name=\"actor\" value=\"human:anna\"").count(), n_forms, "every review form");
     let log = server.log("wuchuan");
     let last = log.last().unwrap();
     assert_eq!(last["actor"], "human:anna");

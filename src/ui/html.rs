@@ -52,7 +52,7 @@ fn book_url(book: &str) -> String {
     format!("/ui/books/{book}")
 }
 
-fn term_url(book: &str, id: RecordId) -> String {
+fn term_url(book: &str, id: impl std::fmt::Display) -> String {
     format!("/ui/books/{book}/terms/{id}")
 }
 
@@ -69,8 +69,9 @@ fn receipt_anchor(receipt: Hash32) -> String {
     format!("r-{}", &receipt.to_hex()[..16])
 }
 
-fn term_id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap_or_else(|| RecordId::new(RecordKind::Term, 1).expect("T-1"))
+/// A term's id from its number in a receipt, for links.
+fn term_id(number: u32) -> String {
+    format!("T-{number}")
 }
 
 /// `n` and a noun, plural when `n` is not 1.
@@ -809,8 +810,14 @@ pub struct Notice {
     pub head: u64,
 }
 
-pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&Notice>) -> Markup {
+pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&Notice>, actor: &str) -> Markup {
     let body = html! {
+        form.reviewer method="get" action=(format!("{}/review", book_url(name))) {
+            label { "Review as " input type="text" name="as" value=(actor) size="18" required; }
+            " "
+            button type="submit" { "Set" }
+            span.help { " the actor every verdict below is written by (" code { "kind:name" } ")" }
+        }
         @if let Some(notice) = notice {
             p.notice data-done=(notice.action) { (notice.id) ": " (notice.action) " written; the head is now revision " (notice.head) "." }
         }
@@ -869,20 +876,20 @@ pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&
                                 label { "rendering " input type="text" name="dst" value=(put.dst); }
                             }
                         }
-                        label { " as " input type="text" name="actor" value="human:reviewer" size="14" required; }
+                        input type="hidden" name="actor" value=(actor);
                         " "
                         button.accept type="submit" { "Accept" }
                     }
                     form.judge method="post" action=(action("reject")) {
                         input type="hidden" name="csrf" value=(chrome.csrf);
-                        input type="hidden" name="actor" value="human:reviewer";
+                        input type="hidden" name="actor" value=(actor);
                         label { "reason " input type="text" name="reason" size="14" value=(if matches!(entry.item, ReviewItem::Candidate { .. }) { "not_a_name" } else { "rejected" }); }
                         " "
                         button.reject type="submit" { "Reject" }
                     }
                     form.judge method="post" action=(action("verify")) {
                         input type="hidden" name="csrf" value=(chrome.csrf);
-                        input type="hidden" name="actor" value="human:reviewer";
+                        input type="hidden" name="actor" value=(actor);
                         input type="hidden" name="reason" value="verify";
                         button.verify type="submit" { "Verify" }
                     }

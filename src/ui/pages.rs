@@ -23,6 +23,9 @@ use crate::serve::routes::{
 /// The source of every write a review form makes.
 pub const FORM_SOURCE: &str = "ui:review";
 
+/// The actor the review page's forms write as, unless the page is asked `?as=`.
+pub const DEFAULT_REVIEWER: &str = "human:reviewer";
+
 /// A failed page: the problem the API would answer, as HTML.
 pub struct PageError(Problem);
 
@@ -141,7 +144,8 @@ pub async fn review(
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["done", "id", "head"])?;
+    let query = Query::parse(raw, &["done", "id", "head", "as"])?;
+    let actor = query.text("as").map_or(DEFAULT_REVIEWER, str::trim).to_owned();
     let notice = match (query.text("done"), query.text("id"), query.number::<u64>("head")?) {
         (Some(action), Some(id), Some(head)) if ["accept", "reject", "verify"].contains(&action) => {
             Some(Notice { action: action.to_owned(), id: record_id(id, "id")?.to_string(), head })
@@ -151,7 +155,7 @@ pub async fn review(
     };
     let chrome = chrome(&server);
     let queue = audit::queue(server, name.clone()).await?;
-    page(html::review(&chrome, &name, &queue, notice.as_ref()))
+    page(html::review(&chrome, &name, &queue, notice.as_ref(), &actor))
 }
 
 /// The fields of a review form; a field left empty is not given.
@@ -222,7 +226,8 @@ pub async fn review_write(
     let fields: ReviewForm = form(body)?;
     check_form(&server, &headers, &fields.csrf)?;
     let id = record_id(&id, "id")?;
-    let write = write_options(given(fields.actor), Some(FORM_SOURCE.to_owned()), None);
+    let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
+    let write = write_options(Some(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
     let gender = gender(fields.gender)?;
     let (dst, kind, note, reason) = (given(fields.dst), given(fields.kind), given(fields.note), given(fields.reason));
     let book = name.clone();
@@ -250,7 +255,10 @@ pub async fn review_write(
     .await?;
     let location = match term {
         Some(term) => format!("/ui/books/{book}/terms/{term}"),
-        None => format!("/ui/books/{book}/review?done={action}&id={id}&head={head}"),
+        None => {
+            let query = [("done", action), ("id", id.to_string()), ("head", head.to_string()), ("as", actor)];
+            format!("/ui/books/{book}/review?{}", serde_urlencoded::to_string(query).unwrap_or_default())
+        }
     };
     Ok(super::redirect(&location))
 }
