@@ -53,6 +53,7 @@ fn title(kind: &str) -> &'static str {
         "too-large" => "The request is over a limit",
         "timeout" => "The request took longer than the server's limit",
         "unauthorized" => "A valid bearer token is required",
+        "forbidden" => "The form did not come from this server's page; nothing was written",
         "method-not-allowed" => "Method not allowed on this resource",
         _ => "Error",
     }
