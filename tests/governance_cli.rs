@@ -182,6 +182,40 @@ fn the_cast_list_coverage_profile_check_and_profile_export_of_the_bundled_book()
     assert!(profile.contains("\nR-1|1||2-governance.jsonl:3|human:editors|chief editor||*|В репликах"), "{profile}");
     let error = book.fails(&["export", "--format", "profile", "--chapter", "3"], 2);
     assert!(error.contains("without --chapter"), "{error}");
+    // What the compact form saves against one JSON object per record with the same
+    // fields (empty ones null), the measure the profile states.
+    let names: Vec<&str> = replay::governance::PROFILE_HEADER.trim_start_matches("# ").split('|').collect();
+    let mut n_json = 0;
+    for line in profile.lines().skip(1) {
+        let mut values = Vec::new();
+        let (mut value, mut escaped) = (String::new(), false);
+        for c in line.chars() {
+            if escaped {
+                value.push(if c == 'n' { '\n' } else { c });
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '|' {
+                values.push(std::mem::take(&mut value));
+            } else {
+                value.push(c);
+            }
+        }
+        values.push(value);
+        assert_eq!(values.len(), names.len(), "{line}");
+        let object: serde_json::Map<String, Value> = names
+            .iter()
+            .zip(&values)
+            .map(|(name, value)| (name.to_string(), if value.is_empty() { Value::Null } else { value.clone().into() }))
+            .collect();
+        n_json += Value::Object(object).to_string().chars().count() + 1;
+    }
+    let n_compact = profile.chars().count();
+    println!(
+        "profile form: {n_compact} characters, one JSON object per record: {n_json}, {:.1}% fewer",
+        100.0 * (1.0 - n_compact as f64 / n_json as f64)
+    );
+    assert!(n_compact * 2 < n_json, "{n_compact} vs {n_json}");
 }
 
 #[test]
