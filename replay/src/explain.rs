@@ -111,7 +111,7 @@ impl Book {
                     injected: receipt.injected.iter().any(|entry| entry.term == hit.term),
                     evicted: receipt.evicted.contains(&hit.term),
                     version: versions[&hit.version].clone(),
-                    stale: staleness(&head, &as_entry),
+                    stale: staleness(&head, &as_entry, versions[&hit.version].as_ref().map(|version| &version.put)),
                 });
             }
             let replay = ReplayStatus { identical: replayed.identical, first_difference: replayed.first_difference };
