@@ -326,3 +326,25 @@ fn the_templates_mark_nothing_pre_escaped_and_write_no_script() {
     }
     assert!(n_files >= 5, "{n_files} files in src/ui");
 }
+
+#[test]
+fn the_chapter_page_names_each_injected_records_owner_and_the_rules_given_with_their_decision() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for step in ["1-senses.jsonl", "2-governance.jsonl"] {
+        let text = std::fs::read_to_string(root.join("examples/wuchuan/governance").join(step)).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+        server.append_lines("wuchuan", &format!("actor=human:editor&source={step}"), &lines).ok();
+    }
+    let before = page(&server, "/ui/books/wuchuan/chapters/3");
+    assert!(!before.contains("data-rule="), "no receipt of chapter 3 names a rule yet");
+    audit_book::record(&server, "wuchuan", 3, &audit_book::chunks(3));
+    let chapter = page(&server, "/ui/books/wuchuan/chapters/3");
+    // Chunk 3-1 has dialogue and is given R-1; the letter (3-2) is not.
+    assert_eq!(chapter.matches("data-rule=\"R-1\"").count(), 1, "{chapter}");
+    assert!(chapter.contains("В репликах Гу Ханьчуань"), "{chapter}");
+    // A character's owner is the names editor by default, anything else the chief editor.
+    assert!(chapter.contains("<code class=\"owner\">human:names-editor</code> (names editor)"), "{chapter}");
+    assert!(chapter.contains("<code class=\"owner\">human:editors</code> (chief editor)"), "{chapter}");
+}

@@ -416,7 +416,7 @@ fn chunk_card(book: &str, chunk: &ExplainedChunk) -> Markup {
                 p { "Nothing was injected." }
             } @else {
                 table.injected {
-                    thead { tr { th { "record" } th { "how" } th { "version" } th { "at the head" } } }
+                    thead { tr { th { "record" } th { "how" } th { "version" } th { "at the head" } th { "owner" } } }
                     tbody {
                         @for entry in &audited.injected {
                             tr {
@@ -427,6 +427,29 @@ fn chunk_card(book: &str, chunk: &ExplainedChunk) -> Markup {
                                 td { (word(&entry.entry.via)) @if entry.entry.unverified { " · unverified" } }
                                 td { (provenance(book, &entry.put_by)) }
                                 td { (staleness(book, &entry.stale)) }
+                                td { (owner(&entry.owner, &entry.owner_role)) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !audited.rules.is_empty() {
+                h3 { "Rules" }
+                table.rules {
+                    thead { tr { th { "rule" } th { "decision" } th { "text" } th { "version" } th { "owner" } } }
+                    tbody {
+                        @for rule in &audited.rules {
+                            @let injected = rule.rule.disposition != Disposition::Rejected;
+                            tr data-rule=(format!("R-{}", rule.rule.rule)) {
+                                td { code { "R-" (rule.rule.rule) } }
+                                td {
+                                    @if injected { span.decision.confirmed { "injected" } }
+                                    @else { span.decision.rejected { "left out" } }
+                                    @if let Some(reason) = &rule.rule.reason { " · " (word(reason)) }
+                                }
+                                td { (rule.text) }
+                                td { (provenance(book, &rule.put_by)) }
+                                td { (owner(&rule.owner, &None)) }
                             }
                         }
                     }
@@ -935,4 +958,17 @@ pub fn login(chrome: &Chrome, next: &str, failed: bool) -> Markup {
         }
     };
     layout(&Chrome { csrf: chrome.csrf.clone(), logout: false }, "Log in", &[], None, body)
+}
+
+/// Whom to ask about a record, or a dash.
+fn owner(owner: &Option<String>, role: &Option<String>) -> Markup {
+    html! {
+        @match owner {
+            Some(owner) => {
+                code.owner { (owner) }
+                @if let Some(role) = role { " (" (role) ")" }
+            }
+            None => "—",
+        }
+    }
 }
