@@ -76,7 +76,7 @@ def main(url, token, har_path, held_book, party_token):
     # Every /v1 operation refuses a request without the bearer token.
     for method, template, _, _ in operations:
         if template.startswith("/v1/"):
-            path = template.replace("{book}", BOOK).replace("{id}", "T-1").replace("{chapter}", "1")
+            path = template.replace("{book}", BOOK).replace("{id}", "T-1").replace("{chapter}", "1").replace("{seq}", "1")
             expect(401, call(anonymous, method.upper(), path), f"{method.upper()} {template} without a token")
 
     # A token that reads as a party: the operations that read through a party's view
@@ -139,6 +139,8 @@ def main(url, token, har_path, held_book, party_token):
     expect(200, call(authorized, "POST", f"{books}/dedupe", json={"dry_run": True}), "POST dedupe")
     expect(404, call(authorized, "GET", f"{books}/receipts/{'f' * 64}"), "GET a receipt the book does not have")
     expect(404, call(authorized, "GET", f"{books}/terms/T-999"), "GET a term the book does not have")
+    expect(404, call(authorized, "GET", f"{books}/terms/T-999/timeline"), "GET the timeline of a term the book does not have")
+    expect(404, call(authorized, "GET", f"{books}/events/{head + 1000}"), "GET an event after the head")
 
     # Every operation on a book that is not there, with a body and query that are
     # otherwise valid (the document's examples), answers 404.
@@ -146,7 +148,7 @@ def main(url, token, har_path, held_book, party_token):
         operation = spec["paths"][template][method]
         if 404 not in documented or "{book}" not in template or (method, template) == ("put", "/v1/books/{book}"):
             continue
-        path = template.replace("{book}", "nobook").replace("{id}", "T-1").replace("{chapter}", "1")
+        path = template.replace("{book}", "nobook").replace("{id}", "T-1").replace("{chapter}", "1").replace("{seq}", "1")
         if "/receipts/" in template:
             path = path.replace("T-1", "f" * 64)
         query = {p["name"]: p.get("example", 1) for p in operation.get("parameters", [])

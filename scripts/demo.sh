@@ -2,8 +2,10 @@
 # The main job on the bundled example book (examples/wuchuan, 雾川灯录): installs what
 # is missing, builds lorebank, then tells the whole story a translation team lives:
 # build the book's ledger, assemble the context of every chunk, revise a term, audit
-# a chapter, list the chunks to re-translate, roll back, and prove that every
-# recorded context replays byte for byte. Also runs the Japanese sample.
+# a chapter, list the chunks to re-translate, roll back, prove that every recorded
+# context replays byte for byte, hand the glossary to other tools, check a
+# translation, and govern the book (owners, a conflict policy, who may read what, a
+# style rule, a cast list). Also runs the Japanese sample.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -99,11 +101,46 @@ lorebank review accept T-9 --actor human:editor
 echo "-- a new chapter brings in a name no entry covers:"
 lorebank scan --chapter 6 --chunk 1 --text examples/wuchuan/review/06-1.txt --actor tool:names
 candidate=$(lorebank --json review list | report first-candidate 林晚)
-lorebank review accept "$candidate" --dst "Линь Вань" --gender f --kind character --actor human:editor
+lorebank review accept "$candidate" --dst "Линь Вань" --gender f --kind character --actor human:editor \
+    --source review-ticket-7
 lorebank assemble --chapter 6 --chunk 1 --text examples/wuchuan/review/06-1.txt --dry-run 2>/dev/null
 lorebank audit --chapter 1 | grep -E "^  check" || { echo "the audit does not show the check" >&2; exit 1; }
 
-step "12. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
+step "12. Governance: owners, one conflict policy, who may read what, style rules, a cast list"
+G=examples/wuchuan/governance
+echo "-- a second sense of 长明 (a chant word) beside the sword: in chapter 5, both pass their gates"
+lorebank apply "$G/1-senses.jsonl" --actor human:editor >/dev/null
+lorebank --json assemble --chapter 5 --chunk 2 --text "$WORK/chunks/5-2.txt" --dry-run | report decisions 长明
+echo "-- the book declares its parties, default owners and release, and one conflict policy (prefer_specific),"
+echo "   and a style rule for dialogue; the sword's secondary key (no sutra is chanted) settles 长明:"
+lorebank apply "$G/2-governance.jsonl" --actor human:editor >/dev/null
+lorebank --json assemble --chapter 5 --chunk 2 --text "$WORK/chunks/5-2.txt" --dry-run | report decisions 长明
+echo "-- T-4's note tells the chapter-4 reveal: only the editors may read it"
+lorebank term edit T-4 --note-release-to human:editors --actor human:editor --source governance-review-1 >/dev/null
+lorebank show --chapter 4 | grep -A1 "T-4 "
+echo "-- what the pipeline (party tool:pipeline) is given of T-4: no note, in show, export and assembly"
+lorebank --party tool:pipeline show --chapter 4 | grep -A1 "T-4 "
+lorebank --party tool:pipeline export --format sillytavern --chapter 4 -o "$WORK/pipeline-ch4.world.json" 2>/dev/null
+lorebank export --format sillytavern --chapter 4 -o "$WORK/editors-ch4.world.json" 2>/dev/null
+grep -q "раскрыт в главе 4" "$WORK/editors-ch4.world.json" || { echo "the full export lost T-4's note" >&2; exit 1; }
+if grep -q "раскрыт в главе 4" "$WORK/pipeline-ch4.world.json"; then echo "the editors' note reached the pipeline" >&2; exit 1; fi
+echo "the pipeline's World Info for chapter 4 has T-4 without the editors' note"
+receipt=$(lorebank --party tool:pipeline --json assemble --chapter 4 --chunk 2 --text "$WORK/chunks/4-2.txt" | json_field receipt)
+lorebank --party tool:pipeline replay "$receipt" >/dev/null
+echo "the pipeline's receipt $receipt names its party and replays byte for byte"
+echo "-- the style rule is injected where there is dialogue (3-1), not in the letter (3-2):"
+lorebank --party tool:pipeline assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" --dry-run 2>/dev/null | grep -A1 "^\[rules\]"
+if lorebank --party tool:pipeline assemble --chapter 3 --chunk 2 --text "$WORK/chunks/3-2.txt" --dry-run 2>/dev/null | grep -q "^\[rules\]"; then
+    echo "the dialogue rule was injected into the letter" >&2; exit 1
+fi
+echo "(no [rules] block in chunk 3-2)"
+echo "-- the publisher's cast list, and what the book does not cover:"
+lorebank expect import "$G/cast.txt" --actor human:editor
+lorebank coverage
+lorebank profile check --require 3
+lorebank export --format profile 2>/dev/null | head -5
+
+step "13. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
 export LOREBANK_BOOK="$WORK/wuchuan-ja.lorebank"
 lorebank init --profile ja --actor human:editor >/dev/null
 lorebank apply examples/wuchuan-ja/glossary.jsonl --actor import:example >/dev/null

@@ -31,6 +31,15 @@ def hits(chunk):
     print(a["context"], end="")
 
 
+def decisions(surface):
+    """The decision on every record a surface names in an assembly."""
+    a = json.load(sys.stdin)
+    for h in a["hits"]:
+        if h["text"] == surface:
+            reason = f" ({h['reason']})" if h["reason"] else ""
+            print(f"  {h['text']} chars {h['chars'][0]}..{h['chars'][1]} {h['term']}: {h['disposition']}{reason}")
+
+
 def field(name):
     print(json.load(sys.stdin)[name])
 
@@ -46,4 +55,5 @@ def first_candidate(surface):
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"split": split, "chunk-line": chunk_line, "hits": hits, "field": field, "first-candidate": first_candidate}[command](*args)
+    {"split": split, "chunk-line": chunk_line, "hits": hits, "decisions": decisions, "field": field,
+     "first-candidate": first_candidate}[command](*args)

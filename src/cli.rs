@@ -502,8 +502,12 @@ pub enum ExpectCommand {
 #[derive(Debug, Subcommand)]
 pub enum ProfileCommand {
     /// The level of the profile the book reaches (1, 2 or 3) and the records that
-    /// fail each requirement; exit 2 below level 1.
-    Check,
+    /// fail each requirement; exit 2 below the level --require asks for.
+    Check {
+        /// The level the book must reach (a gate for a build); default 1.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        require: u8,
+    },
 }
 
 /// `--format`: a format name.

@@ -123,7 +123,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             commit(&book?, &write, vec![Body::ConceptDropped(ConceptDropped { surface })], json)
         }
         Command::Coverage { chapter } => crate::views::coverage(&mut open_reader(&book?)?, chapter, json),
-        Command::Profile(ProfileCommand::Check) => crate::views::profile_check(&mut open_reader(&book?)?, json),
+        Command::Profile(ProfileCommand::Check { require }) => {
+            crate::views::profile_check(&mut open_reader(&book?)?, require, json)
+        }
         Command::Check(check) => {
             let mut book = if check.dry_run && !check.propose { open_reader(&book?)? } else { open_book(&book?)? };
             crate::review_views::check(&mut book, &check, json)

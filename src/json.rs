@@ -688,3 +688,247 @@ pub fn scanned(scanned: &replay::review::Scanned, dry_run: bool) -> Value {
         "written": scanned.written.as_ref().map(|written| submitted(&written.submitted, &[])),
     })
 }
+
+// ----- the audit page's reads (the JSON twins of its pages, docs/ui.md) -----
+
+fn staleness(stale: &Staleness) -> Value {
+    match stale {
+        Staleness::Current => Value::Null,
+        Staleness::Revised(seq) => json!({ "revised_at": seq }),
+        Staleness::Retired => json!("retired"),
+    }
+}
+
+fn verify_outcome(verify: &Result<ledger::VerifyReport, ledger::VerifyError>) -> Value {
+    match verify {
+        Ok(report) => verified(report),
+        Err(error) => {
+            let (seq, object) = match error {
+                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
+                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
+                _ => (None, None),
+            };
+            json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() })
+        }
+    }
+}
+
+/// A book at a glance: head, snapshot, counts, chapters, recent events, verify.
+pub fn overview(book: &str, overview: &replay::overview::Overview) -> Value {
+    let state = &overview.state;
+    let active = state.active_terms(None);
+    let n_aliases: usize = active.iter().map(|term| term.term.aliases.len()).sum();
+    let n_candidates_open = state.candidates().values().filter(|candidate| candidate.verdict.is_none()).count();
+    let terms: Vec<Value> = state
+        .terms()
+        .values()
+        .map(|term| {
+            json!({
+                "id": term.put.id.to_string(),
+                "src": term.put.src,
+                "dst": term.put.dst,
+                "status": term.put.status,
+                "window": window(Some(term.put.window)),
+                "retired": term.retired,
+                "verdict": verdict_text(&term.verdict),
+                "version_seq": term.put_by.seq.0,
+            })
+        })
+        .collect();
+    json!({
+        "book": book,
+        "head": overview.head.seq.0,
+        "hash": overview.head.hash.to_hex(),
+        "snapshot": overview.snapshot.to_string(),
+        "counts": {
+            "terms": active.len(),
+            "terms_retired": state.terms().values().filter(|term| term.retired).count(),
+            "aliases": n_aliases,
+            "summaries": state.visible_summaries(None).len(),
+            "candidates_open": n_candidates_open,
+            "chapters": overview.chapters.len(),
+            "chunks": overview.chapters.iter().map(|chapter| chapter.1).sum::<u64>(),
+            "receipts": overview.chapters.iter().map(|chapter| chapter.2).sum::<u64>(),
+        },
+        "chapters": overview.chapters.iter().map(|(chapter, chunks, receipts)| json!({
+            "chapter": chapter, "chunks": chunks, "receipts": receipts,
+        })).collect::<Vec<_>>(),
+        "terms": terms,
+        "recent": overview.recent.iter().map(event).collect::<Vec<_>>(),
+        "verify": verify_outcome(&overview.verify),
+    })
+}
+
+/// A chapter explained: every recorded chunk with its texts, hits, versions,
+/// staleness, replay status and post-checks.
+pub fn chapter_audit(audit: &replay::explain::ChapterAudit) -> Value {
+    let chunks: Vec<Value> = audit
+        .chunks
+        .iter()
+        .map(|chunk| {
+            let mut value = audited_chunk(&chunk.audited);
+            value["input"] = json!(chunk.input);
+            value["output"] = json!(chunk.output);
+            value["replay"] = json!({
+                "identical": chunk.replay.identical,
+                "first_difference": chunk.replay.first_difference,
+            });
+            value["hits"] = chunk
+                .hits
+                .iter()
+                .map(|hit| {
+                    json!({
+                        "term": format!("T-{}", hit.hit.term),
+                        "text": hit.hit.text,
+                        "bytes": span(hit.hit.bytes),
+                        "chars": span(hit.hit.chars),
+                        "disposition": hit.hit.disposition,
+                        "reason": hit.hit.reason,
+                        "injected": hit.injected,
+                        "evicted": hit.evicted,
+                        "version": hit.version.as_ref().map(|version| json!({
+                            "src": version.put.src,
+                            "dst": version.put.dst,
+                            "event": provenance(&version.by),
+                        })),
+                        "stale": staleness(&hit.stale),
+                    })
+                })
+                .collect();
+            value
+        })
+        .collect();
+    json!({
+        "chapter": audit.chapter,
+        "head": audit.head.0,
+        "snapshot": audit.snapshot.to_string(),
+        "chapters": audit.chapters,
+        "chunks": chunks,
+    })
+}
+
+/// A term's bi-temporal history.
+pub fn timeline(timeline: &replay::timeline::Timeline) -> Value {
+    let versions: Vec<Value> = timeline
+        .versions
+        .iter()
+        .map(|version| {
+            json!({
+                "seq": version.by.seq.0,
+                "put": version.put,
+                "event": provenance(&version.by),
+                "changed": version.changed,
+                "until": version.until.map(|seq| seq.0),
+            })
+        })
+        .collect();
+    let stretches: Vec<Value> = timeline
+        .stretches
+        .iter()
+        .map(|stretch| {
+            json!({
+                "from": stretch.from.0,
+                "until": stretch.until.map(|seq| seq.0),
+                "version": stretch.version.0,
+                "declared": window(Some(stretch.declared)),
+                "effective": window(stretch.effective),
+                "superseded_by": stretch.superseded_by.map(|id| id.to_string()),
+                "retired": stretch.retired,
+                "verdict": verdict_text(&stretch.verdict),
+            })
+        })
+        .collect();
+    let aliases: Vec<Value> = timeline
+        .aliases
+        .iter()
+        .map(|alias| {
+            json!({
+                "surface": alias.alias.surface,
+                "kind": alias.alias.kind,
+                "window": window(alias.alias.window),
+                "added": provenance(&alias.added),
+                "removed": alias.removed.as_ref().map(provenance),
+            })
+        })
+        .collect();
+    let verdicts: Vec<Value> = timeline
+        .verdicts
+        .iter()
+        .map(|(verdict, by)| {
+            json!({ "verdict": verdict.verdict, "reason": verdict.reason, "note": verdict.note, "event": provenance(by) })
+        })
+        .collect();
+    let marks: Vec<Value> = timeline
+        .marks
+        .iter()
+        .map(|mark| {
+            json!({
+                "receipt": mark.receipt.to_hex(),
+                "chapter": mark.chapter,
+                "chunk": mark.chunk_key,
+                "revision": mark.revision.0,
+                "version": mark.version,
+                "disposition": mark.hit.map(|(disposition, _)| disposition),
+                "reason": mark.hit.and_then(|(_, reason)| reason),
+                "injected": mark.injected,
+                "latest": mark.latest,
+            })
+        })
+        .collect();
+    json!({
+        "id": timeline.id.to_string(),
+        "head": timeline.head.0,
+        "versions": versions,
+        "stretches": stretches,
+        "aliases": aliases,
+        "verdicts": verdicts,
+        "marks": marks,
+        "events": timeline.events.iter().map(event).collect::<Vec<_>>(),
+    })
+}
+
+/// A rollback previewed: the events it would append and what they change.
+pub fn rollback_preview(preview: &replay::preview::RollbackPreview) -> Value {
+    let diff = &preview.diff;
+    json!({
+        "to": preview.plan.to.0,
+        "head": preview.plan.head.0,
+        "snapshot_head": preview.snapshot_head.to_string(),
+        "snapshot_target": preview.snapshot_target.to_string(),
+        "snapshot_after": preview.snapshot_after.to_string(),
+        "events": preview.plan.bodies,
+        "diff": self::diff(&diff.old, &diff.new, &diff.records, &diff.config),
+    })
+}
+
+/// The review queue with every item's evidence in context.
+pub fn review_queue(queue: &replay::queue::ReviewQueue) -> Value {
+    let items: Vec<Value> = queue
+        .entries
+        .iter()
+        .map(|entry| {
+            let mut value = review_item(&entry.item);
+            value["evidence"] = entry
+                .evidence
+                .iter()
+                .map(|evidence| {
+                    json!({
+                        "line": evidence.line,
+                        "chapter": evidence.chapter,
+                        "chunk": evidence.chunk_key,
+                        "chars": span(evidence.chars),
+                        "cue": evidence.cue,
+                        "context": evidence.context.as_ref().map(|context| json!({
+                            "receipt": context.receipt.to_hex(),
+                            "before": context.before,
+                            "span": context.span,
+                            "after": context.after,
+                        })),
+                    })
+                })
+                .collect();
+            value
+        })
+        .collect();
+    json!({ "head": queue.head.0, "items": items })
+}

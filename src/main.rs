@@ -40,6 +40,7 @@ mod output;
 mod remote;
 mod review_views;
 mod serve;
+mod ui;
 mod views;
 
 use std::process::ExitCode;

@@ -341,11 +341,14 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Coverage { chapter } => {
             remote.json("GET", &remote.book_url("/coverage")?, &opt("chapter", *chapter), Send::Empty)?
         }
-        Command::Profile(ProfileCommand::Check) => {
+        Command::Profile(ProfileCommand::Check { require }) => {
             let answer = remote.json("GET", &remote.book_url("/profile")?, &[], Send::Empty)?;
             outln!("{answer}");
-            if answer["level"] == json!(0) {
-                return Err(Failure::invalid("the book does not reach level 1 of the profile"));
+            let level = answer["level"].as_u64().unwrap_or(0);
+            if level < u64::from(*require) {
+                return Err(Failure::invalid(format!(
+                    "the book reaches level {level} of the profile, below the required level {require}"
+                )));
             }
             return Ok(());
         }

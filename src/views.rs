@@ -185,8 +185,9 @@ pub fn print_coverage(coverage: &replay::governance::Coverage) {
     }
 }
 
-/// Prints the profile check; below level 1 it fails (exit 2), so it can gate a build.
-pub fn profile_check(book: &mut Book, json: bool) -> Result<(), Failure> {
+/// Prints the profile check; below the `require`d level it fails (exit 2), so it can
+/// gate a build.
+pub fn profile_check(book: &mut Book, require: u8, json: bool) -> Result<(), Failure> {
     let report = book.profile_check()?;
     if json {
         outln!("{}", crate::json::profile_report(&report));
@@ -221,8 +222,11 @@ pub fn profile_check(book: &mut Book, json: bool) -> Result<(), Failure> {
             }
         }
     }
-    if report.level == 0 {
-        return Err(Failure::invalid("the book does not reach level 1 of the profile"));
+    if report.level < require {
+        return Err(Failure::invalid(format!(
+            "the book reaches level {} of the profile, below the required level {require}",
+            report.level
+        )));
     }
     Ok(())
 }

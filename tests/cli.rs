@@ -250,6 +250,14 @@ fn audit_names_the_event_behind_each_entry_the_spoilers_and_what_went_stale() {
     assert_eq!(impact["chunks"][0]["terms"], serde_json::json!(["T-1"]));
     assert_eq!(book.json(&["impact", "--term", "T-2"])["n_chunks"], 0);
     assert_eq!(book.json(&["impact", "--term", "T-1"])["n_chunks"], 1);
+    // Rolled back to what was injected, T-1 is current again: its content, not the seq
+    // of its put, is what the chunk was given.
+    book.ok(&["rollback", "--to", "4"]);
+    let audit = book.json(&["audit", "--chapter", "2"]);
+    let injected = audit["chunks"][0]["injected"].as_array().unwrap().clone();
+    let t1 = injected.iter().find(|entry| entry["term"] == "T-1").unwrap();
+    assert_eq!(t1["stale"], Value::Null, "{t1}");
+    assert_eq!(book.json(&["impact"])["n_chunks"], 0);
 }
 
 #[test]

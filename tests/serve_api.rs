@@ -35,10 +35,12 @@ fn the_committed_openapi_document_is_the_generated_and_the_served_one() {
 /// A request that reaches the handler of each documented operation on a book that
 /// does not exist (or, for the server's own routes, succeeds).
 fn probe(method: &str, path: &str) -> (String, Value) {
-    let concrete = path.replace("{book}", "nobook").replace("{id}", "T-1").replace("{chapter}", "1");
+    let concrete =
+        path.replace("{book}", "nobook").replace("{id}", "T-1").replace("{chapter}", "1").replace("{seq}", "1");
     let (query, body) = match (method, path) {
         ("get", "/v1/books/{book}/diff") => ("?from=1", Value::Null),
         ("get", "/v1/books/{book}/audit") => ("?chapter=1", Value::Null),
+        ("get", "/v1/books/{book}/rollback/preview") => ("?to=1", Value::Null),
         ("get", "/v1/books/{book}/export") => ("?format=galtransl", Value::Null),
         ("get", "/v1/books/{book}/receipts/{id}") | ("post", "/v1/books/{book}/receipts/{id}/replay") => {
             return (concrete.replace("T-1", &"0".repeat(64)), Value::Null)
@@ -96,7 +98,7 @@ fn every_documented_operation_is_routed() {
             }
         }
     }
-    assert_eq!(n_operations, 37);
+    assert_eq!(n_operations, 43);
     // The one operation that creates a book.
     let create = create.expect("PUT /v1/books/{book} is documented").replace("{book}", "nobook");
     let reply = server.put(&create, &json!({ "profile": "zh", "actor": "human:test" }));

@@ -80,9 +80,13 @@ pub fn event_codec(bytes: &[u8]) {
     if let Ok(body) = codec::decode_strict::<Body>(bytes) {
         assert_eq!(codec::encode(&body).unwrap(), bytes, "decoded body is not canonical");
     }
-    if let Ok(event) = record::open(Seq(1), bytes) {
+    if let Ok((event, batch_end)) = record::open_in_batch(Seq(1), bytes) {
         let payload = record::stored_payload(&event).unwrap();
-        let (sealed, hash) = record::seal(event.seq, event.prev, event.schema, &payload);
+        // Resealed in the record's own format: 2 with its batch-end flag, or 1.
+        let (sealed, hash) = match batch_end {
+            Some(end) => record::seal_in_batch(event.seq, event.prev, event.schema, &payload, end),
+            None => record::seal(event.seq, event.prev, event.schema, &payload),
+        };
         assert_eq!(sealed, bytes, "opened record does not reseal to itself");
         assert_eq!(hash, event.hash);
     }

@@ -116,6 +116,38 @@ fn every_write_time_rule_refuses_with_its_message() {
             "Duplicate",
             "event 2: term_put T-9 is also written, differently, by event 1 of this batch",
         ),
+        (
+            &[r#"{"term_put":{"id":"T-9","src":"顾寒川","dst":"Гу","owner":"human:editors"}}"#],
+            "UndeclaredParty",
+            r#"field `term_put.owner`: party "human:editors" is not declared: the book declares no parties yet"#,
+        ),
+        (
+            &[
+                r#"{"governance_set":{"conflict_policy":"flag","parties":["human:editors"]}}"#,
+                r#"{"alias_added":{"id":"T-1","surface":"炎帝","release_to":["*","tool:pipeline"]}}"#,
+            ],
+            "UndeclaredParty",
+            r#"event 2: field `alias_added.release_to[1]`: party "tool:pipeline" is not one of the book's parties"#,
+        ),
+        (
+            &[r#"{"rule_put":{"id":"R-1","text":"На «вы».","applies_to":["dialogue"]}}"#],
+            "RulesNeedRenderFormat",
+            "rules are rendered by render format 2 or later, and the book's config sets render format 1",
+        ),
+        (
+            &[
+                r#"{"config_set":{"assembly":{"render_format":2}}}"#,
+                r#"{"rule_put":{"id":"R-1","text":"На «вы».","applies_to":[{"record":"T-77"}]}}"#,
+            ],
+            "UnknownScopeRecord",
+            "event 2: field `rule_put.applies_to[0].record`: the scope names T-77, which the book does not have",
+        ),
+        (&[r#"{"concept_dropped":{"surface":"林晚"}}"#], "UnknownConcept", r#""林晚" is not an expected concept"#),
+        (
+            &[r#"{"concept_expected":{"surface":"萧炎"}}"#, r#"{"concept_expected":{"surface":"蕭炎"}}"#],
+            "ConceptTwice",
+            r#"event 2: "蕭炎" is already expected as "萧炎": both fold to the same surface"#,
+        ),
     ];
     let sim = book();
     let mut seen = BTreeSet::new();
@@ -141,6 +173,11 @@ fn every_write_time_rule_refuses_with_its_message() {
         "RollbackNotLast",
         "RollbackMismatch",
         "Duplicate",
+        "UndeclaredParty",
+        "RulesNeedRenderFormat",
+        "UnknownScopeRecord",
+        "UnknownConcept",
+        "ConceptTwice",
     ]
     .map(String::from)
     .into();

@@ -593,19 +593,24 @@ impl Book {
 /// How an injected entry of a past receipt stands at the head.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Staleness {
-    /// The same version is still in force.
+    /// The same content is still in force: the version injected, or a later put of
+    /// exactly the same content (a rollback that restored it, say).
     Current,
-    /// A newer version was put at this seq.
+    /// Other content was put at this seq.
     Revised(u64),
     /// The record was retired.
     Retired,
 }
 
-/// Whether an injected entry is stale at `head`.
-pub fn staleness(head: &State, entry: &ReceiptEntry) -> Staleness {
+/// Whether an injected entry is stale at `head`. `injected` is the content of the
+/// version the entry names, when the caller has it: a later put of the same content
+/// is not a revision.
+pub fn staleness(head: &State, entry: &ReceiptEntry, injected: Option<&TermPut>) -> Staleness {
     match head.terms().get(&term_id(entry.term)) {
         Some(term) if term.retired => Staleness::Retired,
-        Some(term) if term.put_by.seq.0 != entry.version => Staleness::Revised(term.put_by.seq.0),
+        Some(term) if term.put_by.seq.0 != entry.version && injected != Some(&term.put) => {
+            Staleness::Revised(term.put_by.seq.0)
+        }
         Some(_) => Staleness::Current,
         None => Staleness::Retired,
     }

@@ -52,7 +52,7 @@ pub struct Coverage {
     pub revision: Seq,
     /// Concepts in the register.
     pub n_expected: usize,
-    /// Recorded chunks looked at.
+    /// Recorded chunks looked at (none when nothing is expected).
     pub n_chunks: usize,
     /// Expected concepts no record covers, by surface.
     pub missing: Vec<Missing>,
@@ -277,7 +277,9 @@ impl Book {
     pub fn coverage(&mut self, chapter: Option<u32>) -> Result<Coverage, BookError> {
         let state = self.state(None)?;
         let expected: Vec<(&String, &projections::Expected)> = state.expected().iter().collect();
-        let Some(profile) = self.profile(&state)? else {
+        let profile = if expected.is_empty() { None } else { self.profile(&state)? };
+        let Some(profile) = profile else {
+            // Nothing expected (or no profile yet): nothing to look for.
             return Ok(Coverage {
                 revision: state.revision(),
                 n_expected: expected.len(),
@@ -302,7 +304,7 @@ impl Book {
             .collect();
         let mut uncovered = Vec::new();
         let receipts = self.latest_receipts(chapter)?;
-        if !expected.is_empty() {
+        {
             let keys = expected.iter().enumerate().map(|(idx, (surface, _))| (surface.as_str(), idx as u32));
             let matcher = MatcherBuilder::new(&profile)
                 .build(keys)

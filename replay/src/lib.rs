@@ -5,8 +5,9 @@
 //! edit, rollback, all through the one write path of [`Book::submit`]), reads
 //! ([`reads`]: glossary, snapshot, diff, rebuild, audit; [`service`]: term history,
 //! log, verify) and chunks ([`chunks`]: assemble and record, replay with its
-//! byte-equality proof, impact). Results are plain structs; failures are
-//! [`BookError`]s that say their own [`ErrorClass`].
+//! byte-equality proof, impact), and the audit page's reads ([`overview`],
+//! [`explain`], [`timeline`], [`preview`], [`queue`]: one call per page). Results
+//! are plain structs; failures are [`BookError`]s that say their own [`ErrorClass`].
 //!
 //! It reads and appends through `ledger` and assembles through the pure `assembly`
 //! crate; it never calls `embed`, never reads the clock while assembling, and never
@@ -18,12 +19,17 @@ pub mod book;
 pub mod check;
 pub mod chunks;
 pub mod error;
+pub mod explain;
 pub mod governance;
 pub mod interchange;
 pub mod library;
+pub mod overview;
+pub mod preview;
+pub mod queue;
 pub mod reads;
 pub mod review;
 pub mod service;
+pub mod timeline;
 
 pub use archive::Copy;
 pub use assembly::{assemble, receipt};

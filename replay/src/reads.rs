@@ -230,7 +230,7 @@ impl Book {
                         src: record.put.src.clone(),
                         dst: record.put.dst.clone(),
                         put_by: record.put_by.clone(),
-                        stale: staleness(&head, entry),
+                        stale: staleness(&head, entry, Some(&record.put)),
                         owner: governed.owner.map(str::to_owned),
                         owner_role: governed.owner_role.map(str::to_owned),
                     })

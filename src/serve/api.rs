@@ -34,8 +34,8 @@ problem details (docs/http.md).",
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
         replay_snapshot, audit, impact, import, export, check, review_list, review_accept, review_reject,
-        review_verify, scan, profile_check, coverage, expect_import, embedding_status, embedding_set_model,
-        embedding_refresh, suggest, dedupe
+        review_verify, scan, profile_check, coverage, expect_import, overview, event, chapter_audit, timeline,
+        rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
@@ -588,6 +588,91 @@ fn coverage() {}
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn expect_import() {}
+// The reads of the audit page (`/ui/`, docs/ui.md): each page's JSON twin.
+
+#[utoipa::path(get, path = "/v1/books/{book}/overview", tag = "audit",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    responses(
+        (status = 200, description = "The book at a glance: head, snapshot ID, counts, chapters with recorded chunks, terms, the latest events and the outcome of a full verify (the book page)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Invalid book name or a query parameter", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn overview() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/events/{seq}", tag = "audit",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("seq" = u64, Path, description = "The event's seq; events start at 1", minimum = 1, example = 1),
+    ),
+    responses(
+        (status = 200, description = "One event, in the form of `log --json` (the event page)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Not a seq, or seq 0", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book, or a seq after the head", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn event() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/chapters/{chapter}/audit", tag = "audit",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("chapter" = u32, Path, description = "Chapter; chapters start at 1", minimum = 1, example = 1),
+    ),
+    responses(
+        (status = 200, description = "Every recorded chunk of the chapter explained: the audit's entries plus the chunk's text and context, every hit with its decision, the event that put its version and its staleness at the head, and whether the chunk replays byte for byte (the chapter page)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Bad chapter", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn chapter_audit() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/terms/{id}/timeline", tag = "audit",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "Term id, T-<number>", example = "T-1"),
+    ),
+    responses(
+        (status = 200, description = "The term's bi-temporal history: versions with the revisions each was current, stretches of revisions with the window assembly applied (after supersession), aliases, verdicts and the recorded chunks that hit it (the term page)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Not a term id", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book or term", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn timeline() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/rollback/preview", tag = "audit",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("to" = u64, Query, description = "The revision a rollback would return to", minimum = 1, example = 1),
+    ),
+    responses(
+        (status = 200, description = "What a rollback to the revision would append and change, and the snapshot ID the head would then have; nothing is written (the rollback preview page)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "No revision, revision 0, the head itself or a revision after it", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn rollback_preview() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/review/queue", tag = "audit",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    responses(
+        (status = 200, description = "The review queue with every item's evidence cut out of its recorded chunk (the review page)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Invalid book name or a query parameter", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn review_queue() {}
 
 // The embedding routes read and write the book's full view (never a party's), and
 // need the server's model files and the ONNX Runtime library: without them they

@@ -7,6 +7,7 @@
 //! reference; `/openapi.json` (committed as docs/openapi.json) the contract.
 
 pub mod api;
+pub mod audit;
 pub mod problem;
 pub mod routes;
 
@@ -86,12 +87,19 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/embedding/refresh", post(routes::embedding_refresh))
         .route("/v1/books/{book}/chapters/{chapter}/suggest", post(routes::suggest))
         .route("/v1/books/{book}/dedupe", post(routes::dedupe))
+        .route("/v1/books/{book}/overview", get(audit::overview_json))
+        .route("/v1/books/{book}/events/{seq}", get(audit::event_json))
+        .route("/v1/books/{book}/chapters/{chapter}/audit", get(audit::chapter_json))
+        .route("/v1/books/{book}/terms/{id}/timeline", get(audit::timeline_json))
+        .route("/v1/books/{book}/rollback/preview", get(audit::preview_json))
+        .route("/v1/books/{book}/review/queue", get(audit::queue_json))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&server), authorize));
     let timeout = Duration::from_secs_f64(server.limits.timeout_s);
     let body_limit = server.limits.body_bytes_max;
     Router::new()
         .route("/openapi.json", get(openapi))
         .merge(books)
+        .merge(crate::ui::router(Arc::clone(&server)))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(move |request: Request, next: Next| within(timeout, request, next)))
@@ -106,16 +114,30 @@ async fn openapi() -> Response {
     response
 }
 
-async fn not_found(request: Request) -> Problem {
-    Problem::not_found(format!("no route {} {}", request.method(), request.uri().path()))
+async fn not_found(request: Request) -> Response {
+    let problem = Problem::not_found(format!("no route {} {}", request.method(), request.uri().path()));
+    // A person following a link under /ui/ gets a page, a program a problem.
+    if is_ui(&request) {
+        return crate::ui::problem_page(&problem);
+    }
+    problem.into_response()
 }
 
-async fn method_not_allowed(request: Request) -> Problem {
-    Problem::new(
+fn is_ui(request: &Request) -> bool {
+    let path = request.uri().path();
+    path == "/ui" || path.starts_with("/ui/")
+}
+
+async fn method_not_allowed(request: Request) -> Response {
+    let problem = Problem::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method-not-allowed",
         format!("{} is not allowed on {}", request.method(), request.uri().path()),
-    )
+    );
+    if is_ui(&request) {
+        return crate::ui::problem_page(&problem);
+    }
+    problem.into_response()
 }
 
 /// Cuts a request off after `timeout`, body reading included: a client that
@@ -301,7 +323,8 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         open_wait: Duration::from_secs(5),
     };
     let library = Library::new(&settings.dir, limits)?;
-    let server = Arc::new(Server::new(library, settings.limits, tokens).with_embedding(settings.embed));
+    let keys = crate::ui::Keys::generate().map_err(Failure::io)?;
+    let server = Arc::new(Server::new(library, settings.limits, tokens, keys).with_embedding(settings.embed));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

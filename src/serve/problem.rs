@@ -54,6 +54,7 @@ fn title(kind: &str) -> &'static str {
         "too-large" => "The request is over a limit",
         "timeout" => "The request took longer than the server's limit",
         "unauthorized" => "A valid bearer token is required",
+        "forbidden" => "Not allowed for this caller; nothing was written",
         "method-not-allowed" => "Method not allowed on this resource",
         "embedding-unavailable" => "Embedding cannot run on this server; nothing was written",
         _ => "Error",
@@ -63,7 +64,7 @@ fn title(kind: &str) -> &'static str {
 fn exit_code(kind: &str) -> Option<u8> {
     match kind {
         "io" => Some(1),
-        "invalid" | "not-found" | "too-large" | "embedding-unavailable" => Some(2),
+        "invalid" | "not-found" | "too-large" | "forbidden" | "embedding-unavailable" => Some(2),
         "corrupted" => Some(3),
         "conflict" => Some(5),
         _ => None,

@@ -29,6 +29,8 @@ pub struct Server {
     /// The bearer tokens, each with the party it reads as (`None`: the full view);
     /// empty when the server takes requests without a token (loopback only).
     pub tokens: Vec<Token>,
+    /// The audit page's per-server secrets (`crate::ui`).
+    pub ui: crate::ui::Keys,
     answers: Mutex<Answers>,
     /// The embedding model files and the models loaded from them.
     pub embedding: Embedding,
@@ -72,8 +74,8 @@ const ANSWERS_KEPT: usize = 10_000;
 const IDEMPOTENCY_CONTEXT: &str = "lorebank 2026 idempotency key v1";
 
 impl Server {
-    pub fn new(library: Library, limits: Limits, tokens: Vec<Token>) -> Server {
-        Server { library, limits, tokens, answers: Mutex::new(Answers::default()), embedding: Embedding::default() }
+    pub fn new(library: Library, limits: Limits, tokens: Vec<Token>, ui: crate::ui::Keys) -> Server {
+        Server { library, limits, tokens, ui, answers: Mutex::new(Answers::default()), embedding: Embedding::default() }
     }
 
     fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
@@ -84,7 +86,9 @@ impl Server {
 pub type Shared = State<Arc<Server>>;
 
 /// Runs `work` on the blocking pool: book calls read and write files.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, Problem> + Send + 'static) -> Result<T, Problem> {
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Problem> + Send + 'static,
+) -> Result<T, Problem> {
     match tokio::task::spawn_blocking(work).await {
         Ok(result) => result,
         Err(error) => {
@@ -93,28 +97,28 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, Problem> +
     }
 }
 
-fn json_response(status: StatusCode, value: &Value) -> Response {
+pub(crate) fn json_response(status: StatusCode, value: &Value) -> Response {
     let mut response = (status, serde_json::to_vec(value).unwrap_or_default()).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
-fn ok(value: Value) -> Result<Response, Problem> {
+pub(crate) fn ok(value: Value) -> Result<Response, Problem> {
     Ok(json_response(StatusCode::OK, &value))
 }
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
 }
 
 /// The book name of a path, checked before anything touches the file system.
-fn book_name(path: Result<Path<String>, PathRejection>) -> Result<String, Problem> {
+pub(crate) fn book_name(path: Result<Path<String>, PathRejection>) -> Result<String, Problem> {
     let Path(name) = path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
     replay::library::check_name(&name)?;
     Ok(name)
 }
 
-fn book_and<T: DeserializeOwned>(
+pub(crate) fn book_and<T: DeserializeOwned>(
     path: Result<Path<(String, T)>, PathRejection>,
     what: &str,
 ) -> Result<(String, T), Problem> {
@@ -125,10 +129,10 @@ fn book_and<T: DeserializeOwned>(
 }
 
 /// The query string as name → value; a repeated or unknown name is invalid.
-struct Query(BTreeMap<String, String>);
+pub(crate) struct Query(BTreeMap<String, String>);
 
 impl Query {
-    fn parse(raw: Option<String>, known: &[&str]) -> Result<Query, Problem> {
+    pub(crate) fn parse(raw: Option<String>, known: &[&str]) -> Result<Query, Problem> {
         let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
             .map_err(|error| Problem::invalid(format!("query: {error}")))?;
         let mut map = BTreeMap::new();
@@ -147,7 +151,7 @@ impl Query {
         Ok(Query(map))
     }
 
-    fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, Problem> {
+    pub(crate) fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, Problem> {
         self.0
             .get(name)
             .map(|text| {
@@ -159,19 +163,19 @@ impl Query {
             .transpose()
     }
 
-    fn text(&self, name: &str) -> Option<&str> {
+    pub(crate) fn text(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
     }
 }
 
-fn chapter_number(chapter: u32, at: &str) -> Result<u32, Problem> {
+pub(crate) fn chapter_number(chapter: u32, at: &str) -> Result<u32, Problem> {
     if chapter == 0 {
         return Err(Problem::invalid(format!("{at}: chapters start at 1")).at(at));
     }
     Ok(chapter)
 }
 
-fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
+pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
     body.map_err(|rejection| match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => {
             Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the request body is over the server's limit")
@@ -197,7 +201,7 @@ fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
 /// must have one.
 pub const DEFAULT_ACTOR: &str = "tool:api";
 
-fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
+pub(crate) fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
     WriteOptions {
         actor: actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
         source,
@@ -206,7 +210,7 @@ fn write_options(actor: Option<String>, source: Option<String>, expected_head: O
     }
 }
 
-fn record_id(text: &str, at: &str) -> Result<RecordId, Problem> {
+pub(crate) fn record_id(text: &str, at: &str) -> Result<RecordId, Problem> {
     text.parse().map_err(|error: RecordIdError| Problem::invalid(format!("{at}: {error}")).at(at))
 }
 
@@ -215,7 +219,7 @@ fn hash(text: &str, at: &str) -> Result<Hash32, Problem> {
 }
 
 /// Opens book `name` and runs `work` on it, on the blocking pool.
-async fn on_book<T: Send + 'static>(
+pub(crate) async fn on_book<T: Send + 'static>(
     server: Arc<Server>,
     name: String,
     work: impl FnOnce(&OpenBook) -> Result<T, Problem> + Send + 'static,
@@ -231,7 +235,7 @@ async fn on_book<T: Send + 'static>(
 
 /// A problem names a book's file relative to the library: where the library is on
 /// the server's disk is none of a client's business.
-fn in_library(server: &Server, mut problem: Problem) -> Problem {
+pub(crate) fn in_library(server: &Server, mut problem: Problem) -> Problem {
     let dir = server.library.status().dir;
     let prefix = format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR);
     problem.detail = problem.detail.replace(&prefix, "");
@@ -667,17 +671,8 @@ pub async fn diff(
     let from =
         query.number::<u64>("from")?.ok_or_else(|| Problem::invalid("query parameter from: required").at("from"))?;
     let to = query.number::<u64>("to")?;
-    let value = on_book(server, name, move |open| {
-        let mut book = open.lock();
-        let to = match to {
-            Some(to) => Seq(to),
-            None => book.ledger().head().map_err(BookError::from)?.seq,
-        };
-        let diff = book.diff(Seq(from), to)?;
-        Ok(crate::json::diff(&diff.old, &diff.new, &diff.records, &diff.config))
-    })
-    .await?;
-    ok(value)
+    let diff = super::audit::diff(server, name, from, to).await?;
+    ok(crate::json::diff(&diff.old, &diff.new, &diff.records, &diff.config))
 }
 
 pub async fn verify(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {

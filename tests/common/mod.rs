@@ -45,6 +45,20 @@ impl Book {
         child.wait_with_output().unwrap()
     }
 
+    /// Runs a command with one more environment variable set.
+    pub fn run_with_env(&self, args: &[&str], name: &str, value: &str) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .arg("--book")
+            .arg(&self.path)
+            .args(args)
+            .env_remove("LOREBANK_BOOK")
+            .env("LOREBANK_ACTOR", self.actor)
+            .env(name, value)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
     /// Runs a command whose stdout is a pipe nobody reads (`| true`): the read end
     /// is closed right after the spawn, long before the command has opened the book.
     /// Its exit status and stderr.

@@ -577,7 +577,9 @@ pub fn assemble(
     }
 
     // Records found in the chunk that render the same dst, settled by a `prefer_*`
-    // policy (under `flag` they are injected as they are).
+    // policy (under `flag` they are injected as they are). A loser is out of the chunk
+    // whole: not injected as sticky or constant either.
+    let mut settled_out: BTreeSet<u32> = BTreeSet::new();
     if policy != ConflictPolicy::Flag {
         let mut by_dst: BTreeMap<String, Vec<TermIdx>> = BTreeMap::new();
         for candidate in &from_hits {
@@ -596,6 +598,7 @@ pub fn assemble(
                 }
             }
         }
+        settled_out.extend(losers.keys().copied());
         if !losers.is_empty() {
             from_hits.retain(|candidate| !losers.contains_key(&frozen.term(candidate.term_idx).number()));
             for hit in hits.iter_mut().filter(|hit| hit.disposition != Disposition::Rejected) {
@@ -615,7 +618,7 @@ pub fn assemble(
     let index_of = |number: u32| frozen.term_index(number);
     let injectable = |term_idx: TermIdx| {
         let term = frozen.term(term_idx);
-        term_in_window(term) && term.verdict() != Some(Verdict::Reject)
+        term_in_window(term) && term.verdict() != Some(Verdict::Reject) && !settled_out.contains(&term.number())
     };
     let unverified_of = |term_idx: TermIdx| {
         let term = frozen.term(term_idx);

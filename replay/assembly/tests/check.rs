@@ -920,6 +920,27 @@ fn prefer_priority_takes_the_sense_of_the_highest_priority_and_settles_a_shared_
 }
 
 #[test]
+fn the_loser_of_a_shared_dst_is_not_carried_in_as_sticky_either() {
+    // 阿清 was hit in the previous chunk; here it loses to 阿青 on priority, and stays out.
+    check(
+        &senses("prefer_priority"),
+        1,
+        "阿青和阿清都来了。",
+        &[(1, "阿清来了。")],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 阿青 -> А Цин #character
+        hits:
+          阿青 chars 0..2 T-3: confirmed
+          阿清 chars 3..5 T-4: rejected (policy_prefer_priority)
+        injected:
+          T-3 via hit, 9 tokens
+    "#]],
+    );
+}
+
+#[test]
 fn prefer_approved_takes_the_reviewed_record() {
     check(
         &senses("prefer_approved"),

@@ -1,0 +1,156 @@
+//! The reads of the audit page (`/ui/`, `crate::ui`) and their JSON twins under
+//! `/v1`: each read parses its request and makes one Book call; the JSON handler and
+//! the HTML page both call it, so a page and its twin always show the same result.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::response::Response;
+use ledger_model::*;
+use replay::explain::ChapterAudit;
+use replay::overview::Overview;
+use replay::preview::RollbackPreview;
+use replay::queue::ReviewQueue;
+use replay::reads::Diff;
+use replay::timeline::Timeline;
+use replay::BookError;
+
+use super::problem::Problem;
+use super::routes::{book_and, book_name, chapter_number, ok, on_book, record_id, Query, Server, Shared};
+
+/// Events an overview lists.
+pub const OVERVIEW_RECENT: u64 = 20;
+
+pub(crate) async fn overview(server: Arc<Server>, name: String) -> Result<Overview, Problem> {
+    on_book(server, name, move |open| Ok(open.lock().overview(OVERVIEW_RECENT)?)).await
+}
+
+pub(crate) async fn chapter(server: Arc<Server>, name: String, chapter: u32) -> Result<ChapterAudit, Problem> {
+    let chapter = chapter_number(chapter, "chapter")?;
+    on_book(server, name, move |open| Ok(open.lock().chapter_audit(chapter)?)).await
+}
+
+/// A term's timeline; a term without events is not found (as `GET …/terms/{id}`).
+pub(crate) async fn timeline(server: Arc<Server>, name: String, id: &str) -> Result<Timeline, Problem> {
+    let id = record_id(id, "id")?;
+    on_book(server, name, move |open| match open.lock().term_timeline(id) {
+        Err(BookError::Invalid(message)) if message.starts_with("no events about") => Err(Problem::not_found(message)),
+        other => Ok(other?),
+    })
+    .await
+}
+
+/// One event by seq: 400 for 0, 404 past the head.
+pub(crate) async fn event(server: Arc<Server>, name: String, seq: u64) -> Result<(Event, Seq), Problem> {
+    if seq == 0 {
+        return Err(Problem::invalid("seq: events start at 1").at("seq"));
+    }
+    on_book(server, name, move |open| {
+        let book = open.lock();
+        let mut found = None;
+        book.events(Seq(seq), Some(Seq(seq)), |event| {
+            found = Some(event);
+            false
+        })?;
+        let head = book.ledger().head().map_err(BookError::from)?.seq;
+        found
+            .map(|event| (event, head))
+            .ok_or_else(|| Problem::not_found(format!("no event {seq}: the head is {head}")))
+    })
+    .await
+}
+
+/// The revision `to` of a rollback preview, from the query (`to`, required).
+pub(crate) fn preview_target(query: &Query) -> Result<Seq, Problem> {
+    let to = query.number::<u64>("to")?.ok_or_else(|| Problem::invalid("query parameter to: required").at("to"))?;
+    if to == 0 {
+        return Err(Problem::invalid("query parameter to: revisions start at 1").at("to"));
+    }
+    Ok(Seq(to))
+}
+
+pub(crate) async fn preview(server: Arc<Server>, name: String, to: Seq) -> Result<RollbackPreview, Problem> {
+    on_book(server, name, move |open| Ok(open.lock().rollback_preview(to)?)).await
+}
+
+/// The difference from revision `from` to `to` (the head when `None`).
+pub(crate) async fn diff(server: Arc<Server>, name: String, from: u64, to: Option<u64>) -> Result<Diff, Problem> {
+    on_book(server, name, move |open| {
+        let mut book = open.lock();
+        let to = match to {
+            Some(to) => Seq(to),
+            None => book.ledger().head().map_err(BookError::from)?.seq,
+        };
+        Ok(book.diff(Seq(from), to)?)
+    })
+    .await
+}
+
+pub(crate) async fn queue(server: Arc<Server>, name: String) -> Result<ReviewQueue, Problem> {
+    on_book(server, name, move |open| Ok(open.lock().review_queue()?)).await
+}
+
+// ----- the JSON twins -----
+
+pub async fn overview_json(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let overview = overview(server, name.clone()).await?;
+    ok(crate::json::overview(&name, &overview))
+}
+
+pub async fn chapter_json(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let (name, number) = book_and::<u32>(path, "chapter")?;
+    Query::parse(raw, &[])?;
+    ok(crate::json::chapter_audit(&chapter(server, name, number).await?))
+}
+
+pub async fn timeline_json(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "term id")?;
+    Query::parse(raw, &[])?;
+    ok(crate::json::timeline(&timeline(server, name, &id).await?))
+}
+
+pub async fn event_json(
+    State(server): Shared,
+    path: Result<Path<(String, u64)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let (name, seq) = book_and::<u64>(path, "seq")?;
+    Query::parse(raw, &[])?;
+    let (event, _) = event(server, name, seq).await?;
+    ok(crate::json::event(&event))
+}
+
+pub async fn preview_json(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let to = preview_target(&Query::parse(raw, &["to"])?)?;
+    ok(crate::json::rollback_preview(&preview(server, name, to).await?))
+}
+
+pub async fn queue_json(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    ok(crate::json::review_queue(&queue(server, name).await?))
+}

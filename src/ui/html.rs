@@ -1,0 +1,974 @@
+//! The pages as maud templates. Every value reaches the page through a maud splice,
+//! which escapes it; nothing is marked pre-escaped. Classes and `data-` attributes
+//! say what each element shows (a hit's disposition, a stretch's revisions), so the
+//! stylesheet colours them and the browser test reads them.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use ledger_model::*;
+use maud::{html, Markup, DOCTYPE};
+use projections::Provenance;
+use replay::assemble::{Disposition, Reason};
+use replay::chunks::Staleness;
+use replay::explain::{ChapterAudit, ExplainedChunk, ExplainedHit};
+use replay::overview::Overview;
+use replay::preview::RollbackPreview;
+use replay::queue::ReviewQueue;
+use replay::reads::Diff;
+use replay::review::ReviewItem;
+use replay::timeline::Timeline;
+use serde_json::Value;
+
+use crate::output::{describe, utc, word};
+use crate::serve::problem::Problem;
+
+/// What every page's frame needs: the CSRF token for its forms, and whether the
+/// server has a login to log out of.
+pub struct Chrome {
+    pub csrf: String,
+    pub logout: bool,
+}
+
+/// An HTML page with its status.
+pub struct Page {
+    pub status: StatusCode,
+    pub markup: Markup,
+}
+
+impl Page {
+    pub fn ok(markup: Markup) -> Page {
+        Page { status: StatusCode::OK, markup }
+    }
+}
+
+impl IntoResponse for Page {
+    fn into_response(self) -> Response {
+        (self.status, [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")], self.markup.into_string())
+            .into_response()
+    }
+}
+
+fn book_url(book: &str) -> String {
+    format!("/ui/books/{book}")
+}
+
+fn term_url(book: &str, id: impl std::fmt::Display) -> String {
+    format!("/ui/books/{book}/terms/{id}")
+}
+
+fn event_url(book: &str, seq: u64) -> String {
+    format!("/ui/books/{book}/events/{seq}")
+}
+
+fn chapter_url(book: &str, chapter: u32) -> String {
+    format!("/ui/books/{book}/chapters/{chapter}")
+}
+
+/// The anchor of a recorded chunk on its chapter page: its receipt's id, short.
+fn receipt_anchor(receipt: Hash32) -> String {
+    format!("r-{}", &receipt.to_hex()[..16])
+}
+
+/// A term's id from its number in a receipt, for links.
+fn term_id(number: u32) -> String {
+    format!("T-{number}")
+}
+
+/// `n` and a noun, plural when `n` is not 1.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn short(hash: &str) -> &str {
+    &hash[..hash.len().min(16)]
+}
+
+/// The frame of every page: the trail back to the library, the JSON twin, the title.
+pub fn layout(chrome: &Chrome, title: &str, trail: &[(String, String)], twin: Option<&str>, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · lorebank" }
+                link rel="icon" type="image/svg+xml" href="/ui/static/icon.svg";
+                link rel="stylesheet" href="/ui/static/ui.css";
+            }
+            body {
+                header.top {
+                    nav.trail {
+                        a href="/ui/" { "lorebank" }
+                        @for (href, label) in trail {
+                            span.sep { " › " }
+                            a href=(href) { (label) }
+                        }
+                    }
+                    div.tools {
+                        @if let Some(twin) = twin {
+                            a.twin href=(twin) title="The same data from the HTTP API" { "JSON" }
+                        }
+                        @if chrome.logout {
+                            form.inline method="post" action="/ui/logout" {
+                                input type="hidden" name="csrf" value=(chrome.csrf);
+                                button type="submit" { "Log out" }
+                            }
+                        }
+                    }
+                }
+                main {
+                    h1 { (title) }
+                    (body)
+                }
+                footer {
+                    "lorebank " (env!("CARGO_PKG_VERSION")) " · audit pages; each has a JSON twin in the API"
+                }
+            }
+        }
+    }
+}
+
+/// A problem as a page with its status.
+pub fn error_page(problem: &Problem) -> Page {
+    let chrome = Chrome { csrf: String::new(), logout: false };
+    let title = format!("{} {}", problem.status.as_u16(), problem.status.canonical_reason().unwrap_or("Error"));
+    let body = html! {
+        p.problem data-type=(problem.kind) { (problem.detail) }
+        p { a href="/ui/" { "Back to the library" } }
+    };
+    Page { status: problem.status, markup: layout(&chrome, &title, &[], None, body) }
+}
+
+fn provenance(book: &str, by: &Provenance) -> Markup {
+    html! {
+        span.provenance {
+            a.event href=(event_url(book, by.seq.0)) { "#" (by.seq.0) }
+            " " span.actor { (by.actor) }
+            " · " span.source { (by.source) }
+            " · " time { (utc(by.recorded_at_ms)) }
+        }
+    }
+}
+
+fn event_row(book: &str, event: &Event) -> Markup {
+    html! {
+        tr {
+            td { a.event href=(event_url(book, event.seq.0)) { "#" (event.seq.0) } }
+            td { time { (utc(event.content.recorded_at_ms)) } }
+            td.actor { (event.content.actor) }
+            td.source { (event.content.source) }
+            td { (describe(&event.content.body)) }
+        }
+    }
+}
+
+fn events_table(book: &str, events: &[Event]) -> Markup {
+    html! {
+        table.events {
+            thead { tr { th { "event" } th { "recorded" } th { "actor" } th { "source" } th { "what" } } }
+            tbody { @for event in events { (event_row(book, event)) } }
+        }
+    }
+}
+
+fn staleness(book: &str, stale: &Staleness) -> Markup {
+    match stale {
+        Staleness::Current => html! { span.stale.current { "current" } },
+        Staleness::Revised(seq) => html! {
+            span.stale.revised { "revised at " a href=(event_url(book, *seq)) { "#" (seq) } }
+        },
+        Staleness::Retired => html! { span.stale.retired { "retired" } },
+    }
+}
+
+// ----- the library and the book -----
+
+pub fn library(chrome: &Chrome, books: &[String]) -> Markup {
+    let body = html! {
+        @if books.is_empty() {
+            p { "No books in this library yet." }
+        } @else {
+            ul.books { @for name in books { li { a href=(book_url(name)) { (name) } } } }
+        }
+    };
+    layout(chrome, "Library", &[], Some("/v1/books"), body)
+}
+
+pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
+    let state = &overview.state;
+    let active = state.active_terms(None);
+    let n_candidates = state.candidates().values().filter(|candidate| candidate.verdict.is_none()).count();
+    let n_retired = state.terms().values().filter(|term| term.retired).count();
+    let head = overview.head.seq.0;
+    let body = html! {
+        section.summary {
+            dl.facts {
+                dt { "head" } dd data-head=(head) { "revision " (head) " · chain " code { (short(&overview.head.hash.to_hex())) } }
+                dt { "snapshot" } dd { code.snapshot { (overview.snapshot.to_string()) } }
+                dt { "verify" }
+                dd {
+                    @match &overview.verify {
+                        Ok(report) => span.verify.ok data-verify="ok" {
+                            "ok: " (report.n_events) " events, " (report.n_blobs) " blobs, " (report.n_documents) " receipts and documents checked"
+                        },
+                        Err(error) => span.verify.bad data-verify="damaged" { (error.to_string()) },
+                    }
+                }
+                dt { "records" }
+                dd {
+                    (active.len()) " active terms, " (n_retired) " retired, "
+                    (state.visible_summaries(None).len()) " summaries, "
+                    a href=(format!("{}/review", book_url(name))) { (n_candidates) " open candidates" }
+                }
+            }
+        }
+        section {
+            h2 { "Chapters" }
+            @if overview.chapters.is_empty() {
+                p { "No chunk has been recorded yet." }
+            } @else {
+                ul.chapters {
+                    @for (chapter, n_chunks, n_receipts) in &overview.chapters {
+                        li { a href=(chapter_url(name, *chapter)) { "chapter " (chapter) } " · " (n_chunks) " chunks, " (n_receipts) " receipts" }
+                    }
+                }
+            }
+        }
+        section.forms {
+            h2 { "Compare and roll back" }
+            form method="get" action=(format!("{}/diff", book_url(name))) {
+                label { "Diff from revision " input type="number" name="from" min="1" max=(head) value=(head.saturating_sub(1).max(1)) required; }
+                label { " to " input type="number" name="to" min="1" max=(head) value=(head); }
+                button type="submit" { "Show diff" }
+            }
+            form method="get" action=(format!("{}/rollback", book_url(name))) {
+                label { "Preview a rollback to revision " input type="number" name="to" min="1" max=(head) value=(head.saturating_sub(1).max(1)) required; }
+                button type="submit" { "Preview" }
+            }
+        }
+        section {
+            h2 { "Terms" }
+            table.terms {
+                thead { tr { th { "id" } th { "source" } th { "rendering" } th { "status" } th { "window" } th { "version" } } }
+                tbody {
+                    @for term in state.terms().values() {
+                        tr.retired[term.retired] {
+                            td { a href=(term_url(name, term.put.id)) { (term.put.id) } }
+                            td.src lang="zh" { (term.put.src) }
+                            td.dst { (term.put.dst) }
+                            td { (word(&term.put.status)) @if term.retired { " · retired" } }
+                            td { (term.put.window) }
+                            td { a.event href=(event_url(name, term.put_by.seq.0)) { "#" (term.put_by.seq.0) } }
+                        }
+                    }
+                }
+            }
+        }
+        section {
+            h2 { "Recent events" }
+            (events_table(name, &overview.recent))
+        }
+    };
+    layout(chrome, name, &[(book_url(name), name.to_owned())], Some(&format!("/v1/books/{name}/overview")), body)
+}
+
+// ----- the chapter audit -----
+
+/// How a hit fared, as a class and words: confirmed, ambiguous (with why), left out
+/// by the budget, blocked as a spoiler, or rejected for another reason.
+fn outcome(hit: &ExplainedHit) -> (&'static str, String, u8) {
+    let reason = hit.hit.reason.map(|reason| word(&reason));
+    match (hit.hit.disposition, hit.injected) {
+        (Disposition::Rejected, _) if hit.hit.reason == Some(Reason::SpoilerWindow) => {
+            ("spoiler", "rejected: spoiler (its window starts later)".into(), 3)
+        }
+        (Disposition::Rejected, _) => ("rejected", format!("rejected: {}", reason.unwrap_or_default()), 4),
+        (_, false) if hit.evicted => ("budget", "rejected: budget (did not fit the token budget)".into(), 2),
+        (Disposition::Confirmed, true) => ("confirmed", "confirmed".into(), 0),
+        (Disposition::Ambiguous, true) if hit.hit.reason == Some(Reason::SenseCollision) => {
+            ("ambiguous", "ambiguous: sense collision".into(), 1)
+        }
+        (Disposition::Ambiguous, true) => ("ambiguous", format!("ambiguous: {}", reason.unwrap_or_default()), 1),
+        (_, false) => ("rejected", "not injected".into(), 4),
+    }
+}
+
+/// The chunk's text with every hit marked, each span linked to the version of its
+/// best-faring record, and a badge per record the span hit.
+fn highlighted(book: &str, chunk: &ExplainedChunk) -> Markup {
+    let text = chunk.input.as_str();
+    // Hits of one span (several records share a surface) are shown together.
+    let mut spans: Vec<((usize, usize), Vec<&ExplainedHit>)> = Vec::new();
+    for hit in &chunk.hits {
+        let bytes = (hit.hit.bytes.0 as usize, hit.hit.bytes.1 as usize);
+        match spans.iter_mut().find(|(span, _)| *span == bytes) {
+            Some((_, hits)) => hits.push(hit),
+            None => spans.push((bytes, vec![hit])),
+        }
+    }
+    spans.sort_by_key(|(span, _)| *span);
+    let mut pieces: Vec<Markup> = Vec::new();
+    let mut at = 0usize;
+    for ((start, end), mut hits) in spans {
+        // A span that does not fit the text is listed in the table, not marked.
+        if start < at
+            || end > text.len()
+            || start >= end
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            continue;
+        }
+        hits.sort_by_key(|hit| outcome(hit).2);
+        let class = outcome(hits[0]).0;
+        let terms: Vec<String> = hits.iter().map(|hit| format!("T-{}", hit.hit.term)).collect();
+        let best = hits[0];
+        let title =
+            hits.iter().map(|hit| format!("T-{}: {}", hit.hit.term, outcome(hit).1)).collect::<Vec<_>>().join("; ");
+        pieces.push(html! { (&text[at..start]) });
+        pieces.push(html! {
+            mark class=(format!("hit {class}")) data-terms=(terms.join(" ")) data-disposition=(class) title=(title) {
+                a href=(format!("{}#v{}", term_url(book, term_id(best.hit.term)), best.hit.version)) { (&text[start..end]) }
+                sup.badges {
+                    @for hit in &hits {
+                        @let (class, label, _) = outcome(hit);
+                        a class=(format!("badge {class}")) data-term=(format!("T-{}", hit.hit.term)) data-outcome=(class)
+                            href=(format!("{}#v{}", term_url(book, term_id(hit.hit.term)), hit.hit.version)) title=(label) {
+                            "T-" (hit.hit.term)
+                        }
+                    }
+                }
+            }
+        });
+        at = end;
+    }
+    pieces.push(html! { (&text[at..]) });
+    html! { div.chunk-text lang="zh" { @for piece in &pieces { (piece) } } }
+}
+
+fn chunk_card(book: &str, chunk: &ExplainedChunk) -> Markup {
+    let audited = &chunk.audited;
+    let receipt = &audited.receipt;
+    let id = audited.id.to_hex();
+    html! {
+        section.chunk id=(receipt_anchor(audited.id)) data-chunk=(receipt.chunk_key) data-receipt=(id) {
+            h2 {
+                "Chunk " (receipt.chunk_key)
+                @if chunk.replay.identical {
+                    span.replay.ok data-replay="identical" { "replay: byte-identical" }
+                } @else {
+                    span.replay.bad data-replay="differs" data-first-difference=[chunk.replay.first_difference] {
+                        "replay differs at byte " (chunk.replay.first_difference.map_or_else(|| "?".into(), |at| at.to_string()))
+                    }
+                }
+            }
+            p.receipt-line {
+                "receipt " a href=(format!("/v1/books/{book}/receipts/{id}")) { code { (short(&id)) } }
+                " · assembled at revision " (receipt.revision.0)
+                " · snapshot " code { (short(&receipt.snapshot.to_hex())) }
+                " · " (receipt.retrieval.n_exact_hits) " confirmed, " (receipt.retrieval.n_ambiguous) " ambiguous, "
+                (receipt.retrieval.n_spoiler_blocked) " spoilers blocked, " (receipt.retrieval.n_budget_evicted) " over budget"
+            }
+            div.pair {
+                div {
+                    h3 { "Chunk text" }
+                    (highlighted(book, chunk))
+                }
+                div {
+                    h3 { "Injected context" }
+                    pre.context { (chunk.output) }
+                }
+            }
+            h3 { "Hits" }
+            @if chunk.hits.is_empty() {
+                p { "No glossary key occurs in this chunk." }
+            } @else {
+                table.hits {
+                    thead { tr { th { "surface" } th { "record" } th { "decision" } th { "version (the event that put it)" } th { "at the head" } } }
+                    tbody {
+                        @for hit in &chunk.hits {
+                            @let (class, label, _) = outcome(hit);
+                            tr class=(class) data-term=(format!("T-{}", hit.hit.term)) {
+                                td.src lang="zh" { (hit.hit.text) }
+                                td {
+                                    a href=(format!("{}#v{}", term_url(book, term_id(hit.hit.term)), hit.hit.version)) { "T-" (hit.hit.term) }
+                                    @if let Some(version) = &hit.version { " " span.dst { (version.put.dst) } }
+                                }
+                                td { span class=(format!("decision {class}")) { (label) } }
+                                td {
+                                    @match &hit.version {
+                                        Some(version) => (provenance(book, &version.by)),
+                                        None => "unknown",
+                                    }
+                                }
+                                td { (staleness(book, &hit.stale)) }
+                            }
+                        }
+                    }
+                }
+            }
+            h3 { "Injected entries" }
+            @if audited.injected.is_empty() {
+                p { "Nothing was injected." }
+            } @else {
+                table.injected {
+                    thead { tr { th { "record" } th { "how" } th { "version" } th { "at the head" } th { "owner" } } }
+                    tbody {
+                        @for entry in &audited.injected {
+                            tr {
+                                td {
+                                    a href=(format!("{}#v{}", term_url(book, term_id(entry.entry.term)), entry.entry.version)) { "T-" (entry.entry.term) }
+                                    " " span.src lang="zh" { (entry.src) } " → " span.dst { (entry.dst) }
+                                }
+                                td { (word(&entry.entry.via)) @if entry.entry.unverified { " · unverified" } }
+                                td { (provenance(book, &entry.put_by)) }
+                                td { (staleness(book, &entry.stale)) }
+                                td { (owner(&entry.owner, &entry.owner_role)) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !audited.rules.is_empty() {
+                h3 { "Rules" }
+                table.rules {
+                    thead { tr { th { "rule" } th { "decision" } th { "text" } th { "version" } th { "owner" } } }
+                    tbody {
+                        @for rule in &audited.rules {
+                            @let injected = rule.rule.disposition != Disposition::Rejected;
+                            tr data-rule=(format!("R-{}", rule.rule.rule)) {
+                                td { code { "R-" (rule.rule.rule) } }
+                                td {
+                                    @if injected { span.decision.confirmed { "injected" } }
+                                    @else { span.decision.rejected { "left out" } }
+                                    @if let Some(reason) = &rule.rule.reason { " · " (word(reason)) }
+                                }
+                                td { (rule.text) }
+                                td { (provenance(book, &rule.put_by)) }
+                                td { (owner(&rule.owner, &None)) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !audited.checks.is_empty() {
+                h3 { "Post-checks" }
+                @for (check_id, stored) in &audited.checks {
+                    table.checks data-check=(check_id.to_hex()) {
+                        caption { "check " code { (short(&check_id.to_hex())) } " of translation " code { (short(&stored.translation_hash.to_hex())) } " (rules " (stored.check.rules_version) ")" }
+                        thead { tr { th { "record" } th { "verdict" } th { "in the source" } th { "rendered" } th { "agreement flags" } } }
+                        tbody {
+                            @for item in &stored.check.items {
+                                @let verdict = word(&item.verdict);
+                                tr class=(format!("check {verdict}")) {
+                                    td { a href=(term_url(book, term_id(item.term))) { "T-" (item.term) } }
+                                    td { (verdict) @if item.review { " · review" } }
+                                    td { (item.source_count) }
+                                    td { (item.found_count) }
+                                    td { (item.agreement.len()) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub fn chapter(chrome: &Chrome, name: &str, audit: &ChapterAudit) -> Markup {
+    let position = audit.chapters.iter().position(|chapter| *chapter == audit.chapter);
+    let previous = audit.chapters.iter().rev().find(|chapter| **chapter < audit.chapter);
+    let next = audit.chapters.iter().find(|chapter| **chapter > audit.chapter);
+    let body = html! {
+        p.lead {
+            "Every recorded chunk of chapter " (audit.chapter) " (its latest receipt), explained at the head, revision "
+            (audit.head.0) " (snapshot " code { (short(&audit.snapshot.to_string())) } ")."
+        }
+        nav.chapters {
+            @if let Some(previous) = previous { a rel="prev" href=(chapter_url(name, *previous)) { "← chapter " (previous) } }
+            @if let Some(next) = next { a rel="next" href=(chapter_url(name, *next)) { "chapter " (next) " →" } }
+        }
+        (legend())
+        @if audit.chunks.is_empty() {
+            p { "No chunk of chapter " (audit.chapter) " has been recorded." @if position.is_none() && !audit.chapters.is_empty() { " Chapters with recorded chunks are listed on the book's page." } }
+        }
+        @for chunk in &audit.chunks { (chunk_card(name, chunk)) }
+    };
+    let title = format!("Chapter {}", audit.chapter);
+    let trail = [(book_url(name), name.to_owned()), (chapter_url(name, audit.chapter), title.clone())];
+    layout(chrome, &title, &trail, Some(&format!("/v1/books/{name}/chapters/{}/audit", audit.chapter)), body)
+}
+
+fn legend() -> Markup {
+    html! {
+        p.legend {
+            "Hits: "
+            mark.hit.confirmed { "confirmed" } " "
+            mark.hit.ambiguous { "ambiguous (unreviewed, flagged or a sense collision)" } " "
+            mark.hit.budget { "rejected: budget" } " "
+            mark.hit.spoiler { "rejected: spoiler" } " "
+            mark.hit.rejected { "rejected: other" }
+        }
+    }
+}
+
+// ----- the term -----
+
+/// A field of a put as its JSON form shows it.
+fn field_text(put: &TermPut, field: &str) -> String {
+    match serde_json::to_value(put).ok().and_then(|value| value.get(field).cloned()) {
+        None | Some(Value::Null) => "—".into(),
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    }
+}
+
+pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
+    let id = timeline.id;
+    let current = timeline.versions.last();
+    let retired = timeline.stretches.last().is_some_and(|stretch| stretch.retired);
+    let title = match current {
+        Some(version) => format!("{id} {} → {}", version.put.src, version.put.dst),
+        None => id.to_string(),
+    };
+    let body = html! {
+        p.lead {
+            @if retired { span.badge.retired { "retired" } " " }
+            (count(timeline.versions.len(), "version")) ", " (count(timeline.events.len(), "event")) ", "
+            (count(timeline.marks.len(), "recorded chunk")) " hit it; read at revision " (timeline.head.0) "."
+        }
+        section {
+            h2 { "Timeline" }
+            p.help {
+                "Chapters across (story time), revisions down (editorial time). Each rectangle is a version of "
+                (id) " in the chapters assembly applied it in, during the revisions it was in force; a hatched part is a "
+                "window a successor cut off (supersession), grey is retired. Dots are recorded chunks at the revision "
+                "they were assembled at: filled if the term was injected."
+            }
+            div.chart { (super::svg::timeline(name, timeline)) }
+        }
+        section {
+            h2 { "Versions" }
+            table.versions {
+                thead { tr { th { "version" } th { "event" } th { "change" } th { "window" } th { "in force" } } }
+                tbody {
+                    @for (index, version) in timeline.versions.iter().enumerate() {
+                        @let previous = index.checked_sub(1).map(|index| &timeline.versions[index]);
+                        tr id=(format!("v{}", version.by.seq.0)) data-version=(version.by.seq.0) {
+                            td { "v" (index + 1) }
+                            td { (provenance(name, &version.by)) }
+                            td {
+                                @match previous {
+                                    None => {
+                                        "put " span.src lang="zh" { (version.put.src) } " → " span.dst { (version.put.dst) }
+                                        @if let Some(note) = &version.put.note { br; span.note { (note) } }
+                                    }
+                                    Some(previous) => {
+                                        @if version.changed.is_empty() { "no field changed" }
+                                        ul.changes {
+                                            @for field in &version.changed {
+                                                li {
+                                                    code { (field) } ": "
+                                                    del { (field_text(&previous.put, field)) } " → "
+                                                    ins { (field_text(&version.put, field)) }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            td { (version.put.window) @if let Some(old) = version.put.supersedes { br; "supersedes " a href=(term_url(name, old)) { (old) } } }
+                            td {
+                                "r" (version.by.seq.0) "–"
+                                @match version.until { Some(until) => { "r" (until.0 - 1) }, None => "head" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        section {
+            h2 { "Aliases" }
+            @if timeline.aliases.is_empty() {
+                p { "No aliases." }
+            } @else {
+                table.aliases {
+                    thead { tr { th { "surface" } th { "kind" } th { "window" } th { "added" } th { "removed" } } }
+                    tbody {
+                        @for alias in &timeline.aliases {
+                            tr.removed[alias.removed.is_some()] {
+                                td.src lang="zh" { (alias.alias.surface) }
+                                td { (word(&alias.alias.kind)) }
+                                td { @match alias.alias.window { Some(window) => (window), None => "the term's" } }
+                                td { (provenance(name, &alias.added)) }
+                                td { @match &alias.removed { Some(by) => (provenance(name, by)), None => "—" } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        section {
+            h2 { "Verdicts" }
+            @if timeline.verdicts.is_empty() {
+                p { "No editorial verdict." }
+            } @else {
+                table.verdicts {
+                    thead { tr { th { "verdict" } th { "reason" } th { "note" } th { "event" } } }
+                    tbody {
+                        @for (verdict, by) in &timeline.verdicts {
+                            tr {
+                                td { (word(&verdict.verdict)) }
+                                td { code { (verdict.reason) } }
+                                td.note { (verdict.note.as_deref().unwrap_or("—")) }
+                                td { (provenance(name, by)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        section {
+            h2 { "Dispositions in recorded chunks" }
+            @if timeline.marks.is_empty() {
+                p { "No recorded chunk hit or injected " (id) "." }
+            } @else {
+                table.marks {
+                    thead { tr { th { "chunk" } th { "assembled at" } th { "version" } th { "decision" } th { "injected" } } }
+                    tbody {
+                        @for mark in &timeline.marks {
+                            tr.old[!mark.latest] {
+                                td { a href=(format!("{}#{}", chapter_url(name, mark.chapter), receipt_anchor(mark.receipt))) { "chapter " (mark.chapter) ", chunk " (mark.chunk_key) } @if !mark.latest { " (recorded again since)" } }
+                                td { "r" (mark.revision.0) }
+                                td { @if mark.version > 0 { a.event href=(event_url(name, mark.version)) { "#" (mark.version) } } }
+                                td {
+                                    @match mark.hit {
+                                        Some((disposition, reason)) => { (word(&disposition)) @if let Some(reason) = reason { ": " (word(&reason)) } },
+                                        None => "not hit",
+                                    }
+                                }
+                                td { @match mark.injected { Some(via) => (word(&via)), None => "no" } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        section {
+            h2 { "Events" }
+            (events_table(name, &timeline.events))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (term_url(name, id), id.to_string())];
+    layout(chrome, &title, &trail, Some(&format!("/v1/books/{name}/terms/{id}/timeline")), body)
+}
+
+// ----- one event -----
+
+pub fn event(chrome: &Chrome, name: &str, event: &Event, head: Seq) -> Markup {
+    let body_json = serde_json::to_string_pretty(&event.content.body).unwrap_or_default();
+    let record = event.content.body.record();
+    let body = html! {
+        dl.facts {
+            dt { "what" } dd { (describe(&event.content.body)) }
+            dt { "actor" } dd.actor { (event.content.actor) }
+            dt { "source" } dd.source { (event.content.source) }
+            dt { "recorded" } dd { time { (utc(event.content.recorded_at_ms)) } }
+            dt { "chain hash" } dd { code { (event.hash.to_hex()) } }
+            dt { "previous" } dd { code { (event.prev.to_hex()) } }
+            dt { "schema" } dd { (event.schema) }
+            @if let Some(record) = record.filter(|record| record.kind() == RecordKind::Term) {
+                dt { "record" } dd { a href=(term_url(name, record)) { (record) } }
+            }
+        }
+        h2 { "Body" }
+        pre.json { (body_json) }
+        nav.chapters {
+            @if event.seq.0 > 1 { a rel="prev" href=(event_url(name, event.seq.0 - 1)) { "← #" (event.seq.0 - 1) } }
+            @if event.seq < head { a rel="next" href=(event_url(name, event.seq.0 + 1)) { "#" (event.seq.0 + 1) " →" } }
+        }
+    };
+    let title = format!("Event {}", event.seq.0);
+    let trail = [(book_url(name), name.to_owned()), (event_url(name, event.seq.0), title.clone())];
+    layout(chrome, &title, &trail, Some(&format!("/v1/books/{name}/events/{}", event.seq.0)), body)
+}
+
+// ----- diff and rollback -----
+
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::Null => "—".into(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn diff_tables(name: &str, diff: &Diff) -> Markup {
+    let value = crate::json::diff(&diff.old, &diff.new, &diff.records, &diff.config);
+    let list = |key: &str| value[key].as_array().cloned().unwrap_or_default();
+    let (added, removed, changed, config) = (list("added"), list("removed"), list("changed"), list("config"));
+    let link = |id: &Value| -> Markup {
+        let text = value_text(id);
+        match text.parse::<RecordId>() {
+            Ok(id) if id.kind() == RecordKind::Term => html! { a href=(term_url(name, id)) { (id) } },
+            _ => html! { (text) },
+        }
+    };
+    html! {
+        @if added.is_empty() && removed.is_empty() && changed.is_empty() && config.is_empty() {
+            p.nothing { "No record differs." }
+        }
+        @if !added.is_empty() {
+            h3 { "Added" }
+            ul.added { @for id in &added { li { (link(id)) } } }
+        }
+        @if !removed.is_empty() {
+            h3 { "Removed" }
+            ul.removed { @for id in &removed { li { (link(id)) } } }
+        }
+        @if !changed.is_empty() || !config.is_empty() {
+            h3 { "Changed" }
+            table.diff {
+                thead { tr { th { "record" } th { "field" } th { "before" } th { "after" } } }
+                tbody {
+                    @for record in &changed {
+                        @for field in record["fields"].as_array().cloned().unwrap_or_default() {
+                            tr data-record=(value_text(&record["id"])) {
+                                td { (link(&record["id"])) }
+                                td { code { (value_text(&field["field"])) } }
+                                td { del { (value_text(&field["old"])) } }
+                                td { ins { (value_text(&field["new"])) } }
+                            }
+                        }
+                    }
+                    @for field in &config {
+                        tr {
+                            td { "config" }
+                            td { code { "config" } }
+                            td { del { (value_text(&field["old"])) } }
+                            td { ins { (value_text(&field["new"])) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn revision_form(action: &str, fields: &[(&str, &str, Option<u64>)], button: &str) -> Markup {
+    html! {
+        form.revisions method="get" action=(action) {
+            @for (label, field, value) in fields {
+                label { (label) " " input type="number" name=(field) min="1" value=[value]; } " "
+            }
+            button type="submit" { (button) }
+        }
+    }
+}
+
+pub fn diff(chrome: &Chrome, name: &str, from: Option<u64>, to: Option<u64>, diff: Option<&Diff>) -> Markup {
+    let action = format!("{}/diff", book_url(name));
+    let shown_to = diff.map(|diff| diff.new.revision().0).or(to);
+    let body = html! {
+        (revision_form(&action, &[("from revision", "from", from), ("to revision", "to", shown_to)], "Show diff"))
+        @if let Some(diff) = diff {
+            p.lead { "Records that differ from revision " (diff.old.revision().0) " to revision " (diff.new.revision().0) "." }
+            (diff_tables(name, diff))
+        }
+    };
+    let twin = from.map(|from| match to {
+        Some(to) => format!("/v1/books/{name}/diff?from={from}&to={to}"),
+        None => format!("/v1/books/{name}/diff?from={from}"),
+    });
+    let trail = [(book_url(name), name.to_owned()), (action.clone(), "diff".to_owned())];
+    layout(chrome, "Diff", &trail, twin.as_deref(), body)
+}
+
+pub fn rollback(chrome: &Chrome, name: &str, to: Option<u64>, preview: Option<&RollbackPreview>) -> Markup {
+    let action = format!("{}/rollback", book_url(name));
+    let body = html! {
+        (revision_form(&action, &[("roll back to revision", "to", to)], "Preview"))
+        @if let Some(preview) = preview {
+            @let equal = preview.snapshot_after == preview.snapshot_target;
+            p.lead data-written="false" {
+                "A rollback to revision " (preview.plan.to.0) " at the head, revision " (preview.plan.head.0)
+                ", would append these " (preview.plan.bodies.len()) " events. Nothing has been written."
+            }
+            dl.facts {
+                dt { "head snapshot" } dd { code { (preview.snapshot_head.to_string()) } }
+                dt { "snapshot of revision " (preview.plan.to.0) } dd { code { (preview.snapshot_target.to_string()) } }
+                dt { "snapshot after the rollback" }
+                dd {
+                    code { (preview.snapshot_after.to_string()) }
+                    @if equal { " " span.verify.ok data-same-snapshot="true" { "= revision " (preview.plan.to.0) "'s" } }
+                    @else { " " span.verify.bad data-same-snapshot="false" { "differs from revision " (preview.plan.to.0) "'s" } }
+                }
+            }
+            h2 { "Events it would append" }
+            ol.plan { @for body in &preview.plan.bodies { li { (describe(body)) } } }
+            h2 { "What would change" }
+            (diff_tables(name, &preview.diff))
+            p.help {
+                "To roll back: " code { "lorebank rollback --to " (preview.plan.to.0) } ", or " code { "POST /v1/books/" (name) "/rollback" }
+                " with the expected head " (preview.plan.head.0) "."
+            }
+        }
+    };
+    let twin = to.map(|to| format!("/v1/books/{name}/rollback/preview?to={to}"));
+    let trail = [(book_url(name), name.to_owned()), (action.clone(), "rollback preview".to_owned())];
+    layout(chrome, "Rollback preview", &trail, twin.as_deref(), body)
+}
+
+// ----- the review queue -----
+
+/// What the last review form wrote, shown above the queue.
+pub struct Notice {
+    pub action: String,
+    pub id: String,
+    pub head: u64,
+}
+
+pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&Notice>, actor: &str) -> Markup {
+    let body = html! {
+        form.reviewer method="get" action=(format!("{}/review", book_url(name))) {
+            label { "Review as " input type="text" name="as" value=(actor) size="18" required; }
+            " "
+            button type="submit" { "Set" }
+            span.help { " the actor every verdict below is written by (" code { "kind:name" } ")" }
+        }
+        @if let Some(notice) = notice {
+            p.notice data-done=(notice.action) { (notice.id) ": " (notice.action) " written; the head is now revision " (notice.head) "." }
+        }
+        p.lead { (count(queue.entries.len(), "item")) " at revision " (queue.head.0) ": open candidates (most sighted first), then flagged records." }
+        @if queue.entries.is_empty() { p { "Nothing to review." } }
+        @for entry in &queue.entries {
+            @let id = entry.item.id();
+            section.item id=(format!("item-{id}")) data-id=(id.to_string()) {
+                @match &entry.item {
+                    ReviewItem::Candidate { proposed, sightings } => {
+                        h2 { (id) " " span.src lang="zh" { (proposed.surface) } }
+                        p {
+                            "candidate from " (word(&proposed.origin)) " (trust " (word(&proposed.trust)) "), sighted " (sightings) " times"
+                            @if let Some(dst) = &proposed.suggested_dst { "; suggested rendering " span.dst { (dst) } }
+                        }
+                    }
+                    ReviewItem::Flagged { put, why, owner, owner_role } => {
+                        h2 { a href=(term_url(name, put.id)) { (id) } " " span.src lang="zh" { (put.src) } " → " span.dst { (put.dst) } }
+                        p {
+                            "flagged: " code { (why) }
+                            @if let Some(owner) = owner {
+                                "; ask " code.owner { (owner) }
+                                @if let Some(role) = owner_role { " (" (role) ")" }
+                            }
+                        }
+                    }
+                    ReviewItem::FlaggedRule { put, why, owner, owner_role } => {
+                        h2 { (id) " rule: " span.rule { (put.text) } }
+                        p {
+                            "flagged: " code { (why) }
+                            @if let Some(owner) = owner {
+                                "; ask " code.owner { (owner) }
+                                @if let Some(role) = owner_role { " (" (role) ")" }
+                            }
+                        }
+                    }
+                }
+                @if !entry.evidence.is_empty() {
+                    ul.evidence {
+                        @for evidence in &entry.evidence {
+                            li {
+                                @let href = match &evidence.context {
+                                    Some(context) => format!("{}#{}", chapter_url(name, evidence.chapter), receipt_anchor(context.receipt)),
+                                    None => chapter_url(name, evidence.chapter),
+                                };
+                                a href=(href) { "chapter " (evidence.chapter) ", chunk " (evidence.chunk_key) }
+                                " (" (evidence.cue) "): "
+                                @match &evidence.context {
+                                    Some(context) => span.in-context lang="zh" { "…" (context.before) mark.span { (context.span) } (context.after) "…" },
+                                    None => span.no-context { "characters " (evidence.chars.0) "–" (evidence.chars.1) " (the chunk is not recorded with this text)" },
+                                }
+                            }
+                        }
+                    }
+                }
+                div.actions {
+                    @let action = |verb: &str| format!("{}/review/{id}/{verb}", book_url(name));
+                    form.accept method="post" action=(action("accept")) {
+                        input type="hidden" name="csrf" value=(chrome.csrf);
+                        @match &entry.item {
+                            ReviewItem::Candidate { proposed, .. } => {
+                                label { "rendering " input type="text" name="dst" value=[proposed.suggested_dst.as_deref()] required; }
+                                label { " gender "
+                                    select name="gender" {
+                                        option value="" { "—" }
+                                        option value="m" { "m" } option value="f" { "f" } option value="n" { "n" } option value="pl" { "pl" }
+                                    }
+                                }
+                                label { " kind " input type="text" name="kind" size="10"; }
+                            }
+                            ReviewItem::Flagged { put, .. } => {
+                                label { "rendering " input type="text" name="dst" value=(put.dst); }
+                            }
+                            // A rule has no rendering: accepting approves it.
+                            ReviewItem::FlaggedRule { .. } => {}
+                        }
+                        input type="hidden" name="actor" value=(actor);
+                        " "
+                        button.accept type="submit" { "Accept" }
+                    }
+                    form.judge method="post" action=(action("reject")) {
+                        input type="hidden" name="csrf" value=(chrome.csrf);
+                        input type="hidden" name="actor" value=(actor);
+                        label { "reason " input type="text" name="reason" size="14" value=(if matches!(entry.item, ReviewItem::Candidate { .. }) { "not_a_name" } else { "rejected" }); }
+                        " "
+                        button.reject type="submit" { "Reject" }
+                    }
+                    form.judge method="post" action=(action("verify")) {
+                        input type="hidden" name="csrf" value=(chrome.csrf);
+                        input type="hidden" name="actor" value=(actor);
+                        input type="hidden" name="reason" value="verify";
+                        button.verify type="submit" { "Verify" }
+                    }
+                }
+            }
+        }
+    };
+    let url = format!("{}/review", book_url(name));
+    let trail = [(book_url(name), name.to_owned()), (url, "review".to_owned())];
+    layout(chrome, "Review queue", &trail, Some(&format!("/v1/books/{name}/review/queue")), body)
+}
+
+// ----- login -----
+
+pub fn login(chrome: &Chrome, next: &str, failed: bool) -> Markup {
+    let body = html! {
+        @if failed { p.problem data-type="unauthorized" { "That is not this server's token." } }
+        p { "This server needs a bearer token of its " code { "--token-file" } " that reads the full view (one without a party)." }
+        form.login method="post" action="/ui/login" {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            input type="hidden" name="next" value=(next);
+            label { "token " input type="password" name="token" autocomplete="current-password" required autofocus; }
+            " "
+            button type="submit" { "Log in" }
+        }
+    };
+    layout(&Chrome { csrf: chrome.csrf.clone(), logout: false }, "Log in", &[], None, body)
+}
+
+/// Whom to ask about a record, or a dash.
+fn owner(owner: &Option<String>, role: &Option<String>) -> Markup {
+    html! {
+        @match owner {
+            Some(owner) => {
+                code.owner { (owner) }
+                @if let Some(role) = role { " (" (role) ")" }
+            }
+            None => "—",
+        }
+    }
+}

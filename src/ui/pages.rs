@@ -1,0 +1,326 @@
+//! The handlers of the audit pages: parse, one Book call (the same read as the
+//! page's JSON twin, `crate::serve::audit`), render. Errors are pages with the
+//! status the API would answer. The review forms check the CSRF token and the
+//! request's origin, then make the Book call the API's review routes make.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use ledger_model::*;
+use serde::Deserialize;
+
+use super::html::{self, Chrome, Notice, Page};
+use crate::serve::audit;
+use crate::serve::problem::Problem;
+use crate::serve::routes::{
+    blocking, body_bytes, book_and, book_name, in_library, on_book, record_id, write_options, Query, Server, Shared,
+};
+
+/// The source of every write a review form makes.
+pub const FORM_SOURCE: &str = "ui:review";
+
+/// The actor the review page's forms write as, unless the page is asked `?as=`.
+pub const DEFAULT_REVIEWER: &str = "human:reviewer";
+
+/// A failed page: the problem the API would answer, as HTML.
+pub struct PageError(Problem);
+
+impl From<Problem> for PageError {
+    fn from(problem: Problem) -> PageError {
+        PageError(problem)
+    }
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        html::error_page(&self.0).into_response()
+    }
+}
+
+type PageResult = Result<Response, PageError>;
+
+fn chrome(server: &Server) -> Chrome {
+    Chrome { csrf: server.ui.csrf().to_owned(), logout: !server.tokens.is_empty() }
+}
+
+fn page(markup: maud::Markup) -> PageResult {
+    Ok(Page::ok(markup).into_response())
+}
+
+pub async fn library(State(server): Shared, RawQuery(raw): RawQuery) -> PageResult {
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server);
+    let library = Arc::clone(&server);
+    let names = blocking(move || Ok(server.library.list()?)).await.map_err(|problem| in_library(&library, problem))?;
+    page(html::library(&chrome, &names))
+}
+
+pub async fn book(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server);
+    let overview = audit::overview(server, name.clone()).await?;
+    page(html::book(&chrome, &name, &overview))
+}
+
+pub async fn chapter(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server);
+    let audit = audit::chapter(server, name.clone(), chapter).await?;
+    page(html::chapter(&chrome, &name, &audit))
+}
+
+pub async fn term(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let (name, id) = book_and::<String>(path, "term id")?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server);
+    let timeline = audit::timeline(server, name.clone(), &id).await?;
+    page(html::term(&chrome, &name, &timeline))
+}
+
+pub async fn event(
+    State(server): Shared,
+    path: Result<Path<(String, u64)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let (name, seq) = book_and::<u64>(path, "seq")?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server);
+    let (event, head) = audit::event(server, name.clone(), seq).await?;
+    page(html::event(&chrome, &name, &event, head))
+}
+
+pub async fn diff(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["from", "to"])?;
+    let (from, to) = (query.number::<u64>("from")?, query.number::<u64>("to")?);
+    let chrome = chrome(&server);
+    // Without `from` the page is the form alone.
+    let Some(from) = from else { return page(html::diff(&chrome, &name, None, to, None)) };
+    let diff = audit::diff(server, name.clone(), from, to).await?;
+    page(html::diff(&chrome, &name, Some(from), to, Some(&diff)))
+}
+
+pub async fn rollback(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["to"])?;
+    let chrome = chrome(&server);
+    if query.text("to").is_none() {
+        return page(html::rollback(&chrome, &name, None, None));
+    }
+    let to = audit::preview_target(&query)?;
+    let preview = audit::preview(server, name.clone(), to).await?;
+    page(html::rollback(&chrome, &name, Some(to.0), Some(&preview)))
+}
+
+pub async fn review(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    let query = Query::parse(raw, &["done", "id", "head", "as"])?;
+    let actor = query.text("as").map_or(DEFAULT_REVIEWER, str::trim).to_owned();
+    let notice = match (query.text("done"), query.text("id"), query.number::<u64>("head")?) {
+        (Some(action), Some(id), Some(head)) if ["accept", "reject", "verify"].contains(&action) => {
+            Some(Notice { action: action.to_owned(), id: record_id(id, "id")?.to_string(), head })
+        }
+        (None, None, None) => None,
+        _ => return Err(Problem::invalid("query parameters done, id and head go together").into()),
+    };
+    let chrome = chrome(&server);
+    let queue = audit::queue(server, name.clone()).await?;
+    page(html::review(&chrome, &name, &queue, notice.as_ref(), &actor))
+}
+
+/// The fields of a review form; a field left empty is not given.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewForm {
+    csrf: String,
+    actor: Option<String>,
+    dst: Option<String>,
+    gender: Option<String>,
+    kind: Option<String>,
+    note: Option<String>,
+    reason: Option<String>,
+}
+
+fn given(field: Option<String>) -> Option<String> {
+    field.map(|text| text.trim().to_owned()).filter(|text| !text.is_empty())
+}
+
+/// Parses a form body (`application/x-www-form-urlencoded`).
+fn form<T: serde::de::DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, Problem> {
+    let bytes = body_bytes(body)?;
+    serde_urlencoded::from_bytes(&bytes).map_err(|error| Problem::invalid(format!("form: {error}")))
+}
+
+/// A form must come from a page of this server: its CSRF token, and, when the
+/// browser says where it posts from, this origin.
+fn check_form(server: &Server, headers: &HeaderMap, csrf: &str) -> Result<(), Problem> {
+    let forbidden = |detail: &str| Problem::new(StatusCode::FORBIDDEN, "forbidden", detail.to_owned());
+    if !server.ui.csrf_holds(csrf) {
+        return Err(forbidden("the form's CSRF token is not this server's: reload the page and try again"));
+    }
+    let origin = headers.get(header::ORIGIN).and_then(|value| value.to_str().ok());
+    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok());
+    if let (Some(origin), Some(host)) = (origin, host) {
+        let from = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+        if origin != "null" && from != Some(host) {
+            return Err(forbidden("the form was posted from another origin"));
+        }
+    }
+    Ok(())
+}
+
+fn gender(text: Option<String>) -> Result<Option<Gender>, Problem> {
+    given(text)
+        .map(|text| {
+            serde_json::from_value(serde_json::Value::String(text.clone()))
+                .map_err(|_| Problem::invalid(format!("gender: {text:?} is not m, f, n or pl")).at("gender"))
+        })
+        .transpose()
+}
+
+pub async fn review_write(
+    State(server): Shared,
+    path: Result<Path<(String, String, String)>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let Path((name, id, action)) =
+        path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
+    replay::library::check_name(&name).map_err(Problem::from)?;
+    let verdict = match action.as_str() {
+        "accept" => None,
+        "reject" => Some(Verdict::Reject),
+        "verify" => Some(Verdict::Verify),
+        other => return Err(Problem::not_found(format!("no review action {other:?}: accept, reject or verify")).into()),
+    };
+    let fields: ReviewForm = form(body)?;
+    check_form(&server, &headers, &fields.csrf)?;
+    let id = record_id(&id, "id")?;
+    let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
+    let write = write_options(Some(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
+    let gender = gender(fields.gender)?;
+    let (dst, kind, note, reason) = (given(fields.dst), given(fields.kind), given(fields.note), given(fields.reason));
+    let book = name.clone();
+    let (head, term) = on_book(server, name, move |open| {
+        let mut book = open.lock();
+        let written = match verdict {
+            None => {
+                let acceptance = replay::review::Acceptance { dst, gender, kind, note, term: None };
+                book.review_accept(id, &acceptance, &write)?
+            }
+            Some(verdict) => {
+                let reason =
+                    reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
+                book.review_judge(id, verdict, &reason, note, &write)?
+            }
+        };
+        let decision = &written.submitted.decision;
+        // An accepted candidate becomes a new term: its page is where to go next.
+        let term = decision.events.iter().find_map(|event| match &event.body {
+            Body::TermPut(put) if id.kind() == RecordKind::Candidate => Some(put.id),
+            _ => None,
+        });
+        Ok((decision.state.revision().0, term))
+    })
+    .await?;
+    let location = match term {
+        Some(term) => format!("/ui/books/{book}/terms/{term}"),
+        None => {
+            let query = [("done", action), ("id", id.to_string()), ("head", head.to_string()), ("as", actor)];
+            format!("/ui/books/{book}/review?{}", serde_urlencoded::to_string(query).unwrap_or_default())
+        }
+    };
+    Ok(super::redirect(&location))
+}
+
+// ----- login and logout -----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoginForm {
+    csrf: String,
+    token: String,
+    next: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogoutForm {
+    csrf: String,
+}
+
+pub async fn login_form(State(server): Shared, RawQuery(raw): RawQuery) -> PageResult {
+    let query = Query::parse(raw, &["next"])?;
+    let next = super::safe_next(query.text("next"));
+    if server.tokens.is_empty() {
+        // Nothing to log in to.
+        return Ok(super::redirect(&next));
+    }
+    page(html::login(&chrome(&server), &next, false))
+}
+
+pub async fn login(State(server): Shared, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> PageResult {
+    let fields: LoginForm = form(body)?;
+    check_form(&server, &headers, &fields.csrf)?;
+    let next = super::safe_next(fields.next.as_deref());
+    if server.tokens.is_empty() {
+        return Ok(super::redirect(&next));
+    }
+    use subtle::ConstantTimeEq;
+    let given = fields.token.trim().as_bytes();
+    let mut matched = None;
+    for token in super::full_view_tokens(&server) {
+        if bool::from(given.ct_eq(token)) {
+            matched = Some(token.to_vec());
+        }
+    }
+    let Some(token) = matched else {
+        // A wrong token, or one that reads as a party: the pages show the full view.
+        let mut page = Page::ok(html::login(&chrome(&server), &next, true));
+        page.status = StatusCode::UNAUTHORIZED;
+        return Ok(page.into_response());
+    };
+    let mut response = super::redirect(&next);
+    if let Ok(cookie) = HeaderValue::from_str(&super::session_cookie(&server, &token)) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    Ok(response)
+}
+
+pub async fn logout(State(server): Shared, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> PageResult {
+    let fields: LogoutForm = form(body)?;
+    check_form(&server, &headers, &fields.csrf)?;
+    let mut response = super::redirect("/ui/login");
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(super::expired_cookie()));
+    Ok(response)
+}

@@ -1,0 +1,659 @@
+//! The audit page in a real browser: starts `lorebank serve` on a free loopback
+//! port with the bundled book built through its API (tests/common/audit_book.rs),
+//! starts Debian's chromedriver on another, and drives headless Chromium through
+//! WebDriver (a small client over the shared HTTP/1.1 test client). It loads every
+//! page, checks what each shows against its JSON twin (the highlighted hits and
+//! their dispositions, the timeline's rectangles and markers, the replay status, the
+//! diff, the rollback preview), accepts a candidate with the review page's button and
+//! sees it injected in the next assembly, loads a book whose records carry script and
+//! finds none in the page, and fails on any console error (chromedriver's
+//! `goog:loggingPrefs` log, read after every page; a probe page first proves that an
+//! error does reach it).
+//!
+//! `LOREBANK_UI_SCREENSHOTS=1` also writes a 1280×900 screenshot of every page to
+//! `docs/ui/` (the README shows them); without it the screenshots are taken and
+//! checked, not written. A harness = false target: it owns child processes, which it
+//! ends (chromedriver with its browser as a process group) when it finishes, fails,
+//! or runs past its deadline.
+
+#[path = "common/serve.rs"]
+mod serve;
+
+#[path = "common/audit_book.rs"]
+mod audit_book;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+use serve::Server;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The whole test must finish within this, or its processes are ended and it fails.
+const DEADLINE: Duration = Duration::from_secs(300);
+/// The window, and so every screenshot.
+const WIDTH: u64 = 1280;
+const HEIGHT: u64 = 900;
+/// The W3C WebDriver key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// Process groups to end at the deadline (each child leads its own).
+static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{pid}")]).stderr(Stdio::null()).status();
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = "the_audit_pages_in_headless_chromium";
+    if args.iter().any(|arg| arg == "--list") {
+        println!("{name}: test");
+        return;
+    }
+    let filters: Vec<&String> = args.iter().filter(|arg| !arg.starts_with('-')).collect();
+    if !filters.is_empty() && !filters.iter().any(|filter| name.contains(filter.as_str())) {
+        println!("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out");
+        return;
+    }
+    println!("running 1 test");
+    std::thread::spawn(|| {
+        std::thread::sleep(DEADLINE);
+        eprintln!("ui_browser: still running after {} s; ending its processes", DEADLINE.as_secs());
+        for pid in CHILDREN.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).iter() {
+            kill_group(*pid);
+        }
+        std::process::exit(1);
+    });
+    let started = Instant::now();
+    let n_checks = audit_pages_in_a_browser();
+    println!("test {name} ... ok ({n_checks} checks in {:.1} s)", started.elapsed().as_secs_f64());
+    println!("\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
+}
+
+// ----- a WebDriver client -----
+
+/// `chromedriver` on a free loopback port, in a process group of its own so that
+/// ending it ends the browser it started.
+struct Driver {
+    child: Child,
+    addr: String,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        for tool in [CHROMIUM, CHROMEDRIVER] {
+            assert!(Path::new(tool).exists(), "{tool} is missing: run scripts/setup.sh (chromium, chromium-driver)");
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        use std::os::unix::process::CommandExt as _;
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        CHILDREN.lock().unwrap().push(child.id());
+        let driver = Driver { child, addr: format!("127.0.0.1:{port}") };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok((200, reply)) = exchange(&driver.addr, "GET", "/status", b"") {
+                if serde_json::from_slice::<Value>(&reply).is_ok_and(|status| status["value"]["ready"] == true) {
+                    return driver;
+                }
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not become ready");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A new browser session: headless Chromium with a fresh profile, the flags this
+    /// machine's closed network needs, the fixed window, and the browser log on.
+    fn session(&self, profile: &Path) -> Session {
+        let capabilities = json!({ "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--hide-scrollbars", "--force-device-scale-factor=1", "--lang=en-US",
+                    format!("--user-data-dir={}", profile.display()),
+                    format!("--window-size={WIDTH},{HEIGHT}"),
+                ],
+            },
+            "goog:loggingPrefs": { "browser": "ALL" },
+        }}});
+        let value = call(&self.addr, "POST", "/session", Some(&capabilities));
+        let id = value["sessionId"].as_str().expect("a session id").to_owned();
+        let session = Session { addr: self.addr.clone(), id, open: true };
+        // The viewport itself is the fixed size (the window's frame varies).
+        let metrics = json!({ "cmd": "Emulation.setDeviceMetricsOverride", "params": {
+            "width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": false,
+        }});
+        session.call("POST", "/goog/cdp/execute", Some(&metrics));
+        session
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 exchange with chromedriver, which keeps the connection open after
+/// its answer: the body is read to its `Content-Length`.
+fn exchange(addr: &str, method: &str, path: &str, body: &[u8]) -> std::io::Result<(u16, Vec<u8>)> {
+    use std::io::{Read as _, Write as _};
+    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
+    let mut stream = std::net::TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 65536];
+    loop {
+        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+            let status: u16 = head.split(' ').nth(1).and_then(|code| code.parse().ok()).ok_or_else(|| bad("status"))?;
+            let length: usize = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .and_then(|length| length.trim().parse().ok())
+                .ok_or_else(|| bad("no content-length"))?;
+            if bytes.len() >= end + 4 + length {
+                return Ok((status, bytes[end + 4..end + 4 + length].to_vec()));
+            }
+        }
+        let n = stream.read(&mut buffer)?;
+        if n == 0 {
+            return Err(bad("connection closed before the end of the answer"));
+        }
+        bytes.extend_from_slice(&buffer[..n]);
+    }
+}
+
+/// One WebDriver command; its `value`. A WebDriver error fails the test.
+fn call(addr: &str, method: &str, path: &str, body: Option<&Value>) -> Value {
+    let bytes = body.map(|body| body.to_string().into_bytes()).unwrap_or_default();
+    let (status, reply) =
+        exchange(addr, method, path, &bytes).unwrap_or_else(|error| panic!("{method} {path}: {error}"));
+    let answer: Value = serde_json::from_slice(&reply)
+        .unwrap_or_else(|error| panic!("{method} {path}: {error}: {}", String::from_utf8_lossy(&reply)));
+    assert_eq!(status, 200, "{method} {path}: {answer}");
+    answer["value"].clone()
+}
+
+struct Session {
+    addr: String,
+    id: String,
+    open: bool,
+}
+
+impl Session {
+    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
+        call(&self.addr, method, &format!("/session/{}{path}", self.id), body)
+    }
+
+    fn go(&self, url: &str) {
+        self.call("POST", "/url", Some(&json!({ "url": url })));
+    }
+
+    fn url(&self) -> String {
+        self.call("GET", "/url", None).as_str().unwrap().to_owned()
+    }
+
+    /// Waits (bounded) for a navigation a click started to land somewhere else than
+    /// `from`; the URL it landed on.
+    fn left(&self, from: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let url = self.url();
+            let ready = self.call(
+                "POST",
+                "/execute/sync",
+                Some(&json!({ "script": "return document.readyState", "args": [] })),
+            );
+            if url != from && ready == "complete" {
+                return url;
+            }
+            assert!(Instant::now() < deadline, "still on {from} after a click");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn title(&self) -> String {
+        self.call("GET", "/title", None).as_str().unwrap().to_owned()
+    }
+
+    fn all(&self, css: &str) -> Vec<Element<'_>> {
+        let found = self.call("POST", "/elements", Some(&json!({ "using": "css selector", "value": css })));
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|element| Element { session: self, id: element[ELEMENT].as_str().unwrap().to_owned() })
+            .collect()
+    }
+
+    fn one(&self, css: &str) -> Element<'_> {
+        let mut found = self.all(css);
+        assert_eq!(found.len(), 1, "{css} on {}: {} elements", self.url(), found.len());
+        found.remove(0)
+    }
+
+    /// The browser log since the last read: every entry, as (level, message).
+    fn log(&self) -> Vec<(String, String)> {
+        let entries = self.call("POST", "/se/log", Some(&json!({ "type": "browser" })));
+        entries
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| (entry["level"].as_str().unwrap_or("").to_owned(), entry["message"].to_string()))
+            .collect()
+    }
+
+    /// Fails on any console error since the last read (warnings are printed).
+    fn no_console_errors(&self, page: &str) {
+        for (level, message) in self.log() {
+            assert_ne!(level, "SEVERE", "{page}: console error: {message}");
+            eprintln!("ui_browser: {page}: console {level}: {message}");
+        }
+    }
+
+    /// The page as PNG: checked to be the window's size, and written to `docs/ui/`
+    /// when `LOREBANK_UI_SCREENSHOTS` is set.
+    fn screenshot(&self, name: &str) {
+        let data = self.call("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD.decode(data.as_str().unwrap()).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}: not a PNG");
+        // IHDR's width and height, in network byte order as PNG stores them.
+        let number = |bytes: &[u8]| bytes.iter().fold(0u32, |n, byte| n << 8 | u32::from(*byte));
+        let (width, height) = (number(&png[16..20]), number(&png[20..24]));
+        assert_eq!((u64::from(width), u64::from(height)), (WIDTH, HEIGHT), "{name}: screenshot size");
+        if std::env::var_os("LOREBANK_UI_SCREENSHOTS").is_some() {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/ui");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
+        }
+    }
+
+    fn quit(&mut self) {
+        if std::mem::take(&mut self.open) {
+            self.call("DELETE", "", None);
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = exchange(&self.addr, "DELETE", &format!("/session/{}", self.id), b"");
+        }
+    }
+}
+
+struct Element<'s> {
+    session: &'s Session,
+    id: String,
+}
+
+impl Element<'_> {
+    fn attr(&self, name: &str) -> Option<String> {
+        self.session.call("GET", &format!("/element/{}/attribute/{name}", self.id), None).as_str().map(str::to_owned)
+    }
+
+    fn property(&self, name: &str) -> Value {
+        self.session.call("GET", &format!("/element/{}/property/{name}", self.id), None)
+    }
+
+    fn text(&self) -> String {
+        self.session.call("GET", &format!("/element/{}/text", self.id), None).as_str().unwrap().to_owned()
+    }
+
+    fn click(&self) {
+        self.session.call("POST", &format!("/element/{}/click", self.id), Some(&json!({})));
+    }
+
+    fn clear(&self) {
+        self.session.call("POST", &format!("/element/{}/clear", self.id), Some(&json!({})));
+    }
+
+    fn type_text(&self, text: &str) {
+        self.session.call("POST", &format!("/element/{}/value", self.id), Some(&json!({ "text": text })));
+    }
+
+    fn within(&self, css: &str) -> Vec<Element<'_>> {
+        let found = self.session.call(
+            "POST",
+            &format!("/element/{}/elements", self.id),
+            Some(&json!({ "using": "css selector", "value": css })),
+        );
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|element| Element { session: self.session, id: element[ELEMENT].as_str().unwrap().to_owned() })
+            .collect()
+    }
+}
+
+// ----- the test -----
+
+/// The class the chapter page gives a hit, by the documented rule (docs/ui.md):
+/// rejected as a spoiler, rejected otherwise, left out by the budget, confirmed or
+/// ambiguous.
+fn expected_outcome(hit: &Value) -> &'static str {
+    let injected = hit["injected"] == true;
+    match (hit["disposition"].as_str().unwrap(), hit["reason"].as_str()) {
+        ("rejected", Some("spoiler_window")) => "spoiler",
+        ("rejected", _) => "rejected",
+        _ if !injected && hit["evicted"] == true => "budget",
+        ("confirmed", _) if injected => "confirmed",
+        ("ambiguous", _) if injected => "ambiguous",
+        _ => "rejected",
+    }
+}
+
+/// Checks a chapter page against its JSON twin; returns the checks made.
+fn check_chapter(session: &Session, server: &Server, base: &str, chapter: u32) -> usize {
+    let twin = server.get(&format!("/v1/books/wuchuan/chapters/{chapter}/audit")).ok();
+    session.go(&format!("{base}/ui/books/wuchuan/chapters/{chapter}"));
+    let mut n_checks = 0;
+    let chunks = twin["chunks"].as_array().unwrap();
+    assert_eq!(session.all("section.chunk").len(), chunks.len(), "chapter {chapter}: chunks");
+    for chunk in chunks {
+        let receipt = chunk["receipt"].as_str().unwrap();
+        let card = session.one(&format!("section.chunk[data-receipt=\"{receipt}\"]"));
+        // Every hit is a badge with the disposition its twin gives it.
+        let mut expected: Vec<(String, String)> = chunk["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| (hit["term"].as_str().unwrap().to_owned(), expected_outcome(hit).to_owned()))
+            .collect();
+        let mut shown: Vec<(String, String)> = card
+            .within("mark.hit a.badge")
+            .iter()
+            .map(|badge| (badge.attr("data-term").unwrap(), badge.attr("data-outcome").unwrap()))
+            .collect();
+        expected.sort();
+        shown.sort();
+        assert_eq!(shown, expected, "chapter {chapter}, receipt {receipt}: highlighted hits");
+        // Each mark's text is a surface its twin recorded.
+        let recorded: Vec<&str> =
+            chunk["hits"].as_array().unwrap().iter().map(|hit| hit["text"].as_str().unwrap()).collect();
+        for surface in card.within("mark.hit > a:first-child").iter().map(Element::text) {
+            assert!(recorded.contains(&surface.as_str()), "chapter {chapter}: {surface} is not a hit of {recorded:?}");
+        }
+        let replay = card.one_within("[data-replay]");
+        let identical = chunk["replay"]["identical"] == true;
+        assert_eq!(replay.attr("data-replay").as_deref(), Some(if identical { "identical" } else { "differs" }));
+        assert!(identical, "chapter {chapter}: the bundled book replays byte for byte");
+        // The injected context is beside the text.
+        assert_eq!(card.one_within("pre.context").text().trim(), chunk["output"].as_str().unwrap().trim());
+        n_checks += expected.len() + 3;
+    }
+    session.no_console_errors(&format!("chapter {chapter}"));
+    n_checks
+}
+
+impl Element<'_> {
+    fn one_within(&self, css: &str) -> Element<'_> {
+        let mut found = self.within(css);
+        assert_eq!(found.len(), 1, "{css}: {} elements", found.len());
+        found.remove(0)
+    }
+}
+
+fn audit_pages_in_a_browser() -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let books = dir.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    let server = Server::start(&books, &[]);
+    CHILDREN.lock().unwrap().push(server.pid());
+    let base = format!("http://{}", server.addr);
+    let bundled = audit_book::bundled(&server);
+    audit_book::hostile(&server);
+
+    let driver = Driver::start();
+    let profile = dir.path().join("chromium-profile");
+    let mut session = driver.session(&profile);
+    let mut n_checks = 0;
+
+    // The console log works: a page that logs an error is caught.
+    session.go("data:text/html,<p>probe</p><script>console.error('ui_browser probe')</script>");
+    let probe = session.log();
+    assert!(
+        probe.iter().any(|(level, message)| level == "SEVERE" && message.contains("ui_browser probe")),
+        "the browser log does not show console errors: {probe:?}"
+    );
+
+    // The library.
+    session.go(&format!("{base}/ui/"));
+    let listed: Vec<String> = session.all("ul.books a").iter().map(Element::text).collect();
+    assert_eq!(listed, ["hostile", "wuchuan"]);
+    session.no_console_errors("library");
+    session.screenshot("library");
+
+    // The book: head, snapshot, verify, chapters.
+    session.one("ul.books a[href=\"/ui/books/wuchuan\"]").click();
+    assert_eq!(session.left(&format!("{base}/ui/")), format!("{base}/ui/books/wuchuan"));
+    let overview = server.get("/v1/books/wuchuan/overview").ok();
+    assert_eq!(session.one("[data-head]").attr("data-head"), Some(bundled.head.to_string()));
+    assert_eq!(session.one("code.snapshot").text(), overview["snapshot"].as_str().unwrap());
+    assert_eq!(session.one("[data-verify]").attr("data-verify").as_deref(), Some("ok"));
+    let chapters: Vec<String> = session.all("ul.chapters a").iter().map(Element::text).collect();
+    assert_eq!(chapters, ["chapter 1", "chapter 2", "chapter 3", "chapter 4", "chapter 5", "chapter 6"]);
+    assert_eq!(session.all("table.events tbody tr").len(), overview["recent"].as_array().unwrap().len());
+    n_checks += 5;
+    session.no_console_errors("book");
+    session.screenshot("book");
+
+    // Every chapter: its hits highlighted by disposition, its replay status.
+    for chapter in 1..=6 {
+        n_checks += check_chapter(&session, &server, &base, chapter);
+    }
+    // Chapter 1: 沈照 confirmed, the unreviewed 灯宗 ambiguous, and the later 顾寒川
+    // (T-4, from chapter 4) blocked as a spoiler on the span the mentor T-2 takes.
+    session.go(&format!("{base}/ui/books/wuchuan/chapters/1"));
+    assert!(!session.all("mark.hit.confirmed[data-terms~=\"T-1\"]").is_empty());
+    assert!(!session.all("mark.hit.ambiguous[data-terms~=\"T-10\"]").is_empty());
+    assert!(!session.all("a.badge.spoiler[data-term=\"T-4\"]").is_empty());
+    assert!(!session.all("mark.hit.confirmed[data-terms~=\"T-2\"][data-terms~=\"T-4\"]").is_empty());
+    // The post-check of chunk 1 is listed under it.
+    let first = session.one(&format!("section.chunk[data-receipt=\"{}\"]", bundled.first_receipt));
+    assert_eq!(first.within("table.checks").len(), 1);
+    n_checks += 5;
+    session.no_console_errors("chapter 1 again");
+    session.screenshot("chapter");
+
+    // A term's timeline: one rectangle per stretch of its twin, at its revisions and
+    // chapters; supersession and the chunks that hit it.
+    for id in ["T-2", "T-7"] {
+        let twin = server.get(&format!("/v1/books/wuchuan/terms/{id}/timeline")).ok();
+        session.go(&format!("{base}/ui/books/wuchuan/terms/{id}"));
+        let rects = session.all("svg.timeline rect.stretch");
+        let stretches = twin["stretches"].as_array().unwrap();
+        assert_eq!(rects.len(), stretches.len(), "{id}: rectangles");
+        for (rect, stretch) in rects.iter().zip(stretches) {
+            assert_eq!(rect.attr("data-from"), Some(stretch["from"].to_string()), "{id}");
+            assert_eq!(rect.attr("data-until"), stretch["until"].as_u64().map(|until| until.to_string()), "{id}");
+            assert_eq!(rect.attr("data-version"), Some(stretch["version"].to_string()), "{id}");
+            assert_eq!(rect.attr("data-since"), Some(stretch["effective"]["since"].to_string()), "{id}");
+            assert_eq!(
+                rect.attr("data-until-chapter"),
+                stretch["effective"]["until"].as_u64().map(|until| until.to_string()),
+                "{id}"
+            );
+            assert_eq!(rect.attr("data-superseded-by"), stretch["superseded_by"].as_str().map(str::to_owned), "{id}");
+            n_checks += 6;
+        }
+        let marks = twin["marks"].as_array().unwrap();
+        assert_eq!(session.all("svg.timeline circle.mark").len(), marks.len(), "{id}: markers");
+        let injected = marks.iter().filter(|mark| !mark["injected"].is_null()).count();
+        assert_eq!(session.all("svg.timeline circle.mark.injected").len(), injected, "{id}: injected markers");
+        assert_eq!(session.all("table.versions tr[data-version]").len(), twin["versions"].as_array().unwrap().len());
+        n_checks += 3;
+        session.no_console_errors(id);
+    }
+    // T-2 (the mentor) is superseded by T-4 from T-4's put on; T-7 was renamed and
+    // rolled back: three versions, three rectangles.
+    session.go(&format!("{base}/ui/books/wuchuan/terms/T-2"));
+    assert_eq!(session.all("svg.timeline rect.stretch[data-superseded-by=\"T-4\"]").len(), 1);
+    assert_eq!(session.all("svg.timeline rect.stretch").len(), 2);
+    session.screenshot("term-superseded");
+    session.go(&format!("{base}/ui/books/wuchuan/terms/T-7"));
+    assert_eq!(session.all("svg.timeline rect.stretch").len(), 3);
+    assert_eq!(session.all("table.versions tr[data-version]").len(), 3);
+    session.screenshot("term");
+    n_checks += 4;
+    session.no_console_errors("T-7");
+
+    // An event, linked from the term page.
+    session.one(&format!("table.versions tr[data-version] a.event[href$=\"/events/{}\"]", bundled.revised)).click();
+    let here = format!("{base}/ui/books/wuchuan/terms/T-7");
+    assert_eq!(session.left(&here), format!("{base}/ui/books/wuchuan/events/{}", bundled.revised));
+    assert!(session.title().starts_with(&format!("Event {}", bundled.revised)));
+    session.no_console_errors("event");
+    session.screenshot("event");
+
+    // The diff of the revisions, from the book page's form.
+    session.go(&format!("{base}/ui/books/wuchuan"));
+    let form = session.one("section.forms form[action$=\"/diff\"]");
+    let from = form.one_within("input[name=\"from\"]");
+    from.clear();
+    from.type_text(&bundled.before.to_string());
+    let to = form.one_within("input[name=\"to\"]");
+    to.clear();
+    to.type_text(&bundled.revised.to_string());
+    assert_eq!(from.property("value"), json!(bundled.before.to_string()));
+    form.one_within("button").click();
+    assert_eq!(
+        session.left(&format!("{base}/ui/books/wuchuan")),
+        format!("{base}/ui/books/wuchuan/diff?from={}&to={}", bundled.before, bundled.revised)
+    );
+    let twin = server.get(&format!("/v1/books/wuchuan/diff?from={}&to={}", bundled.before, bundled.revised)).ok();
+    let n_fields: usize =
+        twin["changed"].as_array().unwrap().iter().map(|c| c["fields"].as_array().unwrap().len()).sum();
+    assert_eq!(session.all("table.diff tbody tr").len(), n_fields);
+    let records: Vec<String> =
+        session.all("table.diff tbody tr").iter().filter_map(|row| row.attr("data-record")).collect();
+    assert!(records.contains(&"T-7".to_owned()) && records.contains(&"T-10".to_owned()), "{records:?}");
+    n_checks += 3;
+    session.no_console_errors("diff");
+    session.screenshot("diff");
+
+    // A rollback preview writes nothing, and lands on the target's snapshot.
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    session.go(&format!("{base}/ui/books/wuchuan/rollback?to={}", bundled.revised));
+    assert_eq!(session.one("[data-same-snapshot]").attr("data-same-snapshot").as_deref(), Some("true"));
+    let twin = server.get(&format!("/v1/books/wuchuan/rollback/preview?to={}", bundled.revised)).ok();
+    assert_eq!(session.all("ol.plan li").len(), twin["events"].as_array().unwrap().len());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    n_checks += 3;
+    session.no_console_errors("rollback preview");
+    session.screenshot("rollback");
+
+    // The review queue: evidence in context, then the buttons.
+    session.go(&format!("{base}/ui/books/wuchuan/review"));
+    let queue = server.get("/v1/books/wuchuan/review/queue").ok();
+    assert_eq!(session.all("section.item").len(), queue["items"].as_array().unwrap().len());
+    let candidate =
+        queue["items"].as_array().unwrap().iter().find(|item| item["surface"] == "林晚").expect("林晚 is proposed")
+            ["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let item = session.one(&format!("section.item[data-id=\"{candidate}\"]"));
+    let spans: Vec<String> = item.within("ul.evidence .in-context mark.span").iter().map(Element::text).collect();
+    assert!(!spans.is_empty() && spans.iter().all(|span| span == "林晚"), "{spans:?}");
+    // T-9 was flagged by the post-check: its hits are its evidence.
+    let flagged = session.one("section.item[data-id=\"T-9\"]");
+    assert!(!flagged.within("ul.evidence .in-context").is_empty());
+    n_checks += 3;
+    session.no_console_errors("review");
+    session.screenshot("review");
+
+    // Verify T-9 with its button: back to the queue, the verdict written.
+    flagged.one_within("form[action$=\"/verify\"] button").click();
+    let landed = session.left(&format!("{base}/ui/books/wuchuan/review"));
+    assert!(landed.starts_with(&format!("{base}/ui/books/wuchuan/review?done=verify&id=T-9")), "{landed}");
+    assert_eq!(session.one("p.notice").attr("data-done").as_deref(), Some("verify"));
+    let history = server.get("/v1/books/wuchuan/terms/T-9").ok();
+    let last = history["versions"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["body"]["disposition_set"]["verdict"], "verify", "{last}");
+    assert_eq!(last["actor"], "human:reviewer");
+    assert_eq!(last["source"], "ui:review");
+    n_checks += 4;
+    session.no_console_errors("review after verify");
+
+    // Accept 林晚 with its button: a new term, and the next assembly injects it.
+    let before_accept = server.info("wuchuan")["head"].as_u64().unwrap();
+    let item = session.one(&format!("section.item[data-id=\"{candidate}\"]"));
+    let form = item.one_within("form.accept");
+    let dst = form.one_within("input[name=\"dst\"]");
+    dst.clear();
+    dst.type_text("Линь Вань");
+    form.one_within("select[name=\"gender\"] option[value=\"f\"]").click();
+    form.one_within("button.accept").click();
+    let url = session.left(&landed);
+    let term = url.rsplit('/').next().unwrap().to_owned();
+    assert!(url.starts_with(&format!("{base}/ui/books/wuchuan/terms/T-")), "{url}");
+    assert!(session.title().contains("林晚") && session.title().contains("Линь Вань"), "{}", session.title());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), before_accept + 2, "a term and its verdict");
+    session.no_console_errors("accepted term");
+    let assembled =
+        server.post("/v1/books/wuchuan/assemble", &json!({ "chapter": 6, "chunk": "1", "text": bundled.chapter_6 }));
+    let assembled = assembled.ok();
+    assert!(
+        assembled["injected"].as_array().unwrap().iter().any(|entry| entry["term"] == term.as_str()),
+        "{assembled}"
+    );
+    n_checks += check_chapter(&session, &server, &base, 6);
+    assert!(!session.all(&format!("mark.hit.confirmed[data-terms~=\"{term}\"]")).is_empty());
+    n_checks += 5;
+
+    // Markup and script in a book's records are shown as text, never run.
+    for page in ["", "/terms/T-1", "/chapters/1", "/events/2", "/diff?from=2&to=4", "/review"] {
+        session.go(&format!("{base}/ui/books/hostile{page}"));
+        assert!(session.all("script").is_empty(), "{page}: a script element");
+        assert!(session.all("img").is_empty(), "{page}: an img element");
+        assert!(session.all("b").is_empty(), "{page}: a b element from the chunk text");
+        session.no_console_errors(&format!("hostile{page}"));
+        n_checks += 3;
+    }
+    session.go(&format!("{base}/ui/books/hostile/terms/T-1"));
+    assert!(session.title().contains(audit_book::HOSTILE_DST), "{}", session.title());
+    let change = session.all("table.versions ul.changes li").iter().map(Element::text).collect::<Vec<_>>().join("\n");
+    assert!(
+        change.contains(audit_book::HOSTILE_NOTE) && change.contains("<script>alert('edited')</script>"),
+        "{change}"
+    );
+    assert!(session.all("span.source").iter().any(|source| source.text() == audit_book::HOSTILE_SOURCE));
+    assert_eq!(session.all("svg.timeline rect.stretch.retired").len(), 1);
+    session.go(&format!("{base}/ui/books/hostile/chapters/1"));
+    let text = session.one("div.chunk-text").text();
+    assert!(text.contains("<script>alert('text')</script>") && text.contains("<b onmouseover=alert(1)>"), "{text}");
+    n_checks += 5;
+    session.no_console_errors("hostile chapter");
+
+    session.quit();
+    drop(driver);
+    let (status, stderr) = server.terminate();
+    assert!(status.success(), "{stderr}");
+    n_checks
+}

@@ -1,0 +1,350 @@
+//! The audit pages over HTTP, byte by byte (the browser test, `ui_browser`, drives
+//! them in Chromium): every page answers HTML with the security headers, no script,
+//! style attribute or event handler, and a JSON twin that answers; hostile record
+//! fields are escaped; bad input is a precise 4xx page; a review form writes only
+//! with this server's CSRF token and from its own origin; and with `--token-file`
+//! the pages need the login, whose cookie opens the pages and nothing under `/v1`.
+
+#[path = "common/serve.rs"]
+mod serve;
+
+#[path = "common/audit_book.rs"]
+mod audit_book;
+
+use serve::{Reply, Server};
+
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; \
+base-uri 'none'";
+
+fn library() -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    (dir, server)
+}
+
+/// A page: 200, HTML, with the security headers.
+fn page(server: &Server, path: &str) -> String {
+    let reply = server.get(path);
+    assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+    headers_hold(&reply, path);
+    reply.text()
+}
+
+fn headers_hold(reply: &Reply, path: &str) {
+    assert_eq!(reply.header("content-type"), Some("text/html; charset=utf-8"), "{path}");
+    assert_eq!(reply.header("content-security-policy"), Some(CSP), "{path}");
+    assert_eq!(reply.header("x-frame-options"), Some("DENY"), "{path}");
+    assert_eq!(reply.header("x-content-type-options"), Some("nosniff"), "{path}");
+    assert_eq!(reply.header("cache-control"), Some("no-store"), "{path}");
+}
+
+/// The attribute names of every tag in `html` (a small scanner: enough for markup
+/// maud writes, where `<` in text is always escaped).
+fn attribute_names(html: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for tag in html.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap_or("");
+        let mut rest = tag.split_once(char::is_whitespace).map_or("", |(_, rest)| rest);
+        while let Some(start) = rest.find(|c: char| c.is_ascii_alphabetic()) {
+            rest = &rest[start..];
+            let end = rest.find(|c: char| c == '=' || c.is_whitespace()).unwrap_or(rest.len());
+            names.push(rest[..end].to_ascii_lowercase());
+            rest = &rest[end..];
+            if let Some(value) = rest.strip_prefix("=\"") {
+                rest = value.split_once('"').map_or("", |(_, after)| after);
+            }
+        }
+    }
+    names
+}
+
+/// The `href` of the page's JSON link.
+fn twin(html: &str) -> Option<String> {
+    let at = html.find("class=\"twin\" href=\"")? + "class=\"twin\" href=\"".len();
+    Some(html[at..].split('"').next()?.replace("&amp;", "&"))
+}
+
+/// The CSRF token of the page's forms.
+fn csrf(html: &str) -> String {
+    let at = html.find("name=\"csrf\" value=\"").expect("a form with a CSRF token") + "name=\"csrf\" value=\"".len();
+    html[at..at + 64].to_owned()
+}
+
+fn form(server: &Server, path: &str, fields: &[(&str, &str)], extra: &[(&str, &str)]) -> Reply {
+    let body = serde_urlencoded::to_string(fields).unwrap();
+    let mut headers = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    headers.extend_from_slice(extra);
+    server.send("POST", path, &headers, body.as_bytes())
+}
+
+#[test]
+fn every_page_is_html_with_the_security_headers_no_script_and_a_json_twin() {
+    let (_dir, server) = library();
+    let bundled = audit_book::bundled(&server);
+    let paths = [
+        "/ui/".to_owned(),
+        "/ui".to_owned(),
+        "/ui/books/wuchuan".to_owned(),
+        "/ui/books/wuchuan/chapters/1".to_owned(),
+        "/ui/books/wuchuan/chapters/6".to_owned(),
+        "/ui/books/wuchuan/chapters/40".to_owned(),
+        "/ui/books/wuchuan/terms/T-2".to_owned(),
+        "/ui/books/wuchuan/terms/T-7".to_owned(),
+        "/ui/books/wuchuan/events/1".to_owned(),
+        format!("/ui/books/wuchuan/diff?from={}&to={}", bundled.before, bundled.revised),
+        format!("/ui/books/wuchuan/diff?from={}", bundled.before),
+        format!("/ui/books/wuchuan/rollback?to={}", bundled.revised),
+        "/ui/books/wuchuan/review".to_owned(),
+    ];
+    for path in &paths {
+        let html = page(&server, path);
+        assert!(html.starts_with("<!DOCTYPE html>"), "{path}");
+        let names = attribute_names(&html);
+        assert!(!names.is_empty(), "{path}: the scanner found no attributes");
+        for name in &names {
+            assert!(name != "style" && !name.starts_with("on"), "{path}: attribute {name}");
+        }
+        assert!(!html.contains("<script"), "{path}");
+        let twin = twin(&html).unwrap_or_else(|| panic!("{path}: no JSON twin"));
+        let answer = server.get(&twin);
+        assert_eq!(answer.status, 200, "{path}: {twin}: {}", answer.text());
+        assert_eq!(answer.header("content-type"), Some("application/json"), "{twin}");
+    }
+    // The forms alone, before anything is asked.
+    for path in ["/ui/books/wuchuan/diff", "/ui/books/wuchuan/rollback"] {
+        assert!(page(&server, path).contains("<form"), "{path}");
+    }
+    let css = server.get("/ui/static/ui.css");
+    assert_eq!(css.status, 200);
+    assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+    assert!(!css.text().contains("@import") && !css.text().contains("http"), "the stylesheet loads nothing else");
+}
+
+#[test]
+fn markup_in_records_sources_and_chunks_is_escaped_on_every_page() {
+    let (_dir, server) = library();
+    audit_book::hostile(&server);
+    for path in ["", "/terms/T-1", "/chapters/1", "/events/2", "/events/4", "/diff?from=2&to=4", "/review"] {
+        let path = format!("/ui/books/hostile{path}");
+        let html = page(&server, &path);
+        for raw in ["<script", "<img", "<b ", "</td></tr></table>"] {
+            assert!(!html.contains(raw), "{path}: {raw} unescaped");
+        }
+    }
+    let term = page(&server, "/ui/books/hostile/terms/T-1");
+    assert!(term.contains("&lt;script&gt;alert('dst')&lt;/script&gt;Ночной фонарь"), "{term}");
+    assert!(term.contains("&lt;img src=x onerror=alert('note')&gt; &amp; &quot;quoted&quot;"), "{term}");
+    let chapter = page(&server, "/ui/books/hostile/chapters/1");
+    assert!(chapter.contains("&lt;b onmouseover=alert(1)&gt;"), "{chapter}");
+    // The timeline's tooltips are text too.
+    assert!(term.contains("<title>version 1 (event 2) «&lt;script&gt;"), "{term}");
+}
+
+#[test]
+fn bad_input_is_a_precise_4xx_page_and_never_a_panic() {
+    let (_dir, server) = library();
+    let bundled = audit_book::bundled(&server);
+    let head = bundled.head;
+    let cases = [
+        ("/ui/books/Wuchuan".to_owned(), 400, "book name"),
+        ("/ui/books/nobook".to_owned(), 404, "no book named nobook"),
+        ("/ui/books/wuchuan/chapters/0".to_owned(), 400, "chapters start at 1"),
+        ("/ui/books/wuchuan/chapters/x".to_owned(), 400, "path (chapter)"),
+        ("/ui/books/wuchuan/terms/X-1".to_owned(), 400, "invalid record id"),
+        ("/ui/books/wuchuan/terms/S-1".to_owned(), 400, "is not a term"),
+        ("/ui/books/wuchuan/terms/T-99".to_owned(), 404, "no events about T-99"),
+        ("/ui/books/wuchuan/events/0".to_owned(), 400, "events start at 1"),
+        (format!("/ui/books/wuchuan/events/{}", head + 1), 404, "the head is"),
+        (format!("/ui/books/wuchuan/rollback?to={head}"), 400, "is the head"),
+        ("/ui/books/wuchuan/rollback?to=0".to_owned(), 400, "revisions start at 1"),
+        (format!("/ui/books/wuchuan/rollback?to={}", head + 5), 400, "after the head"),
+        ("/ui/books/wuchuan/diff?from=1&to=99999".to_owned(), 400, "after the head"),
+        ("/ui/books/wuchuan/diff?from=x".to_owned(), 400, "not a non-negative integer"),
+        ("/ui/books/wuchuan?x=1".to_owned(), 400, "not known here"),
+        ("/ui/books/wuchuan/review?done=accept".to_owned(), 400, "go together"),
+        ("/ui/books/wuchuan/nothing".to_owned(), 404, "no route"),
+    ];
+    for (path, status, detail) in cases {
+        let reply = server.get(&path);
+        assert_eq!(reply.status, status, "{path}: {}", reply.text());
+        headers_hold(&reply, &path);
+        let html = reply.text();
+        assert!(html.contains(detail), "{path}: {detail:?} not in {html}");
+    }
+    let reply = server.send("DELETE", "/ui/books/wuchuan", &[], b"");
+    assert_eq!(reply.status, 405);
+    headers_hold(&reply, "DELETE /ui/books/wuchuan");
+    assert_eq!(server.info("wuchuan")["head"], head, "a page wrote something");
+}
+
+#[test]
+fn a_review_form_writes_only_with_this_servers_token_from_its_own_origin() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let html = page(&server, "/ui/books/wuchuan/review");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let reject = "/ui/books/wuchuan/review/C-1/reject";
+    let other = "f".repeat(64);
+    let refused = [
+        (form(&server, reject, &[("csrf", &other), ("reason", "not_a_name")], &[]), 403),
+        (form(&server, reject, &[("reason", "not_a_name")], &[]), 400),
+        (form(&server, reject, &[("csrf", &token), ("reason", "x")], &[("Origin", "http://evil.example")]), 403),
+        (form(&server, reject, &[("csrf", &token), ("verdict", "reject")], &[]), 400),
+        (form(&server, "/ui/books/wuchuan/review/C-1/delete", &[("csrf", &token)], &[]), 404),
+        (form(&server, "/ui/books/wuchuan/review/X-1/reject", &[("csrf", &token)], &[]), 400),
+        (form(&server, "/ui/books/wuchuan/review/C-99/accept", &[("csrf", &token), ("dst", "x")], &[]), 400),
+        (form(&server, "/ui/books/wuchuan/review/C-1/accept", &[("csrf", &token), ("gender", "x")], &[]), 400),
+        (form(&server, reject, &[("csrf", &token), ("reason", "Not A Code")], &[]), 400),
+    ];
+    for (reply, status) in refused {
+        assert_eq!(reply.status, status, "{}", reply.text());
+        headers_hold(&reply, reject);
+    }
+    assert_eq!(server.info("wuchuan")["head"], head, "a refused form wrote something");
+
+    // From this page, with its token: written, and back to the queue.
+    let origin = format!("http://{}", server.addr);
+    let reply = form(
+        &server,
+        reject,
+        &[("csrf", &token), ("reason", "not_a_name"), ("actor", "human:anna")],
+        &[("Origin", &origin)],
+    );
+    assert_eq!(reply.status, 303, "{}", reply.text());
+    let location = reply.header("location").unwrap();
+    assert_eq!(location, format!("/ui/books/wuchuan/review?done=reject&id=C-1&head={}&as=human%3Aanna", head + 1));
+    let notice = page(&server, location);
+    assert!(notice.contains("C-1: reject written"), "{notice}");
+    // The page goes on writing as the reviewer it was asked for.
+    let n_forms = notice.matches("name=\"csrf\"").count();
+    assert_eq!(notice.matches("name=\"actor\" value=\"human:anna\"").count(), n_forms, "every review form");
+    let log = server.log("wuchuan");
+    let last = log.last().unwrap();
+    assert_eq!(last["actor"], "human:anna");
+    assert_eq!(last["source"], "ui:review");
+    assert_eq!(last["body"]["disposition_set"]["verdict"], "reject");
+    // An accepted candidate leads to its new term's page.
+    let accepted = server.get("/v1/books/wuchuan/review/queue").ok()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["type"] == "candidate")
+        .map(|item| item["id"].as_str().unwrap().to_owned());
+    if let Some(candidate) = accepted {
+        let path = format!("/ui/books/wuchuan/review/{candidate}/accept");
+        let reply = form(&server, &path, &[("csrf", &token), ("dst", "Кто-то"), ("gender", "m")], &[]);
+        assert_eq!(reply.status, 303, "{}", reply.text());
+        let location = reply.header("location").unwrap().to_owned();
+        assert!(location.starts_with("/ui/books/wuchuan/terms/T-"), "{location}");
+        assert!(page(&server, &location).contains("Кто-то"));
+    }
+}
+
+#[test]
+fn with_a_token_file_the_pages_need_the_login_and_its_cookie_opens_nothing_else() {
+    let root = tempfile::tempdir().unwrap();
+    let books = root.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    let token = "ui-token-of-some-length";
+    std::fs::write(root.path().join("token"), format!("{token}\n")).unwrap();
+    let token_file = root.path().join("token");
+    let mut server = Server::start(&books, &["--token-file", token_file.to_str().unwrap()]);
+    server.token = Some(token.to_owned());
+    server.create("a");
+    server.token = None;
+
+    // A page without auth sends the browser to the login form, which comes back.
+    let reply = server.get("/ui/books/a/review");
+    assert_eq!(reply.status, 303);
+    assert_eq!(reply.header("location"), Some("/ui/login?next=%2Fui%2Fbooks%2Fa%2Freview"));
+    let login = page(&server, "/ui/login?next=%2Fui%2Fbooks%2Fa%2Freview");
+    let csrf = csrf(&login);
+    assert!(login.contains("name=\"next\" value=\"/ui/books/a/review\""), "{login}");
+    // The stylesheet and the login form are public; posting a form is not.
+    assert_eq!(server.get("/ui/static/ui.css").status, 200);
+    let reply = form(&server, "/ui/books/a/review/C-1/reject", &[("csrf", &csrf)], &[]);
+    assert_eq!(reply.status, 401, "{}", reply.text());
+
+    let wrong =
+        form(&server, "/ui/login", &[("csrf", &csrf), ("token", "not-the-token-at-all"), ("next", "/ui/books/a")], &[]);
+    assert_eq!(wrong.status, 401);
+    assert!(wrong.header("set-cookie").is_none());
+    let stale = form(&server, "/ui/login", &[("csrf", &"0".repeat(64)), ("token", token), ("next", "/ui/")], &[]);
+    assert_eq!(stale.status, 403);
+    // Back only into the UI, never elsewhere.
+    let right =
+        form(&server, "/ui/login", &[("csrf", &csrf), ("token", token), ("next", "https://evil.example/")], &[]);
+    assert_eq!(right.status, 303);
+    assert_eq!(right.header("location"), Some("/ui/"));
+    let cookie = right.header("set-cookie").unwrap().to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/ui"),
+        "{cookie}"
+    );
+    assert!(!cookie.contains(token), "the cookie carries the token itself");
+    let session = cookie.split(';').next().unwrap().to_owned();
+
+    let with_cookie = |path: &str| server.send("GET", path, &[("Cookie", &session)], b"");
+    assert_eq!(with_cookie("/ui/books/a").status, 200);
+    let page = with_cookie("/ui/books/a").text();
+    assert!(page.contains("action=\"/ui/logout\""), "a logged-in page offers to log out");
+    // The cookie is no bearer token: /v1 still needs the header.
+    assert_eq!(with_cookie("/v1/books").status, 401);
+    let forged = server.send("GET", "/ui/books/a", &[("Cookie", "lorebank_ui=00")], b"");
+    assert_eq!(forged.status, 303);
+    // The bearer header opens the pages too.
+    let bearer = format!("Bearer {token}");
+    assert_eq!(server.send("GET", "/ui/books/a", &[("Authorization", &bearer)], b"").status, 200);
+
+    let out = server.send(
+        "POST",
+        "/ui/logout",
+        &[("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", &session)],
+        format!("csrf={csrf}").as_bytes(),
+    );
+    assert_eq!(out.status, 303);
+    assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+}
+
+/// The escaping invariant at its source: the templates insert nothing unescaped and
+/// write no script, handler or style attribute of their own.
+#[test]
+fn the_templates_mark_nothing_pre_escaped_and_write_no_script() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
+    let mut n_files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display();
+        n_files += 1;
+        if path.extension().is_some_and(|ext| ext == "rs") {
+            assert!(!text.contains("PreEscaped"), "{name}: PreEscaped inserts markup unescaped");
+            assert!(!text.contains("script {") && !text.contains(" style="), "{name}");
+        }
+        assert!(!text.contains("<script") && !text.contains("javascript:"), "{name}");
+    }
+    assert!(n_files >= 5, "{n_files} files in src/ui");
+}
+
+#[test]
+fn the_chapter_page_names_each_injected_records_owner_and_the_rules_given_with_their_decision() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for step in ["1-senses.jsonl", "2-governance.jsonl"] {
+        let text = std::fs::read_to_string(root.join("examples/wuchuan/governance").join(step)).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+        server.append_lines("wuchuan", &format!("actor=human:editor&source={step}"), &lines).ok();
+    }
+    let before = page(&server, "/ui/books/wuchuan/chapters/3");
+    assert!(!before.contains("data-rule="), "no receipt of chapter 3 names a rule yet");
+    audit_book::record(&server, "wuchuan", 3, &audit_book::chunks(3));
+    let chapter = page(&server, "/ui/books/wuchuan/chapters/3");
+    // Chunk 3-1 has dialogue and is given R-1; the letter (3-2) is not.
+    assert_eq!(chapter.matches("data-rule=\"R-1\"").count(), 1, "{chapter}");
+    assert!(chapter.contains("В репликах Гу Ханьчуань"), "{chapter}");
+    // A character's owner is the names editor by default, anything else the chief editor.
+    assert!(chapter.contains("<code class=\"owner\">human:names-editor</code> (names editor)"), "{chapter}");
+    assert!(chapter.contains("<code class=\"owner\">human:editors</code> (chief editor)"), "{chapter}");
+}
