@@ -161,7 +161,7 @@ fn main() {
     {
         let big_path = dir.path().join("dim384.lorebank");
         let ledger = Ledger::create(&big_path).unwrap();
-        let model_id = embed::ModelIdentityId([7; 32]);
+        let model_id = [7; 32];
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut n_bytes = 0u64;
         let mut put = Vec::new();

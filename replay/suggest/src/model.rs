@@ -111,6 +111,7 @@ pub struct Model {
     embedder: Embedder,
     set: EmbeddingModelSet,
     id: ModelIdentityId,
+    key: [u8; 32],
 }
 
 impl std::fmt::Debug for Model {
@@ -162,7 +163,7 @@ impl Model {
             });
         }
         let id = found.id();
-        Ok(Model { embedder, set: set.clone(), id })
+        Ok(Model { embedder, set: set.clone(), id, key: crate::vectors::model_key(set) })
     }
 
     /// Loads `files` as the embedding model of `book` at its head.
@@ -179,6 +180,12 @@ impl Model {
     /// The model's identity id, which its vectors are filed under.
     pub fn id(&self) -> ModelIdentityId {
         self.id
+    }
+
+    /// The model part of the keys its vectors are filed under
+    /// ([`crate::vectors::model_key`]).
+    pub fn vectors_key(&self) -> [u8; 32] {
+        self.key
     }
 
     /// The `embedding_model_set` it was loaded as.

@@ -63,7 +63,7 @@ pub fn refresh(
     let stored: BTreeSet<Vec<u8>> =
         book.ledger().derived_keys(VECTORS_SET).map_err(BookError::from)?.into_iter().collect();
     // An entry under the current key that does not decode is rewritten.
-    let fresh = if all { Default::default() } else { vectors::load(book, model.id(), set.dim, &terms)? };
+    let fresh = if all { Default::default() } else { vectors::load(book, model.vectors_key(), set.dim, &terms)? };
     let todo: Vec<&vectors::Versioned> = terms.iter().filter(|term| !fresh.contains_key(&term.id)).collect();
     let total = todo.len() as u64;
     progress(0, total);

@@ -140,8 +140,10 @@ pub fn suggest(
 
     // The terms of the chapter and their surface rows, in id order.
     let in_chapter: BTreeSet<RecordId> = state.active_terms(Some(chapter)).iter().map(|active| active.id).collect();
-    let terms: Vec<vectors::Versioned> =
-        vectors::versioned(&state, model.id()).into_iter().filter(|term| in_chapter.contains(&term.id)).collect();
+    let terms: Vec<vectors::Versioned> = vectors::versioned(&state, model.vectors_key())
+        .into_iter()
+        .filter(|term| in_chapter.contains(&term.id))
+        .collect();
     let mut spans: Vec<Span> =
         found.into_iter().map(|sighting| Span { sighting, nearest: None, candidate: None }).collect();
     if !spans.is_empty() && !terms.is_empty() {

@@ -23,7 +23,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use embed::ModelIdentityId;
 use ledger_model::*;
 use projections::State;
 use replay::Book;
@@ -37,6 +36,22 @@ pub const VECTORS_SET: &str = "embedding-vectors v1";
 pub const VECTORS_FORMAT: u8 = 1;
 /// blake3 `derive_key` context of a term version.
 pub const VERSION_CONTEXT: &str = "lorebank 2026-12-02 embedding texts v1";
+/// blake3 `derive_key` context of a model key.
+pub const MODEL_KEY_CONTEXT: &str = "lorebank 2026-12-02 embedding vectors model v1";
+
+/// The model part of the keys of `set`'s vectors: the keyed blake3
+/// ([`MODEL_KEY_CONTEXT`]) of the model identity id and the graph output the vectors
+/// are read from, which the identity does not name (two outputs of one graph give
+/// other vectors under one identity).
+pub fn model_key(set: &EmbeddingModelSet) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new_derive_key(MODEL_KEY_CONTEXT);
+    hasher.update(&model_id(set).0);
+    match &set.output {
+        None => hasher.update(&[0]),
+        Some(output) => hasher.update(&[1]).update(&(output.len() as u32).to_le_bytes()).update(output.as_bytes()),
+    };
+    *hasher.finalize().as_bytes()
+}
 
 /// What a text of a term is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -104,9 +119,9 @@ pub fn version(id: RecordId, texts: &[(Role, String)]) -> [u8; 32] {
 }
 
 /// The key of a term version's vectors under a model.
-pub fn key(model: ModelIdentityId, version: &[u8; 32]) -> Vec<u8> {
+pub fn key(model: [u8; 32], version: &[u8; 32]) -> Vec<u8> {
     let mut key = Vec::with_capacity(64);
-    key.extend_from_slice(&model.0);
+    key.extend_from_slice(&model);
     key.extend_from_slice(version);
     key
 }
@@ -187,7 +202,7 @@ pub(crate) struct Versioned {
 }
 
 /// Every active term of `state` with its texts and key under `model`, by id.
-pub(crate) fn versioned(state: &State, model: ModelIdentityId) -> Vec<Versioned> {
+pub(crate) fn versioned(state: &State, model: [u8; 32]) -> Vec<Versioned> {
     state
         .terms()
         .iter()
@@ -205,8 +220,8 @@ pub(crate) fn versioned(state: &State, model: ModelIdentityId) -> Vec<Versioned>
 pub struct VectorStatus {
     /// The book's embedding model, if it has one.
     pub model: Option<EmbeddingModelSet>,
-    /// Its id.
-    pub model_id: Option<ModelIdentityId>,
+    /// Its identity id.
+    pub model_id: Option<embed::ModelIdentityId>,
     /// Active terms.
     pub n_terms: usize,
     /// Active terms whose current texts have vectors under the book's model.
@@ -244,7 +259,7 @@ pub fn status(book: &mut Book) -> Result<VectorStatus, SuggestError> {
         });
     };
     let id = model_id(set);
-    let current: BTreeSet<Vec<u8>> = versioned(&state, id).into_iter().map(|term| term.key).collect();
+    let current: BTreeSet<Vec<u8>> = versioned(&state, model_key(set)).into_iter().map(|term| term.key).collect();
     let n_fresh = current.intersection(&keys).count();
     Ok(VectorStatus {
         model: Some(set.clone()),
@@ -263,14 +278,14 @@ pub fn status(book: &mut Book) -> Result<VectorStatus, SuggestError> {
 /// `refresh` rewrites it).
 pub(crate) fn load(
     book: &Book,
-    model: ModelIdentityId,
+    model: [u8; 32],
     dim: u32,
     terms: &[Versioned],
 ) -> Result<BTreeMap<RecordId, TermVectors>, SuggestError> {
     let wanted: BTreeMap<&[u8], &Versioned> = terms.iter().map(|term| (term.key.as_slice(), term)).collect();
     let mut found = BTreeMap::new();
     book.ledger()
-        .derived_scan(VECTORS_SET, &model.0, |key, bytes| {
+        .derived_scan(VECTORS_SET, &model, |key, bytes| {
             if let Some(term) = wanted.get(key) {
                 if let Some(vectors) = decode(bytes, dim, term.texts.len()).filter(|vectors| vectors.id == term.id) {
                     found.insert(term.id, vectors);
@@ -288,7 +303,7 @@ pub(crate) fn load_all(
     set: &EmbeddingModelSet,
     terms: &[Versioned],
 ) -> Result<BTreeMap<RecordId, TermVectors>, SuggestError> {
-    let found = load(book, model_id(set), set.dim, terms)?;
+    let found = load(book, model_key(set), set.dim, terms)?;
     let missing: Vec<RecordId> = terms.iter().map(|term| term.id).filter(|id| !found.contains_key(id)).collect();
     if let Some(first) = missing.first() {
         return Err(SuggestError::Stale { n_missing: missing.len(), n_terms: terms.len(), first: *first });
@@ -299,6 +314,6 @@ pub(crate) fn load_all(
 /// The book's model and its active terms, versioned under it.
 pub(crate) fn book_terms(state: &State) -> Result<(EmbeddingModelSet, Vec<Versioned>), SuggestError> {
     let set = book_model(state)?.clone();
-    let terms = versioned(state, model_id(&set));
+    let terms = versioned(state, model_key(&set));
     Ok((set, terms))
 }

@@ -387,3 +387,22 @@ fn the_same_book_and_chunk_give_the_same_candidates_twice() {
     assert!(!first.0.is_empty() && !first.1.is_empty());
     assert_eq!(first, run("b.lorebank"));
 }
+
+#[test]
+fn another_graph_output_under_the_same_identity_makes_the_vectors_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut book, _) = refreshed(&dir.path().join("b.lorebank"), four_terms());
+    let current = book.state(None).unwrap().embedding_model().unwrap().0.clone();
+    // The graph's first output is the same last_hidden_state, so the identity is the
+    // same; the vectors are filed under the output read too, and go stale.
+    let first_output = EmbeddingModelSet { output: None, ..current.clone() };
+    assert_eq!(suggest::model_id(&first_output), suggest::model_id(&current));
+    assert_ne!(suggest::vectors::model_key(&first_output), suggest::vectors::model_key(&current));
+    book.submit_labelled(&write(), Labelled::numbered(vec![Body::EmbeddingModelSet(first_output)], "test"), Vec::new())
+        .unwrap();
+    let status = suggest::status(&mut book).unwrap();
+    assert_eq!((status.n_fresh, status.n_stale), (0, 4));
+    let mut model = Model::for_book(&mut book, &tiny()).unwrap();
+    let refreshed = suggest::refresh(&mut book, &mut model, false, |_, _| {}).unwrap();
+    assert_eq!((refreshed.n_embedded, refreshed.n_dropped), (4, 4));
+}

@@ -81,7 +81,7 @@ proptest! {
             moved[1].1.insert(0, first);
             prop_assert_ne!(base, version(id, &moved));
         }
-        let model = embed::ModelIdentityId([3; 32]);
+        let model = [3; 32];
         prop_assert_eq!(key(model, &base).len(), 64);
     }
 }
