@@ -35,9 +35,12 @@ token="contract-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 # A second token reads as a party: contract_statuses.py gets its 403s with it.
 party_token="party-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 printf '%s\n%s tool:pipeline\n' "$token" "$party_token" > "$WORK/token"
-# The limits are small so that contract_statuses.py can go over them cheaply.
+# The limits are small so that contract_statuses.py can go over them cheaply. The
+# embedding routes run on the embed crate's tiny test model (with the ONNX Runtime
+# library scripts/setup.sh installs).
 "$BIN" serve --dir "$WORK/books" --listen 127.0.0.1:0 --token-file "$WORK/token" \
-    --events-max 100 --chunks-max 20 --body-limit 1048576 2>"$WORK/serve.log" &
+    --events-max 100 --chunks-max 20 --body-limit 1048576 \
+    --embed-model embed/testdata/tiny.onnx --embed-tokenizer embed/testdata/tiny-tokenizer.json 2>"$WORK/serve.log" &
 server_pid=$!
 url=""
 for _ in $(seq 100); do

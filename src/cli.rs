@@ -248,6 +248,15 @@ pub enum Command {
         /// The archive file (written by `lorebank export-archive`).
         archive: PathBuf,
     },
+    /// The embedding tier: the book's model and its terms' vectors (docs/embeddings.md).
+    #[command(subcommand)]
+    Embed(EmbedCommand),
+    /// Propose the name-like spans of a chunk that no term matches but whose vector is
+    /// near a term, as low-trust candidates: possible new aliases (docs/embeddings.md).
+    Suggest(SuggestArgs),
+    /// Propose pairs of terms whose vectors say they are probably one entity, as
+    /// low-trust candidates for a reviewer's verdict (docs/embeddings.md).
+    Dedupe(DedupeArgs),
 }
 
 /// `lorebank serve`.
@@ -285,6 +294,13 @@ pub struct ServeArgs {
     /// The most events in one page of the log.
     #[arg(long, default_value = "10000", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub log_page_max: u64,
+    /// The ONNX embedding model the embedding routes use (each book checks it is its
+    /// own model); without it they answer 503.
+    #[arg(long, value_name = "FILE")]
+    pub embed_model: Option<PathBuf>,
+    /// The model's tokenizer.json (none for a model that tokenizes in its graph).
+    #[arg(long, value_name = "FILE", requires = "embed_model")]
+    pub embed_tokenizer: Option<PathBuf>,
 }
 
 /// `lorebank import`.
@@ -825,4 +841,123 @@ pub enum SummaryCommand {
         #[command(flatten)]
         write: WriteOpts,
     },
+}
+
+/// The files of an embedding model on this machine.
+#[derive(Debug, ClapArgs)]
+pub struct ModelFilesArgs {
+    /// The ONNX model file.
+    #[arg(long = "model", env = "LOREBANK_EMBED_MODEL", value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Its tokenizer.json (none for a model that tokenizes in its graph).
+    #[arg(long = "tokenizer", env = "LOREBANK_EMBED_TOKENIZER", value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EmbedCommand {
+    /// Record the identity of a model (the blake3 of its files, its dimension,
+    /// pooling, normalization) as the book's embedding model; vectors of another
+    /// model go stale.
+    SetModel(Box<SetModelArgs>),
+    /// Embed every term whose current texts have no vectors under the book's model,
+    /// and drop stale vectors (a progress bar on a terminal).
+    Refresh {
+        #[command(flatten)]
+        files: ModelFilesArgs,
+        /// Recompute every term's vectors, fresh or not.
+        #[arg(long)]
+        all: bool,
+    },
+    /// The book's model and how many terms have fresh, missing and stale vectors.
+    Status,
+}
+
+/// `lorebank embed set-model`.
+#[derive(Debug, ClapArgs)]
+pub struct SetModelArgs {
+    #[command(flatten)]
+    pub files: ModelFilesArgs,
+    /// The name to record (`multilingual-e5-small`).
+    #[arg(long)]
+    pub name: String,
+    /// How token vectors become one vector per text.
+    #[arg(long, value_enum, default_value = "mean")]
+    pub pooling: PoolingArg,
+    /// Keep vectors as the model gives them instead of scaling them to unit length.
+    #[arg(long)]
+    pub no_normalize: bool,
+    /// The graph output to read (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub output: Option<String>,
+    /// The vector dimension, for a graph whose output does not declare it.
+    #[arg(long)]
+    pub dim: Option<u32>,
+    /// The lowest cosine of a suggestion, 0 to 1.
+    #[arg(long, default_value = "0.80", value_parser = score_arg, value_name = "COSINE")]
+    pub suggest_min_score: i32,
+    /// The lowest cosine of a dedupe pair, 0 to 1.
+    #[arg(long, default_value = "0.92", value_parser = score_arg, value_name = "COSINE")]
+    pub dedupe_min_score: i32,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PoolingArg {
+    /// The mean of the token vectors.
+    Mean,
+    /// The first token's vector.
+    Cls,
+    /// The graph pools itself.
+    InGraph,
+}
+
+/// A cosine given as a decimal (`0.85`), in millionths.
+pub fn score_arg(text: &str) -> Result<i32, String> {
+    let value: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number"))?;
+    if !(-1.0..=1.0).contains(&value) {
+        return Err(format!("{text} is outside -1..=1"));
+    }
+    Ok((value * 1_000_000.0).round() as i32)
+}
+
+/// `lorebank suggest`.
+#[derive(Debug, ClapArgs)]
+pub struct SuggestArgs {
+    /// Chapter of the chunk; chapters start at 1.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub chapter: u32,
+    /// The chunk text: a file, or `-` for standard input (the default).
+    #[arg(long, default_value = "-")]
+    pub text: PathBuf,
+    /// Key of the chunk within the chapter, as evidence names it (default: the text
+    /// file's name without its extension, `stdin` for standard input).
+    #[arg(long)]
+    pub chunk: Option<String>,
+    /// List what would be proposed; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The lowest cosine proposed (default: the book's, set with the model).
+    #[arg(long, value_parser = score_arg, value_name = "COSINE", allow_negative_numbers = true)]
+    pub min_score: Option<i32>,
+    #[command(flatten)]
+    pub files: ModelFilesArgs,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+/// `lorebank dedupe`.
+#[derive(Debug, ClapArgs)]
+pub struct DedupeArgs {
+    /// List the pairs; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The lowest cosine proposed (default: the book's, set with the model).
+    #[arg(long, value_parser = score_arg, value_name = "COSINE", allow_negative_numbers = true)]
+    pub min_score: Option<i32>,
+    #[command(flatten)]
+    pub files: ModelFilesArgs,
+    #[command(flatten)]
+    pub write: WriteOpts,
 }

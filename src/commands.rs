@@ -50,6 +50,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 body_bytes_max: serve.body_limit as usize,
                 timeout_s: serve.request_timeout.as_secs_f64().max(0.001),
             },
+            embed: serve.embed_model.map(|model| suggest::ModelFiles { model, tokenizer: serve.embed_tokenizer }),
         }),
         Command::Openapi => {
             out!("{}", crate::serve::api::document());
@@ -197,6 +198,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             crate::archive_views::copied("imported", &Book::import_archive(&archive, &book?.path)?, json);
             Ok(())
         }
+        Command::Embed(embed) => crate::embed_views::embed(&book?, &embed, json),
+        Command::Suggest(suggest) => crate::embed_views::suggest(&book?, &suggest, json),
+        Command::Dedupe(dedupe) => crate::embed_views::dedupe(&book?, &dedupe, json),
     }
 }
 
@@ -549,6 +553,13 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
                     );
                 } else if report.n_checkpoints > 0 {
                     outln!("{} checkpoints match the log", report.n_checkpoints);
+                }
+                if report.n_derived_dropped > 0 {
+                    outln!(
+                        "{} of {} derived entries (vectors) fail their checksum and are ignored (derived data: `lorebank embed refresh` recomputes them)",
+                        report.n_derived_dropped,
+                        report.n_derived + report.n_derived_dropped
+                    );
                 }
             }
             Ok(())

@@ -213,6 +213,8 @@ pub fn rebuilt(rebuilt: &Rebuilt) -> Value {
         "n_checkpoints": rebuilt.n_checkpoints,
         "n_terms": rebuilt.n_terms,
         "n_patterns": rebuilt.n_patterns,
+        "n_derived": rebuilt.n_derived,
+        "n_derived_dropped": rebuilt.n_derived_dropped,
     })
 }
 
@@ -451,6 +453,8 @@ pub fn verified(report: &ledger::VerifyReport) -> Value {
         "hash": report.head.hash.to_hex(),
         "n_checkpoints": report.n_checkpoints,
         "n_checkpoints_ignored": report.n_checkpoints_dropped,
+        "n_derived": report.n_derived,
+        "n_derived_ignored": report.n_derived_dropped,
     })
 }
 
@@ -628,6 +632,9 @@ pub fn review_item(item: &replay::review::ReviewItem) -> Value {
             "suggested_dst": proposed.suggested_dst,
             "origin": proposed.origin,
             "trust": proposed.trust,
+            "score": proposed.score,
+            "related": proposed.related.map(|id| id.to_string()),
+            "duplicate": proposed.duplicate.map(|id| id.to_string()),
             "sightings": sightings,
             "evidence": proposed.evidence,
         }),

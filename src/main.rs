@@ -31,6 +31,7 @@ mod archive_views;
 mod chunk_views;
 mod cli;
 mod commands;
+mod embed_views;
 mod failure;
 mod input;
 mod interchange_views;

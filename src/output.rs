@@ -138,7 +138,14 @@ pub fn describe(body: &Body) -> String {
         }
         Body::SummaryRetired(retired) => format!("summary_retired {}", retired.id),
         Body::CandidateProposed(candidate) => {
-            format!("candidate_proposed {} {} ({})", candidate.id, candidate.surface, word(&candidate.origin))
+            let mut line =
+                format!("candidate_proposed {} {} ({})", candidate.id, candidate.surface, word(&candidate.origin));
+            match (candidate.related, candidate.duplicate) {
+                (Some(related), Some(duplicate)) => line.push_str(&format!(" {duplicate} same as {related}")),
+                (Some(related), None) => line.push_str(&format!(" near {related}")),
+                _ => {}
+            }
+            line
         }
         Body::DispositionSet(disposition) => {
             format!("disposition_set {} {} {}", disposition.target, word(&disposition.verdict), disposition.reason)
@@ -158,6 +165,7 @@ pub fn describe(body: &Body) -> String {
         ),
         Body::ConceptExpected(concept) => format!("concept_expected {}", concept.surface),
         Body::ConceptDropped(concept) => format!("concept_dropped {}", concept.surface),
+        Body::EmbeddingModelSet(model) => format!("embedding_model_set {} dim {}", model.name, model.dim),
     }
 }
 

@@ -389,6 +389,46 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             });
             remote.json("POST", &remote.book_url(&format!("/chapters/{chapter}/scan"))?, &[], Send::Json(body))?
         }
+        // The server embeds with its own model files (`serve --embed-model`): --model
+        // and --tokenizer are not sent.
+        Command::Embed(EmbedCommand::SetModel(set)) => {
+            let options = crate::embed_views::model_options(set);
+            let mut body = write_fields(&set.write);
+            body["name"] = json!(options.name);
+            body["pooling"] = json!(options.pooling);
+            body["normalize"] = json!(options.normalize);
+            body["output"] = json!(options.output);
+            body["dim"] = json!(options.dim);
+            body["suggest_min_score"] = json!(options.suggest_min_score);
+            body["dedupe_min_score"] = json!(options.dedupe_min_score);
+            remote.json("PUT", &remote.book_url("/embedding")?, &[], Send::Json(body))?
+        }
+        Command::Embed(EmbedCommand::Refresh { all, .. }) => {
+            remote.json("POST", &remote.book_url("/embedding/refresh")?, &[], Send::Json(json!({ "all": all })))?
+        }
+        Command::Embed(EmbedCommand::Status) => {
+            remote.json("GET", &remote.book_url("/embedding")?, &[], Send::Empty)?
+        }
+        Command::Suggest(suggest) => {
+            let text = read_text(&suggest.text)?;
+            let body = json!({
+                "chunk": crate::embed_views::chunk_key(suggest.chunk.as_deref(), &suggest.text),
+                "text": text,
+                "dry_run": suggest.dry_run,
+                "min_score": suggest.min_score,
+                "actor": suggest.write.actor.clone().unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned()),
+            });
+            let url = remote.book_url(&format!("/chapters/{}/suggest", suggest.chapter))?;
+            remote.json("POST", &url, &[], Send::Json(body))?
+        }
+        Command::Dedupe(dedupe) => {
+            let body = json!({
+                "dry_run": dedupe.dry_run,
+                "min_score": dedupe.min_score,
+                "actor": dedupe.write.actor.clone().unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned()),
+            });
+            remote.json("POST", &remote.book_url("/dedupe")?, &[], Send::Json(body))?
+        }
     };
     outln!("{answer}");
     Ok(())

@@ -136,13 +136,26 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
 
 fn item_line(item: &ReviewItem) -> String {
     match item {
-        ReviewItem::Candidate { proposed, sightings } => format!(
-            "{} {} (candidate, {}, seen {sightings}×){}",
-            proposed.id,
-            proposed.surface,
-            crate::output::word(&proposed.origin),
-            proposed.suggested_dst.as_ref().map(|dst| format!(" → {dst}")).unwrap_or_default()
-        ),
+        ReviewItem::Candidate { proposed, sightings } => {
+            // Low trust is said on every line it is on, with the score and the term.
+            let low = match (proposed.trust, proposed.score) {
+                (Trust::Low, Some(score)) => format!(", low trust, score {}", embed::Score::from_millionths(score)),
+                (Trust::Low, None) => ", low trust".to_owned(),
+                _ => String::new(),
+            };
+            let related = match (proposed.related, proposed.duplicate) {
+                (Some(related), Some(duplicate)) => format!("; {duplicate} same as {related}?"),
+                (Some(related), None) => format!("; alias of {related}?"),
+                _ => String::new(),
+            };
+            format!(
+                "{} {} (candidate, {}{low}, seen {sightings}×){}{related}",
+                proposed.id,
+                proposed.surface,
+                crate::output::word(&proposed.origin),
+                proposed.suggested_dst.as_ref().map(|dst| format!(" → {dst}")).unwrap_or_default()
+            )
+        }
         ReviewItem::Flagged { put, why, owner, owner_role } => {
             format!("{} {} → {} ({why}){}", put.id, put.src, put.dst, ask(owner, owner_role))
         }

@@ -306,6 +306,13 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
         outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", rebuilt.revision);
         outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
         outln!("checkpoints: dropped {}, wrote {}", rebuilt.n_checkpoints_dropped, rebuilt.n_checkpoints);
+        if rebuilt.n_derived + rebuilt.n_derived_dropped > 0 {
+            outln!(
+                "derived entries (vectors): {} kept, {} damaged and dropped (`lorebank embed refresh` recomputes them)",
+                rebuilt.n_derived,
+                rebuilt.n_derived_dropped
+            );
+        }
     }
     Ok(())
 }

@@ -304,6 +304,7 @@ fn copy_into(txn: &ReadTransaction, path: &Path) -> Result<(), BackupError> {
         copy_table(txn, &write, SHELVES)?;
         copy_table(txn, &write, CHECKPOINTS)?;
         copy_table(txn, &write, CHECKPOINT_HEADS)?;
+        copy_table(txn, &write, crate::derived::DERIVED)?;
         Ok::<_, redb::Error>(())
     })();
     copied.map_err(|e| io(path, e))?;

@@ -155,6 +155,14 @@ pub enum AppendError {
         /// The limit.
         bytes_max: usize,
     },
+    /// A derived entry's set name, key or size is over a limit.
+    #[error("derived set {set:?}: {reason}")]
+    DerivedEntry {
+        /// The set (at most its first 80 characters).
+        set: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// One event cannot be encoded.
     #[error("event {index} of the batch: {error}")]
     Encode {

@@ -20,6 +20,11 @@
 //! receipts, chapters and chunk keys are `replay`'s (a receipt is a document filed
 //! under its chapter and chunk key).
 //!
+//! It also keeps generic derived data beside the log, never referred to by it: the
+//! cache, checkpoints ([`Ledger::put_checkpoint`]) and derived sets
+//! ([`Ledger::derived_write`]: checksummed bytes under a set name and a key, which a
+//! caller can recompute; the ledger never knows what they mean).
+//!
 //! It stores the bytes `ledger-model` produces and decodes them back; it does not
 //! judge what events mean (that is `projections`), and it never matches, assembles
 //! or embeds. It validates only what storage needs (sizes, encodability); callers
@@ -49,6 +54,7 @@
 
 mod backup;
 mod checkpoint;
+mod derived;
 mod error;
 mod store;
 mod turns;
@@ -56,6 +62,7 @@ mod verify;
 mod writer;
 
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
+pub use derived::{DerivedSet, DERIVED_KEY_BYTES_MAX, DERIVED_SET_BYTES_MAX, DERIVED_VALUE_BYTES_MAX};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
 pub use store::{
     Head, Ledger, VerifyReport, LEDGER_FORMAT, PIPELINE_BATCHES_IN_FLIGHT, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS,

@@ -13,6 +13,8 @@
 //! * `receipts` (documents): document id → checksum ‖ bytes.
 //! * `receipt_log` (document log): `u64` (dense from 1, arrival order) → document id.
 //! * `chunks` (shelves): (group, key, document log position) → document id.
+//! * `derived`: (set, key) → checksum ‖ bytes. Derived data a caller recomputes
+//!   (`derived.rs`); created on the first write.
 //!
 //! The names of the last three are the on-disk layout of ledger format 1; the
 //! ledger gives them no meaning (its callers decide what a document, a group and a
@@ -124,6 +126,11 @@ pub struct VerifyReport {
     /// Checkpoints failing their checksum or taken on another log: dropped (on a
     /// writable handle), rewritten when due, not damage to the book.
     pub n_checkpoints_dropped: u64,
+    /// Derived entries ([`Ledger::derived_write`]) whose checksum holds.
+    pub n_derived: u64,
+    /// Derived entries failing their checksum: dropped (on a writable handle) and
+    /// recomputed by whoever computes them, not damage to the book.
+    pub n_derived_dropped: u64,
 }
 
 /// The redb handle: read-write, or read-only (never writes a byte of the file).
@@ -258,6 +265,7 @@ pub(crate) fn create_tables(txn: &redb::WriteTransaction) -> Result<(), redb::Er
     txn.open_table(SHELVES)?;
     txn.open_table(crate::checkpoint::CHECKPOINTS)?;
     txn.open_table(crate::checkpoint::CHECKPOINT_HEADS)?;
+    txn.open_table(crate::derived::DERIVED)?;
     Ok(())
 }
 
@@ -649,7 +657,8 @@ impl Ledger {
     ///
     /// Cache entries that fail their checksum are derived data, not damage: they are
     /// listed in [`VerifyReport::n_cache_dropped`] and, on a writable handle, deleted
-    /// (they are rebuilt when next needed).
+    /// (they are rebuilt when next needed). So are checkpoints and derived entries
+    /// that fail theirs.
     ///
     /// Unnecessary for correctness of ordinary use (reads check what they touch, and
     /// opening checks the tail); run it after a crash, a copy between machines, or
@@ -681,6 +690,7 @@ impl Ledger {
                 return Err(VerifyError::Damaged { object, detail });
             }
             let checkpoints = crate::checkpoint::check_all(&txn)?;
+            let derived = crate::derived::check_all(&txn)?;
             drop(table);
             drop(txn);
             let n_cache_dropped = objects.bad_cache.len() as u64;
@@ -692,6 +702,9 @@ impl Ledger {
             if !checkpoints.bad.is_empty() && !self.is_read_only() {
                 self.drop_checkpoints(&checkpoints.bad)?;
             }
+            if !derived.bad.is_empty() {
+                self.drop_derived(&derived.bad)?;
+            }
             Ok(VerifyReport {
                 n_events,
                 head,
@@ -700,6 +713,8 @@ impl Ledger {
                 n_cache_dropped,
                 n_checkpoints: checkpoints.n_good,
                 n_checkpoints_dropped: checkpoints.bad.len() as u64,
+                n_derived: derived.n_good,
+                n_derived_dropped: derived.bad.len() as u64,
             })
         })
     }

@@ -21,8 +21,9 @@ use crate::state::State;
 /// Version of the checkpoint layout: the document below and the serde form of
 /// [`State`]. A change of either bumps it; checkpoints of another format are dropped
 /// and rewritten, never upcast (they are derived). Format 2: the state of schema 2
-/// (rules, governance, expected concepts, summary provenance).
-pub const CHECKPOINT_FORMAT: u16 = 2;
+/// (rules, governance, expected concepts, summary provenance). Format 3: the
+/// embedding model and the candidates' related terms.
+pub const CHECKPOINT_FORMAT: u16 = 3;
 
 #[derive(Serialize)]
 struct DocRef<'s> {

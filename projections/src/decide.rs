@@ -457,7 +457,7 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::AliasAdded(AliasAdded { id, surface, .. }) | Body::AliasRemoved(AliasRemoved { id, surface }) => {
             Some(format!("{kind} {id} {surface:?}"))
         }
-        Body::ConfigSet(_) | Body::GovernanceSet(_) => Some(kind.to_owned()),
+        Body::ConfigSet(_) | Body::GovernanceSet(_) | Body::EmbeddingModelSet(_) => Some(kind.to_owned()),
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -551,6 +551,7 @@ fn is_noop(state: &State, body: &Body) -> bool {
         Body::ConfigSet(config) => state.config() == Some(config),
         Body::RulePut(put) => state.rules.get(&put.id).is_some_and(|rule| !rule.retired && rule.put == *put),
         Body::GovernanceSet(governance) => state.governance_set().is_some_and(|(current, _)| current == governance),
+        Body::EmbeddingModelSet(model) => state.embedding_model().is_some_and(|(current, _)| current == model),
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
         }
@@ -694,7 +695,11 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
             Some(summary) if summary.retired => Err(reject(index, Problem::Retired(retired.id))),
             Some(_) => Ok(()),
         },
-        Body::CandidateProposed(_) => Ok(()),
+        // The terms a candidate is close to must exist and be active when it is
+        // proposed (what they became later is the reviewer's to see).
+        Body::CandidateProposed(candidate) => {
+            candidate.related.into_iter().chain(candidate.duplicate).try_for_each(|id| active_term(state, index, id))
+        }
         Body::ConfigSet(config) => check_config(env, config).map_err(|problem| reject(index, problem)),
         Body::DispositionSet(disposition) => match disposition.target.kind() {
             RecordKind::Term => active_term(state, index, disposition.target),
@@ -740,6 +745,7 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
             Err(reject(index, Problem::RollbackBeyondHead { to: marker.to, head }))
         }
         Body::RollbackMarker(_) => Ok(()),
+        Body::EmbeddingModelSet(_) => Ok(()),
     }
 }
 

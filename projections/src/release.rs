@@ -17,7 +17,7 @@
 //! [`State::view_for`] is the state a reader sees: every record it may not read
 //! removed, as if it had never been written (a hidden successor does not cut its
 //! predecessor's window), every alias it may not read removed, every note it may not
-//! read blanked, and the review queue and concept register left out. What a party
+//! read blanked, and the review queue, concept register and embedding model left out. What a party
 //! reads of a record includes its owner and release lists. Every read path filters through it, so none can show a party more.
 
 use std::borrow::Cow;
@@ -195,6 +195,7 @@ impl State {
             rules: BTreeMap::new(),
             governance: self.governance.clone(),
             expected: BTreeMap::new(),
+            embedding_model: None,
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

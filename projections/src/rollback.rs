@@ -4,9 +4,11 @@
 //!
 //! The plan restores everything a snapshot covers (active terms with content,
 //! aliases and verdicts; active summaries; active rules with their verdicts; the
-//! governance; config). The review queue (candidates and their verdicts) and the
-//! register of expected concepts are not part of a snapshot and are left as they
-//! are. A governance goes first, so the records after it may name its parties; a
+//! governance; config). The review queue (candidates and their verdicts), the
+//! register of expected concepts and the embedding model are not part of a snapshot
+//! and are left as they are: vectors are named by the model's identity and the
+//! texts they embed, so a rollback that brings back an older record finds its vectors
+//! again, and no suggestion ever reaches an assembly. A governance goes first, so the records after it may name its parties; a
 //! book rolled back to before its first governance gets an empty one (policy `flag`,
 //! no parties), which is what a book without one does.
 

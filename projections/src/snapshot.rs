@@ -5,7 +5,8 @@
 //! normalization profile; and the format versions of everything that turns them into
 //! bytes. Not the revision, not timestamps, not provenance, not verdict reasons, not
 //! retired records, not past versions, not the review queue (candidates), not the
-//! register of expected concepts. Equal states therefore share an ID, equal IDs give
+//! register of expected concepts, not the embedding model (vectors are derived data
+//! beside the log and only ever become candidates). Equal states therefore share an ID, equal IDs give
 //! equal assemblies, and a rollback to revision R lands on R's ID.
 //!
 //! Format 1 also covers fields no render format injects (a term's sense, speech and

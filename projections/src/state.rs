@@ -101,6 +101,8 @@ pub struct State {
     pub(crate) governance: Option<(GovernanceSet, Provenance)>,
     /// Expected concepts by surface as registered.
     pub(crate) expected: BTreeMap<String, Expected>,
+    /// The embedding model the book keeps vectors of (outside the snapshot).
+    pub(crate) embedding_model: Option<(EmbeddingModelSet, Provenance)>,
 }
 
 impl State {
@@ -157,6 +159,12 @@ impl State {
     /// The register of expected concepts, by surface as registered.
     pub fn expected(&self) -> &BTreeMap<String, Expected> {
         &self.expected
+    }
+
+    /// The book's embedding model and its provenance, if one was set. Outside the
+    /// snapshot: it changes no assembly.
+    pub fn embedding_model(&self) -> Option<(&EmbeddingModelSet, &Provenance)> {
+        self.embedding_model.as_ref().map(|(model, provenance)| (model, provenance))
     }
 
     /// The current configuration, if one was set.
@@ -307,6 +315,7 @@ impl State {
             Body::ConceptDropped(dropped) => {
                 self.expected.remove(&dropped.surface);
             }
+            Body::EmbeddingModelSet(model) => self.embedding_model = Some((model, provenance)),
         }
     }
 }

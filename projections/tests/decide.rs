@@ -195,3 +195,69 @@ fn a_first_config_without_a_profile_is_refused() {
     let rejection = sim.submit(vec![body]).unwrap_err();
     assert!(rejection.to_string().contains("config_set.profile.name"), "{rejection}");
 }
+
+fn suggestion(candidate: &str, related: Option<&str>, duplicate: Option<&str>) -> Body {
+    Body::CandidateProposed(CandidateProposed {
+        id: id(candidate),
+        surface: "炎儿".into(),
+        suggested_dst: None,
+        evidence: Some("ch1/1@3-5".into()),
+        origin: Origin::Embedding,
+        trust: Trust::Low,
+        score: Some(901_000),
+        related: related.map(id),
+        duplicate: duplicate.map(id),
+    })
+}
+
+#[test]
+fn a_candidate_close_to_an_unknown_or_retired_term_is_refused() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+    let unknown = sim.submit(vec![suggestion("C-1", Some("T-9"), None)]).unwrap_err();
+    assert_eq!((unknown.index, unknown.problem), (Some(0), Problem::UnknownRecord(id("T-9"))));
+    let unknown_pair = sim.submit(vec![suggestion("C-1", Some("T-1"), Some("T-8"))]).unwrap_err();
+    assert_eq!(unknown_pair.problem, Problem::UnknownRecord(id("T-8")));
+    sim.ok(vec![Body::TermRetired(TermRetired { id: id("T-2"), reason: None })]);
+    let retired = sim.submit(vec![suggestion("C-1", Some("T-1"), Some("T-2"))]).unwrap_err();
+    assert_eq!(retired.problem, Problem::Retired(id("T-2")));
+    // Close to an active term: accepted, and proposing it again changes nothing.
+    sim.ok(vec![suggestion("C-1", Some("T-1"), None)]);
+    assert_eq!(sim.state.candidates()[&id("C-1")].proposed.related, Some(id("T-1")));
+    assert!(sim.ok(vec![suggestion("C-1", Some("T-1"), None)]).events.is_empty());
+}
+
+#[test]
+fn the_embedding_model_is_configuration_outside_the_snapshot() {
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    let before = sim.state.snapshot_id();
+    let model = EmbeddingModelSet {
+        name: "lorebank-tiny".into(),
+        model_blake3: Hash32([1; 32]),
+        tokenizer_blake3: Some(Hash32([2; 32])),
+        dim: 32,
+        dtype: VectorDtype::F32,
+        pooling: EmbeddingPooling::Mean,
+        normalized: true,
+        runtime_version: "1.31.1".into(),
+        output: None,
+        suggest_min_score: 800_000,
+        dedupe_min_score: 900_000,
+    };
+    sim.ok(vec![Body::EmbeddingModelSet(model.clone())]);
+    assert_eq!(sim.state.embedding_model().map(|(set, _)| set), Some(&model));
+    assert_eq!(sim.state.snapshot_id(), before, "a model changes no assembly, so no snapshot ID");
+    // The same model again is a no-op; another replaces it, still outside the ID.
+    assert!(sim.ok(vec![Body::EmbeddingModelSet(model.clone())]).events.is_empty());
+    let other = EmbeddingModelSet { model_blake3: Hash32([3; 32]), ..model.clone() };
+    sim.ok(vec![Body::EmbeddingModelSet(other.clone())]);
+    assert_eq!(sim.state.embedding_model().map(|(set, _)| set), Some(&other));
+    assert_eq!(sim.state.snapshot_id(), before);
+    // Two models in one batch are two writes of one thing.
+    let twice = sim.submit(vec![Body::EmbeddingModelSet(model), Body::EmbeddingModelSet(other)]);
+    assert!(twice.is_err());
+    // A party's view leaves the model out, like the review queue.
+    let party = projections::Reader::Party("tool:pipeline".into());
+    assert!(sim.state.view_for(&party).embedding_model().is_none());
+}

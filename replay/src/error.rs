@@ -138,7 +138,8 @@ impl ErrorClass {
             | AppendError::BatchTooLarge { .. }
             | AppendError::Encode { .. }
             | AppendError::DocumentKey { .. }
-            | AppendError::DocumentTooLarge { .. } => ErrorClass::Invalid,
+            | AppendError::DocumentTooLarge { .. }
+            | AppendError::DerivedEntry { .. } => ErrorClass::Invalid,
             AppendError::Poisoned(_) => ErrorClass::Corrupt,
             _ => ErrorClass::Storage,
         }

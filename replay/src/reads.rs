@@ -66,6 +66,12 @@ pub struct Rebuilt {
     pub n_terms: usize,
     /// Patterns in its automaton.
     pub n_patterns: usize,
+    /// Derived entries (an embedding model's vectors) whose checksum holds: kept, since
+    /// rebuilding them needs what the log does not hold (the model files; `lorebank
+    /// embed refresh` recomputes them).
+    pub n_derived: u64,
+    /// Derived entries failing their checksum: dropped.
+    pub n_derived_dropped: u64,
 }
 
 /// One injected entry of a recorded chunk, explained.
@@ -171,11 +177,13 @@ impl Book {
     /// Drops the derived caches and checkpoints, refolds the log once from event 1
     /// (calling `progress` with events folded and events to fold), rebuilding the
     /// snapshot index and writing new checkpoints as it goes, and stores the head's
-    /// frozen projection.
+    /// frozen projection. Derived sets are checked, not dropped: an entry failing its
+    /// checksum goes, one that holds stays (its key names what made it).
     pub fn rebuild(&mut self, progress: impl FnMut(u64, u64)) -> Result<Rebuilt, BookError> {
         self.wait_for_checkpoint();
         let n_cache_entries_dropped = self.ledger().cache_clear()?;
         let n_checkpoints_dropped = self.ledger().clear_checkpoints()?;
+        let (n_derived, n_derived_dropped) = self.ledger().derived_check()?;
         self.forget_states();
         self.refold(progress, true)?;
         let state = self.state(None)?;
@@ -189,6 +197,8 @@ impl Book {
             n_checkpoints: self.ledger().checkpoints()?.len() as u64,
             n_terms: frozen.table().terms.len(),
             n_patterns: frozen.matcher().n_patterns(),
+            n_derived,
+            n_derived_dropped,
         })
     }
 

@@ -2,10 +2,15 @@
 //!
 //! **The queue** is every open candidate (no verdict, or a withdrawn one) and every
 //! flagged record (an active term with a `verify` verdict, or unreviewed: status
-//! `auto` or `draft` without an `accept`). Candidates come first, most sighted first.
-//! Accepting a candidate writes its `term_put` and the candidate's `accept` in one
-//! batch; rejecting or verifying writes a `disposition_set`. Candidates never change
-//! what is injected (they are not in the snapshot's records) until accepted.
+//! `auto` or `draft` without an `accept`). Candidates come first: those of normal
+//! trust most sighted first, then those of low trust (embedding suggestions) best
+//! score first. Accepting a candidate for a new term writes its `term_put` and the
+//! candidate's `accept` in one batch; accepting a candidate close to a term
+//! (`related`) writes its surface as an `alias_added` of that term and the `accept`;
+//! accepting a pair of probable duplicates (`related` and `duplicate`) writes the
+//! `accept` alone (the reviewer's finding; nothing is merged). Rejecting or verifying
+//! writes a `disposition_set`. Candidates never change what is injected (they are not
+//! in the snapshot's records) until accepted.
 //!
 //! **The alarm** scans a chunk with the `names` crate for name-like spans no record,
 //! alias or hit covers, and proposes each as a candidate with `origin: extractor`.
@@ -89,6 +94,62 @@ fn flagged_why(verdict: &Option<(Verdict, String)>, status: Status) -> Option<St
     })
 }
 
+/// What accepting a candidate close to term `related` writes: its surface as an
+/// alias of that term, or, for a pair of probable duplicates, the verdict alone.
+/// Neither makes a new term, so a rendering, gender, kind or term id is refused.
+fn accept_related(
+    candidate: &CandidateProposed,
+    related: RecordId,
+    acceptance: &Acceptance,
+) -> Result<Vec<Body>, BookError> {
+    let id = candidate.id;
+    let given: Vec<&str> = [
+        ("--dst", acceptance.dst.is_some()),
+        ("--gender", acceptance.gender.is_some()),
+        ("--kind", acceptance.kind.is_some()),
+        ("--as", acceptance.term.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    let what = match candidate.duplicate {
+        Some(duplicate) => format!("{id} says {duplicate} is probably the same entity as {related}"),
+        None => format!("{id} proposes {} as an alias of {related}", candidate.surface),
+    };
+    if !given.is_empty() {
+        return Err(BookError::Invalid(format!(
+            "{what}: accepting it makes no new term, so {} cannot be given (reject it and propose a term instead)",
+            given.join(", ")
+        )));
+    }
+    let mut bodies = Vec::new();
+    let note = match candidate.duplicate {
+        Some(duplicate) => {
+            let finding = format!("{duplicate} is the same entity as {related}; nothing was merged");
+            Some(acceptance.note.as_ref().map_or(finding.clone(), |note| format!("{finding}. {note}")))
+        }
+        None => {
+            bodies.push(Body::AliasAdded(AliasAdded {
+                id: related,
+                surface: candidate.surface.clone(),
+                kind: AliasKind::Variant,
+                window: None,
+                release_to: None,
+            }));
+            let done = format!("as alias of {related}");
+            Some(acceptance.note.as_ref().map_or(done.clone(), |note| format!("{done}. {note}")))
+        }
+    };
+    let reason = if candidate.duplicate.is_some() { "same_entity" } else { "accepted" };
+    bodies.push(Body::DispositionSet(DispositionSet {
+        target: id,
+        verdict: Verdict::Accept,
+        reason: reason.into(),
+        note,
+    }));
+    Ok(bodies)
+}
+
 /// How a reviewer accepts.
 #[derive(Clone, Debug, Default)]
 pub struct Acceptance {
@@ -143,9 +204,16 @@ impl Book {
                 sightings: sightings_in(candidate.proposed.evidence.as_deref()),
             })
             .collect();
+        // Normal trust, most sighted first; then low trust, best score first; then
+        // the id: a total order.
         candidates.sort_by_key(|item| match item {
-            ReviewItem::Candidate { proposed, sightings } => (std::cmp::Reverse(*sightings), proposed.id),
-            other => (std::cmp::Reverse(0), other.id()),
+            ReviewItem::Candidate { proposed, sightings } => {
+                let low = proposed.trust == Trust::Low;
+                let score = i64::from(proposed.score.unwrap_or(i32::MIN));
+                let first = if low { score } else { i64::try_from(*sightings).unwrap_or(i64::MAX) };
+                (low, std::cmp::Reverse(first), std::cmp::Reverse(*sightings), proposed.id)
+            }
+            other => (true, std::cmp::Reverse(i64::MIN), std::cmp::Reverse(0), other.id()),
         });
         let owned = |id: RecordId| {
             let governed = state.governed(id);
@@ -170,8 +238,10 @@ impl Book {
     }
 
     /// Accepts candidate or record `id`: a candidate becomes a new approved term
-    /// (its surface as `src`) and is marked accepted, in one batch; a record gets the
-    /// `accept` verdict (and, with a `dst`, the new rendering first).
+    /// (its surface as `src`) and is marked accepted, in one batch; a candidate close
+    /// to a term (`related`) becomes an alias of that term instead, and a pair of
+    /// probable duplicates is marked accepted only (nothing is merged); a record gets
+    /// the `accept` verdict (and, with a `dst`, the new rendering first).
     pub fn review_accept(
         &mut self,
         id: RecordId,
@@ -186,6 +256,10 @@ impl Book {
                     .candidates()
                     .get(&id)
                     .ok_or_else(|| BookError::Invalid(format!("{id}: no such candidate")))?;
+                if let Some(related) = candidate.proposed.related {
+                    bodies.extend(accept_related(&candidate.proposed, related, acceptance)?);
+                    return self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new());
+                }
                 let Some(dst) = acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) else {
                     return Err(BookError::Invalid(format!(
                         "{id} ({}) has no suggested rendering: give one with --dst",
@@ -337,6 +411,8 @@ impl Book {
                     origin: Origin::Extractor,
                     trust: Trust::Normal,
                     score: None,
+                    related: None,
+                    duplicate: None,
                 }
             });
             let evidence = candidate.evidence.clone().unwrap_or_default();

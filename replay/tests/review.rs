@@ -247,3 +247,88 @@ fn a_book_without_a_language_has_no_alarm() {
     let error = book.scan_names(1, "1", "空空道人", false, &write()).unwrap_err();
     assert!(error.to_string().contains("knows Chinese (zh) and Japanese (ja) books"), "{error}");
 }
+
+fn low_trust(number: u32, surface: &str, score: i32, related: RecordId, duplicate: Option<RecordId>) -> Body {
+    Body::CandidateProposed(CandidateProposed {
+        id: candidate(number),
+        surface: surface.into(),
+        suggested_dst: None,
+        evidence: Some(format!("ch1/1@0-2 near {related}")),
+        origin: Origin::Embedding,
+        trust: Trust::Low,
+        score: Some(score),
+        related: Some(related),
+        duplicate,
+    })
+}
+
+#[test]
+fn an_accepted_suggestion_is_an_alias_of_its_term_and_an_accepted_pair_merges_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book(&dir.path().join("b.lorebank"));
+    let text = "阿照站在桥上。";
+    book.scan_names(1, "1", "空空道人笑道：“空空道人来也。”", false, &write()).unwrap();
+    let bodies = vec![
+        low_trust(10, "阿照", 850_000, id(1), None),
+        low_trust(11, "灯宗", 990_000, id(2), Some(id(3))),
+        low_trust(12, "雾河", 870_000, id(2), None),
+    ];
+    book.submit_labelled(&write(), replay::Labelled::numbered(bodies, "test"), Vec::new()).unwrap();
+    // Extractor candidates first; then low trust, best score first.
+    let queue: Vec<(RecordId, Trust)> = book
+        .review_list(None)
+        .unwrap()
+        .iter()
+        .filter_map(|item| match item {
+            ReviewItem::Candidate { proposed, .. } => Some((proposed.id, proposed.trust)),
+            _ => None,
+        })
+        .collect();
+    let first_low = queue.iter().position(|(_, trust)| *trust == Trust::Low).unwrap();
+    assert!(queue[first_low..].iter().all(|(_, trust)| *trust == Trust::Low), "{queue:?}");
+    assert_eq!(
+        queue.iter().filter(|(_, trust)| *trust == Trust::Low).map(|(id, _)| *id).collect::<Vec<_>>(),
+        [candidate(11), candidate(12), candidate(10)]
+    );
+    assert_eq!(queue.first().map(|(_, trust)| *trust), Some(Trust::Normal));
+    let snapshot = book.state(None).unwrap().snapshot_id();
+    // A suggestion is not a new term: a rendering is refused, and nothing is written.
+    let error = book
+        .review_accept(candidate(10), &Acceptance { dst: Some("Чжао".into()), ..Acceptance::default() }, &write())
+        .unwrap_err();
+    assert!(error.to_string().contains("alias of T-1") && error.to_string().contains("--dst"), "{error}");
+    let before = book.assemble_chunk(&replay::Reader::Full, 1, "1", text, None, false).unwrap();
+    assert!(!before.assembly.context.contains("阿照"), "{}", before.assembly.context);
+    // Accepted: the span is an alias of T-1, so the next assembly finds T-1 by it.
+    let written = book.review_accept(candidate(10), &Acceptance::default(), &write()).unwrap();
+    let events = &written.submitted.decision.events;
+    assert_eq!(events.len(), 2, "the alias and the verdict in one batch");
+    let Body::AliasAdded(alias) = &events[0].body else { panic!("{events:?}") };
+    assert_eq!((alias.id, alias.surface.as_str()), (id(1), "阿照"));
+    let after = book.assemble_chunk(&replay::Reader::Full, 1, "1", text, None, false).unwrap();
+    assert!(after.assembly.context.contains("Шэнь Чжао"), "{}", after.assembly.context);
+    assert!(after.assembly.hits.iter().any(|hit| hit.term == 1 && hit.text == "阿照"), "{:?}", after.assembly.hits);
+    // A pair: the verdict alone, and the snapshot does not move.
+    let snapshot_after_alias = book.state(None).unwrap().snapshot_id();
+    assert_ne!(snapshot_after_alias, snapshot);
+    let written = book.review_accept(candidate(11), &Acceptance::default(), &write()).unwrap();
+    let events = &written.submitted.decision.events;
+    let [NewEvent { body: Body::DispositionSet(verdict), .. }] = events.as_slice() else { panic!("{events:?}") };
+    assert_eq!(
+        (verdict.target, verdict.verdict, verdict.reason.as_str()),
+        (candidate(11), Verdict::Accept, "same_entity")
+    );
+    assert!(verdict.note.as_deref().unwrap().contains("T-3 is the same entity as T-2"), "{verdict:?}");
+    assert_eq!(book.state(None).unwrap().snapshot_id(), snapshot_after_alias);
+    assert!(book.state(None).unwrap().is_active(id(3)), "nothing merged, nothing retired");
+    // A suggestion whose term was retired since cannot be accepted; nothing is written.
+    book.submit_labelled(
+        &write(),
+        replay::Labelled::numbered(vec![Body::TermRetired(TermRetired { id: id(2), reason: None })], "test"),
+        Vec::new(),
+    )
+    .unwrap();
+    let head = book.state(None).unwrap().revision();
+    assert!(book.review_accept(candidate(12), &Acceptance::default(), &write()).is_err());
+    assert_eq!(book.state(None).unwrap().revision(), head);
+}

@@ -380,7 +380,10 @@ proptest! {
             suggested_dst: Some(dst.clone()),
             evidence: None,
             origin: Origin::Extractor,
-            trust: Trust::Normal, score: None,
+            trust: Trust::Normal,
+            score: None,
+            related: None,
+            duplicate: None,
         }));
         bodies.push(Body::TermPut(TermPut { id: rid("T-7"), src: "沈照".into(), dst, ..base_term() }));
         bodies.push(Body::TermRetired(TermRetired { id: rid("T-7"), reason: None }));

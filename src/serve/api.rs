@@ -10,7 +10,8 @@ use utoipa::OpenApi;
 use super::problem::ProblemBody;
 use super::routes::{
     AcceptRequest, AppendRequest, AssembleRequest, ChapterRequest, CheckRequest, ChunkRequest, CreateBook,
-    JudgeRequest, RollbackRequest, ScanRequest, SnapshotAssembleRequest, TermEditRequest,
+    DedupeRequest, EmbeddingModelRequest, JudgeRequest, RefreshRequest, RollbackRequest, ScanRequest,
+    SnapshotAssembleRequest, SuggestRequest, TermEditRequest,
 };
 
 /// The document as pretty JSON with a final newline (the committed form).
@@ -34,11 +35,12 @@ problem details (docs/http.md).",
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
         replay_snapshot, audit, impact, import, export, check, review_list, review_accept, review_reject,
         review_verify, scan, profile_check, coverage, expect_import, overview, event, chapter_audit, timeline,
-        rollback_preview, review_queue
+        rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
-        ChapterRequest, ChunkRequest, SnapshotAssembleRequest, CheckRequest, AcceptRequest, JudgeRequest, ScanRequest
+        ChapterRequest, ChunkRequest, SnapshotAssembleRequest, CheckRequest, AcceptRequest, JudgeRequest, ScanRequest,
+        EmbeddingModelRequest, RefreshRequest, SuggestRequest, DedupeRequest
     )),
     modifiers(&Security),
     security(("bearer" = [])),
@@ -671,3 +673,85 @@ fn rollback_preview() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn review_queue() {}
+
+// The embedding routes read and write the book's full view (never a party's), and
+// need the server's model files and the ONNX Runtime library: without them they
+// answer 503 `embedding-unavailable` (so does a book another process holds).
+
+#[utoipa::path(get, path = "/v1/books/{book}/embedding", tag = "embedding",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    responses(
+        (status = 200, description = "The book's embedding model (or null) and how many active terms have fresh, missing and stale vectors; needs no model", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "The book is held by another process", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+    ))]
+fn embedding_status() {}
+
+#[utoipa::path(put, path = "/v1/books/{book}/embedding", tag = "embedding",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    request_body = EmbeddingModelRequest,
+    responses(
+        (status = 200, description = "The identity of the server's model files, read with these options, recorded as the book's embedding model (`embedding_model_set`; no write when unchanged); vectors of another model are now stale", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "A bad body, or options the model files do not fit (an output it lacks, another dim); nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "Embedding cannot run here (the server has no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+    ))]
+fn embedding_set_model() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/embedding/refresh", tag = "embedding",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    request_body = RefreshRequest,
+    responses(
+        (status = 200, description = "Terms embedded and kept, stale vector entries dropped; no event is written", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "A bad body, a book without an embedding model, or server model files that are not the book's model", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "Embedding cannot run here (no --embed-model, or no ONNX Runtime library), or the book is held by another process", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+    ))]
+fn embedding_refresh() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/suggest", tag = "embedding",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
+    ),
+    request_body = SuggestRequest,
+    responses(
+        (status = 200, description = "Name-like spans no term covers, each with the nearest term of the chapter and its score, and the low-trust candidates proposed (possible aliases)", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Bad chapter or body, a book without a model or a language, stale vectors (refresh first), or server model files that are not the book's model; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "Embedding cannot run here (no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+    ))]
+fn suggest() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/dedupe", tag = "embedding",
+    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    request_body = DedupeRequest,
+    responses(
+        (status = 200, description = "Pairs of terms that are probably one entity, best first, and the low-trust candidates proposed for them", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "A bad body, a book without a model, stale vectors (refresh first), or server model files that are not the book's model; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 503, description = "Embedding cannot run here (no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+    ))]
+fn dedupe() {}

@@ -39,6 +39,8 @@ pub struct Settings {
     pub max_open_books: usize,
     pub idle_close: Duration,
     pub limits: Limits,
+    /// The embedding model files (`--embed-model`, `--embed-tokenizer`).
+    pub embed: Option<suggest::ModelFiles>,
 }
 
 /// The resident set size of this process, in bytes (0 where /proc is missing).
@@ -81,6 +83,10 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/profile", get(routes::profile_check))
         .route("/v1/books/{book}/coverage", get(routes::coverage))
         .route("/v1/books/{book}/expected", post(routes::expect_import))
+        .route("/v1/books/{book}/embedding", get(routes::embedding_status).put(routes::embedding_set_model))
+        .route("/v1/books/{book}/embedding/refresh", post(routes::embedding_refresh))
+        .route("/v1/books/{book}/chapters/{chapter}/suggest", post(routes::suggest))
+        .route("/v1/books/{book}/dedupe", post(routes::dedupe))
         .route("/v1/books/{book}/overview", get(audit::overview_json))
         .route("/v1/books/{book}/events/{seq}", get(audit::event_json))
         .route("/v1/books/{book}/chapters/{chapter}/audit", get(audit::chapter_json))
@@ -318,7 +324,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
     };
     let library = Library::new(&settings.dir, limits)?;
     let keys = crate::ui::Keys::generate().map_err(Failure::io)?;
-    let server = Arc::new(Server::new(library, settings.limits, tokens, keys));
+    let server = Arc::new(Server::new(library, settings.limits, tokens, keys).with_embedding(settings.embed));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

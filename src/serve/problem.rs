@@ -15,7 +15,8 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 pub struct Problem {
     pub status: StatusCode,
     /// The class: `invalid`, `not-found`, `conflict`, `corrupted`, `io`, `busy`,
-    /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`.
+    /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`,
+    /// `embedding-unavailable`.
     pub kind: &'static str,
     pub detail: String,
     /// The event, line or field the problem names, when it names one.
@@ -55,6 +56,7 @@ fn title(kind: &str) -> &'static str {
         "unauthorized" => "A valid bearer token is required",
         "forbidden" => "Not allowed for this caller; nothing was written",
         "method-not-allowed" => "Method not allowed on this resource",
+        "embedding-unavailable" => "Embedding cannot run on this server; nothing was written",
         _ => "Error",
     }
 }
@@ -62,7 +64,7 @@ fn title(kind: &str) -> &'static str {
 fn exit_code(kind: &str) -> Option<u8> {
     match kind {
         "io" => Some(1),
-        "invalid" | "not-found" | "too-large" | "forbidden" => Some(2),
+        "invalid" | "not-found" | "too-large" | "forbidden" | "embedding-unavailable" => Some(2),
         "corrupted" => Some(3),
         "conflict" => Some(5),
         _ => None,
@@ -112,6 +114,21 @@ impl From<BookError> for Problem {
             },
         };
         Problem { status, kind, detail, at }
+    }
+}
+
+impl From<suggest::SuggestError> for Problem {
+    fn from(error: suggest::SuggestError) -> Problem {
+        match error {
+            suggest::SuggestError::Book(error) => error.into(),
+            error if error.is_unavailable() => {
+                Problem::new(StatusCode::SERVICE_UNAVAILABLE, "embedding-unavailable", error.to_string())
+            }
+            error => match error.class() {
+                ErrorClass::Storage => Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "io", error.to_string()),
+                _ => Problem::invalid(error.to_string()),
+            },
+        }
     }
 }
 

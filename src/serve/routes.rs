@@ -32,6 +32,8 @@ pub struct Server {
     /// The audit page's per-server secrets (`crate::ui`).
     pub ui: crate::ui::Keys,
     answers: Mutex<Answers>,
+    /// The embedding model files and the models loaded from them.
+    pub embedding: Embedding,
 }
 
 /// One bearer token of `--token-file`.
@@ -73,7 +75,7 @@ const IDEMPOTENCY_CONTEXT: &str = "lorebank 2026 idempotency key v1";
 
 impl Server {
     pub fn new(library: Library, limits: Limits, tokens: Vec<Token>, ui: crate::ui::Keys) -> Server {
-        Server { library, limits, tokens, ui, answers: Mutex::new(Answers::default()) }
+        Server { library, limits, tokens, ui, answers: Mutex::new(Answers::default()), embedding: Embedding::default() }
     }
 
     fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
@@ -1293,6 +1295,241 @@ pub async fn expect_import(
     let value = on_book(server, name, move |open| {
         let imported = open.lock().expect_import(&file, &bytes, format, dry_run, &write)?;
         Ok(crate::json::expect_imported(&imported, dry_run))
+    })
+    .await?;
+    ok(value)
+}
+
+// ----- embedding -----
+
+/// The embedding model files the server was started with (`--embed-model`), and the
+/// models it has loaded from them, each checked to be a book's model.
+#[derive(Default)]
+pub struct Embedding {
+    files: Option<suggest::ModelFiles>,
+    models: Mutex<Vec<suggest::Model>>,
+}
+
+/// Models kept loaded (books of one library usually share one).
+const MODELS_KEPT: usize = 4;
+
+impl Embedding {
+    /// The server's model files, or the problem of a server without them.
+    fn files(&self) -> Result<&suggest::ModelFiles, Problem> {
+        self.files.as_ref().ok_or_else(|| {
+            Problem::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "embedding-unavailable",
+                "this server has no embedding model: start `lorebank serve` with --embed-model FILE (and \
+                 --embed-tokenizer FILE), after ./scripts/setup.sh has installed the ONNX Runtime library",
+            )
+        })
+    }
+
+    /// Runs `work` with the book's model: one already loaded, or loaded now from the
+    /// server's files and checked against the book's identity.
+    fn with_model<T>(
+        &self,
+        book: &mut replay::Book,
+        work: impl FnOnce(&mut replay::Book, &mut suggest::Model) -> Result<T, suggest::SuggestError>,
+    ) -> Result<T, Problem> {
+        let files = self.files()?;
+        let state = book.state(None)?;
+        let set = state.embedding_model().map(|(set, _)| set.clone()).ok_or(suggest::SuggestError::NoModel)?;
+        let mut models = self.models.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let index = match models.iter().position(|model| model.is(&set)) {
+            Some(index) => index,
+            None => {
+                let model = suggest::Model::load(files, &set)?;
+                if models.len() >= MODELS_KEPT {
+                    models.remove(0);
+                }
+                models.push(model);
+                models.len() - 1
+            }
+        };
+        Ok(work(book, &mut models[index])?)
+    }
+}
+
+impl Server {
+    /// The server with embedding model files: the embedding routes use them.
+    pub fn with_embedding(mut self, files: Option<suggest::ModelFiles>) -> Server {
+        self.embedding = Embedding { files, models: Mutex::new(Vec::new()) };
+        self
+    }
+}
+
+pub async fn embedding_status(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::embed_views::status_json(&suggest::status(&mut open.lock())?)))
+            .await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"name": "lorebank-tiny-char-mean-32", "pooling": "mean", "normalize": true, "output": "last_hidden_state", "actor": "human:editor"}))]
+#[serde(deny_unknown_fields)]
+pub struct EmbeddingModelRequest {
+    /// The name to record.
+    pub name: String,
+    /// `mean` (the default), `cls` or `in_graph`.
+    #[schema(value_type = Option<String>)]
+    pub pooling: Option<EmbeddingPooling>,
+    /// Scale vectors to unit length (default true).
+    pub normalize: Option<bool>,
+    /// The graph output to read (default: the first).
+    pub output: Option<String>,
+    /// The vector dimension, for a graph whose output does not declare it.
+    pub dim: Option<u32>,
+    /// The lowest score of a suggestion, in millionths of a cosine (default 800000).
+    pub suggest_min_score: Option<i32>,
+    /// The lowest score of a dedupe pair, in millionths (default 920000).
+    pub dedupe_min_score: Option<i32>,
+    /// Who sets it, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance.
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
+}
+
+pub async fn embedding_set_model(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: EmbeddingModelRequest = json_body(body)?;
+    let options = suggest::ModelOptions {
+        output: request.output,
+        dim: request.dim,
+        suggest_min_score: request.suggest_min_score.unwrap_or(suggest::SUGGEST_MIN_SCORE_DEFAULT),
+        dedupe_min_score: request.dedupe_min_score.unwrap_or(suggest::DEDUPE_MIN_SCORE_DEFAULT),
+        ..suggest::ModelOptions::new(
+            request.name,
+            request.pooling.unwrap_or(EmbeddingPooling::Mean),
+            request.normalize.unwrap_or(true),
+        )
+    };
+    let write = write_options(request.actor, request.source, request.expected_head);
+    let embedding = Arc::clone(&server);
+    let value = on_book(server, name, move |open| {
+        let files = embedding.embedding.files()?;
+        let mut book = open.lock();
+        let set = suggest::set_model(&mut book, files, &options, &write)?;
+        let status = suggest::status(&mut book)?;
+        Ok(crate::embed_views::set_model_json(&set, &status))
+    })
+    .await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"all": false}))]
+#[serde(deny_unknown_fields)]
+pub struct RefreshRequest {
+    /// Recompute every term's vectors, fresh or not.
+    pub all: Option<bool>,
+}
+
+pub async fn embedding_refresh(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: RefreshRequest = json_body(body)?;
+    let embedding = Arc::clone(&server);
+    let value = on_book(server, name, move |open| {
+        embedding.embedding.with_model(&mut open.lock(), |book, model| {
+            let refreshed = suggest::refresh(book, model, request.all.unwrap_or(false), |_, _| {})?;
+            Ok(crate::embed_views::refreshed_json(&model.id().to_string(), &refreshed))
+        })
+    })
+    .await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"chunk": "1", "text": "“林月”来了。", "dry_run": true}))]
+#[serde(deny_unknown_fields)]
+pub struct SuggestRequest {
+    /// Key of the chunk within the chapter.
+    pub chunk: String,
+    /// The chunk text.
+    pub text: String,
+    /// List what would be proposed; write nothing.
+    pub dry_run: Option<bool>,
+    /// The lowest score proposed, in millionths (default: the book's).
+    pub min_score: Option<i32>,
+    /// Who proposes, `kind:name` (default `tool:embed`).
+    pub actor: Option<String>,
+}
+
+pub async fn suggest(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    let chapter = chapter_number(chapter, "chapter")?;
+    let request: SuggestRequest = json_body(body)?;
+    let dry_run = request.dry_run.unwrap_or(false);
+    let actor = request.actor.unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned());
+    let write = write_options(Some(actor), Some(format!("ch{chapter}/{}", request.chunk)), None);
+    let embedding = Arc::clone(&server);
+    let value = on_book(server, name, move |open| {
+        embedding.embedding.with_model(&mut open.lock(), |book, model| {
+            let suggested = suggest::suggest(
+                book,
+                model,
+                chapter,
+                &request.chunk,
+                &request.text,
+                request.min_score,
+                dry_run,
+                &write,
+            )?;
+            Ok(crate::embed_views::suggested_json(&suggested, dry_run))
+        })
+    })
+    .await?;
+    ok(value)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"dry_run": true}))]
+#[serde(deny_unknown_fields)]
+pub struct DedupeRequest {
+    /// List the pairs; write nothing.
+    pub dry_run: Option<bool>,
+    /// The lowest score proposed, in millionths (default: the book's).
+    pub min_score: Option<i32>,
+    /// Who proposes, `kind:name` (default `tool:embed`).
+    pub actor: Option<String>,
+}
+
+pub async fn dedupe(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let request: DedupeRequest = json_body(body)?;
+    let dry_run = request.dry_run.unwrap_or(false);
+    let actor = request.actor.unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned());
+    let write = write_options(Some(actor), Some("dedupe".to_owned()), None);
+    let embedding = Arc::clone(&server);
+    let value = on_book(server, name, move |open| {
+        embedding.embedding.with_model(&mut open.lock(), |book, model| {
+            let deduped = suggest::dedupe(book, model, request.min_score, dry_run, &write)?;
+            Ok(crate::embed_views::deduped_json(&deduped, dry_run))
+        })
     })
     .await?;
     ok(value)

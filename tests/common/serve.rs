@@ -38,11 +38,17 @@ impl Server {
     }
 
     pub fn start_on(dir: &Path, listen: &str, extra: &[&str]) -> Server {
+        Server::start_with_env(dir, listen, extra, &[])
+    }
+
+    /// [`Server::start_on`] with `env` set for the server process.
+    pub fn start_with_env(dir: &Path, listen: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--dir"])
             .arg(dir)
             .args(["--listen", listen])
             .args(extra)
+            .envs(env.iter().copied())
             .env_remove("LOREBANK_BOOK")
             .env_remove("LOREBANK_ACTOR")
             .stdin(Stdio::null())

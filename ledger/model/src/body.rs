@@ -6,7 +6,9 @@
 //! fail if the bytes move). Schema 2 added the governance fields of the additive
 //! memory profile (owners and `release_to` on terms, aliases and summaries; a score
 //! on candidates) and five kinds (rules, the book's governance, expected concepts);
-//! schema-1 payloads are read through [`crate::schema1`].
+//! then the embedding tier: the record a candidate is close to (`related`, and a
+//! `duplicate` for a dedupe pair) and the book's embedding model
+//! ([`EmbeddingModelSet`]). Schema-1 payloads are read through [`crate::schema1`].
 //!
 //! The same types are the JSON form that `lorebank apply` reads: externally tagged,
 //! snake_case (`{"term_put": {"id": "T-1", ...}}`), unknown fields refused.
@@ -49,11 +51,13 @@ pub enum Body {
     ConceptExpected(ConceptExpected),
     /// A concept is no longer expected.
     ConceptDropped(ConceptDropped),
+    /// The book's embedding model: whose vectors it keeps, and how suggestions are made.
+    EmbeddingModelSet(EmbeddingModelSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 15] = [
+    pub const KIND_NAMES: [&'static str; 16] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -69,6 +73,7 @@ impl Body {
         "governance_set",
         "concept_expected",
         "concept_dropped",
+        "embedding_model_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -89,6 +94,7 @@ impl Body {
             Body::GovernanceSet(_) => "governance_set",
             Body::ConceptExpected(_) => "concept_expected",
             Body::ConceptDropped(_) => "concept_dropped",
+            Body::EmbeddingModelSet(_) => "embedding_model_set",
         }
     }
 
@@ -109,7 +115,8 @@ impl Body {
             | Body::RollbackMarker(_)
             | Body::GovernanceSet(_)
             | Body::ConceptExpected(_)
-            | Body::ConceptDropped(_) => None,
+            | Body::ConceptDropped(_)
+            | Body::EmbeddingModelSet(_) => None,
         }
     }
 }
@@ -392,6 +399,16 @@ pub struct CandidateProposed {
     /// 0.8731 is 873100): an integer, because hashed data holds no floats.
     #[serde(default)]
     pub score: Option<i32>,
+    /// The term the candidate is close to: for an embedding suggestion, the term whose
+    /// surfaces the span's vector is near. Accepting such a candidate adds its surface
+    /// as an alias of that term instead of making a new one. `None`: a new term.
+    #[serde(default)]
+    pub related: Option<RecordId>,
+    /// With `related`: a second term that is probably the same entity (a `dedupe`
+    /// pair, `surface` being this term's source). Accepting the pair records the
+    /// reviewer's verdict only; nothing is merged.
+    #[serde(default)]
+    pub duplicate: Option<RecordId>,
 }
 
 /// What produced a candidate.
@@ -730,4 +747,63 @@ pub struct ConceptExpected {
 pub struct ConceptDropped {
     /// The surface, as registered.
     pub surface: String,
+}
+
+/// The book's embedding model, declared whole (a later one replaces it): the
+/// identity of the model whose vectors the book keeps beside the log, how to load it,
+/// and the lowest scores of what it suggests.
+///
+/// Configuration outside the snapshot: vectors and suggestions change no assembly,
+/// so neither does this. The identity fields are those of the `embed` crate's
+/// `ModelIdentity`, whose id names the vectors; a model file or tokenizer whose
+/// identity differs is refused, never used for this book's vectors.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmbeddingModelSet {
+    /// The name the model was given (`multilingual-e5-small`).
+    pub name: String,
+    /// blake3 of the ONNX model file's bytes.
+    pub model_blake3: Hash32,
+    /// blake3 of the `tokenizer.json` bytes; `None` when the graph tokenizes its input.
+    #[serde(default)]
+    pub tokenizer_blake3: Option<Hash32>,
+    /// The number of components of every vector.
+    pub dim: u32,
+    /// The element type the vectors are read as.
+    pub dtype: VectorDtype,
+    /// How token vectors become one vector per text.
+    pub pooling: EmbeddingPooling,
+    /// Whether vectors are scaled to unit length.
+    pub normalized: bool,
+    /// The ONNX Runtime version that made the identity (`1.31.1`).
+    pub runtime_version: String,
+    /// The graph output the vectors are read from; `None`: the graph's first output.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// The lowest score, in millionths of a cosine, of a span `suggest` proposes as an
+    /// alias of the term it is near.
+    pub suggest_min_score: i32,
+    /// The lowest score, in millionths, of a pair of terms `dedupe` proposes as
+    /// probably the same entity.
+    pub dedupe_min_score: i32,
+}
+
+/// The element type of stored vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorDtype {
+    /// 32-bit floats.
+    F32,
+}
+
+/// How an embedding model's token vectors become one vector per text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbeddingPooling {
+    /// The mean of the token vectors.
+    Mean,
+    /// The first token's vector.
+    Cls,
+    /// The graph pools itself.
+    InGraph,
 }

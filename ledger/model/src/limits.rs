@@ -52,6 +52,11 @@ pub const SELECTORS_MAX: usize = 16;
 pub const SCORE_MAX: i32 = 1_000_000;
 /// Longest rule text, in characters.
 pub const RULE_CHARS_MAX: usize = 2_000;
+/// Longest name and runtime version of an embedding model, in UTF-8 bytes (what the
+/// `embed` crate's model identity holds).
+pub const EMBEDDING_TEXT_BYTES_MAX: usize = 256;
+/// Largest vector dimension of an embedding model (the `embed` crate's `DIM_MAX`).
+pub const EMBEDDING_DIM_MAX: u32 = 8_192;
 
 // A summary at its limit, in 4-byte UTF-8, must still fit an event with room to spare
 // for the envelope and the other fields.

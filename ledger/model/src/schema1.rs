@@ -142,6 +142,8 @@ impl From<Body> for body::Body {
                 origin: candidate.origin,
                 trust: candidate.trust,
                 score: None,
+                related: None,
+                duplicate: None,
             }),
             Body::DispositionSet(disposition) => body::Body::DispositionSet(disposition),
             Body::ConfigSet(config) => body::Body::ConfigSet(config),
@@ -227,7 +229,9 @@ impl body::Body {
                 })
             }
             body::Body::SummaryRetired(retired) => Body::SummaryRetired(retired.clone()),
-            body::Body::CandidateProposed(candidate) if candidate.score.is_none() => {
+            body::Body::CandidateProposed(candidate)
+                if candidate.score.is_none() && candidate.related.is_none() && candidate.duplicate.is_none() =>
+            {
                 Body::CandidateProposed(CandidateProposed {
                     id: candidate.id,
                     surface: candidate.surface.clone(),

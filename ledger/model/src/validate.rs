@@ -236,6 +236,27 @@ impl Path<'_> {
         Ok(())
     }
 
+    /// A score in millionths of a cosine.
+    fn score(&self, field: &str, score: i32) -> Check {
+        if !(-SCORE_MAX..=SCORE_MAX).contains(&score) {
+            return Err(self.err(field, format!("{score} is outside -{SCORE_MAX}..={SCORE_MAX} (millionths)")));
+        }
+        Ok(())
+    }
+
+    /// A text of an embedding model's identity: one line, at most
+    /// [`EMBEDDING_TEXT_BYTES_MAX`] bytes.
+    fn identity_text(&self, field: &str, value: &str) -> Check {
+        self.line(field, value, EMBEDDING_TEXT_BYTES_MAX)?;
+        if value.len() > EMBEDDING_TEXT_BYTES_MAX {
+            return Err(self.err(
+                field,
+                format!("is {} bytes of UTF-8, more than the limit of {EMBEDDING_TEXT_BYTES_MAX}", value.len()),
+            ));
+        }
+        Ok(())
+    }
+
     fn chapter(&self, field: &str, chapter: u32) -> Check {
         if chapter == 0 {
             return Err(self.err(field, "chapters are numbered from 1, got 0"));
@@ -384,8 +405,21 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
                 return Err(p.err("trust", "embedding suggestions must have trust `low`"));
             }
             if let Some(score) = candidate.score {
-                if !(-SCORE_MAX..=SCORE_MAX).contains(&score) {
-                    return Err(p.err("score", format!("{score} is outside -{SCORE_MAX}..={SCORE_MAX} (millionths)")));
+                p.score("score", score)?;
+            }
+            if let Some(related) = candidate.related {
+                p.id("related", related, &[RecordKind::Term])?;
+            }
+            if let Some(duplicate) = candidate.duplicate {
+                p.id("duplicate", duplicate, &[RecordKind::Term])?;
+                match candidate.related {
+                    None => {
+                        return Err(p.err("duplicate", "names the second term of a pair: `related` must name the first"))
+                    }
+                    Some(related) if related == duplicate => {
+                        return Err(p.err("duplicate", format!("{duplicate} cannot be a duplicate of itself")))
+                    }
+                    Some(_) => {}
                 }
             }
             Ok(())
@@ -506,6 +540,16 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.opt_text("note", &concept.note, NOTE_CHARS_MAX)
         }
         Body::ConceptDropped(concept) => p.line("surface", &concept.surface, KEY_CHARS_MAX),
+        Body::EmbeddingModelSet(model) => {
+            p.identity_text("name", &model.name)?;
+            if !(1..=EMBEDDING_DIM_MAX).contains(&model.dim) {
+                return Err(p.err("dim", format!("{} is outside 1..={EMBEDDING_DIM_MAX}", model.dim)));
+            }
+            p.identity_text("runtime_version", &model.runtime_version)?;
+            p.opt_label("output", &model.output)?;
+            p.score("suggest_min_score", model.suggest_min_score)?;
+            p.score("dedupe_min_score", model.dedupe_min_score)
+        }
     }
 }
 
@@ -579,6 +623,88 @@ mod tests {
         // Free text keeps its line breaks.
         let note = TermPut { note: Some("герой\u{2028}клана".into()), ..term("萧炎") };
         assert_eq!(validate_body(&Body::TermPut(note), &Rules::default()), Ok(()));
+    }
+
+    fn candidate() -> CandidateProposed {
+        CandidateProposed {
+            id: "C-1".parse().unwrap(),
+            surface: "炎儿".into(),
+            suggested_dst: None,
+            evidence: None,
+            origin: Origin::Embedding,
+            trust: Trust::Low,
+            score: Some(912_000),
+            related: Some("T-1".parse().unwrap()),
+            duplicate: None,
+        }
+    }
+
+    #[test]
+    fn a_candidate_names_terms_as_related_and_a_duplicate_only_with_related() {
+        assert_eq!(validate_body(&Body::CandidateProposed(candidate()), &Rules::default()), Ok(()));
+        let pair = CandidateProposed { duplicate: Some("T-2".parse().unwrap()), ..candidate() };
+        assert_eq!(validate_body(&Body::CandidateProposed(pair), &Rules::default()), Ok(()));
+        let bad = |candidate: CandidateProposed| field_of(Body::CandidateProposed(candidate));
+        assert_eq!(
+            bad(CandidateProposed { related: Some("S-1".parse().unwrap()), ..candidate() }),
+            "candidate_proposed.related"
+        );
+        assert_eq!(
+            bad(CandidateProposed { related: None, duplicate: Some("T-2".parse().unwrap()), ..candidate() }),
+            "candidate_proposed.duplicate"
+        );
+        assert_eq!(
+            bad(CandidateProposed { duplicate: Some("T-1".parse().unwrap()), ..candidate() }),
+            "candidate_proposed.duplicate"
+        );
+        assert_eq!(bad(CandidateProposed { trust: Trust::Normal, ..candidate() }), "candidate_proposed.trust");
+        assert_eq!(bad(CandidateProposed { score: Some(SCORE_MAX + 1), ..candidate() }), "candidate_proposed.score");
+    }
+
+    #[test]
+    fn an_embedding_model_names_its_bad_field() {
+        let model = EmbeddingModelSet {
+            name: "lorebank-tiny".into(),
+            model_blake3: crate::Hash32([1; 32]),
+            tokenizer_blake3: None,
+            dim: 32,
+            dtype: VectorDtype::F32,
+            pooling: EmbeddingPooling::Mean,
+            normalized: true,
+            runtime_version: "1.31.1".into(),
+            output: Some("last_hidden_state".into()),
+            suggest_min_score: 800_000,
+            dedupe_min_score: 900_000,
+        };
+        assert_eq!(validate_body(&Body::EmbeddingModelSet(model.clone()), &Rules::default()), Ok(()));
+        let bad = |model: EmbeddingModelSet| field_of(Body::EmbeddingModelSet(model));
+        assert_eq!(bad(EmbeddingModelSet { dim: 0, ..model.clone() }), "embedding_model_set.dim");
+        assert_eq!(bad(EmbeddingModelSet { dim: EMBEDDING_DIM_MAX + 1, ..model.clone() }), "embedding_model_set.dim");
+        assert_eq!(bad(EmbeddingModelSet { name: " ".into(), ..model.clone() }), "embedding_model_set.name");
+        // 100 characters of 3 bytes: within the character limit, over the byte limit.
+        let error = validate_body(
+            &Body::EmbeddingModelSet(EmbeddingModelSet { name: "模".repeat(100), ..model.clone() }),
+            &Rules::default(),
+        )
+        .unwrap_err();
+        assert_eq!(error.field, "embedding_model_set.name");
+        assert!(error.message.contains("300 bytes"), "{error}");
+        assert_eq!(
+            bad(EmbeddingModelSet { runtime_version: String::new(), ..model.clone() }),
+            "embedding_model_set.runtime_version"
+        );
+        assert_eq!(
+            bad(EmbeddingModelSet { output: Some("a\nb".into()), ..model.clone() }),
+            "embedding_model_set.output"
+        );
+        assert_eq!(
+            bad(EmbeddingModelSet { suggest_min_score: -SCORE_MAX - 1, ..model.clone() }),
+            "embedding_model_set.suggest_min_score"
+        );
+        assert_eq!(
+            bad(EmbeddingModelSet { dedupe_min_score: SCORE_MAX + 1, ..model }),
+            "embedding_model_set.dedupe_min_score"
+        );
     }
 
     #[test]

@@ -58,7 +58,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::RuleRetired(_)
         | Body::GovernanceSet(_)
         | Body::ConceptExpected(_)
-        | Body::ConceptDropped(_) => 15,
+        | Body::ConceptDropped(_)
+        | Body::EmbeddingModelSet(_) => 16,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -108,6 +108,8 @@ pub fn schema1_examples() -> Vec<(&'static str, NewEvent)> {
                     origin: Origin::Embedding,
                     trust: Trust::Low,
                     score: None,
+                    related: None,
+                    duplicate: None,
                 }),
             ),
         ),
@@ -166,7 +168,11 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 put.owner = Some("human:editors".into());
                 put.release_to = Some(vec![]);
             }
-            Body::CandidateProposed(candidate) => candidate.score = Some(873_100),
+            Body::CandidateProposed(candidate) => {
+                candidate.score = Some(873_100);
+                candidate.related = Some(id("T-412"));
+                candidate.duplicate = Some(id("T-7"));
+            }
             _ => {}
         }
     }
@@ -248,6 +254,26 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
         (
             "concept_dropped",
             event("human:anna", "cli", Body::ConceptDropped(ConceptDropped { surface: "林晚".into() })),
+        ),
+        (
+            "embedding_model_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::EmbeddingModelSet(EmbeddingModelSet {
+                    name: "multilingual-e5-small".into(),
+                    model_blake3: Hash32([0xab; 32]),
+                    tokenizer_blake3: Some(Hash32([0xcd; 32])),
+                    dim: 384,
+                    dtype: VectorDtype::F32,
+                    pooling: EmbeddingPooling::Mean,
+                    normalized: true,
+                    runtime_version: "1.31.1".into(),
+                    output: Some("last_hidden_state".into()),
+                    suggest_min_score: 800_000,
+                    dedupe_min_score: 920_000,
+                }),
+            ),
         ),
     ]);
     examples
@@ -461,8 +487,10 @@ pub fn body() -> impl Strategy<Value = Body> {
             ],
             prop_oneof![Just(Trust::Low), Just(Trust::Normal)],
             any::<Option<i32>>(),
+            prop::option::of(record_id(RecordKind::Term)),
+            prop::option::of(record_id(RecordKind::Term)),
         )
-            .prop_map(|(id, surface, suggested_dst, evidence, origin, trust, score)| {
+            .prop_map(|(id, surface, suggested_dst, evidence, origin, trust, score, related, duplicate)| {
                 Body::CandidateProposed(CandidateProposed {
                     id,
                     surface,
@@ -471,6 +499,8 @@ pub fn body() -> impl Strategy<Value = Body> {
                     origin,
                     trust,
                     score,
+                    related,
+                    duplicate,
                 })
             }),
         (
@@ -508,6 +538,35 @@ pub fn body() -> impl Strategy<Value = Body> {
         (text(8), prop::option::of(text(6)), prop::option::of(text(20)))
             .prop_map(|(surface, kind, note)| Body::ConceptExpected(ConceptExpected { surface, kind, note })),
         text(8).prop_map(|surface| Body::ConceptDropped(ConceptDropped { surface })),
+        (
+            (text(8), any::<[u8; 32]>().prop_map(Hash32), prop::option::of(any::<[u8; 32]>().prop_map(Hash32))),
+            (
+                any::<u32>(),
+                prop_oneof![Just(EmbeddingPooling::Mean), Just(EmbeddingPooling::Cls), Just(EmbeddingPooling::InGraph)]
+            ),
+            (any::<bool>(), text(6), prop::option::of(text(8)), any::<i32>(), any::<i32>()),
+        )
+            .prop_map(
+                |(
+                    (name, model_blake3, tokenizer_blake3),
+                    (dim, pooling),
+                    (normalized, runtime_version, output, suggest_min_score, dedupe_min_score),
+                )| {
+                    Body::EmbeddingModelSet(EmbeddingModelSet {
+                        name,
+                        model_blake3,
+                        tokenizer_blake3,
+                        dim,
+                        dtype: VectorDtype::F32,
+                        pooling,
+                        normalized,
+                        runtime_version,
+                        output,
+                        suggest_min_score,
+                        dedupe_min_score,
+                    })
+                }
+            ),
     ]
 }
 
