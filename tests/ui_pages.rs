@@ -11,6 +11,7 @@ mod serve;
 #[path = "common/audit_book.rs"]
 mod audit_book;
 
+use serde_json::Value;
 use serve::{Reply, Server};
 
 const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; \
@@ -347,4 +348,38 @@ fn the_chapter_page_names_each_injected_records_owner_and_the_rules_given_with_t
     // A character's owner is the names editor by default, anything else the chief editor.
     assert!(chapter.contains("<code class=\"owner\">human:names-editor</code> (names editor)"), "{chapter}");
     assert!(chapter.contains("<code class=\"owner\">human:editors</code> (chief editor)"), "{chapter}");
+}
+
+#[test]
+fn an_embedding_candidate_shows_its_score_and_term_and_accepting_it_adds_an_alias_without_a_rendering() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let lines = [
+        r#"{"candidate_proposed":{"id":"C-90","surface":"照儿","evidence":"ch1/1@3-5 near T-1","origin":"embedding","trust":"low","score":912345,"related":"T-1"}}"#,
+        r#"{"candidate_proposed":{"id":"C-91","surface":"雾川","origin":"embedding","trust":"low","score":950000,"related":"T-7","duplicate":"T-8"}}"#,
+    ];
+    server.append_lines("wuchuan", "actor=tool:embed&source=suggest", &lines).ok();
+    let html = page(&server, "/ui/books/wuchuan/review");
+    assert!(html.contains("score <span class=\"score\">0.912345</span>"), "{html}");
+    assert!(
+        html.contains("close to <a href=\"/ui/books/wuchuan/terms/T-1\">T-1</a> (accepting adds it as an alias)"),
+        "{html}"
+    );
+    assert!(html.contains("may be the same entity as <a href=\"/ui/books/wuchuan/terms/T-7\">T-7</a>"), "{html}");
+    // The forms of C-90 and C-91 ask for no rendering.
+    let form_of = |id: &str| {
+        let start = html.find(&format!("action=\"/ui/books/wuchuan/review/{id}/accept\"")).unwrap();
+        html[start..start + html[start..].find("</form>").unwrap()].to_owned()
+    };
+    for id in ["C-90", "C-91"] {
+        assert!(!form_of(id).contains("name=\"dst\""), "{id}: {}", form_of(id));
+    }
+    let token = csrf(&html);
+    let reply = form(&server, "/ui/books/wuchuan/review/C-90/accept", &[("csrf", &token)], &[]);
+    assert_eq!(reply.status, 303, "{}", reply.text());
+    let log = server.log("wuchuan");
+    let written: Vec<&Value> = log.iter().rev().take(2).map(|event| &event["body"]).collect();
+    assert_eq!(written[1]["alias_added"]["id"], "T-1", "{written:?}");
+    assert_eq!(written[1]["alias_added"]["surface"], "照儿", "{written:?}");
+    assert_eq!(written[0]["disposition_set"]["target"], "C-90", "{written:?}");
 }

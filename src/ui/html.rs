@@ -853,8 +853,20 @@ pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&
                     ReviewItem::Candidate { proposed, sightings } => {
                         h2 { (id) " " span.src lang="zh" { (proposed.surface) } }
                         p {
-                            "candidate from " (word(&proposed.origin)) " (trust " (word(&proposed.trust)) "), sighted " (sightings) " times"
+                            "candidate from " (word(&proposed.origin)) " (trust " (word(&proposed.trust))
+                            @if let Some(score) = proposed.score { ", score " span.score { (embed::Score::from_millionths(score).to_string()) } }
+                            "), sighted " (sightings) " times"
                             @if let Some(dst) = &proposed.suggested_dst { "; suggested rendering " span.dst { (dst) } }
+                            @match (proposed.related, proposed.duplicate) {
+                                (Some(related), Some(duplicate)) => {
+                                    "; " a href=(term_url(name, duplicate)) { (duplicate) } " may be the same entity as "
+                                    a href=(term_url(name, related)) { (related) } " (accepting merges nothing)"
+                                }
+                                (Some(related), None) => {
+                                    "; close to " a href=(term_url(name, related)) { (related) } " (accepting adds it as an alias)"
+                                }
+                                _ => {}
+                            }
                         }
                     }
                     ReviewItem::Flagged { put, why, owner, owner_role } => {
@@ -901,6 +913,8 @@ pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&
                     form.accept method="post" action=(action("accept")) {
                         input type="hidden" name="csrf" value=(chrome.csrf);
                         @match &entry.item {
+                            // Accepting a candidate close to a term makes no new term.
+                            ReviewItem::Candidate { proposed, .. } if proposed.related.is_some() => {}
                             ReviewItem::Candidate { proposed, .. } => {
                                 label { "rendering " input type="text" name="dst" value=[proposed.suggested_dst.as_deref()] required; }
                                 label { " gender "
