@@ -38,6 +38,6 @@ pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
 pub use interchange::{Export, ImportOptions, ImportReport};
 pub use ledger::Patience;
-pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook};
+pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;
 pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};
