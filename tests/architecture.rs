@@ -18,23 +18,33 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("postcheck", &["ledger-model"]),
     ("names", &["ledger-model", "matcher"]),
     ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange", "postcheck", "names"]),
-    ("lorebank", &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed"]),
+    ("cluster", &["ledger", "ledger-model", "replay"]),
+    (
+        "lorebank",
+        &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed", "cluster"],
+    ),
 ];
 
 /// Crates that must not appear anywhere in a crate's normal dependency closure.
 const FORBIDDEN: &[(&str, &[&str])] = &[
-    ("matcher", &["ledger-model", "redb", "ort", "tokio", "axum", "reqwest", "serde_json"]),
-    ("ledger-model", &["redb", "matcher", "ort", "tokio", "axum", "reqwest"]),
-    ("projections", &["redb", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "ledger"]),
-    ("ledger", &["matcher", "projections", "embed", "replay", "ort"]),
+    ("matcher", &["ledger-model", "redb", "ort", "tokio", "axum", "reqwest", "serde_json", "async-nats"]),
+    ("ledger-model", &["redb", "matcher", "ort", "tokio", "axum", "reqwest", "async-nats"]),
+    ("projections", &["redb", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "ledger", "async-nats"]),
+    // The ledger knows a commit gate, never the log behind it.
+    ("ledger", &["matcher", "projections", "embed", "replay", "ort", "tokio", "async-nats", "cluster"]),
     ("embed", &["ledger", "projections", "matcher", "replay"]),
-    ("assembly", &["redb", "ledger", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "serde_json"]),
+    (
+        "assembly",
+        &["redb", "ledger", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "serde_json", "async-nats"],
+    ),
     (
         "interchange",
         &["redb", "ledger", "projections", "matcher", "replay", "embed", "ort", "tokio", "axum", "reqwest"],
     ),
     ("postcheck", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
-    ("replay", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest"]),
+    ("replay", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest", "async-nats", "cluster"]),
+    // Replication is transport and protocol: no HTTP, no model, no embedding.
+    ("cluster", &["axum", "embed", "ort", "tokenizers", "reqwest"]),
     ("names", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
 ];
 
@@ -120,6 +130,7 @@ fn pure_crates_have_no_forbidden_crate_in_their_closure() {
     // above can fail.
     assert!(closure(&graph, "ledger").contains("redb"));
     assert!(closure(&graph, "embed").contains("ort") && closure(&graph, "embed").contains("tokenizers"));
+    assert!(closure(&graph, "cluster").contains("async-nats") && closure(&graph, "cluster").contains("tokio"));
 }
 
 #[test]
