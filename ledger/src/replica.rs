@@ -205,6 +205,12 @@ impl Group {
     /// to each other, that the last one ends its batch, and that every document and
     /// snapshot entry is one the ledger can store.
     pub fn check(self) -> Result<CheckedGroup, ReplicaError> {
+        let id = Group::id_of(&self.encode()).unwrap_or_default();
+        self.check_as(id)
+    }
+
+    /// [`Group::check`] of a group whose id (the checksum of its byte form) is known.
+    fn check_as(self, id: Hash32) -> Result<CheckedGroup, ReplicaError> {
         let mut head = self.before;
         let n_records = self.records.len();
         for (index, bytes) in self.records.iter().enumerate() {
@@ -247,7 +253,7 @@ impl Group {
                 )));
             }
         }
-        Ok(CheckedGroup { group: self, end: head })
+        Ok(CheckedGroup { group: self, end: head, id })
     }
 }
 
@@ -258,6 +264,7 @@ impl Group {
 pub struct CheckedGroup {
     group: Group,
     end: Head,
+    id: Hash32,
 }
 
 impl CheckedGroup {
@@ -274,6 +281,11 @@ impl CheckedGroup {
     /// The head after the group.
     pub fn end(&self) -> Head {
         self.end
+    }
+
+    /// The group's id: the checksum of its byte form.
+    pub fn id(&self) -> Hash32 {
+        self.id
     }
 }
 
@@ -499,7 +511,7 @@ impl Follower {
                 detail: "its parts do not end in the id they name".into(),
             });
         }
-        let group = Group::decode(&pending.bytes)?.check()?;
+        let group = Group::decode(&pending.bytes)?.check_as(pending.group)?;
         if group.before() != self.head {
             self.position = position;
             return Ok(Offered::Skipped(Skip::Superseded { group: pending.group, before: group.before() }));
