@@ -282,6 +282,11 @@ pub struct ServeArgs {
     /// Replicas of the library's stream, when this node is the first and creates it.
     #[arg(long, default_value = "3", value_parser = clap::value_parser!(u64).range(1..=5), requires = "cluster")]
     pub replicas: u64,
+    /// With --cluster: publish a book of its own found in DIR into the library when it
+    /// is first opened, if the library has no book of that name (otherwise such a
+    /// file is refused).
+    #[arg(long, requires = "cluster")]
+    pub seed: bool,
     /// Close a book unused for this many seconds.
     #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = wait_seconds)]
     pub idle_close: Duration,

@@ -48,6 +48,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 urls,
                 library: serve.library,
                 replicas: serve.replicas as usize,
+                seed: serve.seed,
             }),
             limits: crate::serve::routes::Limits {
                 events_max: serve.events_max as usize,

@@ -52,6 +52,9 @@ pub struct ClusterOrigin {
     open: Mutex<BTreeMap<String, Arc<Replica>>>,
     /// The newest checkpoint revision this node put in (or found in) the store, by book.
     shared: Mutex<BTreeMap<String, u64>>,
+    /// Whether a book of its own in the directory is published into the library
+    /// (when the library has no book of its name) instead of refused.
+    seed: bool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -80,7 +83,49 @@ impl ClusterOrigin {
             policy,
             open: Mutex::new(BTreeMap::new()),
             shared: Mutex::new(BTreeMap::new()),
+            seed: false,
         })
+    }
+
+    /// Publishes books of their own found in the directory into the library when they
+    /// are first opened, if the library has no book of that name (`--seed`).
+    pub fn seeding(mut self, seed: bool) -> ClusterOrigin {
+        self.seed = seed;
+        self
+    }
+
+    /// Publishes book `name`, a book of its own at `ledger`, into the library, whose
+    /// subject for it must be empty, and marks the file as the library's copy. The
+    /// book travels as it is stored: every record byte for byte, in groups that end
+    /// at batch ends, then its blobs and documents.
+    fn seed_book(&self, name: &str, ledger: &Ledger) -> Result<(), BookError> {
+        let subject = self.subject_of(name);
+        if self.log.next(&subject, 1).map_err(|error| unavailable(name, error))?.is_some() {
+            return Err(BookError::Invalid(format!(
+                "{} is a book of its own, and library {} already holds a book {name}: move the file out of the directory (the library's book is fetched in its place)",
+                ledger.path().display(),
+                self.library
+            )));
+        }
+        let dir = ledger.path().parent().unwrap_or(Path::new("."));
+        let staging = dir.join(format!(".{name}.seed-{}.archive", std::process::id()));
+        let archive = (|| {
+            ledger.export_archive(&staging, true).map_err(|error| BookError::Invalid(error.to_string()))?;
+            let bytes = std::fs::read(&staging)
+                .map_err(|error| BookError::Invalid(format!("{}: {error}", staging.display())))?;
+            ledger::read_archive(&staging.display().to_string(), &bytes)
+                .map_err(|error| BookError::Invalid(error.to_string()))
+        })();
+        let _ = std::fs::remove_file(&staging);
+        let archive = archive?;
+        let replica =
+            Replica::new(name, &subject, Arc::clone(&self.log), self.policy, ledger::Head::EMPTY, Default::default());
+        let mut mark = ledger::ReplicaMark::default();
+        for group in seed_groups(&archive, self.policy.apply_bytes_max) {
+            mark = replica.publish(&group).map_err(book_error)?;
+        }
+        ledger.apply_replica(Vec::new(), mark)?;
+        Ok(())
     }
 
     /// The library's name.
@@ -192,6 +237,67 @@ impl ClusterOrigin {
     }
 }
 
+/// A book's stored form as groups: its records in groups of about `bytes_max` that end
+/// at batch ends, each with the snapshot index entries of its revisions, then its
+/// blobs and documents in groups of their own.
+fn seed_groups(archive: &ledger::Archive, bytes_max: usize) -> Vec<ledger::replica::Group> {
+    use ledger::replica::Group;
+    let mut groups = Vec::new();
+    let mut group = Group::default();
+    let mut head = ledger::Head::EMPTY;
+    let mut n_bytes = 0usize;
+    for (index, record) in archive.records.iter().enumerate() {
+        let header = record
+            .get(..ledger_model::record::HEADER_BYTES)
+            .and_then(|bytes| bytes.try_into().ok())
+            .and_then(|bytes| ledger_model::record::Header::from_bytes(bytes).ok());
+        let Some(header) = header else { continue };
+        n_bytes += record.len();
+        group.records.push(record.clone());
+        head = ledger::Head { seq: Seq(index as u64 + 1), hash: header.chain_hash() };
+        // Records of format 1 carry no batch end: any of them may end a group.
+        if n_bytes >= bytes_max && header.batch_end != Some(false) {
+            groups.push(std::mem::replace(&mut group, Group { before: head, ..Group::default() }));
+            n_bytes = 0;
+        }
+    }
+    if !group.records.is_empty() {
+        groups.push(std::mem::replace(&mut group, Group { before: head, ..Group::default() }));
+    }
+    for (snapshot, revision) in &archive.snapshots {
+        let holder = groups.iter_mut().find(|group| {
+            group.before.seq < *revision && revision.0 <= group.before.seq.0 + group.records.len() as u64
+        });
+        if let Some(holder) = holder {
+            holder.snapshots.push((*snapshot, *revision));
+        }
+    }
+    let stored = |bytes: &[u8]| bytes.get(32..).unwrap_or_default().to_vec();
+    let mut n_bytes = 0usize;
+    let flush = |group: &mut Group, n_bytes: &mut usize, groups: &mut Vec<Group>| {
+        if !group.blobs.is_empty() || !group.documents.is_empty() {
+            groups.push(std::mem::replace(group, Group { before: head, ..Group::default() }));
+        }
+        *n_bytes = 0;
+    };
+    for (id, bytes) in &archive.blobs {
+        group.blobs.push((*id, stored(bytes)));
+        n_bytes += bytes.len();
+        if n_bytes >= bytes_max {
+            flush(&mut group, &mut n_bytes, &mut groups);
+        }
+    }
+    for (id, shelf, key, bytes) in &archive.documents {
+        group.documents.push(ledger::Document { id: *id, bytes: stored(bytes), group: *shelf, key: key.clone() });
+        n_bytes += bytes.len();
+        if n_bytes >= bytes_max {
+            flush(&mut group, &mut n_bytes, &mut groups);
+        }
+    }
+    flush(&mut group, &mut n_bytes, &mut groups);
+    groups
+}
+
 /// A checkpoint as the store holds it: magic, chain hash of its revision, when it was
 /// written, the checkpoint bytes, and a checksum of all that.
 pub fn checkpoint_bytes(chain: Hash32, written_at_ms: u64, state: &[u8]) -> Vec<u8> {
@@ -249,6 +355,9 @@ impl Origin for ClusterOrigin {
     }
 
     fn attach(&self, name: &str, ledger: &Arc<Ledger>) -> Result<(), BookError> {
+        if self.seed && ledger.replica()?.is_none() {
+            self.seed_book(name, ledger)?;
+        }
         let replica = self.replica_of(name, ledger)?;
         let mark = ledger.replica()?.unwrap_or_default();
         replica.attach(ledger);

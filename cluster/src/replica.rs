@@ -375,8 +375,11 @@ fn skip_words(skip: &Skip) -> String {
     }
 }
 
-impl CommitGate for Replica {
-    fn admit(&self, group: &Group) -> Result<ReplicaMark, GateRefusal> {
+impl Replica {
+    /// Publishes `group`, which must start at the tip's head, and confirms each of its
+    /// parts; on success the tip is at its last part. What the gate does before the
+    /// writer commits, and how a book of its own is brought into a library.
+    pub fn publish(&self, group: &Group) -> Result<ReplicaMark, GateRefusal> {
         let (expected, head) = {
             let tip = lock(&self.tip);
             if let Some(halt) = &tip.halt {
@@ -410,5 +413,11 @@ impl CommitGate for Replica {
             tip.head = end;
         }
         Ok(ReplicaMark { position, group: id })
+    }
+}
+
+impl CommitGate for Replica {
+    fn admit(&self, group: &Group) -> Result<ReplicaMark, GateRefusal> {
+        self.publish(group)
     }
 }

@@ -247,3 +247,84 @@ fn a_large_batch_travels_in_parts() {
     assert_eq!(archive(&b), archive(&a));
     assert_eq!(terms(&b).len(), 400);
 }
+
+#[test]
+fn a_book_of_its_own_is_refused_or_seeded_into_the_library() {
+    let log = Arc::new(MemoryLog::new());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.lorebank");
+    replay::Book::init(&path, "plain", &write_options()).unwrap();
+    {
+        let mut book = replay::Book::open(&path).unwrap();
+        for batch in 0..3u32 {
+            let bodies: Vec<Labelled> = (1..=5)
+                .map(|i| Labelled { label: String::new(), default_source: "test".into(), body: term(batch * 10 + i) })
+                .collect();
+            book.submit_labelled(&write_options(), bodies, vec![]).unwrap();
+        }
+    }
+    let origin = |seed: bool| {
+        Arc::new(ClusterOrigin::new("main", Arc::clone(&log) as Arc<dyn Log>, Policy::default()).unwrap().seeding(seed))
+    };
+    let refusing = origin(false);
+    let library =
+        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&refusing) as Arc<dyn replay::Origin>)
+            .unwrap();
+    let error = library.open("book").unwrap_err().to_string();
+    assert!(error.contains("a book of its own") && error.contains("--seed"), "{error}");
+    drop(library);
+    let seeding = origin(true);
+    let library =
+        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&seeding) as Arc<dyn replay::Origin>)
+            .unwrap();
+    let a = Node { _dir: dir, library, origin: seeding };
+    assert_eq!(terms(&a).len(), 15);
+    let b = node(&log);
+    assert_eq!(archive(&b), archive(&a), "the library's book is the file, byte for byte");
+    write(&b, term(99));
+    a.origin.sync("book").unwrap().unwrap();
+    assert_eq!(head_of(&a), head_of(&b));
+}
+
+#[test]
+fn a_fresh_node_takes_the_checkpoint_another_shared() {
+    let log = Arc::new(MemoryLog::new());
+    let a = node(&log);
+    a.library.create("book", "plain", &write_options()).unwrap();
+    for batch in 0..5u32 {
+        let bodies: Vec<Labelled> = (1..=500)
+            .map(|i| Labelled { label: String::new(), default_source: "test".into(), body: term(batch * 1000 + i) })
+            .collect();
+        a.library.open("book").unwrap().lock().submit_labelled(&write_options(), bodies, vec![]).unwrap();
+    }
+    let ledger = {
+        let open = a.library.open("book").unwrap();
+        let mut book = open.lock();
+        // The book's policy files one every 2,000 events, in the background.
+        book.wait_for_checkpoint();
+        book.ledger_handle()
+    };
+    let newest = ledger.checkpoints().unwrap().last().copied().expect("a checkpoint after 2,500 events");
+    assert_eq!(a.origin.share_checkpoints(&[("book".into(), Arc::clone(&ledger))]), 1);
+    assert_eq!(a.origin.share_checkpoints(&[("book".into(), ledger)]), 0, "shared once");
+    assert_eq!(log.checkpoint_revision("book").unwrap(), Some(newest.revision.0));
+    let b = node(&log);
+    let open = b.library.open("book").unwrap();
+    let taken = open.lock().ledger().checkpoints().unwrap();
+    assert_eq!(taken.iter().map(|info| info.revision).collect::<Vec<_>>(), [newest.revision]);
+    drop(open);
+    assert_eq!(head_of(&b), head_of(&a));
+    assert_eq!(terms(&b), terms(&a));
+    b.library.open("book").unwrap().lock().verify().unwrap();
+    // A checkpoint taken on another log (its chain hash is not this log's) is ignored.
+    let c = node(&Arc::new(MemoryLog::new()));
+    c.library.create("book", "plain", &write_options()).unwrap();
+    let bodies: Vec<Labelled> = (1..=newest.revision.0 as u32)
+        .map(|i| Labelled { label: String::new(), default_source: "other".into(), body: term(i) })
+        .collect();
+    c.library.open("book").unwrap().lock().submit_labelled(&write_options(), bodies, vec![]).unwrap();
+    let other = c.library.open("book").unwrap().lock().ledger_handle();
+    assert!(other.head().unwrap().seq >= newest.revision);
+    assert_eq!(b.origin.fetch_checkpoint("book", &other).unwrap(), None);
+    assert!(other.checkpoints().unwrap().iter().all(|info| info.revision != newest.revision));
+}

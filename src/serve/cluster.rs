@@ -33,6 +33,8 @@ pub struct ClusterSettings {
     pub library: String,
     /// Replicas of the stream when this node creates it.
     pub replicas: usize,
+    /// Publish books of their own found in the directory into the library.
+    pub seed: bool,
 }
 
 /// A library joined: its origin and its log.
@@ -67,7 +69,8 @@ pub async fn connect(settings: &ClusterSettings) -> Result<Cluster, Failure> {
     let log = Arc::new(log);
     let policy = Policy { part_bytes_max: log.max_payload().saturating_sub(4096).max(4096), ..Policy::default() };
     let origin = ClusterOrigin::new(&settings.library, Arc::clone(&log) as Arc<dyn cluster::Log>, policy)
-        .map_err(|error| Failure::invalid(error.to_string()))?;
+        .map_err(|error| Failure::invalid(error.to_string()))?
+        .seeding(settings.seed);
     Ok(Cluster { origin: Arc::new(origin), log, settings: settings.clone() })
 }
 
