@@ -270,6 +270,14 @@ fn a_fresh_node_materializes_the_books(world: &mut World) {
     let expected = b.get("/v1/books/wuchuan").ok();
     let (status, _) = world.nodes.remove("c").unwrap().terminate();
     assert!(status.success());
+    // A command on a node's copy reads it and refuses to write to it.
+    let copy = dir.path().join("wuchuan.lorebank");
+    let verified = serve::cli(&copy, &["verify"]);
+    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stderr));
+    let refused = serve::cli(&copy, &["term", "put", "--id", "T-9", "--src", "新词", "--dst", "новое"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("write through a node of its library"), "{stderr}");
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let path = entry.unwrap().path();
         if path.is_file() {

@@ -18,7 +18,7 @@
 //!   whatever their expected sequence, as a clustered JetStream may under
 //!   concurrency.
 //!
-//! Neither `ledger` nor `replay` knows NATS: they know a commit gate, a replica mark
+//! Neither `ledger` nor `replay` knows NATS: they know a commit gate, a replica position
 //! and an origin, and this crate is the only one that depends on async-nats.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 

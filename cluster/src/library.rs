@@ -42,6 +42,9 @@ pub struct BookState {
     pub halted: Option<String>,
     /// The last message skipped, in words.
     pub last_skipped: Option<String>,
+    /// The revision of the stream's checkpoint this node took when it opened the
+    /// book, if it took one.
+    pub checkpoint_taken: Option<u64>,
 }
 
 /// The books of one library in one log, as one node has them open.
@@ -52,6 +55,8 @@ pub struct ClusterOrigin {
     open: Mutex<BTreeMap<String, Arc<Replica>>>,
     /// The newest checkpoint revision this node put in (or found in) the store, by book.
     shared: Mutex<BTreeMap<String, u64>>,
+    /// The revision of the stream's checkpoint each open book was opened with.
+    taken: Mutex<BTreeMap<String, u64>>,
     /// Whether a book of its own in the directory is published into the library
     /// (when the library has no book of its name) instead of refused.
     seed: bool,
@@ -83,6 +88,7 @@ impl ClusterOrigin {
             policy,
             open: Mutex::new(BTreeMap::new()),
             shared: Mutex::new(BTreeMap::new()),
+            taken: Mutex::new(BTreeMap::new()),
             seed: false,
         })
     }
@@ -95,7 +101,7 @@ impl ClusterOrigin {
     }
 
     /// Publishes book `name`, a book of its own at `ledger`, into the library, whose
-    /// subject for it must be empty, and marks the file as the library's copy. The
+    /// subject for it must be empty, and makes the file the library's copy. The
     /// book travels as it is stored: every record byte for byte, in groups that end
     /// at batch ends, then its blobs and documents.
     fn seed_book(&self, name: &str, ledger: &Ledger) -> Result<(), BookError> {
@@ -120,11 +126,11 @@ impl ClusterOrigin {
         let archive = archive?;
         let replica =
             Replica::new(name, &subject, Arc::clone(&self.log), self.policy, ledger::Head::EMPTY, Default::default());
-        let mut mark = ledger::ReplicaMark::default();
+        let mut position = ledger::ReplicaPosition::default();
         for group in seed_groups(&archive, self.policy.apply_bytes_max) {
-            mark = replica.publish(&group).map_err(book_error)?;
+            position = replica.publish(&group).map_err(book_error)?;
         }
-        ledger.apply_replica(Vec::new(), mark)?;
+        ledger.apply_replica(Vec::new(), position)?;
         Ok(())
     }
 
@@ -171,13 +177,14 @@ impl ClusterOrigin {
                     head: head.seq,
                     halted: replica.halted(),
                     last_skipped: replica.last_skipped(),
+                    checkpoint_taken: lock(&self.taken).get(replica.book()).copied(),
                 }
             })
             .collect()
     }
 
     fn replica_of(&self, name: &str, ledger: &Ledger) -> Result<Arc<Replica>, BookError> {
-        let mark = ledger.replica()?.ok_or_else(|| {
+        let position = ledger.replica()?.ok_or_else(|| {
             BookError::Invalid(format!(
                 "{} is a book of its own, not a copy of library {}'s book {name}: move it out of the library's directory, or bring it into the library with `lorebank serve --cluster … --seed` (docs/operations.md)",
                 ledger.path().display(),
@@ -185,7 +192,7 @@ impl ClusterOrigin {
             ))
         })?;
         let head = ledger.head()?;
-        Ok(Arc::new(Replica::new(name, &self.subject_of(name), Arc::clone(&self.log), self.policy, head, mark)))
+        Ok(Arc::new(Replica::new(name, &self.subject_of(name), Arc::clone(&self.log), self.policy, head, position)))
     }
 
     /// Takes the stream's checkpoint of book `name` into `ledger` when it is newer than
@@ -359,17 +366,19 @@ impl Origin for ClusterOrigin {
             self.seed_book(name, ledger)?;
         }
         let replica = self.replica_of(name, ledger)?;
-        let mark = ledger.replica()?.unwrap_or_default();
+        let position = ledger.replica()?.unwrap_or_default();
         replica.attach(ledger);
         lock(&self.open).insert(name.to_owned(), Arc::clone(&replica));
         // A copy the stream no longer holds is kept and read; its writes are refused.
-        if replica.check_mark(mark).is_err() {
+        if replica.check_position(position).is_err() {
             return Ok(());
         }
         let before = ledger.head()?.seq;
         match replica.sync() {
             Ok(synced) if synced.head.seq.0 >= before.0 + CHECKPOINT_FETCH_EVENTS => {
-                let _ = self.fetch_checkpoint(name, ledger);
+                if let Ok(Some(revision)) = self.fetch_checkpoint(name, ledger) {
+                    lock(&self.taken).insert(name.to_owned(), revision.0);
+                }
             }
             // Reads go on at the revision the file has: a refused message or a log
             // out of reach is reported by the next write, status and catch-up.
@@ -380,5 +389,6 @@ impl Origin for ClusterOrigin {
 
     fn detach(&self, name: &str) {
         lock(&self.open).remove(name);
+        lock(&self.taken).remove(name);
     }
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use ledger::replica::{split, CheckedGroup, Follower, Group, Offered, Skip};
-use ledger::{AppendError, CommitGate, GateRefusal, GateRefusalKind, Head, Ledger, ReplicaMark};
+use ledger::{AppendError, CommitGate, GateRefusal, GateRefusalKind, Head, Ledger, ReplicaPosition};
 use ledger_model::record;
 
 use crate::log::{Log, LogError, Stored};
@@ -110,16 +110,16 @@ fn end_of(group: &Group) -> Head {
 }
 
 impl Replica {
-    /// Book `book` on `subject`, whose local file is at `head` with `mark` (the last
+    /// Book `book` on `subject`, whose local file is at `head` with `position` (the last
     /// group it holds, [`Ledger::replica`]).
-    pub fn new(book: &str, subject: &str, log: Arc<dyn Log>, policy: Policy, head: Head, mark: ReplicaMark) -> Replica {
+    pub fn new(book: &str, subject: &str, log: Arc<dyn Log>, policy: Policy, head: Head, position: ReplicaPosition) -> Replica {
         Replica {
             book: book.to_owned(),
             subject: subject.to_owned(),
             log,
             policy,
-            tip: Mutex::new(Tip { position: mark.position, head, halt: None }),
-            follow: Mutex::new(Follower::at(head, mark.position)),
+            tip: Mutex::new(Tip { position: position.position, head, halt: None }),
+            follow: Mutex::new(Follower::at(head, position.position)),
             ledger: Mutex::new(Weak::new()),
             skipped: Mutex::new(None),
         }
@@ -152,17 +152,17 @@ impl Replica {
         lock(&self.tip).halt.as_ref().map(|halt| halt.reason.clone())
     }
 
-    /// Checks that the log still holds the message the file ends at (`mark`): if it
+    /// Checks that the log still holds the message the file ends at (`at`): if it
     /// does not, writes stop and the file is kept as it is.
-    pub fn check_mark(&self, mark: ReplicaMark) -> Result<(), GateRefusal> {
-        if mark.position == 0 {
+    pub fn check_position(&self, at: ReplicaPosition) -> Result<(), GateRefusal> {
+        if at.position == 0 {
             return Ok(());
         }
-        let found = self.log.get(mark.position).map_err(|error| self.unavailable(error))?;
+        let found = self.log.get(at.position).map_err(|error| self.unavailable(error))?;
         let holds = match &found {
             Some((subject, stored)) => {
                 subject == &self.subject
-                    && ledger::replica::Part::parse(&stored.bytes).is_ok_and(|part| part.group == mark.group)
+                    && ledger::replica::Part::parse(&stored.bytes).is_ok_and(|part| part.group == at.group)
             }
             None => false,
         };
@@ -171,7 +171,7 @@ impl Replica {
         }
         let reason = format!(
             "book {}: this node's copy ends at stream sequence {} (group {}), which the library's stream no longer holds: the stream was deleted, purged or lost acknowledged messages; the copy is kept as it is, reads go on from it, and writes are refused (docs/operations.md)",
-            self.book, mark.position, mark.group
+            self.book, at.position, at.group
         );
         lock(&self.tip).halt = Some(Halt { reason: reason.clone(), lost: true });
         Err(refusal(GateRefusalKind::Refused, reason))
@@ -212,7 +212,7 @@ impl Replica {
             }
             let start = (follower.position(), follower.head());
             let mut ready: Vec<CheckedGroup> = Vec::new();
-            let mut mark = None;
+            let mut last = None;
             let mut n_ready_bytes = 0usize;
             let mut refused = None;
             for stored in messages {
@@ -225,7 +225,7 @@ impl Replica {
                     }
                     Ok(Offered::Ready(group)) => {
                         follower.applied(stored.position, &group);
-                        mark = Some(ReplicaMark { position: stored.position, group: group.id() });
+                        last = Some(ReplicaPosition { position: stored.position, group: group.id() });
                         n_ready_bytes += stored.bytes.len();
                         ready.push(group);
                         if n_ready_bytes >= self.policy.apply_bytes_max {
@@ -244,8 +244,8 @@ impl Replica {
                 }
             }
             let n_groups = ready.len() as u64;
-            let applied = match mark {
-                Some(mark) => ledger.apply_replica(ready, mark).map(Some),
+            let applied = match last {
+                Some(last) => ledger.apply_replica(ready, last).map(Some),
                 None => Ok(None),
             };
             match applied {
@@ -379,7 +379,7 @@ impl Replica {
     /// Publishes `group`, which must start at the tip's head, and confirms each of its
     /// parts; on success the tip is at its last part. What the gate does before the
     /// writer commits, and how a book of its own is brought into a library.
-    pub fn publish(&self, group: &Group) -> Result<ReplicaMark, GateRefusal> {
+    pub fn publish(&self, group: &Group) -> Result<ReplicaPosition, GateRefusal> {
         let (expected, head) = {
             let tip = lock(&self.tip);
             if let Some(halt) = &tip.halt {
@@ -412,12 +412,12 @@ impl Replica {
             tip.position = position;
             tip.head = end;
         }
-        Ok(ReplicaMark { position, group: id })
+        Ok(ReplicaPosition { position, group: id })
     }
 }
 
 impl CommitGate for Replica {
-    fn admit(&self, group: &Group) -> Result<ReplicaMark, GateRefusal> {
+    fn admit(&self, group: &Group) -> Result<ReplicaPosition, GateRefusal> {
         self.publish(group)
     }
 }

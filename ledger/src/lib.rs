@@ -66,7 +66,7 @@ mod writer;
 
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
-pub use replica::{CommitGate, GateRefusal, GateRefusalKind, ReplicaMark};
+pub use replica::{CommitGate, GateRefusal, GateRefusalKind, ReplicaPosition};
 pub use store::{
     Head, Ledger, VerifyReport, LEDGER_FORMAT, PIPELINE_BATCHES_IN_FLIGHT, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS,
     STORED_CHECKSUM_CONTEXT,

@@ -532,14 +532,14 @@ impl Follower {
 /// the same transaction (`meta.replica`), so a node can check on opening that the log
 /// still holds what its file ends at.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReplicaMark {
+pub struct ReplicaPosition {
     /// The log position of the group's last part (0: an empty replica).
     pub position: u64,
     /// The group's id.
     pub group: Hash32,
 }
 
-impl ReplicaMark {
+impl ReplicaPosition {
     pub(crate) fn to_bytes(self) -> [u8; 40] {
         let mut out = [0u8; 40];
         out[..8].copy_from_slice(&self.position.to_le_bytes());
@@ -547,10 +547,10 @@ impl ReplicaMark {
         out
     }
 
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<ReplicaMark> {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<ReplicaPosition> {
         let position = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
         let group: [u8; 32] = bytes.get(8..40)?.try_into().ok()?;
-        (bytes.len() == 40).then_some(ReplicaMark { position, group: Hash32(group) })
+        (bytes.len() == 40).then_some(ReplicaPosition { position, group: Hash32(group) })
     }
 }
 
@@ -587,15 +587,15 @@ impl std::fmt::Display for GateRefusal {
 
 /// Sees every group a ledger's writer thread is about to commit and decides whether
 /// it may ([`crate::Ledger::set_gate`]): called on the writer thread after the group
-/// is sealed inside its transaction and before the durable commit. `Ok(mark)` lets
-/// the commit go on and stores `mark` with it; `Err` aborts the transaction, and
+/// is sealed inside its transaction and before the durable commit. `Ok(position)`
+/// lets the commit go on and stores `position` with it; `Err` aborts the transaction, and
 /// every batch of the group is answered with the refusal.
 ///
 /// A replicating gate publishes the group to its log here; it must not call back
 /// into the ledger (the writer thread is waiting for it).
 pub trait CommitGate: Send + Sync {
     /// Admits `group` (sealed at `group.before`), or refuses it.
-    fn admit(&self, group: &Group) -> Result<ReplicaMark, GateRefusal>;
+    fn admit(&self, group: &Group) -> Result<ReplicaPosition, GateRefusal>;
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use redb::{
 };
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
-use crate::replica::{CheckedGroup, CommitGate, ReplicaMark};
+use crate::replica::{CheckedGroup, CommitGate, ReplicaPosition};
 use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
 use crate::writer::{self, Appended, Attachments, Document, Request};
@@ -75,7 +75,7 @@ pub(crate) fn checked(stored: &[u8]) -> Option<&[u8]> {
     (checksum(bytes) == sum).then_some(bytes)
 }
 pub(crate) const META_HEAD: &str = "head";
-/// The [`ReplicaMark`] of a node's copy of a replicated book, written with every
+/// The [`ReplicaPosition`] of a node's copy of a replicated book, written with every
 /// group it commits; absent in a book of its own.
 pub(crate) const META_REPLICA: &str = "replica";
 
@@ -304,7 +304,7 @@ impl Ledger {
     }
 
     /// Creates a new, empty book at `path` that is a node's copy of a replicated
-    /// book: marked as a replica at log position 0, so that only groups of its
+    /// book: a replica at log position 0, so that only groups of its
     /// library ([`Ledger::apply_replica`], or appends through a [`CommitGate`]) are
     /// ever written to it. Fails if anything is already there.
     pub fn create_replica(path: &Path) -> Result<Ledger, OpenError> {
@@ -314,13 +314,13 @@ impl Ledger {
         let db = Database::create(path).map_err(|error| open_error(path, error))?;
         let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
         create_empty_book(&db).map_err(io)?;
-        let mark = (|| -> Result<(), redb::Error> {
+        let marked = (|| -> Result<(), redb::Error> {
             let txn = db.begin_write()?;
-            txn.open_table(META)?.insert(META_REPLICA, ReplicaMark::default().to_bytes().as_slice())?;
+            txn.open_table(META)?.insert(META_REPLICA, ReplicaPosition::default().to_bytes().as_slice())?;
             txn.commit()?;
             Ok(())
         })();
-        mark.map_err(io)?;
+        marked.map_err(io)?;
         Ok(Ledger::start(db, path))
     }
 
@@ -455,10 +455,10 @@ impl Ledger {
 
     /// Where this copy of a replicated book is in its library's log: the position
     /// and id of the last group it holds. `None` for a book of its own.
-    pub fn replica(&self) -> Result<Option<ReplicaMark>, ReadError> {
+    pub fn replica(&self) -> Result<Option<ReplicaPosition>, ReadError> {
         match self.meta(META_REPLICA)? {
             None => Ok(None),
-            Some(bytes) => ReplicaMark::from_bytes(&bytes).map(Some).ok_or_else(|| ReadError::Damaged {
+            Some(bytes) => ReplicaPosition::from_bytes(&bytes).map(Some).ok_or_else(|| ReadError::Damaged {
                 object: "meta `replica`".into(),
                 detail: format!("{} bytes, expected 40", bytes.len()),
             }),
@@ -473,11 +473,11 @@ impl Ledger {
     }
 
     /// Stores `groups` (consecutive, the first starting at the head) of a replicated
-    /// book, in one durable transaction with `mark`, without the commit gate: they
+    /// book, in one durable transaction with `position`, without the commit gate: they
     /// are already in the library's log. Every record was opened and linked when the
     /// group was checked; here the first group must start at the head (otherwise
     /// [`AppendError::NotAtHead`], and nothing is written). Returns the new head.
-    pub fn apply_replica(&self, groups: Vec<CheckedGroup>, mark: ReplicaMark) -> Result<Head, AppendError> {
+    pub fn apply_replica(&self, groups: Vec<CheckedGroup>, position: ReplicaPosition) -> Result<Head, AppendError> {
         if let Some(reason) = self.shared.poisoned() {
             return Err(AppendError::refused(reason));
         }
@@ -488,7 +488,7 @@ impl Ledger {
             rest: None,
             expected: None,
             attachments: Attachments::default(),
-            replica: Some(Box::new(writer::ReplicaApply { groups, mark })),
+            replica: Some(Box::new(writer::ReplicaApply { groups, position })),
             reply,
         };
         self.send(request, &answer).map(|appended| Head { seq: appended.last, hash: appended.hash })

@@ -21,7 +21,7 @@ use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
 use crate::error::{AppendError, FAILED_COMMIT};
-use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaMark};
+use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaPosition};
 use crate::store::{
     blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, META_REPLICA,
     SHELVES, SNAPSHOTS,
@@ -86,10 +86,10 @@ pub(crate) struct Request {
     pub(crate) reply: Sender<Result<Appended, AppendError>>,
 }
 
-/// Checked groups of a replicated book and the mark of the last one.
+/// Checked groups of a replicated book and the replica position of the last one.
 pub(crate) struct ReplicaApply {
     pub(crate) groups: Vec<CheckedGroup>,
-    pub(crate) mark: ReplicaMark,
+    pub(crate) position: ReplicaPosition,
 }
 
 /// Derived data committed in the same transaction as a batch, or not at all.
@@ -327,8 +327,8 @@ fn commit_group(
             .and_then(|guard| Head::from_bytes(guard.value()))
             .ok_or("meta `head` is missing or malformed")?;
         let replica = meta.get(META_REPLICA).map_err(|e| e.to_string())?.map(|guard| guard.value().to_vec());
-        if let (None, Some(mark)) = (&gate, &replica) {
-            let position = ReplicaMark::from_bytes(mark).map_or(0, |mark| mark.position);
+        if let (None, Some(stored)) = (&gate, &replica) {
+            let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
             let refused = AppendError::Replica { path: shared.path.display().to_string(), position };
             drop(meta);
             txn.abort().map_err(|e| e.to_string())?;
@@ -457,8 +457,8 @@ fn commit_group(
         }
         if let (Some(gate), Some(out)) = (&gate, &out) {
             match gate.admit(out) {
-                Ok(mark) => {
-                    meta.insert(META_REPLICA, mark.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+                Ok(position) => {
+                    meta.insert(META_REPLICA, position.to_bytes().as_slice()).map_err(|e| e.to_string())?;
                 }
                 Err(refusal) => {
                     drop((meta, events, blobs, snapshots, documents, document_log, shelves));
@@ -550,7 +550,7 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
             }
         }
         meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
-        meta.insert(META_REPLICA, apply.mark.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+        meta.insert(META_REPLICA, apply.position.to_bytes().as_slice()).map_err(|e| e.to_string())?;
     }
     txn.commit().map_err(|e| e.to_string())?;
     Ok(Ok(Appended { first: start.seq.next(), last: head.seq, hash: head.hash }))

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use ledger::replica::{Follower, Group, Offered};
-use ledger::{AppendError, Attachments, CommitGate, Document, GateRefusal, GateRefusalKind, Head, Ledger, ReplicaMark};
+use ledger::{AppendError, Attachments, CommitGate, Document, GateRefusal, GateRefusalKind, Head, Ledger, ReplicaPosition};
 use ledger_model::{Body, Hash32, NewEvent, Seq, TermRetired};
 
 fn event(n: u32) -> NewEvent {
@@ -27,14 +27,14 @@ struct Recorder {
 }
 
 impl CommitGate for Recorder {
-    fn admit(&self, group: &Group) -> Result<ReplicaMark, GateRefusal> {
+    fn admit(&self, group: &Group) -> Result<ReplicaPosition, GateRefusal> {
         if let Some(kind) = *self.refuse.lock().unwrap() {
             return Err(GateRefusal { kind, detail: "refused by the test".into() });
         }
         let bytes = group.encode();
         let mut groups = self.groups.lock().unwrap();
         groups.push(bytes.clone());
-        Ok(ReplicaMark { position: groups.len() as u64, group: Group::id_of(&bytes).unwrap() })
+        Ok(ReplicaPosition { position: groups.len() as u64, group: Group::id_of(&bytes).unwrap() })
     }
 }
 
@@ -62,7 +62,7 @@ fn the_gate_sees_every_group_and_its_copy_is_byte_identical() {
     writer.file_documents(vec![document], vec![]).unwrap();
     let groups = gate.groups.lock().unwrap().clone();
     assert_eq!(groups.len(), 3);
-    assert_eq!(writer.replica().unwrap(), Some(ReplicaMark { position: 3, group: Group::id_of(&groups[2]).unwrap() }));
+    assert_eq!(writer.replica().unwrap(), Some(ReplicaPosition { position: 3, group: Group::id_of(&groups[2]).unwrap() }));
 
     // A copy applies the groups as a follower hands them out.
     let copy = Ledger::create_replica(&dir.path().join("b.lorebank")).unwrap();
@@ -71,9 +71,9 @@ fn the_gate_sees_every_group_and_its_copy_is_byte_identical() {
         let position = index as u64 + 1;
         let part = ledger::replica::split(bytes, 1 << 20).unwrap().remove(0);
         let Offered::Ready(group) = follower.offer(position, &part).unwrap() else { panic!("group {index}") };
-        let mark = ReplicaMark { position, group: Group::id_of(bytes).unwrap() };
+        let at = ReplicaPosition { position, group: Group::id_of(bytes).unwrap() };
         follower.applied(position, &group);
-        copy.apply_replica(vec![group], mark).unwrap();
+        copy.apply_replica(vec![group], at).unwrap();
     }
     assert_eq!(copy.head().unwrap(), writer.head().unwrap());
     assert_eq!(copy.replica().unwrap(), writer.replica().unwrap());
@@ -133,18 +133,18 @@ fn a_copy_without_a_gate_refuses_writes_and_applies_only_at_its_head() {
     let copy = Ledger::create_replica(&dir.path().join("b.lorebank")).unwrap();
     let groups = gate.groups.lock().unwrap().clone();
     let checked = |bytes: &[u8]| Group::decode(bytes).unwrap().check().unwrap();
-    let mark = |position: u64, bytes: &[u8]| ReplicaMark { position, group: Group::id_of(bytes).unwrap() };
+    let at = |position: u64, bytes: &[u8]| ReplicaPosition { position, group: Group::id_of(bytes).unwrap() };
     // The second group first: it does not start at the empty book.
-    let error = copy.apply_replica(vec![checked(&groups[1])], mark(2, &groups[1])).unwrap_err();
+    let error = copy.apply_replica(vec![checked(&groups[1])], at(2, &groups[1])).unwrap_err();
     assert!(matches!(error, AppendError::NotAtHead { .. }), "{error}");
     assert_eq!(copy.head().unwrap(), Head::EMPTY);
     // Both in one transaction.
-    let head = copy.apply_replica(vec![checked(&groups[0]), checked(&groups[1])], mark(2, &groups[1])).unwrap();
+    let head = copy.apply_replica(vec![checked(&groups[0]), checked(&groups[1])], at(2, &groups[1])).unwrap();
     assert_eq!(head, reopened.head().unwrap());
     // Out of order within one call: nothing is written.
-    let error = copy.apply_replica(vec![checked(&groups[0])], mark(3, &groups[0])).unwrap_err();
+    let error = copy.apply_replica(vec![checked(&groups[0])], at(3, &groups[0])).unwrap_err();
     assert!(matches!(error, AppendError::NotAtHead { .. }));
-    assert_eq!(copy.replica().unwrap(), Some(mark(2, &groups[1])));
+    assert_eq!(copy.replica().unwrap(), Some(at(2, &groups[1])));
     copy.verify().unwrap();
 }
 

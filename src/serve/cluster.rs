@@ -202,7 +202,10 @@ pub fn spawn_followers(server: Arc<Server>) {
     });
     tokio::spawn(async move {
         let mut sweep = tokio::time::interval(Duration::from_secs(5));
-        let mut share = tokio::time::interval(Duration::from_secs(30));
+        let mut share = tokio::time::interval_at(
+            tokio::time::Instant::now() + Duration::from_secs(30),
+            Duration::from_secs(30),
+        );
         let mut reported: BTreeMap<String, String> = BTreeMap::new();
         loop {
             let names: Vec<String> = tokio::select! {
@@ -254,8 +257,9 @@ pub fn spawn_followers(server: Arc<Server>) {
     });
 }
 
-/// Shares the checkpoints of the open books (blocking).
-fn share_checkpoints(server: &Server) {
+/// Shares the checkpoints of the open books (blocking): every 30 s, and when the
+/// server stops.
+pub fn share_checkpoints(server: &Server) {
     let Some(cluster) = &server.cluster else { return };
     let ledgers: Vec<(String, Arc<ledger::Ledger>)> = cluster
         .origin
@@ -283,6 +287,7 @@ pub fn status(cluster: &Cluster) -> serde_json::Value {
                 "head": book.head.0,
                 "halted": book.halted,
                 "last_skipped": book.last_skipped,
+                "checkpoint_taken": book.checkpoint_taken,
             })
         })
         .collect();

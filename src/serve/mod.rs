@@ -374,6 +374,9 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         reaper.abort();
         Ok::<(), Failure>(())
     })?;
+    // A node that stops leaves its newest checkpoints for the nodes that open its
+    // books next.
+    cluster::share_checkpoints(&server);
     let closed = server.library.close_all();
     errln!("lorebank serve: stopped; closed {closed} book(s)");
     Ok(())
