@@ -160,6 +160,20 @@ impl ClusterOrigin {
         lock(&self.open).get(name).cloned()
     }
 
+    /// Notes that open book `name`'s subject has news (a prompt from the log); a
+    /// book that is not open needs none.
+    pub fn prompt(&self, name: &str) {
+        if let Some(replica) = self.replica(name) {
+            replica.prompt();
+        }
+    }
+
+    /// Whether open book `name` was prompted since its last catch-up began (a book
+    /// that is not open is caught up when it opens).
+    pub fn is_behind(&self, name: &str) -> bool {
+        self.replica(name).is_some_and(|replica| replica.is_behind())
+    }
+
     /// Brings open book `name` up to date; `None` when it is not open.
     pub fn sync(&self, name: &str) -> Option<Result<Synced, BookError>> {
         self.replica(name).map(|replica| replica.sync().map_err(book_error))

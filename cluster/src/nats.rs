@@ -66,8 +66,11 @@ impl JetStream {
         if urls.is_empty() {
             return Err("--cluster: no server given".into());
         }
+        // No echo: a node's subscription to its library's subjects (a prompt to catch
+        // up) does not bring back its own publishes.
         let client = async_nats::ConnectOptions::new()
             .name("lorebank")
+            .no_echo()
             .connection_timeout(options.timeout)
             .request_timeout(Some(options.timeout))
             .connect(urls.clone())

@@ -11,6 +11,7 @@
 //! ledger's own check that an applied group starts at its head.
 
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -87,6 +88,8 @@ pub struct Replica {
     ledger: Mutex<Weak<Ledger>>,
     /// The last message skipped, in words.
     skipped: Mutex<Option<String>>,
+    /// Told that the subject has news since the last catch-up began.
+    behind: AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -122,6 +125,7 @@ impl Replica {
             follow: Mutex::new(Follower::at(head, position.position)),
             ledger: Mutex::new(Weak::new()),
             skipped: Mutex::new(None),
+            behind: AtomicBool::new(false),
         }
     }
 
@@ -140,6 +144,17 @@ impl Replica {
     pub fn tip(&self) -> (u64, Head) {
         let tip = lock(&self.tip);
         (tip.position, tip.head)
+    }
+
+    /// Notes that the subject has a message this node may not have (a prompt from
+    /// the log): the next write catches up first.
+    pub fn prompt(&self) {
+        self.behind.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a prompt came since the last catch-up began.
+    pub fn is_behind(&self) -> bool {
+        self.behind.load(Ordering::SeqCst)
     }
 
     /// The last message a catch-up skipped, in words.
@@ -191,6 +206,7 @@ impl Replica {
             return Err(refusal(GateRefusalKind::Unavailable, format!("book {} is closed", self.book)));
         };
         let mut follower = lock(&self.follow);
+        self.behind.store(false, Ordering::SeqCst);
         let mut synced = Synced::default();
         loop {
             let tip = lock(&self.tip).clone();

@@ -2,11 +2,12 @@
 //! stream and this node's files are their verified copies (`docs/scale.md`).
 //!
 //! What the server adds to a single node: the [`cluster::ClusterOrigin`] behind its
-//! library; a middleware that catches a book up before every write (and before a
-//! read that asks for `Lorebank-Min-Revision`), and runs a request again when its
-//! write was stale (another node wrote first: nothing of it was written); and the
-//! followers that keep open books current (a prompt on every publish, a sweep every
-//! 5 s) and share their checkpoints every 30 s.
+//! library; a middleware that catches a book up before a write when a prompt said it
+//! has news (and before a read that asks for `Lorebank-Min-Revision`), and runs a
+//! request again, caught up, when its write was stale (another node wrote first:
+//! nothing of it was written); and the followers that keep open books current (a
+//! prompt on every other node's publish, a sweep every 5 s) and share their
+//! checkpoints every 30 s and when the server stops.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -47,8 +48,10 @@ pub struct Cluster {
 /// The header a client asks for read-your-writes with: the revision (a write's
 /// `head`) the node must have before it answers.
 pub const MIN_REVISION_HEADER: &str = "lorebank-min-revision";
-/// Times a request whose write was stale is run again.
-const ATTEMPTS: usize = 8;
+/// Times a request whose write was stale is run in all (each lost race means another
+/// write won it, so the book moves on; a request that loses this many in a row gets
+/// the 409, as does one cut off by the request timeout first).
+const ATTEMPTS: usize = 32;
 /// How long a read waits for the revision it asked for.
 const MIN_REVISION_WAIT: Duration = Duration::from_secs(5);
 
@@ -82,16 +85,18 @@ fn book_in(path: &str) -> Option<&str> {
     replay::library::check_name(name).ok().map(|()| name)
 }
 
-/// The head of book `name` after catching it up (in cluster mode), or as it is, and
-/// why the catch-up stopped short, if it did; `None` when the library has no such
-/// book (the handler answers that).
-async fn caught_up(server: &Arc<Server>, name: &str) -> Result<Option<(u64, Option<String>)>, Problem> {
+/// The head of book `name` after catching it up (in cluster mode; with `lazy`, only
+/// when a prompt said the subject has news), or as it is, and why the catch-up
+/// stopped short, if it did; `None` when the library has no such book (the handler
+/// answers that).
+async fn caught_up(server: &Arc<Server>, name: &str, lazy: bool) -> Result<Option<(u64, Option<String>)>, Problem> {
     let (server, name) = (Arc::clone(server), name.to_owned());
     super::routes::blocking(move || {
         let Ok(open) = server.library.open(&name) else { return Ok(None) };
         // A write meets a refusal again in the gate, which answers it; a read goes on
         // at the revision this node has.
-        let refused = match server.cluster.as_ref().and_then(|cluster| cluster.origin.sync(&name)) {
+        let cluster = server.cluster.as_ref().filter(|cluster| !lazy || cluster.origin.is_behind(&name));
+        let refused = match cluster.and_then(|cluster| cluster.origin.sync(&name)) {
             Some(Err(error)) => Some(error.to_string()),
             _ => None,
         };
@@ -101,10 +106,10 @@ async fn caught_up(server: &Arc<Server>, name: &str) -> Result<Option<(u64, Opti
     .await
 }
 
-/// Catches a book up before a write, or before a read with `Lorebank-Min-Revision`
-/// (waiting up to 5 s for that revision), and runs a request again, after catching
-/// up, when its write was stale: another node of the library wrote first, and
-/// nothing of this attempt was written (`docs/scale.md`).
+/// Catches a book up before a write (when it was prompted), or before a read with
+/// `Lorebank-Min-Revision` (waiting up to 5 s for that revision), and runs a request
+/// again, after catching up, when its write was stale: another node of the library
+/// wrote first, and nothing of this attempt was written (`docs/scale.md`).
 pub async fn replicated(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
     let Some(name) = book_in(request.uri().path()).map(str::to_owned) else { return next.run(request).await };
     let min_revision = match request.headers().get(MIN_REVISION_HEADER).map(|value| value.to_str()) {
@@ -127,7 +132,7 @@ pub async fn replicated(State(server): State<Arc<Server>>, request: Request, nex
     if let Some(revision) = min_revision {
         let deadline = Instant::now() + MIN_REVISION_WAIT;
         loop {
-            let (head, refused) = match caught_up(&server, &name).await {
+            let (head, refused) = match caught_up(&server, &name, false).await {
                 Ok(Some(found)) => found,
                 Ok(None) => break,
                 Err(problem) => return problem.into_response(),
@@ -167,7 +172,9 @@ pub async fn replicated(State(server): State<Arc<Server>>, request: Request, nex
     };
     let mut pause = Duration::from_millis(2);
     for attempt in 1..=ATTEMPTS {
-        if let Err(problem) = caught_up(&server, &name).await {
+        // The first attempt catches up only when the book has news: the gate finds
+        // out anyway if another node wrote first, and a stale attempt catches up.
+        if let Err(problem) = caught_up(&server, &name, attempt == 1).await {
             return problem.into_response();
         }
         let response = next.clone().run(Request::from_parts(parts.clone(), Body::from(bytes.clone()))).await;
@@ -175,7 +182,7 @@ pub async fn replicated(State(server): State<Arc<Server>>, request: Request, nex
             return response;
         }
         tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(100));
+        pause = (pause * 2).min(Duration::from_millis(50));
     }
     unreachable!("the last attempt returns its response")
 }
@@ -194,6 +201,7 @@ pub fn spawn_followers(server: Arc<Server>) {
         let Ok(mut subscriber) = client.subscribe(format!("{prefix}*")).await else { return };
         while let Some(message) = subscriber.next().await {
             if let Some(name) = origin.book_of(message.subject.as_str()) {
+                origin.prompt(name);
                 if prompts.send(name.to_owned()).is_err() {
                     return;
                 }
