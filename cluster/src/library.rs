@@ -168,8 +168,9 @@ impl ClusterOrigin {
         }
     }
 
-    /// Whether open book `name` was prompted since its last catch-up began (a book
-    /// that is not open is caught up when it opens).
+    /// Whether open book `name` should catch up before a write: prompted since its
+    /// last catch-up began, or its writes stopped (a book that is not open is caught
+    /// up when it opens).
     pub fn is_behind(&self, name: &str) -> bool {
         self.replica(name).is_some_and(|replica| replica.is_behind())
     }

@@ -115,7 +115,14 @@ fn end_of(group: &Group) -> Head {
 impl Replica {
     /// Book `book` on `subject`, whose local file is at `head` with `position` (the last
     /// group it holds, [`Ledger::replica`]).
-    pub fn new(book: &str, subject: &str, log: Arc<dyn Log>, policy: Policy, head: Head, position: ReplicaPosition) -> Replica {
+    pub fn new(
+        book: &str,
+        subject: &str,
+        log: Arc<dyn Log>,
+        policy: Policy,
+        head: Head,
+        position: ReplicaPosition,
+    ) -> Replica {
         Replica {
             book: book.to_owned(),
             subject: subject.to_owned(),
@@ -152,9 +159,11 @@ impl Replica {
         self.behind.store(true, Ordering::SeqCst);
     }
 
-    /// Whether a prompt came since the last catch-up began.
+    /// Whether a write should catch up first: a prompt came since the last catch-up
+    /// began, or the book's writes are stopped (a catch-up tries the refused message
+    /// again, and resumes the book once it is gone).
     pub fn is_behind(&self) -> bool {
-        self.behind.load(Ordering::SeqCst)
+        self.behind.load(Ordering::SeqCst) || lock(&self.tip).halt.is_some()
     }
 
     /// The last message a catch-up skipped, in words.

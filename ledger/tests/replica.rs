@@ -7,7 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use ledger::replica::{Follower, Group, Offered};
-use ledger::{AppendError, Attachments, CommitGate, Document, GateRefusal, GateRefusalKind, Head, Ledger, ReplicaPosition};
+use ledger::{
+    AppendError, Attachments, CommitGate, Document, GateRefusal, GateRefusalKind, Head, Ledger, ReplicaPosition,
+};
 use ledger_model::{Body, Hash32, NewEvent, Seq, TermRetired};
 
 fn event(n: u32) -> NewEvent {
@@ -62,7 +64,10 @@ fn the_gate_sees_every_group_and_its_copy_is_byte_identical() {
     writer.file_documents(vec![document], vec![]).unwrap();
     let groups = gate.groups.lock().unwrap().clone();
     assert_eq!(groups.len(), 3);
-    assert_eq!(writer.replica().unwrap(), Some(ReplicaPosition { position: 3, group: Group::id_of(&groups[2]).unwrap() }));
+    assert_eq!(
+        writer.replica().unwrap(),
+        Some(ReplicaPosition { position: 3, group: Group::id_of(&groups[2]).unwrap() })
+    );
 
     // A copy applies the groups as a follower hands them out.
     let copy = Ledger::create_replica(&dir.path().join("b.lorebank")).unwrap();

@@ -210,10 +210,8 @@ pub fn spawn_followers(server: Arc<Server>) {
     });
     tokio::spawn(async move {
         let mut sweep = tokio::time::interval(Duration::from_secs(5));
-        let mut share = tokio::time::interval_at(
-            tokio::time::Instant::now() + Duration::from_secs(30),
-            Duration::from_secs(30),
-        );
+        let mut share =
+            tokio::time::interval_at(tokio::time::Instant::now() + Duration::from_secs(30), Duration::from_secs(30));
         let mut reported: BTreeMap<String, String> = BTreeMap::new();
         loop {
             let names: Vec<String> = tokio::select! {
