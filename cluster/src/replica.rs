@@ -358,7 +358,22 @@ impl Replica {
             match self.log.publish(&self.subject, expect, msg_id, bytes) {
                 Ok(published) => break published,
                 Err(LogError::WrongLast { detail, .. }) => match self.log.next(&self.subject, expected + 1) {
-                    Ok(None) if expect.is_some() => expect = None,
+                    // Nothing after the tip, yet the tip is not the subject's last: the
+                    // log contradicts itself, or it lost the tip's message (then this
+                    // node's copy is ahead of the library, and must not go on).
+                    Ok(None) if expect.is_some() => match self.log.get(expected) {
+                        Ok(Some((subject, _))) if subject == self.subject => expect = None,
+                        Ok(_) if expected == 0 => expect = None,
+                        Ok(_) => {
+                            let reason = format!(
+                                "book {}: this node has processed the library's stream up to sequence {expected}, which the stream no longer holds: the stream was deleted, purged or lost acknowledged messages; the copy is kept as it is, reads go on from it, and writes are refused (docs/operations.md)",
+                                self.book
+                            );
+                            lock(&self.tip).halt = Some(Halt { reason: reason.clone(), lost: true });
+                            return Err(refusal(GateRefusalKind::Refused, reason));
+                        }
+                        Err(error) => wait(&error)?,
+                    },
                     Ok(_) => {
                         return Err(refusal(
                             GateRefusalKind::Stale,

@@ -328,3 +328,25 @@ fn a_fresh_node_takes_the_checkpoint_another_shared() {
     assert_eq!(b.origin.fetch_checkpoint("book", &other).unwrap(), None);
     assert!(other.checkpoints().unwrap().iter().all(|info| info.revision != newest.revision));
 }
+
+#[test]
+fn a_running_node_whose_log_lost_its_tip_refuses_writes() {
+    let log = Arc::new(MemoryLog::new());
+    let a = node(&log);
+    a.library.create("book", "plain", &write_options()).unwrap();
+    write(&a, term(1));
+    write(&a, term(2));
+    let kept = archive(&a);
+    // The stream loses its last acknowledged message (a quorum lost power before it
+    // was synced), while the node runs.
+    let messages = log.messages("lorebank.main.book.book");
+    log.delete(messages.last().unwrap().position);
+    let labelled = Labelled { label: String::new(), default_source: "test".into(), body: term(3) };
+    let refused =
+        a.library.open("book").unwrap().lock().submit_labelled(&write_options(), vec![labelled], vec![]).unwrap_err();
+    assert_eq!(refused.class(), ErrorClass::Corrupt, "{refused}");
+    assert!(refused.to_string().contains("no longer holds"), "{refused}");
+    assert_eq!(archive(&a), kept, "the copy, which holds the lost write, is kept");
+    assert_eq!(terms(&a), ["T-1", "T-2"]);
+    assert!(a.origin.sync("book").unwrap().is_err(), "the copy no longer follows the log");
+}
