@@ -10,9 +10,11 @@
 //!   book, the stream sequence and what failed; the local books are untouched and
 //!   writes stop until the message is deleted, then resume;
 //! * a lorebank node killed with SIGKILL: another node serves its books, every
-//!   acknowledged write and receipt of it, and every receipt replays;
+//!   acknowledged write and receipt of it, and every receipt replays; a party reads
+//!   there only what is released to it, and its receipt replays for it;
 //! * a fresh node joins with an empty directory and materializes the books, which
-//!   verify and replay every receipt; its copies deleted, it fetches them again;
+//!   verify and replay every receipt; a command on its copy reads it and refuses to
+//!   write to it; its copies deleted, it fetches them again;
 //! * the `nats-server` leading the stream is killed during writes on two nodes:
 //!   nothing acknowledged is lost and nothing is appended twice.
 //!
@@ -216,6 +218,17 @@ fn a_killed_node_is_served_by_another(world: &mut World) {
     ];
     let applied = a.post("/v1/books/wuchuan/events", &json!({ "events": terms, "actor": "human:editor" })).ok();
     assert_eq!(applied["head"], 4);
+    // Governance: a party, and a term released to the editors only.
+    let governed = json!({ "events": [
+        { "governance_set": { "conflict_policy": "flag", "parties": ["human:editors", "tool:pipeline"],
+          "defaults": [{ "records": "*", "owner": "human:editors", "release_to": ["*"] }] } },
+        { "term_put": { "id": "T-6", "src": "雾川", "dst": "Уча", "release_to": ["human:editors"] } },
+    ], "actor": "human:editor" });
+    assert_eq!(a.post("/v1/books/wuchuan/events", &governed).ok()["head"], 6);
+    let as_party = [("Content-Type", "application/json"), ("Lorebank-Party", "tool:pipeline")];
+    let party_chunk = json!({ "chapter": 3, "chunk": "1", "text": "雾川的沈照。" }).to_string();
+    let party_receipt = a.send("POST", "/v1/books/wuchuan/assemble", &as_party, party_chunk.as_bytes()).ok();
+    assert_eq!(party_receipt["party"], "tool:pipeline");
     let chunks = json!({ "chunks": [
         { "key": "1", "text": "沈照十五岁，是灯宗年纪最小的弟子。" },
         { "key": "2", "text": "先生名叫顾寒川。沈照提着灯。" },
@@ -231,8 +244,9 @@ fn a_killed_node_is_served_by_another(world: &mut World) {
         .post("/v1/books/wuchuan/assemble", &json!({ "chapter": 2, "chunk": "1", "text": "灯宗的人都认识沈照。" }))
         .ok();
     receipts.push(one["receipt"].as_str().unwrap().to_owned());
+    receipts.push(party_receipt["receipt"].as_str().unwrap().to_owned());
     let head = write(a, "wuchuan", "T-4", "wuchuan-4", Duration::from_secs(60));
-    assert_eq!(head, 5);
+    assert_eq!(head, 7);
     let snapshot = a.get("/v1/books/wuchuan").ok()["snapshot"].clone();
     world.receipts = receipts;
     world.nodes.remove("a").unwrap().kill();
@@ -245,6 +259,23 @@ fn a_killed_node_is_served_by_another(world: &mut World) {
         let replayed = b.send("POST", &format!("/v1/books/wuchuan/receipts/{receipt}/replay"), &[], b"").ok();
         assert_eq!(replayed["identical"], true, "{replayed}");
     }
+    // A party reads on another node exactly what it reads on one: T-6 is not
+    // released to it, and its receipt replays for it.
+    let revision = head.to_string();
+    let glossary = |party: Option<&str>| -> BTreeSet<String> {
+        let mut headers = vec![("Lorebank-Min-Revision", revision.as_str())];
+        if let Some(party) = party {
+            headers.push(("Lorebank-Party", party));
+        }
+        let reply = b.send("GET", "/v1/books/wuchuan/glossary", &headers, b"").ok();
+        reply["terms"].as_array().unwrap().iter().map(|term| term["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert!(glossary(None).contains("T-6"));
+    assert!(!glossary(Some("tool:pipeline")).contains("T-6"));
+    assert!(glossary(Some("human:editors")).contains("T-6"));
+    let id = party_receipt["receipt"].as_str().unwrap();
+    let replayed = b.send("POST", &format!("/v1/books/wuchuan/receipts/{id}/replay"), &as_party, b"").ok();
+    assert_eq!(replayed["identical"], true, "{replayed}");
     // And it takes writes for the books the dead node served.
     write(b, "wuchuan", "T-5", "wuchuan-5", Duration::from_secs(60));
     write(b, "shared", "T-999", "shared-999", Duration::from_secs(60));

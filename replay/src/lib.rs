@@ -33,7 +33,10 @@ pub mod timeline;
 
 pub use archive::Copy;
 pub use assembly::{assemble, receipt};
-pub use book::{Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS};
+pub use book::{
+    Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS,
+    OPEN_LEDGER_BYTES,
+};
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
 pub use interchange::{Export, ImportOptions, ImportReport};

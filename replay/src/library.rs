@@ -282,7 +282,8 @@ impl Library {
     }
 
     /// Closes least recently used idle books until one more fits under the count,
-    /// and the open books' memory is under the byte limit.
+    /// and, counting an open ledger's worth for it, under the byte limit (a book
+    /// that grows once open is held to the limit by [`Library::close_idle`]).
     fn make_room(&self) -> Result<(), BookError> {
         let mut closing = Vec::new();
         let refused = {
@@ -290,8 +291,10 @@ impl Library {
             let mut refused = None;
             loop {
                 let over_count = shelves.open.len() >= self.limits.max_open;
+                // Room for the book about to open, at least an open ledger's worth.
                 let over_bytes = self.limits.max_open_bytes < u64::MAX
                     && shelves.open.values().map(|open| open.resident_bytes()).sum::<u64>()
+                        + crate::book::OPEN_LEDGER_BYTES
                         > self.limits.max_open_bytes;
                 if !over_count && !over_bytes {
                     break;
