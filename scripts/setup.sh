@@ -18,10 +18,13 @@
 #     looks for it when ORT_DYLIB_PATH is not set
 #   * chromium, chromium-driver, fonts-noto-cjk: the headless browser the audit page's
 #     test drives through WebDriver (tests/ui_browser.rs), and a font for its CJK text
+#   * nats-server: NATS with JetStream, three of which tests/cluster.rs clusters on
+#     loopback ports for a library on several machines (docs/scale.md); the package's
+#     own service is not needed and the tests never use its port
 # Idempotent: skips what is already there. Needs root or sudo for apt-get.
 set -euo pipefail
 
-APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk)
+APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server)
 PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
 
 as_root() {

@@ -276,6 +276,26 @@ pub struct ServeArgs {
     /// Books open at once; one more closes the least recently used idle one.
     #[arg(long, default_value = "64", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub max_open_books: u64,
+    /// The open books' memory, in bytes, by their own estimate; past it the least
+    /// recently used idle ones close (no limit when not given).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_open_bytes: Option<u64>,
+    /// Join a library replicated through NATS JetStream: the NATS servers,
+    /// comma-separated (`nats://10.0.0.1:4222,nats://10.0.0.2:4222`). DIR then holds
+    /// this node's copies of the library's books (docs/scale.md).
+    #[arg(long, value_name = "URLS")]
+    pub cluster: Option<String>,
+    /// The library to join with --cluster: the JetStream stream `lorebank-NAME`.
+    #[arg(long, default_value = "main", value_name = "NAME", requires = "cluster")]
+    pub library: String,
+    /// Replicas of the library's stream, when this node is the first and creates it.
+    #[arg(long, default_value = "3", value_parser = clap::value_parser!(u64).range(1..=5), requires = "cluster")]
+    pub replicas: u64,
+    /// With --cluster: publish a book of its own found in DIR into the library when it
+    /// is first opened, if the library has no book of that name (otherwise such a
+    /// file is refused).
+    #[arg(long, requires = "cluster")]
+    pub seed: bool,
     /// Close a book unused for this many seconds.
     #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = wait_seconds)]
     pub idle_close: Duration,

@@ -42,7 +42,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
             listen: serve.listen,
             token_file: serve.token_file,
             max_open_books: serve.max_open_books as usize,
+            max_open_bytes: serve.max_open_bytes,
             idle_close: serve.idle_close,
+            cluster: serve.cluster.map(|urls| crate::serve::cluster::ClusterSettings {
+                urls,
+                library: serve.library,
+                replicas: serve.replicas as usize,
+                seed: serve.seed,
+            }),
             limits: crate::serve::routes::Limits {
                 events_max: serve.events_max as usize,
                 chunks_max: serve.chunks_max as usize,

@@ -12,7 +12,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ledger-model", &[]),
     ("projections", &["ledger-model", "matcher"]),
     ("ledger", &["ledger-model"]),
-    ("embed", &["ledger-model"]),
+    ("embed", &[]),
     ("assembly", &["projections", "ledger-model"]),
     ("interchange", &["ledger-model"]),
     ("postcheck", &["ledger-model"]),
@@ -20,30 +20,60 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange", "postcheck", "names"]),
     // The use cases that need a book and a model: the only crate with both in reach.
     ("suggest", &["replay", "embed", "ledger-model", "projections", "names"]),
+    ("cluster", &["ledger", "ledger-model", "replay"]),
     (
         "lorebank",
-        &["ledger-model", "ledger", "projections", "matcher", "replay", "assembly", "interchange", "embed", "suggest"],
+        &[
+            "ledger-model",
+            "ledger",
+            "projections",
+            "matcher",
+            "replay",
+            "assembly",
+            "interchange",
+            "embed",
+            "suggest",
+            "cluster",
+        ],
     ),
 ];
 
 /// Crates that must not appear anywhere in a crate's normal dependency closure.
 const FORBIDDEN: &[(&str, &[&str])] = &[
-    ("matcher", &["ledger-model", "redb", "ort", "tokio", "axum", "reqwest", "serde_json"]),
-    ("ledger-model", &["redb", "matcher", "ort", "tokio", "axum", "reqwest"]),
-    ("projections", &["redb", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "suggest", "ledger"]),
-    ("ledger", &["matcher", "projections", "embed", "replay", "ort"]),
-    ("embed", &["ledger", "projections", "matcher", "replay"]),
+    ("matcher", &["ledger-model", "redb", "ort", "tokio", "axum", "reqwest", "serde_json", "async-nats"]),
+    ("ledger-model", &["redb", "matcher", "ort", "tokio", "axum", "reqwest", "async-nats"]),
+    (
+        "projections",
+        &["redb", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "suggest", "ledger", "async-nats"],
+    ),
+    // The ledger knows a commit gate, never the log behind it.
+    ("ledger", &["matcher", "projections", "embed", "replay", "ort", "tokio", "async-nats", "cluster"]),
+    ("embed", &["ledger", "projections", "matcher", "replay", "cluster"]),
     (
         "assembly",
-        &["redb", "ledger", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "suggest", "serde_json"],
+        &[
+            "redb",
+            "ledger",
+            "ort",
+            "tokenizers",
+            "tokio",
+            "axum",
+            "reqwest",
+            "embed",
+            "suggest",
+            "serde_json",
+            "async-nats",
+        ],
     ),
     (
         "interchange",
         &["redb", "ledger", "projections", "matcher", "replay", "embed", "ort", "tokio", "axum", "reqwest"],
     ),
     ("postcheck", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
-    ("replay", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest", "suggest"]),
-    ("suggest", &["tokio", "axum", "reqwest"]),
+    ("replay", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest", "suggest", "async-nats", "cluster"]),
+    ("suggest", &["tokio", "axum", "reqwest", "async-nats", "cluster"]),
+    // Replication is transport and protocol: no HTTP, no model, no embedding.
+    ("cluster", &["axum", "embed", "ort", "tokenizers", "reqwest", "suggest"]),
     ("names", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
 ];
 
@@ -131,6 +161,7 @@ fn pure_crates_have_no_forbidden_crate_in_their_closure() {
     assert!(closure(&graph, "embed").contains("ort") && closure(&graph, "embed").contains("tokenizers"));
     // The use cases that need both are the one place where a book and a model meet.
     assert!(closure(&graph, "suggest").contains("ort") && closure(&graph, "suggest").contains("redb"));
+    assert!(closure(&graph, "cluster").contains("async-nats") && closure(&graph, "cluster").contains("tokio"));
 }
 
 #[test]

@@ -56,6 +56,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "import",
         "loop_checks",
         "archive",
+        "replica",
     ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
@@ -106,4 +107,9 @@ fn fuzz_loop_checks_seeds() {
 #[test]
 fn fuzz_archive_seeds() {
     run("fuzz_archive", bodies::archive);
+}
+
+#[test]
+fn fuzz_replica_seeds() {
+    run("fuzz_replica", bodies::replica);
 }

@@ -539,3 +539,66 @@ fn check_archive(bytes: &[u8]) {
     assert_eq!(archive.head.map_or(Hash32::GENESIS, |(_, hash)| hash), prev, "the head is not the last record's");
     assert_eq!(archive.head.map_or(0, |(seq, _)| seq.0), archive.records.len() as u64);
 }
+
+/// Splits fuzz input into messages: each is a `u16` LE length and that many bytes.
+fn messages(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while rest.len() >= 2 {
+        let len = u16::from_le_bytes([rest[0], rest[1]]) as usize;
+        let end = (2 + len).min(rest.len());
+        out.push(&rest[2..end]);
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// `fuzz_replica`: a log of arbitrary messages (each a `u16` LE length and its bytes)
+/// never panics a replica's follower (`ledger::replica`, docs/scale.md), and what it
+/// hands out is a chain: every group it calls ready starts at its head, its records
+/// open at their seqs and link, and a refused message leaves it as it was. Each
+/// message is also tried as a group's byte form with its checksum recomputed, so
+/// mutated groups reach the record checks; a group that decodes encodes back to the
+/// same bytes.
+pub fn replica(data: &[u8]) {
+    use ledger::replica::{Follower, Group, Offered};
+    let mut follower = Follower::at(ledger::Head::EMPTY, 0);
+    for (index, message) in messages(data).into_iter().enumerate() {
+        let position = index as u64 + 1;
+        let before = (follower.head(), follower.position());
+        match follower.offer(position, message) {
+            Ok(Offered::Ready(group)) => {
+                assert_eq!(group.before(), before.0, "a ready group that does not start at the head");
+                let mut head = group.before();
+                for (offset, stored) in group.group().records.iter().enumerate() {
+                    let seq = Seq(head.seq.0 + 1);
+                    let event = record::open(seq, stored)
+                        .unwrap_or_else(|error| panic!("record {offset} of a ready group: {error}"));
+                    assert_eq!(event.prev, head.hash, "record {offset} of a ready group does not link");
+                    head = ledger::Head { seq, hash: event.hash };
+                }
+                assert_eq!(head, group.end());
+                follower.applied(position, &group);
+            }
+            Ok(_) => assert_eq!(follower.head(), before.0, "a skipped or pending message moved the head"),
+            Err(_) => {
+                assert_eq!((follower.head(), follower.position()), before, "a refused message moved the follower")
+            }
+        }
+        for bytes in [message.to_vec(), resealed_group(message)] {
+            if let Ok(group) = Group::decode(&bytes) {
+                assert_eq!(group.encode(), bytes, "a group that decodes must encode to the same bytes");
+                let _ = group.check();
+            }
+        }
+    }
+}
+
+/// `bytes` with its last 32 bytes replaced by the group checksum of the rest.
+fn resealed_group(bytes: &[u8]) -> Vec<u8> {
+    let Some(body) = bytes.len().checked_sub(32).map(|end| &bytes[..end]) else { return bytes.to_vec() };
+    let checksum = blake3::Hasher::new_derive_key(ledger::replica::GROUP_CHECKSUM_CONTEXT).update(body).finalize();
+    let mut out = body.to_vec();
+    out.extend_from_slice(checksum.as_bytes());
+    out
+}

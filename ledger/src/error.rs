@@ -178,6 +178,30 @@ pub enum AppendError {
     /// The storage layer failed; the ledger now refuses appends.
     #[error("storage error: {0}")]
     Io(String),
+    /// The book's commit gate refused the group ([`crate::CommitGate`]); nothing of
+    /// it was written.
+    #[error("{0}")]
+    Gate(crate::replica::GateRefusal),
+    /// The book is a node's copy of a replicated book, and the write did not come
+    /// through the commit gate of its library: it would fork the copy from the
+    /// library.
+    #[error(
+        "{path} is a node's copy of a replicated book (stream position {position}): write through a node of its library (`lorebank --server`), not to the file"
+    )]
+    Replica {
+        /// The book file.
+        path: String,
+        /// The log position its last group came from.
+        position: u64,
+    },
+    /// A replicated group does not start at the book's head; nothing was written.
+    #[error("the replicated group starts at event {} ({}), but the book's head is event {} ({})", .before.seq, .before.hash, .head.seq, .head.hash)]
+    NotAtHead {
+        /// Where the group starts.
+        before: crate::Head,
+        /// The book's head.
+        head: crate::Head,
+    },
 }
 
 /// How the writer names a failed commit in the reason a handle refuses appends.

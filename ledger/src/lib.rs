@@ -25,6 +25,14 @@
 //! ([`Ledger::derived_write`]: checksummed bytes under a set name and a key, which a
 //! caller can recompute; the ledger never knows what they mean).
 //!
+//! A book can be a node's copy of a book replicated through an external ordered log
+//! (`docs/scale.md`): a [`CommitGate`] set on the ledger ([`Ledger::set_gate`]) sees
+//! every group the writer is about to commit and publishes it first, and
+//! [`Ledger::apply_replica`] stores the groups other writers published, after
+//! [`replica::Follower`] has checked their chain. The ledger knows no log: the
+//! group's byte form and the rule that picks a book's groups out of a log are here
+//! (`replica`), the transport is `cluster`'s.
+//!
 //! It stores the bytes `ledger-model` produces and decodes them back; it does not
 //! judge what events mean (that is `projections`), and it never matches, assembles
 //! or embeds. It validates only what storage needs (sizes, encodability); callers
@@ -56,6 +64,7 @@ mod backup;
 mod checkpoint;
 mod derived;
 mod error;
+pub mod replica;
 mod store;
 mod turns;
 mod verify;
@@ -64,6 +73,7 @@ mod writer;
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use derived::{DerivedSet, DERIVED_KEY_BYTES_MAX, DERIVED_SET_BYTES_MAX, DERIVED_VALUE_BYTES_MAX};
 pub use error::{AppendError, OpenError, ReadError, VerifyError};
+pub use replica::{CommitGate, GateRefusal, GateRefusalKind, ReplicaPosition};
 pub use store::{
     Head, Ledger, VerifyReport, LEDGER_FORMAT, PIPELINE_BATCHES_IN_FLIGHT, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS,
     STORED_CHECKSUM_CONTEXT,

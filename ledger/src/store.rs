@@ -37,6 +37,7 @@ use redb::{
 };
 
 use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
+use crate::replica::{CheckedGroup, CommitGate, ReplicaPosition};
 use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
 use crate::writer::{self, Appended, Attachments, Document, Request};
@@ -76,6 +77,9 @@ pub(crate) fn checked(stored: &[u8]) -> Option<&[u8]> {
     (checksum(bytes) == sum).then_some(bytes)
 }
 pub(crate) const META_HEAD: &str = "head";
+/// The [`ReplicaPosition`] of a node's copy of a replicated book, written with every
+/// group it commits; absent in a book of its own.
+pub(crate) const META_REPLICA: &str = "replica";
 
 /// Ledger format version written by this code: the table layout above.
 pub const LEDGER_FORMAT: u16 = 1;
@@ -90,8 +94,15 @@ pub struct Head {
     pub hash: Hash32,
 }
 
+impl Default for Head {
+    fn default() -> Head {
+        Head::EMPTY
+    }
+}
+
 impl Head {
-    pub(crate) const EMPTY: Head = Head { seq: Seq::ZERO, hash: Hash32::GENESIS };
+    /// The head of an empty book.
+    pub const EMPTY: Head = Head { seq: Seq::ZERO, hash: Hash32::GENESIS };
 
     pub(crate) fn to_bytes(self) -> [u8; 40] {
         let mut out = [0u8; 40];
@@ -164,6 +175,8 @@ pub(crate) struct Shared {
     pub(crate) path: PathBuf,
     /// Set after a failed commit or detected corruption; appends are refused.
     pub(crate) poison: Mutex<Option<String>>,
+    /// The commit gate of a replicated book, if one is set.
+    pub(crate) gate: Mutex<Option<Arc<dyn CommitGate>>>,
 }
 
 impl Shared {
@@ -174,6 +187,10 @@ impl Shared {
 
     pub(crate) fn poisoned(&self) -> Option<String> {
         self.poison.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    pub(crate) fn gate(&self) -> Option<Arc<dyn CommitGate>> {
+        self.gate.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 }
 
@@ -294,6 +311,27 @@ impl Ledger {
         Ok(Ledger::start(db, path))
     }
 
+    /// Creates a new, empty book at `path` that is a node's copy of a replicated
+    /// book: a replica at log position 0, so that only groups of its
+    /// library ([`Ledger::apply_replica`], or appends through a [`CommitGate`]) are
+    /// ever written to it. Fails if anything is already there.
+    pub fn create_replica(path: &Path) -> Result<Ledger, OpenError> {
+        if path.exists() {
+            return Err(OpenError::Exists { path: display(path) });
+        }
+        let db = Database::create(path).map_err(|error| open_error(path, error))?;
+        let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
+        create_empty_book(&db).map_err(io)?;
+        let marked = (|| -> Result<(), redb::Error> {
+            let txn = db.begin_write()?;
+            txn.open_table(META)?.insert(META_REPLICA, ReplicaPosition::default().to_bytes().as_slice())?;
+            txn.commit()?;
+            Ok(())
+        })();
+        marked.map_err(io)?;
+        Ok(Ledger::start(db, path))
+    }
+
     /// Opens an existing book. Checks the format and the last event against the
     /// stored head (a cheap check; [`Ledger::verify`] checks everything).
     pub fn open(path: &Path) -> Result<Ledger, OpenError> {
@@ -317,7 +355,12 @@ impl Ledger {
             Err(redb::DatabaseError::RepairAborted) => Ok(Err(OpenError::NeedsRecovery { path: display(path) })),
             other => other.map(Ok),
         })??;
-        let shared = Arc::new(Shared { db: Db::Read(db), path: path.to_owned(), poison: Mutex::new(None) });
+        let shared = Arc::new(Shared {
+            db: Db::Read(db),
+            path: path.to_owned(),
+            poison: Mutex::new(None),
+            gate: Mutex::new(None),
+        });
         Ledger::checked_open(Ledger { shared, requests: None, writer: None, turn: None })
     }
 
@@ -394,7 +437,12 @@ impl Ledger {
     }
 
     fn start(db: Database, path: &Path) -> Ledger {
-        let shared = Arc::new(Shared { db: Db::Write(db), path: path.to_owned(), poison: Mutex::new(None) });
+        let shared = Arc::new(Shared {
+            db: Db::Write(db),
+            path: path.to_owned(),
+            poison: Mutex::new(None),
+            gate: Mutex::new(None),
+        });
         let (requests, writer) = writer::spawn(Arc::clone(&shared));
         Ledger { shared, requests: Some(requests), writer: Some(writer), turn: None }
     }
@@ -411,6 +459,47 @@ impl Ledger {
             let value = table.get(key).map_err(read_error)?;
             Ok(value.map(|guard| guard.value().to_vec()))
         })
+    }
+
+    /// Where this copy of a replicated book is in its library's log: the position
+    /// and id of the last group it holds. `None` for a book of its own.
+    pub fn replica(&self) -> Result<Option<ReplicaPosition>, ReadError> {
+        match self.meta(META_REPLICA)? {
+            None => Ok(None),
+            Some(bytes) => ReplicaPosition::from_bytes(&bytes).map(Some).ok_or_else(|| ReadError::Damaged {
+                object: "meta `replica`".into(),
+                detail: format!("{} bytes, expected 40", bytes.len()),
+            }),
+        }
+    }
+
+    /// Sets (or, with `None`, removes) the commit gate: from now on every group the
+    /// writer commits is first shown to it ([`CommitGate`]). A replica without a gate
+    /// refuses every append ([`AppendError::Replica`]).
+    pub fn set_gate(&self, gate: Option<Arc<dyn CommitGate>>) {
+        *self.shared.gate.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = gate;
+    }
+
+    /// Stores `groups` (consecutive, the first starting at the head) of a replicated
+    /// book, in one durable transaction with `position`, without the commit gate: they
+    /// are already in the library's log. Every record was opened and linked when the
+    /// group was checked; here the first group must start at the head (otherwise
+    /// [`AppendError::NotAtHead`], and nothing is written). Returns the new head.
+    pub fn apply_replica(&self, groups: Vec<CheckedGroup>, position: ReplicaPosition) -> Result<Head, AppendError> {
+        if let Some(reason) = self.shared.poisoned() {
+            return Err(AppendError::refused(reason));
+        }
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let request = Request {
+            payloads: Default::default(),
+            n_events: 0,
+            rest: None,
+            expected: None,
+            attachments: Attachments::default(),
+            replica: Some(Box::new(writer::ReplicaApply { groups, position })),
+            reply,
+        };
+        self.send(request, &answer).map(|appended| Head { seq: appended.last, hash: appended.hash })
     }
 
     /// The current head.
@@ -744,8 +833,15 @@ impl Ledger {
                 return Err(AppendError::refused(reason));
             }
             let (reply, answer) = crossbeam_channel::bounded(1);
-            let request =
-                Request { payloads, n_events: batch.len(), rest: None, expected: expected_head, attachments, reply };
+            let request = Request {
+                payloads,
+                n_events: batch.len(),
+                rest: None,
+                expected: expected_head,
+                attachments,
+                replica: None,
+                reply,
+            };
             return self.send(request, &answer);
         }
         // A long batch goes to the writer part by part, so that sealing and inserting
@@ -760,8 +856,15 @@ impl Ledger {
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
         let (parts, rest) = crossbeam_channel::unbounded();
-        let request =
-            Request { payloads, n_events: batch.len(), rest: Some(rest), expected: expected_head, attachments, reply };
+        let request = Request {
+            payloads,
+            n_events: batch.len(),
+            rest: Some(rest),
+            expected: expected_head,
+            attachments,
+            replica: None,
+            reply,
+        };
         self.queue(request)?;
         writer::stream_rest(batch, n_bytes, &parts);
         drop(parts);
@@ -783,8 +886,15 @@ impl Ledger {
         }
         let (reply, answer) = crossbeam_channel::bounded(1);
         let attachments = Attachments { blobs, snapshot: None, documents };
-        let request =
-            Request { payloads: Default::default(), n_events: 0, rest: None, expected: None, attachments, reply };
+        let request = Request {
+            payloads: Default::default(),
+            n_events: 0,
+            rest: None,
+            expected: None,
+            attachments,
+            replica: None,
+            reply,
+        };
         self.send(request, &answer).map(|_| ())
     }
 

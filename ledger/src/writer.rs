@@ -21,8 +21,10 @@ use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
 use crate::error::{AppendError, FAILED_COMMIT};
+use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaPosition};
 use crate::store::{
-    blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, SHELVES, SNAPSHOTS,
+    blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, META_REPLICA,
+    SHELVES, SNAPSHOTS,
 };
 
 /// Most batches committed together in one durable transaction.
@@ -78,7 +80,16 @@ pub(crate) struct Request {
     pub(crate) rest: Option<Parts>,
     pub(crate) expected: Option<Seq>,
     pub(crate) attachments: Attachments,
+    /// Groups of a replicated book to store as they are (no gate), in a group of
+    /// their own; the rest of the request is then empty.
+    pub(crate) replica: Option<Box<ReplicaApply>>,
     pub(crate) reply: Sender<Result<Appended, AppendError>>,
+}
+
+/// Checked groups of a replicated book and the replica position of the last one.
+pub(crate) struct ReplicaApply {
+    pub(crate) groups: Vec<CheckedGroup>,
+    pub(crate) position: ReplicaPosition,
 }
 
 /// Derived data committed in the same transaction as a batch, or not at all.
@@ -133,6 +144,15 @@ pub(crate) fn check_document(document: &Document) -> Result<(), AppendError> {
 impl Request {
     /// Bytes the request writes.
     fn n_bytes(&self) -> usize {
+        if let Some(apply) = &self.replica {
+            let group = |group: &CheckedGroup| {
+                let group = group.group();
+                group.records.iter().map(Vec::len).sum::<usize>()
+                    + group.blobs.iter().map(|(_, bytes)| bytes.len()).sum::<usize>()
+                    + group.documents.iter().map(|document| document.bytes.len()).sum::<usize>()
+            };
+            return apply.groups.iter().map(group).sum();
+        }
         let payloads = self.payloads.bytes.len();
         let blobs: usize = self.attachments.blobs.iter().map(|(_, bytes)| bytes.len()).sum();
         let documents: usize = self.attachments.documents.iter().map(|document| document.bytes.len()).sum();
@@ -143,15 +163,15 @@ impl Request {
 /// The first request plus what is queued behind it, up to [`GROUP_BATCHES_MAX`]
 /// requests and [`GROUP_BYTES_MAX`] bytes (a request that would pass the byte limit
 /// waits for the next group, unless it is the first).
-/// A streamed batch is a group of its own.
+/// A streamed batch, and the groups of a replicated book, are a group of their own.
 fn take_group(first: Request, queue: &Receiver<Request>, held: &mut Option<Request>) -> Vec<Request> {
     let mut n_bytes = first.n_bytes();
-    let streamed = first.rest.is_some();
+    let alone = first.rest.is_some() || first.replica.is_some();
     let mut group = vec![first];
-    while group.len() < GROUP_BATCHES_MAX && !streamed {
+    while group.len() < GROUP_BATCHES_MAX && !alone {
         let Ok(request) = queue.try_recv() else { break };
         let size = request.n_bytes();
-        if n_bytes + size > GROUP_BYTES_MAX || request.rest.is_some() {
+        if n_bytes + size > GROUP_BYTES_MAX || request.rest.is_some() || request.replica.is_some() {
             *held = Some(request);
             break;
         }
@@ -282,11 +302,21 @@ fn guarded_commit(
 }
 
 /// Writes the group in one transaction. `Err` means nothing was committed.
+///
+/// With a commit gate set (a replicated book), the group's sealed records, new blobs,
+/// new documents and new snapshot index entries are shown to the gate before the
+/// durable commit; a refusal aborts the transaction and answers every batch the group
+/// accepted with it. A conflicting expected head is then stale (the book moved in its
+/// library), not a conflict of the caller's. A replica without a gate takes nothing.
 fn commit_group(
     shared: &Shared,
     group: &[Request],
     spent: &mut Vec<Part>,
 ) -> Result<Vec<Result<Appended, AppendError>>, String> {
+    if let Some(apply) = group.first().and_then(|request| request.replica.as_deref()) {
+        return commit_replica(shared, apply).map(|answer| vec![answer]);
+    }
+    let gate = shared.gate();
     let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
     let mut answers = Vec::with_capacity(group.len());
     {
@@ -296,7 +326,17 @@ fn commit_group(
             .map_err(|e| e.to_string())?
             .and_then(|guard| Head::from_bytes(guard.value()))
             .ok_or("meta `head` is missing or malformed")?;
+        let replica = meta.get(META_REPLICA).map_err(|e| e.to_string())?.map(|guard| guard.value().to_vec());
+        if let (None, Some(stored)) = (&gate, &replica) {
+            let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
+            let refused = AppendError::Replica { path: shared.path.display().to_string(), position };
+            drop(meta);
+            txn.abort().map_err(|e| e.to_string())?;
+            return Ok(group.iter().map(|_| Err(refused.clone())).collect());
+        }
         let head_before = head;
+        // What the gate is shown: only what this transaction adds.
+        let mut out = gate.as_ref().map(|_| Group { before: head, ..Group::default() });
         let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
         let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
         let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
@@ -309,7 +349,16 @@ fn commit_group(
         for request in group {
             if let Some(expected) = request.expected {
                 if expected != head.seq {
-                    answers.push(Err(AppendError::Conflict { expected, actual: head.seq }));
+                    answers.push(Err(match &gate {
+                        None => AppendError::Conflict { expected, actual: head.seq },
+                        Some(_) => AppendError::Gate(GateRefusal {
+                            kind: GateRefusalKind::Stale,
+                            detail: format!(
+                                "the book moved on in its library: the write was decided at event {expected}, the head is now event {}",
+                                head.seq
+                            ),
+                        }),
+                    }));
                     continue;
                 }
             }
@@ -329,6 +378,9 @@ fn commit_group(
                         batch_end,
                     );
                     events.insert(seq.0, record.as_slice()).map_err(|e| e.to_string())?;
+                    if let Some(out) = out.as_mut() {
+                        out.records.push(record.clone());
+                    }
                     *head = Head { seq, hash };
                 }
                 Ok(())
@@ -370,17 +422,26 @@ fn commit_group(
                         .insert((document.group, document.key.as_str(), n_logged), &document.id.0)
                         .map_err(|e| e.to_string())?;
                     wrote_derived = true;
+                    if let Some(out) = out.as_mut() {
+                        out.documents.push(document.clone());
+                    }
                 }
             }
             for (id, bytes) in &request.attachments.blobs {
                 if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
                     wrote_derived = true;
                     blobs.insert(&id.0, blob_record(bytes).as_slice()).map_err(|e| e.to_string())?;
+                    if let Some(out) = out.as_mut() {
+                        out.blobs.push((*id, bytes.clone()));
+                    }
                 }
             }
             if let Some(snapshot) = request.attachments.snapshot {
                 if snapshots.get(&snapshot.0).map_err(|e| e.to_string())?.is_none() {
                     snapshots.insert(&snapshot.0, head.seq.0).map_err(|e| e.to_string())?;
+                    if let Some(out) = out.as_mut() {
+                        out.snapshots.push((snapshot, head.seq));
+                    }
                 }
             }
             answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
@@ -394,9 +455,105 @@ fn commit_group(
         if head != head_before {
             meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
         }
+        if let (Some(gate), Some(out)) = (&gate, &out) {
+            match gate.admit(out) {
+                Ok(position) => {
+                    meta.insert(META_REPLICA, position.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+                }
+                Err(refusal) => {
+                    drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                    txn.abort().map_err(|e| e.to_string())?;
+                    let refused = |answer: Result<Appended, AppendError>| match answer {
+                        Ok(_) => Err(AppendError::Gate(refusal.clone())),
+                        other => other,
+                    };
+                    return Ok(answers.into_iter().map(refused).collect());
+                }
+            }
+        }
     }
     txn.commit().map_err(|e| e.to_string())?;
     Ok(answers)
+}
+
+/// Stores checked groups of a replicated book in one transaction, the first at the
+/// head and each after the one before; the records go in as they are (their chain
+/// was verified by [`crate::replica::Group::check`]; here each one's seq and link are
+/// read from its header again, against the head as it moves).
+fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Appended, AppendError>, String> {
+    let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
+    let start;
+    let mut head;
+    {
+        let mut meta = txn.open_table(META).map_err(|e| e.to_string())?;
+        head = meta
+            .get(META_HEAD)
+            .map_err(|e| e.to_string())?
+            .and_then(|guard| Head::from_bytes(guard.value()))
+            .ok_or("meta `head` is missing or malformed")?;
+        start = head;
+        if let Some(first) = apply.groups.first().filter(|first| first.before() != head) {
+            drop(meta);
+            txn.abort().map_err(|e| e.to_string())?;
+            return Ok(Err(AppendError::NotAtHead { before: first.before(), head }));
+        }
+        let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
+        let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
+        let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
+        let mut documents = txn.open_table(DOCUMENTS).map_err(|e| e.to_string())?;
+        let mut document_log = txn.open_table(DOCUMENT_LOG).map_err(|e| e.to_string())?;
+        let mut shelves = txn.open_table(SHELVES).map_err(|e| e.to_string())?;
+        let mut n_logged = document_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
+        for checked in &apply.groups {
+            let group = checked.group();
+            let mut broken = checked.before() != head;
+            for bytes in &group.records {
+                let header = bytes
+                    .get(..HEADER_BYTES)
+                    .and_then(|header| header.try_into().ok())
+                    .and_then(|header| record::Header::from_bytes(header).ok());
+                match header {
+                    Some(header) if header.seq == head.seq.next() && header.prev == head.hash && !broken => {
+                        events.insert(header.seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
+                        head = Head { seq: header.seq, hash: header.chain_hash() };
+                    }
+                    _ => broken = true,
+                }
+            }
+            if broken || head != checked.end() {
+                let before = checked.before();
+                drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                txn.abort().map_err(|e| e.to_string())?;
+                return Ok(Err(AppendError::NotAtHead { before, head }));
+            }
+            for document in &group.documents {
+                if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_none() {
+                    documents
+                        .insert(&document.id.0, blob_record(&document.bytes).as_slice())
+                        .map_err(|e| e.to_string())?;
+                    n_logged += 1;
+                    document_log.insert(n_logged, &document.id.0).map_err(|e| e.to_string())?;
+                    shelves
+                        .insert((document.group, document.key.as_str(), n_logged), &document.id.0)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            for (id, bytes) in &group.blobs {
+                if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
+                    blobs.insert(&id.0, blob_record(bytes).as_slice()).map_err(|e| e.to_string())?;
+                }
+            }
+            for (snapshot, revision) in &group.snapshots {
+                if snapshots.get(&snapshot.0).map_err(|e| e.to_string())?.is_none() {
+                    snapshots.insert(&snapshot.0, revision.0).map_err(|e| e.to_string())?;
+                }
+            }
+        }
+        meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+        meta.insert(META_REPLICA, apply.position.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+    }
+    txn.commit().map_err(|e| e.to_string())?;
+    Ok(Ok(Appended { first: start.seq.next(), last: head.seq, hash: head.hash }))
 }
 
 #[cfg(test)]
@@ -406,7 +563,15 @@ mod tests {
     fn request(n_bytes: usize) -> Request {
         let (reply, _) = crossbeam_channel::bounded(1);
         let payloads = Part { bytes: vec![0; n_bytes], events: vec![(n_bytes, Hash32::GENESIS)] };
-        Request { payloads, n_events: 1, rest: None, expected: None, attachments: Attachments::default(), reply }
+        Request {
+            payloads,
+            n_events: 1,
+            rest: None,
+            expected: None,
+            attachments: Attachments::default(),
+            replica: None,
+            reply,
+        }
     }
 
     #[test]

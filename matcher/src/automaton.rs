@@ -391,6 +391,18 @@ impl fmt::Debug for Matcher {
     }
 }
 
+impl Matcher {
+    /// Bytes the matcher holds on the heap: its pattern table and automaton (the
+    /// automaton's own count), not its profile. An estimate for a cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        let table = self.table.patterns.capacity()
+            + 4 * (self.table.pattern_ends.capacity()
+                + self.table.values.capacity()
+                + self.table.posting_ends.capacity());
+        table + self.bounds.capacity() + self.pma.as_ref().map_or(0, |pma| pma.heap_bytes())
+    }
+}
+
 impl LeftmostLongest for Matcher {
     #[inline]
     fn find_from(&self, haystack: &str, from: usize) -> Option<(PatternId, usize, usize)> {

@@ -389,6 +389,17 @@ pub(crate) enum Folded<'a> {
 }
 
 impl Profile {
+    /// Bytes the loaded profile holds on the heap: its serialized form and the tables
+    /// built from it. An estimate for a cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        let inner = &self.inner;
+        inner.bytes.len()
+            + std::mem::size_of::<[u32; 0x1_0000]>()
+            + inner.astral.len() * 8
+            + inner.multi.len() * 8
+            + inner.pool.len() * 4
+    }
+
     /// Load a profile from its serialized bytes, validating every field, and check that
     /// it was built with this program's Unicode data ([`LoadError::UnicodeMismatch`]).
     ///

@@ -398,6 +398,15 @@ impl fmt::Debug for Frozen {
 }
 
 impl Frozen {
+    /// Bytes the loaded projection holds on the heap: its record table and its
+    /// matcher (not the profile, which the book shares). An estimate for a cache's
+    /// budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.table.borrow_owner().len() + self.matcher.heap_bytes()
+    }
+}
+
+impl Frozen {
     /// Loads frozen bytes that must be of snapshot `expected`, folded with `profile`.
     pub fn load(bytes: &[u8], profile: &Profile, expected: SnapshotId) -> Result<Frozen, FrozenError> {
         let header = bytes.get(..HEADER_LEN).ok_or_else(|| FrozenError::Header(format!("{} bytes", bytes.len())))?;

@@ -51,6 +51,12 @@ impl Default for CheckpointPolicy {
 pub const CHECKPOINT_EVERY_EVENTS: u64 = 2_000;
 /// Default of [`CheckpointPolicy::every_ms`]: ten minutes.
 pub const CHECKPOINT_EVERY_MS: u64 = 10 * 60 * 1000;
+/// What an open ledger of a small book holds in memory before anything is folded
+/// (redb's pages read so far, the writer thread, the handles), as measured with
+/// 10,000 books on one node (docs/benchmarks.md): the base of
+/// [`Book::resident_bytes`].
+pub const OPEN_LEDGER_BYTES: u64 = 288 * 1024;
+
 /// Default of [`CheckpointPolicy::keep`].
 pub const CHECKPOINTS_KEPT: usize = 6;
 
@@ -74,6 +80,9 @@ pub struct Book {
     profiles: BTreeMap<Hash32, Arc<Profile>>,
     /// The head as shared by [`Book::assembler_for`], by reader, while it is the head.
     assemblers: BTreeMap<Reader, crate::chunks::Assembler>,
+    /// The encoded sizes of the head and recent states, by the revisions they are at
+    /// ([`Book::resident_bytes`]).
+    state_bytes: Option<((Seq, Seq), (u64, u64))>,
 }
 
 /// The outcome of an accepted write.
@@ -100,7 +109,38 @@ impl Book {
             frozen: BTreeMap::new(),
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
+            state_bytes: None,
         }
+    }
+
+    /// An estimate of the memory the open book holds, for a library's budget: an open
+    /// ledger's own ([`OPEN_LEDGER_BYTES`]), its frozen projections and fold tables as
+    /// they count themselves, and twice the encoded size of each state it keeps (a
+    /// folded state's maps and strings take about that; `docs/benchmarks.md` compares
+    /// the estimate with the process's resident memory). Encoding a state costs a
+    /// fold's worth of time once per revision; the result is kept until the states
+    /// change.
+    pub fn resident_bytes(&mut self) -> u64 {
+        let frozen: usize = self.frozen.values().map(|frozen| frozen.heap_bytes()).sum();
+        let profiles: usize = self.profiles.values().map(|profile| profile.heap_bytes()).sum();
+        let revision = |state: &Option<State>| state.as_ref().map_or(Seq::ZERO, State::revision);
+        let key = (revision(&self.head), revision(&self.recent));
+        let (head, recent) = match self.state_bytes {
+            Some((known, bytes)) if known == key => bytes,
+            _ => {
+                let encoded = |state: &Option<State>| {
+                    state
+                        .as_ref()
+                        .map_or(0, |state| checkpoint::encode(state, SnapshotId(Hash32::GENESIS)).len() as u64)
+                };
+                let bytes = (encoded(&self.head), encoded(&self.recent));
+                self.state_bytes = Some((key, bytes));
+                bytes
+            }
+        };
+        // Each assembler shares the frozen projections and holds a copy of the head state.
+        let n_states = 1 + self.assemblers.len() as u64;
+        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (n_states * head + recent)
     }
 
     /// Sets when checkpoints are written (tests and benchmarks; the default suits a

@@ -1,6 +1,6 @@
 //! Errors of book operations.
 
-use ledger::{AppendError, OpenError, ReadError, VerifyError};
+use ledger::{AppendError, GateRefusalKind, OpenError, ReadError, VerifyError};
 use ledger_model::Seq;
 use projections::{PlanError, Rejection};
 
@@ -141,6 +141,14 @@ impl ErrorClass {
             | AppendError::DocumentTooLarge { .. }
             | AppendError::DerivedEntry { .. } => ErrorClass::Invalid,
             AppendError::Poisoned(_) => ErrorClass::Corrupt,
+            AppendError::Replica { .. } => ErrorClass::Invalid,
+            AppendError::NotAtHead { .. } => ErrorClass::Conflict,
+            AppendError::Gate(refusal) => match refusal.kind {
+                GateRefusalKind::Stale => ErrorClass::Conflict,
+                GateRefusalKind::Unavailable => ErrorClass::Storage,
+                GateRefusalKind::Refused => ErrorClass::Corrupt,
+                GateRefusalKind::Invalid => ErrorClass::Invalid,
+            },
             _ => ErrorClass::Storage,
         }
     }

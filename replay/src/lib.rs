@@ -33,11 +33,14 @@ pub mod timeline;
 
 pub use archive::Copy;
 pub use assembly::{assemble, receipt};
-pub use book::{Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS};
+pub use book::{
+    Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS,
+    OPEN_LEDGER_BYTES,
+};
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
 pub use interchange::{Export, ImportOptions, ImportReport};
 pub use ledger::Patience;
-pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook};
+pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;
 pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};

@@ -6,9 +6,15 @@
 //! A name never reaches the file system before it is validated: `[a-z0-9]`, then up
 //! to 63 of `[a-z0-9_-]`. Book `wuchuan` is the file `wuchuan.lorebank` in the
 //! directory.
+//!
+//! The books can also be copies of books kept elsewhere (a library replicated
+//! through NATS JetStream, `docs/scale.md`): an [`Origin`] then says which books
+//! there are, makes a book's file when the directory has none, and attaches every
+//! ledger the library opens or creates (its commit gate) before it is used.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -41,11 +47,33 @@ pub fn check_name(name: &str) -> Result<(), BookError> {
     }
 }
 
+/// Where a library's books come from when its files are copies of books kept
+/// elsewhere: a replicated log (`cluster`). The library asks it which books there
+/// are, lets it make a book's file before opening it, has it create the ledger of a
+/// new book, and hands it every ledger it opens, before any use.
+pub trait Origin: Send + Sync {
+    /// The names of the books the library holds, sorted.
+    fn list(&self) -> Result<Vec<String>, BookError>;
+    /// Makes the file of book `name` at `path` (which does not exist) if the library
+    /// holds the book; `Ok(false)` if it holds no such book.
+    fn fetch(&self, name: &str, path: &Path) -> Result<bool, BookError>;
+    /// The ledger a new book `name` is built in, at the temporary `path`: refused
+    /// (`OpenError::Exists`) when the library holds a book of that name.
+    fn create(&self, name: &str, path: &Path) -> Result<Ledger, BookError>;
+    /// Attaches the ledger of book `name`, just opened, and brings it up to date.
+    fn attach(&self, name: &str, ledger: &Arc<Ledger>) -> Result<(), BookError>;
+    /// Book `name` was closed.
+    fn detach(&self, name: &str);
+}
+
 /// How many books stay open, and for how long without use.
 #[derive(Clone, Copy, Debug)]
 pub struct LibraryLimits {
     /// Books open at once; opening one more closes the least recently used idle one.
     pub max_open: usize,
+    /// Memory the open books may hold by their own estimate
+    /// ([`Book::resident_bytes`]); past it, least recently used idle books are closed.
+    pub max_open_bytes: u64,
     /// A book unused this long is closed by [`Library::close_idle`].
     pub idle: Duration,
     /// How long opening a book waits for another process that has it open.
@@ -54,7 +82,12 @@ pub struct LibraryLimits {
 
 impl Default for LibraryLimits {
     fn default() -> LibraryLimits {
-        LibraryLimits { max_open: 64, idle: Duration::from_secs(300), open_wait: Duration::from_secs(5) }
+        LibraryLimits {
+            max_open: 64,
+            max_open_bytes: u64::MAX,
+            idle: Duration::from_secs(300),
+            open_wait: Duration::from_secs(5),
+        }
     }
 }
 
@@ -65,6 +98,8 @@ pub struct OpenBook {
     name: String,
     book: Mutex<Book>,
     last_used: Mutex<Instant>,
+    /// The book's last estimate of its memory ([`Book::resident_bytes`]).
+    bytes: AtomicU64,
 }
 
 impl std::fmt::Debug for OpenBook {
@@ -98,6 +133,15 @@ impl OpenBook {
     fn idle_for(&self, now: Instant) -> Duration {
         now.saturating_duration_since(*self.last_used.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
+
+    /// The book's estimate of its memory: fresh when no request holds the book, the
+    /// last one otherwise.
+    pub fn resident_bytes(&self) -> u64 {
+        if let Ok(mut book) = self.book.try_lock() {
+            self.bytes.store(book.resident_bytes(), Ordering::Relaxed);
+        }
+        self.bytes.load(Ordering::Relaxed)
+    }
 }
 
 /// What a library has open, for a status report.
@@ -109,6 +153,8 @@ pub struct LibraryStatus {
     pub open: Vec<String>,
     /// The limits.
     pub limits: LibraryLimits,
+    /// The open books' estimate of their memory, summed.
+    pub open_bytes: u64,
     /// Books opened since the library was made.
     pub n_opened: u64,
     /// Books closed since (idle, evicted, or at shutdown).
@@ -128,6 +174,8 @@ pub struct Library {
     shelves: Mutex<Shelves>,
     /// Serializes opens and creations, so two requests never open one file twice.
     opening: Mutex<()>,
+    /// Where the books come from when the files are copies.
+    origin: Option<Arc<dyn Origin>>,
 }
 
 impl Library {
@@ -141,7 +189,25 @@ impl Library {
             limits: LibraryLimits { max_open: limits.max_open.max(1), ..limits },
             shelves: Mutex::new(Shelves { open: BTreeMap::new(), n_opened: 0, n_closed: 0 }),
             opening: Mutex::new(()),
+            origin: None,
         })
+    }
+
+    /// The library in directory `dir` whose books are copies of `origin`'s.
+    pub fn with_origin(dir: &Path, limits: LibraryLimits, origin: Arc<dyn Origin>) -> Result<Library, BookError> {
+        Ok(Library { origin: Some(origin), ..Library::new(dir, limits)? })
+    }
+
+    /// Tells the origin that `closing` were closed (after they are dropped).
+    fn closed(&self, closing: Vec<Arc<OpenBook>>) {
+        let names: Vec<String> = closing.iter().map(|open| open.name.clone()).collect();
+        // Closing waits for a book's background checkpoint: outside every lock.
+        drop(closing);
+        if let Some(origin) = &self.origin {
+            for name in &names {
+                origin.detach(name);
+            }
+        }
     }
 
     fn shelves(&self) -> MutexGuard<'_, Shelves> {
@@ -154,8 +220,12 @@ impl Library {
         Ok(self.dir.join(format!("{name}.{BOOK_EXTENSION}")))
     }
 
-    /// The names of the books in the directory, sorted.
+    /// The names of the books in the directory (or, for copies, in their origin),
+    /// sorted.
     pub fn list(&self) -> Result<Vec<String>, BookError> {
+        if let Some(origin) = &self.origin {
+            return origin.list();
+        }
         let entries = std::fs::read_dir(&self.dir).map_err(|error| {
             BookError::Open(ledger::OpenError::Io { path: self.dir.display().to_string(), detail: error.to_string() })
         })?;
@@ -185,25 +255,50 @@ impl Library {
             return Ok(Arc::clone(open));
         }
         if !path.exists() {
-            return Err(BookError::NoBook(name.to_owned()));
+            let fetched = match &self.origin {
+                Some(origin) => origin.fetch(name, &path)?,
+                None => false,
+            };
+            if !fetched {
+                return Err(BookError::NoBook(name.to_owned()));
+            }
         }
         self.make_room()?;
         let mut patience = Patience::new(self.limits.open_wait);
         let book = Book::new(Ledger::open_in_turn(&path, &mut patience)?);
-        let open =
-            Arc::new(OpenBook { name: name.to_owned(), book: Mutex::new(book), last_used: Mutex::new(Instant::now()) });
+        if let Some(origin) = &self.origin {
+            origin.attach(name, &book.ledger_handle())?;
+        }
+        let open = Arc::new(OpenBook {
+            name: name.to_owned(),
+            book: Mutex::new(book),
+            last_used: Mutex::new(Instant::now()),
+            bytes: AtomicU64::new(0),
+        });
         let mut shelves = self.shelves();
         shelves.open.insert(name.to_owned(), Arc::clone(&open));
         shelves.n_opened += 1;
         Ok(open)
     }
 
-    /// Closes least recently used idle books until one more fits.
+    /// Closes least recently used idle books until one more fits under the count,
+    /// and, counting an open ledger's worth for it, under the byte limit (a book
+    /// that grows once open is held to the limit by [`Library::close_idle`]).
     fn make_room(&self) -> Result<(), BookError> {
         let mut closing = Vec::new();
-        {
+        let refused = {
             let mut shelves = self.shelves();
-            while shelves.open.len() >= self.limits.max_open {
+            let mut refused = None;
+            loop {
+                let over_count = shelves.open.len() >= self.limits.max_open;
+                // Room for the book about to open, at least an open ledger's worth.
+                let over_bytes = self.limits.max_open_bytes < u64::MAX
+                    && shelves.open.values().map(|open| open.resident_bytes()).sum::<u64>()
+                        + crate::book::OPEN_LEDGER_BYTES
+                        > self.limits.max_open_bytes;
+                if !over_count && !over_bytes {
+                    break;
+                }
                 let now = Instant::now();
                 let victim = shelves
                     .open
@@ -212,31 +307,39 @@ impl Library {
                     .max_by_key(|(_, open)| open.idle_for(now))
                     .map(|(name, _)| name.clone());
                 let Some(victim) = victim else {
-                    return Err(BookError::Open(ledger::OpenError::Busy {
-                        path: format!("the library ({} books open, all in use)", self.limits.max_open),
-                        waited: "0 s".to_owned(),
-                    }));
+                    // Over the bytes only: every open book is in use, and one more may
+                    // still open (a budget of memory is not a reason to refuse work).
+                    if over_count {
+                        refused = Some(BookError::Open(ledger::OpenError::Busy {
+                            path: format!("the library ({} books open, all in use)", self.limits.max_open),
+                            waited: "0 s".to_owned(),
+                        }));
+                    }
+                    break;
                 };
                 if let Some(open) = shelves.open.remove(&victim) {
                     closing.push(open);
                     shelves.n_closed += 1;
                 }
             }
-        }
-        // Closing waits for a book's background checkpoint: outside the lock.
-        drop(closing);
-        Ok(())
+            refused
+        };
+        self.closed(closing);
+        refused.map_or(Ok(()), Err)
     }
 
     /// Creates book `name` with `profile` (see [`Book::init`]); it is not opened.
     pub fn create(&self, name: &str, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
         let path = self.path_of(name)?;
         let _opening = self.opening.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        Book::init(&path, profile, write)
+        match &self.origin {
+            Some(origin) => Book::init_with(&path, profile, write, |temp| origin.create(name, temp)),
+            None => Book::init(&path, profile, write),
+        }
     }
 
-    /// Closes the books unused for longer than the idle limit (and not in use);
-    /// returns how many.
+    /// Closes the books unused for longer than the idle limit (and not in use), and
+    /// idle books past the byte limit; returns how many.
     pub fn close_idle(&self) -> usize {
         let now = Instant::now();
         let closing: Vec<Arc<OpenBook>> = {
@@ -251,7 +354,37 @@ impl Library {
             shelves.n_closed += closing.len() as u64;
             closing
         };
-        closing.len()
+        let n_closed = closing.len();
+        self.closed(closing);
+        // The byte limit: make_room closes idle books until the rest fit (it refuses
+        // only past the count, and closing here never opens one).
+        let n_before = self.shelves().n_closed;
+        let _ = self.make_room_for_bytes();
+        n_closed + (self.shelves().n_closed - n_before) as usize
+    }
+
+    fn make_room_for_bytes(&self) -> Result<(), BookError> {
+        if self.limits.max_open_bytes == u64::MAX {
+            return Ok(());
+        }
+        let mut closing = Vec::new();
+        {
+            let mut shelves = self.shelves();
+            let now = Instant::now();
+            while shelves.open.values().map(|open| open.resident_bytes()).sum::<u64>() > self.limits.max_open_bytes {
+                let victim = shelves
+                    .open
+                    .iter()
+                    .filter(|(_, open)| Arc::strong_count(open) == 1)
+                    .max_by_key(|(_, open)| open.idle_for(now))
+                    .map(|(name, _)| name.clone());
+                let Some(open) = victim.and_then(|victim| shelves.open.remove(&victim)) else { break };
+                closing.push(open);
+                shelves.n_closed += 1;
+            }
+        }
+        self.closed(closing);
+        Ok(())
     }
 
     /// Closes every book (at shutdown): each waits for its background checkpoint.
@@ -262,7 +395,9 @@ impl Library {
             shelves.n_closed += closing.len() as u64;
             closing
         };
-        closing.len()
+        let n_closed = closing.len();
+        self.closed(closing);
+        n_closed
     }
 
     /// What is open.
@@ -272,10 +407,12 @@ impl Library {
         let mut open: Vec<(&String, Duration)> =
             shelves.open.iter().map(|(name, open)| (name, open.idle_for(now))).collect();
         open.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let open_bytes = shelves.open.values().map(|open| open.resident_bytes()).sum();
         LibraryStatus {
             dir: self.dir.clone(),
             open: open.into_iter().map(|(name, _)| name.clone()).collect(),
             limits: self.limits,
+            open_bytes,
             n_opened: shelves.n_opened,
             n_closed: shelves.n_closed,
         }

@@ -138,6 +138,18 @@ impl Book {
     /// file beside `path`, and linked into place only when complete. Refuses when
     /// `path` exists. On failure nothing is left at `path`.
     pub fn init(path: &Path, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
+        Book::init_with(path, profile, write, |temp| Ok(Ledger::create(temp)?))
+    }
+
+    /// [`Book::init`], with the ledger of the temporary file made by `create` (a
+    /// library whose books are replicated makes a replica with its commit gate set,
+    /// so the first `config_set` goes to the library before it is committed).
+    pub fn init_with(
+        path: &Path,
+        profile: &str,
+        write: &WriteOptions,
+        create: impl FnOnce(&Path) -> Result<Ledger, BookError>,
+    ) -> Result<Initialized, BookError> {
         if path.exists() {
             return Err(ledger::OpenError::Exists { path: path.display().to_string() }.into());
         }
@@ -157,7 +169,7 @@ impl Book {
         let temp = path.with_file_name(format!(".{file_name}.init-{}-{n}", std::process::id()));
         let _ = std::fs::remove_file(&temp);
         let built = (|| {
-            let mut book = Book::new(Ledger::create(&temp)?);
+            let mut book = Book::new(create(&temp)?);
             book.submit_labelled(&write, bodies, vec![(table, bytes)])
             // The book is dropped here, closing the file before it is linked.
         })();

@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod audit;
+pub mod cluster;
 pub mod problem;
 pub mod routes;
 
@@ -37,10 +38,14 @@ pub struct Settings {
     pub listen: String,
     pub token_file: Option<PathBuf>,
     pub max_open_books: usize,
+    /// The open books' memory by their own estimate, past which idle ones close.
+    pub max_open_bytes: Option<u64>,
     pub idle_close: Duration,
     pub limits: Limits,
     /// The embedding model files (`--embed-model`, `--embed-tokenizer`).
     pub embed: Option<suggest::ModelFiles>,
+    /// The replicated library to join (`--cluster`).
+    pub cluster: Option<cluster::ClusterSettings>,
 }
 
 /// The resident set size of this process, in bytes (0 where /proc is missing).
@@ -102,6 +107,8 @@ pub fn router(server: Arc<Server>) -> Router {
         .merge(crate::ui::router(Arc::clone(&server)))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // Inside the timeout: a request run again after a stale write is still cut off.
+        .layer(middleware::from_fn_with_state(Arc::clone(&server), cluster::replicated))
         .layer(middleware::from_fn(move |request: Request, next: Next| within(timeout, request, next)))
         .layer(middleware::from_fn(move |request: Request, next: Next| declared(body_limit, request, next)))
         .layer(DefaultBodyLimit::max(body_limit))
@@ -319,23 +326,46 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
     }
     let limits = LibraryLimits {
         max_open: settings.max_open_books,
+        max_open_bytes: settings.max_open_bytes.unwrap_or(u64::MAX),
         idle: settings.idle_close,
         open_wait: Duration::from_secs(5),
     };
-    let library = Library::new(&settings.dir, limits)?;
-    let keys = crate::ui::Keys::generate().map_err(Failure::io)?;
-    let server = Arc::new(Server::new(library, settings.limits, tokens, keys).with_embedding(settings.embed));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|error| Failure::io(format!("cannot start the runtime: {error}")))?;
+    let joined = match &settings.cluster {
+        Some(cluster) => Some(Arc::new(runtime.block_on(cluster::connect(cluster))?)),
+        None => None,
+    };
+    let library = match &joined {
+        Some(joined) => {
+            Library::with_origin(&settings.dir, limits, Arc::clone(&joined.origin) as Arc<dyn replay::Origin>)?
+        }
+        None => Library::new(&settings.dir, limits)?,
+    };
+    let keys = crate::ui::Keys::generate().map_err(Failure::io)?;
+    let mut server = Server::new(library, settings.limits, tokens, keys).with_embedding(settings.embed.clone());
+    if let Some(joined) = &joined {
+        server = server.with_cluster(Arc::clone(joined));
+    }
+    let server = Arc::new(server);
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(address)
             .await
             .map_err(|error| Failure::io(format!("cannot listen on {address}: {error}")))?;
         let bound = listener.local_addr().map_err(|error| Failure::io(error.to_string()))?;
         // One line a supervisor (or a test) can wait for.
-        errln!("lorebank serve: listening on http://{bound} (books in {})", settings.dir.display());
+        match &settings.cluster {
+            Some(cluster) => errln!(
+                "lorebank serve: listening on http://{bound} (library {} through {}, copies in {})",
+                cluster.library,
+                cluster.urls,
+                settings.dir.display()
+            ),
+            None => errln!("lorebank serve: listening on http://{bound} (books in {})", settings.dir.display()),
+        }
+        cluster::spawn_followers(Arc::clone(&server));
         let idle = Arc::clone(&server);
         let reaper = tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(1).max(idle.library.status().limits.idle / 4));
@@ -350,6 +380,9 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         reaper.abort();
         Ok::<(), Failure>(())
     })?;
+    // A node that stops leaves its newest checkpoints for the nodes that open its
+    // books next.
+    cluster::share_checkpoints(&server);
     let closed = server.library.close_all();
     errln!("lorebank serve: stopped; closed {closed} book(s)");
     Ok(())

@@ -14,6 +14,9 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 #[derive(Debug)]
 pub struct Problem {
     pub status: StatusCode,
+    /// The write was stale in a replicated library (another node wrote first, and
+    /// nothing of it was written): the server runs the request again.
+    pub stale: bool,
     /// The class: `invalid`, `not-found`, `conflict`, `corrupted`, `io`, `busy`,
     /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`,
     /// `embedding-unavailable`.
@@ -51,6 +54,9 @@ fn title(kind: &str) -> &'static str {
         "corrupted" => "The book failed an integrity check",
         "io" => "The book's storage failed",
         "busy" => "The book or the server is busy; retry later",
+        "unavailable" => {
+            "The library's replicated log did not answer in time; retry (a write with the same Idempotency-Key)"
+        }
         "too-large" => "The request is over a limit",
         "timeout" => "The request took longer than the server's limit",
         "unauthorized" => "A valid bearer token is required",
@@ -73,7 +79,7 @@ fn exit_code(kind: &str) -> Option<u8> {
 
 impl Problem {
     pub fn new(status: StatusCode, kind: &'static str, detail: impl Into<String>) -> Problem {
-        Problem { status, kind, detail: detail.into(), at: None }
+        Problem { status, kind, detail: detail.into(), at: None, stale: false }
     }
 
     pub fn invalid(detail: impl Into<String>) -> Problem {
@@ -97,8 +103,17 @@ impl From<BookError> for Problem {
             BookError::RejectedAt { label, .. } => Some(label.clone()),
             _ => None,
         };
+        let stale = matches!(
+            &error,
+            BookError::Append(ledger::AppendError::Gate(refusal)) if refusal.kind == ledger::GateRefusalKind::Stale
+        ) || matches!(&error, BookError::Append(ledger::AppendError::NotAtHead { .. }));
         let (status, kind) = match &error {
             BookError::NoBook(_) => (StatusCode::NOT_FOUND, "not-found"),
+            BookError::Append(ledger::AppendError::Gate(refusal))
+                if refusal.kind == ledger::GateRefusalKind::Unavailable =>
+            {
+                (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+            }
             BookError::Receipt(message) if message.starts_with("no receipt") => (StatusCode::NOT_FOUND, "not-found"),
             BookError::Open(ledger::OpenError::Exists { .. }) => (StatusCode::CONFLICT, "conflict"),
             BookError::Open(ledger::OpenError::Busy { .. } | ledger::OpenError::InUse { .. }) => {
@@ -113,7 +128,7 @@ impl From<BookError> for Problem {
                 ErrorClass::ReplayMismatch => (StatusCode::CONFLICT, "mismatch"),
             },
         };
-        Problem { status, kind, detail, at }
+        Problem { status, kind, detail, at, stale }
     }
 }
 
@@ -131,9 +146,14 @@ impl From<suggest::SuggestError> for Problem {
         }
     }
 }
+/// Marks the answer of a stale write in a replicated library (a response extension
+/// `cluster::replicated` looks for; never sent).
+#[derive(Clone, Copy, Debug)]
+pub struct Stale;
 
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
+        let stale = self.stale;
         let body = ProblemBody {
             kind: format!("urn:lorebank:problem:{}", self.kind),
             title: title(self.kind).to_owned(),
@@ -150,6 +170,9 @@ impl IntoResponse for Problem {
         }
         if self.status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if stale {
+            response.extensions_mut().insert(Stale);
         }
         response
     }

@@ -31,6 +31,8 @@ pub struct Server {
     pub tokens: Vec<Token>,
     /// The audit page's per-server secrets (`crate::ui`).
     pub ui: crate::ui::Keys,
+    /// The replicated library this node belongs to (`--cluster`), if any.
+    pub cluster: Option<Arc<super::cluster::Cluster>>,
     answers: Mutex<Answers>,
     /// The embedding model files and the models loaded from them.
     pub embedding: Embedding,
@@ -75,7 +77,21 @@ const IDEMPOTENCY_CONTEXT: &str = "lorebank 2026 idempotency key v1";
 
 impl Server {
     pub fn new(library: Library, limits: Limits, tokens: Vec<Token>, ui: crate::ui::Keys) -> Server {
-        Server { library, limits, tokens, ui, answers: Mutex::new(Answers::default()), embedding: Embedding::default() }
+        Server {
+            library,
+            limits,
+            tokens,
+            ui,
+            cluster: None,
+            answers: Mutex::new(Answers::default()),
+            embedding: Embedding::default(),
+        }
+    }
+
+    /// The server of a node of a replicated library.
+    pub fn with_cluster(mut self, cluster: Arc<super::cluster::Cluster>) -> Server {
+        self.cluster = Some(cluster);
+        self
     }
 
     fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
@@ -256,6 +272,9 @@ pub async fn status(State(server): Shared) -> Result<Response, Problem> {
         "n_opened": status.n_opened,
         "n_closed": status.n_closed,
         "rss_bytes": super::rss_bytes(),
+        "open_bytes": status.open_bytes,
+        "max_open_bytes": (status.limits.max_open_bytes < u64::MAX).then_some(status.limits.max_open_bytes),
+        "cluster": server.cluster.as_deref().map(super::cluster::status),
         "limits": {
             "events_max": limits.events_max,
             "chunks_max": limits.chunks_max,
