@@ -301,6 +301,10 @@ pub struct ServeArgs {
     /// The model's tokenizer.json (none for a model that tokenizes in its graph).
     #[arg(long, value_name = "FILE", requires = "embed_model")]
     pub embed_tokenizer: Option<PathBuf>,
+    /// A custom-operator library the model's graph needs (repeatable, in order), e.g.
+    /// the onnxruntime-extensions library `scripts/setup.sh --real-model` installs.
+    #[arg(long, value_name = "FILE", requires = "embed_model")]
+    pub embed_operator_library: Vec<PathBuf>,
 }
 
 /// `lorebank import`.
@@ -852,6 +856,16 @@ pub struct ModelFilesArgs {
     /// Its tokenizer.json (none for a model that tokenizes in its graph).
     #[arg(long = "tokenizer", env = "LOREBANK_EMBED_TOKENIZER", value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
+    /// A custom-operator library its graph needs (repeatable, in order; in the
+    /// variable, paths separated by `:`), e.g. the onnxruntime-extensions library
+    /// `scripts/setup.sh --real-model` installs.
+    #[arg(
+        long = "operator-library",
+        env = "LOREBANK_EMBED_OPERATOR_LIBRARY",
+        value_name = "FILE",
+        value_delimiter = ':'
+    )]
+    pub operator_libraries: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

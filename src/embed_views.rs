@@ -30,7 +30,7 @@ fn files(args: &ModelFilesArgs, command: &str) -> Result<ModelFiles, Failure> {
     let model = args.model.clone().ok_or_else(|| {
         Failure::invalid(format!("{command} needs the model file: pass --model FILE or set LOREBANK_EMBED_MODEL"))
     })?;
-    Ok(ModelFiles { model, tokenizer: args.tokenizer.clone() })
+    Ok(ModelFiles { model, tokenizer: args.tokenizer.clone(), operator_libraries: args.operator_libraries.clone() })
 }
 
 fn embed_write(write: &WriteOpts) -> replay::WriteOptions {

@@ -51,10 +51,11 @@ fn run_env(book: &Book, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, St
         .arg("--book")
         .arg(&book.path)
         .args(args)
-        .envs(env.iter().copied())
         .env_remove("LOREBANK_BOOK")
         .env_remove("LOREBANK_EMBED_MODEL")
         .env_remove("LOREBANK_EMBED_TOKENIZER")
+        .env_remove("LOREBANK_EMBED_OPERATOR_LIBRARY")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     (output.status.code(), String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap())
@@ -150,6 +151,16 @@ fn embedding_failures_exit_2_and_write_nothing() {
     );
     assert_eq!(code, Some(2), "{error}");
     assert!(error.contains("cannot read") && error.contains("missing.onnx"), "{error}");
+    // Operator libraries, by flag or variable (paths separated by `:`), are read first.
+    let library = dir.path().join("libmissing-ops.so");
+    let (code, _, error) =
+        run_env(&book, &[&set_model()[..], &["--operator-library", library.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(code, Some(2), "{error}");
+    assert!(error.contains("cannot read") && error.contains("libmissing-ops.so"), "{error}");
+    let libraries = format!("{}:{}", TOKENIZER, library.display());
+    let (code, _, error) = run_env(&book, &set_model(), &[("LOREBANK_EMBED_OPERATOR_LIBRARY", &libraries)]);
+    assert_eq!(code, Some(2), "{error}");
+    assert!(error.contains("cannot read") && error.contains("libmissing-ops.so"), "{error}");
     // No ONNX Runtime library: the install hint, as JSON too.
     let nowhere = dir.path().join("nowhere/libonnxruntime.so.1.31.1");
     let runtime = [("ORT_DYLIB_PATH", nowhere.to_str().unwrap())];

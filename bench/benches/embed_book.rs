@@ -99,7 +99,7 @@ fn main() {
         .take(n_terms)
         .collect();
     assert_eq!(words.len(), n_terms, "jieba gave {} words", words.len());
-    let files = ModelFiles { model: testdata("tiny.onnx"), tokenizer: Some(testdata("tiny-tokenizer.json")) };
+    let files = ModelFiles { model: testdata("tiny.onnx"), tokenizer: Some(testdata("tiny-tokenizer.json")), ..ModelFiles::default() };
     let options = ModelOptions {
         output: Some("last_hidden_state".into()),
         ..ModelOptions::new("lorebank-tiny-char-mean-32", EmbeddingPooling::Mean, true)

@@ -302,7 +302,7 @@ fn bad_model_files_are_refused_precisely_and_nothing_is_written() {
     let (mut book, _) = refreshed(&dir.path().join("b.lorebank"), four_terms());
     let head_before = head(&mut book);
     let keys = vector_keys(&book);
-    let missing = ModelFiles { model: dir.path().join("nothing.onnx"), tokenizer: tiny().tokenizer };
+    let missing = ModelFiles { model: dir.path().join("nothing.onnx"), ..tiny() };
     let error = Model::for_book(&mut book, &missing).unwrap_err();
     assert!(error.to_string().contains("cannot read") && error.to_string().contains("nothing.onnx"), "{error}");
     let corrupt = dir.path().join("corrupt.onnx");
@@ -319,6 +319,14 @@ fn bad_model_files_are_refused_precisely_and_nothing_is_written() {
     let error = Model::for_book(&mut book, &other).unwrap_err();
     assert!(matches!(error, SuggestError::NotTheBooksModel { .. }), "{error}");
     assert!(error.to_string().contains("the tokenizer is"), "{error}");
+    // A book whose model ran with an operator library the files do not name.
+    let mut with_library = book.state(None).unwrap().embedding_model().unwrap().0.clone();
+    with_library.operator_libraries_blake3 = vec![Hash32([7; 32])];
+    let error = Model::load(&tiny(), &with_library).unwrap_err();
+    assert!(matches!(error, SuggestError::NotTheBooksModel { .. }), "{error}");
+    let expected =
+        format!("the operator libraries given (none) have blake3 none, the book's model {}", "07".repeat(32));
+    assert!(error.to_string().contains(&expected), "{error}");
     // A book whose model says another dimension than the graph declares.
     let mut wrong = book.state(None).unwrap().embedding_model().unwrap().0.clone();
     wrong.dim = 64;

@@ -69,6 +69,7 @@ fn without_runtime() {
         output: Some("last_hidden_state".into()),
         suggest_min_score: 0,
         dedupe_min_score: 0,
+        operator_libraries_blake3: Vec::new(),
     };
     check(Model::load(&tiny(), &set).unwrap_err());
     assert_eq!(book.state(None).unwrap().revision(), head);
