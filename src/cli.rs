@@ -955,6 +955,10 @@ pub struct SuggestArgs {
     /// The lowest cosine proposed (default: the book's, set with the model).
     #[arg(long, value_parser = score_arg, value_name = "COSINE", allow_negative_numbers = true)]
     pub min_score: Option<i32>,
+    /// Also compare every phrase of 3 to 6 characters with the terms the chunk does not
+    /// name: descriptive mentions (one embedding per phrase, about 3.7 per character).
+    #[arg(long)]
+    pub phrases: bool,
     #[command(flatten)]
     pub files: ModelFilesArgs,
     #[command(flatten)]

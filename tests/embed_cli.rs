@@ -94,6 +94,17 @@ fn the_embedding_commands_propose_low_trust_candidates_and_move_no_snapshot() {
         book.json(&[&["suggest", "--chapter", "1", "--text", chunk, "--min-score", "0.56"], &files()[..]].concat());
     assert_eq!(again["proposed"], json!([]), "{again}");
     assert_eq!(again["written"], Value::Null);
+    assert_eq!((again["phrases"].clone(), again["n_phrases"].clone()), (json!([]), json!(0)), "phrases are asked for");
+    // With --phrases, the chunk's phrases are compared with the terms it does not name
+    // (萧炎 is named): 林月和林 is near 林动 (a dry run, in words and JSON).
+    let args = ["suggest", "--chapter", "1", "--text", chunk, "--min-score", "0.56", "--phrases", "--dry-run"];
+    let phrases = book.json(&[&args[..], &files()[..]].concat());
+    assert!(phrases["n_phrases"].as_u64().unwrap() > 10, "{phrases}");
+    let kept = phrases["phrases"].as_array().unwrap();
+    assert!(kept.iter().all(|phrase| phrase["nearest"]["term"] != "T-1"), "{phrases}");
+    assert!(kept.iter().any(|phrase| phrase["nearest"]["term"] == "T-3"), "{phrases}");
+    let text = book.ok(&[&args[..], &files()[..]].concat());
+    assert!(text.contains("phrase(s) of") && text.contains("near a term the chunk does not name"), "{text}");
     // The actor is LOREBANK_ACTOR when set (`tool:embed` when not: the HTTP test), and
     // the log says what each candidate is near.
     let log = book.log();
