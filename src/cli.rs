@@ -956,7 +956,7 @@ pub struct SuggestArgs {
     #[arg(long, value_parser = score_arg, value_name = "COSINE", allow_negative_numbers = true)]
     pub min_score: Option<i32>,
     /// Also compare every phrase of 3 to 6 characters with the terms the chunk does not
-    /// name: descriptive mentions (one embedding per phrase, about 3.7 per character).
+    /// name: descriptive mentions (one embedding per distinct phrase, about 2.3 per character).
     #[arg(long)]
     pub phrases: bool,
     #[command(flatten)]

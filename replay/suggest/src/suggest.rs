@@ -25,8 +25,8 @@ const SENTENCE_CHARS_MAX: usize = 60;
 pub const PHRASE_CHARS_MIN: usize = 3;
 /// The longest phrase compared, in characters.
 pub const PHRASE_CHARS_MAX: usize = 6;
-/// The most distinct phrases one chunk may give (a 3,000-character chunk gives about
-/// 11,000); more is an error, never a silent cut: split the chunk.
+/// The most distinct phrases one chunk may give (a 3,000-character chunk of prose gives
+/// about 7,000); more is an error, never a silent cut: split the chunk.
 pub const PHRASES_MAX: usize = 100_000;
 /// Texts embedded per call of the model.
 const EMBED_BATCH: usize = 4_096;
@@ -38,7 +38,7 @@ pub struct SuggestOptions {
     /// [`EmbeddingModelSet::suggest_min_score`].
     pub min_score: Option<i32>,
     /// Also compare the chunk's phrases ([`Phrase`]) with the terms it does not name.
-    /// Costs one embedding per phrase (about 3.7 per character of text).
+    /// Costs one embedding per distinct phrase (about 2.3 per character of prose).
     pub phrases: bool,
     /// Report what would be proposed; write nothing.
     pub dry_run: bool,
