@@ -321,6 +321,10 @@ pub struct ServeArgs {
     /// The model's tokenizer.json (none for a model that tokenizes in its graph).
     #[arg(long, value_name = "FILE", requires = "embed_model")]
     pub embed_tokenizer: Option<PathBuf>,
+    /// A custom-operator library the model's graph needs (repeatable, in order), e.g.
+    /// the onnxruntime-extensions library `scripts/setup.sh --real-model` installs.
+    #[arg(long, value_name = "FILE", requires = "embed_model")]
+    pub embed_operator_library: Vec<PathBuf>,
 }
 
 /// `lorebank import`.
@@ -872,6 +876,16 @@ pub struct ModelFilesArgs {
     /// Its tokenizer.json (none for a model that tokenizes in its graph).
     #[arg(long = "tokenizer", env = "LOREBANK_EMBED_TOKENIZER", value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
+    /// A custom-operator library its graph needs (repeatable, in order; in the
+    /// variable, paths separated by `:`), e.g. the onnxruntime-extensions library
+    /// `scripts/setup.sh --real-model` installs.
+    #[arg(
+        long = "operator-library",
+        env = "LOREBANK_EMBED_OPERATOR_LIBRARY",
+        value_name = "FILE",
+        value_delimiter = ':'
+    )]
+    pub operator_libraries: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -961,6 +975,10 @@ pub struct SuggestArgs {
     /// The lowest cosine proposed (default: the book's, set with the model).
     #[arg(long, value_parser = score_arg, value_name = "COSINE", allow_negative_numbers = true)]
     pub min_score: Option<i32>,
+    /// Also compare every phrase of 3 to 6 characters with the terms the chunk does not
+    /// name: descriptive mentions (one embedding per distinct phrase, about 2.3 per character).
+    #[arg(long)]
+    pub phrases: bool,
     #[command(flatten)]
     pub files: ModelFilesArgs,
     #[command(flatten)]

@@ -57,7 +57,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 body_bytes_max: serve.body_limit as usize,
                 timeout_s: serve.request_timeout.as_secs_f64().max(0.001),
             },
-            embed: serve.embed_model.map(|model| suggest::ModelFiles { model, tokenizer: serve.embed_tokenizer }),
+            embed: serve.embed_model.map(|model| suggest::ModelFiles {
+                model,
+                tokenizer: serve.embed_tokenizer,
+                operator_libraries: serve.embed_operator_library,
+            }),
         }),
         Command::Openapi => {
             out!("{}", crate::serve::api::document());

@@ -30,7 +30,7 @@ fn files(args: &ModelFilesArgs, command: &str) -> Result<ModelFiles, Failure> {
     let model = args.model.clone().ok_or_else(|| {
         Failure::invalid(format!("{command} needs the model file: pass --model FILE or set LOREBANK_EMBED_MODEL"))
     })?;
-    Ok(ModelFiles { model, tokenizer: args.tokenizer.clone() })
+    Ok(ModelFiles { model, tokenizer: args.tokenizer.clone(), operator_libraries: args.operator_libraries.clone() })
 }
 
 fn embed_write(write: &WriteOpts) -> replay::WriteOptions {
@@ -171,8 +171,8 @@ pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Fail
     let mut book: Book = if args.dry_run { open_reader(book)? } else { open_book(book)? };
     let mut model = suggest::Model::for_book(&mut book, &files)?;
     let write = embed_write(&args.write);
-    let suggested =
-        suggest::suggest(&mut book, &mut model, args.chapter, &chunk, &text, args.min_score, args.dry_run, &write)?;
+    let options = suggest::SuggestOptions { min_score: args.min_score, phrases: args.phrases, dry_run: args.dry_run };
+    let suggested = suggest::suggest(&mut book, &mut model, args.chapter, &chunk, &text, &options, &write)?;
     if json {
         outln!("{}", suggested_json(&suggested, args.dry_run));
         return Ok(());
@@ -189,6 +189,26 @@ pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Fail
             None => format!(", below {}", score(suggested.min_score)),
         };
         outln!("  {} at chars {}..{}: {near}{to}", sighting.surface, sighting.chars.0, sighting.chars.1);
+    }
+    if args.phrases {
+        outln!(
+            "{} phrase(s) of {} near a term the chunk does not name, at {} or more",
+            suggested.phrases.len(),
+            suggested.n_phrases,
+            score(suggested.min_score)
+        );
+        for phrase in &suggested.phrases {
+            let (id, role, text, value) = &phrase.nearest;
+            let to = phrase.candidate.map(|candidate| format!(": {candidate}")).unwrap_or_default();
+            outln!(
+                "  {} at chars {}..{}: near {id} {text} ({}) {}{to}",
+                phrase.surface,
+                phrase.chars.0,
+                phrase.chars.1,
+                role.as_str(),
+                score(*value)
+            );
+        }
     }
     finish(suggested.proposed.len(), suggested.written.as_ref(), args.dry_run);
     Ok(())
@@ -316,10 +336,26 @@ pub fn suggested_json(suggested: &Suggested, dry_run: bool) -> Value {
             })
         })
         .collect();
+    let phrases: Vec<Value> = suggested
+        .phrases
+        .iter()
+        .map(|phrase| {
+            let (id, role, text, score) = &phrase.nearest;
+            json!({
+                "surface": phrase.surface,
+                "bytes": [phrase.bytes.0, phrase.bytes.1],
+                "chars": [phrase.chars.0, phrase.chars.1],
+                "nearest": { "term": id.to_string(), "role": role.as_str(), "text": text, "score": score },
+                "candidate": phrase.candidate.map(|id| id.to_string()),
+            })
+        })
+        .collect();
     json!({
         "dry_run": dry_run,
         "min_score": suggested.min_score,
         "spans": spans,
+        "phrases": phrases,
+        "n_phrases": suggested.n_phrases,
         "proposed": suggested.proposed.iter().map(candidate_json).collect::<Vec<_>>(),
         "written": suggested.written.as_ref().map(|written| crate::json::submitted(&written.submitted, &[])),
     })

@@ -51,10 +51,11 @@ fn run_env(book: &Book, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, St
         .arg("--book")
         .arg(&book.path)
         .args(args)
-        .envs(env.iter().copied())
         .env_remove("LOREBANK_BOOK")
         .env_remove("LOREBANK_EMBED_MODEL")
         .env_remove("LOREBANK_EMBED_TOKENIZER")
+        .env_remove("LOREBANK_EMBED_OPERATOR_LIBRARY")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     (output.status.code(), String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap())
@@ -93,6 +94,17 @@ fn the_embedding_commands_propose_low_trust_candidates_and_move_no_snapshot() {
         book.json(&[&["suggest", "--chapter", "1", "--text", chunk, "--min-score", "0.56"], &files()[..]].concat());
     assert_eq!(again["proposed"], json!([]), "{again}");
     assert_eq!(again["written"], Value::Null);
+    assert_eq!((again["phrases"].clone(), again["n_phrases"].clone()), (json!([]), json!(0)), "phrases are asked for");
+    // With --phrases, the chunk's phrases are compared with the terms it does not name
+    // (萧炎 is named): 林月和林 is near 林动 (a dry run, in words and JSON).
+    let args = ["suggest", "--chapter", "1", "--text", chunk, "--min-score", "0.56", "--phrases", "--dry-run"];
+    let phrases = book.json(&[&args[..], &files()[..]].concat());
+    assert!(phrases["n_phrases"].as_u64().unwrap() > 10, "{phrases}");
+    let kept = phrases["phrases"].as_array().unwrap();
+    assert!(kept.iter().all(|phrase| phrase["nearest"]["term"] != "T-1"), "{phrases}");
+    assert!(kept.iter().any(|phrase| phrase["nearest"]["term"] == "T-3"), "{phrases}");
+    let text = book.ok(&[&args[..], &files()[..]].concat());
+    assert!(text.contains("phrase(s) of") && text.contains("near a term the chunk does not name"), "{text}");
     // The actor is LOREBANK_ACTOR when set (`tool:embed` when not: the HTTP test), and
     // the log says what each candidate is near.
     let log = book.log();
@@ -150,6 +162,16 @@ fn embedding_failures_exit_2_and_write_nothing() {
     );
     assert_eq!(code, Some(2), "{error}");
     assert!(error.contains("cannot read") && error.contains("missing.onnx"), "{error}");
+    // Operator libraries, by flag or variable (paths separated by `:`), are read first.
+    let library = dir.path().join("libmissing-ops.so");
+    let (code, _, error) =
+        run_env(&book, &[&set_model()[..], &["--operator-library", library.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(code, Some(2), "{error}");
+    assert!(error.contains("cannot read") && error.contains("libmissing-ops.so"), "{error}");
+    let libraries = format!("{}:{}", TOKENIZER, library.display());
+    let (code, _, error) = run_env(&book, &set_model(), &[("LOREBANK_EMBED_OPERATOR_LIBRARY", &libraries)]);
+    assert_eq!(code, Some(2), "{error}");
+    assert!(error.contains("cannot read") && error.contains("libmissing-ops.so"), "{error}");
     // No ONNX Runtime library: the install hint, as JSON too.
     let nowhere = dir.path().join("nowhere/libonnxruntime.so.1.31.1");
     let runtime = [("ORT_DYLIB_PATH", nowhere.to_str().unwrap())];

@@ -1,7 +1,7 @@
 //! Embedding search benchmark (issue 15): brute-force cosine top-10 over 50,000
-//! vectors of dim 384, for batches of 16 queries, with `embed::Matrix` (f32, batched),
-//! `embed::QuantizedMatrix` (int8, batched), the f32 matrix queried one query at a
-//! time, and a naive baseline in the same process: an unbatched scalar loop that
+//! vectors of dim 512 (by default), for batches of 16 queries, with `embed::Matrix` (f32, batched),
+//! `embed::QuantizedMatrix` (int8, batched), both queried one query at a time, and a
+//! naive baseline in the same process: an unbatched scalar loop that
 //! computes each cosine from the raw vectors (both norms per pair), collects all
 //! 50,000 scores and sorts them.
 //!
@@ -10,7 +10,9 @@
 //! first for every query, and 10 neighbours.
 //!
 //! Run: `cd bench && cargo bench --bench embed`. `LOREBANK_BENCH_ROWS` sets the rows
-//! (default 50,000). No ONNX Runtime is needed: this measures search only.
+//! (default 50,000), `LOREBANK_BENCH_DIM` the dimension (default 512, the real
+//! model's and the issue's goal row). No ONNX Runtime is needed: this measures search
+//! only.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -18,9 +20,12 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use embed::{Matrix, QuantizedMatrix};
 
-const DIM: usize = 384;
 const N_QUERIES: usize = 16;
 const K: usize = 10;
+
+fn dim() -> usize {
+    std::env::var("LOREBANK_BENCH_DIM").ok().and_then(|value| value.parse().ok()).unwrap_or(512)
+}
 
 fn n_rows() -> usize {
     std::env::var("LOREBANK_BENCH_ROWS").ok().and_then(|value| value.parse().ok()).unwrap_or(50_000)
@@ -68,25 +73,26 @@ struct Data {
 
 fn data() -> Data {
     let n = n_rows();
-    let rows: Vec<Vec<f32>> = (0..n as u64).map(|i| noise(i, DIM)).collect();
+    let dim = dim();
+    let rows: Vec<Vec<f32>> = (0..n as u64).map(|i| noise(i, dim)).collect();
     let started = Instant::now();
-    let matrix = Matrix::from_rows(DIM, rows.iter().map(Vec::as_slice)).unwrap();
+    let matrix = Matrix::from_rows(dim, rows.iter().map(Vec::as_slice)).unwrap();
     let built = started.elapsed();
     let started = Instant::now();
     let quantized = matrix.quantize();
     let quantize = started.elapsed();
     eprintln!(
-        "embed: {n} rows of dim {DIM}: f32 matrix {:.1} MB built in {:.0} ms, int8 {:.1} MB quantized in {:.0} ms",
-        (n * DIM * 4) as f64 / 1e6,
+        "embed: {n} rows of dim {dim}: f32 matrix {:.1} MB built in {:.0} ms, int8 {:.1} MB quantized in {:.0} ms",
+        (n * dim * 4) as f64 / 1e6,
         built.as_secs_f64() * 1e3,
-        (n * (DIM + 4)) as f64 / 1e6,
+        (n * (dim + 4)) as f64 / 1e6,
         quantize.as_secs_f64() * 1e3
     );
     let targets: Vec<usize> = (0..N_QUERIES).map(|i| (i * 7_919 + 13) % n).collect();
     let queries = targets
         .iter()
         .map(|target| {
-            rows[*target].iter().zip(noise(1 << 40 | *target as u64, DIM)).map(|(x, e)| x + 0.3 * e).collect()
+            rows[*target].iter().zip(noise(1 << 40 | *target as u64, dim)).map(|(x, e)| x + 0.3 * e).collect()
         })
         .collect();
     Data { rows, queries, targets, matrix, quantized }
@@ -112,7 +118,7 @@ fn bench_search(c: &mut Criterion) {
         assert!(overlap >= K - 1, "f32 top-{K} and the naive top-{K} share {overlap}");
     }
 
-    let mut group = c.benchmark_group(format!("embed_search_{}x{DIM}_top{K}_{N_QUERIES}_queries", data.rows.len()));
+    let mut group = c.benchmark_group(format!("embed_search_{}x{}_top{K}_{N_QUERIES}_queries", data.rows.len(), dim()));
     group.throughput(Throughput::Elements(N_QUERIES as u64));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(8));
@@ -126,6 +132,13 @@ fn bench_search(c: &mut Criterion) {
         b.iter(|| {
             for query in &query_refs {
                 black_box(data.matrix.search_one(black_box(query), K).unwrap());
+            }
+        })
+    });
+    group.bench_function("int8_one_query_at_a_time", |b| {
+        b.iter(|| {
+            for query in &query_refs {
+                black_box(data.quantized.search_one(black_box(query), K).unwrap());
             }
         })
     });

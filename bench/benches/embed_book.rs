@@ -31,7 +31,7 @@ use ledger_model::*;
 use lorebank_bench::{corpus, jieba_words};
 use matcher::{Flavour, ProfileBuilder};
 use replay::{Book, Labelled, WriteOptions};
-use suggest::{Model, ModelFiles, ModelOptions, VECTORS_SET};
+use suggest::{Model, ModelFiles, ModelOptions, SuggestOptions, VECTORS_SET};
 
 fn testdata(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../embed/testdata").join(name)
@@ -99,7 +99,11 @@ fn main() {
         .take(n_terms)
         .collect();
     assert_eq!(words.len(), n_terms, "jieba gave {} words", words.len());
-    let files = ModelFiles { model: testdata("tiny.onnx"), tokenizer: Some(testdata("tiny-tokenizer.json")) };
+    let files = ModelFiles {
+        model: testdata("tiny.onnx"),
+        tokenizer: Some(testdata("tiny-tokenizer.json")),
+        ..ModelFiles::default()
+    };
     let options = ModelOptions {
         output: Some("last_hidden_state".into()),
         ..ModelOptions::new("lorebank-tiny-char-mean-32", EmbeddingPooling::Mean, true)
@@ -214,7 +218,16 @@ fn main() {
         let scanned = book.scan_names(1, &key, chunk, true, &write()).unwrap();
         scan_times.push(started.elapsed());
         let started = Instant::now();
-        let suggested = suggest::suggest(&mut book, &mut model, 1, &key, chunk, None, true, &write()).unwrap();
+        let suggested = suggest::suggest(
+            &mut book,
+            &mut model,
+            1,
+            &key,
+            chunk,
+            &SuggestOptions { dry_run: true, ..SuggestOptions::default() },
+            &write(),
+        )
+        .unwrap();
         suggest_times.push(started.elapsed());
         assert_eq!(suggested.spans.len(), scanned.sightings.len());
         assert!(suggested.spans.iter().all(|span| span.nearest.is_some()));

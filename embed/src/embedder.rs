@@ -22,6 +22,8 @@ pub const TOKENS_MAX_DEFAULT: usize = 512;
 pub const TOKENS_MAX_LIMIT: usize = 8_192;
 /// The largest vector dimension.
 pub const DIM_MAX: u32 = 8_192;
+/// The most custom-operator libraries one model loads ([`EmbedOptions::operator_library`]).
+pub const OPERATOR_LIBRARIES_MAX: usize = 8;
 
 /// How to load a model: what goes into its [`ModelIdentity`] (name, pooling,
 /// normalization) and how it is run.
@@ -38,6 +40,7 @@ pub struct EmbedOptions {
     batch_size: usize,
     tokens_max: usize,
     runtime: RuntimeLocation,
+    operator_libraries: Vec<PathBuf>,
 }
 
 impl EmbedOptions {
@@ -54,6 +57,7 @@ impl EmbedOptions {
             batch_size: 1,
             tokens_max: TOKENS_MAX_DEFAULT,
             runtime: RuntimeLocation::Discover,
+            operator_libraries: Vec::new(),
         }
     }
 
@@ -96,6 +100,21 @@ impl EmbedOptions {
     /// Where the ONNX Runtime library is. Default: [`RuntimeLocation::Discover`].
     pub fn runtime(mut self, location: RuntimeLocation) -> EmbedOptions {
         self.runtime = location;
+        self
+    }
+
+    /// A custom-operator library (a shared library exporting `RegisterCustomOps`, such
+    /// as onnxruntime-extensions') that ONNX Runtime registers on the session before
+    /// it loads the graph, for graphs with operators of other domains (a
+    /// SentencePiece tokenizer inside the graph). Libraries are registered in the
+    /// order given, at most [`OPERATOR_LIBRARIES_MAX`]; each one's blake3 is part of
+    /// the [`ModelIdentity`], since its code computes part of every vector.
+    ///
+    /// ONNX Runtime loads the file itself (`dlopen` with local symbols): it must
+    /// resolve every symbol it needs from its own dependencies (docs/embeddings.md
+    /// says how `scripts/setup.sh --real-model` prepares onnxruntime-extensions').
+    pub fn operator_library(mut self, path: impl Into<PathBuf>) -> EmbedOptions {
+        self.operator_libraries.push(path.into());
         self
     }
 }
@@ -200,12 +219,22 @@ impl Embedder {
             }
         };
 
+        // Hashed before ONNX Runtime opens them by path (it cannot load a library from
+        // memory): the identity names the bytes that were there when the model loaded.
+        let mut operator_libraries = Vec::with_capacity(options.operator_libraries.len());
+        for path in &options.operator_libraries {
+            operator_libraries.push(*blake3::hash(&read(path)?).as_bytes());
+        }
+
         let runtime = runtime::load(&options.runtime)?;
         let model_error = |reason: String| EmbedError::Model { path: model_path.to_owned(), reason };
-        let session = session_builder(&runtime)
-            .map_err(model_error)?
-            .commit_from_memory(&model_bytes)
-            .map_err(|error| model_error(error.to_string()))?;
+        let mut builder = session_builder(&runtime).map_err(model_error)?;
+        for path in &options.operator_libraries {
+            builder = builder
+                .with_operator_library(path)
+                .map_err(|error| EmbedError::OperatorLibrary { path: path.clone(), reason: error.to_string() })?;
+        }
+        let session = builder.commit_from_memory(&model_bytes).map_err(|error| model_error(error.to_string()))?;
 
         let signature = |reason: String| EmbedError::Signature { path: model_path.to_owned(), reason };
         let string_inputs: Vec<&str> = session
@@ -332,6 +361,7 @@ impl Embedder {
             pooling: options.pooling,
             normalized: options.normalize,
             runtime_version: runtime.version.clone(),
+            operator_libraries,
         };
         Ok(Embedder {
             session,
@@ -559,6 +589,12 @@ fn check_options(options: &EmbedOptions) -> Result<(), EmbedError> {
         if dim == 0 || dim > DIM_MAX {
             return bad(format!("dim {dim} is not in 1..={DIM_MAX}"));
         }
+    }
+    if options.operator_libraries.len() > OPERATOR_LIBRARIES_MAX {
+        return bad(format!(
+            "{} operator libraries, more than the limit of {OPERATOR_LIBRARIES_MAX}",
+            options.operator_libraries.len()
+        ));
     }
     Ok(())
 }

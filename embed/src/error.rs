@@ -54,6 +54,15 @@ pub enum EmbedError {
         /// What ONNX Runtime said.
         reason: String,
     },
+    /// ONNX Runtime could not register a custom-operator library (not a library, no
+    /// `RegisterCustomOps`, a symbol it cannot resolve, built for another runtime).
+    #[error("the operator library {} cannot be registered: {reason}", path.display())]
+    OperatorLibrary {
+        /// The library file.
+        path: PathBuf,
+        /// What ONNX Runtime said.
+        reason: String,
+    },
     /// The graph's inputs or outputs are not those of a sentence-embedding model.
     #[error("the model {} does not fit: {reason}", path.display())]
     Signature {

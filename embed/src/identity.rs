@@ -7,8 +7,14 @@
 
 use std::fmt;
 
-/// The version of [`ModelIdentity::to_bytes`]: the first byte of the encoding.
+/// The version of [`ModelIdentity::to_bytes`] for an identity without operator
+/// libraries: the first byte of the encoding.
 pub const IDENTITY_FORMAT: u8 = 1;
+
+/// The version of [`ModelIdentity::to_bytes`] for an identity with operator libraries:
+/// format 1 followed by their hashes. An identity without any is always written as
+/// format 1, so the ids of such identities are those format 1 gave them.
+pub const IDENTITY_FORMAT_OPERATORS: u8 = 2;
 
 /// The blake3 derive-key context of [`ModelIdentity::id`]; no other object is hashed
 /// under it, so an identity id can never equal the hash of anything else.
@@ -138,6 +144,10 @@ pub struct ModelIdentity {
     /// The ONNX Runtime version that ran the graph (e.g. `1.31.1`), or `unknown` when
     /// the library does not say.
     pub runtime_version: String,
+    /// blake3 of each custom-operator library registered on the session
+    /// ([`crate::EmbedOptions::operator_library`]), in registration order; empty for a
+    /// graph of standard operators. At most [`crate::OPERATOR_LIBRARIES_MAX`].
+    pub operator_libraries: Vec<[u8; 32]>,
 }
 
 /// The id of a [`ModelIdentity`]: blake3 (derive-key [`IDENTITY_CONTEXT`]) of its bytes.
@@ -169,7 +179,7 @@ pub enum IdentityError {
         offset: usize,
     },
     /// The first byte is not a known format version.
-    #[error("model identity format {found} is unknown (known: {IDENTITY_FORMAT})")]
+    #[error("model identity format {found} is unknown (known: {IDENTITY_FORMAT}, {IDENTITY_FORMAT_OPERATORS})")]
     UnknownFormat {
         /// The format byte found.
         found: u8,
@@ -199,6 +209,12 @@ pub enum IdentityError {
     /// The dimension is zero.
     #[error("model identity dim is 0")]
     ZeroDim,
+    /// Format 2 with no operator library (written as format 1), or more than the limit.
+    #[error("model identity format 2 names {count} operator libraries, not 1 to {}", crate::OPERATOR_LIBRARIES_MAX)]
+    OperatorCount {
+        /// The count found.
+        count: u8,
+    },
 }
 
 impl ModelIdentity {
@@ -217,13 +233,23 @@ impl ModelIdentity {
     /// | 1 | normalized: 0 or 1 |
     /// | 4 + n | runtime version |
     ///
+    /// With operator libraries the first byte is [`IDENTITY_FORMAT_OPERATORS`] and the
+    /// fields above are followed by:
+    ///
+    /// | bytes | field |
+    /// | --- | --- |
+    /// | 1 | the number of operator libraries, 1 to [`crate::OPERATOR_LIBRARIES_MAX`] |
+    /// | 32 each | their blake3, in registration order |
+    ///
     /// # Panics
     ///
-    /// When the name or the runtime version is 4 GiB or longer; an identity made by
-    /// [`crate::Embedder::load`] has a name of at most [`IDENTITY_TEXT_BYTES_MAX`] bytes.
+    /// When the name or the runtime version is 4 GiB or longer, or there are more than
+    /// 255 operator libraries; an identity made by [`crate::Embedder::load`] has a name
+    /// of at most [`IDENTITY_TEXT_BYTES_MAX`] bytes and at most
+    /// [`crate::OPERATOR_LIBRARIES_MAX`] libraries.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(128 + self.name.len() + self.runtime_version.len());
-        out.push(IDENTITY_FORMAT);
+        let mut out = Vec::with_capacity(160 + self.name.len() + self.runtime_version.len());
+        out.push(if self.operator_libraries.is_empty() { IDENTITY_FORMAT } else { IDENTITY_FORMAT_OPERATORS });
         put_text(&mut out, &self.name);
         out.extend_from_slice(&self.model_blake3);
         match &self.tokenizer {
@@ -238,6 +264,12 @@ impl ModelIdentity {
         out.push(self.pooling.code());
         out.push(u8::from(self.normalized));
         put_text(&mut out, &self.runtime_version);
+        if !self.operator_libraries.is_empty() {
+            out.push(u8::try_from(self.operator_libraries.len()).expect("at most 255 operator libraries"));
+            for hash in &self.operator_libraries {
+                out.extend_from_slice(hash);
+            }
+        }
         out
     }
 
@@ -246,7 +278,7 @@ impl ModelIdentity {
     pub fn from_bytes(bytes: &[u8]) -> Result<ModelIdentity, IdentityError> {
         let mut reader = Reader { bytes, offset: 0 };
         let format = reader.byte("format")?;
-        if format != IDENTITY_FORMAT {
+        if format != IDENTITY_FORMAT && format != IDENTITY_FORMAT_OPERATORS {
             return Err(IdentityError::UnknownFormat { found: format });
         }
         let name = reader.text("name")?;
@@ -270,11 +302,31 @@ impl ModelIdentity {
             code => return Err(IdentityError::UnknownCode { field: "normalized", code }),
         };
         let runtime_version = reader.text("runtime_version")?;
+        let mut operator_libraries = Vec::new();
+        if format == IDENTITY_FORMAT_OPERATORS {
+            let count = reader.byte("operator_libraries")?;
+            if count == 0 || usize::from(count) > crate::OPERATOR_LIBRARIES_MAX {
+                return Err(IdentityError::OperatorCount { count });
+            }
+            for _ in 0..count {
+                operator_libraries.push(reader.hash("operator_library_blake3")?);
+            }
+        }
         let extra = bytes.len() - reader.offset;
         if extra != 0 {
             return Err(IdentityError::TrailingBytes { extra });
         }
-        Ok(ModelIdentity { name, model_blake3, tokenizer, dim, dtype, pooling, normalized, runtime_version })
+        Ok(ModelIdentity {
+            name,
+            model_blake3,
+            tokenizer,
+            dim,
+            dtype,
+            pooling,
+            normalized,
+            runtime_version,
+            operator_libraries,
+        })
     }
 
     /// The id: blake3 in derive-key mode ([`IDENTITY_CONTEXT`]) of
@@ -286,7 +338,8 @@ impl ModelIdentity {
 
 impl fmt::Display for ModelIdentity {
     /// One line of stable words: `name model=<hex> tokenizer=<hex|in-graph> dim=384
-    /// dtype=f32 pooling=mean normalized=true runtime=1.31.1`.
+    /// dtype=f32 pooling=mean normalized=true runtime=1.31.1`, then ` operators=<hex>`
+    /// (comma-separated) when the identity names operator libraries.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -299,7 +352,12 @@ impl fmt::Display for ModelIdentity {
             self.pooling.as_str(),
             self.normalized,
             self.runtime_version
-        )
+        )?;
+        if !self.operator_libraries.is_empty() {
+            let hashes: Vec<String> = self.operator_libraries.iter().map(|hash| hex(hash)).collect();
+            write!(f, " operators={}", hashes.join(","))?;
+        }
+        Ok(())
     }
 }
 

@@ -103,12 +103,13 @@ mod runtime;
 mod search;
 
 pub use embedder::{
-    EmbedOptions, Embedder, BATCH_SIZE_MAX, DIM_MAX, TEXTS_PER_CALL_MAX, TOKENS_MAX_DEFAULT, TOKENS_MAX_LIMIT,
+    EmbedOptions, Embedder, BATCH_SIZE_MAX, DIM_MAX, OPERATOR_LIBRARIES_MAX, TEXTS_PER_CALL_MAX, TOKENS_MAX_DEFAULT,
+    TOKENS_MAX_LIMIT,
 };
 pub use error::EmbedError;
 pub use identity::{
     Dtype, IdentityError, ModelIdentity, ModelIdentityId, Pooling, TokenizerId, IDENTITY_CONTEXT, IDENTITY_FORMAT,
-    IDENTITY_TEXT_BYTES_MAX,
+    IDENTITY_FORMAT_OPERATORS, IDENTITY_TEXT_BYTES_MAX,
 };
 pub use runtime::{
     default_runtime_path, loaded_runtime_path, RuntimeLocation, RuntimeSource, RUNTIME_INSTALL_HINT, RUNTIME_VERSION,

@@ -51,6 +51,7 @@ fn the_tiny_model_has_the_identity_of_its_files() {
         pooling: Pooling::Mean,
         normalized: true,
         runtime_version: RUNTIME_VERSION.to_owned(),
+        operator_libraries: Vec::new(),
     };
     assert_eq!(
         *identity, expected,
@@ -320,6 +321,36 @@ fn options_that_do_not_fit_the_graph_are_clear_errors() {
     ] {
         assert_eq!(message(load(&model, Some(&tokenizer), options)), format!("invalid embed options: {expected}"));
     }
+}
+
+#[test]
+fn bad_operator_libraries_are_clear_errors() {
+    let model = testdata("tiny.onnx");
+    let tokenizer = testdata("tiny-tokenizer.json");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("libmissing.so");
+    let error = error_of(load(&model, Some(&tokenizer), tiny_options().operator_library(&missing)));
+    assert!(matches!(&error, EmbedError::Read { path, .. } if *path == missing), "{error:?}");
+    // A file that is not a library, and a library that registers no operators (the
+    // ONNX Runtime library itself has no RegisterCustomOps).
+    let runtime = load_tiny().runtime_path().to_owned();
+    for library in [tokenizer.clone(), runtime] {
+        let error = error_of(load(&model, Some(&tokenizer), tiny_options().operator_library(&library)));
+        match &error {
+            EmbedError::OperatorLibrary { path, .. } if *path == library => {}
+            other => panic!("{}: {other:?}", library.display()),
+        }
+        let message = error.to_string();
+        assert!(message.starts_with(&format!("the operator library {} cannot be registered: ", library.display())));
+    }
+    let mut too_many = tiny_options();
+    for _ in 0..=embed::OPERATOR_LIBRARIES_MAX {
+        too_many = too_many.operator_library(&missing);
+    }
+    assert_eq!(
+        error_of(load(&model, Some(&tokenizer), too_many)).to_string(),
+        "invalid embed options: 9 operator libraries, more than the limit of 8"
+    );
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! The byte form and id of `ModelIdentity`: the bytes of a fixed identity written out
 //! by hand (golden), the id as blake3 derive-key of them, that every field changes
 //! the id, that reading is strict (`from_bytes(b).to_bytes() == b`, proptest) and that
-//! no bytes make the reader panic.
+//! no bytes make the reader panic; and that operator libraries are format 2, which
+//! leaves the bytes and ids of identities without any as format 1 gave them.
 
-use embed::{Dtype, IdentityError, ModelIdentity, Pooling, TokenizerId, IDENTITY_CONTEXT};
+use embed::{Dtype, IdentityError, ModelIdentity, Pooling, TokenizerId, IDENTITY_CONTEXT, OPERATOR_LIBRARIES_MAX};
 use proptest::prelude::*;
 
 fn sample() -> ModelIdentity {
@@ -16,6 +17,7 @@ fn sample() -> ModelIdentity {
         pooling: Pooling::Mean,
         normalized: true,
         runtime_version: "1.31.1".to_owned(),
+        operator_libraries: Vec::new(),
     }
 }
 
@@ -44,6 +46,54 @@ fn the_byte_form_is_the_documented_table() {
 }
 
 #[test]
+fn operator_libraries_are_format_2_after_the_fields_of_format_1() {
+    let with = ModelIdentity { operator_libraries: vec![[0x33; 32], [0x44; 32]], ..sample() };
+    let format_1 = sample().to_bytes();
+    let mut expected = vec![2u8];
+    expected.extend(&format_1[1..]);
+    expected.push(2); // two libraries
+    expected.extend([0x33; 32]);
+    expected.extend([0x44; 32]);
+    assert_eq!(with.to_bytes(), expected);
+    assert_eq!(ModelIdentity::from_bytes(&expected), Ok(with.clone()));
+    assert_ne!(with.id(), sample().id());
+    assert!(with.to_string().ends_with(&format!(" operators={},{}", "33".repeat(32), "44".repeat(32))), "{with}");
+    // Another order is another identity: libraries register in order.
+    let swapped = ModelIdentity { operator_libraries: vec![[0x44; 32], [0x33; 32]], ..sample() };
+    assert_ne!(swapped.id(), with.id());
+
+    // Format 2 naming none is not what the encoder writes (that is format 1).
+    let mut none = vec![2u8];
+    none.extend(&format_1[1..]);
+    none.push(0);
+    assert_eq!(ModelIdentity::from_bytes(&none), Err(IdentityError::OperatorCount { count: 0 }));
+    let mut too_many = none.clone();
+    *too_many.last_mut().unwrap() = OPERATOR_LIBRARIES_MAX as u8 + 1;
+    too_many.extend(std::iter::repeat_n(0x55, 32 * (OPERATOR_LIBRARIES_MAX + 1)));
+    assert_eq!(
+        ModelIdentity::from_bytes(&too_many),
+        Err(IdentityError::OperatorCount { count: OPERATOR_LIBRARIES_MAX as u8 + 1 })
+    );
+    // Format 2 without its count, or with a hash cut short.
+    assert_eq!(
+        ModelIdentity::from_bytes(&none[..none.len() - 1]),
+        Err(IdentityError::Truncated { field: "operator_libraries", offset: none.len() - 1 })
+    );
+    assert_eq!(
+        ModelIdentity::from_bytes(&expected[..expected.len() - 1]),
+        Err(IdentityError::Truncated { field: "operator_library_blake3", offset: expected.len() - 1 })
+    );
+    // Format 1 followed by libraries is trailing bytes, not format 2.
+    let mut trailing = format_1;
+    trailing.extend(&expected[format_1_len(&sample())..]);
+    assert_eq!(ModelIdentity::from_bytes(&trailing), Err(IdentityError::TrailingBytes { extra: 65 }));
+}
+
+fn format_1_len(identity: &ModelIdentity) -> usize {
+    identity.to_bytes().len()
+}
+
+#[test]
 fn every_field_changes_the_id() {
     let base = sample();
     let changed = [
@@ -55,6 +105,8 @@ fn every_field_changes_the_id() {
         ModelIdentity { pooling: Pooling::Cls, ..sample() },
         ModelIdentity { normalized: false, ..sample() },
         ModelIdentity { runtime_version: "1.31.2".to_owned(), ..sample() },
+        ModelIdentity { operator_libraries: vec![[0x33; 32]], ..sample() },
+        ModelIdentity { operator_libraries: vec![[0x34; 32]], ..sample() },
     ];
     let mut ids = vec![base.id()];
     for identity in &changed {
@@ -70,7 +122,8 @@ fn bad_bytes_are_named_errors() {
     let good = sample().to_bytes();
     assert_eq!(ModelIdentity::from_bytes(&good), Ok(sample()));
     assert_eq!(ModelIdentity::from_bytes(&[]), Err(IdentityError::Truncated { field: "format", offset: 0 }));
-    assert_eq!(ModelIdentity::from_bytes(&[2]), Err(IdentityError::UnknownFormat { found: 2 }));
+    assert_eq!(ModelIdentity::from_bytes(&[3]), Err(IdentityError::UnknownFormat { found: 3 }));
+    assert_eq!(ModelIdentity::from_bytes(&[2]), Err(IdentityError::Truncated { field: "name", offset: 1 }));
     assert_eq!(
         ModelIdentity::from_bytes(&good[..good.len() - 1]),
         Err(IdentityError::Truncated { field: "runtime_version", offset: good.len() - 1 })
@@ -105,17 +158,23 @@ fn identities() -> impl Strategy<Value = ModelIdentity> {
         prop_oneof![Just(Pooling::Mean), Just(Pooling::Cls), Just(Pooling::InGraph)],
         any::<bool>(),
         "[0-9.]{0,12}",
+        proptest::collection::vec(any::<[u8; 32]>(), 0..=2),
     )
-        .prop_map(|(name, model_blake3, tokenizer, dim, pooling, normalized, runtime_version)| ModelIdentity {
-            name,
-            model_blake3,
-            tokenizer: tokenizer.map_or(TokenizerId::InGraph, TokenizerId::File),
-            dim,
-            dtype: Dtype::F32,
-            pooling,
-            normalized,
-            runtime_version,
-        })
+        .prop_map(
+            |(name, model_blake3, tokenizer, dim, pooling, normalized, runtime_version, operator_libraries)| {
+                ModelIdentity {
+                    name,
+                    model_blake3,
+                    tokenizer: tokenizer.map_or(TokenizerId::InGraph, TokenizerId::File),
+                    dim,
+                    dtype: Dtype::F32,
+                    pooling,
+                    normalized,
+                    runtime_version,
+                    operator_libraries,
+                }
+            },
+        )
 }
 
 proptest! {

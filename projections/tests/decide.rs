@@ -244,6 +244,7 @@ fn the_embedding_model_is_configuration_outside_the_snapshot() {
         output: None,
         suggest_min_score: 800_000,
         dedupe_min_score: 900_000,
+        operator_libraries_blake3: Vec::new(),
     };
     sim.ok(vec![Body::EmbeddingModelSet(model.clone())]);
     assert_eq!(sim.state.embedding_model().map(|(set, _)| set), Some(&model));

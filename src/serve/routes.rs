@@ -1486,6 +1486,9 @@ pub struct SuggestRequest {
     pub dry_run: Option<bool>,
     /// The lowest score proposed, in millionths (default: the book's).
     pub min_score: Option<i32>,
+    /// Also compare the chunk's phrases of 3 to 6 characters with the terms it does
+    /// not name (descriptive mentions; one embedding per phrase). Default false.
+    pub phrases: Option<bool>,
     /// Who proposes, `kind:name` (default `tool:embed`).
     pub actor: Option<String>,
 }
@@ -1504,16 +1507,12 @@ pub async fn suggest(
     let embedding = Arc::clone(&server);
     let value = on_book(server, name, move |open| {
         embedding.embedding.with_model(&mut open.lock(), |book, model| {
-            let suggested = suggest::suggest(
-                book,
-                model,
-                chapter,
-                &request.chunk,
-                &request.text,
-                request.min_score,
+            let options = suggest::SuggestOptions {
+                min_score: request.min_score,
+                phrases: request.phrases.unwrap_or(false),
                 dry_run,
-                &write,
-            )?;
+            };
+            let suggested = suggest::suggest(book, model, chapter, &request.chunk, &request.text, &options, &write)?;
             Ok(crate::embed_views::suggested_json(&suggested, dry_run))
         })
     })

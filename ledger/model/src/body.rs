@@ -786,6 +786,11 @@ pub struct EmbeddingModelSet {
     /// The lowest score, in millionths, of a pair of terms `dedupe` proposes as
     /// probably the same entity.
     pub dedupe_min_score: i32,
+    /// blake3 of each custom-operator library ONNX Runtime registered to run the graph
+    /// (onnxruntime-extensions' for a graph that tokenizes with SentencePiece), in
+    /// registration order; empty for a graph of standard operators.
+    #[serde(default)]
+    pub operator_libraries_blake3: Vec<Hash32>,
 }
 
 /// The element type of stored vectors.

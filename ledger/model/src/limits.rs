@@ -58,6 +58,10 @@ pub const EMBEDDING_TEXT_BYTES_MAX: usize = 256;
 /// Largest vector dimension of an embedding model (the `embed` crate's `DIM_MAX`).
 pub const EMBEDDING_DIM_MAX: u32 = 8_192;
 
+/// The most custom-operator libraries an `embedding_model_set` names (the `embed`
+/// crate's `OPERATOR_LIBRARIES_MAX`).
+pub const EMBEDDING_OPERATOR_LIBRARIES_MAX: usize = 8;
+
 // A summary at its limit, in 4-byte UTF-8, must still fit an event with room to spare
 // for the envelope and the other fields.
 const _: () = assert!(SUMMARY_CHARS_MAX * 4 + 4 * NOTE_CHARS_MAX < EVENT_BYTES_MAX);

@@ -548,7 +548,17 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.identity_text("runtime_version", &model.runtime_version)?;
             p.opt_label("output", &model.output)?;
             p.score("suggest_min_score", model.suggest_min_score)?;
-            p.score("dedupe_min_score", model.dedupe_min_score)
+            p.score("dedupe_min_score", model.dedupe_min_score)?;
+            if model.operator_libraries_blake3.len() > EMBEDDING_OPERATOR_LIBRARIES_MAX {
+                return Err(p.err(
+                    "operator_libraries_blake3",
+                    format!(
+                        "{} libraries, more than the limit of {EMBEDDING_OPERATOR_LIBRARIES_MAX}",
+                        model.operator_libraries_blake3.len()
+                    ),
+                ));
+            }
+            Ok(())
         }
     }
 }
@@ -675,6 +685,7 @@ mod tests {
             output: Some("last_hidden_state".into()),
             suggest_min_score: 800_000,
             dedupe_min_score: 900_000,
+            operator_libraries_blake3: vec![crate::Hash32([2; 32])],
         };
         assert_eq!(validate_body(&Body::EmbeddingModelSet(model.clone()), &Rules::default()), Ok(()));
         let bad = |model: EmbeddingModelSet| field_of(Body::EmbeddingModelSet(model));
@@ -702,8 +713,13 @@ mod tests {
             "embedding_model_set.suggest_min_score"
         );
         assert_eq!(
-            bad(EmbeddingModelSet { dedupe_min_score: SCORE_MAX + 1, ..model }),
+            bad(EmbeddingModelSet { dedupe_min_score: SCORE_MAX + 1, ..model.clone() }),
             "embedding_model_set.dedupe_min_score"
+        );
+        let libraries = vec![crate::Hash32([2; 32]); EMBEDDING_OPERATOR_LIBRARIES_MAX + 1];
+        assert_eq!(
+            bad(EmbeddingModelSet { operator_libraries_blake3: libraries, ..model }),
+            "embedding_model_set.operator_libraries_blake3"
         );
     }
 

@@ -56,5 +56,8 @@ pub use model::{
     SUGGEST_MIN_SCORE_DEFAULT,
 };
 pub use refresh::{refresh, Refreshed, Skipped, REFRESH_TERMS_PER_COMMIT};
-pub use suggest::{suggest, Span, Suggested};
+pub use suggest::{
+    phrases_of, suggest, Phrase, PhraseSpan, Span, SuggestOptions, Suggested, PHRASES_MAX, PHRASE_CHARS_MAX,
+    PHRASE_CHARS_MIN,
+};
 pub use vectors::{status, Role, VectorStatus, VECTORS_SET};

@@ -14,15 +14,29 @@ pub const SUGGEST_MIN_SCORE_DEFAULT: i32 = 800_000;
 /// Default [`EmbeddingModelSet::dedupe_min_score`]: a cosine of 0.92.
 pub const DEDUPE_MIN_SCORE_DEFAULT: i32 = 920_000;
 
-/// The files of an embedding model on this machine: the ONNX graph and its
-/// `tokenizer.json` (none when the graph tokenizes). A book stores what they are (their
-/// identity), never where they are.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The files of an embedding model on this machine: the ONNX graph, its
+/// `tokenizer.json` (none when the graph tokenizes) and the custom-operator libraries
+/// its graph needs (onnxruntime-extensions' for a graph with a SentencePiece tokenizer
+/// inside). A book stores what they are (their identity), never where they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ModelFiles {
     /// The ONNX model file.
     pub model: PathBuf,
     /// The tokenizer file, if the graph takes token ids.
     pub tokenizer: Option<PathBuf>,
+    /// Custom-operator libraries ONNX Runtime registers before loading the graph, in
+    /// order (`embed::EmbedOptions::operator_library`).
+    pub operator_libraries: Vec<PathBuf>,
+}
+
+impl ModelFiles {
+    /// `options` with these files' operator libraries.
+    fn with_libraries(&self, mut options: EmbedOptions) -> EmbedOptions {
+        for library in &self.operator_libraries {
+            options = options.operator_library(library.clone());
+        }
+        options
+    }
 }
 
 /// How to read a model, and the lowest scores of what it suggests: what
@@ -88,6 +102,7 @@ pub fn identity_of(set: &EmbeddingModelSet) -> ModelIdentity {
         pooling: pooling(set.pooling),
         normalized: set.normalized,
         runtime_version: set.runtime_version.clone(),
+        operator_libraries: set.operator_libraries_blake3.iter().map(|hash| hash.0).collect(),
     }
 }
 
@@ -129,7 +144,7 @@ impl Model {
         if let Some(output) = &set.output {
             options = options.output(output.clone());
         }
-        let embedder = Embedder::load(&files.model, files.tokenizer.as_deref(), options)?;
+        let embedder = Embedder::load(&files.model, files.tokenizer.as_deref(), files.with_libraries(options))?;
         let found = embedder.identity();
         let wanted = identity_of(set);
         if *found != wanted {
@@ -147,6 +162,27 @@ impl Model {
             }
             if found.dim != wanted.dim {
                 differences.push(format!("the dim is {}, the book's {}", found.dim, wanted.dim));
+            }
+            if found.operator_libraries != wanted.operator_libraries {
+                let hashes = |hashes: &[[u8; 32]]| match hashes {
+                    [] => "none".to_owned(),
+                    hashes => hashes.iter().map(|hash| hex(hash)).collect::<Vec<_>>().join(", "),
+                };
+                differences.push(format!(
+                    "the operator libraries given ({}) have blake3 {}, the book's model {}",
+                    if files.operator_libraries.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        files
+                            .operator_libraries
+                            .iter()
+                            .map(|path| path.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                    hashes(&found.operator_libraries),
+                    hashes(&wanted.operator_libraries)
+                ));
             }
             if found.runtime_version != wanted.runtime_version {
                 differences.push(format!(
@@ -256,7 +292,7 @@ pub fn set_model(
     if let Some(dim) = options.dim {
         embed_options = embed_options.dim(dim);
     }
-    let embedder = Embedder::load(&files.model, files.tokenizer.as_deref(), embed_options)?;
+    let embedder = Embedder::load(&files.model, files.tokenizer.as_deref(), files.with_libraries(embed_options))?;
     let identity = embedder.identity();
     let set = EmbeddingModelSet {
         name: identity.name.clone(),
@@ -273,6 +309,7 @@ pub fn set_model(
         output: options.output.clone(),
         suggest_min_score: options.suggest_min_score,
         dedupe_min_score: options.dedupe_min_score,
+        operator_libraries_blake3: identity.operator_libraries.iter().copied().map(Hash32).collect(),
     };
     let id = identity.id();
     let state = book.state(None)?;

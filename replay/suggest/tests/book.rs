@@ -13,7 +13,7 @@ use common::*;
 use ledger_model::*;
 use replay::review::{Acceptance, ReviewItem};
 use replay::{Book, Labelled, TermEdit};
-use suggest::{Model, ModelFiles, SuggestError, VECTORS_SET};
+use suggest::{Model, ModelFiles, SuggestError, SuggestOptions, VECTORS_SET};
 
 /// T-1 萧炎, T-2 药老, T-3 林动 and T-4 薰儿: every character in the tiny vocabulary.
 fn four_terms() -> Vec<Body> {
@@ -130,7 +130,8 @@ fn a_model_change_makes_every_vector_stale_until_refresh() {
     assert!(matches!(error, SuggestError::NotTheBooksModel { .. }), "{error}");
     assert_eq!(suggest::status(&mut book).unwrap().n_stale, 4, "a refused refresh writes nothing");
     let mut model = Model::for_book(&mut book, &tiny()).unwrap();
-    let error = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, None, false, &write()).unwrap_err();
+    let error =
+        suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, &SuggestOptions::default(), &write()).unwrap_err();
     assert!(matches!(error, SuggestError::Stale { n_missing: 4, n_terms: 4, .. }), "{error}");
     assert!(error.to_string().contains("lorebank embed refresh"), "{error}");
     let refreshed = suggest::refresh(&mut book, &mut model, false, |_, _| {}).unwrap();
@@ -163,7 +164,16 @@ fn suggestions_follow_the_oracle_and_a_second_run_proposes_nothing() {
     let terms = [("T-1", "萧炎"), ("T-2", "药老"), ("T-3", "林动"), ("T-4", "薰儿")];
     // A dry run writes nothing and says what would be proposed.
     let head_before = head(&mut book);
-    let dry = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(500_000), true, &write()).unwrap();
+    let dry = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(500_000), dry_run: true, ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap();
     assert_eq!(head(&mut book), head_before);
     assert!(dry.written.is_none());
     let surfaces: Vec<&str> = dry.spans.iter().map(|span| span.sighting.surface.as_str()).collect();
@@ -180,7 +190,16 @@ fn suggestions_follow_the_oracle_and_a_second_run_proposes_nothing() {
         );
     }
     // With the minimum over 炎龙's score (0.544) and under the others' (0.585, 0.594).
-    let written = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(560_000), false, &write()).unwrap();
+    let written = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(560_000), ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap();
     assert!(written.written.is_some());
     let proposed = &written.proposed;
     let summary: Vec<(RecordId, &str, Option<RecordId>)> =
@@ -200,7 +219,16 @@ fn suggestions_follow_the_oracle_and_a_second_run_proposes_nothing() {
     // Nothing of it reaches a snapshot; the same chunk again changes nothing.
     assert_eq!(book.state(None).unwrap().snapshot_id(), snapshot);
     let before = candidates_of(&mut book);
-    let again = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(560_000), false, &write()).unwrap();
+    let again = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(560_000), ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap();
     assert!(again.written.is_none() && again.proposed.is_empty());
     assert_eq!(
         again.spans.iter().filter_map(|span| span.candidate).collect::<Vec<_>>(),
@@ -208,7 +236,16 @@ fn suggestions_follow_the_oracle_and_a_second_run_proposes_nothing() {
     );
     assert_eq!(candidates_of(&mut book), before);
     // Another chunk with the same name adds a sighting to the same candidate.
-    let other = suggest::suggest(&mut book, &mut model, 1, "2", "“林月”", Some(560_000), false, &write()).unwrap();
+    let other = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "2",
+        "“林月”",
+        &SuggestOptions { min_score: Some(560_000), ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap();
     assert_eq!(other.proposed.iter().map(|candidate| candidate.id).collect::<Vec<_>>(), [id("C-1")]);
     assert!(other.proposed[0].evidence.as_deref().unwrap().starts_with("sightings: 5"));
     // The queue shows them with their scores, below the candidates of normal trust.
@@ -232,15 +269,42 @@ fn suggestions_follow_the_oracle_and_a_second_run_proposes_nothing() {
 fn an_accepted_suggestion_is_an_alias_and_the_next_suggest_knows_it() {
     let dir = tempfile::tempdir().unwrap();
     let (mut book, mut model) = refreshed(&dir.path().join("b.lorebank"), four_terms());
-    suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(560_000), false, &write()).unwrap();
+    suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(560_000), ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap();
     book.review_accept(id("C-1"), &Acceptance::default(), &write()).unwrap();
     let state = book.state(None).unwrap();
     assert!(state.terms()[&id("T-3")].aliases.contains_key("林月"));
     // T-3 changed its texts: its vectors are stale until refreshed.
-    let error = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(560_000), false, &write()).unwrap_err();
+    let error = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(560_000), ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap_err();
     assert!(matches!(error, SuggestError::Stale { n_missing: 1, first, .. } if first == id("T-3")), "{error}");
     suggest::refresh(&mut book, &mut model, false, |_, _| {}).unwrap();
-    let after = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(560_000), true, &write()).unwrap();
+    let after = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(560_000), dry_run: true, ..SuggestOptions::default() },
+        &write(),
+    )
+    .unwrap();
     let surfaces: Vec<&str> = after.spans.iter().map(|span| span.sighting.surface.as_str()).collect();
     assert_eq!(surfaces, ["炎龙", "药心"], "林月 now matches lexically");
 }
@@ -302,7 +366,7 @@ fn bad_model_files_are_refused_precisely_and_nothing_is_written() {
     let (mut book, _) = refreshed(&dir.path().join("b.lorebank"), four_terms());
     let head_before = head(&mut book);
     let keys = vector_keys(&book);
-    let missing = ModelFiles { model: dir.path().join("nothing.onnx"), tokenizer: tiny().tokenizer };
+    let missing = ModelFiles { model: dir.path().join("nothing.onnx"), ..tiny() };
     let error = Model::for_book(&mut book, &missing).unwrap_err();
     assert!(error.to_string().contains("cannot read") && error.to_string().contains("nothing.onnx"), "{error}");
     let corrupt = dir.path().join("corrupt.onnx");
@@ -319,6 +383,14 @@ fn bad_model_files_are_refused_precisely_and_nothing_is_written() {
     let error = Model::for_book(&mut book, &other).unwrap_err();
     assert!(matches!(error, SuggestError::NotTheBooksModel { .. }), "{error}");
     assert!(error.to_string().contains("the tokenizer is"), "{error}");
+    // A book whose model ran with an operator library the files do not name.
+    let mut with_library = book.state(None).unwrap().embedding_model().unwrap().0.clone();
+    with_library.operator_libraries_blake3 = vec![Hash32([7; 32])];
+    let error = Model::load(&tiny(), &with_library).unwrap_err();
+    assert!(matches!(error, SuggestError::NotTheBooksModel { .. }), "{error}");
+    let expected =
+        format!("the operator libraries given (none) have blake3 none, the book's model {}", "07".repeat(32));
+    assert!(error.to_string().contains(&expected), "{error}");
     // A book whose model says another dimension than the graph declares.
     let mut wrong = book.state(None).unwrap().embedding_model().unwrap().0.clone();
     wrong.dim = 64;
@@ -379,7 +451,16 @@ fn the_same_book_and_chunk_give_the_same_candidates_twice() {
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str| {
         let (mut book, mut model) = refreshed(&dir.path().join(name), four_terms());
-        let suggested = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(0), false, &write()).unwrap();
+        let suggested = suggest::suggest(
+            &mut book,
+            &mut model,
+            1,
+            "1",
+            CHUNK,
+            &SuggestOptions { min_score: Some(0), ..SuggestOptions::default() },
+            &write(),
+        )
+        .unwrap();
         let deduped = suggest::dedupe(&mut book, &mut model, Some(0), false, &write()).unwrap();
         (suggested.proposed, deduped.proposed, deduped.pairs)
     };
@@ -405,4 +486,119 @@ fn another_graph_output_under_the_same_identity_makes_the_vectors_stale() {
     let mut model = Model::for_book(&mut book, &tiny()).unwrap();
     let refreshed = suggest::refresh(&mut book, &mut model, false, |_, _| {}).unwrap();
     assert_eq!((refreshed.n_embedded, refreshed.n_dropped), (4, 4));
+}
+
+#[test]
+fn phrases_are_the_short_runs_of_letters_between_punctuation_and_hits() {
+    let text = "萧炎看着天空。林中的动静";
+    let hit = (0, "萧炎".len() as u32);
+    let phrases = suggest::phrases_of(text, names::Lang::Zh, &[hit], &|surface| surface == "中的动");
+    let surfaces: Vec<&str> = phrases.iter().map(|phrase| phrase.surface.as_str()).collect();
+    assert_eq!(surfaces, ["看着天", "看着天空", "着天空", "林中的", "林中的动", "林中的动静", "中的动静", "的动静"]);
+    for phrase in &phrases {
+        let (start, end) = (phrase.bytes.0 as usize, phrase.bytes.1 as usize);
+        assert_eq!(&text[start..end], phrase.surface);
+        let chars: String =
+            text.chars().skip(phrase.chars.0 as usize).take((phrase.chars.1 - phrase.chars.0) as usize).collect();
+        assert_eq!(chars, phrase.surface);
+    }
+    // At most six characters; nothing across a comma, a space, a digit or Latin.
+    let long = suggest::phrases_of("一二三四五六七，八 九十1百千ab万年时", names::Lang::Zh, &[], &|_| false);
+    assert!(long.iter().all(|phrase| (3..=6).contains(&phrase.surface.chars().count())));
+    assert_eq!(long.iter().filter(|phrase| phrase.surface.starts_with('一')).count(), 4);
+    // Seven characters give 5 + 4 + 3 + 2 phrases; 八, 九十 and 百千 are too short.
+    assert_eq!(long.len(), 15, "{long:?}");
+    assert!(long[..14].iter().all(|phrase| phrase.chars.1 <= 7), "{long:?}");
+    assert_eq!((long[14].surface.as_str(), long[14].chars), ("万年时", (17, 20)));
+    // A Japanese ruby reading is no part of a phrase, and breaks one; kana are letters.
+    let ja = suggest::phrases_of("灯守《ひもり》が来るぞ", names::Lang::Ja, &[], &|_| false);
+    let surfaces: Vec<&str> = ja.iter().map(|phrase| phrase.surface.as_str()).collect();
+    assert_eq!(surfaces, ["が来る", "が来るぞ", "来るぞ"]);
+    // In Chinese, 《》 are book-title brackets: what they hold is text.
+    let zh = suggest::phrases_of("《雾川志》", names::Lang::Zh, &[], &|_| false);
+    assert_eq!(zh.iter().map(|phrase| phrase.surface.as_str()).collect::<Vec<_>>(), ["雾川志"]);
+}
+
+#[test]
+fn phrases_near_a_term_the_chunk_does_not_name_follow_the_oracle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut book, mut model) = refreshed(&dir.path().join("b.lorebank"), four_terms());
+    let snapshot = book.state(None).unwrap().snapshot_id();
+    // 萧炎 and 药老 are named; 林 and 动 stand apart (a description of 林动), as do
+    // 薰 and 儿; no quote or surname cue makes them name-like.
+    let chunk = "萧炎看着天空。药老说，林中的动静很大；薰香的女儿来了。";
+    // 林中的动 scores 0.591 near 林动 and 薰香的女儿 0.552 near 薰儿; no other phrase
+    // reaches 0.5.
+    let min_score = 500_000;
+    let options = SuggestOptions { min_score: Some(min_score), dry_run: true, ..SuggestOptions::default() };
+    let without = suggest::suggest(&mut book, &mut model, 1, "1", chunk, &options, &write()).unwrap();
+    assert!(without.phrases.is_empty() && without.n_phrases == 0, "phrases are asked for");
+    let options = SuggestOptions { phrases: true, ..options };
+    let dry = suggest::suggest(&mut book, &mut model, 1, "1", chunk, &options, &write()).unwrap();
+    assert!(dry.written.is_none());
+    // The oracle: every phrase's best score against the terms the chunk does not name.
+    let unnamed = [("T-3", "林动"), ("T-4", "薰儿")];
+    let hits: Vec<(u32, u32)> = ["萧炎", "药老"]
+        .iter()
+        .map(|surface| {
+            let start = chunk.find(surface).unwrap() as u32;
+            (start, start + surface.len() as u32)
+        })
+        .collect();
+    let all = suggest::phrases_of(chunk, names::Lang::Zh, &hits, &|_| false);
+    assert_eq!(dry.n_phrases, all.len(), "every phrase is distinct here");
+    let oracle: Vec<(RecordId, i64)> = all.iter().map(|phrase| oracle_nearest(&phrase.surface, &unnamed)).collect();
+    assert!(!dry.phrases.is_empty());
+    for phrase in &dry.phrases {
+        let index = all.iter().position(|other| other.chars == phrase.chars).unwrap();
+        let (id, role, text, score) = &phrase.nearest;
+        assert_eq!((*id, *role), (oracle[index].0, suggest::Role::Src), "{}", phrase.surface);
+        assert_eq!(text, unnamed.iter().find(|(term, _)| self::id(term) == *id).unwrap().1);
+        assert!((i64::from(*score) - oracle[index].1).abs() <= 2, "{}: {score} vs {:?}", phrase.surface, oracle[index]);
+        assert!(*score >= min_score);
+    }
+    // Kept phrases never overlap, and every phrase at the minimum that is not kept
+    // overlaps a kept one that scores at least as much.
+    for (i, a) in dry.phrases.iter().enumerate() {
+        for b in &dry.phrases[i + 1..] {
+            assert!(a.chars.1 <= b.chars.0, "{a:?} overlaps {b:?}");
+        }
+    }
+    for (phrase, (_, score)) in all.iter().zip(&oracle) {
+        if *score < i64::from(min_score) + 2 || dry.phrases.iter().any(|kept| kept.chars == phrase.chars) {
+            continue;
+        }
+        let beaten = dry.phrases.iter().any(|kept| {
+            kept.chars.0 < phrase.chars.1 && phrase.chars.0 < kept.chars.1 && i64::from(kept.nearest.3) + 2 >= *score
+        });
+        assert!(beaten, "{} ({score}) is at the minimum, kept by nothing", phrase.surface);
+    }
+    // The best phrase of all is kept, near 林动 (the description of it is the best).
+    let best = oracle.iter().map(|(_, score)| *score).max().unwrap();
+    let kept_best = dry.phrases.iter().map(|phrase| i64::from(phrase.nearest.3)).max().unwrap();
+    assert!((kept_best - best).abs() <= 2);
+    let kept: Vec<(&str, RecordId)> =
+        dry.phrases.iter().map(|phrase| (phrase.surface.as_str(), phrase.nearest.0)).collect();
+    assert_eq!(kept, [("林中的动", id("T-3")), ("薰香的女儿", id("T-4"))]);
+
+    // Written: one candidate per kept phrase, evidence saying `phrase near`; again:
+    // nothing new; the snapshot never moves.
+    let options = SuggestOptions { dry_run: false, ..options };
+    let written = suggest::suggest(&mut book, &mut model, 1, "1", chunk, &options, &write()).unwrap();
+    // Name-like spans are proposed beside the phrases (林 is a surname cue).
+    assert_eq!(
+        written.proposed.len(),
+        dry.phrases.len() + dry.spans.iter().filter(|span| span.candidate.is_some()).count()
+    );
+    for phrase in &written.phrases {
+        let candidate = written.proposed.iter().find(|candidate| Some(candidate.id) == phrase.candidate).unwrap();
+        assert_eq!((candidate.surface.as_str(), candidate.related), (phrase.surface.as_str(), Some(phrase.nearest.0)));
+        assert_eq!((candidate.origin, candidate.trust), (Origin::Embedding, Trust::Low));
+        let evidence = candidate.evidence.as_deref().unwrap();
+        let line = format!("ch1/1@{}-{} phrase near {} src ", phrase.chars.0, phrase.chars.1, phrase.nearest.0);
+        assert!(evidence.lines().nth(1).unwrap().starts_with(&line), "{evidence}");
+    }
+    let again = suggest::suggest(&mut book, &mut model, 1, "1", chunk, &options, &write()).unwrap();
+    assert!(again.proposed.is_empty() && again.written.is_none());
+    assert_eq!(book.state(None).unwrap().snapshot_id(), snapshot);
 }

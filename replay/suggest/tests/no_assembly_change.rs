@@ -12,7 +12,7 @@ use common::*;
 use ledger_model::*;
 use proptest::prelude::*;
 use replay::Reader;
-use suggest::Model;
+use suggest::{Model, SuggestOptions};
 
 /// Han characters of the tiny vocabulary that are no grammar words.
 const HAN: &str = "雾川灯录萧炎薰药林动山水火风云天月星光明夜雨雪花草木石金玉龙凤虎马鸟鱼城门王剑刀书画琴棋酒茶";
@@ -72,7 +72,7 @@ proptest! {
         for (chunk_idx, text) in chunks.iter().enumerate() {
             let key = (chunk_idx + 1).to_string();
             let suggested =
-                suggest::suggest(&mut embedded, model, 1, &key, text, Some(-1_000_000), false, &write()).unwrap();
+                suggest::suggest(&mut embedded, model, 1, &key, text, &SuggestOptions { min_score: Some(-1_000_000), phrases: true, dry_run: false }, &write()).unwrap();
             n_proposed += suggested.proposed.len();
         }
         let deduped = suggest::dedupe(&mut embedded, model, Some(-1_000_000), false, &write()).unwrap();

@@ -13,7 +13,7 @@ use std::process::Command;
 use common::*;
 use ledger_model::*;
 use replay::Reader;
-use suggest::{Model, SuggestError};
+use suggest::{Model, SuggestError, SuggestOptions};
 
 const CHILD: &str = "LOREBANK_SUGGEST_CHILD";
 
@@ -36,7 +36,16 @@ fn candidates() -> String {
     suggest::set_model(&mut book, &tiny(), &tiny_options(), &write()).unwrap();
     let mut model = Model::for_book(&mut book, &tiny()).unwrap();
     suggest::refresh(&mut book, &mut model, false, |_, _| {}).unwrap();
-    let suggested = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, Some(0), false, &write()).unwrap();
+    let suggested = suggest::suggest(
+        &mut book,
+        &mut model,
+        1,
+        "1",
+        CHUNK,
+        &SuggestOptions { min_score: Some(0), phrases: true, dry_run: false },
+        &write(),
+    )
+    .unwrap();
     let deduped = suggest::dedupe(&mut book, &mut model, Some(0), false, &write()).unwrap();
     let mut out = String::new();
     for candidate in suggested.proposed.iter().chain(&deduped.proposed) {
@@ -69,6 +78,7 @@ fn without_runtime() {
         output: Some("last_hidden_state".into()),
         suggest_min_score: 0,
         dedupe_min_score: 0,
+        operator_libraries_blake3: Vec::new(),
     };
     check(Model::load(&tiny(), &set).unwrap_err());
     assert_eq!(book.state(None).unwrap().revision(), head);

@@ -272,6 +272,7 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                     output: Some("last_hidden_state".into()),
                     suggest_min_score: 800_000,
                     dedupe_min_score: 920_000,
+                    operator_libraries_blake3: vec![Hash32([0xef; 32])],
                 }),
             ),
         ),
@@ -545,12 +546,14 @@ pub fn body() -> impl Strategy<Value = Body> {
                 prop_oneof![Just(EmbeddingPooling::Mean), Just(EmbeddingPooling::Cls), Just(EmbeddingPooling::InGraph)]
             ),
             (any::<bool>(), text(6), prop::option::of(text(8)), any::<i32>(), any::<i32>()),
+            prop::collection::vec(any::<[u8; 32]>().prop_map(Hash32), 0..3),
         )
             .prop_map(
                 |(
                     (name, model_blake3, tokenizer_blake3),
                     (dim, pooling),
                     (normalized, runtime_version, output, suggest_min_score, dedupe_min_score),
+                    operator_libraries_blake3,
                 )| {
                     Body::EmbeddingModelSet(EmbeddingModelSet {
                         name,
@@ -564,6 +567,7 @@ pub fn body() -> impl Strategy<Value = Body> {
                         output,
                         suggest_min_score,
                         dedupe_min_score,
+                        operator_libraries_blake3,
                     })
                 }
             ),

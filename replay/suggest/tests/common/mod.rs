@@ -19,7 +19,11 @@ pub fn testdata(name: &str) -> PathBuf {
 
 /// The tiny model and its tokenizer.
 pub fn tiny() -> ModelFiles {
-    ModelFiles { model: testdata("tiny.onnx"), tokenizer: Some(testdata("tiny-tokenizer.json")) }
+    ModelFiles {
+        model: testdata("tiny.onnx"),
+        tokenizer: Some(testdata("tiny-tokenizer.json")),
+        ..ModelFiles::default()
+    }
 }
 
 /// How the tiny model is read: its token-level output, mean-pooled, normalized.
