@@ -293,6 +293,10 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 struct TopK {
     k: usize,
     heap: BinaryHeap<Ranked>,
+    /// Once `k` are kept, the cosine of the worst of them: a row at or below it can
+    /// never be kept (its score is at most the worst's, and its index is later), so it
+    /// is turned away before its score is computed. `-inf` until then.
+    floor: f32,
 }
 
 /// A neighbour ordered by its ranking key, so the heap's top is the worst kept neighbour.
@@ -317,12 +321,14 @@ impl Ord for Ranked {
 
 impl TopK {
     fn new(k: usize) -> TopK {
-        TopK { k, heap: BinaryHeap::with_capacity(k.min(4096) + 1) }
+        TopK { k, heap: BinaryHeap::with_capacity(k.min(4096) + 1), floor: f32::NEG_INFINITY }
     }
 
     #[inline]
     fn offer(&mut self, index: u32, cosine: f32) {
-        if self.k == 0 {
+        // `Score::from_cosine` never decreases as the cosine grows, so this turns away
+        // only rows the comparison below would (a NaN falls through to it).
+        if self.k == 0 || cosine <= self.floor {
             return;
         }
         let neighbour = Neighbour { index, score: Score::from_cosine(cosine), cosine };
@@ -333,6 +339,11 @@ impl TopK {
             if neighbour.key() < worst.0.key() {
                 self.heap.pop();
                 self.heap.push(Ranked(neighbour));
+            }
+        }
+        if self.heap.len() == self.k {
+            if let Some(worst) = self.heap.peek() {
+                self.floor = worst.0.cosine;
             }
         }
     }
