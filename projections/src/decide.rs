@@ -21,6 +21,7 @@ use ledger_model::*;
 use crate::read::{intersect, visible_from};
 use crate::snapshot::SnapshotId;
 use crate::state::State;
+use crate::undo::Journal;
 
 /// Folds a key for comparison: the book's normalization profile.
 pub type Fold<'f> = &'f dyn Fn(&str) -> String;
@@ -357,9 +358,44 @@ fn reject(index: usize, problem: Problem) -> Rejection {
 /// (no-ops dropped, left-out config fields filled in), warnings, and the state after
 /// them.
 pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Result<Decision, Rejection> {
-    let fold = env.fold;
-    let head = state.revision();
     let mut scratch = state.clone();
+    let Decided { events, dropped, warnings } = decide_in_place(&mut scratch, env, batch)?;
+    Ok(Decision { events, dropped, warnings, state: scratch })
+}
+
+/// What [`decide_in_place`] says of an accepted batch; the state it leads to is the
+/// one it was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decided {
+    /// The events to append, in order (no-ops removed).
+    pub events: Vec<NewEvent>,
+    /// Indexes (in the submitted batch) of events dropped as identical to the
+    /// current version.
+    pub dropped: Vec<usize>,
+    /// Conflicts worth a look that do not refuse the batch.
+    pub warnings: Vec<Warning>,
+}
+
+/// [`decide`] on `state` itself, without copying it: on success `state` is the state
+/// after the batch; on a refusal it is put back exactly as it was (every event applied
+/// on the way is undone), so the refusal and the state are those of [`decide`].
+pub fn decide_in_place(state: &mut State, env: &Environment<'_>, batch: &[NewEvent]) -> Result<Decided, Rejection> {
+    let mut journal = Journal::new(state);
+    let decided = decide_steps(state, &mut journal, env, batch);
+    if decided.is_err() {
+        journal.undo(state);
+    }
+    decided
+}
+
+fn decide_steps(
+    scratch: &mut State,
+    journal: &mut Journal,
+    env: &Environment<'_>,
+    batch: &[NewEvent],
+) -> Result<Decided, Rejection> {
+    let fold = env.fold;
+    let head = scratch.revision();
     let mut events = Vec::with_capacity(batch.len());
     let mut dropped = Vec::new();
     let mut touched = BTreeSet::new();
@@ -389,11 +425,11 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
         validate_event(&event, &scratch.validation_rules()).map_err(|error| reject(index, Problem::Field(error)))?;
         let min_chars = scratch.validation_rules().min_key_chars;
         check_keys(&event.body, fold, min_chars).map_err(|problem| reject(index, problem))?;
-        if is_noop(&scratch, &event.body) {
+        if is_noop(scratch, &event.body) {
             dropped.push(index);
             continue;
         }
-        check_event(&scratch, env, head, index, &event.body)?;
+        check_event(scratch, env, head, index, &event.body)?;
         match &event.body {
             Body::ConfigSet(_) => config_changed = true,
             Body::GovernanceSet(_) => governance_changed = true,
@@ -416,6 +452,7 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
             schema: ledger_model::record::SCHEMA_CURRENT,
             content: event.clone(),
         };
+        journal.save(scratch, &sealed.content.body);
         scratch.apply(&sealed);
         events.push(event);
     }
@@ -428,11 +465,11 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
     }
     if config_changed {
         // A new profile folds every key anew: each must still be usable.
-        check_all_keys(&scratch, fold)?;
+        check_all_keys(scratch, fold)?;
     }
     if governance_changed {
         // A new governance may drop a party records still name.
-        check_all_parties(&scratch)?;
+        check_all_parties(scratch)?;
     }
     let render_format = scratch.assembly().render_format;
     if render_format < 2 && scratch.rules.values().any(|rule| !rule.retired) {
@@ -445,9 +482,9 @@ pub fn decide(state: &State, env: &Environment<'_>, batch: &[NewEvent]) -> Resul
             return Err(reject(index, Problem::RollbackMismatch { to, expected, found }));
         }
     }
-    check_unique(&scratch, fold, &touched)?;
-    let warnings = same_dst_warnings(&scratch, fold, &touched);
-    Ok(Decision { events, dropped, warnings, state: scratch })
+    check_unique(scratch, fold, &touched)?;
+    let warnings = same_dst_warnings(scratch, fold, &touched);
+    Ok(Decided { events, dropped, warnings })
 }
 
 /// What an event writes, for spotting two different writes of one thing in a batch.
@@ -823,11 +860,31 @@ fn check_unique(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> 
 }
 
 fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Vec<Warning> {
+    // A warning needs a record of the batch, so only the renderings of those records
+    // are grouped, and only grouped sources are folded.
+    let dst_key = |dst: &str| {
+        let lower = dst.to_lowercase();
+        if lower.contains('ё') {
+            lower.replace('ё', "е")
+        } else {
+            lower
+        }
+    };
+    let active = state.active_terms(None);
+    let keys: BTreeSet<String> = active
+        .iter()
+        .filter(|active| active.window.is_some() && touched.contains(&active.id))
+        .map(|active| dst_key(&active.term.put.dst))
+        .collect();
     let mut by_dst: BTreeMap<String, Vec<(RecordId, String, Window)>> = BTreeMap::new();
-    for active in state.active_terms(None) {
-        let Some(window) = active.window else { continue };
-        let dst = active.term.put.dst.to_lowercase().replace('ё', "е");
-        by_dst.entry(dst).or_default().push((active.id, fold(&active.term.put.src), window));
+    if !keys.is_empty() {
+        for active in &active {
+            let Some(window) = active.window else { continue };
+            let dst = dst_key(&active.term.put.dst);
+            if keys.contains(&dst) {
+                by_dst.entry(dst).or_default().push((active.id, fold(&active.term.put.src), window));
+            }
+        }
     }
     let mut warnings = Vec::new();
     for group in by_dst.values() {

@@ -6,7 +6,8 @@
 //!   supersession) and per-record provenance.
 //! * [`decide()`]: every write-time rule of a batch, including UNIQUE(folded surface,
 //!   sense, window) and keys the matcher can use; what the build and the book have
-//!   comes in as an [`Environment`]; no-op puts are dropped.
+//!   comes in as an [`Environment`]; no-op puts are dropped. [`decide_in_place`]
+//!   decides on the state itself and, when it refuses, undoes what it applied.
 //! * [`checkpoint`]: a folded state as bytes, so a book folds only the tail.
 //! * [`SnapshotId`]: the content address of everything that can change an assembly.
 //! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
@@ -26,8 +27,11 @@ pub mod release;
 pub mod rollback;
 pub mod snapshot;
 pub mod state;
+mod undo;
 
-pub use decide::{decide, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning};
+pub use decide::{
+    decide, decide_in_place, Decided, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning,
+};
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use read::ActiveTerm;
 pub use release::{Governed, Reader};

@@ -373,8 +373,18 @@ impl SnapshotTracker {
         SnapshotTracker::default()
     }
 
+    /// The tracker of `state` as it stands: every active record encoded once.
+    pub fn of(state: &State) -> SnapshotTracker {
+        let mut tracker = SnapshotTracker::new();
+        for id in state.active_ids() {
+            tracker.touch(state, Touched::Record(id));
+        }
+        tracker
+    }
+
     /// Takes in what the event just applied to `state` touched ([`Touched::of`] its
-    /// body).
+    /// body). The touches of several events may be taken in against the state after
+    /// the last of them: each re-encodes what it names as that state holds it.
     pub fn touch(&mut self, state: &State, touched: Touched) {
         let id = match touched {
             Touched::Nothing => return,
@@ -430,6 +440,15 @@ impl SnapshotTracker {
             || entry.aliases.iter().any(|(_, list)| !list.contains(&"*"));
         self.n_restricting += usize::from(restricting);
         self.release.insert(id, (encoded(&entry), restricting));
+    }
+
+    /// The memory the tracker holds, roughly: its encodings and a map entry each.
+    pub fn heap_bytes(&self) -> usize {
+        const ENTRY: usize = std::mem::size_of::<(RecordId, Vec<u8>)>() + 16;
+        let maps = [&self.terms, &self.summaries, &self.rules];
+        let encodings: usize = maps.iter().flat_map(|map| map.values()).map(|bytes| bytes.capacity() + ENTRY).sum();
+        let release: usize = self.release.values().map(|(bytes, _)| bytes.capacity() + ENTRY + 8).sum();
+        encodings + release
     }
 
     /// The snapshot ID of `state`, which must be the state every touch was made on.

@@ -253,6 +253,23 @@ proptest! {
     }
 
     #[test]
+    fn a_tracker_touched_once_a_batch_or_built_from_the_state_gives_the_snapshot_id(batches in batches()) {
+        // What a book does per write: the touches of a whole batch taken in against
+        // the state after it; and what it does when it first needs a tracker.
+        let sim = simulate(&batches);
+        let mut tracker = SnapshotTracker::new();
+        for pair in sim.boundaries.windows(2) {
+            let (from, to) = (pair[0], pair[1]);
+            let state = sim.at(to);
+            for event in &sim.events[from as usize..to as usize] {
+                tracker.touch(state, projections::Touched::of(&event.content.body));
+            }
+            prop_assert_eq!(tracker.id(state), state.snapshot_id(), "after the batch ending at {}", to);
+            prop_assert_eq!(SnapshotTracker::of(state).id(state), state.snapshot_id(), "built at {}", to);
+        }
+    }
+
+    #[test]
     fn rollback_lands_on_the_old_snapshot_id(batches in batches(), pick in any::<prop::sample::Index>()) {
         let mut sim = simulate(&batches);
         let head = sim.state.revision().0;

@@ -4,7 +4,7 @@
 
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::*;
-use projections::{decide, Decision, Environment, Rejection, SnapshotId, State};
+use projections::{decide, decide_in_place, Decision, Environment, Rejection, SnapshotId, State};
 
 /// A stand-in for a normalization profile: folds the traditional 蕭 to 萧 and case.
 pub fn fold(text: &str) -> String {
@@ -74,7 +74,25 @@ impl Sim {
             })
             .collect();
         let snapshot_at = |revision: Seq| self.states.get(revision.0 as usize).map(State::snapshot_id);
-        let decision = decide(&self.state, &env(&snapshot_at), &batch)?;
+        let decided = decide(&self.state, &env(&snapshot_at), &batch);
+        // Deciding in place gives the same answer, and a refusal leaves the state as
+        // it was, whatever the batch applied before it was refused.
+        let mut in_place = self.state.clone();
+        match (&decided, decide_in_place(&mut in_place, &env(&snapshot_at), &batch)) {
+            (Ok(decision), Ok(in_place_decided)) => {
+                assert_eq!(
+                    (&in_place_decided.events, &in_place_decided.dropped, &in_place_decided.warnings),
+                    (&decision.events, &decision.dropped, &decision.warnings)
+                );
+                assert_eq!(in_place, decision.state, "decided in place, the state differs");
+            }
+            (Err(rejection), Err(in_place_rejection)) => {
+                assert_eq!(&in_place_rejection, rejection);
+                assert_eq!(in_place, self.state, "a refused batch left the state changed");
+            }
+            (decided, in_place_decided) => panic!("decide: {decided:?}; in place: {in_place_decided:?}"),
+        }
+        let decision = decided?;
         for new_event in &decision.events {
             let seq = self.state.revision().next();
             let prev = self.events.last().map_or(Hash32::GENESIS, |event| event.hash);
