@@ -36,7 +36,7 @@ pub fn submitted(submitted: &Submitted, notes: &[String]) -> Value {
     json!({
         "first": appended.map(|a| a.first.0),
         "last": appended.map(|a| a.last.0),
-        "head": submitted.decision.state.revision().0,
+        "head": submitted.revision.0,
         "hash": appended.map(|a| a.hash.to_hex()),
         "snapshot": submitted.snapshot.to_string(),
         "n_dropped": submitted.decision.dropped.len(),

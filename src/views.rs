@@ -21,7 +21,7 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], jso
         submitted.decision.dropped.iter().map(|index| labels.get(*index).map_or("", String::as_str)).collect();
     let warnings: Vec<String> =
         notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
-    let head = submitted.decision.state.revision().0;
+    let head = submitted.revision.0;
     if json {
         outln!("{}", crate::json::submitted(submitted, notes));
         return;

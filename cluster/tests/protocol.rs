@@ -54,7 +54,7 @@ fn write(node: &Node, body: Body) -> Seq {
         let labelled = Labelled { label: String::new(), default_source: "test".into(), body: body.clone() };
         let written = open.lock().submit_labelled(&write_options(), vec![labelled], vec![]);
         match written {
-            Ok(written) => return written.submitted.decision.state.revision(),
+            Ok(written) => return written.submitted.revision,
             Err(error) if error.class() == ErrorClass::Conflict => continue,
             Err(error) => panic!("write failed: {error}"),
         }

@@ -15,7 +15,8 @@ use matcher::Profile;
 use projections::frozen::{freeze_as, profile_of, Frozen};
 use projections::release::view_id;
 use projections::{
-    checkpoint, decide, plan_rollback, Decision, Environment, Reader, SnapshotId, SnapshotTracker, State, Touched,
+    checkpoint, decide, decide_in_place, plan_rollback, Decided, Decision, Environment, Reader, SnapshotId,
+    SnapshotTracker, State, Touched, Warning,
 };
 
 use crate::error::BookError;
@@ -74,6 +75,9 @@ pub struct Book {
     checkpointing: Option<JoinHandle<()>>,
     /// Snapshot ID by revision (the log is append-only, so these never change).
     snapshot_ids: BTreeMap<Seq, SnapshotId>,
+    /// The encoded records of the head state at this revision, so a write hashes the
+    /// snapshot document without encoding every record again.
+    tracker: Option<(Seq, SnapshotTracker)>,
     /// Loaded frozen projections by snapshot ID.
     frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
     /// Loaded normalization profiles by table id.
@@ -85,11 +89,26 @@ pub struct Book {
     state_bytes: Option<((Seq, Seq), (u64, u64))>,
 }
 
+/// What `decide` said of an accepted batch, without the state it leads to: the book
+/// keeps that state as its head rather than copying it for every write.
+#[derive(Debug)]
+pub struct Accepted {
+    /// The events appended (or, in a dry run, that would be), in order.
+    pub events: Vec<NewEvent>,
+    /// Indexes (in the submitted batch) of events dropped as identical to the
+    /// current version.
+    pub dropped: Vec<usize>,
+    /// Conflicts worth a look that do not refuse the batch.
+    pub warnings: Vec<Warning>,
+}
+
 /// The outcome of an accepted write.
 #[derive(Debug)]
 pub struct Submitted {
     /// What `decide` said: events appended, no-ops dropped, warnings.
-    pub decision: Decision,
+    pub decision: Accepted,
+    /// The revision after the batch: the head it made (in a dry run, would make).
+    pub revision: Seq,
     /// Where the batch landed; `None` when every event was a no-op.
     pub appended: Option<Appended>,
     /// The snapshot ID after the batch.
@@ -106,6 +125,7 @@ impl Book {
             policy: CheckpointPolicy::default(),
             checkpointing: None,
             snapshot_ids: BTreeMap::new(),
+            tracker: None,
             frozen: BTreeMap::new(),
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
@@ -140,7 +160,8 @@ impl Book {
         };
         // Each assembler shares the frozen projections and holds a copy of the head state.
         let n_states = 1 + self.assemblers.len() as u64;
-        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (n_states * head + recent)
+        let tracker = self.tracker.as_ref().map_or(0, |(_, tracker)| tracker.heap_bytes()) as u64;
+        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (n_states * head + recent) + tracker
     }
 
     /// Sets when checkpoints are written (tests and benchmarks; the default suits a
@@ -352,44 +373,86 @@ impl Book {
         expected_head: Option<Seq>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<Submitted, BookError> {
-        let (decision, head) = self.decide_at_head(batch, expected_head, &blobs)?;
-        let snapshot = decision.state.snapshot_id();
-        if decision.events.is_empty() {
-            return Ok(Submitted { decision, appended: None, snapshot });
-        }
-        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), documents: Vec::new() };
-        let appended = match self.ledger.append_with(&decision.events, Some(head), attachments) {
-            Ok(appended) => appended,
+        // The head state itself is decided on, in place, not a copy of it; and the
+        // snapshot ID comes from the head's tracker, touched by the batch.
+        let mut state = self.take_head()?;
+        let head = state.revision();
+        let mut tracker = match self.tracker.take() {
+            Some((at, tracker)) if at == head => tracker,
+            _ => SnapshotTracker::of(&state),
+        };
+        let decided = match self.decide_against(&mut state, batch, expected_head, &blobs, true) {
+            Ok((decided, _)) => decided,
             Err(error) => {
-                self.head = None;
-                return Err(error.into());
+                // A refusal leaves the state as it was.
+                self.head = Some(state);
+                self.tracker = Some((head, tracker));
+                return Err(error);
             }
         };
-        assert_eq!(decision.state.revision(), appended.last, "decide and the ledger disagree on the head");
-        self.head = Some(decision.state.clone());
+        let Decided { events, dropped, warnings } = decided;
+        let revision = state.revision();
+        for event in &events {
+            tracker.touch(&state, Touched::of(&event.body));
+        }
+        let snapshot = tracker.id(&state);
+        let accepted = |events| Accepted { events, dropped, warnings };
+        if events.is_empty() {
+            self.head = Some(state);
+            self.tracker = Some((head, tracker));
+            return Ok(Submitted { decision: accepted(events), revision, appended: None, snapshot });
+        }
+        let attachments = Attachments { blobs, snapshot: Some(snapshot.0), documents: Vec::new() };
+        // Not in the log: the state and tracker after the batch are dropped, and the
+        // next read folds the head again.
+        let appended = self.ledger.append_with(&events, Some(head), attachments)?;
+        assert_eq!(revision, appended.last, "decide and the ledger disagree on the head");
+        self.tracker = Some((revision, tracker));
         self.snapshot_ids.insert(appended.last, snapshot);
         let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
-        self.checkpoint_if_due(&decision.state, snapshot, now_ms);
-        Ok(Submitted { decision, appended: Some(appended), snapshot })
+        self.checkpoint_if_due(&state, snapshot, now_ms);
+        self.head = Some(state);
+        Ok(Submitted { decision: accepted(events), revision, appended: Some(appended), snapshot })
     }
 
     /// Decides `batch` against the head as [`Book::submit`] would, and writes
     /// nothing: what a dry run reports.
     pub fn dry_submit(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
-        let (decision, _) = self.decide_at_head(batch, None, blobs)?;
-        let snapshot = decision.state.snapshot_id();
-        Ok(Submitted { decision, appended: None, snapshot })
+        let mut state = self.take_head()?;
+        let decided = self.decide_against(&mut state, batch, None, blobs, false);
+        self.head = Some(state);
+        let (Decided { events, dropped, warnings }, after) = decided?;
+        let after = after.expect("a copy is decided on when not in place");
+        Ok(Submitted {
+            decision: Accepted { events, dropped, warnings },
+            revision: after.revision(),
+            appended: None,
+            snapshot: after.snapshot_id(),
+        })
     }
 
-    /// Everything [`Book::submit`] does before it appends: the head, the lookups
-    /// `decide` needs, and the decision.
-    fn decide_at_head(
+    /// The state at the head, taken out of the book (folded first when the book does
+    /// not hold it): the caller puts it, or what it became, back.
+    fn take_head(&mut self) -> Result<State, BookError> {
+        let at_head = self.ledger.head()?.seq;
+        match self.head.take() {
+            Some(state) if state.revision() == at_head => Ok(state),
+            _ => self.state(None).inspect(|_| self.head = None),
+        }
+    }
+
+    /// Everything [`Book::submit`] does before it appends, on `state`, the head: the
+    /// lookups `decide` needs, and the decision. `in_place`: on `state` itself, which
+    /// is then the state after the batch (unchanged when refused); otherwise on a copy,
+    /// returned.
+    fn decide_against(
         &mut self,
+        state: &mut State,
         batch: &[NewEvent],
         expected_head: Option<Seq>,
         blobs: &[(Hash32, Vec<u8>)],
-    ) -> Result<(Decision, Seq), BookError> {
-        let state = self.state(None)?;
+        in_place: bool,
+    ) -> Result<(Decided, Option<State>), BookError> {
         let head = state.revision();
         if let Some(expected) = expected_head {
             if expected != head {
@@ -439,7 +502,7 @@ impl Book {
         }
         let profile = match scratch_profile {
             Some(profile) => Some(profile),
-            None => self.profile(&state)?,
+            None => self.profile(state)?,
         };
         let fold = |text: &str| match &profile {
             Some(profile) => profile.fold(text),
@@ -454,8 +517,11 @@ impl Book {
             has_table: &has_table,
             snapshot_at: &snapshot_at,
         };
-        let decision = decide(&state, &env, batch)?;
-        Ok((decision, head))
+        if in_place {
+            return Ok((decide_in_place(state, &env, batch)?, None));
+        }
+        let Decision { events, dropped, warnings, state: after } = decide(state, &env, batch)?;
+        Ok((Decided { events, dropped, warnings }, Some(after)))
     }
 
     /// The frozen projection of `state` for the full view ([`Book::frozen_for`]).

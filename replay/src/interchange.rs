@@ -202,7 +202,7 @@ impl Book {
             (false, state.revision(), checked.submitted.snapshot)
         } else {
             let done = self.submit_labelled(&write, plan.bodies, Vec::new())?;
-            let revision = done.submitted.decision.state.revision();
+            let revision = done.submitted.revision;
             (done.submitted.appended.is_some(), revision, done.submitted.snapshot)
         };
         Ok(ImportReport {

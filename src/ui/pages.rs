@@ -250,7 +250,7 @@ pub async fn review_write(
             Body::TermPut(put) if id.kind() == RecordKind::Candidate => Some(put.id),
             _ => None,
         });
-        Ok((decision.state.revision().0, term))
+        Ok((written.submitted.revision.0, term))
     })
     .await?;
     let location = match term {

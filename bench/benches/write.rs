@@ -1,0 +1,101 @@
+//! One write to a large book: `Book::submit` of a single `term_put` on books of 5,000
+//! and 50,000 terms, held open the way the server holds a book, p50 and p90 over 200
+//! writes (each changes one term's rendering, so each appends one event).
+//!
+//! Beside it, in the same run: the two whole-state costs a write paid before it
+//! decided on the head in place and hashed the snapshot from the head's kept
+//! encodings (a copy of the head state, a snapshot ID computed from scratch; a write
+//! paid two copies, their drops and one ID), and the durable commit alone (a
+//! one-event append to a bare ledger, the floor of any write).
+//!
+//! Run: `cd bench && cargo bench --bench write` (`LOREBANK_BENCH_TERMS=5000,50000`
+//! picks the sizes).
+
+use std::time::Instant;
+
+use ledger_model::*;
+use replay::{Book, WriteOptions};
+
+const N_WRITES: usize = 200;
+
+fn term(number: u32, alternative: bool) -> Body {
+    let dst = if alternative { format!("Термин {number} (иначе)") } else { format!("Термин {number}") };
+    let mut put = TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), format!("词{number:06}"), dst);
+    put.kind = Some("term".into());
+    put.decl = vec![format!("Термина {number}"), format!("Термину {number}")];
+    put.window = Window { since: 1 + number % 7, until: None };
+    Body::TermPut(put)
+}
+
+fn event(body: Body) -> NewEvent {
+    NewEvent { recorded_at_ms: 1_764_000_000_000, actor: "import:bench".into(), source: "bench".into(), body }
+}
+
+fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    (ms[ms.len() / 2], ms[ms.len() * 9 / 10])
+}
+
+fn main() {
+    let sizes: Vec<u32> = std::env::var("LOREBANK_BENCH_TERMS")
+        .unwrap_or_else(|_| "5000,50000".into())
+        .split(',')
+        .map(|size| size.trim().parse().expect("LOREBANK_BENCH_TERMS: numbers separated by commas"))
+        .collect();
+    let write = WriteOptions {
+        actor: "import:bench".into(),
+        source: Some("bench".into()),
+        expect_head: None,
+        recorded_at_ms: 1_764_000_000_000,
+    };
+    println!("| terms | submit p50 | submit p90 | state copy | snapshot ID from scratch | durable one-event append |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for n_terms in sizes {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.lorebank");
+        Book::init(&path, "zh", &write).unwrap();
+        let mut book = Book::open(&path).unwrap();
+        let numbers: Vec<u32> = (1..=n_terms).collect();
+        for chunk in numbers.chunks(1_000) {
+            let batch: Vec<NewEvent> = chunk.iter().map(|&number| event(term(number, false))).collect();
+            book.submit(&batch, None, Vec::new()).unwrap();
+        }
+        // Warm: the first write after opening encodes every record once.
+        book.submit(&[event(term(n_terms, true))], None, Vec::new()).unwrap();
+        let mut submit_ms = Vec::with_capacity(N_WRITES);
+        for index in 0..N_WRITES as u32 {
+            let batch = [event(term(1 + index % n_terms, true))];
+            let started = Instant::now();
+            let submitted = book.submit(&batch, None, Vec::new()).unwrap();
+            submit_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            assert_eq!(submitted.decision.events.len(), 1);
+        }
+        let state = book.state(None).unwrap();
+        assert_eq!(book.snapshot_info(None).unwrap().snapshot, state.snapshot_id());
+        let (mut copy_ms, mut id_ms) = (Vec::new(), Vec::new());
+        for _ in 0..20 {
+            let started = Instant::now();
+            let copy = state.clone();
+            copy_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            drop(copy);
+            let started = Instant::now();
+            std::hint::black_box(state.snapshot_id());
+            id_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        let ledger = ledger::Ledger::create(&dir.path().join("bare.lorebank")).unwrap();
+        let mut append_ms = Vec::with_capacity(N_WRITES);
+        for index in 0..N_WRITES as u32 {
+            let batch = [event(term(1 + index, true))];
+            let started = Instant::now();
+            ledger.append(&batch, None).unwrap();
+            append_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        let (p50, p90) = percentiles(submit_ms);
+        println!(
+            "| {n_terms} | {p50:.2} ms | {p90:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
+            percentiles(copy_ms).0,
+            percentiles(id_ms).0,
+            percentiles(append_ms).0
+        );
+    }
+}
