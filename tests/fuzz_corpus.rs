@@ -57,6 +57,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "loop_checks",
         "archive",
         "replica",
+        "derived",
     ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
@@ -112,4 +113,9 @@ fn fuzz_archive_seeds() {
 #[test]
 fn fuzz_replica_seeds() {
     run("fuzz_replica", bodies::replica);
+}
+
+#[test]
+fn fuzz_derived_seeds() {
+    run("fuzz_derived", bodies::derived);
 }

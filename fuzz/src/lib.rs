@@ -602,3 +602,43 @@ fn resealed_group(bytes: &[u8]) -> Vec<u8> {
     out.extend_from_slice(checksum.as_bytes());
     out
 }
+
+/// `fuzz_derived`: the decoders of derived data a book keeps beside its log (a
+/// checkpoint, the vectors of a term version, an embedding model's identity) never
+/// panic on arbitrary bytes. The first byte picks the decoder; for vectors the next
+/// two pick the dimension (1 to 16) and the number of texts (0 to 8). What a strict
+/// decoder (vectors, identity) accepts encodes to exactly the input; what the
+/// checkpoint decoder accepts is a fixed point (encoded again, it decodes to the same
+/// state and snapshot ID), and its state can be read.
+pub fn derived(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else { return };
+    match pick % 3 {
+        0 => {
+            if let Ok((state, snapshot)) = projections::checkpoint::decode(rest) {
+                let again = projections::checkpoint::encode(&state, snapshot);
+                let (decoded, decoded_snapshot) =
+                    projections::checkpoint::decode(&again).expect("an encoded checkpoint decodes");
+                assert_eq!((&decoded, decoded_snapshot), (&state, snapshot), "a checkpoint that is no fixed point");
+                let _ = state.snapshot_id();
+                let _ = state.active_terms(None);
+            }
+        }
+        1 => {
+            let [dim, n_texts, vectors @ ..] = rest else { return };
+            let (dim, n_texts) = (u32::from(dim % 16) + 1, usize::from(n_texts % 9));
+            if let Some(decoded) = suggest::vectors::decode(vectors, dim, n_texts) {
+                assert_eq!(
+                    suggest::vectors::encode(&decoded, dim),
+                    vectors,
+                    "vectors that decode must encode to the same bytes"
+                );
+            }
+        }
+        _ => {
+            if let Ok(identity) = embed::ModelIdentity::from_bytes(rest) {
+                assert_eq!(identity.to_bytes(), rest, "an identity that decodes must encode to the same bytes");
+                let _ = identity.id();
+            }
+        }
+    }
+}
