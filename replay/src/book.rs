@@ -135,9 +135,10 @@ impl Book {
 
     /// An estimate of the memory the open book holds, for a library's budget: an open
     /// ledger's own ([`OPEN_LEDGER_BYTES`]), its frozen projections and fold tables as
-    /// they count themselves, and twice the encoded size of each state it keeps (a
+    /// they count themselves, twice the encoded size of each state it keeps (a
     /// folded state's maps and strings take about that; `docs/benchmarks.md` compares
-    /// the estimate with the process's resident memory). Encoding a state costs a
+    /// the estimate with the process's resident memory), and the head's snapshot
+    /// tracker once a write made one (its records' encodings). Encoding a state costs a
     /// fold's worth of time once per revision; the result is kept until the states
     /// change.
     pub fn resident_bytes(&mut self) -> u64 {
