@@ -69,11 +69,14 @@ pub struct Deduped {
 }
 
 /// Whether two terms are apart by design: one supersedes the other (the same entity
-/// later in the story), or both name a sense and the senses differ.
+/// later in the story), both name a sense and the senses differ, or they share their
+/// source and differ in sense (one naming none: a homonym the book told apart, which
+/// is what a sense is for).
 fn apart(a: &TermPut, b: &TermPut) -> bool {
     a.supersedes == Some(b.id)
         || b.supersedes == Some(a.id)
         || matches!((&a.sense, &b.sense), (Some(x), Some(y)) if x != y)
+        || (a.src == b.src && a.sense != b.sense)
 }
 
 /// Compares every active term with every other by their vectors (source surfaces
@@ -82,8 +85,9 @@ fn apart(a: &TermPut, b: &TermPut) -> bool {
 /// scoring at least `min_score` (the book's
 /// [`EmbeddingModelSet::dedupe_min_score`] when `None`) as a candidate with `origin:
 /// embedding`, `trust: low`, the score, the lower id as `related` and the other as
-/// `duplicate` (its source as the surface). Terms that supersede one another or
-/// name different senses are apart by design and never paired. A pair already
+/// `duplicate` (its source as the surface). Terms that supersede one another, name
+/// different senses, or share a source under different senses are apart by design
+/// and never paired. A pair already
 /// proposed keeps its candidate (updated when its score or texts changed, left alone
 /// when judged); running again changes nothing.
 ///

@@ -361,6 +361,23 @@ fn dedupe_pairs_terms_by_their_vectors_once_and_leaves_succession_alone() {
 }
 
 #[test]
+fn dedupe_leaves_a_homonym_told_apart_by_its_sense_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    // T-2 shares T-1's source under a sense T-1 does not name; T-3 has another source
+    // (the same characters: cosine 1 under the tiny model) and T-2's sense.
+    let sensed = |id_text: &str, src: &str, dst: &str| match term(id_text, src, dst) {
+        Body::TermPut(put) => Body::TermPut(TermPut { sense: Some("title".into()), ..put }),
+        body => body,
+    };
+    let bodies =
+        vec![term("T-1", "萧炎", "Сяо Янь"), sensed("T-2", "萧炎", "Огненный"), sensed("T-3", "炎萧", "Огненный")];
+    let (mut book, mut model) = refreshed(&dir.path().join("b.lorebank"), bodies);
+    let deduped = suggest::dedupe(&mut book, &mut model, Some(-1_000_000), true, &write()).unwrap();
+    let pairs: Vec<(RecordId, RecordId)> = deduped.pairs.iter().map(|pair| (pair.first, pair.second)).collect();
+    assert_eq!(pairs, [(id("T-1"), id("T-3")), (id("T-2"), id("T-3"))], "T-1 and T-2 are told apart by the sense");
+}
+
+#[test]
 fn bad_model_files_are_refused_precisely_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let (mut book, _) = refreshed(&dir.path().join("b.lorebank"), four_terms());
