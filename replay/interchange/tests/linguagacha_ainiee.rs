@@ -822,3 +822,55 @@ proptest! {
         }
     }
 }
+
+/// `bytes`, an exported workbook, with the XML of its first sheet changed by `edit`.
+fn with_sheet(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for index in 0..archive.len() {
+        let mut file = archive.by_index(index).unwrap();
+        let name = file.name().unwrap().into_owned();
+        let mut content = Vec::new();
+        file.read_to_end(&mut content).unwrap();
+        if name == "xl/worksheets/sheet1.xml" {
+            let edited = edit(std::str::from_utf8(&content).unwrap());
+            assert_ne!(edited.as_bytes(), content, "the edit changed nothing");
+            content = edited.into_bytes();
+        }
+        out.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+        out.write_all(&content).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+#[test]
+fn a_reversed_dimension_is_an_error_or_a_read_never_a_panic() {
+    for (format, bytes) in exported_workbooks() {
+        let reversed = with_sheet(bytes, |xml| {
+            let start = xml.find("<dimension ref=\"").expect("a dimension") + "<dimension ref=\"".len();
+            let end = start + xml[start..].find('"').unwrap();
+            format!("{}Z9:A1{}", &xml[..start], &xml[end..])
+        });
+        match read(*format, &reversed, &languages()) {
+            Ok(parsed) => assert_eq!(parsed.entries[0].term.src, "ダリヤ", "{format:?}"),
+            Err(error) => assert!(error.message.contains("XLSX"), "{format:?}: {error}"),
+        }
+    }
+}
+
+#[test]
+fn two_far_apart_cells_are_read_as_two_cells_not_a_sheet_between_them() {
+    // A1 and XFD1048576 span 16,384 × 1,048,576 cells: read densely, that is far
+    // more memory than any machine has.
+    let far = r#"<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>далеко</t></is></c></row></sheetData>"#;
+    for (format, bytes) in exported_workbooks() {
+        let workbook = with_sheet(bytes, |xml| xml.replace("</sheetData>", far));
+        let parsed = read(*format, &workbook, &languages()).unwrap_or_else(|error| panic!("{format:?}: {error}"));
+        assert_eq!(parsed.entries[0].term.src, "ダリヤ", "{format:?}");
+        let far_row = format!("{parsed:?}");
+        assert!(
+            far_row.contains("1048576") && far_row.contains("XFD"),
+            "{format:?}: the far cell is reported: {far_row}"
+        );
+    }
+}

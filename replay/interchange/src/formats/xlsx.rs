@@ -3,9 +3,11 @@
 //! in every error, and writing a one-sheet workbook whose bytes depend only on its
 //! cells.
 
+use std::collections::BTreeMap;
 use std::io::{Cursor, Read};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use calamine::{Data, Range, Reader, Xlsx};
+use calamine::{Data, DataRef, Reader, Xlsx, XlsxError as ReadXlsxError};
 use rust_xlsxwriter::{DocProperties, ExcelDateTime, Workbook, XlsxError};
 
 use crate::{At, Format, Lost, ReadError, WriteError};
@@ -28,8 +30,8 @@ pub(super) enum Sheet {
 
 impl<'a> Book<'a> {
     pub(super) fn open(bytes: &'a [u8]) -> Result<Book<'a>, ReadError> {
-        let workbook =
-            Xlsx::new(Cursor::new(bytes)).map_err(|error| ReadError::file(format!("not an XLSX workbook: {error}")))?;
+        let workbook = unpanicked(|| Xlsx::new(Cursor::new(bytes)))?
+            .map_err(|error| ReadError::file(format!("not an XLSX workbook: {error}")))?;
         Ok(Book { bytes, workbook })
     }
 
@@ -51,11 +53,26 @@ impl<'a> Book<'a> {
                 ))),
             };
         };
-        let range = self
-            .workbook
-            .worksheet_range(name)
-            .map_err(|error| ReadError::file(format!("sheet `{name}` cannot be read: {error}")))?;
-        Ok(Some(Rows { range }))
+        let name = name.clone();
+        let workbook = &mut self.workbook;
+        let cells = unpanicked(|| {
+            // Only the cells that hold something, by position: a dense range of the
+            // used area would be as large as two far-apart cells make it.
+            let mut cells = BTreeMap::new();
+            let mut reader = match workbook.worksheet_cells_reader(&name) {
+                Ok(reader) => reader,
+                Err(ReadXlsxError::NotAWorksheet(_)) => return Ok(cells),
+                Err(error) => return Err(error),
+            };
+            while let Some(cell) = reader.next_cell()? {
+                if !matches!(cell.get_value(), DataRef::Empty) {
+                    cells.insert(cell.get_position(), Data::from(cell.get_value().clone()));
+                }
+            }
+            Ok(cells)
+        })?
+        .map_err(|error| ReadError::file(format!("sheet `{name}` cannot be read: {error}")))?;
+        Ok(Some(Rows { cells }))
     }
 }
 
@@ -106,25 +123,33 @@ pub(super) struct SheetRow {
     pub(super) extra: Vec<(String, String)>,
 }
 
-/// The cells of one sheet.
+/// Runs a call into the XLSX reader, whose arithmetic on positions the file names
+/// can overflow (a panic in a debug build): a panic is a malformed workbook.
+fn unpanicked<T>(read: impl FnOnce() -> T) -> Result<T, ReadError> {
+    catch_unwind(AssertUnwindSafe(read))
+        .map_err(|_| ReadError::file("not a well-formed XLSX workbook: the reader failed on it".to_owned()))
+}
+
+/// The cells of one sheet that hold something, by (row, column) from 0.
 pub(super) struct Rows {
-    range: Range<Data>,
+    cells: BTreeMap<(u32, u32), Data>,
 }
 
 impl Rows {
-    /// Every row of the used range that has a cell with content (a wholly empty row is
-    /// no row), with its first `columns` cells.
+    /// Every row that has a cell with content (a wholly empty row is no row), with its
+    /// first `columns` cells and the non-blank cells past them.
     pub(super) fn rows(&self, columns: u32) -> Vec<SheetRow> {
-        let (Some(start), Some(end)) = (self.range.start(), self.range.end()) else {
-            return Vec::new();
-        };
+        let mut by_row: BTreeMap<u32, Vec<(u32, &Data)>> = BTreeMap::new();
+        for (&(row, column), data) in &self.cells {
+            by_row.entry(row).or_default().push((column, data));
+        }
         let mut rows = Vec::new();
-        for row in start.0..=end.0 {
-            let cell = |column: u32| self.range.get_value((row, column)).cloned().unwrap_or(Data::Empty);
+        for (row, in_row) in by_row {
+            let cell = |column: u32| self.cells.get(&(row, column)).cloned().unwrap_or(Data::Empty);
             let cells: Vec<Data> = (0..columns).map(cell).collect();
-            let extra: Vec<(String, String)> = (columns..=end.1)
-                .map(|column| (column, cell(column)))
-                .filter(|(_, data)| !is_blank(data))
+            let extra: Vec<(String, String)> = in_row
+                .into_iter()
+                .filter(|(column, data)| *column >= columns && !is_blank(data))
                 .map(|(column, data)| (column_name(column), data.to_string()))
                 .collect();
             if cells.iter().all(is_blank) && extra.is_empty() {
@@ -190,7 +215,7 @@ pub(super) fn first_cell(bytes: &[u8]) -> Result<Option<String>, ReadError> {
     let Some(rows) = book.sheet(Sheet::First)? else {
         return Ok(None);
     };
-    Ok(match rows.range.get_value((0, 0)) {
+    Ok(match rows.cells.get(&(0, 0)) {
         Some(Data::String(text)) => Some(text.trim().to_owned()),
         _ => None,
     })
