@@ -15,8 +15,8 @@ use matcher::Profile;
 use projections::frozen::{freeze_as, profile_of, Frozen};
 use projections::release::view_id;
 use projections::{
-    checkpoint, decide, decide_in_place, plan_rollback, Decided, Decision, Environment, Reader, SnapshotId,
-    SnapshotTracker, State, Touched, Warning,
+    checkpoint, decide_in_place, plan_rollback, Decided, Environment, Reader, SnapshotId, SnapshotTracker, State,
+    Touched, Warning,
 };
 
 use crate::error::BookError;
@@ -382,8 +382,8 @@ impl Book {
             Some((at, tracker)) if at == head => tracker,
             _ => SnapshotTracker::of(&state),
         };
-        let decided = match self.decide_against(&mut state, batch, expected_head, &blobs, true) {
-            Ok((decided, _)) => decided,
+        let decided = match self.decide_against(&mut state, batch, expected_head, &blobs) {
+            Ok(decided) => decided,
             Err(error) => {
                 // A refusal leaves the state as it was.
                 self.head = Some(state);
@@ -419,11 +419,10 @@ impl Book {
     /// Decides `batch` against the head as [`Book::submit`] would, and writes
     /// nothing: what a dry run reports.
     pub fn dry_submit(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
-        let mut state = self.take_head()?;
-        let decided = self.decide_against(&mut state, batch, None, blobs, false);
-        self.head = Some(state);
-        let (Decided { events, dropped, warnings }, after) = decided?;
-        let after = after.expect("a copy is decided on when not in place");
+        let head = self.take_head()?;
+        let mut after = head.clone();
+        self.head = Some(head);
+        let Decided { events, dropped, warnings } = self.decide_against(&mut after, batch, None, blobs)?;
         Ok(Submitted {
             decision: Accepted { events, dropped, warnings },
             revision: after.revision(),
@@ -442,18 +441,16 @@ impl Book {
         }
     }
 
-    /// Everything [`Book::submit`] does before it appends, on `state`, the head: the
-    /// lookups `decide` needs, and the decision. `in_place`: on `state` itself, which
-    /// is then the state after the batch (unchanged when refused); otherwise on a copy,
-    /// returned.
+    /// Everything [`Book::submit`] does before it appends, on `state` (the head, or a
+    /// copy of it for a dry run): the lookups `decide` needs, and the decision, made in
+    /// place, so `state` is then the state after the batch (unchanged when refused).
     fn decide_against(
         &mut self,
         state: &mut State,
         batch: &[NewEvent],
         expected_head: Option<Seq>,
         blobs: &[(Hash32, Vec<u8>)],
-        in_place: bool,
-    ) -> Result<(Decided, Option<State>), BookError> {
+    ) -> Result<Decided, BookError> {
         let head = state.revision();
         if let Some(expected) = expected_head {
             if expected != head {
@@ -518,11 +515,7 @@ impl Book {
             has_table: &has_table,
             snapshot_at: &snapshot_at,
         };
-        if in_place {
-            return Ok((decide_in_place(state, &env, batch)?, None));
-        }
-        let Decision { events, dropped, warnings, state: after } = decide(state, &env, batch)?;
-        Ok((Decided { events, dropped, warnings }, Some(after)))
+        Ok(decide_in_place(state, &env, batch)?)
     }
 
     /// The frozen projection of `state` for the full view ([`Book::frozen_for`]).
