@@ -412,15 +412,7 @@ fn commit_group(
                 }
             }
             for document in &request.attachments.documents {
-                if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_none() {
-                    documents
-                        .insert(&document.id.0, blob_record(&document.bytes).as_slice())
-                        .map_err(|e| e.to_string())?;
-                    n_logged += 1;
-                    document_log.insert(n_logged, &document.id.0).map_err(|e| e.to_string())?;
-                    shelves
-                        .insert((document.group, document.key.as_str(), n_logged), &document.id.0)
-                        .map_err(|e| e.to_string())?;
+                if file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)? {
                     wrote_derived = true;
                     if let Some(out) = out.as_mut() {
                         out.documents.push(document.clone());
@@ -527,16 +519,7 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
                 return Ok(Err(AppendError::NotAtHead { before, head }));
             }
             for document in &group.documents {
-                if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_none() {
-                    documents
-                        .insert(&document.id.0, blob_record(&document.bytes).as_slice())
-                        .map_err(|e| e.to_string())?;
-                    n_logged += 1;
-                    document_log.insert(n_logged, &document.id.0).map_err(|e| e.to_string())?;
-                    shelves
-                        .insert((document.group, document.key.as_str(), n_logged), &document.id.0)
-                        .map_err(|e| e.to_string())?;
-                }
+                file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)?;
             }
             for (id, bytes) in &group.blobs {
                 if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
@@ -554,6 +537,26 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
     }
     txn.commit().map_err(|e| e.to_string())?;
     Ok(Ok(Appended { first: start.seq.next(), last: head.seq, hash: head.hash }))
+}
+
+/// Files `document` unless one with its id is stored: its bytes, its place in the
+/// arrival log (after `n_logged`, which it advances) and on its shelf. Returns whether
+/// it was new.
+fn file_document(
+    documents: &mut redb::Table<&[u8; 32], &[u8]>,
+    document_log: &mut redb::Table<u64, &[u8; 32]>,
+    shelves: &mut redb::Table<(u32, &str, u64), &[u8; 32]>,
+    n_logged: &mut u64,
+    document: &crate::Document,
+) -> Result<bool, String> {
+    if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_some() {
+        return Ok(false);
+    }
+    documents.insert(&document.id.0, blob_record(&document.bytes).as_slice()).map_err(|e| e.to_string())?;
+    *n_logged += 1;
+    document_log.insert(*n_logged, &document.id.0).map_err(|e| e.to_string())?;
+    shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0).map_err(|e| e.to_string())?;
+    Ok(true)
 }
 
 #[cfg(test)]
