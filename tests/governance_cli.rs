@@ -282,3 +282,81 @@ fn over_http_a_party_token_reads_as_its_party_and_only_where_a_party_may() {
     let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!((shown["party"].clone(), note_of(&shown, "T-4")), ("tool:pipeline".into(), Value::Null));
 }
+
+/// History never lifts a restriction: after T-4's note is restricted to the editors,
+/// the pipeline asking for a revision from before the restriction gets no note, on
+/// the command line, over HTTP (a party token, and `Lorebank-Party`) and through
+/// `--server`; its receipt of that revision, which named the term whose note it could
+/// read then, is no longer its to read or replay, while the full view still replays it.
+#[test]
+fn a_party_reading_an_older_revision_gets_nothing_the_head_restricts() {
+    let book = Book::new();
+    book.ok(&["apply", GLOSSARY]);
+    book.ok(&["apply", GOVERNANCE]);
+    let before = book.head().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let assembled =
+        book.json(&["--party", "tool:pipeline", "assemble", "--chapter", "4", "--chunk", "1", "--text", &chunk]);
+    let released = book.json(&["--party", "tool:pipeline", "show", "--chapter", "4"]);
+    assert!(note_of(&released, "T-4").as_str().unwrap().contains(NOTE), "released then: {released}");
+    let receipt = assembled["receipt"].as_str().unwrap().to_owned();
+    book.ok(&["term", "edit", "T-4", "--note-release-to", "human:editors", "--source", "review-1"]);
+    // Before the restriction the note was the pipeline's; asked for now, it is not.
+    let then = book.json(&["--party", "tool:pipeline", "show", "--chapter", "4", "--as-of", &before]);
+    assert_eq!(note_of(&then, "T-4"), Value::Null, "{then}");
+    assert!(note_of(&book.json(&["show", "--chapter", "4", "--as-of", &before]), "T-4").is_string());
+    let out = dir.path().join("world.json");
+    let out_arg = out.to_str().unwrap();
+    book.ok(&["--party", "tool:pipeline", "export", "--format", "sillytavern", "--as-of", &before, "-o", out_arg]);
+    assert!(!std::fs::read_to_string(&out).unwrap().contains(NOTE));
+    let error = book.fails(&["--party", "tool:pipeline", "replay", &receipt], 2);
+    assert!(error.contains("no longer releases"), "{error}");
+    book.ok(&["replay", &receipt]);
+    let snapshot = book.json(&["snapshot", "--as-of", &before])["snapshot"].as_str().unwrap().to_owned();
+    let args = ["--party", "tool:pipeline", "replay", "--snapshot", &snapshot, "--chapter", "4", "--text", &chunk];
+    // Assembly renders no note, so the context at the old snapshot is the same for
+    // the party and the full view (the library's property test covers records cut).
+    assert_eq!(book.json(&args)["context"], book.json(&args[2..])["context"]);
+    // The reads that take a revision and read the full view only refuse a party.
+    for command in
+        [&["diff", "1", &before][..], &["impact", "--since", &before], &["term", "show", "T-4", "--as-of", &before]]
+    {
+        let error = book.fails(&[&["--party", "tool:pipeline"], command].concat(), 2);
+        assert!(error.contains("read as a party"), "{command:?}: {error}");
+    }
+
+    let books = dir.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    std::fs::copy(&book.path, books.join("wuchuan.lorebank")).unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(&tokens, "full-token-0123456789\npipeline-token-0123456789 tool:pipeline\n").unwrap();
+    let mut server = serve::Server::start(&books, &["--token-file", tokens.to_str().unwrap()]);
+    server.token = Some("pipeline-token-0123456789".into());
+    let glossary = server.get(&format!("/v1/books/wuchuan/glossary?chapter=4&as_of={before}")).ok();
+    assert_eq!(note_of(&glossary, "T-4"), Value::Null, "{glossary}");
+    let export = server.get(&format!("/v1/books/wuchuan/export?format=sillytavern&chapter=4&as_of={before}"));
+    assert_eq!(export.status, 200);
+    assert!(!export.text().contains(NOTE));
+    server.get(&format!("/v1/books/wuchuan/receipts/{receipt}")).problem(404, "not-found");
+    server
+        .post(&format!("/v1/books/wuchuan/receipts/{receipt}/replay"), &serde_json::json!({}))
+        .problem(404, "not-found");
+    server.token = Some("full-token-0123456789".into());
+    let asked = server.send(
+        "GET",
+        &format!("/v1/books/wuchuan/glossary?chapter=4&as_of={before}"),
+        &[("Lorebank-Party", "tool:pipeline")],
+        b"",
+    );
+    assert_eq!(note_of(&asked.ok(), "T-4"), Value::Null);
+    let output = std::process::Command::new(serve::BIN)
+        .args(["--server", &format!("http://{}", server.addr), "--book", "wuchuan", "--party", "tool:pipeline"])
+        .args(["show", "--chapter", "4", "--as-of", &before])
+        .env("LOREBANK_TOKEN", "full-token-0123456789")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(note_of(&shown, "T-4"), Value::Null, "{shown}");
+}

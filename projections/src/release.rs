@@ -221,4 +221,53 @@ impl State {
         }
         Cow::Owned(view)
     }
+
+    /// The state `reader` sees at this state, a revision of the book whose head is
+    /// `head`: its view here ([`State::view_for`]) less everything the head does not
+    /// release to the reader. **Going back never lifts a restriction:** a party reads
+    /// at a past revision only what was released to it then *and* is released to it
+    /// at the head. A record the head does not let the party read is removed; an alias
+    /// is removed when the head has it and does not release it (an alias removed
+    /// since is judged by its term at the head, which the party must read); a note is
+    /// blanked when the head's note release does not let the party read it. Returns
+    /// the view and whether the head took anything away from the view here. The full
+    /// view is the state itself.
+    pub fn view_at(&self, head: &State, reader: &Reader) -> (Cow<'_, State>, bool) {
+        let Reader::Party(party) = reader else { return (Cow::Borrowed(self), false) };
+        let mut view = self.view_for(reader).into_owned();
+        let restricted = head.is_restricted();
+        let mut cut = false;
+        view.terms.retain(|id, term| {
+            let Some(now) = head.terms.get(id).filter(|_| head.reads(reader, *id, restricted)) else {
+                cut = true;
+                return false;
+            };
+            let owner = head.governed(*id).owner;
+            let before = term.aliases.len();
+            term.aliases.retain(|surface, _| {
+                now.aliases
+                    .get(surface)
+                    .is_none_or(|alias| alias.release_to.as_deref().is_none_or(|list| lets(list, party, owner)))
+            });
+            cut |= term.aliases.len() != before;
+            if term.put.note.is_some()
+                && !now.put.note_release_to.as_deref().is_none_or(|list| lets(list, party, owner))
+            {
+                term.put.note = None;
+                cut = true;
+            }
+            true
+        });
+        view.summaries.retain(|id, _| {
+            let keep = head.summaries.contains_key(id) && head.reads(reader, *id, restricted);
+            cut |= !keep;
+            keep
+        });
+        view.rules.retain(|id, _| {
+            let keep = head.rules.contains_key(id) && head.reads(reader, *id, restricted);
+            cut |= !keep;
+            keep
+        });
+        (Cow::Owned(view), cut)
+    }
 }

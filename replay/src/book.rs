@@ -21,6 +21,37 @@ use projections::{
 
 use crate::error::BookError;
 
+/// blake3 `derive_key` context of the id a party's view of a past snapshot is
+/// frozen under when the head releases less to the party than that snapshot did.
+pub const CUT_VIEW_CONTEXT: &str = "lorebank 2026-12-02 party view cut by the head v1";
+
+/// What a reader may read at one revision ([`Book::read_at`]).
+#[derive(Clone, Debug)]
+pub struct ReadAt {
+    /// The book's full state at the revision.
+    pub full: State,
+    /// The reader's view of it, when it is not the full state.
+    view: Option<State>,
+    /// Whether the head took away something the revision released to the reader.
+    pub cut: bool,
+    /// The snapshot ID at the revision (the snapshot's, whoever reads).
+    pub snapshot: SnapshotId,
+    /// The snapshot ID at the head (for a party; the revision's for the full view).
+    head_snapshot: SnapshotId,
+}
+
+impl ReadAt {
+    /// What the reader sees.
+    pub fn view(&self) -> &State {
+        self.view.as_ref().unwrap_or(&self.full)
+    }
+
+    /// What the reader sees, owned.
+    pub fn into_view(self) -> State {
+        self.view.unwrap_or(self.full)
+    }
+}
+
 /// When a writer files a checkpoint of the state ([`Book::submit`]): after a write,
 /// once `every_events` events have been appended since the newest checkpoint, or
 /// `every_ms` have passed since it was written (by the writes' own clock), whichever
@@ -592,6 +623,60 @@ impl Book {
             return Err(BookError::Corrupted(format!("revision {revision} has snapshot {found}, expected {snapshot}")));
         }
         Ok(self.frozen_for(&state, reader)?.0)
+    }
+
+    /// What `reader` may read at revision `as_of` (the head when `None`): **the one
+    /// decision every read at a revision goes through** (glossary, export, the
+    /// profile form, assembly at a past snapshot, and through [`Book::receipt_for`]
+    /// every receipt and its replay). A party must be one the head declares
+    /// ([`Book::check_reader`] at the head), and at a past revision it reads the state
+    /// of that revision less what the head does not release to it
+    /// ([`State::view_at`]): going back never lifts a restriction. The full view
+    /// reads the state of the revision as it is.
+    pub fn read_at(&mut self, reader: &Reader, as_of: Option<Seq>) -> Result<ReadAt, BookError> {
+        if *reader == Reader::Full {
+            let full = self.state(as_of)?;
+            let snapshot = self.snapshot_id(&full);
+            // Nothing is cut from the full view, so the head's snapshot is never used.
+            return Ok(ReadAt { full, view: None, cut: false, snapshot, head_snapshot: snapshot });
+        }
+        let head = self.state(None)?;
+        self.check_reader(&head, reader)?;
+        let full = match as_of {
+            Some(revision) if revision != head.revision() => self.state(Some(revision))?,
+            _ => head.clone(),
+        };
+        let snapshot = self.snapshot_id(&full);
+        let (view, cut) = match full.view_at(&head, reader) {
+            (std::borrow::Cow::Borrowed(_), cut) => (None, cut),
+            (std::borrow::Cow::Owned(view), cut) => (Some(view), cut),
+        };
+        Ok(ReadAt { full, view, cut, snapshot, head_snapshot: self.snapshot_id(&head) })
+    }
+
+    /// The frozen projection `read` assembles with: the reader's view of its snapshot
+    /// ([`Book::frozen_at_for`]) when the head took nothing from it, else one built
+    /// from the cut view and filed under an id of the view and the head's snapshot
+    /// (so no view id ever names two tables).
+    pub fn frozen_of(&mut self, read: &ReadAt, reader: &Reader) -> Result<Arc<Frozen>, BookError> {
+        if !read.cut {
+            return self.frozen_at_for(read.snapshot, read.full.revision(), reader);
+        }
+        let mut hasher = blake3::Hasher::new_derive_key(CUT_VIEW_CONTEXT);
+        hasher.update(&view_id(read.snapshot, reader).0 .0);
+        hasher.update(&read.head_snapshot.0 .0);
+        let id = SnapshotId(Hash32(*hasher.finalize().as_bytes()));
+        if let Some(frozen) = self.frozen.get(&id) {
+            return Ok(Arc::clone(frozen));
+        }
+        let profile = self
+            .profile(&read.full)?
+            .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
+        let bytes = freeze_as(read.view(), id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
+        let frozen =
+            Arc::new(Frozen::load(&bytes, &profile, id).map_err(|error| BookError::Frozen(error.to_string()))?);
+        self.frozen.insert(id, Arc::clone(&frozen));
+        Ok(frozen)
     }
 
     /// Checks that `reader` may read the book at `state`: a party must be one the

@@ -421,10 +421,59 @@ impl Book {
     /// A stored receipt that `reader` may read: the full view reads every receipt, a
     /// party only those assembled for it (another party's would show what that party
     /// was given).
-    pub fn receipt_for(&self, reader: &Reader, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
+    ///
+    /// A party reads its receipt only while the head still releases to it everything
+    /// the receipt names ([`Book::read_at`] at the receipt's revision): a record any
+    /// of its hits, injected entries, sticky or evicted records, summaries or rules
+    /// name must read the same in the party's view cut by the head as it did then
+    /// (its note and aliases included). Otherwise the receipt is no longer the
+    /// party's to read (the full view still reads it).
+    pub fn receipt_for(&mut self, reader: &Reader, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
         let (id, receipt) = self.receipt(id_or_prefix)?;
-        if *reader != Reader::Full && reader_of(&receipt) != *reader {
+        if *reader == Reader::Full {
+            return Ok((id, receipt));
+        }
+        if reader_of(&receipt) != *reader {
             return Err(BookError::Receipt(format!("no receipt {id_or_prefix} assembled for {reader}")));
+        }
+        let read = self.read_at(reader, Some(receipt.revision))?;
+        if read.cut {
+            let then = read.full.view_for(reader);
+            let now = read.view();
+            let term = |number: u32| RecordId::new(RecordKind::Term, number);
+            let named_terms = receipt
+                .hits
+                .iter()
+                .map(|hit| hit.term)
+                .chain(receipt.injected.iter().map(|entry| entry.term))
+                .chain(receipt.sticky_in.iter().copied())
+                .chain(receipt.evicted.iter().copied())
+                .chain(receipt.recent.iter().flatten().copied())
+                .filter_map(term);
+            let withdrawn = named_terms
+                .filter(|id| then.terms().get(id) != now.terms().get(id))
+                .chain(
+                    receipt
+                        .summaries
+                        .iter()
+                        .filter_map(|&number| RecordId::new(RecordKind::Summary, number))
+                        .filter(|id| then.summaries().contains_key(id) != now.summaries().contains_key(id)),
+                )
+                .chain(
+                    receipt
+                        .rules
+                        .iter()
+                        .filter_map(|rule| RecordId::new(RecordKind::Rule, rule.rule))
+                        .filter(|id| then.rules().contains_key(id) != now.rules().contains_key(id)),
+                )
+                .next();
+            if let Some(record) = withdrawn {
+                return Err(BookError::Receipt(format!(
+                    "no receipt {id_or_prefix} that {reader} may read now: it names {record}, which the head no \
+                     longer releases to it as it did at revision {}",
+                    receipt.revision
+                )));
+            }
         }
         Ok((id, receipt))
     }
@@ -462,9 +511,8 @@ impl Book {
             .ledger()
             .snapshot_revision(snapshot.0)?
             .ok_or_else(|| BookError::Receipt(format!("snapshot {snapshot} is not in the book's index")))?;
-        let state = self.state(Some(revision))?;
-        self.check_reader(&state, reader)?;
-        let frozen = self.frozen_at_for(snapshot, revision, reader)?;
+        let read = self.read_at(reader, Some(revision))?;
+        let frozen = self.frozen_of(&read, reader)?;
         Ok(assemble(&frozen, chapter, text, None)?)
     }
 

@@ -487,15 +487,14 @@ impl Book {
     /// joined by `,`; the value is `src -> dst` for a term (`src (sense) -> dst` with a
     /// sense), the text for a summary or rule. Empty fields are empty.
     pub fn export_profile(&mut self, reader: &Reader, as_of: Option<Seq>) -> Result<ProfileExport, BookError> {
-        let full = self.state(as_of)?;
-        self.check_reader(&full, reader)?;
-        let snapshot = self.snapshot_id(&full);
-        let state = full.view_for(reader);
+        let read = self.read_at(reader, as_of)?;
+        let snapshot = read.snapshot;
+        let state = read.view();
         let windows: BTreeMap<RecordId, Option<Window>> =
             state.active_terms(None).into_iter().map(|active| (active.id, active.window)).collect();
         let mut text = String::from(PROFILE_HEADER);
         text.push('\n');
-        let ids = active_records(&state);
+        let ids = active_records(state);
         for id in &ids {
             let governed = state.governed(*id);
             let (from, to, supersedes, value) = match id.kind() {
@@ -520,7 +519,7 @@ impl Book {
                     (put.window.since.to_string(), to, String::new(), put.text.clone())
                 }
             };
-            let source = put_by(&state, *id).map(|put_by| put_by.source.as_str()).unwrap_or_default();
+            let source = put_by(state, *id).map(|put_by| put_by.source.as_str()).unwrap_or_default();
             let fields = [
                 id.to_string(),
                 from,

@@ -237,10 +237,9 @@ impl Book {
         as_of: Option<Seq>,
         target_lang: Option<&str>,
     ) -> Result<Export, BookError> {
-        let full = self.state(as_of)?;
-        self.check_reader(&full, reader)?;
-        let snapshot = self.snapshot_id(&full);
-        let state = full.view_for(reader);
+        let read = self.read_at(reader, as_of)?;
+        let snapshot = read.snapshot;
+        let state = read.view();
         let mut terms = Vec::new();
         let mut rejected = Vec::new();
         for active in state.active_terms(chapter) {
@@ -263,7 +262,7 @@ impl Book {
         let summaries: Vec<SummaryPut> =
             state.visible_summaries(chapter).into_iter().map(|summary| summary.put.clone()).collect();
         let input = ExportInput {
-            source_lang: source_lang(&state),
+            source_lang: source_lang(state),
             target_lang: target_lang.unwrap_or(TARGET_LANG).to_owned(),
             chapter,
             terms,

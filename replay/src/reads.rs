@@ -145,11 +145,9 @@ impl Book {
         as_of: Option<Seq>,
         chapter: Option<u32>,
     ) -> Result<Glossary, BookError> {
-        let state = self.state(as_of)?;
-        self.check_reader(&state, reader)?;
-        let snapshot = self.snapshot_id(&state);
-        let state = state.view_for(reader).into_owned();
-        Ok(Glossary { state, reader: reader.clone(), snapshot, chapter })
+        let read = self.read_at(reader, as_of)?;
+        let snapshot = read.snapshot;
+        Ok(Glossary { state: read.into_view(), reader: reader.clone(), snapshot, chapter })
     }
 
     /// The snapshot ID at revision `as_of` (the head when `None`).

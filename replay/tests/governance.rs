@@ -131,6 +131,14 @@ impl Oracle<'_> {
 }
 
 fn random_book(path: &Path, terms: &[Released], default_release: &Option<Vec<usize>>) -> Book {
+    book_with(path, release_bodies(terms, default_release, false))
+}
+
+/// The bodies that release the random book's terms as `terms` and
+/// `default_release` say: the governance, every term (with its note) and its alias.
+/// With `again`, the terms exist already: each is put again and its alias removed and
+/// added again, so only the releases (and owners) change.
+fn release_bodies(terms: &[Released], default_release: &Option<Vec<usize>>, again: bool) -> Vec<Body> {
     let defaults = default_release
         .as_ref()
         .map(|list| RecordDefaults {
@@ -151,6 +159,9 @@ fn random_book(path: &Path, terms: &[Released], default_release: &Option<Vec<usi
             owner: released.owner.map(|owner| PARTIES[owner].to_owned()),
             ..TermPut::new(tid(number), SURFACES[idx], format!("Имя-{number}"))
         }));
+        if again {
+            bodies.push(Body::AliasRemoved(AliasRemoved { id: tid(number), surface: ALIASES[idx].into() }));
+        }
         bodies.push(Body::AliasAdded(AliasAdded {
             id: tid(number),
             surface: ALIASES[idx].into(),
@@ -159,7 +170,16 @@ fn random_book(path: &Path, terms: &[Released], default_release: &Option<Vec<usi
             release_to: released.alias_release.as_deref().map(parties),
         }));
     }
-    book_with(path, bodies)
+    bodies
+}
+
+/// Appends `bodies` to `book` in one batch at its head.
+fn append(book: &mut Book, bodies: Vec<Body>) {
+    let batch: Vec<NewEvent> = bodies
+        .into_iter()
+        .map(|body| NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test-fixture".into(), body })
+        .collect();
+    book.submit(&batch, None, Vec::new()).unwrap_or_else(|error| panic!("{error}"));
 }
 
 proptest! {
@@ -241,6 +261,147 @@ proptest! {
             prop_assert!(book.receipt_for(&other, &id).is_err());
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The history rule of docs/governance.md: at a past revision a party reads only
+    /// what was released to it then *and* is released to it at the head. The book
+    /// releases its terms one way (`then`), records a receipt per party, then releases
+    /// them another way (`now`); every read at the first revision is held to both
+    /// oracles, and a party's receipt stays its own only while the head withdraws
+    /// nothing it names.
+    #[test]
+    fn at_a_past_revision_a_party_receives_only_what_is_released_to_it_then_and_now(
+        (then, now) in (2usize..=6).prop_flat_map(|n| {
+            (prop::collection::vec(released(), n), prop::collection::vec(released(), n))
+        }),
+        then_default in list(),
+        now_default in list(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut book = random_book(&dir.path().join("b.lorebank"), &then, &then_default);
+        let past = book.ledger().head().unwrap().seq;
+        let chunk: String = (0..then.len()).map(|idx| format!("{}和{}。", SURFACES[idx], ALIASES[idx])).collect();
+        let receipts: Vec<String> = PARTIES
+            .iter()
+            .map(|party| {
+                let reader = Reader::Party(party.to_string());
+                book.assemble_chunk(&reader, 1, party, &chunk, None, true).unwrap().id.to_hex()
+            })
+            .collect();
+        let snapshot = book.snapshot_info(None).unwrap().snapshot;
+        append(&mut book, release_bodies(&now, &now_default, true));
+        let old = Oracle { terms: &then, default_release: then_default.clone() };
+        let new = Oracle { terms: &now, default_release: now_default.clone() };
+        for (party_idx, party) in PARTIES.iter().enumerate() {
+            let reader = Reader::Party(party.to_string());
+            let term_read = |idx: usize| old.reads_term(&then[idx], party_idx) && new.reads_term(&now[idx], party_idx);
+            let note_read = |idx: usize| {
+                old.reads_part(&then[idx], &then[idx].note_release, party_idx)
+                    && new.reads_part(&now[idx], &now[idx].note_release, party_idx)
+            };
+            let alias_read = |idx: usize| {
+                old.reads_part(&then[idx], &then[idx].alias_release, party_idx)
+                    && new.reads_part(&now[idx], &now[idx].alias_release, party_idx)
+            };
+            // The glossary at the past revision.
+            let glossary = book.glossary(&reader, Some(past), None).unwrap();
+            let seen: BTreeSet<u32> = glossary.state.terms().keys().map(|id| id.number()).collect();
+            let visible: BTreeSet<u32> =
+                (0..then.len()).filter(|&idx| term_read(idx)).map(|idx| idx as u32 + 1).collect();
+            prop_assert_eq!(&seen, &visible, "{} glossary at {}", party, past);
+            for (id, term) in glossary.state.terms() {
+                let idx = id.number() as usize - 1;
+                prop_assert_eq!(term.put.note.is_some(), note_read(idx), "{} note of {}", party, id);
+                prop_assert_eq!(term.aliases.contains_key(ALIASES[idx]), alias_read(idx), "{} alias of {}", party, id);
+            }
+            // Nothing hidden then or now reaches the party as text, by any read at the past revision.
+            let mut hidden: Vec<String> = Vec::new();
+            for (idx, alias) in ALIASES.iter().enumerate().take(then.len()) {
+                let number = idx + 1;
+                if !term_read(idx) {
+                    hidden.push(format!("Имя-{number}"));
+                }
+                if !note_read(idx) {
+                    hidden.push(format!("заметка-{number}"));
+                }
+                if !alias_read(idx) {
+                    hidden.push(alias.to_string());
+                }
+            }
+            let leaks = |what: &str, text: &str| -> Result<(), TestCaseError> {
+                for secret in &hidden {
+                    prop_assert!(!text.contains(secret.as_str()), "{} {} at {}: {:?} leaked", party, what, past, secret);
+                }
+                Ok(())
+            };
+            for format in Format::ALL {
+                if format.name().ends_with("xlsx") {
+                    continue;
+                }
+                match book.export(&reader, format, None, Some(past), None) {
+                    Ok(export) => leaks(format.name(), &String::from_utf8_lossy(&export.bytes))?,
+                    Err(error) => prop_assert!(visible.is_empty() && format == Format::Tbx, "{}", error),
+                }
+            }
+            leaks("profile export", &book.export_profile(&reader, Some(past)).unwrap().text)?;
+            let assembly = book.assemble_at_snapshot(&reader, snapshot, 1, &chunk).unwrap();
+            leaks("assembly at the past snapshot", &assembly.context)?;
+            for hit in &assembly.hits {
+                prop_assert!(visible.contains(&hit.term), "{} hit T-{} at the past snapshot", party, hit.term);
+            }
+            // The receipt of the past revision: the party's own while the head withdraws
+            // nothing it named (every term then visible, with its note and alias), and
+            // then it replays byte for byte; the full view always reads it.
+            let withdrawn = (0..then.len()).any(|idx| {
+                old.reads_term(&then[idx], party_idx)
+                    && (!new.reads_term(&now[idx], party_idx)
+                        || (old.reads_part(&then[idx], &then[idx].note_release, party_idx) && !note_read(idx))
+                        || (old.reads_part(&then[idx], &then[idx].alias_release, party_idx) && !alias_read(idx)))
+            });
+            let id = &receipts[party_idx];
+            match book.replay(&reader, id) {
+                Ok(replayed) => {
+                    prop_assert!(!withdrawn, "{} replayed a receipt naming a withdrawn record", party);
+                    prop_assert!(replayed.identical);
+                }
+                Err(error) => prop_assert!(withdrawn, "{} refused its receipt: {}", party, error),
+            }
+            prop_assert_eq!(book.receipt_for(&reader, id).is_ok(), !withdrawn);
+            prop_assert!(book.replay(&Reader::Full, id).unwrap().identical);
+        }
+    }
+}
+
+/// A party the head does not declare is refused at every revision, even one whose
+/// governance declared it; one the head declares reads a revision that declared none.
+#[test]
+fn a_party_is_checked_against_the_head_at_every_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let declaring = |parties: &[&str]| {
+        Body::GovernanceSet(GovernanceSet {
+            conflict_policy: ConflictPolicy::Flag,
+            parties: parties.iter().map(|party| party.to_string()).collect(),
+            defaults: Vec::new(),
+        })
+    };
+    let mut book = book_with(
+        &dir.path().join("b.lorebank"),
+        vec![declaring(&["human:editors", "vendor:acme"]), Body::TermPut(TermPut::new(tid(1), "沈照", "Шэнь Чжао"))],
+    );
+    let past = book.ledger().head().unwrap().seq;
+    append(&mut book, vec![declaring(&["human:editors", "tool:pipeline"])]);
+    let dropped = Reader::Party("vendor:acme".into());
+    let error = book.glossary(&dropped, Some(past), None).unwrap_err().to_string();
+    assert!(error.contains("\"vendor:acme\" is not one of the book's parties"), "{error}");
+    assert!(book.export(&dropped, Format::GalTransl, None, Some(past), None).is_err());
+    assert!(book.export_profile(&dropped, Some(past)).is_err());
+    let snapshot = book.snapshot_info(Some(past)).unwrap().snapshot;
+    assert!(book.assemble_at_snapshot(&dropped, snapshot, 1, "沈照").is_err());
+    let added = Reader::Party("tool:pipeline".into());
+    assert_eq!(book.glossary(&added, Some(past), None).unwrap().state.terms().len(), 1);
 }
 
 #[test]

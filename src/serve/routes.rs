@@ -898,7 +898,7 @@ pub async fn receipt(
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "receipt")?;
     let value = on_book(server, name, move |open| {
-        let book = open.lock();
+        let mut book = open.lock();
         let (id, receipt) = book.receipt_for(&reader, &id)?;
         let (input, output) = book.receipt_texts(&receipt)?;
         Ok(crate::json::receipt(id, &receipt, &input, &output))
