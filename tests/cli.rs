@@ -283,3 +283,26 @@ fn impact_since_revision_0_is_bad_input_not_corruption() {
     let error = book.fails(&["impact", "--since", "0"], 2);
     assert!(error.contains("revisions start at 1"), "{error}");
 }
+
+/// A chunk key that recording would refuse (a tab, ESC, a newline, 129 characters,
+/// nothing) is refused by a dry run too, with the same words and exit 2, and nothing
+/// is recorded.
+#[test]
+fn assemble_refuses_a_chunk_key_recording_would_refuse_in_a_dry_run_too() {
+    let book = Book::new();
+    book.ok(XIAO_YAN);
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = dir.path().join("chunk.txt");
+    std::fs::write(&chunk, "萧炎笑了。").unwrap();
+    let text = chunk.to_str().unwrap();
+    let long = "k".repeat(129);
+    for key in ["a\tb", "a\u{1b}b", "a\nb", long.as_str(), ""] {
+        let recorded = book.fails(&["assemble", "--chapter", "1", "--chunk", key, "--text", text], 2);
+        let dry = book.fails(&["assemble", "--chapter", "1", "--chunk", key, "--text", text, "--dry-run"], 2);
+        assert!(dry.contains("chunk key"), "{key:?}: {dry}");
+        assert_eq!(dry, recorded, "{key:?}");
+    }
+    // At the limit both are fine.
+    book.ok(&["assemble", "--chapter", "1", "--chunk", &"k".repeat(128), "--text", text, "--dry-run"]);
+    assert!(book.json(&["audit", "--chapter", "1"])["chunks"].as_array().unwrap().is_empty());
+}

@@ -15,7 +15,7 @@
 //! handed out ([`CheckedGroup`]), so [`crate::Ledger::apply_replica`] stores only
 //! groups whose chain was verified.
 
-use ledger_model::limits::{DOCUMENT_BYTES_MAX, DOCUMENT_KEY_CHARS_MAX};
+use ledger_model::limits::DOCUMENT_BYTES_MAX;
 use ledger_model::record;
 use ledger_model::{Hash32, Seq};
 
@@ -229,8 +229,7 @@ impl Group {
             head = Head { seq, hash: event.hash };
         }
         for document in &self.documents {
-            let n_chars = document.key.chars().count();
-            if n_chars == 0 || n_chars > DOCUMENT_KEY_CHARS_MAX || document.key.chars().any(char::is_control) {
+            if ledger_model::validate::document_key(&document.key).is_err() {
                 return Err(ReplicaError::Content(format!(
                     "document {}: shelf key {:?} cannot be stored",
                     document.id, document.key

@@ -13,9 +13,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
-use ledger_model::limits::{
-    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, DOCUMENT_BYTES_MAX, DOCUMENT_KEY_CHARS_MAX, GROUP_BYTES_MAX,
-};
+use ledger_model::limits::{BATCH_BYTES_MAX, BATCH_EVENTS_MAX, DOCUMENT_BYTES_MAX, GROUP_BYTES_MAX};
 use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
@@ -124,17 +122,8 @@ pub struct Document {
 /// decode again.
 pub(crate) fn check_document(document: &Document) -> Result<(), AppendError> {
     let key = &document.key;
-    let refuse = |reason: String| AppendError::DocumentKey { key: key.chars().take(80).collect(), reason };
-    let n_chars = key.chars().count();
-    if n_chars == 0 {
-        return Err(refuse("is empty".into()));
-    }
-    if n_chars > DOCUMENT_KEY_CHARS_MAX {
-        return Err(refuse(format!("{n_chars} characters, over the limit of {DOCUMENT_KEY_CHARS_MAX}")));
-    }
-    if let Some(c) = key.chars().find(|c| c.is_control()) {
-        return Err(refuse(format!("holds the control character {c:?}")));
-    }
+    ledger_model::validate::document_key(key)
+        .map_err(|reason| AppendError::DocumentKey { key: key.chars().take(80).collect(), reason })?;
     if document.bytes.len() > DOCUMENT_BYTES_MAX {
         return Err(AppendError::DocumentTooLarge { n_bytes: document.bytes.len(), bytes_max: DOCUMENT_BYTES_MAX });
     }

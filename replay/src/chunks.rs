@@ -268,6 +268,11 @@ impl Assembler {
         text: &str,
         prev: Option<(Hash32, &Receipt)>,
     ) -> Result<Assembled, BookError> {
+        // The key a recording would file the receipt under, checked whether or not
+        // this assembly is recorded, so a dry run refuses what a recording would.
+        ledger_model::validate::document_key(chunk_key).map_err(|reason| {
+            BookError::Invalid(format!("chunk key {:?}: {reason}", chunk_key.chars().take(80).collect::<String>()))
+        })?;
         let previous = prev.map(|(_, receipt)| Previous { chapter: receipt.chapter, recent: &receipt.recent });
         let assembly = assemble(&self.frozen, chapter, text, previous)?;
         if let Some((id, receipt)) = prev {

@@ -12,6 +12,25 @@ use crate::ids::{RecordId, RecordKind, Window};
 use crate::limits::*;
 use crate::record::NewEvent;
 
+/// Why `key` cannot be the key of a document's shelf (a chunk key, `--chunk`), if it
+/// cannot: it must be 1 to [`DOCUMENT_KEY_CHARS_MAX`] characters with no control
+/// character (newlines, tabs and ESC included). The one rule for every path that
+/// takes a key: the ledger's writer, a replica's check, and assembly before it
+/// assembles, recorded or not.
+pub fn document_key(key: &str) -> Result<(), String> {
+    let n_chars = key.chars().count();
+    if n_chars == 0 {
+        return Err("is empty".into());
+    }
+    if n_chars > DOCUMENT_KEY_CHARS_MAX {
+        return Err(format!("{n_chars} characters, over the limit of {DOCUMENT_KEY_CHARS_MAX}"));
+    }
+    if let Some(c) = key.chars().find(|c| c.is_control()) {
+        return Err(format!("holds the control character {c:?}"));
+    }
+    Ok(())
+}
+
 /// A field of an event that is not acceptable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
