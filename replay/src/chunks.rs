@@ -165,7 +165,7 @@ fn receipt_in(ledger: &Ledger, id_or_prefix: &str) -> Result<(Hash32, Receipt), 
             let found = ledger.documents_with_prefix(id_or_prefix, 2)?;
             match found.as_slice() {
                 [one] => *one,
-                [] => return Err(BookError::Receipt(format!("no receipt {id_or_prefix}"))),
+                [] => return Err(BookError::NotFound { what: format!("receipt {id_or_prefix}") }),
                 _ => return Err(BookError::Receipt(format!("receipt prefix {id_or_prefix} is ambiguous"))),
             }
         }
@@ -178,7 +178,7 @@ fn receipt_in(ledger: &Ledger, id_or_prefix: &str) -> Result<(Hash32, Receipt), 
             }
             other => other,
         })?
-        .ok_or_else(|| BookError::Receipt(format!("no receipt {id}")))?;
+        .ok_or_else(|| BookError::NotFound { what: format!("receipt {id}") })?;
     let receipt = Receipt::decode(&bytes)
         .map_err(|error| BookError::Corrupted(format!("receipt {id} does not decode: {error}")))?;
     if receipt.id() != id {
@@ -439,7 +439,7 @@ impl Book {
             return Ok((id, receipt));
         }
         if reader_of(&receipt) != *reader {
-            return Err(BookError::Receipt(format!("no receipt {id_or_prefix} assembled for {reader}")));
+            return Err(BookError::NotFound { what: format!("receipt {id_or_prefix} assembled for {reader}") });
         }
         let read = self.read_at(reader, Some(receipt.revision))?;
         if read.cut {
@@ -473,11 +473,13 @@ impl Book {
                 )
                 .next();
             if let Some(record) = withdrawn {
-                return Err(BookError::Receipt(format!(
-                    "no receipt {id_or_prefix} that {reader} may read now: it names {record}, which the head no \
-                     longer releases to it as it did at revision {}",
-                    receipt.revision
-                )));
+                return Err(BookError::NotFound {
+                    what: format!(
+                        "receipt {id_or_prefix} that {reader} may read now: it names {record}, which the head no \
+                         longer releases to it as it did at revision {}",
+                        receipt.revision
+                    ),
+                });
             }
         }
         Ok((id, receipt))

@@ -45,9 +45,17 @@ pub enum BookError {
     /// The chunk could not be assembled.
     #[error(transparent)]
     Assemble(#[from] assembly::assemble::AssembleError),
-    /// A receipt is missing or named ambiguously.
+    /// A receipt is named ambiguously, or cannot be used as asked.
     #[error("{0}")]
     Receipt(String),
+    /// What was asked for is not in the book (or not for this reader): `what` says
+    /// what, after "no" (`receipt 3f2a… assembled for party tool:pipeline`, `events
+    /// about T-99`). An adapter answers it as not found (HTTP 404).
+    #[error("no {what}")]
+    NotFound {
+        /// What is missing.
+        what: String,
+    },
     /// Stored receipts or texts fail their checks.
     #[error("corrupted: {0}")]
     Corrupted(String),
@@ -168,6 +176,7 @@ impl BookError {
             | BookError::BeyondHead { .. }
             | BookError::Assemble(_)
             | BookError::Receipt(_)
+            | BookError::NotFound { .. }
             | BookError::UnknownTable(_)
             | BookError::Unsupported(_)
             | BookError::Invalid(_)

@@ -282,7 +282,7 @@ impl Book {
             ControlFlow::Continue(())
         })?;
         if versions.is_empty() {
-            return Err(BookError::Invalid(format!("no events about {id}")));
+            return Err(BookError::NotFound { what: format!("events about {id}") });
         }
         Ok(versions)
     }

@@ -184,7 +184,7 @@ impl Book {
             ControlFlow::Continue(())
         })?;
         if !events.iter().any(|event| event.content.body.record() == Some(id)) {
-            return Err(BookError::Invalid(format!("no events about {id}")));
+            return Err(BookError::NotFound { what: format!("events about {id}") });
         }
 
         let mut versions: Vec<TermVersion> = Vec::new();

@@ -171,7 +171,7 @@ fn a_timeline_of_an_unknown_term_or_a_summary_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = book(&dir.path().join("b.lorebank"));
     let error = book.term_timeline(t(99)).unwrap_err();
-    assert!(matches!(&error, BookError::Invalid(message) if message == "no events about T-99"), "{error}");
+    assert!(matches!(&error, BookError::NotFound { what } if what == "events about T-99"), "{error}");
     let summary = RecordId::new(RecordKind::Summary, 1).unwrap();
     let error = book.term_timeline(summary).unwrap_err();
     assert_eq!(error.to_string(), "S-1 is not a term: a timeline is drawn for T- records");

@@ -34,11 +34,7 @@ pub(crate) async fn chapter(server: Arc<Server>, name: String, chapter: u32) -> 
 /// A term's timeline; a term without events is not found (as `GET …/terms/{id}`).
 pub(crate) async fn timeline(server: Arc<Server>, name: String, id: &str) -> Result<Timeline, Problem> {
     let id = record_id(id, "id")?;
-    on_book(server, name, move |open| match open.lock().term_timeline(id) {
-        Err(BookError::Invalid(message)) if message.starts_with("no events about") => Err(Problem::not_found(message)),
-        other => Ok(other?),
-    })
-    .await
+    on_book(server, name, move |open| Ok(open.lock().term_timeline(id)?)).await
 }
 
 /// One event by seq: 400 for 0, 404 past the head.

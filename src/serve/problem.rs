@@ -114,7 +114,7 @@ impl From<BookError> for Problem {
             {
                 (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
             }
-            BookError::Receipt(message) if message.starts_with("no receipt") => (StatusCode::NOT_FOUND, "not-found"),
+            BookError::NotFound { .. } => (StatusCode::NOT_FOUND, "not-found"),
             BookError::Open(ledger::OpenError::Exists { .. }) => (StatusCode::CONFLICT, "conflict"),
             BookError::Open(ledger::OpenError::Busy { .. } | ledger::OpenError::InUse { .. }) => {
                 (StatusCode::SERVICE_UNAVAILABLE, "busy")

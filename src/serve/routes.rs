@@ -656,12 +656,7 @@ pub async fn term_show(
         if let Some(revision) = as_of.filter(|revision| *revision > head) {
             return Err(BookError::BeyondHead { revision, head }.into());
         }
-        let versions = match book.term_history(id, as_of) {
-            Err(BookError::Invalid(message)) if message.starts_with("no events about") => {
-                return Err(Problem::not_found(message))
-            }
-            other => other?,
-        };
+        let versions = book.term_history(id, as_of)?;
         Ok(crate::json::term_history(id, &versions))
     })
     .await?;
