@@ -48,7 +48,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     // The ledger knows a commit gate, never the log behind it.
     ("ledger", &["matcher", "projections", "embed", "replay", "ort", "tokio", "async-nats", "cluster"]),
-    ("embed", &["ledger", "projections", "matcher", "replay", "cluster"]),
+    ("embed", &["ledger", "projections", "matcher", "replay", "cluster", "async-nats"]),
     (
         "assembly",
         &[
@@ -67,14 +67,29 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     (
         "interchange",
-        &["redb", "ledger", "projections", "matcher", "replay", "embed", "ort", "tokio", "axum", "reqwest"],
+        &[
+            "redb",
+            "ledger",
+            "projections",
+            "matcher",
+            "replay",
+            "embed",
+            "ort",
+            "tokio",
+            "axum",
+            "reqwest",
+            "async-nats",
+        ],
     ),
-    ("postcheck", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
+    (
+        "postcheck",
+        &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"],
+    ),
     ("replay", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest", "suggest", "async-nats", "cluster"]),
     ("suggest", &["tokio", "axum", "reqwest", "async-nats", "cluster"]),
     // Replication is transport and protocol: no HTTP, no model, no embedding.
     ("cluster", &["axum", "embed", "ort", "tokenizers", "reqwest", "suggest"]),
-    ("names", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest"]),
+    ("names", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
 ];
 
 struct Graph {

@@ -3,6 +3,9 @@
 //! place and field, detection, the exported bytes, what an export cannot hold, and
 //! round trips.
 
+// A test reads its fixtures and runs other tools; the crate itself does no I/O (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 use interchange::{Alias, At, ExportInput, ExportTerm, Format, Languages, Lost, Notice, Parsed, ReadError, Term};
 use ledger_model::{AliasKind, KeyLogic, RecordId, RecordKind, Scope, SecondaryKeys, Status, SummaryPut};
 use proptest::prelude::*;

@@ -3,6 +3,9 @@
 //! `testdata/check_v1.hex` are rewritten only with `LOREBANK_BLESS=1` for a
 //! deliberate, versioned format change.
 
+// A test reads its fixtures and runs other tools; the crate itself does no I/O (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 use ledger_model::codec::CodecError;
 use ledger_model::Gender::{self, Feminine, Masculine, Neuter, Plural};
 use postcheck::{check, decline, Check, Rendering, RULES_VERSION};

@@ -1,5 +1,8 @@
 //! What the format test files share: fixtures, the languages of the test books, and
 //! builders of the values `read` returns and `write` takes.
+
+// A test reads its fixtures and runs other tools; the crate itself does no I/O (clippy.toml).
+#![allow(clippy::disallowed_methods)]
 #![allow(dead_code)]
 
 use interchange::{read, Alias, At, Entry, ExportInput, ExportTerm, Format, Languages, Parsed, Skipped, Term};
