@@ -204,18 +204,25 @@ pub enum AppendError {
     },
 }
 
-/// How the writer names a failed commit in the reason a handle refuses appends.
-pub(crate) const FAILED_COMMIT: &str = "failed commit";
+/// Why a handle stopped taking appends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Poison {
+    /// A commit failed (its detail): the book is not damaged, and reopening it
+    /// recovers the last commit.
+    FailedCommit(String),
+    /// Damage was detected (what, and how).
+    Damaged(String),
+}
 
 impl AppendError {
-    /// The refusal of a handle that stopped taking appends for `reason`: after a
-    /// failed commit an I/O error (the book is not damaged; reopening it recovers the
-    /// last commit), after detected damage [`AppendError::Poisoned`].
-    pub(crate) fn refused(reason: String) -> AppendError {
-        if reason.starts_with(FAILED_COMMIT) {
-            AppendError::Io(format!("{reason}; appends are refused until the book is reopened"))
-        } else {
-            AppendError::Poisoned(reason)
+    /// The refusal of a handle that stopped taking appends: after a failed commit an
+    /// I/O error, after detected damage [`AppendError::Poisoned`].
+    pub(crate) fn refused(reason: Poison) -> AppendError {
+        match reason {
+            Poison::FailedCommit(detail) => {
+                AppendError::Io(format!("failed commit: {detail}; appends are refused until the book is reopened"))
+            }
+            Poison::Damaged(what) => AppendError::Poisoned(what),
         }
     }
 }

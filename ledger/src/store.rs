@@ -36,7 +36,7 @@ use redb::{
     TableDefinition,
 };
 
-use crate::error::{storage_detail, AppendError, OpenError, ReadError, VerifyError};
+use crate::error::{storage_detail, AppendError, OpenError, Poison, ReadError, VerifyError};
 use crate::replica::{CheckedGroup, CommitGate, ReplicaPosition};
 use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
@@ -174,18 +174,24 @@ pub(crate) struct Shared {
     pub(crate) db: Db,
     pub(crate) path: PathBuf,
     /// Set after a failed commit or detected corruption; appends are refused.
-    pub(crate) poison: Mutex<Option<String>>,
+    pub(crate) poison: Mutex<Option<Poison>>,
     /// The commit gate of a replicated book, if one is set.
     pub(crate) gate: Mutex<Option<Arc<dyn CommitGate>>>,
 }
 
 impl Shared {
-    pub(crate) fn poison(&self, reason: &str) {
+    /// Stops appends for `reason`; the first reason stays.
+    pub(crate) fn poison(&self, reason: Poison) {
         let mut poison = self.poison.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        poison.get_or_insert_with(|| reason.to_owned());
+        poison.get_or_insert(reason);
     }
 
-    pub(crate) fn poisoned(&self) -> Option<String> {
+    /// Damage detected in `what`: appends stop until the book is repaired.
+    pub(crate) fn poison_damaged(&self, what: String) {
+        self.poison(Poison::Damaged(what));
+    }
+
+    pub(crate) fn poisoned(&self) -> Option<Poison> {
         self.poison.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
@@ -516,13 +522,13 @@ impl Ledger {
     pub(crate) fn guarded<T, E: From<ReadError>>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
             let detail = format!("its storage structure is damaged ({})", panic_text(payload.as_ref()));
-            self.shared.poison(&format!("the book file: {detail}"));
+            self.shared.poison_damaged(format!("the book file: {detail}"));
             Err(ReadError::Damaged { object: "the book file".into(), detail }.into())
         })
     }
 
     fn detected(&self, seq: Seq, detail: &str) -> ReadError {
-        self.shared.poison(&format!("event {seq}: {detail}"));
+        self.shared.poison_damaged(format!("event {seq}: {detail}"));
         ReadError::Corrupted { seq, detail: detail.to_owned() }
     }
 
@@ -566,7 +572,7 @@ impl Ledger {
                 return Err(ReadError::NotFound { seq, head: self.head()?.seq });
             };
             record::open(seq, guard.value()).map_err(|error| {
-                self.shared.poison(&format!("event {seq}: {error}"));
+                self.shared.poison_damaged(format!("event {seq}: {error}"));
                 corrupted(seq, error)
             })
         })
@@ -767,7 +773,7 @@ impl Ledger {
             let table = txn.open_table(EVENTS).map_err(|e| VerifyError::from(read_error(e)))?;
             let n_stored = table.len().map_err(|e| VerifyError::from(read_error(e)))?;
             if n_stored != n_events || n_events != head.seq.0 {
-                self.shared.poison("stored events do not match the head");
+                self.shared.poison_damaged("stored events do not match the head".into());
                 return Err(VerifyError::Corrupted {
                     seq: head.seq,
                     detail: format!("{n_stored} events stored, {n_events} on the chain, head {}", head.seq),
@@ -775,7 +781,7 @@ impl Ledger {
             }
             let objects = verify::objects(&txn, head.seq).map_err(|e| VerifyError::from(read_error(e)))?;
             if let Some(Damage { object, detail }) = objects.damage {
-                self.shared.poison(&format!("{object}: {detail}"));
+                self.shared.poison_damaged(format!("{object}: {detail}"));
                 return Err(VerifyError::Damaged { object, detail });
             }
             let checkpoints = crate::checkpoint::check_all(&txn)?;
@@ -945,7 +951,7 @@ impl Ledger {
                 Some(bytes) => Ok(Some(bytes.to_vec())),
                 None => {
                     let object = format!("{what} {id}");
-                    self.shared.poison(&format!("{object}: fails its checksum"));
+                    self.shared.poison_damaged(format!("{object}: fails its checksum"));
                     Err(ReadError::Damaged { object, detail: "fails its checksum".into() })
                 }
             }

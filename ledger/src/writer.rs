@@ -18,7 +18,7 @@ use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
-use crate::error::{AppendError, FAILED_COMMIT};
+use crate::error::{AppendError, Poison};
 use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaPosition};
 use crate::store::{
     blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, META_REPLICA,
@@ -267,7 +267,7 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::refused(reason.clone()))).collect(),
             None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|detail| {
-                shared.poison(&format!("{FAILED_COMMIT}: {detail}"));
+                shared.poison(Poison::FailedCommit(detail.clone()));
                 group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
             }),
         };
