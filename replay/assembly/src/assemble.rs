@@ -435,7 +435,39 @@ struct Candidate {
     reason: Option<Reason>,
 }
 
-/// Assembles the context of one chunk. Pure and deterministic.
+/// What folding, matching and gating found in a chunk: every hit with its decision,
+/// in text order; the records the hits call for (confirmed or ambiguous), by first
+/// occurrence; and the counts so far.
+struct Found {
+    hits: Vec<HitRecord>,
+    from_hits: Vec<Candidate>,
+    retrieval: RetrievalState,
+}
+
+/// The records a chunk calls for, in render order, each with how it got in and
+/// whether it is marked unverified; and the sticky ones among them, by priority.
+struct Ordered {
+    records: Vec<(TermIdx, Via, bool)>,
+    sticky: Vec<TermIdx>,
+}
+
+/// A rule in scope that its gates let through, waiting for the budget: unverified,
+/// priority, number, reason, the rule.
+type RuleCandidate<'f> = (bool, i32, u32, Option<Reason>, RuleRef<'f>);
+
+/// What the budget let in, and what it turned away.
+struct Budgeted {
+    injected: Vec<Injected>,
+    evicted: Vec<u32>,
+    injected_rules: Vec<InjectedRule>,
+    n_rules_evicted: u32,
+}
+
+/// A summary shown at the chapter: its rank, number, chapters and text.
+type Shown<'f> = (u8, u32, u32, u32, &'f str);
+
+/// Assembles the context of one chunk. Pure and deterministic. Each step is a
+/// function of its own, in the order of the module doc.
 pub fn assemble(
     frozen: &Frozen,
     chapter: u32,
@@ -446,15 +478,59 @@ pub fn assemble(
         return Err(AssembleError::ChapterZero);
     }
     let config = frozen.assembly();
-    let (budget, sticky_chunks, render_format, estimator) =
-        (config.token_budget, config.sticky_chunks, config.render_format, config.token_estimator);
-    if !RENDER_FORMATS.contains(&render_format) {
-        return Err(AssembleError::UnknownRenderFormat(render_format));
+    if !RENDER_FORMATS.contains(&config.render_format) {
+        return Err(AssembleError::UnknownRenderFormat(config.render_format));
     }
-    if !TOKEN_ESTIMATORS.contains(&estimator) {
-        return Err(AssembleError::UnknownEstimator(estimator));
+    if !TOKEN_ESTIMATORS.contains(&config.token_estimator) {
+        return Err(AssembleError::UnknownEstimator(config.token_estimator));
     }
     let policy = frozen.conflict_policy();
+    let mut found = fold_match_and_gate(frozen, policy, chapter, text)?;
+    let settled_out = settle_shared_renderings(frozen, policy, &mut found);
+    let ordered = order(frozen, chapter, previous, config.sticky_chunks, &found.from_hits, &settled_out);
+    let (mut rule_decisions, rule_candidates) = if config.render_format >= 2 {
+        rules_in_scope(frozen, chapter, text, &ordered.records)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let budgeted = fill_budget(
+        frozen,
+        config.token_budget,
+        &ordered.records,
+        rule_candidates,
+        &mut rule_decisions,
+        &mut found.retrieval,
+    );
+    rule_decisions.sort_by_key(|decision| decision.rule);
+    found.retrieval.n_budget_evicted = budgeted.evicted.len() as u32 + budgeted.n_rules_evicted;
+    let summaries = summaries_shown(frozen, chapter);
+    let context = render(&budgeted.injected, &budgeted.injected_rules, &summaries);
+    let recent = recent(frozen, chapter, previous, config.sticky_chunks, &found.from_hits);
+    debug_assert!(found.hits.windows(2).all(|pair| pair[0].bytes.0 <= pair[1].bytes.0), "hits in text order");
+    debug_assert!(recent.len() <= config.sticky_chunks as usize);
+    Ok(Assembly {
+        context,
+        hits: found.hits,
+        injected: budgeted.injected,
+        evicted: budgeted.evicted,
+        sticky_in: ordered.sticky.iter().map(|&idx| frozen.term(idx).number()).collect(),
+        summaries: summaries.iter().map(|(_, number, _, _, _)| *number).collect(),
+        rules: rule_decisions,
+        injected_rules: budgeted.injected_rules,
+        recent,
+        retrieval: found.retrieval,
+    })
+}
+
+/// Fold, match, gate and settle senses: folds the chunk, finds keys leftmost-longest,
+/// and decides each hit: window (`spoiler_window`, `out_of_window`), verdict,
+/// secondary keys, then the conflict policy among the senses that pass, then status.
+fn fold_match_and_gate(
+    frozen: &Frozen,
+    policy: ConflictPolicy,
+    chapter: u32,
+    text: &str,
+) -> Result<Found, AssembleError> {
     let matcher = frozen.matcher();
     let profile = matcher.profile();
     let normalized = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
@@ -469,7 +545,6 @@ pub fn assemble(
             KeyLogic::NotAll => !present.iter().all(|p| *p),
         }
     };
-    let term_in_window = |term: TermRef<'_>| term.in_window(chapter);
 
     let mut hits = Vec::new();
     let mut retrieval = RetrievalState::default();
@@ -495,7 +570,7 @@ pub fn assemble(
             let term_idx = surface.term();
             terms.push(term_idx);
             let term = frozen.term(term_idx);
-            if surface.in_window(chapter) && term_in_window(term) {
+            if surface.in_window(chapter) && term.in_window(chapter) {
                 usable.push(term_idx);
             } else {
                 let since = surface.window().map(|w| w.since).unwrap_or(u32::MAX);
@@ -575,71 +650,89 @@ pub fn assemble(
             });
         }
     }
+    Ok(Found { hits, from_hits, retrieval })
+}
 
-    // Records found in the chunk that render the same dst, settled by a `prefer_*`
-    // policy (under `flag` they are injected as they are). A loser is out of the chunk
-    // whole: not injected as sticky or constant either.
+/// Settle shared renderings: records found in the chunk that render the same dst,
+/// settled by a `prefer_*` policy (under `flag` they are injected as they are). A
+/// loser is out of the chunk whole: not injected as sticky or constant either.
+/// Returns the losers' numbers.
+fn settle_shared_renderings(frozen: &Frozen, policy: ConflictPolicy, found: &mut Found) -> BTreeSet<u32> {
     let mut settled_out: BTreeSet<u32> = BTreeSet::new();
-    if policy != ConflictPolicy::Flag {
-        let mut by_dst: BTreeMap<String, Vec<TermIdx>> = BTreeMap::new();
-        for candidate in &from_hits {
-            let dst = frozen.term(candidate.term_idx).dst().to_lowercase().replace('ё', "е");
-            by_dst.entry(dst).or_default().push(candidate.term_idx);
+    if policy == ConflictPolicy::Flag {
+        return settled_out;
+    }
+    let profile = frozen.matcher().profile();
+    let mut by_dst: BTreeMap<String, Vec<TermIdx>> = BTreeMap::new();
+    for candidate in &found.from_hits {
+        let dst = frozen.term(candidate.term_idx).dst().to_lowercase().replace('ё', "е");
+        by_dst.entry(dst).or_default().push(candidate.term_idx);
+    }
+    let mut losers: BTreeMap<u32, Option<Reason>> = BTreeMap::new();
+    for group in by_dst.values().filter(|group| group.len() > 1) {
+        let sources: BTreeSet<String> = group.iter().map(|&idx| profile.fold(frozen.term(idx).src())).collect();
+        if sources.len() < 2 {
+            continue;
         }
-        let mut losers: BTreeMap<u32, Option<Reason>> = BTreeMap::new();
-        for group in by_dst.values().filter(|group| group.len() > 1) {
-            let sources: BTreeSet<String> = group.iter().map(|&idx| profile.fold(frozen.term(idx).src())).collect();
-            if sources.len() < 2 {
-                continue;
-            }
-            if let Some((winner, reason)) = settle(frozen, policy, group) {
-                for &loser in group.iter().filter(|&&idx| idx != winner) {
-                    losers.insert(frozen.term(loser).number(), reason);
-                }
-            }
-        }
-        settled_out.extend(losers.keys().copied());
-        if !losers.is_empty() {
-            from_hits.retain(|candidate| !losers.contains_key(&frozen.term(candidate.term_idx).number()));
-            for hit in hits.iter_mut().filter(|hit| hit.disposition != Disposition::Rejected) {
-                if let Some(reason) = losers.get(&hit.term) {
-                    if hit.disposition == Disposition::Confirmed {
-                        retrieval.n_exact_hits -= 1;
-                    }
-                    hit.disposition = Disposition::Rejected;
-                    hit.reason = *reason;
-                }
+        if let Some((winner, reason)) = settle(frozen, policy, group) {
+            for &loser in group.iter().filter(|&&idx| idx != winner) {
+                losers.insert(frozen.term(loser).number(), reason);
             }
         }
     }
+    settled_out.extend(losers.keys().copied());
+    if !losers.is_empty() {
+        found.from_hits.retain(|candidate| !losers.contains_key(&frozen.term(candidate.term_idx).number()));
+        for hit in found.hits.iter_mut().filter(|hit| hit.disposition != Disposition::Rejected) {
+            if let Some(reason) = losers.get(&hit.term) {
+                if hit.disposition == Disposition::Confirmed {
+                    found.retrieval.n_exact_hits -= 1;
+                }
+                hit.disposition = Disposition::Rejected;
+                hit.reason = *reason;
+            }
+        }
+    }
+    settled_out
+}
 
+/// Whether a term would be marked `[unverified]` when it comes in without a hit
+/// (constant or sticky): a `verify` verdict, or not approved and not accepted.
+fn unverified_of(term: TermRef<'_>) -> bool {
+    term.verdict() == Some(Verdict::Verify)
+        || (term.verdict() != Some(Verdict::Accept) && term.status() != Status::Approved)
+}
+
+/// Order: constant records (not found in the chunk), confirmed hits by first
+/// occurrence, sticky records (hit in the previous chunks of the chapter), ambiguous
+/// hits; constant, sticky and ambiguous by priority, then id.
+fn order(
+    frozen: &Frozen,
+    chapter: u32,
+    previous: Option<Previous<'_>>,
+    sticky_chunks: u32,
+    from_hits: &[Candidate],
+    settled_out: &BTreeSet<u32>,
+) -> Ordered {
     let in_chunk: BTreeSet<TermIdx> = from_hits.iter().map(|c| c.term_idx).collect();
-    let number_of = |term_idx: TermIdx| frozen.term(term_idx).number();
-    let index_of = |number: u32| frozen.term_index(number);
     let injectable = |term_idx: TermIdx| {
         let term = frozen.term(term_idx);
-        term_in_window(term) && term.verdict() != Some(Verdict::Reject) && !settled_out.contains(&term.number())
-    };
-    let unverified_of = |term_idx: TermIdx| {
-        let term = frozen.term(term_idx);
-        term.verdict() == Some(Verdict::Verify)
-            || (term.verdict() != Some(Verdict::Accept) && term.status() != Status::Approved)
+        term.in_window(chapter) && term.verdict() != Some(Verdict::Reject) && !settled_out.contains(&term.number())
     };
     let by_priority = |a: &TermIdx, b: &TermIdx| {
         let (x, y) = (frozen.term(*a), frozen.term(*b));
         y.priority().cmp(&x.priority()).then(x.number().cmp(&y.number()))
     };
+    let unverified = |term_idx: TermIdx| unverified_of(frozen.term(term_idx));
 
-    // Constant records.
     let mut constant: Vec<TermIdx> =
         frozen.constant().filter(|&term_idx| injectable(term_idx) && !in_chunk.contains(&term_idx)).collect();
     constant.sort_by(by_priority);
-    // Sticky records: hit in the previous chunks of the same chapter.
     let mut sticky: Vec<TermIdx> = Vec::new();
     if let Some(previous) = previous.filter(|previous| previous.chapter == chapter && sticky_chunks > 0) {
         let numbers: BTreeSet<u32> = previous.recent.iter().flatten().copied().collect();
         for number in numbers {
-            if let Some(term_idx) = index_of(number) {
+            if let Some(term_idx) = frozen.term_index(number) {
                 if injectable(term_idx) && !in_chunk.contains(&term_idx) && !constant.contains(&term_idx) {
                     sticky.push(term_idx);
                 }
@@ -653,64 +746,87 @@ pub fn assemble(
     let mut ambiguous: Vec<&Candidate> = from_hits.iter().filter(|c| c.unverified).collect();
     ambiguous.sort_by(|a, b| by_priority(&a.term_idx, &b.term_idx));
 
-    let mut ordered: Vec<(TermIdx, Via, bool)> = Vec::new();
-    ordered.extend(constant.iter().map(|&idx| (idx, Via::Constant, unverified_of(idx))));
-    ordered.extend(confirmed.iter().map(|c| (c.term_idx, Via::Hit, false)));
-    ordered.extend(sticky.iter().map(|&idx| (idx, Via::Sticky, unverified_of(idx))));
-    ordered.extend(ambiguous.iter().map(|c| (c.term_idx, Via::Hit, true)));
+    let mut records: Vec<(TermIdx, Via, bool)> = Vec::new();
+    records.extend(constant.iter().map(|&idx| (idx, Via::Constant, unverified(idx))));
+    records.extend(confirmed.iter().map(|c| (c.term_idx, Via::Hit, false)));
+    records.extend(sticky.iter().map(|&idx| (idx, Via::Sticky, unverified(idx))));
+    records.extend(ambiguous.iter().map(|c| (c.term_idx, Via::Hit, true)));
+    Ordered { records, sticky }
+}
 
-    // Rules in scope (render format 2 on): judged on the records the chunk calls for.
+/// Rules in scope (render format 2 on), judged on the records the chunk calls for,
+/// its chapter, and whether it has dialogue or narration; gated by window and verdict
+/// like terms. Returns the rejected ones' decisions and the others, confirmed first,
+/// by priority, then id.
+fn rules_in_scope<'f>(
+    frozen: &'f Frozen,
+    chapter: u32,
+    text: &str,
+    records: &[(TermIdx, Via, bool)],
+) -> (Vec<RuleDecision>, Vec<RuleCandidate<'f>>) {
     let mut rule_decisions: Vec<RuleDecision> = Vec::new();
-    let mut rule_candidates: Vec<(bool, i32, u32, Option<Reason>, RuleRef<'_>)> = Vec::new();
-    if render_format >= 2 {
-        let (has_dialogue, has_narration) = voices(text);
-        let called_for: Vec<TermRef<'_>> = ordered.iter().map(|(idx, _, _)| frozen.term(*idx)).collect();
-        let holds = |selector: &Selector| match selector {
-            Selector::Kind(kind) => called_for.iter().any(|term| term.kind() == Some(kind.as_str())),
-            Selector::Record(id) => called_for.iter().any(|term| term.number() == id.number()),
-            Selector::Chapters(window) => window.contains(chapter),
-            Selector::Dialogue => has_dialogue,
-            Selector::Narration => has_narration,
-        };
-        for rule in frozen.rules() {
-            let in_scope = rule.applies_to().any(|selector| holds(&selector))
-                && !rule.does_not_apply_to().any(|selector| holds(&selector));
-            if !in_scope {
-                continue;
-            }
-            let window: Window = rule.window();
-            let (disposition, reason) = if !window.contains(chapter) {
-                let reason = if chapter < window.since { Reason::SpoilerWindow } else { Reason::OutOfWindow };
-                (Disposition::Rejected, Some(reason))
-            } else {
-                match (rule.verdict(), rule.status()) {
-                    (Some(Verdict::Reject), _) => (Disposition::Rejected, Some(Reason::BlockedByDisposition)),
-                    (Some(Verdict::Accept), _) => (Disposition::Confirmed, None),
-                    (Some(Verdict::Verify), _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
-                    (_, Status::Approved) => (Disposition::Confirmed, None),
-                    _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
-                }
-            };
-            if disposition == Disposition::Rejected {
-                rule_decisions.push(RuleDecision { rule: rule.number(), disposition, reason });
-            } else {
-                let unverified = disposition == Disposition::Ambiguous;
-                rule_candidates.push((unverified, rule.priority(), rule.number(), reason, rule));
-            }
+    let mut rule_candidates: Vec<RuleCandidate<'f>> = Vec::new();
+    let (has_dialogue, has_narration) = voices(text);
+    let called_for: Vec<TermRef<'_>> = records.iter().map(|(idx, _, _)| frozen.term(*idx)).collect();
+    let holds = |selector: &Selector| match selector {
+        Selector::Kind(kind) => called_for.iter().any(|term| term.kind() == Some(kind.as_str())),
+        Selector::Record(id) => called_for.iter().any(|term| term.number() == id.number()),
+        Selector::Chapters(window) => window.contains(chapter),
+        Selector::Dialogue => has_dialogue,
+        Selector::Narration => has_narration,
+    };
+    for rule in frozen.rules() {
+        let in_scope = rule.applies_to().any(|selector| holds(&selector))
+            && !rule.does_not_apply_to().any(|selector| holds(&selector));
+        if !in_scope {
+            continue;
         }
-        rule_candidates.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        let window: Window = rule.window();
+        let (disposition, reason) = if !window.contains(chapter) {
+            let reason = if chapter < window.since { Reason::SpoilerWindow } else { Reason::OutOfWindow };
+            (Disposition::Rejected, Some(reason))
+        } else {
+            match (rule.verdict(), rule.status()) {
+                (Some(Verdict::Reject), _) => (Disposition::Rejected, Some(Reason::BlockedByDisposition)),
+                (Some(Verdict::Accept), _) => (Disposition::Confirmed, None),
+                (Some(Verdict::Verify), _) => (Disposition::Ambiguous, Some(Reason::FlaggedForVerification)),
+                (_, Status::Approved) => (Disposition::Confirmed, None),
+                _ => (Disposition::Ambiguous, Some(Reason::Unreviewed)),
+            }
+        };
+        if disposition == Disposition::Rejected {
+            rule_decisions.push(RuleDecision { rule: rule.number(), disposition, reason });
+        } else {
+            let unverified = disposition == Disposition::Ambiguous;
+            rule_candidates.push((unverified, rule.priority(), rule.number(), reason, rule));
+        }
     }
+    rule_candidates.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    (rule_decisions, rule_candidates)
+}
 
+/// Budget: fills the token budget first-fit in order, terms before rules; what does
+/// not fit is evicted (a rule's decision says `budget`). Counts constant, sticky and
+/// unverified entries into `retrieval`.
+fn fill_budget(
+    frozen: &Frozen,
+    budget: u32,
+    records: &[(TermIdx, Via, bool)],
+    rule_candidates: Vec<RuleCandidate<'_>>,
+    rule_decisions: &mut Vec<RuleDecision>,
+    retrieval: &mut RetrievalState,
+) -> Budgeted {
     let mut injected = Vec::new();
     let mut evicted = Vec::new();
     let mut used = 0u32;
-    for (term_idx, via, unverified) in ordered {
-        let tokens = term_tokens_v1(frozen.term(term_idx), unverified);
+    for &(term_idx, via, unverified) in records {
+        let term = frozen.term(term_idx);
+        let tokens = term_tokens_v1(term, unverified);
         if used.saturating_add(tokens) > budget {
-            evicted.push(number_of(term_idx));
+            evicted.push(term.number());
             continue;
         }
-        let line = line_parts(frozen.term(term_idx), unverified).render();
+        let line = line_parts(term, unverified).render();
         debug_assert_eq!(estimate_tokens_v1(&line), tokens);
         used += tokens;
         match via {
@@ -721,7 +837,7 @@ pub fn assemble(
         if unverified {
             retrieval.n_ambiguous += 1;
         }
-        injected.push(Injected { term: number_of(term_idx), via, unverified, tokens, line });
+        injected.push(Injected { term: term.number(), via, unverified, tokens, line });
     }
     let mut injected_rules = Vec::new();
     let mut n_rules_evicted = 0u32;
@@ -745,11 +861,14 @@ pub fn assemble(
         rule_decisions.push(RuleDecision { rule: number, disposition, reason });
         injected_rules.push(InjectedRule { rule: number, unverified, tokens, line });
     }
-    rule_decisions.sort_by_key(|decision| decision.rule);
-    retrieval.n_budget_evicted = evicted.len() as u32 + n_rules_evicted;
+    debug_assert!(used <= budget, "the budget holds");
+    Budgeted { injected, evicted, injected_rules, n_rules_evicted }
+}
 
-    // Summaries: the book, arc recaps, the previous chapter (`summary_rank`).
-    let mut summaries: Vec<(u8, u32, u32, u32, &str)> = Vec::new();
+/// The summaries shown at the chapter (`summary_rank`: the book, arc recaps, the
+/// previous chapter), in rank order, then by number.
+fn summaries_shown(frozen: &Frozen, chapter: u32) -> Vec<Shown<'_>> {
+    let mut summaries: Vec<Shown<'_>> = Vec::new();
     for summary in frozen.summaries() {
         let scope = summary.scope();
         let (from, to) = match scope {
@@ -761,25 +880,30 @@ pub fn assemble(
         summaries.push((rank, summary.number(), from, to, summary.text()));
     }
     summaries.sort();
+    summaries
+}
 
+/// Render: the `[glossary]`, `[rules]` and `[summaries]` blocks, each left out when
+/// empty.
+fn render(injected: &[Injected], injected_rules: &[InjectedRule], summaries: &[Shown<'_>]) -> String {
     let mut context = String::new();
     if !injected.is_empty() {
         context.push_str("[glossary]\n");
-        for entry in &injected {
+        for entry in injected {
             context.push_str(&entry.line);
             context.push('\n');
         }
     }
     if !injected_rules.is_empty() {
         context.push_str("[rules]\n");
-        for rule in &injected_rules {
+        for rule in injected_rules {
             context.push_str(&rule.line);
             context.push('\n');
         }
     }
     if !summaries.is_empty() {
         context.push_str("[summaries]\n");
-        for (rank, _, from, to, text) in &summaries {
+        for (rank, _, from, to, text) in summaries {
             let label = match rank {
                 0 => "book".to_owned(),
                 1 => format!("arc, chapters {from}-{to}"),
@@ -789,28 +913,28 @@ pub fn assemble(
             let _ = writeln!(context, "({label}) {}", flat.join(" "));
         }
     }
+    context
+}
 
+/// The recent hits passed on to the next chunk: this chunk's, then the previous
+/// chunks' of the same chapter, at most `sticky_chunks` in all.
+fn recent(
+    frozen: &Frozen,
+    chapter: u32,
+    previous: Option<Previous<'_>>,
+    sticky_chunks: u32,
+    from_hits: &[Candidate],
+) -> Vec<Vec<u32>> {
     let mut recent = Vec::new();
     if sticky_chunks > 0 {
-        let mut this_chunk: Vec<u32> = from_hits.iter().map(|c| number_of(c.term_idx)).collect();
+        let mut this_chunk: Vec<u32> = from_hits.iter().map(|c| frozen.term(c.term_idx).number()).collect();
         this_chunk.sort_unstable();
         recent.push(this_chunk);
         if let Some(previous) = previous.filter(|previous| previous.chapter == chapter) {
             recent.extend(previous.recent.iter().take(sticky_chunks as usize - 1).cloned());
         }
     }
-    Ok(Assembly {
-        context,
-        hits,
-        injected,
-        evicted,
-        sticky_in: sticky.iter().map(|&idx| number_of(idx)).collect(),
-        summaries: summaries.iter().map(|(_, number, _, _, _)| *number).collect(),
-        rules: rule_decisions,
-        injected_rules,
-        recent,
-        retrieval,
-    })
+    recent
 }
 
 #[cfg(test)]
