@@ -138,16 +138,18 @@ impl Book {
     /// file beside `path`, and linked into place only when complete. Refuses when
     /// `path` exists. On failure nothing is left at `path`.
     pub fn init(path: &Path, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
-        Book::init_with(path, profile, write, |temp| Ok(Ledger::create(temp)?))
+        Book::init_with(path, profile, write, None, |temp| Ok(Ledger::create(temp)?))
     }
 
     /// [`Book::init`], with the ledger of the temporary file made by `create` (a
     /// library whose books are replicated makes a replica with its commit gate set,
-    /// so the first `config_set` goes to the library before it is committed).
+    /// so the first `config_set` goes to the library before it is committed). With
+    /// `claim`, the first batch carries its idempotency marker ([`Book::claimed`]).
     pub fn init_with(
         path: &Path,
         profile: &str,
         write: &WriteOptions,
+        claim: Option<crate::idempotency::Claim>,
         create: impl FnOnce(&Path) -> Result<Ledger, BookError>,
     ) -> Result<Initialized, BookError> {
         if path.exists() {
@@ -170,7 +172,7 @@ impl Book {
         let _ = std::fs::remove_file(&temp);
         let built = (|| {
             let mut book = Book::new(create(&temp)?);
-            book.submit_labelled(&write, bodies, vec![(table, bytes)])
+            book.claimed(claim, |book| book.submit_labelled(&write, bodies, vec![(table, bytes)]))
             // The book is dropped here, closing the file before it is linked.
         })();
         let written = match built {

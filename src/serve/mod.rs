@@ -197,6 +197,26 @@ const PARTY_ROUTES: &[(&str, &str)] = &[
 /// The header a caller with the full view reads as a party with.
 pub const PARTY_HEADER: &str = "lorebank-party";
 
+/// The routes that append events (method, route), each through one claim of its
+/// `Idempotency-Key` (`routes::write_once`; creating a book, the same claim on the
+/// new book): the only routes that take the header. Every other route refuses it
+/// (400), since nothing there would honour it.
+pub const KEYED_ROUTES: &[(&str, &str)] = &[
+    ("PUT", "/v1/books/{book}"),
+    ("POST", "/v1/books/{book}/events"),
+    ("PATCH", "/v1/books/{book}/terms/{id}"),
+    ("POST", "/v1/books/{book}/rollback"),
+    ("POST", "/v1/books/{book}/import"),
+    ("POST", "/v1/books/{book}/review/{id}/accept"),
+    ("POST", "/v1/books/{book}/review/{id}/reject"),
+    ("POST", "/v1/books/{book}/review/{id}/verify"),
+    ("POST", "/v1/books/{book}/chapters/{chapter}/scan"),
+    ("POST", "/v1/books/{book}/expected"),
+    ("PUT", "/v1/books/{book}/embedding"),
+    ("POST", "/v1/books/{book}/chapters/{chapter}/suggest"),
+    ("POST", "/v1/books/{book}/dedupe"),
+];
+
 /// The `Lorebank-Party` header of a request: `None` without one, 400 for one that
 /// names no party `kind:name`.
 pub fn asked_party(headers: &header::HeaderMap) -> Result<Option<String>, Problem> {
@@ -256,6 +276,15 @@ async fn authorize(State(server): State<Arc<Server>>, mut request: Request, next
     };
     let route = request.extensions().get::<MatchedPath>().map(|path| path.as_str().to_owned()).unwrap_or_default();
     let party_route = PARTY_ROUTES.iter().any(|(method, path)| request.method().as_str() == *method && *path == route);
+    let keyed_route = KEYED_ROUTES.iter().any(|(method, path)| request.method().as_str() == *method && *path == route);
+    if request.headers().contains_key(routes::IDEMPOTENCY_KEY) && !keyed_route {
+        return Problem::invalid(format!(
+            "header Idempotency-Key: {} {route} appends no events, so nothing would honour the key; only the writes take one",
+            request.method()
+        ))
+        .at("Idempotency-Key")
+        .into_response();
+    }
     let reader = match (bound.flatten(), asked) {
         (Some(bound), Some(asked)) if asked != bound => {
             return Problem::new(
