@@ -521,3 +521,20 @@ fn an_idempotency_key_is_refused_where_nothing_would_honour_it_and_when_it_is_no
     }
     assert_eq!(state(&server), before);
 }
+
+#[test]
+fn a_log_read_past_the_head_is_out_of_range_like_every_read_of_a_revision() {
+    let (_root, server) = library_with_a_book(&[]);
+    let head = state(&server)["head"].as_u64().unwrap();
+    let past = head + 1;
+    for (query, at) in [(format!("from={past}"), "from"), (format!("from=1&to={past}"), "to")] {
+        let problem = server.get(&format!("/v1/books/a/events?{query}")).problem(400, "invalid");
+        assert_eq!(problem["at"], at, "{query}: {problem}");
+        assert!(problem["detail"].as_str().unwrap().contains(&format!("after the head {head}")), "{problem}");
+    }
+    // The same rule as a revision asked for elsewhere.
+    server.get(&format!("/v1/books/a/glossary?as_of={past}")).problem(400, "invalid");
+    server.get(&format!("/v1/books/a/diff?from=1&to={past}")).problem(400, "invalid");
+    let last = server.get(&format!("/v1/books/a/events?from={head}"));
+    assert_eq!((last.status, last.text().lines().count()), (200, 1), "{}", last.text());
+}

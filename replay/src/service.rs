@@ -289,21 +289,41 @@ impl Book {
         Ok(versions)
     }
 
-    /// Calls `each` with every event from `from` to `to` (the head when `None`), in
-    /// order, each one checked; `each` returns `false` to stop.
-    pub fn events(&self, from: Seq, to: Option<Seq>, mut each: impl FnMut(Event) -> bool) -> Result<(), BookError> {
+    /// The range of the log from `from` (revision 0 is read as 1) to `to` (the head
+    /// when `None`), checked as every read checks a revision: one after the head is
+    /// [`BookError::BeyondHead`], and `from` after `to` is invalid.
+    pub fn log_range(&self, from: Seq, to: Option<Seq>) -> Result<(Seq, Seq), BookError> {
+        let from = from.max(Seq(1));
         if let Some(to) = to.filter(|to| *to < from) {
             return Err(BookError::Invalid(format!(
                 "revision {from} is after revision {to}: no event is in that range"
             )));
         }
-        self.ledger().scan(from, to.unwrap_or(Seq(u64::MAX)), |event| {
-            if each(event) {
-                ControlFlow::Continue(())
-            } else {
-                ControlFlow::Break(())
+        let head = self.ledger().head()?.seq;
+        for revision in [Some(from), to].into_iter().flatten() {
+            if revision > head {
+                return Err(BookError::BeyondHead { revision, head });
             }
-        })?;
+        }
+        Ok((from, to.unwrap_or(head)))
+    }
+
+    /// Calls `each` with every event from `from` to `to` (the head when `None`), in
+    /// order, each one checked; `each` returns `false` to stop. The range is checked
+    /// by [`Book::log_range`].
+    pub fn events(&self, from: Seq, to: Option<Seq>, mut each: impl FnMut(Event) -> bool) -> Result<(), BookError> {
+        let (from, to) = self.log_range(from, to)?;
+        self.ledger().scan(
+            from,
+            to,
+            |event| {
+                if each(event) {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            },
+        )?;
         Ok(())
     }
 

@@ -149,8 +149,8 @@ fn append() {}
 #[utoipa::path(get, path = "/v1/books/{book}/events", tag = "reads",
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
-        ("from" = Option<u64>, Query, description = "First seq (default 1)"),
-        ("to" = Option<u64>, Query, description = "Last seq (default the head)"),
+        ("from" = Option<u64>, Query, description = "First seq (default 1); past the head is 400"),
+        ("to" = Option<u64>, Query, description = "Last seq (default the head); past the head is 400"),
         ("limit" = Option<u64>, Query, description = "Events in this page (default and most: the server's page size)"),
     ),
     responses(

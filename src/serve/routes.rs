@@ -815,13 +815,19 @@ pub async fn log(
     if let Some(to) = to.filter(|to| *to < from) {
         return Err(Problem::invalid(format!("from {from} is after to {to}: no event is in that range")).at("to"));
     }
-    let (ledger, head) = on_book(server, name, move |open| {
+    // A revision past the head is out of range, as for every read that names one.
+    let (ledger, end) = on_book(server, name, move |open| {
         let book = open.lock();
-        let head = book.ledger().head().map_err(BookError::from)?.seq.0;
-        Ok((book.ledger_handle(), head))
+        let (_, end) = book.log_range(Seq(from), to.map(Seq)).map_err(|error| {
+            let at = match &error {
+                BookError::BeyondHead { revision, .. } if *revision == Seq(from) => "from",
+                _ => "to",
+            };
+            Problem::from(error).at(at)
+        })?;
+        Ok((book.ledger_handle(), end.0))
     })
     .await?;
-    let end = to.unwrap_or(head).min(head);
     let last = end.min(from.saturating_add(limit - 1));
     let next = (last < end).then_some(last + 1);
     let (lines, receiver) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
