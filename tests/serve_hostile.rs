@@ -360,3 +360,181 @@ fn a_client_that_trickles_its_headers_is_cut_off() {
     }
     assert_eq!(server.info("a")["head"], 3);
 }
+
+/// Every route that appends events, each with a request and another request for the
+/// same key, in an order that lets each one write: (method, path, content type,
+/// body, other body). Creating a book is one of them.
+fn keyed_writes() -> Vec<(&'static str, &'static str, &'static str, String, String)> {
+    let json = "application/json";
+    let text = "application/octet-stream";
+    let body = |value: Value| value.to_string();
+    vec![
+        (
+            "POST",
+            "/v1/books/a/events",
+            "application/x-ndjson",
+            term_line("T-3", "萧薰儿", "Сяо Сюнь-эр"),
+            term_line("T-3", "萧薰儿", "Сюнь-эр"),
+        ),
+        (
+            "PATCH",
+            "/v1/books/a/terms/T-1",
+            json,
+            body(json!({ "dst": "Сяо Янь (2)", "actor": "human:test" })),
+            body(json!({ "dst": "Сяо Янь (3)", "actor": "human:test" })),
+        ),
+        ("POST", "/v1/books/a/import?file=g.txt", text, "纳兰嫣然\tНалань Яньжань\n".into(), "古河\tГу Хэ\n".into()),
+        ("POST", "/v1/books/a/expected?file=cast.txt", text, "萧战\tperson\n".into(), "古元\tperson\n".into()),
+        (
+            "POST",
+            "/v1/books/a/chapters/1/scan",
+            json,
+            body(json!({ "chunk": "1", "text": "沈照提着长明灯走到雾川边。空空道人坐在石上，空空道人笑了。" })),
+            body(json!({ "chunk": "2", "text": "沈照提着长明灯走到雾川边。空空道人坐在石上，空空道人笑了。" })),
+        ),
+        (
+            "POST",
+            "/v1/books/a/review/C-1/reject",
+            json,
+            body(json!({ "reason": "not_a_name", "actor": "human:test" })),
+            body(json!({ "reason": "duplicate", "actor": "human:test" })),
+        ),
+        (
+            "POST",
+            "/v1/books/a/review/T-2/verify",
+            json,
+            body(json!({ "reason": "check_gender", "actor": "human:test" })),
+            body(json!({ "reason": "check_dst", "actor": "human:test" })),
+        ),
+        (
+            "POST",
+            "/v1/books/a/review/C-2/accept",
+            json,
+            body(json!({ "dst": "Яо Чэнь", "actor": "human:test" })),
+            body(json!({ "dst": "Яо Чэн", "actor": "human:test" })),
+        ),
+        (
+            "POST",
+            "/v1/books/a/rollback",
+            json,
+            body(json!({ "to": 3, "reason": "keep the first names", "actor": "human:test" })),
+            body(json!({ "to": 2, "actor": "human:test" })),
+        ),
+        (
+            "PUT",
+            "/v1/books/b",
+            json,
+            body(json!({ "profile": "zh", "actor": "human:test" })),
+            body(json!({ "profile": "ja", "actor": "human:test" })),
+        ),
+    ]
+}
+
+fn book_of(path: &str) -> &str {
+    path.trim_start_matches("/v1/books/").split(['/', '?']).next().unwrap()
+}
+
+#[test]
+fn every_write_route_appends_once_per_idempotency_key_and_refuses_the_key_with_another_request() {
+    let (root, server) = library_with_a_book(&[]);
+    let candidates = [
+        r#"{"candidate_proposed":{"id":"C-1","surface":"炎帝","origin":"extractor"}}"#,
+        r#"{"candidate_proposed":{"id":"C-2","surface":"药尘","origin":"extractor"}}"#,
+    ];
+    server.append_lines("a", "actor=human:test", &candidates).ok();
+    let writes = keyed_writes();
+    let mut firsts = Vec::new();
+    for (index, (method, path, content_type, first, other)) in writes.iter().enumerate() {
+        let key = format!("retry-{index}");
+        let send = |body: &str| {
+            server.send(method, path, &[("Content-Type", content_type), ("Idempotency-Key", &key)], body.as_bytes())
+        };
+        let written = send(first);
+        assert!(matches!(written.status, 200 | 201), "{method} {path}: {}", written.text());
+        assert_eq!(written.header("idempotent-replayed"), None, "{method} {path}");
+        let after = state_of(&server, book_of(path));
+        let again = send(first);
+        assert_eq!(again.status, written.status, "{method} {path}: {}", again.text());
+        assert_eq!(again.header("idempotent-replayed"), Some("true"), "{method} {path}");
+        assert_eq!(again.json(), written.json(), "{method} {path}: the retry answers what the first did");
+        let problem = send(other).problem(422, "invalid");
+        assert_eq!(problem["at"], "Idempotency-Key", "{method} {path}");
+        assert_eq!(state_of(&server, book_of(path)), after, "{method} {path}: a retry or a reused key wrote");
+        firsts.push(after);
+    }
+
+    // After a restart the answers are gone; the markers in the books still hold.
+    drop(server);
+    let server = Server::start(&root.path().join("books"), &[]);
+    for (index, (method, path, content_type, first, other)) in writes.iter().enumerate() {
+        let key = format!("retry-{index}");
+        let send = |body: &str| {
+            server.send(method, path, &[("Content-Type", content_type), ("Idempotency-Key", &key)], body.as_bytes())
+        };
+        let before = state_of(&server, book_of(path));
+        let again = send(first);
+        assert_eq!(again.status, 200, "{method} {path}: {}", again.text());
+        assert_eq!(again.header("idempotent-replayed"), Some("true"), "{method} {path}");
+        let answer = again.json();
+        assert!(answer["first"].as_u64().is_some(), "{method} {path}: {answer}");
+        assert_eq!(answer["head"], before["head"], "{method} {path}: {answer}");
+        send(other).problem(422, "invalid");
+        assert_eq!(state_of(&server, book_of(path)), before, "{method} {path}: a retry after a restart wrote");
+    }
+    // One rollback marker, not two.
+    let markers = server.log("a").iter().filter(|event| event["body"].get("rollback_marker").is_some()).count();
+    assert_eq!(markers, 1);
+    server.verified("a");
+}
+
+/// The head, chain hash and snapshot of `book`.
+fn state_of(server: &Server, book: &str) -> Value {
+    server.info(book)
+}
+
+#[test]
+fn an_idempotency_key_is_refused_where_nothing_would_honour_it_and_when_it_is_not_a_key() {
+    let (_root, server) = library_with_a_book(&[]);
+    let before = state(&server);
+    let line = term_line("T-3", "萧薰儿", "Сяо Сюнь-эр");
+    let ndjson = [("Content-Type", "application/x-ndjson")];
+    // (Spaces around a header value are not part of it, in HTTP: only inner ones count.)
+    let bad_keys = ["a b", "retry 1", "a\tb", "键", &"k".repeat(256)];
+    for key in bad_keys {
+        let headers = [ndjson[0], ("Idempotency-Key", key)];
+        let reply = server.send("POST", "/v1/books/a/events?actor=human:test", &headers, line.as_bytes());
+        let problem = reply.problem(400, "invalid");
+        assert_eq!(problem["at"], "Idempotency-Key", "{key:?}: {problem}");
+        assert!(problem["detail"].as_str().unwrap().contains("without space"), "{problem}");
+    }
+    // Routes that append no events do not take the key, rather than ignore it.
+    let unkeyed = [
+        ("POST", "/v1/books/a/verify", String::new()),
+        ("POST", "/v1/books/a/rebuild", String::new()),
+        ("GET", "/v1/books/a/glossary", String::new()),
+        ("POST", "/v1/books/a/assemble", json!({ "chapter": 1, "chunk": "1", "text": "萧炎笑了。" }).to_string()),
+    ];
+    for (method, path, body) in unkeyed {
+        let headers = [("Content-Type", "application/json"), ("Idempotency-Key", "k-1")];
+        let problem = server.send(method, path, &headers, body.as_bytes()).problem(400, "invalid");
+        assert_eq!(problem["at"], "Idempotency-Key", "{method} {path}: {problem}");
+    }
+    assert_eq!(state(&server), before);
+}
+
+#[test]
+fn a_log_read_past_the_head_is_out_of_range_like_every_read_of_a_revision() {
+    let (_root, server) = library_with_a_book(&[]);
+    let head = state(&server)["head"].as_u64().unwrap();
+    let past = head + 1;
+    for (query, at) in [(format!("from={past}"), "from"), (format!("from=1&to={past}"), "to")] {
+        let problem = server.get(&format!("/v1/books/a/events?{query}")).problem(400, "invalid");
+        assert_eq!(problem["at"], at, "{query}: {problem}");
+        assert!(problem["detail"].as_str().unwrap().contains(&format!("after the head {head}")), "{problem}");
+    }
+    // The same rule as a revision asked for elsewhere.
+    server.get(&format!("/v1/books/a/glossary?as_of={past}")).problem(400, "invalid");
+    server.get(&format!("/v1/books/a/diff?from=1&to={past}")).problem(400, "invalid");
+    let last = server.get(&format!("/v1/books/a/events?from={head}"));
+    assert_eq!((last.status, last.text().lines().count()), (200, 1), "{}", last.text());
+}

@@ -23,9 +23,16 @@ fn library() -> (tempfile::TempDir, Server) {
     (dir, server)
 }
 
+/// The browser cookie the tests' pages and forms go with (the CSRF token of a page
+/// is bound to it).
+const BROWSER: &str = "lorebank_csrf=5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
+
+/// Another browser's cookie.
+const OTHER_BROWSER: &str = "lorebank_csrf=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
 /// A page: 200, HTML, with the security headers.
 fn page(server: &Server, path: &str) -> String {
-    let reply = server.get(path);
+    let reply = server.send("GET", path, &[("Cookie", BROWSER)], b"");
     assert_eq!(reply.status, 200, "{path}: {}", reply.text());
     headers_hold(&reply, path);
     reply.text()
@@ -36,6 +43,7 @@ fn headers_hold(reply: &Reply, path: &str) {
     assert_eq!(reply.header("content-security-policy"), Some(CSP), "{path}");
     assert_eq!(reply.header("x-frame-options"), Some("DENY"), "{path}");
     assert_eq!(reply.header("x-content-type-options"), Some("nosniff"), "{path}");
+    assert_eq!(reply.header("referrer-policy"), Some("same-origin"), "{path}");
     assert_eq!(reply.header("cache-control"), Some("no-store"), "{path}");
 }
 
@@ -71,9 +79,13 @@ fn csrf(html: &str) -> String {
     html[at..at + 64].to_owned()
 }
 
+/// Posts a form from the tests' browser (its cookie, unless `extra` sends one).
 fn form(server: &Server, path: &str, fields: &[(&str, &str)], extra: &[(&str, &str)]) -> Reply {
     let body = serde_urlencoded::to_string(fields).unwrap();
     let mut headers = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    if !extra.iter().any(|(name, _)| name.eq_ignore_ascii_case("cookie")) {
+        headers.push(("Cookie", BROWSER));
+    }
     headers.extend_from_slice(extra);
     server.send("POST", path, &headers, body.as_bytes())
 }
@@ -189,8 +201,16 @@ fn a_review_form_writes_only_with_this_servers_token_from_its_own_origin() {
     let other = "f".repeat(64);
     let refused = [
         (form(&server, reject, &[("csrf", &other), ("reason", "not_a_name")], &[]), 403),
-        (form(&server, reject, &[("reason", "not_a_name")], &[]), 400),
+        // No token, or two, is no token: 403, as docs/ui.md says, not a bad form.
+        (form(&server, reject, &[("reason", "not_a_name")], &[]), 403),
+        (form(&server, reject, &[("csrf", &token), ("csrf", &token), ("reason", "not_a_name")], &[]), 403),
         (form(&server, reject, &[("csrf", &token), ("reason", "x")], &[("Origin", "http://evil.example")]), 403),
+        // `null` is no origin of this server (a sandboxed frame, a data: page).
+        (form(&server, reject, &[("csrf", &token), ("reason", "not_a_name")], &[("Origin", "null")]), 403),
+        // The token is this browser's: another browser, or none, cannot use it.
+        (form(&server, reject, &[("csrf", &token), ("reason", "not_a_name")], &[("Cookie", OTHER_BROWSER)]), 403),
+        (form(&server, reject, &[("csrf", &token), ("reason", "not_a_name")], &[("Cookie", "lorebank_ui=1")]), 403),
+        (form(&server, reject, &[("csrf", &token), ("reason", "a"), ("reason", "b")], &[]), 400),
         (form(&server, reject, &[("csrf", &token), ("verdict", "reject")], &[]), 400),
         (form(&server, "/ui/books/wuchuan/review/C-1/delete", &[("csrf", &token)], &[]), 404),
         (form(&server, "/ui/books/wuchuan/review/X-1/reject", &[("csrf", &token)], &[]), 400),
@@ -273,6 +293,20 @@ fn with_a_token_file_the_pages_need_the_login_and_its_cookie_opens_nothing_else(
     assert!(wrong.header("set-cookie").is_none());
     let stale = form(&server, "/ui/login", &[("csrf", &"0".repeat(64)), ("token", token), ("next", "/ui/")], &[]);
     assert_eq!(stale.status, 403);
+    // The public login page's token is its browser's: no key for another browser.
+    let elsewhere = form(
+        &server,
+        "/ui/login",
+        &[("csrf", &csrf), ("token", token), ("next", "/ui/")],
+        &[("Cookie", OTHER_BROWSER)],
+    );
+    assert_eq!(elsewhere.status, 403, "{}", elsewhere.text());
+    assert!(elsewhere.header("set-cookie").is_none_or(|cookie| !cookie.starts_with("lorebank_ui=")));
+    // Dot segments, plain or percent-encoded, lead nowhere outside /ui/.
+    for next in ["/ui/../v1/books", "/ui/%2e%2e/v1/books", "/ui/.%2E/v1/books"] {
+        let reply = form(&server, "/ui/login", &[("csrf", &csrf), ("token", token), ("next", next)], &[]);
+        assert_eq!((reply.status, reply.header("location")), (303, Some("/ui/")), "{next}");
+    }
     // Back only into the UI, never elsewhere.
     let right =
         form(&server, "/ui/login", &[("csrf", &csrf), ("token", token), ("next", "https://evil.example/")], &[]);
@@ -301,11 +335,62 @@ fn with_a_token_file_the_pages_need_the_login_and_its_cookie_opens_nothing_else(
     let out = server.send(
         "POST",
         "/ui/logout",
-        &[("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", &session)],
+        &[("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", &format!("{session}; {BROWSER}"))],
         format!("csrf={csrf}").as_bytes(),
     );
     assert_eq!(out.status, 303);
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+}
+
+#[test]
+fn the_pages_follow_the_apis_rules_for_the_party_header_and_confine_the_login_redirect() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    // Every page reads the full view: a party header is refused as on the API's
+    // full-view routes, not ignored.
+    for party in ["vendor:acme", "not a party"] {
+        let api = server.send("GET", "/v1/books/wuchuan/overview", &[("Lorebank-Party", party)], b"");
+        let problem = api.problem(400, "invalid");
+        assert_eq!(problem["at"], "Lorebank-Party");
+        for path in ["/ui/books/wuchuan", "/ui/books/wuchuan/review", "/ui/"] {
+            let reply = server.send("GET", path, &[("Lorebank-Party", party), ("Cookie", BROWSER)], b"");
+            assert_eq!(reply.status, 400, "{path} as {party}: {}", reply.text());
+            headers_hold(&reply, path);
+            assert!(reply.text().contains("Lorebank-Party"), "{}", reply.text());
+        }
+    }
+    let html = page(&server, "/ui/books/wuchuan/review");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].clone();
+    let reply = form(
+        &server,
+        "/ui/books/wuchuan/review/C-1/reject",
+        &[("csrf", &token), ("reason", "not_a_name")],
+        &[("Lorebank-Party", "vendor:acme")],
+    );
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    assert_eq!(server.info("wuchuan")["head"], head, "a refused form wrote something");
+
+    // Without a token file the login form sends the browser straight back, only
+    // ever into /ui/.
+    for (next, location) in [
+        ("%2Fui%2F..%2Fv1%2Fbooks", "/ui/"),
+        ("/ui/%2e%2e/v1/books", "/ui/"),
+        ("/ui/books/wuchuan/../wuchuan/review", "/ui/books/wuchuan/review"),
+    ] {
+        let reply = server.send("GET", &format!("/ui/login?next={next}"), &[("Cookie", BROWSER)], b"");
+        assert_eq!((reply.status, reply.header("location")), (303, Some(location)), "{next}");
+    }
+
+    // A page sets the browser's cookie once; its forms carry the token of that cookie.
+    let fresh = server.get("/ui/books/wuchuan/review");
+    let cookie = fresh.header("set-cookie").expect("a first page names the browser").to_owned();
+    assert!(cookie.starts_with("lorebank_csrf=") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    let browser = cookie.split(';').next().unwrap().to_owned();
+    let again = server.send("GET", "/ui/books/wuchuan/review", &[("Cookie", &browser)], b"");
+    assert!(again.header("set-cookie").is_none(), "a known browser gets no new cookie");
+    assert_eq!(csrf(&again.text()), csrf(&fresh.text()));
+    assert_ne!(csrf(&fresh.text()), token, "two browsers share a token");
 }
 
 /// The escaping invariant at its source: the templates insert nothing unescaped and

@@ -118,6 +118,9 @@ pub struct Book {
     /// The encoded sizes of the head and recent states, by the revisions they are at
     /// ([`Book::resident_bytes`]).
     state_bytes: Option<((Seq, Seq), (u64, u64))>,
+    /// The idempotency claim whose marker the next appended batch carries
+    /// ([`Book::claimed`]).
+    claim: Option<crate::idempotency::Claim>,
 }
 
 /// What `decide` said of an accepted batch, without the state it leads to: the book
@@ -161,7 +164,13 @@ impl Book {
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
             state_bytes: None,
+            claim: None,
         }
+    }
+
+    /// Sets the claim the next appended batch carries ([`Book::claimed`]).
+    pub(crate) fn set_claim(&mut self, claim: Option<crate::idempotency::Claim>) {
+        self.claim = claim;
     }
 
     /// An estimate of the memory the open book holds, for a library's budget: an open
@@ -433,6 +442,11 @@ impl Book {
             self.head = Some(state);
             self.tracker = Some((head, tracker));
             return Ok(Submitted { decision: accepted(events), revision, appended: None, snapshot });
+        }
+        let mut blobs = blobs;
+        // A pending idempotency claim travels with the batch, in the same commit.
+        if let Some(claim) = self.claim.take() {
+            blobs.push(claim.blob(Seq(head.0 + 1)));
         }
         let attachments = Attachments { blobs, snapshot: Some(snapshot.0), documents: Vec::new() };
         // Not in the log: the state and tracker after the batch are dropped, and the

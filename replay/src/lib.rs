@@ -21,6 +21,7 @@ pub mod chunks;
 pub mod error;
 pub mod explain;
 pub mod governance;
+pub mod idempotency;
 pub mod interchange;
 pub mod library;
 pub mod overview;
@@ -39,6 +40,7 @@ pub use book::{
 };
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
+pub use idempotency::{Claim, Seen};
 pub use interchange::{Export, ImportOptions, ImportReport};
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};

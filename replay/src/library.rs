@@ -330,11 +330,22 @@ impl Library {
 
     /// Creates book `name` with `profile` (see [`Book::init`]); it is not opened.
     pub fn create(&self, name: &str, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
+        self.create_claimed(name, profile, write, None)
+    }
+
+    /// [`Library::create`], the first batch carrying `claim`'s idempotency marker.
+    pub fn create_claimed(
+        &self,
+        name: &str,
+        profile: &str,
+        write: &WriteOptions,
+        claim: Option<crate::idempotency::Claim>,
+    ) -> Result<Initialized, BookError> {
         let path = self.path_of(name)?;
         let _opening = self.opening.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match &self.origin {
-            Some(origin) => Book::init_with(&path, profile, write, |temp| origin.create(name, temp)),
-            None => Book::init(&path, profile, write),
+            Some(origin) => Book::init_with(&path, profile, write, claim, |temp| origin.create(name, temp)),
+            None => Book::init_with(&path, profile, write, claim, |temp| Ok(ledger::Ledger::create(temp)?)),
         }
     }
 

@@ -138,16 +138,18 @@ impl Book {
     /// file beside `path`, and linked into place only when complete. Refuses when
     /// `path` exists. On failure nothing is left at `path`.
     pub fn init(path: &Path, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
-        Book::init_with(path, profile, write, |temp| Ok(Ledger::create(temp)?))
+        Book::init_with(path, profile, write, None, |temp| Ok(Ledger::create(temp)?))
     }
 
     /// [`Book::init`], with the ledger of the temporary file made by `create` (a
     /// library whose books are replicated makes a replica with its commit gate set,
-    /// so the first `config_set` goes to the library before it is committed).
+    /// so the first `config_set` goes to the library before it is committed). With
+    /// `claim`, the first batch carries its idempotency marker ([`Book::claimed`]).
     pub fn init_with(
         path: &Path,
         profile: &str,
         write: &WriteOptions,
+        claim: Option<crate::idempotency::Claim>,
         create: impl FnOnce(&Path) -> Result<Ledger, BookError>,
     ) -> Result<Initialized, BookError> {
         if path.exists() {
@@ -170,7 +172,7 @@ impl Book {
         let _ = std::fs::remove_file(&temp);
         let built = (|| {
             let mut book = Book::new(create(&temp)?);
-            book.submit_labelled(&write, bodies, vec![(table, bytes)])
+            book.claimed(claim, |book| book.submit_labelled(&write, bodies, vec![(table, bytes)]))
             // The book is dropped here, closing the file before it is linked.
         })();
         let written = match built {
@@ -287,21 +289,41 @@ impl Book {
         Ok(versions)
     }
 
-    /// Calls `each` with every event from `from` to `to` (the head when `None`), in
-    /// order, each one checked; `each` returns `false` to stop.
-    pub fn events(&self, from: Seq, to: Option<Seq>, mut each: impl FnMut(Event) -> bool) -> Result<(), BookError> {
+    /// The range of the log from `from` (revision 0 is read as 1) to `to` (the head
+    /// when `None`), checked as every read checks a revision: one after the head is
+    /// [`BookError::BeyondHead`], and `from` after `to` is invalid.
+    pub fn log_range(&self, from: Seq, to: Option<Seq>) -> Result<(Seq, Seq), BookError> {
+        let from = from.max(Seq(1));
         if let Some(to) = to.filter(|to| *to < from) {
             return Err(BookError::Invalid(format!(
                 "revision {from} is after revision {to}: no event is in that range"
             )));
         }
-        self.ledger().scan(from, to.unwrap_or(Seq(u64::MAX)), |event| {
-            if each(event) {
-                ControlFlow::Continue(())
-            } else {
-                ControlFlow::Break(())
+        let head = self.ledger().head()?.seq;
+        for revision in [Some(from), to].into_iter().flatten() {
+            if revision > head {
+                return Err(BookError::BeyondHead { revision, head });
             }
-        })?;
+        }
+        Ok((from, to.unwrap_or(head)))
+    }
+
+    /// Calls `each` with every event from `from` to `to` (the head when `None`), in
+    /// order, each one checked; `each` returns `false` to stop. The range is checked
+    /// by [`Book::log_range`].
+    pub fn events(&self, from: Seq, to: Option<Seq>, mut each: impl FnMut(Event) -> bool) -> Result<(), BookError> {
+        let (from, to) = self.log_range(from, to)?;
+        self.ledger().scan(
+            from,
+            to,
+            |event| {
+                if each(event) {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            },
+        )?;
         Ok(())
     }
 

@@ -101,16 +101,22 @@ fn list_books() {}
 fn book_info() {}
 
 #[utoipa::path(put, path = "/v1/books/{book}", tag = "books",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
+    ),
     request_body = CreateBook,
     responses(
         (status = 201, description = "Created, with its first event (the config)", body = Object),
+        (status = 200, description = "A retry with the same Idempotency-Key after the first answer was forgotten: from the book's marker, `first`, `head` and `hash`", body = Object,
+            headers(("Idempotent-Replayed" = String, description = "`true`"))),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Invalid name, body or profile", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "The book exists", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn create_book() {}
 
@@ -143,8 +149,8 @@ fn append() {}
 #[utoipa::path(get, path = "/v1/books/{book}/events", tag = "reads",
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
-        ("from" = Option<u64>, Query, description = "First seq (default 1)"),
-        ("to" = Option<u64>, Query, description = "Last seq (default the head)"),
+        ("from" = Option<u64>, Query, description = "First seq (default 1); past the head is 400"),
+        ("to" = Option<u64>, Query, description = "Last seq (default the head); past the head is 400"),
         ("limit" = Option<u64>, Query, description = "Events in this page (default and most: the server's page size)"),
     ),
     responses(
@@ -195,6 +201,7 @@ fn term_show() {}
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "Term id, T-<number>", example = "T-1"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body = TermEditRequest,
     responses(
@@ -205,6 +212,7 @@ fn term_show() {}
         (status = 400, description = "Bad field, unknown or retired term, or nothing to change", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn term_edit() {}
 
@@ -240,7 +248,10 @@ fn snapshot() {}
 fn diff() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/rollback", tag = "writes",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
+    ),
     request_body = RollbackRequest,
     responses(
         (status = 200, description = "Compensating events appended", body = Object),
@@ -250,6 +261,7 @@ fn diff() {}
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn rollback() {}
 
@@ -400,6 +412,7 @@ fn impact() {}
         ("actor" = Option<String>, Query, description = "Who imports (default `import:<tool>`)"),
         ("expected_head" = Option<u64>, Query, description = "Import only if the head is still this"),
         ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX language sections (default `ru`)"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body(content((String = "application/octet-stream")), description = "The glossary file's bytes"),
     responses(
@@ -411,6 +424,7 @@ fn impact() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn import() {}
 
@@ -480,6 +494,7 @@ fn review_list() {}
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body = AcceptRequest,
     responses(
@@ -489,6 +504,7 @@ fn review_list() {}
         (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Unknown candidate or record, no rendering, or a bad body; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn review_accept() {}
 
@@ -496,6 +512,7 @@ fn review_accept() {}
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body = JudgeRequest,
     responses(
@@ -505,6 +522,7 @@ fn review_accept() {}
         (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Unknown candidate or record, or a bad reason code; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn review_reject() {}
 
@@ -512,6 +530,7 @@ fn review_reject() {}
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body = JudgeRequest,
     responses(
@@ -521,6 +540,7 @@ fn review_reject() {}
         (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Unknown candidate or record, or a bad reason code; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn review_verify() {}
 
@@ -528,6 +548,7 @@ fn review_verify() {}
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body = ScanRequest,
     responses(
@@ -537,6 +558,7 @@ fn review_verify() {}
         (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 400, description = "Bad chapter or body, or a book whose profile has no name cues", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn scan() {}
 
@@ -575,6 +597,7 @@ fn coverage() {}
         ("dry_run" = Option<bool>, Query, description = "Report what would be registered; write nothing"),
         ("actor" = Option<String>, Query, description = "Who registers (default `import:cast-list`)"),
         ("expected_head" = Option<u64>, Query, description = "Append only if the head is still this"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body(content((String = "application/octet-stream")), description = "The cast list or glossary file"),
     responses(
@@ -586,6 +609,7 @@ fn coverage() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn expect_import() {}
 // The reads of the audit page (`/ui/`, docs/ui.md): each page's JSON twin.
@@ -693,7 +717,10 @@ fn review_queue() {}
 fn embedding_status() {}
 
 #[utoipa::path(put, path = "/v1/books/{book}/embedding", tag = "embedding",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
+    ),
     request_body = EmbeddingModelRequest,
     responses(
         (status = 200, description = "The identity of the server's model files, read with these options, recorded as the book's embedding model (`embedding_model_set`; no write when unchanged); vectors of another model are now stale", body = Object),
@@ -705,6 +732,7 @@ fn embedding_status() {}
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 503, description = "Embedding cannot run here (the server has no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn embedding_set_model() {}
 
@@ -727,6 +755,7 @@ fn embedding_refresh() {}
     params(
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
     request_body = SuggestRequest,
     responses(
@@ -738,11 +767,15 @@ fn embedding_refresh() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 503, description = "Embedding cannot run here (no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn suggest() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/dedupe", tag = "embedding",
-    params(("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan")),
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
+    ),
     request_body = DedupeRequest,
     responses(
         (status = 200, description = "Pairs of terms that are probably one entity, best first, and the low-trust candidates proposed for them", body = Object),
@@ -753,5 +786,6 @@ fn suggest() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
         (status = 503, description = "Embedding cannot run here (no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+        (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn dedupe() {}

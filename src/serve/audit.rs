@@ -44,12 +44,17 @@ pub(crate) async fn event(server: Arc<Server>, name: String, seq: u64) -> Result
     }
     on_book(server, name, move |open| {
         let book = open.lock();
+        let head = book.ledger().head().map_err(BookError::from)?.seq;
+        // A path names a resource: an event past the head is not there (404), where
+        // a revision asked for in a query is out of range (400).
+        if Seq(seq) > head {
+            return Err(Problem::not_found(format!("no event {seq}: the head is {head}")));
+        }
         let mut found = None;
         book.events(Seq(seq), Some(Seq(seq)), |event| {
             found = Some(event);
             false
         })?;
-        let head = book.ledger().head().map_err(BookError::from)?.seq;
         found
             .map(|event| (event, head))
             .ok_or_else(|| Problem::not_found(format!("no event {seq}: the head is {head}")))

@@ -197,6 +197,46 @@ const PARTY_ROUTES: &[(&str, &str)] = &[
 /// The header a caller with the full view reads as a party with.
 pub const PARTY_HEADER: &str = "lorebank-party";
 
+/// The routes that append events (method, route), each through one claim of its
+/// `Idempotency-Key` (`routes::write_once`; creating a book, the same claim on the
+/// new book): the only routes that take the header. Every other route refuses it
+/// (400), since nothing there would honour it.
+pub const KEYED_ROUTES: &[(&str, &str)] = &[
+    ("PUT", "/v1/books/{book}"),
+    ("POST", "/v1/books/{book}/events"),
+    ("PATCH", "/v1/books/{book}/terms/{id}"),
+    ("POST", "/v1/books/{book}/rollback"),
+    ("POST", "/v1/books/{book}/import"),
+    ("POST", "/v1/books/{book}/review/{id}/accept"),
+    ("POST", "/v1/books/{book}/review/{id}/reject"),
+    ("POST", "/v1/books/{book}/review/{id}/verify"),
+    ("POST", "/v1/books/{book}/chapters/{chapter}/scan"),
+    ("POST", "/v1/books/{book}/expected"),
+    ("PUT", "/v1/books/{book}/embedding"),
+    ("POST", "/v1/books/{book}/chapters/{chapter}/suggest"),
+    ("POST", "/v1/books/{book}/dedupe"),
+];
+
+/// The `Lorebank-Party` header of a request: `None` without one, 400 for one that
+/// names no party `kind:name`.
+pub fn asked_party(headers: &header::HeaderMap) -> Result<Option<String>, Problem> {
+    match headers.get(PARTY_HEADER).map(|value| value.to_str()) {
+        None => Ok(None),
+        Some(Ok(party)) if ledger_model::validate::is_party(party.trim()) => Ok(Some(party.trim().to_owned())),
+        Some(_) => Err(Problem::invalid("header Lorebank-Party: expected a party `kind:name`").at("Lorebank-Party")),
+    }
+}
+
+/// The refusal of a `Lorebank-Party` header on `method route`, which reads the
+/// book's full view (every route not in [`PARTY_ROUTES`], and every page under
+/// `/ui/`).
+pub fn party_refused(method: &str, route: &str) -> Problem {
+    Problem::invalid(format!(
+        "header Lorebank-Party: {method} {route} reads the book's full view; a party reads the glossary, assembles, replays its receipts and exports"
+    ))
+    .at("Lorebank-Party")
+}
+
 /// With tokens set, every `/v1` request must carry `Authorization: Bearer TOKEN`
 /// (compared in constant time with every token). A token bound to a party reads as
 /// that party, on the routes of [`PARTY_ROUTES`] only (403 elsewhere, and for a
@@ -230,17 +270,21 @@ async fn authorize(State(server): State<Arc<Server>>, mut request: Request, next
             }
         }
     }
-    let asked = match request.headers().get(PARTY_HEADER).map(|value| value.to_str()) {
-        None => None,
-        Some(Ok(party)) if ledger_model::validate::is_party(party.trim()) => Some(party.trim().to_owned()),
-        Some(_) => {
-            return Problem::invalid("header Lorebank-Party: expected a party `kind:name`")
-                .at("Lorebank-Party")
-                .into_response();
-        }
+    let asked = match asked_party(request.headers()) {
+        Ok(asked) => asked,
+        Err(problem) => return problem.into_response(),
     };
     let route = request.extensions().get::<MatchedPath>().map(|path| path.as_str().to_owned()).unwrap_or_default();
     let party_route = PARTY_ROUTES.iter().any(|(method, path)| request.method().as_str() == *method && *path == route);
+    let keyed_route = KEYED_ROUTES.iter().any(|(method, path)| request.method().as_str() == *method && *path == route);
+    if request.headers().contains_key(routes::IDEMPOTENCY_KEY) && !keyed_route {
+        return Problem::invalid(format!(
+            "header Idempotency-Key: {} {route} appends no events, so nothing would honour the key; only the writes take one",
+            request.method()
+        ))
+        .at("Idempotency-Key")
+        .into_response();
+    }
     let reader = match (bound.flatten(), asked) {
         (Some(bound), Some(asked)) if asked != bound => {
             return Problem::new(
@@ -262,12 +306,7 @@ async fn authorize(State(server): State<Arc<Server>>, mut request: Request, next
             .into_response();
         }
         (None, Some(_)) if !party_route => {
-            return Problem::invalid(format!(
-                "header Lorebank-Party: {} {route} reads the book's full view; a party reads the glossary, assembles, replays its receipts and exports",
-                request.method()
-            ))
-            .at("Lorebank-Party")
-            .into_response();
+            return party_refused(request.method().as_str(), &route).into_response();
         }
         (Some(party), _) | (None, Some(party)) => Reader::Party(party),
         (None, None) => Reader::Full,

@@ -10,11 +10,12 @@ use axum::body::{Body as HttpBody, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::Extension;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use ledger_model::*;
 use projections::Reader;
-use replay::{BookError, Chunk, Labelled, Library, OpenBook, WriteOptions};
+use replay::{Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -63,17 +64,15 @@ pub struct Limits {
 
 /// The answers of recent writes made with an idempotency key, so that a retry gets
 /// the same answer (the durable marker in the book guards against a second append
-/// even when the answer is no longer here).
+/// even when the answer is no longer here): by book and key, the fingerprint of the
+/// request, and the status and body answered.
 #[derive(Default)]
 struct Answers {
-    by_key: BTreeMap<(String, String), (Hash32, Value)>,
+    by_key: BTreeMap<(String, String), (Hash32, StatusCode, Value)>,
     order: VecDeque<(String, String)>,
 }
 
 const ANSWERS_KEPT: usize = 10_000;
-
-/// blake3 `derive_key` context of idempotency markers.
-const IDEMPOTENCY_CONTEXT: &str = "lorebank 2026 idempotency key v1";
 
 impl Server {
     pub fn new(library: Library, limits: Limits, tokens: Vec<Token>, ui: crate::ui::Keys) -> Server {
@@ -96,6 +95,29 @@ impl Server {
 
     fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
         self.answers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The answer kept for `key` on `book`, if any: refused when the key came with
+    /// another request.
+    fn kept_answer(&self, book: &str, key: &str, claim: &Claim) -> Result<Option<(StatusCode, Value)>, Problem> {
+        match self.answers().by_key.get(&(book.to_owned(), key.to_owned())) {
+            Some((seen, _, _)) if *seen != claim.fingerprint() => Err(reused_key()),
+            Some((_, status, answer)) => Ok(Some((*status, answer.clone()))),
+            None => Ok(None),
+        }
+    }
+
+    /// Keeps the answer of a write made with `key` on `book`.
+    fn keep_answer(&self, book: &str, key: String, claim: &Claim, status: StatusCode, answer: &Value) {
+        let mut answers = self.answers();
+        let slot = (book.to_owned(), key);
+        answers.order.push_back(slot.clone());
+        answers.by_key.insert(slot, (claim.fingerprint(), status, answer.clone()));
+        while answers.order.len() > ANSWERS_KEPT {
+            if let Some(old) = answers.order.pop_front() {
+                answers.by_key.remove(&old);
+            }
+        }
     }
 }
 
@@ -305,23 +327,49 @@ pub struct CreateBook {
 pub async fn create_book(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let request: CreateBook = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let keyed = asked.claim(&name, &bytes)?;
+    let request: CreateBook = json_body(Ok(bytes))?;
     let write = write_options(request.actor, request.source, None);
+    if let Some((key, claim)) = &keyed {
+        if let Some((status, answer)) = server.kept_answer(&name, key, claim)? {
+            return Ok(replayed(status, &answer));
+        }
+    }
     let library = Arc::clone(&server);
-    let value = blocking(move || {
-        let initialized = server.library.create(&name, &request.profile, &write)?;
-        let mut value = crate::json::submitted(&initialized.written.submitted, &[]);
-        value["book"] = json!(name);
-        value["profile"] = json!(initialized.profile);
-        value["table"] = json!(initialized.table.to_hex());
-        Ok(value)
+    let (status, value, replayed_now) = blocking(move || {
+        let claim = keyed.as_ref().map(|(_, claim)| *claim);
+        match server.library.create_claimed(&name, &request.profile, &write, claim) {
+            Ok(initialized) => {
+                let mut value = crate::json::submitted(&initialized.written.submitted, &[]);
+                value["book"] = json!(name);
+                value["profile"] = json!(initialized.profile);
+                value["table"] = json!(initialized.table.to_hex());
+                if let Some((key, claim)) = keyed {
+                    server.keep_answer(&name, key, &claim, StatusCode::CREATED, &value);
+                }
+                Ok((StatusCode::CREATED, value, false))
+            }
+            // The book is there: made by this key's first request, or by another.
+            Err(exists @ BookError::Open(ledger::OpenError::Exists { .. })) => {
+                let Some((_, claim)) = keyed else { return Err(exists.into()) };
+                let open = server.library.open(&name)?;
+                let book = open.lock();
+                match marked(&book, &claim)? {
+                    Some(answer) => Ok((StatusCode::OK, answer, true)),
+                    None => Err(exists.into()),
+                }
+            }
+            Err(error) => Err(error.into()),
+        }
     })
     .await
     .map_err(|problem| in_library(&library, problem))?;
-    Ok(json_response(StatusCode::CREATED, &value))
+    Ok(if replayed_now { replayed(status, &value) } else { json_response(status, &value) })
 }
 
 pub async fn book_info(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {
@@ -366,18 +414,93 @@ fn is_ndjson(headers: &HeaderMap) -> bool {
         .is_some_and(|value| value.starts_with("application/x-ndjson") || value.starts_with("application/jsonl"))
 }
 
-/// The idempotency key of a request, if it has one: 1 to 255 visible ASCII characters.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Problem> {
-    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
-    let key = value
-        .to_str()
-        .ok()
-        .filter(|key| !key.is_empty() && key.len() <= 255 && key.bytes().all(|b| b.is_ascii_graphic() || b == b' '));
-    match key {
-        Some(key) => Ok(Some(key.to_owned())),
-        None => Err(Problem::invalid("header Idempotency-Key: expected 1 to 255 visible ASCII characters")
-            .at("Idempotency-Key")),
+/// What a write route was asked, as its `Idempotency-Key` sees it: the method, the
+/// path and query, and the key (checked when the write asks for its claim).
+pub struct Asked {
+    method: Method,
+    uri: Uri,
+    key: Option<HeaderValue>,
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Asked {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Asked, Self::Rejection> {
+        let key = parts.headers.get(IDEMPOTENCY_KEY).cloned();
+        Ok(Asked { method: parts.method.clone(), uri: parts.uri.clone(), key })
     }
+}
+
+/// The header of a write's idempotency key.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+impl Asked {
+    /// The key of the request and its claim on book `name`, if it has a key: the
+    /// fingerprint is of the method, the path, the query and `body`, so a retry is
+    /// the same request exactly when all four are.
+    fn claim(&self, name: &str, body: &[u8]) -> Result<Option<(String, Claim)>, Problem> {
+        let Some(value) = &self.key else { return Ok(None) };
+        // Bytes that are no text are no key either: checked as the empty key.
+        let key = std::str::from_utf8(value.as_bytes()).unwrap_or_default();
+        replay::idempotency::check_key(key)
+            .map_err(|message| Problem::invalid(format!("header Idempotency-Key: {message}")).at("Idempotency-Key"))?;
+        let line = format!("{} {}", self.method, self.uri.path());
+        let query = self.uri.query().unwrap_or("");
+        let claim = Claim::new(name, key, &[line.as_bytes(), query.as_bytes(), body]);
+        Ok(Some((key.to_owned(), claim)))
+    }
+}
+
+/// The answer of a marker stored by an earlier request with the same key (on any
+/// node), when the first answer is no longer kept: where its batch began and the
+/// current head. `None` when the key is new to the book; refused when it came with
+/// another request.
+fn marked(book: &Book, claim: &Claim) -> Result<Option<Value>, Problem> {
+    match book.seen(claim)? {
+        Seen::New => Ok(None),
+        Seen::Other => Err(reused_key()),
+        Seen::Same { first } => {
+            let head = book.ledger().head().map_err(BookError::from)?;
+            Ok(Some(json!({ "first": first, "head": head.seq.0, "hash": head.hash.to_hex() })))
+        }
+    }
+}
+
+fn replayed(status: StatusCode, value: &Value) -> Response {
+    let mut response = json_response(status, value);
+    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+}
+
+/// Every write that appends events to an existing book goes through here: with an
+/// `Idempotency-Key`, under the book's lock, a retry of the same request (the
+/// answer kept in memory, or the marker stored in the book) is answered again with
+/// `Idempotent-Replayed: true` and writes nothing, the same key with another request
+/// is 422, and a new key's marker goes with the first batch `work` appends
+/// ([`Book::claimed`]). `body` is the request body as received.
+pub(crate) async fn write_once(
+    server: Arc<Server>,
+    name: String,
+    asked: &Asked,
+    body: &[u8],
+    work: impl FnOnce(&mut Book) -> Result<Value, Problem> + Send + 'static,
+) -> Result<Response, Problem> {
+    let keyed = asked.claim(&name, body)?;
+    let (value, replayed_now) = on_book(Arc::clone(&server), name.clone(), move |open| {
+        let mut book = open.lock();
+        let Some((key, claim)) = keyed else { return Ok((work(&mut book)?, false)) };
+        if let Some((_, answer)) = server.kept_answer(&name, &key, &claim)? {
+            return Ok((answer, true));
+        }
+        if let Some(answer) = marked(&book, &claim)? {
+            return Ok((answer, true));
+        }
+        let value = book.claimed(Some(claim), work)?;
+        server.keep_answer(&name, key, &claim, StatusCode::OK, &value);
+        Ok((value, false))
+    })
+    .await?;
+    Ok(if replayed_now { replayed(StatusCode::OK, &value) } else { json_response(StatusCode::OK, &value) })
 }
 
 pub async fn append(
@@ -385,17 +508,11 @@ pub async fn append(
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let key = idempotency_key(&headers)?;
     let bytes = body_bytes(body)?;
-    let fingerprint = {
-        let mut hasher = blake3::Hasher::new_derive_key(IDEMPOTENCY_CONTEXT);
-        hasher.update(name.as_bytes()).update(b"\0").update(raw.as_deref().unwrap_or("").as_bytes());
-        hasher.update(b"\0").update(&bytes);
-        Hash32(*hasher.finalize().as_bytes())
-    };
     let (mut bodies, write) = if is_ndjson(&headers) {
         let query = Query::parse(raw, &["actor", "source", "expected_head"])?;
         let text = std::str::from_utf8(&bytes)
@@ -409,7 +526,7 @@ pub async fn append(
         (bodies, write)
     } else {
         Query::parse(raw, &[])?;
-        let request: AppendRequest = json_body(Ok(bytes))?;
+        let request: AppendRequest = json_body(Ok(bytes.clone()))?;
         let mut bodies = Vec::with_capacity(request.events.len());
         for (index, value) in request.events.into_iter().enumerate() {
             let label = format!("events[{index}]");
@@ -429,58 +546,12 @@ pub async fn append(
             format!("{} events in one append; the limit is {}", bodies.len(), server.limits.events_max),
         ));
     }
-    let marker = key.as_ref().map(|key| {
-        let mut hasher = blake3::Hasher::new_derive_key(IDEMPOTENCY_CONTEXT);
-        hasher.update(b"marker\0").update(name.as_bytes()).update(b"\0").update(key.as_bytes());
-        Hash32(*hasher.finalize().as_bytes())
-    });
-    let blobs_wanted = replay::service::fill_profiles(&mut bodies)?;
-    let (value, replayed) = on_book(Arc::clone(&server), name.clone(), move |open| {
-        let mut book = open.lock();
-        if let (Some(key), Some(marker)) = (&key, marker) {
-            if let Some((seen, answer)) = server.answers().by_key.get(&(name.clone(), key.clone())) {
-                if *seen != fingerprint {
-                    return Err(reused_key());
-                }
-                return Ok((answer.clone(), true));
-            }
-            if let Some(stored) = book.ledger().blob(marker).map_err(BookError::from)? {
-                if stored.get(..32) != Some(&fingerprint.0[..]) {
-                    return Err(reused_key());
-                }
-                let first = stored.get(32..40).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
-                let head = book.ledger().head().map_err(BookError::from)?;
-                return Ok((json!({ "first": first, "head": head.seq.0, "hash": head.hash.to_hex() }), true));
-            }
-        }
-        let mut blobs = blobs_wanted;
-        if let Some(marker) = marker {
-            let first = book.ledger().head().map_err(BookError::from)?.seq.0 + 1;
-            let mut bytes = fingerprint.0.to_vec();
-            bytes.extend_from_slice(&first.to_le_bytes());
-            blobs.push((marker, bytes));
-        }
+    let blobs = replay::service::fill_profiles(&mut bodies)?;
+    write_once(server, name, &asked, &bytes, move |book| {
         let written = book.submit_labelled(&write, bodies, blobs)?;
-        let value = crate::json::submitted(&written.submitted, &[]);
-        if let Some(key) = key {
-            let mut answers = server.answers();
-            let slot = (name.clone(), key);
-            answers.order.push_back(slot.clone());
-            answers.by_key.insert(slot, (fingerprint, value.clone()));
-            while answers.order.len() > ANSWERS_KEPT {
-                if let Some(old) = answers.order.pop_front() {
-                    answers.by_key.remove(&old);
-                }
-            }
-        }
-        Ok((value, false))
+        Ok(crate::json::submitted(&written.submitted, &[]))
     })
-    .await?;
-    let mut response = json_response(StatusCode::OK, &value);
-    if replayed {
-        response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
-    }
-    Ok(response)
+    .await
 }
 
 fn reused_key() -> Problem {
@@ -508,17 +579,18 @@ pub struct RollbackRequest {
 pub async fn rollback(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let request: RollbackRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: RollbackRequest = json_body(Ok(bytes.clone()))?;
     let write = write_options(request.actor, request.source, request.expected_head);
-    let value = on_book(server, name, move |open| {
-        let written = open.lock().rollback(Seq(request.to), request.reason, &write)?;
+    write_once(server, name, &asked, &bytes, move |book| {
+        let written = book.rollback(Seq(request.to), request.reason, &write)?;
         Ok(crate::json::submitted(&written.submitted, &[]))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 fn double<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
@@ -586,11 +658,13 @@ pub struct TermEditRequest {
 pub async fn term_edit(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "term id")?;
     let id = record_id(&id, "id")?;
-    let request: TermEditRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: TermEditRequest = json_body(Ok(bytes.clone()))?;
     let edit = replay::TermEdit {
         src: request.src,
         dst: request.dst,
@@ -614,12 +688,11 @@ pub async fn term_edit(
         note_release_to: request.note_release_to,
     };
     let write = write_options(request.actor, request.source, request.expected_head);
-    let value = on_book(server, name, move |open| {
-        let written = open.lock().term_edit(id, &edit, &write)?;
+    write_once(server, name, &asked, &bytes, move |book| {
+        let written = book.term_edit(id, &edit, &write)?;
         Ok(crate::json::submitted(&written.submitted, &[]))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 // ----- reads -----
@@ -737,13 +810,19 @@ pub async fn log(
     if let Some(to) = to.filter(|to| *to < from) {
         return Err(Problem::invalid(format!("from {from} is after to {to}: no event is in that range")).at("to"));
     }
-    let (ledger, head) = on_book(server, name, move |open| {
+    // A revision past the head is out of range, as for every read that names one.
+    let (ledger, end) = on_book(server, name, move |open| {
         let book = open.lock();
-        let head = book.ledger().head().map_err(BookError::from)?.seq.0;
-        Ok((book.ledger_handle(), head))
+        let (_, end) = book.log_range(Seq(from), to.map(Seq)).map_err(|error| {
+            let at = match &error {
+                BookError::BeyondHead { revision, .. } if *revision == Seq(from) => "from",
+                _ => "to",
+            };
+            Problem::from(error).at(at)
+        })?;
+        Ok((book.ledger_handle(), end.0))
     })
     .await?;
-    let end = to.unwrap_or(head).min(head);
     let last = end.min(from.saturating_add(limit - 1));
     let next = (last < end).then_some(last + 1);
     let (lines, receiver) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
@@ -1009,6 +1088,7 @@ pub async fn import(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
@@ -1026,12 +1106,11 @@ pub async fn import(
         target_lang: query.text("target_lang").map(str::to_owned),
     };
     let bytes = body_bytes(body)?;
-    let value = on_book(server, name, move |open| {
-        let report = open.lock().import(&file, &bytes, &options)?;
+    write_once(server, name, &asked, &bytes.clone(), move |book| {
+        let report = book.import(&file, &bytes, &options)?;
         Ok(crate::json::import_report(&report, dry_run))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 pub async fn export(
@@ -1176,11 +1255,13 @@ pub struct JudgeRequest {
 pub async fn review_accept(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "id")?;
     let id = record_id(&id, "id")?;
-    let request: AcceptRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: AcceptRequest = json_body(Ok(bytes.clone()))?;
     let term = request.term.as_deref().map(|term| record_id(term, "term")).transpose()?;
     let acceptance = replay::review::Acceptance {
         dst: request.dst,
@@ -1190,48 +1271,50 @@ pub async fn review_accept(
         term,
     };
     let write = write_options(request.actor, request.source, None);
-    let value = on_book(server, name, move |open| {
-        let written = open.lock().review_accept(id, &acceptance, &write)?;
+    write_once(server, name, &asked, &bytes, move |book| {
+        let written = book.review_accept(id, &acceptance, &write)?;
         Ok(crate::json::submitted(&written.submitted, &[]))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 async fn judge(
     server: Arc<Server>,
     path: Result<Path<(String, String)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
     verdict: Verdict,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "id")?;
     let id = record_id(&id, "id")?;
-    let request: JudgeRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: JudgeRequest = json_body(Ok(bytes.clone()))?;
     let reason =
         request.reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
     let write = write_options(request.actor, request.source, None);
-    let value = on_book(server, name, move |open| {
-        let written = open.lock().review_judge(id, verdict, &reason, request.note, &write)?;
+    write_once(server, name, &asked, &bytes, move |book| {
+        let written = book.review_judge(id, verdict, &reason, request.note, &write)?;
         Ok(crate::json::submitted(&written.submitted, &[]))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 pub async fn review_reject(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    judge(server, path, body, Verdict::Reject).await
+    judge(server, path, asked, body, Verdict::Reject).await
 }
 
 pub async fn review_verify(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    judge(server, path, body, Verdict::Verify).await
+    judge(server, path, asked, body, Verdict::Verify).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -1251,19 +1334,20 @@ pub struct ScanRequest {
 pub async fn scan(
     State(server): Shared,
     path: Result<Path<(String, u32)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
     let chapter = chapter_number(chapter, "chapter")?;
-    let request: ScanRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: ScanRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
     let write = write_options(request.actor, Some(format!("ch{chapter}/{}", request.chunk)), None);
-    let value = on_book(server, name, move |open| {
-        let scanned = open.lock().scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
+    write_once(server, name, &asked, &bytes, move |book| {
+        let scanned = book.scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
         Ok(crate::json::scanned(&scanned, dry_run))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 // ----- governance -----
@@ -1296,6 +1380,7 @@ pub async fn expect_import(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
@@ -1306,12 +1391,11 @@ pub async fn expect_import(
     let actor = Some(query.text("actor").unwrap_or("import:cast-list").to_owned());
     let write = write_options(actor, None, query.number("expected_head")?);
     let bytes = body_bytes(body)?;
-    let value = on_book(server, name, move |open| {
-        let imported = open.lock().expect_import(&file, &bytes, format, dry_run, &write)?;
+    write_once(server, name, &asked, &bytes.clone(), move |book| {
+        let imported = book.expect_import(&file, &bytes, format, dry_run, &write)?;
         Ok(crate::json::expect_imported(&imported, dry_run))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 // ----- embedding -----
@@ -1415,10 +1499,12 @@ pub struct EmbeddingModelRequest {
 pub async fn embedding_set_model(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let request: EmbeddingModelRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: EmbeddingModelRequest = json_body(Ok(bytes.clone()))?;
     let options = suggest::ModelOptions {
         output: request.output,
         dim: request.dim,
@@ -1432,15 +1518,13 @@ pub async fn embedding_set_model(
     };
     let write = write_options(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
-    let value = on_book(server, name, move |open| {
+    write_once(server, name, &asked, &bytes, move |book| {
         let files = embedding.embedding.files()?;
-        let mut book = open.lock();
-        let set = suggest::set_model(&mut book, files, &options, &write)?;
-        let status = suggest::status(&mut book)?;
+        let set = suggest::set_model(book, files, &options, &write)?;
+        let status = suggest::status(book)?;
         Ok(crate::embed_views::set_model_json(&set, &status))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -1491,17 +1575,19 @@ pub struct SuggestRequest {
 pub async fn suggest(
     State(server): Shared,
     path: Result<Path<(String, u32)>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
     let chapter = chapter_number(chapter, "chapter")?;
-    let request: SuggestRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: SuggestRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
     let actor = request.actor.unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned());
     let write = write_options(Some(actor), Some(format!("ch{chapter}/{}", request.chunk)), None);
     let embedding = Arc::clone(&server);
-    let value = on_book(server, name, move |open| {
-        embedding.embedding.with_model(&mut open.lock(), |book, model| {
+    write_once(server, name, &asked, &bytes, move |book| {
+        embedding.embedding.with_model(book, |book, model| {
             let options = suggest::SuggestOptions {
                 min_score: request.min_score,
                 phrases: request.phrases.unwrap_or(false),
@@ -1511,8 +1597,7 @@ pub async fn suggest(
             Ok(crate::embed_views::suggested_json(&suggested, dry_run))
         })
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -1530,20 +1615,21 @@ pub struct DedupeRequest {
 pub async fn dedupe(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
+    asked: Asked,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let request: DedupeRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: DedupeRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
     let actor = request.actor.unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned());
     let write = write_options(Some(actor), Some("dedupe".to_owned()), None);
     let embedding = Arc::clone(&server);
-    let value = on_book(server, name, move |open| {
-        embedding.embedding.with_model(&mut open.lock(), |book, model| {
+    write_once(server, name, &asked, &bytes, move |book| {
+        embedding.embedding.with_model(book, |book, model| {
             let deduped = suggest::dedupe(book, model, request.min_score, dry_run, &write)?;
             Ok(crate::embed_views::deduped_json(&deduped, dry_run))
         })
     })
-    .await?;
-    ok(value)
+    .await
 }

@@ -7,15 +7,18 @@
 //! buttons are HTML forms that make the same Book calls as the API's review routes.
 //!
 //! Security: no JavaScript at all, a Content-Security-Policy that allows none (and
-//! styles only from `/ui/static/`), a per-server random CSRF token in every form,
-//! checked on every POST, and, when the server has a bearer token, the same token
-//! behind a login form that sets an HttpOnly, SameSite=Strict session cookie (a
-//! keyed hash of the token under a per-server random key), or the bearer header.
+//! styles only from `/ui/static/`), a CSRF token in every form bound to the browser
+//! (a keyed hash, under a per-server random key, of a random value the browser holds
+//! in an HttpOnly, SameSite=Strict cookie), checked with the request's origin on
+//! every POST, and, when the server has a bearer token, the same token behind a login
+//! form that sets an HttpOnly, SameSite=Strict session cookie (a keyed hash of the
+//! token under a per-server random key), or the bearer header.
 
 pub mod html;
 pub mod pages;
 pub mod svg;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -37,6 +40,10 @@ form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 /// The session cookie set by the login form.
 pub const SESSION_COOKIE: &str = "lorebank_ui";
 
+/// The cookie that names the browser to the CSRF check: 64 hex digits drawn by the
+/// server, set on the first page a browser gets.
+pub const BROWSER_COOKIE: &str = "lorebank_csrf";
+
 /// blake3 `derive_key` context of the session cookie's value.
 const SESSION_CONTEXT: &str = "lorebank 2026 ui session v1";
 
@@ -49,31 +56,43 @@ const ICON: &str = include_str!("icon.svg");
 /// The per-server secrets of the UI, drawn once when the server starts (the only
 /// random numbers the server draws; nothing hashed into a book depends on them).
 pub struct Keys {
-    /// The CSRF token every form carries (64 hex digits).
-    csrf: String,
+    /// The key a browser's CSRF token is derived with from its cookie.
+    csrf: [u8; 32],
     /// The key the session cookie's value is derived with.
     session: [u8; 32],
+    /// The key browser cookies are drawn with, and how many were drawn.
+    browsers: [u8; 32],
+    n_browsers: AtomicU64,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 impl Keys {
     /// Draws new keys from the operating system.
     pub fn generate() -> Result<Keys, String> {
-        let mut bytes = [0u8; 64];
+        let mut bytes = [0u8; 96];
         getrandom::fill(&mut bytes).map_err(|error| format!("cannot draw the UI's keys: {error}"))?;
-        let csrf = bytes[..32].iter().map(|byte| format!("{byte:02x}")).collect();
-        let mut session = [0u8; 32];
-        session.copy_from_slice(&bytes[32..]);
-        Ok(Keys { csrf, session })
+        let key = |at: usize| -> [u8; 32] { bytes[at..at + 32].try_into().unwrap_or([0; 32]) };
+        Ok(Keys { csrf: key(0), session: key(32), browsers: key(64), n_browsers: AtomicU64::new(0) })
     }
 
-    /// The CSRF token forms carry.
-    pub fn csrf(&self) -> &str {
-        &self.csrf
+    /// A new browser cookie value: 64 hex digits no one without the server's keys
+    /// can foresee (a keyed hash of a counter).
+    fn new_browser(&self) -> String {
+        let n = self.n_browsers.fetch_add(1, Ordering::Relaxed);
+        hex(blake3::keyed_hash(&self.browsers, &n.to_le_bytes()).as_bytes())
     }
 
-    /// Whether `given` is this server's CSRF token (constant time).
-    pub fn csrf_holds(&self, given: &str) -> bool {
-        bool::from(given.as_bytes().ct_eq(self.csrf.as_bytes()))
+    /// The CSRF token of the forms served to the browser whose cookie is `browser`.
+    pub fn csrf(&self, browser: &Browser) -> String {
+        hex(blake3::keyed_hash(&self.csrf, browser.0.as_bytes()).as_bytes())
+    }
+
+    /// Whether `given` is the CSRF token of `browser` (constant time).
+    pub fn csrf_holds(&self, browser: &Browser, given: &str) -> bool {
+        bool::from(given.as_bytes().ct_eq(self.csrf(browser).as_bytes()))
     }
 
     /// The session cookie's value for a client that showed `token`.
@@ -100,12 +119,42 @@ pub fn router(server: Arc<Server>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/review/{id}/{action}", post(pages::review_write))
         .route("/ui/logout", post(pages::logout))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&server), gate));
-    Router::new()
+    let forms = Router::new()
         .route("/ui/login", get(pages::login_form).post(pages::login))
+        .merge(pages)
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&server), browser));
+    Router::new()
         .route("/ui/static/ui.css", get(stylesheet))
         .route("/ui/static/icon.svg", get(icon))
-        .merge(pages)
+        .merge(forms)
         .layer(middleware::from_fn(secure))
+}
+
+/// The browser a page is served to, as its [`BROWSER_COOKIE`] names it: the CSRF
+/// token of its forms is derived from it, so a page served to one browser is no key
+/// for another.
+#[derive(Clone, Debug)]
+pub struct Browser(String);
+
+/// Names the browser of every page and form: the value of its cookie, or a new one,
+/// set on the answer. The handlers get it as an extension.
+async fn browser(State(server): State<Arc<Server>>, mut request: Request, next: Next) -> Response {
+    let known = cookie(request.headers(), BROWSER_COOKIE)
+        .filter(|value| value.len() == 64 && value.bytes().all(|byte| byte.is_ascii_hexdigit()))
+        .map(str::to_owned);
+    let (browser, new) = match known {
+        Some(value) => (Browser(value), false),
+        None => (Browser(server.ui.new_browser()), true),
+    };
+    request.extensions_mut().insert(browser.clone());
+    let mut response = next.run(request).await;
+    if new {
+        let cookie = format!("{BROWSER_COOKIE}={}; Path=/ui; HttpOnly; SameSite=Strict", browser.0);
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
 }
 
 async fn stylesheet() -> Response {
@@ -136,7 +185,10 @@ pub fn add_security_headers(headers: &mut HeaderMap) {
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    // Not `no-referrer`: under it a browser sends `Origin: null` with a page's own
+    // forms, which the origin check refuses. `same-origin` still tells no other site
+    // which page linked to it.
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     if !headers.contains_key(header::CACHE_CONTROL) {
         // Pages carry the CSRF token and the book's contents.
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -205,6 +257,15 @@ fn expired_cookie() -> &'static str {
 /// the login form (which comes back here), a form posted without it is refused.
 async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
     if authorized(&server, request.headers()) {
+        // Every page reads the book's full view: the same rule as the API's.
+        let refused = match crate::serve::asked_party(request.headers()) {
+            Ok(None) => None,
+            Ok(Some(_)) => Some(crate::serve::party_refused(request.method().as_str(), request.uri().path())),
+            Err(problem) => Some(problem),
+        };
+        if let Some(problem) = refused {
+            return html::error_page(&problem).into_response();
+        }
         return next.run(request).await;
     }
     if request.method() == Method::GET || request.method() == Method::HEAD {
@@ -226,18 +287,52 @@ pub fn redirect(location: &str) -> Response {
 }
 
 /// Where a login may send the browser back to: a path under `/ui/` of this server,
-/// never another host.
+/// never another host. The path is normalised as a browser resolves it (`.` and
+/// `..` segments, `%2e` spelled either way, are resolved) before it is judged, so
+/// `/ui/../v1/books` is no way out; anything else goes to `/ui/`.
 pub fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(path)
-            if (path == "/ui" || path.starts_with("/ui/"))
-                && !path.contains("//")
-                && !path.contains('\\')
-                && path.bytes().all(|b| b.is_ascii_graphic()) =>
-        {
-            path.to_owned()
+    let fallback = || "/ui/".to_owned();
+    let Some(next) = next else { return fallback() };
+    let (path, query) = match next.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (next, None),
+    };
+    let lower = path.to_ascii_lowercase();
+    if !path.starts_with('/')
+        || path.contains("//")
+        || path.contains('\\')
+        // An encoded slash or backslash is one to whoever decodes it.
+        || lower.contains("%2f")
+        || lower.contains("%5c")
+        || !next.bytes().all(|b| b.is_ascii_graphic())
+    {
+        return fallback();
+    }
+    let mut segments: Vec<&str> = Vec::new();
+    let mut ends_in_dot = false;
+    for segment in path[1..].split('/') {
+        ends_in_dot = true;
+        match segment.to_ascii_lowercase().replace("%2e", ".").as_str() {
+            "." => {}
+            ".." => {
+                segments.pop();
+            }
+            _ => {
+                segments.push(segment);
+                ends_in_dot = false;
+            }
         }
-        _ => "/ui/".to_owned(),
+    }
+    if ends_in_dot {
+        segments.push("");
+    }
+    let normal = format!("/{}", segments.join("/"));
+    if normal != "/ui" && !normal.starts_with("/ui/") {
+        return fallback();
+    }
+    match query {
+        Some(query) => format!("{normal}?{query}"),
+        None => normal,
     }
 }
 
@@ -255,5 +350,26 @@ mod tests {
             assert_eq!(safe_next(Some(bad)), "/ui/", "{bad}");
         }
         assert_eq!(safe_next(None), "/ui/");
+    }
+
+    #[test]
+    fn a_login_resolves_dot_segments_before_it_judges_the_path() {
+        for escaping in [
+            "/ui/../v1/books",
+            "/ui/%2e%2e/v1/books",
+            "/ui/%2E%2e/v1/books",
+            "/ui/.%2E/v1/books",
+            "/ui/books/../../v1/books?x=1",
+            "/ui/./../v1",
+            "/ui/..",
+            "/ui/%2fv1",
+            "/ui/%5Cv1",
+        ] {
+            assert_eq!(safe_next(Some(escaping)), "/ui/", "{escaping}");
+        }
+        assert_eq!(safe_next(Some("/ui/books/a/../b?x=..")), "/ui/books/b?x=..");
+        assert_eq!(safe_next(Some("/ui/books/./a")), "/ui/books/a");
+        assert_eq!(safe_next(Some("/ui/books/..")), "/ui/");
+        assert_eq!(safe_next(Some("/ui/books/%E7%81%AF")), "/ui/books/%E7%81%AF");
     }
 }

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use ledger_model::*;
 use serde::Deserialize;
 
 use super::html::{self, Chrome, Notice, Page};
+use super::Browser;
 use crate::serve::audit;
 use crate::serve::problem::Problem;
 use crate::serve::routes::{
@@ -43,17 +44,21 @@ impl IntoResponse for PageError {
 
 type PageResult = Result<Response, PageError>;
 
-fn chrome(server: &Server) -> Chrome {
-    Chrome { csrf: server.ui.csrf().to_owned(), logout: !server.tokens.is_empty() }
+fn chrome(server: &Server, browser: &Browser) -> Chrome {
+    Chrome { csrf: server.ui.csrf(browser), logout: !server.tokens.is_empty() }
 }
 
 fn page(markup: maud::Markup) -> PageResult {
     Ok(Page::ok(markup).into_response())
 }
 
-pub async fn library(State(server): Shared, RawQuery(raw): RawQuery) -> PageResult {
+pub async fn library(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
     Query::parse(raw, &[])?;
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     let library = Arc::clone(&server);
     let names = blocking(move || Ok(server.library.list()?)).await.map_err(|problem| in_library(&library, problem))?;
     page(html::library(&chrome, &names))
@@ -61,61 +66,66 @@ pub async fn library(State(server): Shared, RawQuery(raw): RawQuery) -> PageResu
 
 pub async fn book(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let name = book_name(path)?;
     Query::parse(raw, &[])?;
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     let overview = audit::overview(server, name.clone()).await?;
     page(html::book(&chrome, &name, &overview))
 }
 
 pub async fn chapter(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<(String, u32)>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
     Query::parse(raw, &[])?;
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     let audit = audit::chapter(server, name.clone(), chapter).await?;
     page(html::chapter(&chrome, &name, &audit))
 }
 
 pub async fn term(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<(String, String)>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let (name, id) = book_and::<String>(path, "term id")?;
     Query::parse(raw, &[])?;
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     let timeline = audit::timeline(server, name.clone(), &id).await?;
     page(html::term(&chrome, &name, &timeline))
 }
 
 pub async fn event(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<(String, u64)>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let (name, seq) = book_and::<u64>(path, "seq")?;
     Query::parse(raw, &[])?;
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     let (event, head) = audit::event(server, name.clone(), seq).await?;
     page(html::event(&chrome, &name, &event, head))
 }
 
 pub async fn diff(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let name = book_name(path)?;
     let query = Query::parse(raw, &["from", "to"])?;
     let (from, to) = (query.number::<u64>("from")?, query.number::<u64>("to")?);
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     // Without `from` the page is the form alone.
     let Some(from) = from else { return page(html::diff(&chrome, &name, None, to, None)) };
     let diff = audit::diff(server, name.clone(), from, to).await?;
@@ -124,12 +134,13 @@ pub async fn diff(
 
 pub async fn rollback(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let name = book_name(path)?;
     let query = Query::parse(raw, &["to"])?;
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     if query.text("to").is_none() {
         return page(html::rollback(&chrome, &name, None, None));
     }
@@ -140,6 +151,7 @@ pub async fn rollback(
 
 pub async fn review(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
@@ -153,16 +165,16 @@ pub async fn review(
         (None, None, None) => None,
         _ => return Err(Problem::invalid("query parameters done, id and head go together").into()),
     };
-    let chrome = chrome(&server);
+    let chrome = chrome(&server, &browser);
     let queue = audit::queue(server, name.clone()).await?;
     page(html::review(&chrome, &name, &queue, notice.as_ref(), &actor))
 }
 
-/// The fields of a review form; a field left empty is not given.
+/// The fields of a review form besides its CSRF token; a field left empty is not
+/// given.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReviewForm {
-    csrf: String,
     actor: Option<String>,
     dst: Option<String>,
     gender: Option<String>,
@@ -175,28 +187,56 @@ fn given(field: Option<String>) -> Option<String> {
     field.map(|text| text.trim().to_owned()).filter(|text| !text.is_empty())
 }
 
-/// Parses a form body (`application/x-www-form-urlencoded`).
-fn form<T: serde::de::DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, Problem> {
+/// Checks that a posted form comes from a page this server served to this browser,
+/// then parses its other fields (`application/x-www-form-urlencoded`). The form must
+/// carry exactly one `csrf` field, holding the CSRF token of the browser's cookie,
+/// and, when the browser says where it posts from, come from this origin: else 403,
+/// before any other field is looked at. A field given twice is 400.
+fn form<T: serde::de::DeserializeOwned>(
+    server: &Server,
+    headers: &HeaderMap,
+    browser: &Browser,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, Problem> {
     let bytes = body_bytes(body)?;
-    serde_urlencoded::from_bytes(&bytes).map_err(|error| Problem::invalid(format!("form: {error}")))
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_bytes(&bytes).map_err(|error| Problem::invalid(format!("form: {error}")))?;
+    let forbidden = |detail: &str| Problem::new(StatusCode::FORBIDDEN, "forbidden", detail.to_owned());
+    let tokens: Vec<&str> = pairs.iter().filter(|(name, _)| name == "csrf").map(|(_, value)| value.as_str()).collect();
+    match tokens.as_slice() {
+        [] => return Err(forbidden("the form carries no CSRF token: reload the page and try again")),
+        [token] if server.ui.csrf_holds(browser, token) => {}
+        [_] => {
+            return Err(forbidden(
+                "the form's CSRF token is not this browser's for this server: reload the page and try again",
+            ))
+        }
+        _ => return Err(forbidden("the form carries its CSRF token more than once")),
+    }
+    check_origin(headers).map_err(|detail| forbidden(&detail))?;
+    let mut fields = serde_json::Map::new();
+    for (name, value) in pairs.into_iter().filter(|(name, _)| name != "csrf") {
+        if fields.contains_key(&name) {
+            return Err(Problem::invalid(format!("form field {name:?} is given twice")).at(name));
+        }
+        fields.insert(name, serde_json::Value::String(value));
+    }
+    serde_json::from_value(serde_json::Value::Object(fields))
+        .map_err(|error| Problem::invalid(format!("form: {error}")))
 }
 
-/// A form must come from a page of this server: its CSRF token, and, when the
-/// browser says where it posts from, this origin.
-fn check_form(server: &Server, headers: &HeaderMap, csrf: &str) -> Result<(), Problem> {
-    let forbidden = |detail: &str| Problem::new(StatusCode::FORBIDDEN, "forbidden", detail.to_owned());
-    if !server.ui.csrf_holds(csrf) {
-        return Err(forbidden("the form's CSRF token is not this server's: reload the page and try again"));
-    }
-    let origin = headers.get(header::ORIGIN).and_then(|value| value.to_str().ok());
+/// A form must come from this origin when the browser says where it posts from.
+/// `Origin: null` (a sandboxed frame, a `data:` page, a redirect across origins) is
+/// no page of this server.
+fn check_origin(headers: &HeaderMap) -> Result<(), String> {
+    let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+    let origin = origin.to_str().unwrap_or("");
     let host = headers.get(header::HOST).and_then(|value| value.to_str().ok());
-    if let (Some(origin), Some(host)) = (origin, host) {
-        let from = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
-        if origin != "null" && from != Some(host) {
-            return Err(forbidden("the form was posted from another origin"));
-        }
+    let from = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+    match (from, host) {
+        (Some(from), Some(host)) if from == host => Ok(()),
+        _ => Err(format!("the form was posted from another origin ({origin:?}), not from this server's pages")),
     }
-    Ok(())
 }
 
 fn gender(text: Option<String>) -> Result<Option<Gender>, Problem> {
@@ -210,6 +250,7 @@ fn gender(text: Option<String>) -> Result<Option<Gender>, Problem> {
 
 pub async fn review_write(
     State(server): Shared,
+    Extension(browser): Extension<Browser>,
     path: Result<Path<(String, String, String)>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -223,8 +264,7 @@ pub async fn review_write(
         "verify" => Some(Verdict::Verify),
         other => return Err(Problem::not_found(format!("no review action {other:?}: accept, reject or verify")).into()),
     };
-    let fields: ReviewForm = form(body)?;
-    check_form(&server, &headers, &fields.csrf)?;
+    let fields: ReviewForm = form(&server, &headers, &browser, body)?;
     let id = record_id(&id, "id")?;
     let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
     let write = write_options(Some(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
@@ -268,30 +308,35 @@ pub async fn review_write(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LoginForm {
-    csrf: String,
     token: String,
     next: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LogoutForm {
-    csrf: String,
-}
+struct LogoutForm {}
 
-pub async fn login_form(State(server): Shared, RawQuery(raw): RawQuery) -> PageResult {
+pub async fn login_form(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
     let query = Query::parse(raw, &["next"])?;
     let next = super::safe_next(query.text("next"));
     if server.tokens.is_empty() {
         // Nothing to log in to.
         return Ok(super::redirect(&next));
     }
-    page(html::login(&chrome(&server), &next, false))
+    page(html::login(&chrome(&server, &browser), &next, false))
 }
 
-pub async fn login(State(server): Shared, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> PageResult {
-    let fields: LoginForm = form(body)?;
-    check_form(&server, &headers, &fields.csrf)?;
+pub async fn login(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let fields: LoginForm = form(&server, &headers, &browser, body)?;
     let next = super::safe_next(fields.next.as_deref());
     if server.tokens.is_empty() {
         return Ok(super::redirect(&next));
@@ -306,7 +351,7 @@ pub async fn login(State(server): Shared, headers: HeaderMap, body: Result<Bytes
     }
     let Some(token) = matched else {
         // A wrong token, or one that reads as a party: the pages show the full view.
-        let mut page = Page::ok(html::login(&chrome(&server), &next, true));
+        let mut page = Page::ok(html::login(&chrome(&server, &browser), &next, true));
         page.status = StatusCode::UNAUTHORIZED;
         return Ok(page.into_response());
     };
@@ -317,9 +362,13 @@ pub async fn login(State(server): Shared, headers: HeaderMap, body: Result<Bytes
     Ok(response)
 }
 
-pub async fn logout(State(server): Shared, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> PageResult {
-    let fields: LogoutForm = form(body)?;
-    check_form(&server, &headers, &fields.csrf)?;
+pub async fn logout(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let LogoutForm {} = form(&server, &headers, &browser, body)?;
     let mut response = super::redirect("/ui/login");
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(super::expired_cookie()));
     Ok(response)

@@ -62,6 +62,10 @@ pub const EMBEDDING_DIM_MAX: u32 = 8_192;
 /// crate's `OPERATOR_LIBRARIES_MAX`).
 pub const EMBEDDING_OPERATOR_LIBRARIES_MAX: usize = 8;
 
+/// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
+/// ASCII without space, so one byte a character.
+pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;
+
 // A summary at its limit, in 4-byte UTF-8, must still fit an event with room to spare
 // for the envelope and the other fields.
 const _: () = assert!(SUMMARY_CHARS_MAX * 4 + 4 * NOTE_CHARS_MAX < EVENT_BYTES_MAX);
@@ -82,3 +86,5 @@ const _: () = assert!(BATCH_EVENTS_MAX <= u32::MAX as usize);
 const _: () = assert!(EVENT_BYTES_MAX <= u32::MAX as usize);
 const _: () = assert!(DOCUMENT_BYTES_MAX <= crate::codec::DOCUMENT_BYTES_MAX);
 const _: () = assert!(BATCH_BYTES_MAX <= GROUP_BYTES_MAX);
+// An idempotency key is one header value: well inside the header bytes a server reads.
+const _: () = assert!(IDEMPOTENCY_KEY_BYTES_MAX >= 16 && IDEMPOTENCY_KEY_BYTES_MAX <= 1024);
