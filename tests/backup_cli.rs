@@ -325,3 +325,80 @@ fn an_archive_whose_checksums_hold_but_whose_receipt_is_filed_under_another_id_c
     assert!(err.contains("resealed.archive") && err.contains("receipt"), "{err}");
     assert_eq!(dir.names(), before, "a refused import left a file");
 }
+
+/// Runs `args` on `book` with `--json` and `RUST_BACKTRACE=1` (a panic would print a
+/// backtrace), and checks that stderr is empty on success and otherwise exactly one
+/// JSON error object whose exit code is the process's; returns the exit code and
+/// the message.
+fn one_json_error(dir: &Dir, book: &str, args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+        .arg("--json")
+        .arg("--book")
+        .arg(dir.path(book))
+        .args(args)
+        .env_remove("LOREBANK_SERVER")
+        .env_remove("LOREBANK_BOOK")
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if code == 0 {
+        assert_eq!(stderr, "", "{args:?} on {book} succeeded but said something on stderr");
+        return (0, String::new());
+    }
+    assert_eq!(stderr.lines().count(), 1, "{args:?} on {book}: stderr is not one line:\n{stderr}");
+    let error: Value = serde_json::from_str(&stderr)
+        .unwrap_or_else(|error| panic!("{args:?} on {book}: stderr is not one JSON object ({error}):\n{stderr}"));
+    assert_eq!(error["error"]["exit_code"], code, "{args:?} on {book}: {stderr}");
+    (code, error["error"]["message"].as_str().unwrap_or_default().to_owned())
+}
+
+#[test]
+fn a_damaged_backup_is_exit_3_for_restore_and_verify_with_one_json_object_on_stderr() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    let clean = std::fs::read(dir.path("backup.lorebank")).unwrap();
+    assert!(clean.len() > 16 * 4096, "the backup has {} bytes", clean.len());
+    // A flipped byte at the start of a page (its type: redb panics on many of them
+    // while opening) and inside one; a truncation anywhere.
+    let mut damage: Vec<(String, Vec<u8>)> = Vec::new();
+    for at in (1..=16).map(|page| page * 4096).chain([4096 + 300, 9 * 4096 + 1000, clean.len() / 2 + 7]) {
+        let mut bytes = clean.clone();
+        bytes[at] ^= 0xff;
+        damage.push((format!("flipped at {at}"), bytes));
+    }
+    let truncated =
+        [0, 100, 4096, 3 * 4096 + 17, clean.len() / 4, clean.len() / 2, clean.len() - 4096, clean.len() - 1];
+    for len in truncated {
+        damage.push((format!("truncated to {len}"), clean[..len].to_vec()));
+    }
+    let (mut n_refused, mut n_storage) = (0, 0);
+    for (what, bytes) in &damage {
+        let is_truncated = what.starts_with("truncated");
+        std::fs::write(dir.path("damaged.lorebank"), bytes).unwrap();
+        let (restore, message) = one_json_error(&dir, "restored.lorebank", &["restore", &dir.arg("damaged.lorebank")]);
+        if restore == 0 {
+            std::fs::remove_file(dir.path("restored.lorebank")).unwrap();
+        }
+        assert!(!dir.path("restored.lorebank").exists(), "{what}: a refused restore installed the backup");
+        // `verify` may recover a file in place: it gets a copy of its own.
+        std::fs::write(dir.path("damaged.lorebank"), bytes).unwrap();
+        let (verify, _) = one_json_error(&dir, "damaged.lorebank", &["verify"]);
+        if is_truncated {
+            assert_eq!((restore, verify), (3, 3), "{what}: restore exits {restore} ({message}), verify {verify}");
+        } else {
+            // A byte redb never reads (a free page) changes nothing.
+            assert!(restore == 0 || restore == 3, "{what}: restore exits {restore}: {message}");
+            assert!(verify == 0 || verify == 3, "{what}: verify exits {verify}");
+        }
+        n_refused += usize::from(restore == 3);
+        n_storage += usize::from(message.contains("storage structure is damaged"));
+    }
+    assert!(n_refused >= 16, "only {n_refused} of {} damaged backups were refused", damage.len());
+    assert!(n_storage > 0, "no damage reached a panic of the storage layer, which this test is about");
+    // Without --json, the one line too.
+    std::fs::write(dir.path("damaged.lorebank"), &clean[..clean.len() / 2]).unwrap();
+    let (_, err) = dir.exits("restored.lorebank", &["restore", &dir.arg("damaged.lorebank")], 3);
+    assert!(err.starts_with("error: ") && err.lines().count() == 1 && err.contains("truncated"), "{err}");
+}

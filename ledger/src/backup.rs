@@ -264,7 +264,19 @@ impl Ledger {
         replace: bool,
         patience: &mut Patience,
     ) -> Result<Staged, BackupError> {
-        let source = Ledger::open_read_only(backup)?;
+        let source = match Ledger::open_read_only(backup) {
+            // A backup is written whole and closed: one that needs recovery was cut
+            // short or damaged after it was written.
+            Err(OpenError::NeedsRecovery { path }) => {
+                let detail = "it is truncated, or was not closed cleanly: a backup is written whole and closed \
+                              (a book a crash left open recovers with one writable open, `verify`)";
+                return Err(BackupError::Verify {
+                    path,
+                    error: VerifyError::Damaged { object: "the file".into(), detail: detail.into() },
+                });
+            }
+            other => other?,
+        };
         source.verify().map_err(|error| BackupError::Verify { path: backup.display().to_string(), error })?;
         refuse_existing(book, replace)?;
         let turn = if book.exists() { turns::wait_turn(book, Access::Write, patience)? } else { None };
@@ -767,6 +779,7 @@ pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
 
     use ledger_model::{Body, NewEvent, TermRetired};
 
@@ -879,6 +892,49 @@ mod tests {
         for len in 0..bytes.len() {
             assert!(read_archive("x", &bytes[..len]).is_err(), "a truncation to {len} bytes was accepted");
         }
+    }
+
+    /// Damage a restore must name as damage: never an I/O failure, never a book
+    /// that merely needs recovery.
+    fn is_damage(error: &BackupError) -> bool {
+        matches!(
+            error,
+            BackupError::Verify { error: VerifyError::Corrupted { .. } | VerifyError::Damaged { .. }, .. }
+                | BackupError::Open(OpenError::Corrupted { .. } | OpenError::NotALedger { .. })
+        )
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_page_head_of_a_backup_is_refused_as_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = small_book(&dir.path().join("book.lorebank"));
+        ledger.backup_to(&dir.path().join("backup.lorebank"), false).unwrap();
+        let clean = std::fs::read(dir.path().join("backup.lorebank")).unwrap();
+        let (damaged, target) = (dir.path().join("damaged.lorebank"), dir.path().join("restored.lorebank"));
+        let restore = |bytes: &[u8]| {
+            std::fs::write(&damaged, bytes).unwrap();
+            let restored = Ledger::restore(&damaged, &target, false, &mut Patience::new(Duration::ZERO));
+            let _ = std::fs::remove_file(&target);
+            restored
+        };
+        // Every length up to the whole file, at the page boundaries and in between.
+        let lengths = (0..clean.len()).filter(|len| len % 4096 == 0 || len % 4096 == 1 || len % 997 == 0);
+        for len in lengths {
+            let error = restore(&clean[..len]).expect_err("a truncated backup was restored");
+            assert!(is_damage(&error), "truncated to {len} of {}: {error:?}", clean.len());
+        }
+        // The first byte of every page (its type), and bytes inside pages: a flip is
+        // harmless (a free page) or refused as damage, never another failure.
+        let mut n_refused = 0;
+        for at in (0..clean.len()).filter(|at| at % 4096 == 0 || at % 4096 == 300 || at % 4096 == 2222) {
+            let mut bytes = clean.clone();
+            bytes[at] ^= 0xff;
+            if let Err(error) = restore(&bytes) {
+                assert!(is_damage(&error), "flipped at {at}: {error:?}");
+                n_refused += 1;
+            }
+        }
+        assert!(n_refused > 0, "no flipped byte was found");
     }
 
     #[test]
