@@ -402,3 +402,103 @@ fn a_damaged_backup_is_exit_3_for_restore_and_verify_with_one_json_object_on_std
     let (_, err) = dir.exits("restored.lorebank", &["restore", &dir.arg("damaged.lorebank")], 3);
     assert!(err.starts_with("error: ") && err.lines().count() == 1 && err.contains("truncated"), "{err}");
 }
+
+/// What a path is, to check that a refused command left it as it was.
+fn kind_of(path: &Path) -> String {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => "absent".into(),
+        Ok(found) if found.file_type().is_symlink() => {
+            format!("link to {}", std::fs::read_link(path).unwrap().display())
+        }
+        Ok(found) if found.is_file() => format!("file of {} bytes", found.len()),
+        Ok(found) if found.is_dir() => "directory".into(),
+        Ok(found) => {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = found.file_type();
+            if kind.is_char_device() {
+                "CharDevice".into()
+            } else if kind.is_socket() {
+                "socket".into()
+            } else {
+                "other".into()
+            }
+        }
+    }
+}
+
+#[test]
+fn copies_are_never_written_over_a_device_a_link_a_directory_the_book_or_its_lock_files() {
+    use std::os::unix::fs::symlink;
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    dir.ok("book.lorebank", &["export-archive", &dir.arg("book.archive")]);
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path("socket")).unwrap();
+    std::fs::create_dir(dir.path("folder")).unwrap();
+    symlink("/dev/null", dir.path("null-link")).unwrap();
+    symlink(dir.path("book.lorebank"), dir.path("book-link")).unwrap();
+    symlink(dir.path("nowhere"), dir.path("dangling")).unwrap();
+    symlink(dir.dir.path(), dir.path("here")).unwrap();
+    std::fs::hard_link(dir.path("book.lorebank"), dir.path("hard.lorebank")).unwrap();
+    let (book, lock) = (dir.arg("book.lorebank"), dir.arg("book.lorebank.lock"));
+    let through_link = dir.path("here").join("book.lorebank").display().to_string();
+    let (socket, folder, null_link, book_link, dangling, hard) = (
+        dir.arg("socket"),
+        dir.arg("folder"),
+        dir.arg("null-link"),
+        dir.arg("book-link"),
+        dir.arg("dangling"),
+        dir.arg("hard.lorebank"),
+    );
+    let backup = dir.arg("backup.lorebank");
+    let archive = dir.arg("book.archive");
+    let export = |out: &str| vec!["export".to_owned(), "--format".into(), "galtransl".into(), "-o".into(), out.into()];
+    let owned = |args: &[&str]| args.iter().map(|arg| (*arg).to_owned()).collect::<Vec<_>>();
+    // (book, command, the path it must leave alone, what the refusal says)
+    let cases: Vec<(&str, Vec<String>, String, &str)> = vec![
+        ("book.lorebank", owned(&["backup", &socket, "--force"]), socket.clone(), "is a socket, not a regular file"),
+        ("book.lorebank", owned(&["backup", &folder, "--force"]), folder.clone(), "is a directory"),
+        (
+            "book.lorebank",
+            owned(&["backup", &null_link, "--force"]),
+            null_link.clone(),
+            "is a symbolic link to /dev/null",
+        ),
+        ("book.lorebank", owned(&["backup", &book, "--force"]), book.clone(), "book.lorebank itself"),
+        ("book.lorebank", owned(&["backup", &book]), book.clone(), "book.lorebank itself"),
+        ("book.lorebank", owned(&["backup", &book_link, "--force"]), book_link.clone(), "symbolic link"),
+        ("book.lorebank", owned(&["backup", &through_link, "--force"]), book.clone(), "itself"),
+        ("book.lorebank", owned(&["backup", &hard, "--force"]), hard.clone(), "itself"),
+        ("book.lorebank", owned(&["backup", &lock, "--force"]), lock.clone(), "a lock file of"),
+        ("book.lorebank", owned(&["export-archive", &book, "--force"]), book.clone(), "itself"),
+        ("book.lorebank", owned(&["export-archive", &socket, "--force"]), socket.clone(), "socket"),
+        ("book.lorebank", owned(&["export-archive", &null_link, "--force"]), null_link.clone(), "symbolic link"),
+        ("book.lorebank", export(&book), book.clone(), "itself"),
+        ("book.lorebank", export(&lock), lock.clone(), "a lock file of"),
+        ("book.lorebank", export(&socket), socket.clone(), "socket"),
+        ("book.lorebank", export(&null_link), null_link.clone(), "symbolic link"),
+        ("book.lorebank", export(&folder), folder.clone(), "directory"),
+        ("socket", owned(&["restore", &backup, "--force"]), socket.clone(), "socket"),
+        ("null-link", owned(&["restore", &backup, "--force"]), null_link.clone(), "symbolic link"),
+        ("book-link", owned(&["restore", &backup, "--force"]), book_link.clone(), "symbolic link"),
+        ("backup.lorebank", owned(&["restore", &backup, "--force"]), backup.clone(), "itself"),
+        ("dangling", owned(&["import-archive", &archive]), dangling.clone(), "symbolic link"),
+    ];
+    for (on, args, keep, says) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (before, book_before) = (kind_of(Path::new(&keep)), std::fs::read(dir.path("book.lorebank")).unwrap());
+        let names = dir.names();
+        let (code, message) = one_json_error(&dir, on, &args);
+        assert_eq!(code, 2, "{args:?} on {on}: {message}");
+        assert!(message.contains(says) && message.contains("refusing"), "{args:?} on {on}: {message}");
+        assert_eq!(kind_of(Path::new(&keep)), before, "{args:?} on {on} changed {keep}");
+        assert!(std::fs::read(dir.path("book.lorebank")).unwrap() == book_before, "{args:?} on {on} changed the book");
+        assert_eq!(dir.names(), names, "{args:?} on {on} left a file");
+    }
+    assert_eq!(kind_of(Path::new("/dev/null")), "CharDevice", "/dev/null");
+    // A regular file is still replaced when asked, through any of these commands.
+    dir.ok("book.lorebank", &["backup", &backup, "--force"]);
+    dir.ok("book.lorebank", &["export-archive", &archive, "--force"]);
+    dir.ok("book.lorebank", &["export", "--format", "galtransl", "-o", &dir.arg("glossary.json")]);
+    dir.ok("book.lorebank", &["export", "--format", "galtransl", "-o", &dir.arg("glossary.json")]);
+    dir.ok("book.lorebank", &["restore", &backup, "--force"]);
+}
