@@ -193,10 +193,11 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Failure> {
 /// regular file, and not the `book` exported nor one of its lock files
 /// ([`ledger::check_destination`]).
 pub fn write_whole(path: &Path, bytes: &[u8], book: Option<&Book>) -> Result<(), Failure> {
-    match book {
-        Some(book) => book.check_destination(path)?,
-        None => ledger::check_destination(path, true, &[]).map_err(replay::BookError::from)?,
-    }
+    let check = || match book {
+        Some(book) => book.check_destination(path),
+        None => ledger::check_destination(path, true, &[]).map_err(replay::BookError::from),
+    };
+    check()?;
     let file_name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
     if file_name.is_empty() {
         return Err(Failure::invalid(format!("-o {}: not a file name", path.display())));
@@ -206,10 +207,19 @@ pub fn write_whole(path: &Path, bytes: &[u8], book: Option<&Book>) -> Result<(),
     let result = (|| {
         let mut file = std::fs::File::create(&temp)?;
         std::io::Write::write_all(&mut file, bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
+        file.sync_all()
     })();
     if let Err(error) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(cannot(error));
+    }
+    // Again at the last moment: what is there may have changed while the file was
+    // written.
+    if let Err(error) = check() {
+        let _ = std::fs::remove_file(&temp);
+        return Err(error.into());
+    }
+    if let Err(error) = std::fs::rename(&temp, path) {
         let _ = std::fs::remove_file(&temp);
         return Err(cannot(error));
     }
