@@ -171,3 +171,23 @@ fn new_ids_past_the_largest_record_number_are_an_error_naming_the_kind_and_the_l
     let known = file(dir.path(), "known.txt", "他们回到灯宗。灯宗在山上。");
     book.ok(&["scan", "--chapter", "1", "--chunk", "2", "--text", &known, "--dry-run"]);
 }
+
+#[test]
+fn a_scan_over_http_past_the_largest_candidate_number_is_a_400_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve::Server::start(dir.path(), &[]);
+    server.create("wuchuan");
+    let mut lines: Vec<String> =
+        std::fs::read_to_string(GLOSSARY).unwrap().lines().skip(1).map(str::to_owned).collect();
+    lines.push(
+        r#"{"candidate_proposed":{"id":"C-999999999","surface":"灯宗","origin":"extractor","trust":"normal"}}"#.into(),
+    );
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    server.append_lines("wuchuan", "", &lines).ok();
+    let head = server.info("wuchuan")["head"].clone();
+    let reply = server.post("/v1/books/wuchuan/chapters/1/scan", &json!({ "chunk": "1", "text": CHUNK }));
+    let problem = reply.problem(400, "invalid");
+    let detail = problem["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("no free candidate id is left") && detail.contains("999999999"), "{problem}");
+    assert_eq!(server.info("wuchuan")["head"], head, "a refused scan wrote");
+}
