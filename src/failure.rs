@@ -8,8 +8,12 @@
 //! | 3    | `corrupted`   | the book failed an integrity check, or is not a book     |
 //! | 4    | `mismatch`    | a replay did not reproduce the recorded bytes            |
 //! | 5    | `conflict`    | another writer moved the head; nothing was written       |
+//! | 101  | `internal`    | lorebank itself failed (a panic: a bug, never bad input) |
 //!
 //! Library failures say their own class (`replay::ErrorClass`); [`Kind::of`] maps it.
+//! A panic never reaches the user as panic text: [`quiet_panics`] keeps the hook
+//! from printing it, and [`Failure::internal`] reports one that ended the command
+//! like any other failure (one line, or with `--json` one object).
 
 use ledger::{AppendError, OpenError, ReadError, VerifyError};
 use replay::{BookError, ErrorClass};
@@ -27,6 +31,8 @@ pub enum Kind {
     Conflict,
     /// A replay did not reproduce the recorded bytes.
     Mismatch,
+    /// lorebank itself failed: a panic, which is a bug (bad input never panics).
+    Internal,
 }
 
 impl Kind {
@@ -37,6 +43,8 @@ impl Kind {
             Kind::Corrupted => 3,
             Kind::Mismatch => 4,
             Kind::Conflict => 5,
+            // What a Rust program that panics exits with.
+            Kind::Internal => 101,
         }
     }
 
@@ -47,6 +55,7 @@ impl Kind {
             Kind::Corrupted => "corrupted",
             Kind::Mismatch => "mismatch",
             Kind::Conflict => "conflict",
+            Kind::Internal => "internal",
         }
     }
 }
@@ -65,6 +74,17 @@ impl Failure {
 
     pub fn io(message: impl Into<String>) -> Failure {
         Failure { kind: Kind::Io, message: message.into() }
+    }
+
+    /// The failure of a command that panicked: the panic's message and place, as
+    /// [`quiet_panics`] kept them.
+    pub fn internal() -> Failure {
+        let panic = LAST_PANIC.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        let what = panic.unwrap_or_else(|| "a panic".to_owned());
+        Failure {
+            kind: Kind::Internal,
+            message: format!("internal error: {what}; this is a bug in lorebank, please report it"),
+        }
     }
 
     /// Prints the failure on stderr: one line of text, or one JSON object.
@@ -136,4 +156,30 @@ impl From<BookError> for Failure {
         }
         Failure { kind: Kind::of(error.class()), message }
     }
+}
+
+/// The message and place of the last panic in this process, kept by the hook that
+/// [`quiet_panics`] sets.
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Sets the process's panic hook: a panic prints nothing (no message, no backtrace,
+/// whatever `RUST_BACKTRACE` says), so stderr holds only what the command reports.
+/// The libraries catch the panics they expect (redb's on a damaged file, which they
+/// turn into corruption errors); one that ends the command is reported by `main` as
+/// [`Failure::internal`], naming the message kept here. A server (`log` true) has no
+/// command to report it to, so it logs each panic as one line on stderr.
+pub fn quiet_panics(log: bool) {
+    std::panic::set_hook(Box::new(move |info| {
+        let text = match (info.payload().downcast_ref::<&str>(), info.payload().downcast_ref::<String>()) {
+            (Some(text), _) => (*text).to_owned(),
+            (_, Some(text)) => text.clone(),
+            _ => "a panic".to_owned(),
+        };
+        let place = info.location().map(|at| format!(" at {}:{}", at.file(), at.line())).unwrap_or_default();
+        let what = format!("{}{place}", text.replace('\n', " "));
+        if log {
+            errln!("lorebank serve: a thread panicked: {what}");
+        }
+        *LAST_PANIC.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(what);
+    }));
 }

@@ -105,7 +105,7 @@ fn export_profile(book: &mut Book, reader: &projections::Reader, args: &ExportAr
     }
     let export = book.export_profile(reader, args.as_of.map(Seq))?;
     match &args.output {
-        Some(path) => write_whole(path, export.text.as_bytes())?,
+        Some(path) => write_whole(path, export.text.as_bytes(), Some(book))?,
         None => crate::output::write_bytes(export.text.as_bytes()),
     }
     if json {
@@ -140,7 +140,7 @@ pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, 
     };
     let export = book.export(reader, format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
     match &args.output {
-        Some(path) => write_whole(path, &export.bytes)?,
+        Some(path) => write_whole(path, &export.bytes, Some(book))?,
         None => crate::output::write_bytes(&export.bytes),
     }
     if json {
@@ -189,8 +189,15 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Failure> {
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, renamed over it
-/// once whole: a reader never sees half an export.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+/// once whole: a reader never sees half an export. `path` must be absent or a
+/// regular file, and not the `book` exported nor one of its lock files
+/// ([`ledger::check_destination`]).
+pub fn write_whole(path: &Path, bytes: &[u8], book: Option<&Book>) -> Result<(), Failure> {
+    let check = || match book {
+        Some(book) => book.check_destination(path),
+        None => ledger::check_destination(path, true, &[]).map_err(replay::BookError::from),
+    };
+    check()?;
     let file_name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
     if file_name.is_empty() {
         return Err(Failure::invalid(format!("-o {}: not a file name", path.display())));
@@ -200,10 +207,19 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let result = (|| {
         let mut file = std::fs::File::create(&temp)?;
         std::io::Write::write_all(&mut file, bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
+        file.sync_all()
     })();
     if let Err(error) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(cannot(error));
+    }
+    // Again at the last moment: what is there may have changed while the file was
+    // written.
+    if let Err(error) = check() {
+        let _ = std::fs::remove_file(&temp);
+        return Err(error.into());
+    }
+    if let Err(error) = std::fs::rename(&temp, path) {
         let _ = std::fs::remove_file(&temp);
         return Err(cannot(error));
     }

@@ -53,7 +53,11 @@ fn main() -> ExitCode {
         Err(error) => return argument_error(&error),
     };
     let json = args.json;
-    let result = commands::run(args).and_then(|()| output::finish());
+    failure::quiet_panics(matches!(args.command, cli::Command::Serve(_)));
+    let run = std::panic::AssertUnwindSafe(|| commands::run(args));
+    let result = std::panic::catch_unwind(run)
+        .unwrap_or_else(|_| Err(failure::Failure::internal()))
+        .and_then(|()| output::finish());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {

@@ -457,7 +457,7 @@ fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(),
         .read_to_end(&mut bytes)
         .map_err(|error| Failure::io(format!("reading the export: {error}")))?;
     match &export.output {
-        Some(path) => crate::interchange_views::write_whole(path, &bytes)?,
+        Some(path) => crate::interchange_views::write_whole(path, &bytes, None)?,
         None => crate::output::write_bytes(&bytes),
     }
     if json {

@@ -325,3 +325,180 @@ fn an_archive_whose_checksums_hold_but_whose_receipt_is_filed_under_another_id_c
     assert!(err.contains("resealed.archive") && err.contains("receipt"), "{err}");
     assert_eq!(dir.names(), before, "a refused import left a file");
 }
+
+/// Runs `args` on `book` with `--json` and `RUST_BACKTRACE=1` (a panic would print a
+/// backtrace), and checks that stderr is empty on success and otherwise exactly one
+/// JSON error object whose exit code is the process's; returns the exit code and
+/// the message.
+fn one_json_error(dir: &Dir, book: &str, args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+        .arg("--json")
+        .arg("--book")
+        .arg(dir.path(book))
+        .args(args)
+        .env_remove("LOREBANK_SERVER")
+        .env_remove("LOREBANK_BOOK")
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if code == 0 {
+        assert_eq!(stderr, "", "{args:?} on {book} succeeded but said something on stderr");
+        return (0, String::new());
+    }
+    assert_eq!(stderr.lines().count(), 1, "{args:?} on {book}: stderr is not one line:\n{stderr}");
+    let error: Value = serde_json::from_str(&stderr)
+        .unwrap_or_else(|error| panic!("{args:?} on {book}: stderr is not one JSON object ({error}):\n{stderr}"));
+    assert_eq!(error["error"]["exit_code"], code, "{args:?} on {book}: {stderr}");
+    (code, error["error"]["message"].as_str().unwrap_or_default().to_owned())
+}
+
+#[test]
+fn a_damaged_backup_is_exit_3_for_restore_and_verify_with_one_json_object_on_stderr() {
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    let clean = std::fs::read(dir.path("backup.lorebank")).unwrap();
+    assert!(clean.len() > 16 * 4096, "the backup has {} bytes", clean.len());
+    // A flipped byte at the start of a page (its type: redb panics on many of them
+    // while opening) and inside one; a truncation anywhere.
+    let mut damage: Vec<(String, Vec<u8>)> = Vec::new();
+    for at in (1..=16).map(|page| page * 4096).chain([4096 + 300, 9 * 4096 + 1000, clean.len() / 2 + 7]) {
+        let mut bytes = clean.clone();
+        bytes[at] ^= 0xff;
+        damage.push((format!("flipped at {at}"), bytes));
+    }
+    let truncated =
+        [0, 100, 4096, 3 * 4096 + 17, clean.len() / 4, clean.len() / 2, clean.len() - 4096, clean.len() - 1];
+    for len in truncated {
+        damage.push((format!("truncated to {len}"), clean[..len].to_vec()));
+    }
+    let (mut n_refused, mut n_storage) = (0, 0);
+    for (what, bytes) in &damage {
+        let is_truncated = what.starts_with("truncated");
+        std::fs::write(dir.path("damaged.lorebank"), bytes).unwrap();
+        let (restore, message) = one_json_error(&dir, "restored.lorebank", &["restore", &dir.arg("damaged.lorebank")]);
+        if restore == 0 {
+            std::fs::remove_file(dir.path("restored.lorebank")).unwrap();
+        }
+        assert!(!dir.path("restored.lorebank").exists(), "{what}: a refused restore installed the backup");
+        // `verify` may recover a file in place: it gets a copy of its own.
+        std::fs::write(dir.path("damaged.lorebank"), bytes).unwrap();
+        let (verify, _) = one_json_error(&dir, "damaged.lorebank", &["verify"]);
+        if is_truncated {
+            assert_eq!((restore, verify), (3, 3), "{what}: restore exits {restore} ({message}), verify {verify}");
+        } else {
+            // A byte redb never reads (a free page) changes nothing.
+            assert!(restore == 0 || restore == 3, "{what}: restore exits {restore}: {message}");
+            assert!(verify == 0 || verify == 3, "{what}: verify exits {verify}");
+        }
+        n_refused += usize::from(restore == 3);
+        n_storage += usize::from(message.contains("storage structure is damaged"));
+    }
+    assert!(n_refused >= 16, "only {n_refused} of {} damaged backups were refused", damage.len());
+    assert!(n_storage > 0, "no damage reached a panic of the storage layer, which this test is about");
+    // Without --json, the one line too.
+    std::fs::write(dir.path("damaged.lorebank"), &clean[..clean.len() / 2]).unwrap();
+    let (_, err) = dir.exits("restored.lorebank", &["restore", &dir.arg("damaged.lorebank")], 3);
+    assert!(err.starts_with("error: ") && err.lines().count() == 1 && err.contains("truncated"), "{err}");
+}
+
+/// What a path is, to check that a refused command left it as it was.
+fn kind_of(path: &Path) -> String {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => "absent".into(),
+        Ok(found) if found.file_type().is_symlink() => {
+            format!("link to {}", std::fs::read_link(path).unwrap().display())
+        }
+        Ok(found) if found.is_file() => format!("file of {} bytes", found.len()),
+        Ok(found) if found.is_dir() => "directory".into(),
+        Ok(found) => {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = found.file_type();
+            if kind.is_char_device() {
+                "CharDevice".into()
+            } else if kind.is_socket() {
+                "socket".into()
+            } else {
+                "other".into()
+            }
+        }
+    }
+}
+
+#[test]
+fn copies_are_never_written_over_a_device_a_link_a_directory_the_book_or_its_lock_files() {
+    use std::os::unix::fs::symlink;
+    let dir = Dir::with_book();
+    dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
+    dir.ok("book.lorebank", &["export-archive", &dir.arg("book.archive")]);
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path("socket")).unwrap();
+    std::fs::create_dir(dir.path("folder")).unwrap();
+    symlink("/dev/null", dir.path("null-link")).unwrap();
+    symlink(dir.path("book.lorebank"), dir.path("book-link")).unwrap();
+    symlink(dir.path("nowhere"), dir.path("dangling")).unwrap();
+    symlink(dir.dir.path(), dir.path("here")).unwrap();
+    std::fs::hard_link(dir.path("book.lorebank"), dir.path("hard.lorebank")).unwrap();
+    let (book, lock) = (dir.arg("book.lorebank"), dir.arg("book.lorebank.lock"));
+    let through_link = dir.path("here").join("book.lorebank").display().to_string();
+    let (socket, folder, null_link, book_link, dangling, hard) = (
+        dir.arg("socket"),
+        dir.arg("folder"),
+        dir.arg("null-link"),
+        dir.arg("book-link"),
+        dir.arg("dangling"),
+        dir.arg("hard.lorebank"),
+    );
+    let backup = dir.arg("backup.lorebank");
+    let archive = dir.arg("book.archive");
+    let export = |out: &str| vec!["export".to_owned(), "--format".into(), "galtransl".into(), "-o".into(), out.into()];
+    let owned = |args: &[&str]| args.iter().map(|arg| (*arg).to_owned()).collect::<Vec<_>>();
+    // (book, command, the path it must leave alone, what the refusal says)
+    let cases: Vec<(&str, Vec<String>, String, &str)> = vec![
+        ("book.lorebank", owned(&["backup", &socket, "--force"]), socket.clone(), "is a socket, not a regular file"),
+        ("book.lorebank", owned(&["backup", &folder, "--force"]), folder.clone(), "is a directory"),
+        (
+            "book.lorebank",
+            owned(&["backup", &null_link, "--force"]),
+            null_link.clone(),
+            "is a symbolic link to /dev/null",
+        ),
+        ("book.lorebank", owned(&["backup", &book, "--force"]), book.clone(), "book.lorebank itself"),
+        ("book.lorebank", owned(&["backup", &book]), book.clone(), "book.lorebank itself"),
+        ("book.lorebank", owned(&["backup", &book_link, "--force"]), book_link.clone(), "symbolic link"),
+        ("book.lorebank", owned(&["backup", &through_link, "--force"]), book.clone(), "itself"),
+        ("book.lorebank", owned(&["backup", &hard, "--force"]), hard.clone(), "itself"),
+        ("book.lorebank", owned(&["backup", &lock, "--force"]), lock.clone(), "a lock file of"),
+        ("book.lorebank", owned(&["export-archive", &book, "--force"]), book.clone(), "itself"),
+        ("book.lorebank", owned(&["export-archive", &socket, "--force"]), socket.clone(), "socket"),
+        ("book.lorebank", owned(&["export-archive", &null_link, "--force"]), null_link.clone(), "symbolic link"),
+        ("book.lorebank", export(&book), book.clone(), "itself"),
+        ("book.lorebank", export(&lock), lock.clone(), "a lock file of"),
+        ("book.lorebank", export(&socket), socket.clone(), "socket"),
+        ("book.lorebank", export(&null_link), null_link.clone(), "symbolic link"),
+        ("book.lorebank", export(&folder), folder.clone(), "directory"),
+        ("socket", owned(&["restore", &backup, "--force"]), socket.clone(), "socket"),
+        ("null-link", owned(&["restore", &backup, "--force"]), null_link.clone(), "symbolic link"),
+        ("book-link", owned(&["restore", &backup, "--force"]), book_link.clone(), "symbolic link"),
+        ("backup.lorebank", owned(&["restore", &backup, "--force"]), backup.clone(), "itself"),
+        ("dangling", owned(&["import-archive", &archive]), dangling.clone(), "symbolic link"),
+    ];
+    for (on, args, keep, says) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (before, book_before) = (kind_of(Path::new(&keep)), std::fs::read(dir.path("book.lorebank")).unwrap());
+        let names = dir.names();
+        let (code, message) = one_json_error(&dir, on, &args);
+        assert_eq!(code, 2, "{args:?} on {on}: {message}");
+        assert!(message.contains(says) && message.contains("refusing"), "{args:?} on {on}: {message}");
+        assert_eq!(kind_of(Path::new(&keep)), before, "{args:?} on {on} changed {keep}");
+        assert!(std::fs::read(dir.path("book.lorebank")).unwrap() == book_before, "{args:?} on {on} changed the book");
+        assert_eq!(dir.names(), names, "{args:?} on {on} left a file");
+    }
+    assert_eq!(kind_of(Path::new("/dev/null")), "CharDevice", "/dev/null");
+    // A regular file is still replaced when asked, through any of these commands.
+    dir.ok("book.lorebank", &["backup", &backup, "--force"]);
+    dir.ok("book.lorebank", &["export-archive", &archive, "--force"]);
+    dir.ok("book.lorebank", &["export", "--format", "galtransl", "-o", &dir.arg("glossary.json")]);
+    dir.ok("book.lorebank", &["export", "--format", "galtransl", "-o", &dir.arg("glossary.json")]);
+    dir.ok("book.lorebank", &["restore", &backup, "--force"]);
+}

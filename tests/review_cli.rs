@@ -131,3 +131,63 @@ fn check_review_and_scan_over_http_and_with_server() {
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert!(listed["items"].as_array().unwrap().iter().all(|item| item["id"] != candidate.as_str()), "{listed}");
 }
+
+#[test]
+fn new_ids_past_the_largest_record_number_are_an_error_naming_the_kind_and_the_limit() {
+    // C-999999999 and T-999999999 are valid ids that `apply` writes; the next
+    // candidate or term a command numbers itself does not exist.
+    let book = example_book();
+    let dir = tempfile::tempdir().unwrap();
+    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let limits = file(
+        dir.path(),
+        "limits.jsonl",
+        concat!(
+            r#"{"candidate_proposed":{"id":"C-999999999","surface":"灯宗","origin":"extractor","trust":"normal"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-999999999","src":"灯塔","dst":"Маяк"}}"#,
+            "\n",
+        ),
+    );
+    book.ok(&["apply", &limits]);
+    let head = book.head();
+    for args in [
+        ["scan", "--chapter", "1", "--chunk", "1", "--text", &chunk, "--dry-run"].as_slice(),
+        &["scan", "--chapter", "1", "--chunk", "1", "--text", &chunk],
+        &["--json", "scan", "--chapter", "1", "--chunk", "1", "--text", &chunk],
+    ] {
+        let err = book.fails(args, 2);
+        assert!(
+            err.contains("no free candidate id is left") && err.contains("C-999999999") && err.contains("999999999"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Accepting the candidate as a new term needs a term id: none is left either.
+    let err = book.fails(&["review", "accept", "C-999999999", "--dst", "Орден Светильника"], 2);
+    assert!(err.contains("no free term id is left") && err.contains("T-999999999"), "{err}");
+    assert_eq!(book.head(), head, "a refused command wrote");
+    // A name the book already has a candidate for needs no new id.
+    let known = file(dir.path(), "known.txt", "他们回到灯宗。灯宗在山上。");
+    book.ok(&["scan", "--chapter", "1", "--chunk", "2", "--text", &known, "--dry-run"]);
+}
+
+#[test]
+fn a_scan_over_http_past_the_largest_candidate_number_is_a_400_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve::Server::start(dir.path(), &[]);
+    server.create("wuchuan");
+    let mut lines: Vec<String> =
+        std::fs::read_to_string(GLOSSARY).unwrap().lines().skip(1).map(str::to_owned).collect();
+    lines.push(
+        r#"{"candidate_proposed":{"id":"C-999999999","surface":"灯宗","origin":"extractor","trust":"normal"}}"#.into(),
+    );
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    server.append_lines("wuchuan", "", &lines).ok();
+    let head = server.info("wuchuan")["head"].clone();
+    let reply = server.post("/v1/books/wuchuan/chapters/1/scan", &json!({ "chunk": "1", "text": CHUNK }));
+    let problem = reply.problem(400, "invalid");
+    let detail = problem["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("no free candidate id is left") && detail.contains("999999999"), "{problem}");
+    assert_eq!(server.info("wuchuan")["head"], head, "a refused scan wrote");
+}

@@ -85,6 +85,16 @@ pub enum BackupError {
         /// What verify found.
         error: VerifyError,
     },
+    /// The destination is not a path a copy may be written to: not a regular file
+    /// (a directory, a device such as `/dev/null`, a symbolic link), or a file the
+    /// copy must never replace (the book itself, its lock files, the source).
+    #[error("{path} {reason}; refusing to write there")]
+    Destination {
+        /// The destination.
+        path: String,
+        /// What it is.
+        reason: String,
+    },
     /// The source or the copy could not be opened.
     #[error(transparent)]
     Open(#[from] OpenError),
@@ -150,6 +160,91 @@ fn refuse_existing(target: &Path, replace: bool) -> Result<(), BackupError> {
     Ok(())
 }
 
+/// Checks, before anything is written, that a copy may be moved to `target` by a
+/// rename: `target` names a file, and is absent or a regular file; never a symbolic
+/// link (a rename would replace the link, not what it points to), a directory or a
+/// device such as `/dev/null`; and never one of `keep` (the book being copied, the
+/// source being restored) or their lock files, found by identity (device and
+/// inode), so a hard link or a path through a linked directory is recognized too.
+/// An existing regular file is refused unless `replace`.
+///
+/// Every writer of a copy calls it: [`Ledger::backup_to`], [`Ledger::restore`],
+/// [`Ledger::export_archive`], [`Ledger::import_archive`], and the application
+/// for an export file.
+pub fn check_destination(target: &Path, replace: bool, keep: &[&Path]) -> Result<(), BackupError> {
+    let refuse = |reason: String| Err(BackupError::Destination { path: target.display().to_string(), reason });
+    if target.file_name().is_none() {
+        return refuse("names no file".into());
+    }
+    let found = match std::fs::symlink_metadata(target) {
+        Ok(found) => found,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(io(target, error)),
+    };
+    let kind = found.file_type();
+    if kind.is_symlink() {
+        let to = std::fs::read_link(target).map(|to| format!(" to {}", to.display())).unwrap_or_default();
+        return refuse(format!("is a symbolic link{to}, not a regular file: name the file itself, or a new path"));
+    }
+    if !kind.is_file() {
+        return refuse(format!("is {}, not a regular file", file_kind(&kind)));
+    }
+    for book in keep {
+        if same_file(&found, book) {
+            return refuse(format!("is {} itself", book.display()));
+        }
+        for lock in [turns::sidecar(book, ".lock"), turns::sidecar(book, ".turnstile")] {
+            if same_file(&found, &lock) {
+                return refuse(format!("is {}, a lock file of {}", lock.display(), book.display()));
+            }
+        }
+    }
+    if !replace {
+        return Err(BackupError::Exists { path: target.display().to_string() });
+    }
+    Ok(())
+}
+
+/// What a file that is not a regular file is, for a person.
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+/// Whether `file` (followed if it is a link) is the file `found` describes.
+fn same_file(found: &std::fs::Metadata, file: &Path) -> bool {
+    let Ok(other) = std::fs::metadata(file) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        found.dev() == other.dev() && found.ino() == other.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (found, other);
+        false
+    }
+}
+
 /// Syncs the finished temporary file and moves it to `target`: with `replace`, by a
 /// rename over whatever is there; without, by a link that fails if `target` appeared
 /// meanwhile. Then syncs the directory, so the new name is durable.
@@ -159,6 +254,9 @@ fn install(partial: &Partial, target: &Path, replace: bool) -> Result<u64, Backu
     let n_bytes = file.metadata().map_err(|e| io(&partial.0, e))?.len();
     drop(file);
     if replace {
+        // Again at the last moment: what is there may have changed while the copy
+        // was written.
+        check_destination(target, true, &[])?;
         std::fs::rename(&partial.0, target).map_err(|e| io(target, e))?;
     } else {
         match std::fs::hard_link(&partial.0, target) {
@@ -222,7 +320,7 @@ impl Ledger {
     /// transaction began. Refuses an existing `out` unless `replace`; never leaves a
     /// half-written `out`.
     pub fn backup_to(&self, out: &Path, replace: bool) -> Result<Copied, BackupError> {
-        refuse_existing(out, replace)?;
+        check_destination(out, replace, &[self.path()])?;
         let partial = Partial(temp_beside(out));
         let head = self.guarded(|| {
             let txn = self.shared.db.begin_read().map_err(crate::store::read_error)?;
@@ -264,9 +362,21 @@ impl Ledger {
         replace: bool,
         patience: &mut Patience,
     ) -> Result<Staged, BackupError> {
-        let source = Ledger::open_read_only(backup)?;
+        let source = match Ledger::open_read_only(backup) {
+            // A backup is written whole and closed: one that needs recovery was cut
+            // short or damaged after it was written.
+            Err(OpenError::NeedsRecovery { path }) => {
+                let detail = "it is truncated, or was not closed cleanly: a backup is written whole and closed \
+                              (a book a crash left open recovers with one writable open, `verify`)";
+                return Err(BackupError::Verify {
+                    path,
+                    error: VerifyError::Damaged { object: "the file".into(), detail: detail.into() },
+                });
+            }
+            other => other?,
+        };
         source.verify().map_err(|error| BackupError::Verify { path: backup.display().to_string(), error })?;
-        refuse_existing(book, replace)?;
+        check_destination(book, replace, &[backup])?;
         let turn = if book.exists() { turns::wait_turn(book, Access::Write, patience)? } else { None };
         let partial = Partial(temp_beside(book));
         let head = source.guarded(|| {
@@ -370,7 +480,7 @@ impl Ledger {
     /// `out` (refused if `out` exists unless `replace`). Checkpoints and the cache are
     /// derived data and are not written.
     pub fn export_archive(&self, out: &Path, replace: bool) -> Result<Copied, BackupError> {
-        refuse_existing(out, replace)?;
+        check_destination(out, replace, &[self.path()])?;
         let partial = Partial(temp_beside(out));
         let file = File::create(&partial.0).map_err(|e| io(&partial.0, e))?;
         let mut writer = FrameWriter { out: std::io::BufWriter::new(file), hasher: archive_checksum() };
@@ -490,7 +600,7 @@ impl Ledger {
     /// [`Ledger::import_archive`] up to the verified book beside `path`;
     /// [`Staged::install`] moves it into place (a caller may check more first).
     pub fn stage_import(archive: &Archive, path: &Path) -> Result<Staged, BackupError> {
-        refuse_existing(path, false)?;
+        check_destination(path, false, &[])?;
         let partial = Partial(temp_beside(path));
         let head = archive.head.map_or(Head::EMPTY, |(seq, hash)| Head { seq, hash });
         let written = (|| {
@@ -767,6 +877,7 @@ pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
 
     use ledger_model::{Body, NewEvent, TermRetired};
 
@@ -879,6 +990,49 @@ mod tests {
         for len in 0..bytes.len() {
             assert!(read_archive("x", &bytes[..len]).is_err(), "a truncation to {len} bytes was accepted");
         }
+    }
+
+    /// Damage a restore must name as damage: never an I/O failure, never a book
+    /// that merely needs recovery.
+    fn is_damage(error: &BackupError) -> bool {
+        matches!(
+            error,
+            BackupError::Verify { error: VerifyError::Corrupted { .. } | VerifyError::Damaged { .. }, .. }
+                | BackupError::Open(OpenError::Corrupted { .. } | OpenError::NotALedger { .. })
+        )
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_page_head_of_a_backup_is_refused_as_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = small_book(&dir.path().join("book.lorebank"));
+        ledger.backup_to(&dir.path().join("backup.lorebank"), false).unwrap();
+        let clean = std::fs::read(dir.path().join("backup.lorebank")).unwrap();
+        let (damaged, target) = (dir.path().join("damaged.lorebank"), dir.path().join("restored.lorebank"));
+        let restore = |bytes: &[u8]| {
+            std::fs::write(&damaged, bytes).unwrap();
+            let restored = Ledger::restore(&damaged, &target, false, &mut Patience::new(Duration::ZERO));
+            let _ = std::fs::remove_file(&target);
+            restored
+        };
+        // Every length up to the whole file, at the page boundaries and in between.
+        let lengths = (0..clean.len()).filter(|len| len % 4096 == 0 || len % 4096 == 1 || len % 997 == 0);
+        for len in lengths {
+            let error = restore(&clean[..len]).expect_err("a truncated backup was restored");
+            assert!(is_damage(&error), "truncated to {len} of {}: {error:?}", clean.len());
+        }
+        // The first byte of every page (its type), and bytes inside pages: a flip is
+        // harmless (a free page) or refused as damage, never another failure.
+        let mut n_refused = 0;
+        for at in (0..clean.len()).filter(|at| at % 4096 == 0 || at % 4096 == 300 || at % 4096 == 2222) {
+            let mut bytes = clean.clone();
+            bytes[at] ^= 0xff;
+            if let Err(error) = restore(&bytes) {
+                assert!(is_damage(&error), "flipped at {at}: {error:?}");
+                n_refused += 1;
+            }
+        }
+        assert!(n_refused > 0, "no flipped byte was found");
     }
 
     #[test]

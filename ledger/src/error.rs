@@ -269,11 +269,12 @@ impl From<ReadError> for VerifyError {
 pub(crate) fn storage_detail(error: impl Into<redb::Error>) -> (bool, String) {
     let error: redb::Error = error.into();
     // redb reports a damaged file header ("not a redb database: magic number
-    // mismatch") as invalid data from the file: damage, not an I/O failure.
+    // mismatch") as invalid data from the file, and a file cut short inside its
+    // header as an unexpected end of file: damage, not an I/O failure.
     let corrupted = match &error {
         // Every table is created with the book, so a missing one is damage.
         redb::Error::Corrupted(_) | redb::Error::TableDoesNotExist(_) => true,
-        redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
+        redb::Error::Io(io) => matches!(io.kind(), std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof),
         _ => false,
     };
     (corrupted, error.to_string())

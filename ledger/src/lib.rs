@@ -82,4 +82,6 @@ pub use turns::{Patience, NOTICE_AFTER};
 pub use writer::{Appended, Attachments, Document, GROUP_BATCHES_MAX};
 
 // Backups, restores and the portable archive.
-pub use backup::{read_archive, Archive, BackupError, Copied, Staged, ARCHIVE_CHECKSUM_CONTEXT, ARCHIVE_MAGIC};
+pub use backup::{
+    check_destination, read_archive, Archive, BackupError, Copied, Staged, ARCHIVE_CHECKSUM_CONTEXT, ARCHIVE_MAGIC,
+};

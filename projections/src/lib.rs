@@ -22,6 +22,7 @@ pub mod checkpoint;
 pub mod decide;
 pub mod diff;
 pub mod frozen;
+pub mod ids;
 pub mod read;
 pub mod release;
 pub mod rollback;
@@ -33,6 +34,7 @@ pub use decide::{
     decide, decide_in_place, Decided, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning,
 };
 pub use diff::{diff, FieldChange, RecordDiff};
+pub use ids::{FreeIds, NoFreeId};
 pub use read::ActiveTerm;
 pub use release::{Governed, Reader};
 pub use rollback::{plan_rollback, PlanError};

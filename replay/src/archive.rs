@@ -34,6 +34,7 @@ impl From<BackupError> for BookError {
             BackupError::Exists { path } => {
                 BookError::Invalid(format!("{path} already exists (pass --force to replace it)"))
             }
+            BackupError::Destination { .. } => BookError::Invalid(error.to_string()),
             BackupError::Archive { .. } => BookError::Corrupted(error.to_string()),
             BackupError::Verify { path, error } => match error {
                 ledger::VerifyError::Io(detail) => BookError::Read(ReadError::Io(format!("{path}: {detail}"))),
@@ -79,6 +80,13 @@ fn checked_install(staged: Staged, source: &Path, target: &Path) -> Result<Copy,
 }
 
 impl Book {
+    /// Checks that a file written beside `out` may be renamed over it (an export
+    /// file, which replaces what is there): `out` is absent or a regular file, and
+    /// neither this book nor one of its lock files ([`ledger::check_destination`]).
+    pub fn check_destination(&self, out: &Path) -> Result<(), BookError> {
+        Ok(ledger::check_destination(out, true, &[self.ledger().path()])?)
+    }
+
     /// Backs the book up to `out` while writers keep appending: a copy of one
     /// consistent read transaction, verified before it is moved to `out`. Refuses
     /// an existing `out` unless `replace`.

@@ -89,6 +89,12 @@ pub enum BookError {
     },
 }
 
+impl From<projections::NoFreeId> for BookError {
+    fn from(error: projections::NoFreeId) -> BookError {
+        BookError::Invalid(error.to_string())
+    }
+}
+
 fn unindexed(rejection: &Rejection) -> String {
     Rejection { index: None, problem: rejection.problem.clone() }.to_string()
 }

@@ -363,7 +363,7 @@ fn plan(
             by_alias.insert(fold(surface), active.id);
         }
     }
-    let mut next_term = u64::from(state.terms().keys().map(|id| id.number()).max().unwrap_or(0)) + 1;
+    let mut free_terms = state.free_ids(RecordKind::Term);
     let mut plan = Plan {
         bodies: Vec::new(),
         imported: Vec::new(),
@@ -448,10 +448,7 @@ fn plan(
                 }
             }
             None => {
-                let Some(id) = u32::try_from(next_term).ok().and_then(|n| RecordId::new(RecordKind::Term, n)) else {
-                    return Err(BookError::Invalid(format!("{label}: no free term id is left")));
-                };
-                next_term += 1;
+                let id = free_terms.take().map_err(|error| BookError::Invalid(format!("{label}: {error}")))?;
                 let put = TermPut {
                     id,
                     src: term.src.clone(),

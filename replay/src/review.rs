@@ -185,10 +185,6 @@ fn sightings_in(evidence: Option<&str>) -> u64 {
         .unwrap_or(1)
 }
 
-fn next_number(ids: impl Iterator<Item = RecordId>) -> u32 {
-    ids.map(|id| id.number()).max().unwrap_or(0) + 1
-}
-
 impl Book {
     /// The review queue at the head: open candidates (most sighted first, then by
     /// id), then flagged terms and rules by id, each with whom to ask. With `owner`,
@@ -268,8 +264,7 @@ impl Book {
                 };
                 let term = match acceptance.term {
                     Some(term) => term,
-                    None => RecordId::new(RecordKind::Term, next_number(state.terms().keys().copied()))
-                        .ok_or_else(|| BookError::Invalid("no free term id is left".into()))?,
+                    None => state.next_free_id(RecordKind::Term)?,
                 };
                 let put = TermPut {
                     gender: acceptance.gender,
@@ -392,7 +387,7 @@ impl Book {
         for candidate in state.candidates().values() {
             by_surface.entry(fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
         }
-        let mut next = next_number(state.candidates().keys().copied());
+        let mut free = state.free_ids(RecordKind::Candidate);
         let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
         let mut sightings = Vec::new();
         for sighting in found {
@@ -400,11 +395,10 @@ impl Book {
             let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
             let cue = format!("{:?}", sighting.cue).to_lowercase();
             let line = format!("ch{chapter}/{chunk_key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
-            let candidate = by_surface.entry(folded).or_insert_with(|| {
-                let id = RecordId::new(RecordKind::Candidate, next).expect("candidate ids are far from the limit");
-                next += 1;
-                CandidateProposed {
-                    id,
+            let candidate = match by_surface.entry(folded) {
+                std::collections::btree_map::Entry::Occupied(known) => known.into_mut(),
+                std::collections::btree_map::Entry::Vacant(new) => new.insert(CandidateProposed {
+                    id: free.take()?,
                     surface: sighting.surface.clone(),
                     suggested_dst: None,
                     evidence: None,
@@ -413,8 +407,8 @@ impl Book {
                     score: None,
                     related: None,
                     duplicate: None,
-                }
-            });
+                }),
+            };
             let evidence = candidate.evidence.clone().unwrap_or_default();
             if !evidence.lines().any(|known| known == line) {
                 let n = if evidence.is_empty() { 0 } else { sightings_in(Some(&evidence)) };

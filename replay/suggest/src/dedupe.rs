@@ -184,7 +184,7 @@ pub fn dedupe(
             by_pair.entry((related, duplicate)).or_insert_with(|| (proposed.clone(), candidate.verdict.is_some()));
         }
     }
-    let mut next = state.candidates().keys().map(|id| id.number()).max().unwrap_or(0) + 1;
+    let mut free = state.free_ids(RecordKind::Candidate);
     let mut proposed = Vec::new();
     for pair in &mut pairs {
         let line = format!(
@@ -198,8 +198,14 @@ pub fn dedupe(
             embed::Score::from_millionths(pair.score)
         );
         let surface = state.terms()[&pair.second].put.src.clone();
+        let existing = by_pair.get(&(pair.first, pair.second));
+        // Only a pair without a candidate takes a new id.
+        let id = match existing {
+            Some((existing, _)) => existing.id,
+            None => free.take().map_err(replay::BookError::from)?,
+        };
         let fresh = CandidateProposed {
-            id: RecordId::new(RecordKind::Candidate, next).expect("candidate ids are far from the limit"),
+            id,
             surface,
             suggested_dst: None,
             evidence: Some(single(&line)),
@@ -209,16 +215,14 @@ pub fn dedupe(
             related: Some(pair.first),
             duplicate: Some(pair.second),
         };
-        match by_pair.get(&(pair.first, pair.second)) {
+        match existing {
             Some((existing, judged)) => {
                 pair.candidate = Some(existing.id);
-                let updated = CandidateProposed { id: existing.id, ..fresh };
-                if !judged && updated != *existing {
-                    proposed.push(updated);
+                if !judged && fresh != *existing {
+                    proposed.push(fresh);
                 }
             }
             None => {
-                next += 1;
                 pair.candidate = Some(fresh.id);
                 proposed.push(fresh);
             }

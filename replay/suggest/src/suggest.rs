@@ -313,7 +313,7 @@ pub fn suggest(
                 .or_insert_with(|| (proposed.clone(), candidate.verdict.is_some()));
         }
     }
-    let mut next = state.candidates().keys().map(|id| id.number()).max().unwrap_or(0) + 1;
+    let mut free = state.free_ids(RecordKind::Candidate);
     let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
     // One sighting: `surface` at chars `[start, end)` near the term, as evidence of the
     // candidate of (surface, term), which it creates when there is none.
@@ -330,10 +330,7 @@ pub fn suggest(
         );
         let key = (fold(surface), *id);
         if !by_key.contains_key(&key) {
-            let candidate = RecordId::new(RecordKind::Candidate, next).ok_or_else(|| {
-                SuggestError::Invalid(format!("candidate number {next} is past the largest record number"))
-            })?;
-            next += 1;
+            let candidate = free.take().map_err(replay::BookError::from)?;
             let proposed = CandidateProposed {
                 id: candidate,
                 surface: surface.to_owned(),

@@ -361,6 +361,40 @@ fn dedupe_pairs_terms_by_their_vectors_once_and_leaves_succession_alone() {
 }
 
 #[test]
+fn dedupe_and_suggest_past_the_largest_candidate_number_are_an_invalid_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bodies = four_terms();
+    bodies.push(term("T-5", "炎萧", "Сяо Янь"));
+    let (mut book, mut model) = refreshed(&dir.path().join("b.lorebank"), bodies);
+    // The pair T-1 ~ T-5 gets its candidate; then C-999999999, a valid id, is written.
+    let deduped = suggest::dedupe(&mut book, &mut model, None, false, &write()).unwrap();
+    assert_eq!(deduped.proposed.len(), 1);
+    let last = Body::CandidateProposed(CandidateProposed {
+        id: id("C-999999999"),
+        surface: "灯宗".into(),
+        suggested_dst: None,
+        evidence: None,
+        origin: Origin::Extractor,
+        trust: Trust::Normal,
+        score: None,
+        related: None,
+        duplicate: None,
+    });
+    book.submit_labelled(&write(), Labelled::numbered(vec![last], "test"), Vec::new()).unwrap();
+    let before = head(&mut book);
+    // A pair that has its candidate needs no new id.
+    suggest::dedupe(&mut book, &mut model, None, false, &write()).unwrap();
+    // New pairs and new suggestions do.
+    let error = suggest::dedupe(&mut book, &mut model, Some(-1_000_000), false, &write()).unwrap_err();
+    assert_eq!(error.class(), replay::ErrorClass::Invalid, "{error}");
+    assert!(error.to_string().starts_with("no free candidate id is left: the book uses C-999999999"), "{error}");
+    let options = SuggestOptions { min_score: Some(500_000), ..SuggestOptions::default() };
+    let error = suggest::suggest(&mut book, &mut model, 1, "1", CHUNK, &options, &write()).unwrap_err();
+    assert!(error.to_string().contains("no free candidate id is left"), "{error}");
+    assert_eq!(head(&mut book), before, "a refused use case wrote");
+}
+
+#[test]
 fn dedupe_leaves_a_homonym_told_apart_by_its_sense_alone() {
     let dir = tempfile::tempdir().unwrap();
     // T-2 shares T-1's source under a sense T-1 does not name; T-3 has another source
