@@ -110,6 +110,15 @@ fn commands_through_the_server_match_the_same_commands_on_the_file() {
     assert_eq!(ok_json(local(&["audit", "--chapter", "1"])), audit);
     assert_eq!(local(&["log"]).stdout, log.stdout);
     assert_eq!(ok_json(local(&["replay", &receipt]))["identical"], true);
+
+    // A term edit that names no source records the use case's own, `edit`, through
+    // the server as on the file (it used to record `cli` from either).
+    ok_json(local(&["term", "edit", "T-1", "--priority", "3"]));
+    let source_at = |history: &Value, seq: u64| {
+        history["versions"].as_array().unwrap().iter().find(|version| version["seq"] == seq).unwrap()["source"].clone()
+    };
+    assert_eq!(source_at(&history, 3), "edit", "{history}");
+    assert_eq!(source_at(&ok_json(local(&["term", "show", "T-1"])), 5), "edit");
 }
 
 #[test]

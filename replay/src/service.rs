@@ -460,6 +460,10 @@ pub fn dropped_fields(current: &TermPut, put: &TermPut) -> Vec<&'static str> {
     dropped
 }
 
+/// The source a term edit records when its caller names none (the CLI's `term edit`
+/// and the HTTP API's `PATCH …/terms/{id}` alike).
+pub const TERM_EDIT_SOURCE: &str = "edit";
+
 impl Book {
     /// The current content of term `id` at the head, and the head it was read at.
     /// An unknown or retired term is invalid.
@@ -485,7 +489,8 @@ impl Book {
         }
         let put = edit.apply(&current);
         let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
-        let bodies = Labelled::numbered(vec![Body::TermPut(put)], "cli");
+        // The use case names its provenance, whichever adapter called it.
+        let bodies = Labelled::numbered(vec![Body::TermPut(put)], TERM_EDIT_SOURCE);
         self.submit_labelled(&write, bodies, Vec::new())
     }
 
