@@ -1,0 +1,126 @@
+//! The work of deciding a batch grows with the batch, not with its square: each case
+//! decides a hostile batch of n and of 2n events and compares the bytes `decide`
+//! allocated (counted by a global allocator, one measurement at a time, so counts,
+//! not times) and the size of what it answers. A quadratic step makes the doubled batch
+//! cost about four times as much; O(n log n) stays near two.
+
+mod support;
+
+use std::alloc::System;
+use std::sync::Mutex;
+
+use ledger_model::*;
+use projections::{decide_in_place, Decided, State};
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+use support::{env, id, term};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// One test at a time: the allocator counts every thread of the binary, so each test
+/// holds this while it runs.
+static ALONE: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What `work` returns and the bytes allocated while it ran.
+fn allocated<T>(work: impl FnOnce() -> T) -> (T, u64) {
+    let region = Region::new(GLOBAL);
+    let value = work();
+    let change = region.change();
+    (value, change.bytes_allocated as u64 + change.bytes_reallocated.max(0) as u64)
+}
+
+/// `n` distinct three-character Chinese names (8,000 at most), none of which the
+/// test fold changes.
+fn names(n: usize) -> Vec<String> {
+    let first: Vec<char> = "林沈白云叶苏陆顾江秦楚韩柳宁谢温燕唐方姜".chars().collect();
+    let rest: Vec<char> = "炎照川衣山天寒风月雪霜星辰海岳河清明远舟".chars().collect();
+    assert!(n <= first.len() * rest.len() * rest.len());
+    (0..n)
+        .map(|index| {
+            let (a, b, c) = (index / (rest.len() * rest.len()), index / rest.len() % rest.len(), index % rest.len());
+            [first[a], rest[b], rest[c]].into_iter().collect()
+        })
+        .collect()
+}
+
+fn event(body: Body) -> NewEvent {
+    NewEvent { recorded_at_ms: 1_000, actor: "human:test".into(), source: "test".into(), body }
+}
+
+/// `state` after `bodies` as one batch, applied in place, and what deciding it said.
+fn decided(state: &mut State, bodies: Vec<Body>) -> Decided {
+    let batch: Vec<NewEvent> = bodies.into_iter().map(event).collect();
+    let snapshot_at = |_: Seq| None;
+    decide_in_place(state, &env(&snapshot_at), &batch).unwrap_or_else(|rejection| panic!("refused: {rejection}"))
+}
+
+/// A book holding `bodies`, decided as one batch.
+fn book(bodies: Vec<Body>) -> State {
+    let mut state = State::new();
+    let Decided { events, .. } = decided(&mut state, bodies);
+    assert!(!events.is_empty());
+    state
+}
+
+/// Asserts that the doubled batch cost at most `2.5` times the single one.
+fn assert_linear(what: &str, n: usize, single: u64, doubled: u64) {
+    let ratio = doubled as f64 / single as f64;
+    assert!(
+        ratio <= 2.5,
+        "{what}: {n} events allocated {single} bytes, {} allocated {doubled} ({ratio:.2}x): more than linear",
+        2 * n
+    );
+}
+
+fn aliases(term_id: &str, surfaces: &[String]) -> Vec<Body> {
+    surfaces
+        .iter()
+        .map(|surface| {
+            Body::AliasAdded(AliasAdded {
+                id: id(term_id),
+                surface: surface.clone(),
+                kind: AliasKind::default(),
+                window: None,
+                release_to: None,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn aliases_of_one_term_in_one_batch_cost_what_the_batch_does() {
+    let _alone = alone();
+    let cost = |n: usize| {
+        let mut state = book(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+        let batch = aliases("T-1", &names(n));
+        let (decided, bytes) = allocated(|| decided(&mut state, batch));
+        assert_eq!(decided.events.len(), n);
+        assert_eq!(state.terms()[&id("T-1")].aliases.len(), n);
+        bytes
+    };
+    let n = 1_000;
+    assert_linear("aliases of one term", n, cost(n), cost(2 * n));
+}
+
+#[test]
+fn a_refused_batch_of_aliases_costs_what_the_batch_does() {
+    let _alone = alone();
+    // Every alias is applied, then the last event is refused and all are undone.
+    let cost = |n: usize| {
+        let mut state = book(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+        let before = state.clone();
+        let mut batch: Vec<NewEvent> = aliases("T-1", &names(n)).into_iter().map(event).collect();
+        batch.push(event(Body::TermRetired(TermRetired { id: id("T-9"), reason: None })));
+        let snapshot_at = |_: Seq| None;
+        let (refused, bytes) = allocated(|| decide_in_place(&mut state, &env(&snapshot_at), &batch));
+        assert!(refused.is_err());
+        assert_eq!(state, before);
+        bytes
+    };
+    let n = 1_000;
+    assert_linear("refused aliases of one term", n, cost(n), cost(2 * n));
+}
