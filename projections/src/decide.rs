@@ -5,7 +5,13 @@
 //! whole: UNIQUE(folded surface, sense, window) must hold after the whole batch, so a
 //! batch may swap two surfaces between records. A put identical to the current
 //! version is dropped, which makes imports idempotent. Two different sources rendered
-//! to the same dst in overlapping windows are a warning, not a refusal.
+//! to the same dst in overlapping windows are a warning, not a refusal: one warning
+//! per rendering, naming its first terms and counting the rest.
+//!
+//! Deciding a batch costs what the batch does: the undo journal saves the slot each
+//! event changes (never a whole term with its aliases), and no whole-batch rule or
+//! warning walks the pairs of a group of surfaces or renderings; groups are swept in
+//! O(k log k) (`tests/batch_cost.rs` doubles hostile batches and counts the bytes).
 //!
 //! What the build and the book can do comes in through an [`Environment`]: the
 //! book's fold, the render formats and token estimators this build has, which fold
@@ -72,25 +78,35 @@ pub struct Decision {
 /// A warning about an accepted batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Warning {
-    /// Two records with different sources render to the same dst in overlapping
-    /// windows.
+    /// Terms with different sources render to the same dst in overlapping windows:
+    /// one warning per rendering, however many terms share it.
     SameDst {
-        /// The shared rendering.
+        /// The shared rendering, as the first listed term writes it.
         dst: String,
-        /// One record.
-        a: RecordId,
-        /// The other.
-        b: RecordId,
-        /// Where they overlap.
-        window: Window,
+        /// The first terms of the group (at most
+        /// [`limits::SAME_DST_TERMS_LISTED_MAX`]), in id order, each with its source
+        /// and its window: every term rendering as `dst` that shares it with a term
+        /// of another source in an overlapping window, one of the two written by the
+        /// batch.
+        terms: Vec<(RecordId, String, Window)>,
+        /// How many terms the group has in all.
+        n_terms: usize,
     },
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::SameDst { dst, a, b, window } => {
-                write!(f, "{a} and {b} have different sources but both render as {dst:?} in {window}")
+            Warning::SameDst { dst, terms, n_terms } => {
+                write!(f, "{n_terms} terms with different sources render as {dst:?} in overlapping windows: ")?;
+                for (term_idx, (id, src, window)) in terms.iter().enumerate() {
+                    let sep = if term_idx == 0 { "" } else { ", " };
+                    write!(f, "{sep}{id} {src:?} ({window})")?;
+                }
+                match n_terms.saturating_sub(terms.len()) {
+                    0 => Ok(()),
+                    more => write!(f, " and {more} more"),
+                }
             }
         }
     }
@@ -876,29 +892,106 @@ fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>
         .filter(|active| active.window.is_some() && touched.contains(&active.id))
         .map(|active| dst_key(&active.term.put.dst))
         .collect();
-    let mut by_dst: BTreeMap<String, Vec<(RecordId, String, Window)>> = BTreeMap::new();
+    let mut by_dst: BTreeMap<String, Vec<DstMember<'_>>> = BTreeMap::new();
     if !keys.is_empty() {
         for active in &active {
             let Some(window) = active.window else { continue };
             let dst = dst_key(&active.term.put.dst);
             if keys.contains(&dst) {
-                by_dst.entry(dst).or_default().push((active.id, fold(&active.term.put.src), window));
+                by_dst.entry(dst).or_default().push(DstMember {
+                    id: active.id,
+                    put: &active.term.put,
+                    folded: fold(&active.term.put.src),
+                    window,
+                    touched: touched.contains(&active.id),
+                });
             }
         }
     }
     let mut warnings = Vec::new();
     for group in by_dst.values() {
-        for (a_idx, a) in group.iter().enumerate() {
-            for b in &group[a_idx + 1..] {
-                let involved = touched.contains(&a.0) || touched.contains(&b.0);
-                if involved && a.1 != b.1 {
-                    if let Some(window) = intersect(a.2, b.2) {
-                        let dst = state.terms[&a.0].put.dst.clone();
-                        warnings.push(Warning::SameDst { dst, a: a.0, b: b.0, window });
-                    }
+        // A term is in the warning when a term of another source overlaps it, one of
+        // the two written by the batch: a touched term may pair with any term, an
+        // untouched one only with a touched one. Each asks a sweep of the group
+        // (or of its touched terms), so a group costs O(k log k), not its k²/2 pairs.
+        let everyone = Sweep::of(group.iter());
+        let of_batch = Sweep::of(group.iter().filter(|member| member.touched));
+        let mut terms = Vec::new();
+        let mut n_terms = 0;
+        for member in group {
+            let partners = if member.touched { &everyone } else { &of_batch };
+            if partners.overlaps_another(&member.folded, member.window) {
+                n_terms += 1;
+                if terms.len() < limits::SAME_DST_TERMS_LISTED_MAX {
+                    terms.push(member);
                 }
             }
         }
+        if let Some(first) = terms.first() {
+            let dst = first.put.dst.clone();
+            let terms = terms.iter().map(|member| (member.id, member.put.src.clone(), member.window)).collect();
+            warnings.push(Warning::SameDst { dst, terms, n_terms });
+        }
     }
     warnings
+}
+
+/// An active term rendering as one dst, for the same-rendering warning.
+struct DstMember<'s> {
+    id: RecordId,
+    put: &'s TermPut,
+    folded: String,
+    window: Window,
+    touched: bool,
+}
+
+/// The last chapter of a window, an open one at the end of every book.
+fn window_end(window: Window) -> u32 {
+    window.until.unwrap_or(u32::MAX)
+}
+
+/// Windows sorted by their first chapter, with, for each prefix of them, the latest
+/// end of any window and the latest end of a window of another folded source than
+/// that one: enough to tell in O(log k) whether a window of another source overlaps
+/// a given one.
+struct Sweep<'s> {
+    starts: Vec<u32>,
+    /// Per prefix: the latest end and its source, then the latest end among the
+    /// windows of other sources.
+    best: Vec<((u32, &'s str), Option<u32>)>,
+}
+
+impl<'s> Sweep<'s> {
+    fn of<'m>(members: impl Iterator<Item = &'s DstMember<'m>>) -> Sweep<'s>
+    where
+        'm: 's,
+    {
+        let mut sorted: Vec<(u32, u32, &'s str)> =
+            members.map(|member| (member.window.since, window_end(member.window), member.folded.as_str())).collect();
+        sorted.sort_unstable_by_key(|(since, _, _)| *since);
+        let mut best: Vec<((u32, &'s str), Option<u32>)> = Vec::with_capacity(sorted.len());
+        for (since_idx, &(_, end, key)) in sorted.iter().enumerate() {
+            let next = match since_idx.checked_sub(1).map(|previous| best[previous]) {
+                None => ((end, key), None),
+                Some(((top, top_key), other)) if top_key == key => ((top.max(end), key), other),
+                // The old latest is of another source and ends after every other.
+                Some(((top, _), _)) if end > top => ((end, key), Some(top)),
+                Some((top, other)) => (top, Some(other.map_or(end, |other| other.max(end)))),
+            };
+            best.push(next);
+        }
+        Sweep { starts: sorted.iter().map(|(since, _, _)| *since).collect(), best }
+    }
+
+    /// Whether a window of another folded source than `key` overlaps `window`.
+    fn overlaps_another(&self, key: &str, window: Window) -> bool {
+        // The windows that start by the end of this one; one of them overlaps it when
+        // it ends at or after this one's start.
+        let n_started = self.starts.partition_point(|since| *since <= window_end(window));
+        let Some(&((top, top_key), other)) = n_started.checked_sub(1).map(|last| &self.best[last]) else {
+            return false;
+        };
+        let latest_other = if top_key == key { other } else { Some(top) };
+        latest_other.is_some_and(|end| end >= window.since)
+    }
 }

@@ -10,7 +10,7 @@ use std::alloc::System;
 use std::sync::Mutex;
 
 use ledger_model::*;
-use projections::{decide_in_place, Decided, State};
+use projections::{decide_in_place, Decided, State, Warning};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use support::{env, id, term};
 
@@ -123,4 +123,59 @@ fn a_refused_batch_of_aliases_costs_what_the_batch_does() {
     };
     let n = 1_000;
     assert_linear("refused aliases of one term", n, cost(n), cost(2 * n));
+}
+
+/// `n` terms with different sources and one rendering, T-1 to T-n.
+fn one_rendering(n: usize) -> Vec<Body> {
+    names(n)
+        .iter()
+        .enumerate()
+        .map(|(index, src)| {
+            let id = RecordId::new(RecordKind::Term, index as u32 + 1).unwrap();
+            Body::TermPut(TermPut::new(id, src, "Сяо Янь"))
+        })
+        .collect()
+}
+
+#[test]
+fn terms_sharing_a_rendering_are_one_warning_whatever_their_number() {
+    let _alone = alone();
+    let answer = |n: usize| {
+        let mut state = State::new();
+        let (decided, bytes) = allocated(|| decided(&mut state, one_rendering(n)));
+        let text: Vec<String> = decided.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(decided.warnings.len(), 1, "{n} terms, one rendering: {} warnings", decided.warnings.len());
+        let Warning::SameDst { dst, terms, n_terms } = &decided.warnings[0];
+        assert_eq!((dst.as_str(), *n_terms, terms.len()), ("Сяо Янь", n, limits::SAME_DST_TERMS_LISTED_MAX));
+        // The first terms by id, with their sources as written.
+        assert_eq!(terms[0].0, id("T-1"));
+        assert_eq!(terms[1].1, names(2)[1]);
+        assert!(text[0].ends_with(&format!(" and {} more", n - limits::SAME_DST_TERMS_LISTED_MAX)), "{}", text[0]);
+        (text[0].len(), bytes)
+    };
+    let n = 1_500;
+    let (single_text, single) = answer(n);
+    let (doubled_text, doubled) = answer(2 * n);
+    // The answer names as many terms at 2n as at n; only the count's digits differ.
+    assert!(doubled_text <= single_text + 1, "{single_text} bytes of warning at {n}, {doubled_text} at {}", 2 * n);
+    assert_linear("terms with one rendering", n, single, doubled);
+}
+
+#[test]
+fn one_new_term_over_a_shared_rendering_is_one_warning_naming_the_group() {
+    let _alone = alone();
+    // The book already has n terms rendering as "Сяо Янь" (one warning when they
+    // came); a batch adding one more names the whole group once.
+    let cost = |n: usize| {
+        let mut state = book(one_rendering(n));
+        let new = RecordId::new(RecordKind::Term, n as u32 + 1).unwrap();
+        let batch = vec![Body::TermPut(TermPut::new(new, "萧炎", "сяо янь"))];
+        let (decided, bytes) = allocated(|| decided(&mut state, batch));
+        assert_eq!(decided.warnings.len(), 1);
+        let Warning::SameDst { n_terms, .. } = &decided.warnings[0];
+        assert_eq!(*n_terms, n + 1);
+        bytes
+    };
+    let n = 1_500;
+    assert_linear("one term over a shared rendering", n, cost(n), cost(2 * n));
 }
