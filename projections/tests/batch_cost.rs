@@ -179,3 +179,22 @@ fn one_new_term_over_a_shared_rendering_is_one_warning_naming_the_group() {
     let n = 1_500;
     assert_linear("one term over a shared rendering", n, cost(n), cost(2 * n));
 }
+
+#[test]
+fn concepts_registered_in_one_batch_cost_what_the_batch_does() {
+    // Each registration is checked against the register by fold: folding the whole
+    // register per registration made n registrations fold n²/2 surfaces.
+    let _alone = alone();
+    let cost = |n: usize| {
+        let batch: Vec<Body> = names(n)
+            .into_iter()
+            .map(|surface| Body::ConceptExpected(ConceptExpected { surface, kind: None, note: None }))
+            .collect();
+        let mut state = State::new();
+        let (decided, bytes) = allocated(|| decided(&mut state, batch));
+        assert_eq!(decided.events.len(), n);
+        bytes
+    };
+    let n = 1_000;
+    assert_linear("concepts of one batch", n, cost(n), cost(2 * n));
+}
