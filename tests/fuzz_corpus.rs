@@ -58,6 +58,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "archive",
         "replica",
         "derived",
+        "batch",
     ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
@@ -118,4 +119,9 @@ fn fuzz_replica_seeds() {
 #[test]
 fn fuzz_derived_seeds() {
     run("fuzz_derived", bodies::derived);
+}
+
+#[test]
+fn fuzz_batch_seeds() {
+    run("fuzz_batch", bodies::batch);
 }

@@ -538,3 +538,30 @@ fn a_log_read_past_the_head_is_out_of_range_like_every_read_of_a_revision() {
     let last = server.get(&format!("/v1/books/a/events?from={head}"));
     assert_eq!((last.status, last.text().lines().count()), (200, 1), "{}", last.text());
 }
+
+#[test]
+fn terms_sharing_a_rendering_are_one_warning_in_the_answer() {
+    // 3,000 terms with one rendering used to answer their 4.5 million pairs.
+    let (_root, server) = library_with_a_book(&[]);
+    let first: Vec<char> = "林沈白云叶苏陆顾江秦楚韩柳宁谢温燕唐方姜".chars().collect();
+    let rest: Vec<char> = "炎照川衣山天寒风月雪霜星辰海岳河清明远舟".chars().collect();
+    let lines: Vec<String> = (0..3_000)
+        .map(|index| {
+            let src: String = [first[index / 400], rest[index / 20 % 20], rest[index % 20]].into_iter().collect();
+            term_line(&format!("T-{}", index + 3), &src, "сяо янь")
+        })
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let reply = server.append_lines("a", "actor=human:test", &lines);
+    let answer = reply.ok();
+    let warnings = answer["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{} warnings", warnings.len());
+    // T-1 萧炎 "Сяо Янь" was in the book: the group is it and the 3,000.
+    let warning = warnings[0].as_str().unwrap();
+    assert!(
+        warning.starts_with(r#"3001 terms with different sources render as "Сяо Янь" in overlapping windows: T-1 "萧炎" (ch 1..), T-3 "林炎炎""#),
+        "{warning}"
+    );
+    assert!(warning.ends_with(" and 2981 more"), "{warning}");
+    assert!(reply.body.len() < 4_096, "{} bytes answered", reply.body.len());
+}

@@ -642,3 +642,124 @@ pub fn derived(data: &[u8]) {
         }
     }
 }
+
+/// A surface picked by `arg`: two characters of an alphabet whose letters fold
+/// together in twos and fours (萧/蕭, a/A/ａ/Ａ), so many events name one key.
+fn batch_surface(arg: u8) -> String {
+    const ALPHABET: [char; 10] = ['萧', '蕭', '炎', 'A', 'a', 'ａ', 'Ａ', '火', 'z', 'Z'];
+    let arg = usize::from(arg);
+    [ALPHABET[arg % 10], ALPHABET[arg / 10 % 10]].into_iter().collect()
+}
+
+/// `fuzz_batch`: a batch of many events about one record (T-1 萧炎, decoded from the
+/// input two bytes an event: aliases added and removed, puts, a retirement, verdicts,
+/// a term of another source with the same rendering, a successor) is decided against a
+/// small book. Deciding in place gives what deciding on a copy gives, a refusal leaves
+/// the book as it was, the events accepted fold to the state decided, the snapshot
+/// tracker touched once per record gives the state's own ID, and the answer is
+/// bounded by the batch: no more events than it had, and at most one warning per
+/// record it wrote, each naming at most `SAME_DST_TERMS_LISTED_MAX` terms.
+pub fn batch(data: &[u8]) {
+    use projections::{decide, decide_in_place, Environment, SnapshotTracker, Touched, Touches, Warning};
+
+    let fold = |text: &str| plain().fold(text);
+    let has_table = |_: Hash32| true;
+    let snapshot_at = |_: Seq| None;
+    let env = Environment {
+        fold: &fold,
+        render_formats: &[1, 2],
+        token_estimators: &[1],
+        has_table: &has_table,
+        snapshot_at: &snapshot_at,
+    };
+    let event =
+        |body: Body| NewEvent { recorded_at_ms: 1_000, actor: "human:fuzz".into(), source: "fuzz".into(), body };
+    let alias = |term: &str, arg: u8| AliasAdded {
+        id: id(term),
+        surface: batch_surface(arg),
+        kind: AliasKind::default(),
+        window: (arg >= 128).then_some(Window { since: u32::from(arg % 4) + 1, until: None }),
+        release_to: None,
+    };
+    let book = [
+        Body::TermPut(TermPut::new(id("T-1"), "萧炎", "Сяо Янь")),
+        Body::TermPut(TermPut::new(id("T-2"), "药老", "Яо Лао")),
+        Body::AliasAdded(AliasAdded { surface: "炎子".into(), ..alias("T-1", 0) }),
+    ];
+    let base = decide(&State::new(), &env, &book.map(event)).expect("the book is valid").state;
+    const DSTS: [&str; 3] = ["Сяо Янь", "сяо янь", "Сяо Ёнь"];
+    let batch: Vec<NewEvent> = data
+        .chunks_exact(2)
+        .map(|pair| {
+            let (op, arg) = (pair[0], pair[1]);
+            let dst = DSTS[usize::from(arg) % 3];
+            event(match op % 8 {
+                0 => Body::AliasAdded(alias("T-1", arg)),
+                1 => Body::AliasRemoved(AliasRemoved { id: id("T-1"), surface: batch_surface(arg) }),
+                2 => Body::TermPut(TermPut {
+                    window: Window { since: u32::from(arg % 3) + 1, until: None },
+                    ..TermPut::new(id("T-1"), "萧炎", dst)
+                }),
+                3 => Body::TermPut(TermPut::new(id(&format!("T-{}", 3 + arg % 3)), batch_surface(arg), dst)),
+                4 => Body::TermRetired(TermRetired { id: id("T-1"), reason: None }),
+                5 => Body::DispositionSet(DispositionSet {
+                    target: id("T-1"),
+                    verdict: [Verdict::Accept, Verdict::Verify, Verdict::Reject, Verdict::Withdraw]
+                        [usize::from(arg % 4)],
+                    reason: "fuzz".into(),
+                    note: None,
+                }),
+                6 => Body::AliasAdded(alias("T-2", arg)),
+                _ => Body::TermPut(TermPut {
+                    window: Window { since: u32::from(arg % 5) + 1, until: None },
+                    supersedes: Some(id("T-1")),
+                    ..TermPut::new(id("T-6"), "萧炎帝", dst)
+                }),
+            })
+        })
+        .collect();
+    let decided = decide(&base, &env, &batch);
+    let mut in_place = base.clone();
+    let in_place_decided = decide_in_place(&mut in_place, &env, &batch);
+    let decision = match (decided, in_place_decided) {
+        (Err(refused), Err(in_place_refused)) => {
+            assert_eq!(refused, in_place_refused, "deciding in place refuses differently");
+            assert_eq!(in_place, base, "a refused batch changed the book");
+            return;
+        }
+        (Ok(decision), Ok(in_place_decided)) => {
+            assert_eq!(
+                (&in_place_decided.events, &in_place_decided.dropped, &in_place_decided.warnings),
+                (&decision.events, &decision.dropped, &decision.warnings)
+            );
+            assert_eq!(in_place, decision.state, "deciding in place leads elsewhere");
+            decision
+        }
+        (decided, in_place_decided) => panic!("decide: {decided:?}; in place: {in_place_decided:?}"),
+    };
+    assert!(decision.events.len() + decision.dropped.len() <= batch.len());
+    let mut state = base.clone();
+    let mut tracker = SnapshotTracker::of(&base);
+    let mut touches = Touches::default();
+    for new_event in &decision.events {
+        let seq = state.revision().next();
+        touches.add(Touched::of(&new_event.body));
+        state.apply(&Event {
+            seq,
+            prev: Hash32::GENESIS,
+            hash: Hash32::GENESIS,
+            schema: record::SCHEMA_CURRENT,
+            content: new_event.clone(),
+        });
+    }
+    assert_eq!(state, decision.state, "the accepted events fold elsewhere");
+    tracker.touch_all(&state, &mut touches);
+    assert_eq!(tracker.id(&state), state.snapshot_id(), "the tracker touched once per record differs");
+    let written: std::collections::BTreeSet<RecordId> =
+        decision.events.iter().filter_map(|new_event| new_event.body.record()).collect();
+    assert!(decision.warnings.len() <= written.len() + 1, "more warnings than records written");
+    for warning in &decision.warnings {
+        let Warning::SameDst { terms, n_terms, .. } = warning;
+        assert!(terms.len() <= limits::SAME_DST_TERMS_LISTED_MAX && terms.len() <= *n_terms && *n_terms >= 2);
+    }
+}

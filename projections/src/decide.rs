@@ -5,7 +5,13 @@
 //! whole: UNIQUE(folded surface, sense, window) must hold after the whole batch, so a
 //! batch may swap two surfaces between records. A put identical to the current
 //! version is dropped, which makes imports idempotent. Two different sources rendered
-//! to the same dst in overlapping windows are a warning, not a refusal.
+//! to the same dst in overlapping windows are a warning, not a refusal: one warning
+//! per rendering, naming its first terms and counting the rest.
+//!
+//! Deciding a batch costs what the batch does: the undo journal saves the slot each
+//! event changes (never a whole term with its aliases), and no whole-batch rule or
+//! warning walks the pairs of a group of surfaces or renderings; groups are swept in
+//! O(k log k) (`tests/batch_cost.rs` doubles hostile batches and counts the bytes).
 //!
 //! What the build and the book can do comes in through an [`Environment`]: the
 //! book's fold, the render formats and token estimators this build has, which fold
@@ -72,25 +78,35 @@ pub struct Decision {
 /// A warning about an accepted batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Warning {
-    /// Two records with different sources render to the same dst in overlapping
-    /// windows.
+    /// Terms with different sources render to the same dst in overlapping windows:
+    /// one warning per rendering, however many terms share it.
     SameDst {
-        /// The shared rendering.
+        /// The shared rendering, as the first listed term writes it.
         dst: String,
-        /// One record.
-        a: RecordId,
-        /// The other.
-        b: RecordId,
-        /// Where they overlap.
-        window: Window,
+        /// The first terms of the group (at most
+        /// [`limits::SAME_DST_TERMS_LISTED_MAX`]), in id order, each with its source
+        /// and its window: every term rendering as `dst` that shares it with a term
+        /// of another source in an overlapping window, one of the two written by the
+        /// batch.
+        terms: Vec<(RecordId, String, Window)>,
+        /// How many terms the group has in all.
+        n_terms: usize,
     },
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::SameDst { dst, a, b, window } => {
-                write!(f, "{a} and {b} have different sources but both render as {dst:?} in {window}")
+            Warning::SameDst { dst, terms, n_terms } => {
+                write!(f, "{n_terms} terms with different sources render as {dst:?} in overlapping windows: ")?;
+                for (term_idx, (id, src, window)) in terms.iter().enumerate() {
+                    let sep = if term_idx == 0 { "" } else { ", " };
+                    write!(f, "{sep}{id} {src:?} ({window})")?;
+                }
+                match n_terms.saturating_sub(terms.len()) {
+                    0 => Ok(()),
+                    more => write!(f, " and {more} more"),
+                }
             }
         }
     }
@@ -403,6 +419,7 @@ fn decide_steps(
     let mut config_changed = false;
     let mut governance_changed = false;
     let mut marker = None;
+    let mut register: Option<FoldedRegister> = None;
     for (index, event) in batch.iter().enumerate() {
         if let Some(what) = duplicate_key(&event.body) {
             match written.get(&what) {
@@ -430,6 +447,17 @@ fn decide_steps(
             continue;
         }
         check_event(scratch, env, head, index, &event.body)?;
+        if let Body::ConceptExpected(concept) = &event.body {
+            let register = register.get_or_insert_with(|| FoldedRegister::of(scratch, fold));
+            if let Some(registered) = register.other(&concept.surface, fold) {
+                let problem =
+                    Problem::ConceptTwice { surface: concept.surface.clone(), registered: registered.clone() };
+                return Err(reject(index, problem));
+            }
+        }
+        if let Some(register) = &mut register {
+            register.take_in(&event.body, fold);
+        }
         match &event.body {
             Body::ConfigSet(_) => config_changed = true,
             Body::GovernanceSet(_) => governance_changed = true,
@@ -485,6 +513,48 @@ fn decide_steps(
     check_unique(scratch, fold, &touched)?;
     let warnings = same_dst_warnings(scratch, fold, &touched);
     Ok(Decided { events, dropped, warnings })
+}
+
+/// The register of expected concepts by the fold of their surfaces, built when a batch
+/// first registers a concept and kept up to date through the batch: a batch of n
+/// registrations folds the register once, not once per registration.
+struct FoldedRegister {
+    by_fold: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl FoldedRegister {
+    fn of(state: &State, fold: Fold<'_>) -> FoldedRegister {
+        let mut by_fold: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for surface in state.expected.keys() {
+            by_fold.entry(fold(surface)).or_default().insert(surface.clone());
+        }
+        FoldedRegister { by_fold }
+    }
+
+    /// The first registered surface (in surface order) other than `surface` that
+    /// folds as it does.
+    fn other(&self, surface: &str, fold: Fold<'_>) -> Option<&String> {
+        self.by_fold.get(&fold(surface))?.iter().find(|registered| *registered != surface)
+    }
+
+    /// Takes in an event about to be applied.
+    fn take_in(&mut self, body: &Body, fold: Fold<'_>) {
+        match body {
+            Body::ConceptExpected(ConceptExpected { surface, .. }) => {
+                self.by_fold.entry(fold(surface)).or_default().insert(surface.clone());
+            }
+            Body::ConceptDropped(ConceptDropped { surface }) => {
+                let folded = fold(surface);
+                if let Some(surfaces) = self.by_fold.get_mut(&folded) {
+                    surfaces.remove(surface);
+                    if surfaces.is_empty() {
+                        self.by_fold.remove(&folded);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What an event writes, for spotting two different writes of one thing in a batch.
@@ -760,20 +830,8 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
         }
         Body::RuleRetired(retired) => active_rule(state, index, retired.id),
         Body::GovernanceSet(_) => Ok(()),
-        Body::ConceptExpected(concept) => {
-            let folded = (env.fold)(&concept.surface);
-            match state
-                .expected
-                .keys()
-                .find(|registered| **registered != concept.surface && (env.fold)(registered) == folded)
-            {
-                Some(registered) => Err(reject(
-                    index,
-                    Problem::ConceptTwice { surface: concept.surface.clone(), registered: registered.clone() },
-                )),
-                None => Ok(()),
-            }
-        }
+        // Checked against the register by its fold ([`FoldedRegister`]).
+        Body::ConceptExpected(_) => Ok(()),
         Body::ConceptDropped(dropped) if !state.expected.contains_key(&dropped.surface) => {
             Err(reject(index, Problem::UnknownConcept(dropped.surface.clone())))
         }
@@ -836,25 +894,31 @@ fn surfaces<'s>(state: &'s State, fold: Fold<'_>) -> BTreeMap<(String, Option<St
 
 fn check_unique(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Result<(), Rejection> {
     for ((key, sense), group) in surfaces(state, fold) {
-        for (a_idx, a) in group.iter().enumerate() {
-            for b in &group[a_idx + 1..] {
-                if a.id == b.id || !a.window.overlaps(&b.window) {
-                    continue;
-                }
-                // Every pair counts, not only pairs with a record of this batch: a
-                // retirement or a moved supersession widens other records' windows.
-                let (this, other) = if touched.contains(&b.id) { (b, a) } else { (a, b) };
-                return Err(Rejection {
-                    index: None,
-                    problem: Problem::Unique(Box::new(UniqueConflict {
-                        key,
-                        sense,
-                        this: (this.id, this.label.to_string(), this.window),
-                        other: (other.id, other.label.to_string(), other.window),
-                    })),
-                });
-            }
-        }
+        // The first surface (in group order) that another record's surface overlaps,
+        // found by a sweep: a group of k surfaces (one term's many aliases that fold
+        // alike) costs O(k log k), not its k²/2 pairs. Its partners all come after it
+        // (one before it would be a conflicting surface earlier still), so the pair
+        // is the first one in group order, and only its partner is searched for.
+        let sweep = Sweep::of(group.iter().map(|surface| (surface.window, surface.id)));
+        let Some(a_idx) = group.iter().position(|surface| sweep.overlaps_another(surface.id, surface.window)) else {
+            continue;
+        };
+        let a = &group[a_idx];
+        let Some(b) = group[a_idx + 1..].iter().find(|b| a.id != b.id && a.window.overlaps(&b.window)) else {
+            continue;
+        };
+        // Every pair counts, not only pairs with a record of this batch: a
+        // retirement or a moved supersession widens other records' windows.
+        let (this, other) = if touched.contains(&b.id) { (b, a) } else { (a, b) };
+        return Err(Rejection {
+            index: None,
+            problem: Problem::Unique(Box::new(UniqueConflict {
+                key,
+                sense,
+                this: (this.id, this.label.to_string(), this.window),
+                other: (other.id, other.label.to_string(), other.window),
+            })),
+        });
     }
     Ok(())
 }
@@ -876,29 +940,110 @@ fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>
         .filter(|active| active.window.is_some() && touched.contains(&active.id))
         .map(|active| dst_key(&active.term.put.dst))
         .collect();
-    let mut by_dst: BTreeMap<String, Vec<(RecordId, String, Window)>> = BTreeMap::new();
+    let mut by_dst: BTreeMap<String, Vec<DstMember<'_>>> = BTreeMap::new();
     if !keys.is_empty() {
         for active in &active {
             let Some(window) = active.window else { continue };
             let dst = dst_key(&active.term.put.dst);
             if keys.contains(&dst) {
-                by_dst.entry(dst).or_default().push((active.id, fold(&active.term.put.src), window));
+                by_dst.entry(dst).or_default().push(DstMember {
+                    id: active.id,
+                    put: &active.term.put,
+                    folded: fold(&active.term.put.src),
+                    window,
+                    touched: touched.contains(&active.id),
+                });
             }
         }
     }
     let mut warnings = Vec::new();
     for group in by_dst.values() {
-        for (a_idx, a) in group.iter().enumerate() {
-            for b in &group[a_idx + 1..] {
-                let involved = touched.contains(&a.0) || touched.contains(&b.0);
-                if involved && a.1 != b.1 {
-                    if let Some(window) = intersect(a.2, b.2) {
-                        let dst = state.terms[&a.0].put.dst.clone();
-                        warnings.push(Warning::SameDst { dst, a: a.0, b: b.0, window });
-                    }
+        // A term is in the warning when a term of another source overlaps it, one of
+        // the two written by the batch: a touched term may pair with any term, an
+        // untouched one only with a touched one. Each asks a sweep of the group
+        // (or of its touched terms), so a group costs O(k log k), not its k²/2 pairs.
+        let everyone = Sweep::of(group.iter().map(DstMember::keyed));
+        let of_batch = Sweep::of(group.iter().filter(|member| member.touched).map(DstMember::keyed));
+        let mut terms = Vec::new();
+        let mut n_terms = 0;
+        for member in group {
+            let partners = if member.touched { &everyone } else { &of_batch };
+            if partners.overlaps_another(member.folded.as_str(), member.window) {
+                n_terms += 1;
+                if terms.len() < limits::SAME_DST_TERMS_LISTED_MAX {
+                    terms.push(member);
                 }
             }
         }
+        if let Some(first) = terms.first() {
+            let dst = first.put.dst.clone();
+            let terms = terms.iter().map(|member| (member.id, member.put.src.clone(), member.window)).collect();
+            warnings.push(Warning::SameDst { dst, terms, n_terms });
+        }
     }
     warnings
+}
+
+/// An active term rendering as one dst, for the same-rendering warning.
+struct DstMember<'s> {
+    id: RecordId,
+    put: &'s TermPut,
+    folded: String,
+    window: Window,
+    touched: bool,
+}
+
+impl DstMember<'_> {
+    /// Its window, keyed by its folded source.
+    fn keyed(&self) -> (Window, &str) {
+        (self.window, &self.folded)
+    }
+}
+
+/// The last chapter of a window, an open one at the end of every book.
+fn window_end(window: Window) -> u32 {
+    window.until.unwrap_or(u32::MAX)
+}
+
+/// Windows sorted by their first chapter, each with a key (a folded source, a
+/// record), with, for each prefix of them, the latest end of any window and the
+/// latest end of a window of another key than that one: enough to tell in O(log k)
+/// whether a window of another key overlaps a given one.
+struct Sweep<K> {
+    starts: Vec<u32>,
+    /// Per prefix: the latest end and its key, then the latest end among the
+    /// windows of other keys.
+    best: Vec<((u32, K), Option<u32>)>,
+}
+
+impl<K: Copy + Eq> Sweep<K> {
+    fn of(windows: impl Iterator<Item = (Window, K)>) -> Sweep<K> {
+        let mut sorted: Vec<(u32, u32, K)> =
+            windows.map(|(window, key)| (window.since, window_end(window), key)).collect();
+        sorted.sort_by_key(|(since, _, _)| *since);
+        let mut best: Vec<((u32, K), Option<u32>)> = Vec::with_capacity(sorted.len());
+        for (since_idx, &(_, end, key)) in sorted.iter().enumerate() {
+            let next = match since_idx.checked_sub(1).map(|previous| best[previous]) {
+                None => ((end, key), None),
+                Some(((top, top_key), other)) if top_key == key => ((top.max(end), key), other),
+                // The old latest is of another key and ends after every other.
+                Some(((top, _), _)) if end > top => ((end, key), Some(top)),
+                Some((top, other)) => (top, Some(other.map_or(end, |other| other.max(end)))),
+            };
+            best.push(next);
+        }
+        Sweep { starts: sorted.iter().map(|(since, _, _)| *since).collect(), best }
+    }
+
+    /// Whether a window of another key than `key` overlaps `window`.
+    fn overlaps_another(&self, key: K, window: Window) -> bool {
+        // The windows that start by the end of this one; one of them overlaps it when
+        // it ends at or after this one's start.
+        let n_started = self.starts.partition_point(|since| *since <= window_end(window));
+        let Some(&((top, top_key), other)) = n_started.checked_sub(1).map(|last| &self.best[last]) else {
+            return false;
+        };
+        let latest_other = if top_key == key { other } else { Some(top) };
+        latest_other.is_some_and(|end| end >= window.since)
+    }
 }

@@ -38,7 +38,7 @@ pub use ids::{FreeIds, NoFreeId};
 pub use read::ActiveTerm;
 pub use release::{Governed, Reader};
 pub use rollback::{plan_rollback, PlanError};
-pub use snapshot::{SnapshotId, SnapshotTracker, Touched, SNAPSHOT_FORMAT};
+pub use snapshot::{SnapshotId, SnapshotTracker, Touched, Touches, SNAPSHOT_FORMAT};
 pub use state::{Candidate, Expected, Provenance, Rule, State, Summary, Term};
 
 /// Version of the matching semantics the snapshot's bytes are interpreted with

@@ -27,7 +27,7 @@
 //! [`AliasV1`], [`SummaryV1`]): the fields schema 2 added to a record are covered by
 //! the governance part or by nothing, never by the schema-1 part.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use ledger_model::codec;
@@ -442,6 +442,19 @@ impl SnapshotTracker {
         self.release.insert(id, (encoded(&entry), restricting));
     }
 
+    /// Takes in every touch gathered in `touches` (emptying it) against `state`, the
+    /// state after the events that made them: each record once, however many events
+    /// touched it. Touching per event re-encodes a record per event, so a batch of N
+    /// aliases of one term encoded that term N times, each time with more aliases.
+    pub fn touch_all(&mut self, state: &State, touches: &mut Touches) {
+        if std::mem::take(&mut touches.governance) {
+            self.touch(state, Touched::Governance);
+        }
+        for id in std::mem::take(&mut touches.records) {
+            self.touch(state, Touched::Record(id));
+        }
+    }
+
     /// The memory the tracker holds, roughly: its encodings and a map entry each.
     pub fn heap_bytes(&self) -> usize {
         const ENTRY: usize = std::mem::size_of::<(RecordId, Vec<u8>)>() + 16;
@@ -483,6 +496,32 @@ impl SnapshotTracker {
             }
         }
         SnapshotId(Hash32(*hasher.finalize().as_bytes()))
+    }
+}
+
+/// The touches of several events, each named once, for [`SnapshotTracker::touch_all`]:
+/// a set as large as the records the events touched.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Touches {
+    records: BTreeSet<RecordId>,
+    governance: bool,
+}
+
+impl Touches {
+    /// Adds what one event touched.
+    pub fn add(&mut self, touched: Touched) {
+        match touched {
+            Touched::Nothing => {}
+            Touched::Record(id) => {
+                self.records.insert(id);
+            }
+            Touched::Governance => self.governance = true,
+        }
+    }
+
+    /// Whether nothing is gathered.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty() && !self.governance
     }
 }
 

@@ -1,6 +1,13 @@
 //! Undoing applied events: what [`crate::decide_in_place`] keeps so a refused batch
 //! leaves the state it was judged against exactly as it was, without a copy of the
 //! whole state per write.
+//!
+//! Each event saves only the slot it changes, so the journal of a batch is as large as
+//! the batch, never as the records it touches: an alias event saves that one alias, a
+//! put, retirement or disposition of a term saves the term's head (content,
+//! provenance, retirement, verdict) but never its aliases. Saving the whole term per
+//! event cost a copy of every alias the term had so far for each alias the batch added
+//! to it: N aliases of one term in one batch held N²/2 aliases.
 
 use std::collections::BTreeMap;
 
@@ -10,17 +17,55 @@ use crate::state::{Candidate, Expected, Provenance, Rule, State, Summary, Term};
 
 /// What one event may change, as it was before the event.
 enum Saved {
-    Term(RecordId, Option<Term>),
+    /// A term's head, or `None` when the term did not exist.
+    Term(RecordId, Option<Box<TermHead>>),
+    /// One alias slot of a term, when the term existed (an alias event about a term
+    /// the state does not know changes nothing).
+    Alias(RecordId, String, Option<AliasAdded>),
     Summary(RecordId, Option<Summary>),
     Candidate(RecordId, Option<Candidate>),
     Rule(RecordId, Option<Rule>),
-    /// A disposition's target may be a term, a rule or a candidate.
-    Target(RecordId, Box<(Option<Term>, Option<Rule>, Option<Candidate>)>),
+    /// A disposition's target may be a term, a rule or a candidate: the verdict of
+    /// the first of them that exists (the one `State::apply` sets), if any does.
+    Verdict(RecordId, Option<Option<(Verdict, String)>>),
     Config(Option<(ConfigSet, Provenance)>),
     Rollbacks(usize),
     Governance(Option<(GovernanceSet, Provenance)>),
     Expected(String, Option<Expected>),
     EmbeddingModel(Option<(EmbeddingModelSet, Provenance)>),
+    /// The event changes nothing but the revision.
+    Nothing,
+}
+
+/// Everything of a term but its aliases.
+struct TermHead {
+    put: TermPut,
+    put_by: Provenance,
+    retired: bool,
+    verdict: Option<(Verdict, String)>,
+}
+
+impl TermHead {
+    fn of(term: &Term) -> Box<TermHead> {
+        Box::new(TermHead {
+            put: term.put.clone(),
+            put_by: term.put_by.clone(),
+            retired: term.retired,
+            verdict: term.verdict.clone(),
+        })
+    }
+}
+
+/// The verdict slot `State::apply` sets for a disposition of `id`: a term's, else a
+/// rule's, else a candidate's.
+fn verdict_slot(state: &mut State, id: RecordId) -> Option<&mut Option<(Verdict, String)>> {
+    if let Some(term) = state.terms.get_mut(&id) {
+        Some(&mut term.verdict)
+    } else if let Some(rule) = state.rules.get_mut(&id) {
+        Some(&mut rule.verdict)
+    } else {
+        state.candidates.get_mut(&id).map(|candidate| &mut candidate.verdict)
+    }
 }
 
 /// The slots of a state that events applied since [`Journal::new`] changed, as they
@@ -54,10 +99,15 @@ impl Journal {
     /// new kind cannot be forgotten here.
     pub(crate) fn save(&mut self, state: &State, body: &Body) {
         let saved = match body {
-            Body::TermPut(TermPut { id, .. })
-            | Body::TermRetired(TermRetired { id, .. })
-            | Body::AliasAdded(AliasAdded { id, .. })
-            | Body::AliasRemoved(AliasRemoved { id, .. }) => Saved::Term(*id, entry(&state.terms, *id)),
+            Body::TermPut(TermPut { id, .. }) | Body::TermRetired(TermRetired { id, .. }) => {
+                Saved::Term(*id, state.terms.get(id).map(TermHead::of))
+            }
+            Body::AliasAdded(AliasAdded { id, surface, .. }) | Body::AliasRemoved(AliasRemoved { id, surface }) => {
+                match state.terms.get(id) {
+                    Some(term) => Saved::Alias(*id, surface.clone(), term.aliases.get(surface).cloned()),
+                    None => Saved::Nothing,
+                }
+            }
             Body::SummaryPut(SummaryPut { id, .. }) | Body::SummaryRetired(SummaryRetired { id, .. }) => {
                 Saved::Summary(*id, entry(&state.summaries, *id))
             }
@@ -67,14 +117,14 @@ impl Journal {
             Body::RulePut(RulePut { id, .. }) | Body::RuleRetired(RuleRetired { id, .. }) => {
                 Saved::Rule(*id, entry(&state.rules, *id))
             }
-            Body::DispositionSet(DispositionSet { target, .. }) => Saved::Target(
-                *target,
-                Box::new((
-                    entry(&state.terms, *target),
-                    entry(&state.rules, *target),
-                    entry(&state.candidates, *target),
-                )),
-            ),
+            Body::DispositionSet(DispositionSet { target, .. }) => {
+                let verdict = match (state.terms.get(target), state.rules.get(target), state.candidates.get(target)) {
+                    (Some(term), _, _) => Some(term.verdict.clone()),
+                    (None, Some(rule), _) => Some(rule.verdict.clone()),
+                    (None, None, candidate) => candidate.map(|candidate| candidate.verdict.clone()),
+                };
+                Saved::Verdict(*target, verdict)
+            }
             Body::ConfigSet(_) => Saved::Config(state.config.clone()),
             Body::RollbackMarker(_) => Saved::Rollbacks(state.rollbacks.len()),
             Body::GovernanceSet(_) => Saved::Governance(state.governance.clone()),
@@ -91,16 +141,30 @@ impl Journal {
     pub(crate) fn undo(self, state: &mut State) {
         for saved in self.saved.into_iter().rev() {
             match saved {
-                Saved::Term(id, old) => put_back(&mut state.terms, id, old),
+                Saved::Term(id, None) => {
+                    state.terms.remove(&id);
+                }
+                Saved::Term(id, Some(old)) => {
+                    // The event applied to an existing term, which is still there.
+                    if let Some(term) = state.terms.get_mut(&id) {
+                        let TermHead { put, put_by, retired, verdict } = *old;
+                        (term.put, term.put_by, term.retired, term.verdict) = (put, put_by, retired, verdict);
+                    }
+                }
+                Saved::Alias(id, surface, old) => {
+                    if let Some(term) = state.terms.get_mut(&id) {
+                        put_back(&mut term.aliases, surface, old);
+                    }
+                }
                 Saved::Summary(id, old) => put_back(&mut state.summaries, id, old),
                 Saved::Candidate(id, old) => put_back(&mut state.candidates, id, old),
                 Saved::Rule(id, old) => put_back(&mut state.rules, id, old),
-                Saved::Target(id, slots) => {
-                    let (term, rule, candidate) = *slots;
-                    put_back(&mut state.terms, id, term);
-                    put_back(&mut state.rules, id, rule);
-                    put_back(&mut state.candidates, id, candidate);
+                Saved::Verdict(id, old) => {
+                    if let (Some(old), Some(slot)) = (old, verdict_slot(state, id)) {
+                        *slot = old;
+                    }
                 }
+                Saved::Nothing => {}
                 Saved::Config(old) => state.config = old,
                 Saved::Rollbacks(len) => state.rollbacks.truncate(len),
                 Saved::Governance(old) => state.governance = old,

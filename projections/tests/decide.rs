@@ -161,8 +161,15 @@ fn two_sources_with_one_rendering_are_a_warning() {
     sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
     let decision = sim.ok(vec![Body::TermPut(term("T-2", "小炎", "сяо янь"))]);
     assert_eq!(decision.warnings.len(), 1);
-    let Warning::SameDst { a, b, .. } = &decision.warnings[0];
-    assert_eq!((*a, *b), (id("T-1"), id("T-2")));
+    let Warning::SameDst { dst, terms, n_terms } = &decision.warnings[0];
+    let whole = Window::default();
+    assert_eq!(dst, "Сяо Янь");
+    assert_eq!(terms, &[(id("T-1"), "萧炎".to_owned(), whole), (id("T-2"), "小炎".to_owned(), whole)]);
+    assert_eq!(*n_terms, 2);
+    assert_eq!(
+        decision.warnings[0].to_string(),
+        r#"2 terms with different sources render as "Сяо Янь" in overlapping windows: T-1 "萧炎" (ch 1..), T-2 "小炎" (ch 1..)"#
+    );
 }
 
 #[test]

@@ -347,3 +347,158 @@ fn different_content_gives_different_ids() {
     a.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
     assert_eq!(a.state.snapshot_id(), first);
 }
+
+/// A term for the same-rendering property: source, rendering, window and what it
+/// supersedes, each by number.
+fn rendering_term(number: u32, (src, dst, since, length, supersedes): (usize, usize, u32, Option<u32>, u32)) -> Body {
+    const SOURCES: &[&str] = &["萧炎", "小炎", "肖炎", "蕭炎", "炎帝", "药老", "藥老", "云山", "纳兰嫣然", "沈照"];
+    const RENDERINGS: &[&str] = &["Сяо Янь", "сяо янь", "Яо Лао", "Алёна", "Алена"];
+    let id = RecordId::new(RecordKind::Term, number).unwrap();
+    // A sense of its own keeps two terms of one source apart for UNIQUE; the warning
+    // does not look at senses.
+    Body::TermPut(TermPut {
+        sense: Some(format!("sense {number}")),
+        window: Window { since, until: length.map(|length| since + length) },
+        supersedes: RecordId::new(RecordKind::Term, supersedes).filter(|old| *old != id),
+        ..TermPut::new(id, SOURCES[src % SOURCES.len()], RENDERINGS[dst % RENDERINGS.len()])
+    })
+}
+
+proptest! {
+    /// The same-rendering warning names exactly the terms the pairwise rule names: a
+    /// term is in its rendering's warning when a term of another folded source shares
+    /// the rendering (lowercased, ё as е) in an overlapping window, one of the two
+    /// written by the batch (a put, or the term a put supersedes). The warning finds
+    /// them by a sweep; the pairs are the oracle.
+    #[test]
+    fn the_same_rendering_warning_names_the_terms_of_every_pair(
+        book in prop::collection::vec((0usize..10, 0usize..5, 1u32..8, prop::option::of(0u32..5), 0u32..8), 0..12),
+        batch in prop::collection::vec((1u32..16, (0usize..10, 0usize..5, 1u32..8, prop::option::of(0u32..5), 0u32..8)), 1..8),
+    ) {
+        let mut sim = Sim::default();
+        let book: Vec<Body> = book.into_iter().enumerate().map(|(index, term)| rendering_term(index as u32 + 1, term)).collect();
+        if !book.is_empty() && sim.submit(book).is_err() {
+            return Ok(());
+        }
+        let bodies: Vec<Body> = batch.into_iter().map(|(number, term)| rendering_term(number, term)).collect();
+        let Ok(decision) = sim.submit(bodies.clone()) else { return Ok(()) };
+        let mut touched = std::collections::BTreeSet::new();
+        for (index, body) in bodies.iter().enumerate() {
+            if let (false, Body::TermPut(put)) = (decision.dropped.contains(&index), body) {
+                touched.insert(put.id);
+                touched.extend(put.supersedes);
+            }
+        }
+        let key = |dst: &str| dst.to_lowercase().replace('ё', "е");
+        let active: Vec<(RecordId, String, String, Window)> = sim
+            .state
+            .active_terms(None)
+            .into_iter()
+            .filter_map(|active| Some((active.id, support::fold(&active.term.put.src), key(&active.term.put.dst), active.window?)))
+            .collect();
+        let mut expected: std::collections::BTreeMap<String, Vec<RecordId>> = std::collections::BTreeMap::new();
+        for (id, src, dst, window) in &active {
+            let paired = active.iter().any(|(other, other_src, other_dst, other_window)| {
+                other_dst == dst && other_src != src && other_window.overlaps(window)
+                    && (touched.contains(id) || touched.contains(other))
+            });
+            if paired {
+                expected.entry(dst.clone()).or_default().push(*id);
+            }
+        }
+        let found: std::collections::BTreeMap<String, Vec<RecordId>> = decision
+            .warnings
+            .iter()
+            .map(|warning| {
+                let projections::Warning::SameDst { dst, terms, n_terms } = warning;
+                assert_eq!(*n_terms, terms.len(), "fewer terms than the listing cap");
+                (key(dst), terms.iter().map(|(id, _, _)| *id).collect())
+            })
+            .collect();
+        prop_assert_eq!(found.len(), decision.warnings.len(), "one warning per rendering");
+        prop_assert_eq!(found, expected);
+    }
+}
+
+proptest! {
+    /// UNIQUE names the pair the pairwise rule finds first: surfaces grouped by
+    /// (folded surface, sense), in the order of their terms' ids, each term's source
+    /// before its aliases (by surface); the first surface with a surface of another
+    /// term overlapping it after it, and the first such. The check finds it by a
+    /// sweep; the pairs are the oracle.
+    #[test]
+    fn unique_names_the_first_pair_the_pairwise_rule_finds(
+        terms in prop::collection::vec((0usize..4, 1u32..6, prop::option::of(0u32..4)), 1..5),
+        aliases in prop::collection::vec((0usize..5, 0usize..8, prop::option::of((1u32..6, prop::option::of(0u32..3)))), 0..14),
+    ) {
+        // Sources and alias surfaces from a small alphabet that folds in twos (蕭/萧,
+        // 藥/药, case), so groups hold several surfaces of one term and of others.
+        const SURFACES: &[&str] = &["萧炎", "蕭炎", "药老", "藥老", "Lin", "lin", "LIN", "炎子"];
+        let window = |since: u32, length: Option<u32>| Window { since, until: length.map(|length| since + length) };
+        let mut bodies: Vec<Body> = terms
+            .iter()
+            .enumerate()
+            .map(|(index, (src, since, length))| {
+                let id = RecordId::new(RecordKind::Term, index as u32 + 1).unwrap();
+                Body::TermPut(TermPut { window: window(*since, *length), ..TermPut::new(id, SURFACES[*src * 2], "Имя") })
+            })
+            .collect();
+        let mut named = std::collections::BTreeSet::new();
+        for (term_idx, surface, own) in &aliases {
+            let term_number = (*term_idx % terms.len()) as u32 + 1;
+            // One write of an alias per batch (a second one is refused as a duplicate).
+            if !named.insert((term_number, *surface)) {
+                continue;
+            }
+            bodies.push(Body::AliasAdded(AliasAdded {
+                id: RecordId::new(RecordKind::Term, term_number).unwrap(),
+                surface: SURFACES[*surface].into(),
+                kind: AliasKind::default(),
+                window: own.map(|(since, length)| window(since, length)),
+                release_to: None,
+            }));
+        }
+        // The state the batch leads to, without the rule: each event applied.
+        let mut state = State::new();
+        for body in &bodies {
+            let content = NewEvent { recorded_at_ms: 1, actor: "human:test".into(), source: "sim".into(), body: body.clone() };
+            let event = Event { seq: state.revision().next(), prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: record::SCHEMA_CURRENT, content };
+            state.apply(&event);
+        }
+        let mut groups: std::collections::BTreeMap<String, Vec<(RecordId, String, Window)>> = std::collections::BTreeMap::new();
+        for active in state.active_terms(None) {
+            let Some(term_window) = active.window else { continue };
+            groups.entry(support::fold(&active.term.put.src)).or_default().push((active.id, format!("src {:?}", active.term.put.src), term_window));
+            for alias in active.term.aliases.values() {
+                if let Some(alias_window) = State::alias_window(alias, active.window) {
+                    groups.entry(support::fold(&alias.surface)).or_default().push((active.id, format!("alias {:?}", alias.surface), alias_window));
+                }
+            }
+        }
+        let mut expected = None;
+        'groups: for (key, group) in &groups {
+            for (a_idx, a) in group.iter().enumerate() {
+                if let Some(b) = group[a_idx + 1..].iter().find(|b| a.0 != b.0 && a.2.overlaps(&b.2)) {
+                    // Every term is written by the batch: the later one is named first.
+                    expected = Some((key.clone(), b.clone(), a.clone()));
+                    break 'groups;
+                }
+            }
+        }
+        let mut sim = Sim::default();
+        match (sim.submit(bodies), expected) {
+            (Ok(_), None) => {}
+            (Err(rejection), Some((key, this, other))) => {
+                let projections::Problem::Unique(conflict) = &rejection.problem else {
+                    return Err(TestCaseError::fail(format!("not UNIQUE: {rejection}")));
+                };
+                prop_assert_eq!(&conflict.key, &key);
+                prop_assert_eq!(&conflict.this, &this);
+                prop_assert_eq!(&conflict.other, &other);
+            }
+            (decided, expected) => {
+                return Err(TestCaseError::fail(format!("decided {:?}, the pairs say {expected:?}", decided.map(|d| d.events.len()))));
+            }
+        }
+    }
+}

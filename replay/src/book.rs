@@ -16,7 +16,7 @@ use projections::frozen::{freeze_as, profile_of, Frozen};
 use projections::release::view_id;
 use projections::{
     checkpoint, decide_in_place, plan_rollback, Decided, Environment, Reader, SnapshotId, SnapshotTracker, State,
-    Touched, Warning,
+    Touched, Touches, Warning,
 };
 
 use crate::error::BookError;
@@ -433,9 +433,12 @@ impl Book {
         };
         let Decided { events, dropped, warnings } = decided;
         let revision = state.revision();
+        // Each record the batch touched is re-encoded once, against the state after it.
+        let mut touches = Touches::default();
         for event in &events {
-            tracker.touch(&state, Touched::of(&event.body));
+            touches.add(Touched::of(&event.body));
         }
+        tracker.touch_all(&state, &mut touches);
         let snapshot = tracker.id(&state);
         let accepted = |events| Accepted { events, dropped, warnings };
         if events.is_empty() {
@@ -743,16 +746,22 @@ impl Book {
         let mut wrong_checkpoints = Vec::new();
         let ledger = Arc::clone(&self.ledger);
         let mut tracker = SnapshotTracker::new();
-        ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, _| {
+        // Touches wait for the end of their batch (or a revision whose snapshot is
+        // needed), so a record is re-encoded once per batch, not once per event.
+        let mut touches = Touches::default();
+        ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let seq = event.seq;
             if let Body::ConfigSet(config) = &event.content.body {
                 if let Some(table) = config.profile.table {
                     tables.push((seq, table));
                 }
             }
-            let touched = Touched::of(&event.content.body);
+            touches.add(Touched::of(&event.content.body));
             state.apply_owned(event);
-            tracker.touch(&state, touched);
+            let needed = checkpoints.contains(&seq) || pending.peek().is_some_and(|(revision, _)| **revision == seq);
+            if batch_end != Some(false) || needed {
+                tracker.touch_all(&state, &mut touches);
+            }
             if checkpoints.contains(&seq) {
                 let holds = match ledger.checkpoint_at_or_before(seq) {
                     Ok(Some((info, bytes))) if info.revision == seq => checkpoint::decode(&bytes)
@@ -857,12 +866,16 @@ impl Book {
         let ledger = Arc::clone(&self.ledger);
         let keep = self.policy.keep;
         let mut tracker = SnapshotTracker::new();
+        let mut touches = Touches::default();
         ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let revision = event.seq;
             last_time = event.content.recorded_at_ms;
-            let touched = Touched::of(&event.content.body);
+            // A record is re-encoded once per batch, at its end, not once per event.
+            touches.add(Touched::of(&event.content.body));
             state.apply_owned(event);
-            tracker.touch(&state, touched);
+            if batch_end != Some(false) {
+                tracker.touch_all(&state, &mut touches);
+            }
             if revision.0 % 65_536 == 0 {
                 progress(revision.0, head.0);
             }
@@ -885,6 +898,7 @@ impl Book {
             return Err(error.into());
         }
         progress(state.revision().0, head.0);
+        tracker.touch_all(&state, &mut touches);
         if state.revision() > Seq::ZERO {
             let snapshot = tracker.id(&state);
             first.entry(snapshot).or_insert(state.revision());

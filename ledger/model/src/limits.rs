@@ -88,3 +88,12 @@ const _: () = assert!(DOCUMENT_BYTES_MAX <= crate::codec::DOCUMENT_BYTES_MAX);
 const _: () = assert!(BATCH_BYTES_MAX <= GROUP_BYTES_MAX);
 // An idempotency key is one header value: well inside the header bytes a server reads.
 const _: () = assert!(IDEMPOTENCY_KEY_BYTES_MAX >= 16 && IDEMPOTENCY_KEY_BYTES_MAX <= 1024);
+
+/// Most terms one same-rendering warning names: a group of terms with different
+/// sources and one rendering is one warning, naming its first terms and counting
+/// the rest, so the answer to a batch grows with its groups, not with their pairs.
+pub const SAME_DST_TERMS_LISTED_MAX: usize = 20;
+// A warning names at least the two terms of a pair, and its listed terms (source
+// and id each) stay far below one event's size.
+const _: () = assert!(SAME_DST_TERMS_LISTED_MAX >= 2);
+const _: () = assert!(SAME_DST_TERMS_LISTED_MAX * (KEY_CHARS_MAX * 4 + 32) < EVENT_BYTES_MAX);
