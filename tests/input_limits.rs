@@ -273,3 +273,36 @@ fn hostile_workbooks_are_refused_by_the_cli_and_the_server_before_they_inflate()
     assert!(detail.contains("cell `ZZZZZZZZZZZZ99999999999999` is out of range"), "{detail}");
     assert_eq!(server.info("a")["head"], before["head"]);
 }
+
+#[test]
+fn the_token_file_is_read_to_its_limit_and_refused_one_byte_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |file: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_lorebank"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--dir"])
+            .arg(dir.path())
+            .arg("--token-file")
+            .arg(file)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let max = ledger_model::limits::input::TOKEN_FILE_BYTES_MAX;
+    for (len, refused) in [(max, false), (max + 1, true)] {
+        // A comment line of the length: read whole, it holds no token.
+        let path = dir.path().join(format!("tokens-{len}"));
+        let mut text = "# 令牌\n".to_owned().into_bytes();
+        text.resize(len - 1, b'#');
+        text.push(b'\n');
+        std::fs::write(&path, &text).unwrap();
+        let (code, stderr) = serve(&path);
+        assert_eq!(code, Some(2), "{stderr}");
+        let over = format!("over the limit TOKEN_FILE_BYTES_MAX of {max} bytes");
+        assert_eq!(stderr.contains(&over), refused, "{stderr}");
+        assert_eq!(stderr.contains("no token in it"), !refused, "{stderr}");
+    }
+    let (code, stderr) = serve(Path::new("/dev/zero"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero: over the limit TOKEN_FILE_BYTES_MAX"), "{stderr}");
+}
