@@ -1,6 +1,5 @@
 //! One function per command: parse what clap could not, call the libraries, print.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -11,6 +10,7 @@ use serde_json::json;
 
 use crate::cli::*;
 use crate::failure::{Failure, Kind};
+use crate::input::{Bound, CHUNK, EVENTS_FILE, GLOSSARY_FILE};
 use crate::output;
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -77,7 +77,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Rollback { to, reason, write } => rollback(&book?, Seq(to), reason, &write, json),
         Command::Rebuild => crate::views::rebuild(&mut open_book(&book?)?, json),
         Command::Assemble { chapter, chunk, text, prev, dry_run } => {
-            let text = read_text(&text)?;
+            let text = read_text(&text, CHUNK)?;
             crate::chunk_views::assemble(
                 &mut if dry_run { open_reader(&book?)? } else { open_book(&book?)? },
                 &reader,
@@ -97,7 +97,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     &reader,
                     &snapshot,
                     chapter,
-                    &read_text(&text)?,
+                    &read_text(&text, CHUNK)?,
                     json,
                 ),
                 (Some(receipt), _, _, _) => crate::chunk_views::replay(&mut book, &reader, &receipt, json),
@@ -116,7 +116,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Command::Export(export) => crate::interchange_views::export(&mut open_reader(&book?)?, &reader, &export, json),
         Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
-            let bytes = read_bytes(&file)?;
+            let bytes = read_bytes(&file, GLOSSARY_FILE)?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             let name = file.file_name().map_or_else(|| "stdin".to_owned(), |name| name.to_string_lossy().into_owned());
             let mut options = write_options(&write);
@@ -150,7 +150,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             crate::review_views::review(&mut book, &review, json)
         }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
-            let text = read_text(&text)?;
+            let text = read_text(&text, CHUNK)?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             crate::review_views::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
         }
@@ -261,23 +261,20 @@ pub fn single_write(command: &Command) -> Result<Option<Vec<Body>>, Failure> {
     Ok(Some(vec![body]))
 }
 
-/// Reads a file or `-` (standard input) whole.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Failure> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path).map_err(|error| Failure::invalid(format!("cannot read {}: {error}", path.display())))
-    }
+/// Reads a file or `-` (standard input) whole, through `bound`.
+pub fn read_bytes(path: &Path, bound: Bound) -> Result<Vec<u8>, Failure> {
+    crate::input::read_bounded(path, bound)
 }
 
-/// Reads a chunk text from a file or `-` (standard input), as UTF-8.
-pub fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = read_bytes(path)?;
+/// Reads a text from a file or `-` (standard input) through `bound`, as UTF-8.
+pub fn read_text(path: &Path, bound: Bound) -> Result<String, Failure> {
+    let bytes = read_bytes(path, bound)?;
     String::from_utf8(bytes).map_err(|error| {
-        let name = if path.as_os_str() == "-" { "stdin".to_owned() } else { path.display().to_string() };
-        Failure::invalid(format!("{name}: not UTF-8 at byte {}", error.utf8_error().valid_up_to()))
+        Failure::invalid(format!(
+            "{}: not UTF-8 at byte {}",
+            crate::input::shown(path),
+            error.utf8_error().valid_up_to()
+        ))
     })
 }
 
@@ -499,7 +496,7 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
 }
 
 fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let text = read_text(file)?;
+    let text = read_text(file, EVENTS_FILE)?;
     // Errors and default sources name the file, not its whole path.
     let name = if file.as_os_str() == "-" {
         "stdin".to_owned()

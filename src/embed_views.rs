@@ -166,7 +166,7 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
 
 pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Failure> {
     let files = files(&args.files, "suggest")?;
-    let text = read_text(&args.text)?;
+    let text = read_text(&args.text, crate::input::CHUNK)?;
     let chunk = chunk_key(args.chunk.as_deref(), &args.text);
     let mut book: Book = if args.dry_run { open_reader(book)? } else { open_book(book)? };
     let mut model = suggest::Model::for_book(&mut book, &files)?;

@@ -1,8 +1,73 @@
-//! Parsing of event bodies as the CLI's `apply` and the HTTP API's append read them:
-//! one JSON event body per line, each labelled by its line for errors.
+//! Reading the CLI's input files through their limits, and parsing of event bodies
+//! as the CLI's `apply` and the HTTP API's append read them: one JSON event body per
+//! line, each labelled by its line for errors.
 
+use std::io::Read;
+use std::path::Path;
+
+use ledger_model::limits::input as limits;
 use ledger_model::Body;
 use replay::Labelled;
+
+use crate::failure::Failure;
+
+/// An input limit of `ledger_model::limits::input`: its name and its value in bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    pub name: &'static str,
+    pub bytes: usize,
+}
+
+/// A chunk text (`--text`) or a translation of one (`--translation`).
+pub const CHUNK: Bound = Bound { name: "CHUNK_BYTES_MAX", bytes: limits::CHUNK_BYTES_MAX };
+/// A JSON Lines file of events (`apply FILE`).
+pub const EVENTS_FILE: Bound = Bound { name: "EVENTS_FILE_BYTES_MAX", bytes: limits::EVENTS_FILE_BYTES_MAX };
+/// A glossary or cast list (`import FILE`, `expect import FILE`).
+pub const GLOSSARY_FILE: Bound = Bound { name: "GLOSSARY_FILE_BYTES_MAX", bytes: limits::GLOSSARY_FILE_BYTES_MAX };
+/// The server's token file (`serve --token-file`).
+pub const TOKEN_FILE: Bound = Bound { name: "TOKEN_FILE_BYTES_MAX", bytes: limits::TOKEN_FILE_BYTES_MAX };
+
+/// The name of `path` in errors: `stdin` for `-`.
+pub fn shown(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "stdin".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads the file at `path`, or standard input for `-`, whole, through `bound`: a
+/// regular file larger than the limit is refused before it is read, and anything else
+/// is read to at most one byte past the limit, then refused (exit 2, naming the
+/// limit), so `/dev/zero` costs no more than a file at the limit.
+pub fn read_bounded(path: &Path, bound: Bound) -> Result<Vec<u8>, Failure> {
+    let name = shown(path);
+    let over = || Failure::invalid(format!("{name}: over the limit {} of {} bytes", bound.name, bound.bytes));
+    let most = bound.bytes as u64 + 1;
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(most)
+            .read_to_end(&mut bytes)
+            .map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
+    } else {
+        let cannot = |error: std::io::Error| Failure::invalid(format!("cannot read {name}: {error}"));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let metadata = file.metadata().map_err(cannot)?;
+        if metadata.is_file() {
+            if metadata.len() > bound.bytes as u64 {
+                return Err(over());
+            }
+            bytes.reserve_exact(metadata.len() as usize);
+        }
+        file.take(most).read_to_end(&mut bytes).map_err(cannot)?;
+    }
+    if bytes.len() > bound.bytes {
+        return Err(over());
+    }
+    Ok(bytes)
+}
 
 /// Parses JSON Lines `text` (named `name` in errors and default sources) into
 /// labelled bodies. Blank lines are skipped, a leading byte order mark too. An error

@@ -175,17 +175,11 @@ pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, 
     Ok(())
 }
 
-/// The file's name (for detection, errors and sources) and its bytes; `-` is stdin.
+/// The file's name (for detection, errors and sources) and its bytes, read through
+/// the glossary file limit; `-` is stdin.
 pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Failure> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|error| Failure::io(format!("cannot read stdin: {error}")))?;
-        return Ok(("stdin".into(), bytes));
-    }
-    let bytes =
-        std::fs::read(path).map_err(|error| Failure::invalid(format!("cannot read {}: {error}", path.display())))?;
-    Ok((path.display().to_string(), bytes))
+    let bytes = crate::input::read_bounded(path, crate::input::GLOSSARY_FILE)?;
+    Ok((crate::input::shown(path), bytes))
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, renamed over it

@@ -188,7 +188,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             remote.json("PUT", &remote.book_url("")?, &[], Send::Json(body))?
         }
         Command::Apply { file, write } => {
-            let text = read_text(file)?;
+            let text = read_text(file, crate::input::EVENTS_FILE)?;
             let mut query = vec![("actor", write.actor.clone().unwrap_or_else(default_actor))];
             query.extend(opt("source", write.source.clone()));
             query.extend(opt("expected_head", write.expect_head));
@@ -245,7 +245,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let body = json!({
                 "chapter": chapter,
                 "chunk": chunk,
-                "text": read_text(text)?,
+                "text": read_text(text, crate::input::CHUNK)?,
                 "prev": prev,
                 "record": !dry_run,
             });
@@ -261,7 +261,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Replay { receipt, snapshot, chapter, text } => {
             let answer = match (receipt, snapshot, chapter, text) {
                 (_, Some(snapshot), Some(chapter), Some(text)) => {
-                    let body = json!({ "snapshot": snapshot, "chapter": chapter, "text": read_text(text)? });
+                    let body = json!({ "snapshot": snapshot, "chapter": chapter, "text": read_text(text, crate::input::CHUNK)? });
                     remote.json("POST", &remote.book_url("/replay")?, &[], Send::Json(body))?
                 }
                 (Some(receipt), _, _, _) => {
@@ -304,7 +304,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         }
         Command::Export(export) => return export_remote(&remote, export, json),
         Command::Check(check) => {
-            let translation = read_text(&check.translation)?;
+            let translation = read_text(&check.translation, crate::input::CHUNK)?;
             let body = json!({
                 "translation": translation,
                 "propose": check.propose,
@@ -382,7 +382,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             remote.json("POST", &remote.book_url(&format!("/review/{id}/{what}"))?, &[], Send::Json(body))?
         }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
-            let text = read_text(text)?;
+            let text = read_text(text, crate::input::CHUNK)?;
             let body = json!({
                 "chunk": chunk, "text": text, "dry_run": dry_run,
                 "actor": write.actor.clone().unwrap_or_else(default_actor),
@@ -410,7 +410,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             remote.json("GET", &remote.book_url("/embedding")?, &[], Send::Empty)?
         }
         Command::Suggest(suggest) => {
-            let text = read_text(&suggest.text)?;
+            let text = read_text(&suggest.text, crate::input::CHUNK)?;
             let body = json!({
                 "chunk": crate::embed_views::chunk_key(suggest.chunk.as_deref(), &suggest.text),
                 "text": text,

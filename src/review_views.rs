@@ -11,7 +11,7 @@ use crate::commands::{default_actor, gender, now_ms, read_text, record_id, write
 use crate::failure::Failure;
 
 pub fn check(book: &mut Book, args: &CheckArgs, json: bool) -> Result<(), Failure> {
-    let translation = read_text(&args.translation)?;
+    let translation = read_text(&args.translation, crate::input::CHUNK)?;
     let options = CheckOptions {
         record: !args.dry_run,
         propose: args.propose,

@@ -14,6 +14,9 @@ use crate::error::BookError;
 use assembly::assemble::{assemble, Assembly, Previous};
 use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, ReceiptRule, RECEIPT_FORMAT};
 
+// The chunk limit the CLI reads `--text` through is the matcher's limit on a text.
+const _: () = assert!(limits::input::CHUNK_BYTES_MAX == matcher::TEXT_BYTES_MAX);
+
 /// A refused filing, in the receipt's terms: the document key is the chunk key, the
 /// document the receipt.
 fn receipt_refused(error: AppendError) -> BookError {

@@ -76,6 +76,10 @@ pub enum BookError {
     /// nothing was written.
     #[error("{0}")]
     Invalid(String),
+    /// An input is over one of the input limits (`ledger_model::limits::input`),
+    /// which the message names; nothing was written.
+    #[error("{0}")]
+    TooLarge(String),
     /// A library has no book of this name.
     #[error("no book named {0} in the library")]
     NoBook(String),
@@ -92,6 +96,17 @@ pub enum BookError {
 impl From<projections::NoFreeId> for BookError {
     fn from(error: projections::NoFreeId) -> BookError {
         BookError::Invalid(error.to_string())
+    }
+}
+
+impl BookError {
+    /// A glossary file named `name` that the reader refused: too large when it is
+    /// over an input limit, otherwise invalid.
+    pub(crate) fn of_file(name: &str, error: interchange::ReadError) -> BookError {
+        match error.limit {
+            Some(_) => BookError::TooLarge(format!("{name}: {error}")),
+            None => BookError::Invalid(format!("{name}: {error}")),
+        }
     }
 }
 
@@ -186,6 +201,7 @@ impl BookError {
             | BookError::UnknownTable(_)
             | BookError::Unsupported(_)
             | BookError::Invalid(_)
+            | BookError::TooLarge(_)
             | BookError::NoBook(_) => ErrorClass::Invalid,
             BookError::Corrupted(_) | BookError::Profile(_) => ErrorClass::Corrupt,
             BookError::Mismatch { .. } => ErrorClass::ReplayMismatch,

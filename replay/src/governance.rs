@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use ledger_model::limits::input::GLOSSARY_FILE_BYTES_MAX;
 use ledger_model::*;
 use matcher::MatcherBuilder;
 use projections::read::visible_from;
@@ -224,6 +225,12 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<ExpectImported, BookError> {
         let name = file.rsplit(['/', '\\']).next().filter(|name| !name.is_empty()).unwrap_or("cast list").to_owned();
+        if bytes.len() > GLOSSARY_FILE_BYTES_MAX {
+            return Err(BookError::TooLarge(format!(
+                "{name}: the file has {} bytes: over the limit GLOSSARY_FILE_BYTES_MAX of {GLOSSARY_FILE_BYTES_MAX} bytes",
+                bytes.len()
+            )));
+        }
         let entries = match format {
             None => read_cast_list(&name, bytes)?,
             Some(format) => {
@@ -232,8 +239,8 @@ impl Book {
                     source: crate::interchange::source_lang(&state),
                     target: crate::interchange::TARGET_LANG.to_owned(),
                 };
-                let parsed = interchange::read(format, bytes, &languages)
-                    .map_err(|error| BookError::Invalid(format!("{name}: {error}")))?;
+                let parsed =
+                    interchange::read(format, bytes, &languages).map_err(|error| BookError::of_file(&name, error))?;
                 parsed
                     .entries
                     .into_iter()

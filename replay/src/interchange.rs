@@ -142,7 +142,7 @@ impl Book {
     /// `strict` any skipped entry or lost field, are refused with nothing written.
     pub fn import(&mut self, file: &str, bytes: &[u8], options: &ImportOptions) -> Result<ImportReport, BookError> {
         let name = file_label(file);
-        let invalid = |error: interchange::ReadError| BookError::Invalid(format!("{name}: {error}"));
+        let invalid = |error: interchange::ReadError| BookError::of_file(&name, error);
         let (format, detected) = match options.format {
             Some(format) => (format, false),
             None => (interchange::detect(file, bytes).map_err(invalid)?, true),

@@ -162,12 +162,7 @@ pub async fn replicated(State(server): State<Arc<Server>>, request: Request, nex
     let bytes = match axum::body::to_bytes(body, server.limits.body_bytes_max).await {
         Ok(bytes) => bytes,
         Err(_) => {
-            return Problem::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too-large",
-                "the request body is over the server's limit",
-            )
-            .into_response();
+            return Problem::body_too_large(Some(server.limits.body_bytes_max)).into_response();
         }
     };
     let mut pause = Duration::from_millis(2);

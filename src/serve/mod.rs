@@ -165,7 +165,9 @@ async fn within(timeout: Duration, request: Request, next: Next) -> Response {
 }
 
 /// Answers 413 at once to a request whose declared `Content-Length` is over the
-/// body limit, instead of waiting for a body it would refuse anyway.
+/// body limit, instead of waiting for a body it would refuse anyway; a body streamed
+/// without one is read to one byte past the limit and refused there (axum's
+/// `DefaultBodyLimit`), and this names the limit in that answer too.
 async fn declared(limit: usize, request: Request, next: Next) -> Response {
     let length = request
         .headers()
@@ -173,10 +175,13 @@ async fn declared(limit: usize, request: Request, next: Next) -> Response {
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
     if length.is_some_and(|length| length > limit as u64) {
-        return Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the request body is over the server's limit")
-            .into_response();
+        return Problem::body_too_large(Some(limit)).into_response();
     }
-    next.run(request).await
+    let response = next.run(request).await;
+    if response.extensions().get::<problem::BodyTooLarge>().is_some() {
+        return Problem::body_too_large(Some(limit)).into_response();
+    }
+    response
 }
 
 /// The routes a party may use (method, route): those that read through the party's
@@ -318,8 +323,10 @@ async fn authorize(State(server): State<Arc<Server>>, mut request: Request, next
 /// Reads the tokens of `--token-file`: one per line, at least 16 bytes, optionally
 /// followed by a space and the party it reads as; blank lines and lines starting
 /// with `#` are skipped.
-fn read_tokens(path: &PathBuf) -> Result<Vec<Token>, Failure> {
-    let text = std::fs::read_to_string(path)
+fn read_tokens(path: &std::path::Path) -> Result<Vec<Token>, Failure> {
+    let bytes = crate::input::read_bounded(path, crate::input::TOKEN_FILE)
+        .map_err(|failure| Failure::invalid(format!("--token-file {}", failure.message)))?;
+    let text = String::from_utf8(bytes)
         .map_err(|error| Failure::invalid(format!("--token-file {}: {error}", path.display())))?;
     let mut tokens = Vec::new();
     for (line_idx, line) in text.lines().enumerate() {
@@ -357,7 +364,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         .listen
         .parse()
         .map_err(|_| Failure::invalid(format!("--listen {:?}: expected IP:PORT (127.0.0.1:7373)", settings.listen)))?;
-    let tokens = settings.token_file.as_ref().map(read_tokens).transpose()?.unwrap_or_default();
+    let tokens = settings.token_file.as_deref().map(read_tokens).transpose()?.unwrap_or_default();
     if !address.ip().is_loopback() && tokens.is_empty() {
         return Err(Failure::invalid(format!(
             "--listen {address} is not a loopback address: pass --token-file so that clients must authenticate"

@@ -90,6 +90,17 @@ impl Problem {
         Problem::new(StatusCode::NOT_FOUND, "not-found", detail)
     }
 
+    /// A request body over the server's limit (`--body-limit`), of `limit` bytes when
+    /// the caller knows it; otherwise the router's middleware (`serve::declared`)
+    /// names the limit in the answer.
+    pub fn body_too_large(limit: Option<usize>) -> Problem {
+        let detail = match limit {
+            Some(limit) => format!("{BODY_TOO_LARGE} of {limit} bytes (--body-limit)"),
+            None => BODY_TOO_LARGE.to_owned(),
+        };
+        Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", detail)
+    }
+
     pub fn at(mut self, at: impl Into<String>) -> Problem {
         self.at = Some(at.into());
         self
@@ -109,6 +120,7 @@ impl From<BookError> for Problem {
         ) || matches!(&error, BookError::Append(ledger::AppendError::NotAtHead { .. }));
         let (status, kind) = match &error {
             BookError::NoBook(_) => (StatusCode::NOT_FOUND, "not-found"),
+            BookError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too-large"),
             BookError::Append(ledger::AppendError::Gate(refusal))
                 if refusal.kind == ledger::GateRefusalKind::Unavailable =>
             {
@@ -146,6 +158,13 @@ impl From<suggest::SuggestError> for Problem {
         }
     }
 }
+const BODY_TOO_LARGE: &str = "the request body is over the server's limit";
+
+/// Marks the answer to a body over the limit that does not name the limit yet (a
+/// response extension `serve::declared` looks for; never sent).
+#[derive(Clone, Copy, Debug)]
+pub struct BodyTooLarge;
+
 /// Marks the answer of a stale write in a replicated library (a response extension
 /// `cluster::replicated` looks for; never sent).
 #[derive(Clone, Copy, Debug)]
@@ -154,6 +173,7 @@ pub struct Stale;
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let stale = self.stale;
+        let unnamed = self.status == StatusCode::PAYLOAD_TOO_LARGE && self.detail == BODY_TOO_LARGE;
         let body = ProblemBody {
             kind: format!("urn:lorebank:problem:{}", self.kind),
             title: title(self.kind).to_owned(),
@@ -173,6 +193,9 @@ impl IntoResponse for Problem {
         }
         if stale {
             response.extensions_mut().insert(Stale);
+        }
+        if unnamed {
+            response.extensions_mut().insert(BodyTooLarge);
         }
         response
     }

@@ -215,9 +215,7 @@ pub(crate) fn chapter_number(chapter: u32, at: &str) -> Result<u32, Problem> {
 
 pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
     body.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => {
-            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the request body is over the server's limit")
-        }
+        StatusCode::PAYLOAD_TOO_LARGE => Problem::body_too_large(None),
         _ => Problem::invalid(format!("body: {}", rejection.body_text())),
     })
 }

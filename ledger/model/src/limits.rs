@@ -1,6 +1,8 @@
 //! Named limits. Exceeding any of them is an error naming the limit, never a silent
 //! truncation.
 
+pub mod input;
+
 /// Largest encoded payload of one event (envelope fields and body), in bytes.
 pub const EVENT_BYTES_MAX: usize = 64 * 1024;
 /// Most events in one atomic batch.

@@ -402,17 +402,31 @@ pub struct ReadError {
     pub field: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// The input limit (`ledger_model::limits::input`) the file is over, when that
+    /// is what is wrong: the file is too large, not malformed.
+    pub limit: Option<&'static str>,
 }
 
 impl ReadError {
     /// An error at `at`, in `field`.
     pub fn at(at: At, field: &str, message: impl Into<String>) -> ReadError {
-        ReadError { at: Some(at), field: Some(field.to_owned()), message: message.into() }
+        ReadError { limit: None, at: Some(at), field: Some(field.to_owned()), message: message.into() }
     }
 
     /// An error about the file as a whole.
     pub fn file(message: impl Into<String>) -> ReadError {
-        ReadError { at: None, field: None, message: message.into() }
+        ReadError { limit: None, at: None, field: None, message: message.into() }
+    }
+
+    /// The file, or what it inflates to, is over the input limit named `limit`, whose
+    /// value is `max` (in `unit`); `what` says what was counted.
+    pub fn over_limit(limit: &'static str, max: u64, unit: &str, what: impl std::fmt::Display) -> ReadError {
+        ReadError {
+            limit: Some(limit),
+            at: None,
+            field: None,
+            message: format!("{what}: over the limit {limit} of {max} {unit}"),
+        }
     }
 }
 

@@ -193,7 +193,7 @@ fn files_without_entries_have_no_activation_notice() {
 // ---------------------------------------------------------------------------------
 
 fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.into() }
+    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
 }
 
 fn not_utf8(offset: usize) -> String {

@@ -244,7 +244,7 @@ fn ainiee_xlsx_skips_row_one_even_when_it_is_not_a_header_and_says_so() {
 // ---------------------------------------------------------------------------------
 
 fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.into() }
+    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
 }
 
 /// A workbook of one sheet with `rows` (`None` leaves a cell empty).

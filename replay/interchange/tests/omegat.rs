@@ -250,7 +250,7 @@ fn a_file_without_entries_reads_empty_without_the_activation_notice() {
 }
 
 fn error(line: u64, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at: Some(At::Line(line)), field: field.map(str::to_owned), message: message.into() }
+    ReadError { at: Some(At::Line(line)), field: field.map(str::to_owned), message: message.into(), limit: None }
 }
 
 fn utf16le(text: &str) -> Vec<u8> {

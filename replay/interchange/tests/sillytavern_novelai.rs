@@ -451,7 +451,7 @@ fn sillytavern_rendering_line_is_removed_only_when_it_is_this_entrys() {
 }
 
 fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.to_owned() }
+    ReadError { at, field: field.map(str::to_owned), message: message.to_owned(), limit: None }
 }
 
 fn at_field(at: At, field: &str, message: &str) -> ReadError {

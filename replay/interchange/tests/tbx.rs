@@ -235,7 +235,7 @@ fn a_utf16_file_reads_like_its_utf8_twin() {
 const V3: &str = r#"<tbx type="TBX-Basic" style="dca" xml:lang="ja" xmlns="urn:iso:std:iso:30042:ed-2">"#;
 
 fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.into() }
+    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
 }
 
 #[test]

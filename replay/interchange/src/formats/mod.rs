@@ -1,6 +1,7 @@
 //! One module per format family, and what they share: detection, dispatch, and the
 //! generic account of what an export cannot hold.
 
+use ledger_model::limits::input::GLOSSARY_FILE_BYTES_MAX;
 use ledger_model::{Status, Window};
 
 use crate::{At, ExportInput, Exported, Fields, Format, Languages, Lost, Parsed, ReadError, Term, WriteError};
@@ -18,6 +19,7 @@ mod tbx;
 mod tbx_xml;
 mod text;
 mod xlsx;
+mod xlsx_bounds;
 
 pub(crate) fn fields(format: Format) -> Fields {
     match format {
@@ -33,6 +35,7 @@ pub(crate) fn fields(format: Format) -> Fields {
 }
 
 pub(crate) fn read(format: Format, bytes: &[u8], languages: &Languages) -> Result<Parsed, ReadError> {
+    within_limit(bytes)?;
     match format {
         Format::GalTransl => galtransl::read(bytes),
         Format::Sakura => sakura::read_json(bytes),
@@ -125,6 +128,7 @@ pub(crate) fn is_default(term: &Term, field: Fields) -> bool {
 /// Sakura text when every line that is not blank uses `->` and none has a tab, otherwise GalTransl; a file that
 /// starts with a UTF-16 byte order mark is OmegaT.
 pub fn detect(file_name: &str, bytes: &[u8]) -> Result<Format, ReadError> {
+    within_limit(bytes)?;
     let extension = file_name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
     match extension.as_deref() {
         Some("lorebook") => return Ok(Format::NovelAi),
@@ -151,6 +155,19 @@ pub fn detect(file_name: &str, bytes: &[u8]) -> Result<Format, ReadError> {
         return Ok(Format::Tbx);
     }
     Ok(detect_text(text))
+}
+
+/// Refuses a file over [`GLOSSARY_FILE_BYTES_MAX`], whatever its format.
+fn within_limit(bytes: &[u8]) -> Result<(), ReadError> {
+    if bytes.len() > GLOSSARY_FILE_BYTES_MAX {
+        return Err(ReadError::over_limit(
+            "GLOSSARY_FILE_BYTES_MAX",
+            GLOSSARY_FILE_BYTES_MAX as u64,
+            "bytes",
+            format!("the file has {} bytes", bytes.len()),
+        ));
+    }
+    Ok(())
 }
 
 fn detect_xlsx(bytes: &[u8]) -> Result<Format, ReadError> {

@@ -56,6 +56,7 @@ pub(super) fn read_csv(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let mut lines_before = LineCounter { text: text.as_bytes(), counted_to: 0, line: 1 };
     for record in reader.records() {
         let record = record.map_err(|error| ReadError {
+            limit: None,
             at: error.position().map(|position| At::Line(line_at(text.as_bytes(), position.byte()))),
             field: None,
             message: format!("malformed CSV: {error}"),

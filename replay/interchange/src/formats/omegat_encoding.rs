@@ -51,6 +51,7 @@ pub(super) fn decode(bytes: &[u8], magic: bool) -> Result<(String, Option<Notice
     let undetected = || {
         let line = line_of(&String::from_utf8_lossy(&bytes[..invalid]));
         ReadError {
+            limit: None,
             at: Some(At::Line(line)),
             field: None,
             message: format!(
@@ -137,6 +138,7 @@ struct Malformed {
 impl Malformed {
     fn error(&self, what: &str) -> ReadError {
         ReadError {
+            limit: None,
             at: Some(At::Line(self.line)),
             field: None,
             message: format!("{what}: malformed bytes at offset {}", self.offset),
@@ -176,6 +178,7 @@ fn checked(text: String) -> Result<String, ReadError> {
     match text.find('\0') {
         None => Ok(text),
         Some(at) => Err(ReadError {
+            limit: None,
             at: Some(At::Line(line_of(&text[..at]))),
             field: None,
             message: "NUL character: a UTF-16 file needs a byte order mark".into(),

@@ -121,6 +121,7 @@ fn check_chars(text: &str) -> Result<(), ReadError> {
         Some((offset, c)) => {
             let (line, column) = line_column(text, offset as u64);
             Err(ReadError {
+                limit: None,
                 at: Some(At::Line(line)),
                 field: None,
                 message: format!("invalid XML: column {column}: character U+{:04X} is not allowed in XML", c as u32),
@@ -163,7 +164,12 @@ impl Lines {
 
 fn invalid(text: &str, offset: u64, message: impl std::fmt::Display) -> ReadError {
     let (line, column) = line_column(text, offset);
-    ReadError { at: Some(At::Line(line)), field: None, message: format!("invalid XML: column {column}: {message}") }
+    ReadError {
+        limit: None,
+        at: Some(At::Line(line)),
+        field: None,
+        message: format!("invalid XML: column {column}: {message}"),
+    }
 }
 
 fn build(text: &str) -> Result<Document, ReadError> {

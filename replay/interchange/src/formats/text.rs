@@ -15,6 +15,7 @@ pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
         let valid = &bytes[..error.valid_up_to()];
         let line = valid.iter().filter(|&&byte| byte == b'\n').count() as u64 + 1;
         ReadError {
+            limit: None,
             at: Some(At::Line(line)),
             field: None,
             message: format!("not UTF-8 (invalid byte at offset {}); save the file as UTF-8", error.valid_up_to()),
@@ -27,6 +28,7 @@ pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
 pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ReadError> {
     let text = utf8(without_bom(bytes))?;
     serde_json::from_str(text).map_err(|error| ReadError {
+        limit: None,
         at: Some(At::Line(error.line() as u64)),
         field: None,
         message: format!("malformed JSON: {error}"),

@@ -30,6 +30,7 @@ pub(super) enum Sheet {
 
 impl<'a> Book<'a> {
     pub(super) fn open(bytes: &'a [u8]) -> Result<Book<'a>, ReadError> {
+        super::xlsx_bounds::check(bytes)?;
         let workbook = unpanicked(|| Xlsx::new(Cursor::new(bytes)))?
             .map_err(|error| ReadError::file(format!("not an XLSX workbook: {error}")))?;
         Ok(Book { bytes, workbook })
