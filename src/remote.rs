@@ -344,12 +344,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Profile(ProfileCommand::Check { require }) => {
             let answer = remote.json("GET", &remote.book_url("/profile")?, &[], Send::Empty)?;
             outln!("{answer}");
-            let level = answer["level"].as_u64().unwrap_or(0);
-            if level < u64::from(*require) {
-                return Err(Failure::invalid(format!(
-                    "the book reaches level {level} of the profile, below the required level {require}"
-                )));
-            }
+            replay::governance::require_level(answer["level"].as_u64().unwrap_or(0), *require)?;
             return Ok(());
         }
         Command::Review(ReviewCommand::Show { id }) => {

@@ -222,13 +222,7 @@ pub fn profile_check(book: &mut Book, require: u8, json: bool) -> Result<(), Fai
             }
         }
     }
-    if report.level < require {
-        return Err(Failure::invalid(format!(
-            "the book reaches level {} of the profile, below the required level {require}",
-            report.level
-        )));
-    }
-    Ok(())
+    Ok(replay::governance::require_level(u64::from(report.level), require)?)
 }
 
 pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), Failure> {

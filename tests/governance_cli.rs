@@ -281,6 +281,25 @@ fn over_http_a_party_token_reads_as_its_party_and_only_where_a_party_may() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!((shown["party"].clone(), note_of(&shown, "T-4")), ("tool:pipeline".into(), Value::Null));
+    // `profile check --require` is one rule: through the server as on the file. A
+    // record whose source no one can follow brings both copies down to level 1.
+    let remote = |args: &[&str]| {
+        std::process::Command::new(serve::BIN)
+            .args(["--server", &format!("http://{}", server.addr), "--book", "wuchuan"])
+            .args(args)
+            .env("LOREBANK_TOKEN", "full-token-0123456789")
+            .output()
+            .unwrap()
+    };
+    let put = ["term", "put", "--id", "T-30", "--src", "师姐", "--dst", "Старшая сестра", "--source", "cli"];
+    book.ok(&put);
+    assert!(remote(&put).status.success());
+    let local = book.fails(&["profile", "check", "--require", "2"], 2);
+    let answer = remote(&["profile", "check", "--require", "2"]);
+    assert_eq!(answer.status.code(), Some(2));
+    let answer = String::from_utf8_lossy(&answer.stderr);
+    assert!(local.contains("level 1 of the profile, below the required level 2"), "{local}");
+    assert_eq!(local.lines().last(), answer.lines().last(), "{answer}");
 }
 
 /// History never lifts a restriction: after T-4's note is restricted to the editors,

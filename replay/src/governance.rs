@@ -131,6 +131,18 @@ pub struct ProfileReport {
     pub requirements: Vec<Requirement>,
 }
 
+/// Whether a book at profile `level` meets the `required` one: the one rule behind
+/// `profile check --require`, wherever the level was read (a report in this process,
+/// or a server's answer). Below it, invalid, naming both levels.
+pub fn require_level(level: u64, required: u8) -> Result<(), BookError> {
+    if level < u64::from(required) {
+        return Err(BookError::Invalid(format!(
+            "the book reaches level {level} of the profile, below the required level {required}"
+        )));
+    }
+    Ok(())
+}
+
 /// The compact form of the profile: one line per record, fixed field order.
 #[derive(Clone, Debug)]
 pub struct ProfileExport {
