@@ -348,12 +348,8 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             return Ok(());
         }
         Command::Review(ReviewCommand::Show { id }) => {
-            let id = record_id("id", id)?.to_string();
-            let list = remote.json("GET", &remote.book_url("/review")?, &[], Send::Empty)?;
-            list["items"]
-                .as_array()
-                .and_then(|items| items.iter().find(|item| item["id"] == id.as_str()).cloned())
-                .ok_or_else(|| Failure::invalid(format!("{id} is not in the review queue")))?
+            let id = record_id("id", id)?;
+            remote.json("GET", &remote.book_url(&format!("/review/{id}"))?, &[], Send::Empty)?
         }
         Command::Review(ReviewCommand::Accept { id, dst, gender, kind, note, term, write }) => {
             let id = record_id("id", id)?;

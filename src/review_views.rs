@@ -93,11 +93,7 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
         }
         ReviewCommand::Show { id } => {
             let id = record_id("id", id)?;
-            let items = book.review_list(None)?;
-            let item = items
-                .iter()
-                .find(|item| item.id() == id)
-                .ok_or_else(|| Failure::invalid(format!("{id} is not in the review queue")))?;
+            let item = &book.review_item(id)?;
             if json {
                 outln!("{}", crate::json::review_item(item));
                 return Ok(());

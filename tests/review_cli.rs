@@ -117,12 +117,23 @@ fn check_review_and_scan_over_http_and_with_server() {
     let scanned = server.post("/v1/books/wuchuan/chapters/1/scan", &json!({ "chunk": "1", "text": CHUNK })).ok();
     let candidate = scanned["proposed"][0].as_str().unwrap_or_else(|| panic!("{scanned}")).to_owned();
     let queue = server.get("/v1/books/wuchuan/review").ok();
-    assert!(queue["items"].as_array().unwrap().iter().any(|item| item["id"] == candidate.as_str()), "{queue}");
+    let item = queue["items"].as_array().unwrap().iter().find(|item| item["id"] == candidate.as_str()).cloned();
+    assert!(item.is_some(), "{queue}");
+    // One item of the queue is read by the server, as `review show` reads it locally.
+    assert_eq!(Some(server.get(&format!("/v1/books/wuchuan/review/{candidate}")).ok()), item);
+    let url = format!("http://{}", server.addr);
+    let shown = std::process::Command::new(serve::BIN)
+        .args(["--server", &url, "--book", "wuchuan", "review", "show", &candidate])
+        .output()
+        .unwrap();
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    assert_eq!(Some(serde_json::from_slice::<Value>(&shown.stdout).unwrap()), item);
+    server.get("/v1/books/wuchuan/review/C-999").problem(404, "not-found");
+    server.get("/v1/books/wuchuan/review/X-1").problem(400, "invalid");
     server.post(&format!("/v1/books/wuchuan/review/{candidate}/reject"), &json!({ "reason": "not_a_name" })).ok();
     server.post("/v1/books/wuchuan/review/C-999/reject", &json!({})).problem(400, "invalid");
     server.post("/v1/books/wuchuan/review/T-10/verify", &json!({ "reason": "Bad Code" })).problem(400, "invalid");
     // The CLI with --server: the queue as the server has it.
-    let url = format!("http://{}", server.addr);
     let output = std::process::Command::new(serve::BIN)
         .args(["--server", &url, "--book", "wuchuan", "review", "list"])
         .output()

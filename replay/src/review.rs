@@ -186,6 +186,15 @@ fn sightings_in(evidence: Option<&str>) -> u64 {
 }
 
 impl Book {
+    /// One item of the review queue at the head (`review show`): the candidate or
+    /// flagged record `id`, or not found when the queue does not hold it.
+    pub fn review_item(&mut self, id: RecordId) -> Result<ReviewItem, BookError> {
+        self.review_list(None)?
+            .into_iter()
+            .find(|item| item.id() == id)
+            .ok_or_else(|| BookError::NotFound { what: format!("{id} in the review queue") })
+    }
+
     /// The review queue at the head: open candidates (most sighted first, then by
     /// id), then flagged terms and rules by id, each with whom to ask. With `owner`,
     /// only the records that party owns (own or by default).

@@ -33,7 +33,7 @@ problem details (docs/http.md).",
     paths(
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
-        replay_snapshot, audit, impact, import, export, check, review_list, review_accept, review_reject,
+        replay_snapshot, audit, impact, import, export, check, review_list, review_item, review_accept, review_reject,
         review_verify, scan, profile_check, coverage, expect_import, overview, event, chapter_audit, timeline,
         rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
     ),
@@ -489,6 +489,21 @@ fn check() {}
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn review_list() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/review/{id}", tag = "review",
+    params(
+        ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
+        ("id" = String, Path, description = "A candidate (`C-…`) or a flagged record (`T-…`, `R-…`)", example = "C-1"),
+    ),
+    responses(
+        (status = 200, description = "The item of the review queue, as one item of `GET …/review`", body = Object),
+        (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Invalid book name or record id", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "No such book, or the queue does not hold the item", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn review_item() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/review/{id}/accept", tag = "review",
     params(

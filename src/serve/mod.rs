@@ -81,6 +81,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/v1/books/{book}/export", get(routes::export))
         .route("/v1/books/{book}/receipts/{id}/check", post(routes::check))
         .route("/v1/books/{book}/review", get(routes::review_list))
+        .route("/v1/books/{book}/review/{id}", get(routes::review_item))
         .route("/v1/books/{book}/review/{id}/accept", post(routes::review_accept))
         .route("/v1/books/{book}/review/{id}/reject", post(routes::review_reject))
         .route("/v1/books/{book}/review/{id}/verify", post(routes::review_verify))

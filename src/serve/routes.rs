@@ -1202,6 +1202,16 @@ pub async fn check(
     ok(value)
 }
 
+pub async fn review_item(
+    State(server): Shared,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, Problem> {
+    let (name, id) = book_and::<String>(path, "id")?;
+    let id = record_id(&id, "id")?;
+    let value = on_book(server, name, move |open| Ok(crate::json::review_item(&open.lock().review_item(id)?))).await?;
+    ok(value)
+}
+
 pub async fn review_list(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
