@@ -716,9 +716,7 @@ fn verify_outcome(verify: &Result<ledger::VerifyReport, ledger::VerifyError>) ->
 /// A book at a glance: head, snapshot, counts, chapters, recent events, verify.
 pub fn overview(book: &str, overview: &replay::overview::Overview) -> Value {
     let state = &overview.state;
-    let active = state.active_terms(None);
-    let n_aliases: usize = active.iter().map(|term| term.term.aliases.len()).sum();
-    let n_candidates_open = state.candidates().values().filter(|candidate| candidate.verdict.is_none()).count();
+    let counts = &overview.counts;
     let terms: Vec<Value> = state
         .terms()
         .values()
@@ -741,14 +739,14 @@ pub fn overview(book: &str, overview: &replay::overview::Overview) -> Value {
         "hash": overview.head.hash.to_hex(),
         "snapshot": overview.snapshot.to_string(),
         "counts": {
-            "terms": active.len(),
-            "terms_retired": state.terms().values().filter(|term| term.retired).count(),
-            "aliases": n_aliases,
-            "summaries": state.visible_summaries(None).len(),
-            "candidates_open": n_candidates_open,
-            "chapters": overview.chapters.len(),
-            "chunks": overview.chapters.iter().map(|chapter| chapter.1).sum::<u64>(),
-            "receipts": overview.chapters.iter().map(|chapter| chapter.2).sum::<u64>(),
+            "terms": counts.terms,
+            "terms_retired": counts.terms_retired,
+            "aliases": counts.aliases,
+            "summaries": counts.summaries,
+            "candidates_open": counts.candidates_open,
+            "chapters": counts.chapters,
+            "chunks": counts.chunks,
+            "receipts": counts.receipts,
         },
         "chapters": overview.chapters.iter().map(|(chapter, chunks, receipts)| json!({
             "chapter": chapter, "chunks": chunks, "receipts": receipts,

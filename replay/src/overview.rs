@@ -30,6 +30,46 @@ pub struct Overview {
     pub recent: Vec<Event>,
     /// What a full verify found: the report, or the damage it names.
     pub verify: Result<VerifyReport, VerifyError>,
+    /// The book's counts, as the overview page and its JSON twin show them.
+    pub counts: Counts,
+}
+
+/// The counts of a book at its head: the one place the overview's numbers are made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Active terms (every chapter).
+    pub terms: usize,
+    /// Retired terms.
+    pub terms_retired: usize,
+    /// Aliases of active terms.
+    pub aliases: usize,
+    /// Summaries shown at some chapter.
+    pub summaries: usize,
+    /// Candidates without a verdict.
+    pub candidates_open: usize,
+    /// Chapters with recorded chunks.
+    pub chapters: usize,
+    /// Recorded chunks.
+    pub chunks: u64,
+    /// Receipts filed.
+    pub receipts: u64,
+}
+
+impl Counts {
+    /// The counts of `state` with the recorded `chapters` (chapter, chunks, receipts).
+    pub fn of(state: &State, chapters: &[(u32, u64, u64)]) -> Counts {
+        let active = state.active_terms(None);
+        Counts {
+            terms: active.len(),
+            terms_retired: state.terms().values().filter(|term| term.retired).count(),
+            aliases: active.iter().map(|term| term.term.aliases.len()).sum(),
+            summaries: state.visible_summaries(None).len(),
+            candidates_open: state.candidates().values().filter(|candidate| candidate.verdict.is_none()).count(),
+            chapters: chapters.len(),
+            chunks: chapters.iter().map(|chapter| chapter.1).sum(),
+            receipts: chapters.iter().map(|chapter| chapter.2).sum(),
+        }
+    }
 }
 
 impl Book {
@@ -70,6 +110,7 @@ impl Book {
             })?;
         }
         recent.reverse();
-        Ok(Overview { head, snapshot, state, chapters, recent, verify })
+        let counts = Counts::of(&state, &chapters);
+        Ok(Overview { head, snapshot, state, chapters, recent, verify, counts })
     }
 }

@@ -323,12 +323,27 @@ fn an_overview_counts_chapters_lists_recent_events_newest_first_and_verifies() {
     assert_eq!(overview.head.seq, Seq(4));
     assert_eq!(overview.snapshot, book.snapshot_info(None).unwrap().snapshot);
     assert_eq!(overview.state.revision(), Seq(4));
-    // Chapter 1: two chunks, three receipts (chunk 1 recorded twice, alike: filed once more).
-    assert_eq!(overview.chapters.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(), [(1, 2), (3, 1)]);
+    // Chapter 1: two chunks and two receipts (chunk 1 recorded twice alike is one
+    // receipt); chapter 3: one of each.
+    assert_eq!(overview.chapters, [(1, 2, 2), (3, 1, 1)]);
     let recent: Vec<u64> = overview.recent.iter().map(|event| event.seq.0).collect();
     assert_eq!(recent, [4, 3]);
     let report = overview.verify.as_ref().unwrap();
     assert_eq!(report.n_events, 4);
+    // The counts the page and its JSON twin both show are made here, once.
+    assert_eq!(
+        overview.counts,
+        replay::overview::Counts {
+            terms: 3,
+            terms_retired: 0,
+            aliases: 0,
+            summaries: 0,
+            candidates_open: 0,
+            chapters: 2,
+            chunks: 3,
+            receipts: 3,
+        }
+    );
     assert!(book.overview(0).unwrap().recent.is_empty());
     assert_eq!(book.overview(500).unwrap_err().to_string(), "500 recent events asked for; the limit is 200");
 }

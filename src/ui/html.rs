@@ -200,9 +200,7 @@ pub fn library(chrome: &Chrome, books: &[String]) -> Markup {
 
 pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
     let state = &overview.state;
-    let active = state.active_terms(None);
-    let n_candidates = state.candidates().values().filter(|candidate| candidate.verdict.is_none()).count();
-    let n_retired = state.terms().values().filter(|term| term.retired).count();
+    let counts = &overview.counts;
     let head = overview.head.seq.0;
     let body = html! {
         section.summary {
@@ -220,9 +218,9 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                 }
                 dt { "records" }
                 dd {
-                    (active.len()) " active terms, " (n_retired) " retired, "
-                    (state.visible_summaries(None).len()) " summaries, "
-                    a href=(format!("{}/review", book_url(name))) { (n_candidates) " open candidates" }
+                    (counts.terms) " active terms, " (counts.terms_retired) " retired, "
+                    (counts.summaries) " summaries, "
+                    a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
                 }
             }
         }
