@@ -147,6 +147,10 @@ impl From<BookError> for Failure {
             | BookError::Verify(VerifyError::Corrupted { seq, .. }) => Some(seq.0),
             _ => None,
         };
+        // The library speaks of the book; the command line adds its own words.
+        if let BookError::DestinationExists { .. } = &error {
+            message.push_str(" (pass --force to replace it)");
+        }
         if let Some(seq) = damaged.filter(|seq| *seq > 1) {
             message.push_str(&format!(
                 "; revisions before {seq} still read (`--as-of {}` with show, export, snapshot): export what is \

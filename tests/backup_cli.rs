@@ -127,7 +127,7 @@ fn existing_targets_are_refused_unless_forced() {
     let dir = Dir::with_book();
     dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank")]);
     let (_, err) = dir.exits("book.lorebank", &["backup", &dir.arg("backup.lorebank")], 2);
-    assert!(err.contains("already exists (pass --force"), "{err}");
+    assert!(err.contains("already exists, and replacing it was not asked for (pass --force to replace it)"), "{err}");
     dir.ok("book.lorebank", &["backup", &dir.arg("backup.lorebank"), "--force"]);
     let (_, err) = dir.exits("book.lorebank", &["restore", &dir.arg("backup.lorebank")], 2);
     assert!(err.contains("already exists"), "{err}");

@@ -52,7 +52,10 @@ fn a_refused_import_exits_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let lossy = write(dir.path(), "g.txt", "萧炎\tСяо Янь\t\t第四列\n药老\t\n");
     let error = book.fails(&["import", "--strict", &lossy], 2);
-    assert!(error.contains("--strict: 1 entry skipped (first: g.txt line 2: no dst)"), "{error}");
+    assert!(
+        error.contains("a strict import refuses any loss: 1 entry skipped (first: g.txt line 2: no dst)"),
+        "{error}"
+    );
     let bad = write(dir.path(), "d.json", "[{\"src\": \"萧炎\", \"dst\": [1]}]");
     let error = book.fails(&["import", &bad], 2);
     assert!(error.contains("d.json: entry 1: field dst: must be a string"), "{error}");

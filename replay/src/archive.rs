@@ -31,9 +31,7 @@ pub struct Copy {
 impl From<BackupError> for BookError {
     fn from(error: BackupError) -> BookError {
         match error {
-            BackupError::Exists { path } => {
-                BookError::Invalid(format!("{path} already exists (pass --force to replace it)"))
-            }
+            BackupError::Exists { path } => BookError::DestinationExists { path },
             BackupError::Destination { .. } => BookError::Invalid(error.to_string()),
             BackupError::Archive { .. } => BookError::Corrupted(error.to_string()),
             BackupError::Verify { path, error } => match error {

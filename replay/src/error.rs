@@ -80,6 +80,13 @@ pub enum BookError {
     /// which the message names; nothing was written.
     #[error("{0}")]
     TooLarge(String),
+    /// A copy's destination is there, and replacing it was not asked for (the CLI's
+    /// `--force` asks).
+    #[error("{path} already exists, and replacing it was not asked for")]
+    DestinationExists {
+        /// The destination.
+        path: String,
+    },
     /// A library has no book of this name.
     #[error("no book named {0} in the library")]
     NoBook(String),
@@ -198,6 +205,7 @@ impl BookError {
             | BookError::Assemble(_)
             | BookError::Receipt(_)
             | BookError::NotFound { .. }
+            | BookError::DestinationExists { .. }
             | BookError::UnknownTable(_)
             | BookError::Unsupported(_)
             | BookError::Invalid(_)

@@ -177,7 +177,10 @@ impl Book {
                     group.at[0]
                 ));
             }
-            return Err(BookError::Invalid(format!("--strict: {}; nothing written", what.join(", "))));
+            return Err(BookError::Invalid(format!(
+                "a strict import refuses any loss: {}; nothing written",
+                what.join(", ")
+            )));
         }
         if plan.bodies.len() > limits::BATCH_EVENTS_MAX {
             return Err(BookError::Invalid(format!(

@@ -104,10 +104,10 @@ fn accept_related(
 ) -> Result<Vec<Body>, BookError> {
     let id = candidate.id;
     let given: Vec<&str> = [
-        ("--dst", acceptance.dst.is_some()),
-        ("--gender", acceptance.gender.is_some()),
-        ("--kind", acceptance.kind.is_some()),
-        ("--as", acceptance.term.is_some()),
+        ("a rendering", acceptance.dst.is_some()),
+        ("a gender", acceptance.gender.is_some()),
+        ("a kind", acceptance.kind.is_some()),
+        ("a term id", acceptance.term.is_some()),
     ]
     .into_iter()
     .filter_map(|(flag, set)| set.then_some(flag))
@@ -267,7 +267,7 @@ impl Book {
                 }
                 let Some(dst) = acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) else {
                     return Err(BookError::Invalid(format!(
-                        "{id} ({}) has no suggested rendering: give one with --dst",
+                        "{id} ({}) has no suggested rendering: accepting it needs one",
                         candidate.proposed.surface
                     )));
                 };

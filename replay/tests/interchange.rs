@@ -179,7 +179,7 @@ fn strict_refuses_any_loss_and_writes_nothing() {
     assert!(matches!(error, BookError::Invalid(_)), "{error:?}");
     assert_eq!(
         error.to_string(),
-        "--strict: 1 entry skipped (first: g.txt line 2: no dst), 1 field lost (first: column 4 at g.txt line 1); \
+        "a strict import refuses any loss: 1 entry skipped (first: g.txt line 2: no dst), 1 field lost (first: column 4 at g.txt line 1); \
          nothing written"
     );
     assert_eq!(head(&mut book), Seq(1));

@@ -209,7 +209,7 @@ fn an_accepted_candidate_is_injected_in_the_next_assembly_and_a_rejected_one_nev
     assert!(!before.assembly.context.contains("Даос"), "{}", before.assembly.context);
     // Accepting needs a rendering.
     let error = book.review_accept(c, &Acceptance::default(), &write()).unwrap_err();
-    assert!(error.to_string().contains("give one with --dst"), "{error}");
+    assert!(error.to_string().contains("has no suggested rendering: accepting it needs one"), "{error}");
     let acceptance =
         Acceptance {
             dst: Some("Даос Пустоты".into()), gender: Some(Gender::Masculine), ..Acceptance::default()
@@ -296,7 +296,10 @@ fn an_accepted_suggestion_is_an_alias_of_its_term_and_an_accepted_pair_merges_no
     let error = book
         .review_accept(candidate(10), &Acceptance { dst: Some("Чжао".into()), ..Acceptance::default() }, &write())
         .unwrap_err();
-    assert!(error.to_string().contains("alias of T-1") && error.to_string().contains("--dst"), "{error}");
+    assert!(
+        error.to_string().contains("alias of T-1") && error.to_string().contains("a rendering cannot be given"),
+        "{error}"
+    );
     let before = book.assemble_chunk(&replay::Reader::Full, 1, "1", text, None, false).unwrap();
     assert!(!before.assembly.context.contains("阿照"), "{}", before.assembly.context);
     // Accepted: the span is an alias of T-1, so the next assembly finds T-1 by it.
