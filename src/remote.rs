@@ -407,6 +407,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
                 "text": text,
                 "dry_run": suggest.dry_run,
                 "min_score": suggest.min_score,
+                "phrases": suggest.phrases,
                 "actor": suggest.write.actor.clone().unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned()),
             });
             let url = remote.book_url(&format!("/chapters/{}/suggest", suggest.chapter))?;

@@ -283,6 +283,15 @@ fn the_embedding_routes_over_http_and_with_server() {
         "0.56",
     ]);
     assert_eq!(again["proposed"], json!([]), "the same chunk again proposes nothing: {again}");
+    // --phrases reaches the server (it was dropped on the way).
+    let chunk = chunk.to_str().unwrap();
+    let args = ["suggest", "--chapter", "1", "--text", chunk, "--min-score", "0.56", "--phrases", "--dry-run"];
+    let phrases = remote(&args);
+    assert!(phrases["n_phrases"].as_u64().unwrap() > 10, "{phrases}");
+    assert_eq!(
+        remote(&args[..args.len() - 2].iter().chain(&["--dry-run"]).copied().collect::<Vec<_>>())["n_phrases"],
+        0
+    );
     assert_eq!(remote(&["dedupe", "--dry-run"])["pairs"][0]["first"], "T-1");
     assert_eq!(remote(&["embed", "refresh"])["n_kept"], 4);
     assert_eq!(remote(&set_model())["written"], Value::Null, "the same model again writes nothing");
