@@ -266,7 +266,8 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
         let mut spent = Vec::new();
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::refused(reason.clone()))).collect(),
-            None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|detail| {
+            None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|failure| {
+                let detail = failure.to_string();
                 shared.poison(Poison::FailedCommit(detail.clone()));
                 group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
             }),
@@ -279,15 +280,46 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
     }
 }
 
+/// Why a group's transaction failed: nothing of it was committed. It stays typed
+/// (a storage error keeps its source) until it becomes the failed commit's detail:
+/// the handle's [`Poison::FailedCommit`] and each appender's [`AppendError::Io`].
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CommitFailure {
+    /// The storage engine failed.
+    #[error(transparent)]
+    Storage(#[from] redb::Error),
+    /// The handle cannot write (it is read-only).
+    #[error(transparent)]
+    Handle(#[from] crate::error::ReadError),
+    /// The storage structure is damaged (the engine panicked), or the group cannot
+    /// be written as it is (its detail).
+    #[error("{0}")]
+    Damaged(String),
+}
+
+macro_rules! storage_failures {
+    ($($error:ty),*) => {$(
+        impl From<$error> for CommitFailure {
+            fn from(error: $error) -> CommitFailure {
+                CommitFailure::Storage(redb::Error::from(error))
+            }
+        }
+    )*};
+}
+storage_failures!(redb::TransactionError, redb::TableError, redb::StorageError, redb::CommitError);
+
 /// [`commit_group`], with a panic inside redb (damaged pages) turned into a failed
 /// commit, so the writer thread keeps answering.
 fn guarded_commit(
     shared: &Shared,
     group: &[Request],
     spent: &mut Vec<Part>,
-) -> Result<Vec<Result<Appended, AppendError>>, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit_group(shared, group, spent)))
-        .unwrap_or_else(|payload| Err(format!("storage structure is damaged ({})", panic_text(payload.as_ref()))))
+) -> Result<Vec<Result<Appended, AppendError>>, CommitFailure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit_group(shared, group, spent))).unwrap_or_else(
+        |payload| {
+            Err(CommitFailure::Damaged(format!("storage structure is damaged ({})", panic_text(payload.as_ref()))))
+        },
+    )
 }
 
 /// Writes the group in one transaction. `Err` means nothing was committed.
@@ -301,38 +333,37 @@ fn commit_group(
     shared: &Shared,
     group: &[Request],
     spent: &mut Vec<Part>,
-) -> Result<Vec<Result<Appended, AppendError>>, String> {
+) -> Result<Vec<Result<Appended, AppendError>>, CommitFailure> {
     if let Some(apply) = group.first().and_then(|request| request.replica.as_deref()) {
         return commit_replica(shared, apply).map(|answer| vec![answer]);
     }
     let gate = shared.gate();
-    let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
+    let txn = shared.db.writable()?.begin_write()?;
     let mut answers = Vec::with_capacity(group.len());
     {
-        let mut meta = txn.open_table(META).map_err(|e| e.to_string())?;
+        let mut meta = txn.open_table(META)?;
         let mut head = meta
-            .get(META_HEAD)
-            .map_err(|e| e.to_string())?
+            .get(META_HEAD)?
             .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or("meta `head` is missing or malformed")?;
-        let replica = meta.get(META_REPLICA).map_err(|e| e.to_string())?.map(|guard| guard.value().to_vec());
+            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))?;
+        let replica = meta.get(META_REPLICA)?.map(|guard| guard.value().to_vec());
         if let (None, Some(stored)) = (&gate, &replica) {
             let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
             let refused = AppendError::Replica { path: shared.path.display().to_string(), position };
             drop(meta);
-            txn.abort().map_err(|e| e.to_string())?;
+            txn.abort()?;
             return Ok(group.iter().map(|_| Err(refused.clone())).collect());
         }
         let head_before = head;
         // What the gate is shown: only what this transaction adds.
         let mut out = gate.as_ref().map(|_| Group { before: head, ..Group::default() });
-        let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
-        let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
-        let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
-        let mut documents = txn.open_table(DOCUMENTS).map_err(|e| e.to_string())?;
-        let mut document_log = txn.open_table(DOCUMENT_LOG).map_err(|e| e.to_string())?;
-        let mut shelves = txn.open_table(SHELVES).map_err(|e| e.to_string())?;
-        let mut n_logged = document_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
+        let mut events = txn.open_table(EVENTS)?;
+        let mut blobs = txn.open_table(BLOBS)?;
+        let mut snapshots = txn.open_table(SNAPSHOTS)?;
+        let mut documents = txn.open_table(DOCUMENTS)?;
+        let mut document_log = txn.open_table(DOCUMENT_LOG)?;
+        let mut shelves = txn.open_table(SHELVES)?;
+        let mut n_logged = document_log.last()?.map_or(0, |(key, _)| key.value());
         let mut wrote_derived = false;
         let mut record = Vec::new();
         for request in group {
@@ -352,7 +383,7 @@ fn commit_group(
                 }
             }
             let first = head.seq.next();
-            let mut insert = |part: &Part, head: &mut Head| -> Result<(), String> {
+            let mut insert = |part: &Part, head: &mut Head| -> Result<(), CommitFailure> {
                 for (payload, payload_hash) in part.payloads() {
                     let seq = head.seq.next();
                     let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
@@ -366,7 +397,7 @@ fn commit_group(
                         payload_hash,
                         batch_end,
                     );
-                    events.insert(seq.0, record.as_slice()).map_err(|e| e.to_string())?;
+                    events.insert(seq.0, record.as_slice())?;
                     if let Some(out) = out.as_mut() {
                         out.records.push(record.clone());
                     }
@@ -396,7 +427,7 @@ fn commit_group(
                 };
                 if let Some(error) = abandoned {
                     drop((meta, events, blobs, snapshots, documents, document_log, shelves));
-                    txn.abort().map_err(|e| e.to_string())?;
+                    txn.abort()?;
                     return Ok(vec![Err(error)]);
                 }
             }
@@ -409,17 +440,17 @@ fn commit_group(
                 }
             }
             for (id, bytes) in &request.attachments.blobs {
-                if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
+                if blobs.get(&id.0)?.is_none() {
                     wrote_derived = true;
-                    blobs.insert(&id.0, blob_record(bytes).as_slice()).map_err(|e| e.to_string())?;
+                    blobs.insert(&id.0, blob_record(bytes).as_slice())?;
                     if let Some(out) = out.as_mut() {
                         out.blobs.push((*id, bytes.clone()));
                     }
                 }
             }
             if let Some(snapshot) = request.attachments.snapshot {
-                if snapshots.get(&snapshot.0).map_err(|e| e.to_string())?.is_none() {
-                    snapshots.insert(&snapshot.0, head.seq.0).map_err(|e| e.to_string())?;
+                if snapshots.get(&snapshot.0)?.is_none() {
+                    snapshots.insert(&snapshot.0, head.seq.0)?;
                     if let Some(out) = out.as_mut() {
                         out.snapshots.push((snapshot, head.seq));
                     }
@@ -430,20 +461,20 @@ fn commit_group(
         if head == head_before && !wrote_derived {
             // Every batch conflicted and nothing else was new: nothing to make durable.
             drop((meta, events, blobs, snapshots, documents, document_log, shelves));
-            txn.abort().map_err(|e| e.to_string())?;
+            txn.abort()?;
             return Ok(answers);
         }
         if head != head_before {
-            meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+            meta.insert(META_HEAD, head.to_bytes().as_slice())?;
         }
         if let (Some(gate), Some(out)) = (&gate, &out) {
             match gate.admit(out) {
                 Ok(position) => {
-                    meta.insert(META_REPLICA, position.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+                    meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
                 }
                 Err(refusal) => {
                     drop((meta, events, blobs, snapshots, documents, document_log, shelves));
-                    txn.abort().map_err(|e| e.to_string())?;
+                    txn.abort()?;
                     let refused = |answer: Result<Appended, AppendError>| match answer {
                         Ok(_) => Err(AppendError::Gate(refusal.clone())),
                         other => other,
@@ -453,7 +484,7 @@ fn commit_group(
             }
         }
     }
-    txn.commit().map_err(|e| e.to_string())?;
+    txn.commit()?;
     Ok(answers)
 }
 
@@ -461,30 +492,29 @@ fn commit_group(
 /// head and each after the one before; the records go in as they are (their chain
 /// was verified by [`crate::replica::Group::check`]; here each one's seq and link are
 /// read from its header again, against the head as it moves).
-fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Appended, AppendError>, String> {
-    let txn = shared.db.writable().map_err(|e| e.to_string())?.begin_write().map_err(|e| e.to_string())?;
+fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Appended, AppendError>, CommitFailure> {
+    let txn = shared.db.writable()?.begin_write()?;
     let start;
     let mut head;
     {
-        let mut meta = txn.open_table(META).map_err(|e| e.to_string())?;
+        let mut meta = txn.open_table(META)?;
         head = meta
-            .get(META_HEAD)
-            .map_err(|e| e.to_string())?
+            .get(META_HEAD)?
             .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or("meta `head` is missing or malformed")?;
+            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))?;
         start = head;
         if let Some(first) = apply.groups.first().filter(|first| first.before() != head) {
             drop(meta);
-            txn.abort().map_err(|e| e.to_string())?;
+            txn.abort()?;
             return Ok(Err(AppendError::NotAtHead { before: first.before(), head }));
         }
-        let mut events = txn.open_table(EVENTS).map_err(|e| e.to_string())?;
-        let mut blobs = txn.open_table(BLOBS).map_err(|e| e.to_string())?;
-        let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|e| e.to_string())?;
-        let mut documents = txn.open_table(DOCUMENTS).map_err(|e| e.to_string())?;
-        let mut document_log = txn.open_table(DOCUMENT_LOG).map_err(|e| e.to_string())?;
-        let mut shelves = txn.open_table(SHELVES).map_err(|e| e.to_string())?;
-        let mut n_logged = document_log.last().map_err(|e| e.to_string())?.map_or(0, |(key, _)| key.value());
+        let mut events = txn.open_table(EVENTS)?;
+        let mut blobs = txn.open_table(BLOBS)?;
+        let mut snapshots = txn.open_table(SNAPSHOTS)?;
+        let mut documents = txn.open_table(DOCUMENTS)?;
+        let mut document_log = txn.open_table(DOCUMENT_LOG)?;
+        let mut shelves = txn.open_table(SHELVES)?;
+        let mut n_logged = document_log.last()?.map_or(0, |(key, _)| key.value());
         for checked in &apply.groups {
             let group = checked.group();
             let mut broken = checked.before() != head;
@@ -495,7 +525,7 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
                     .and_then(|header| record::Header::from_bytes(header).ok());
                 match header {
                     Some(header) if header.seq == head.seq.next() && header.prev == head.hash && !broken => {
-                        events.insert(header.seq.0, bytes.as_slice()).map_err(|e| e.to_string())?;
+                        events.insert(header.seq.0, bytes.as_slice())?;
                         head = Head { seq: header.seq, hash: header.chain_hash() };
                     }
                     _ => broken = true,
@@ -504,27 +534,27 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
             if broken || head != checked.end() {
                 let before = checked.before();
                 drop((meta, events, blobs, snapshots, documents, document_log, shelves));
-                txn.abort().map_err(|e| e.to_string())?;
+                txn.abort()?;
                 return Ok(Err(AppendError::NotAtHead { before, head }));
             }
             for document in &group.documents {
                 file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)?;
             }
             for (id, bytes) in &group.blobs {
-                if blobs.get(&id.0).map_err(|e| e.to_string())?.is_none() {
-                    blobs.insert(&id.0, blob_record(bytes).as_slice()).map_err(|e| e.to_string())?;
+                if blobs.get(&id.0)?.is_none() {
+                    blobs.insert(&id.0, blob_record(bytes).as_slice())?;
                 }
             }
             for (snapshot, revision) in &group.snapshots {
-                if snapshots.get(&snapshot.0).map_err(|e| e.to_string())?.is_none() {
-                    snapshots.insert(&snapshot.0, revision.0).map_err(|e| e.to_string())?;
+                if snapshots.get(&snapshot.0)?.is_none() {
+                    snapshots.insert(&snapshot.0, revision.0)?;
                 }
             }
         }
-        meta.insert(META_HEAD, head.to_bytes().as_slice()).map_err(|e| e.to_string())?;
-        meta.insert(META_REPLICA, apply.position.to_bytes().as_slice()).map_err(|e| e.to_string())?;
+        meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+        meta.insert(META_REPLICA, apply.position.to_bytes().as_slice())?;
     }
-    txn.commit().map_err(|e| e.to_string())?;
+    txn.commit()?;
     Ok(Ok(Appended { first: start.seq.next(), last: head.seq, hash: head.hash }))
 }
 
@@ -537,14 +567,14 @@ fn file_document(
     shelves: &mut redb::Table<(u32, &str, u64), &[u8; 32]>,
     n_logged: &mut u64,
     document: &crate::Document,
-) -> Result<bool, String> {
-    if documents.get(&document.id.0).map_err(|e| e.to_string())?.is_some() {
+) -> Result<bool, CommitFailure> {
+    if documents.get(&document.id.0)?.is_some() {
         return Ok(false);
     }
-    documents.insert(&document.id.0, blob_record(&document.bytes).as_slice()).map_err(|e| e.to_string())?;
+    documents.insert(&document.id.0, blob_record(&document.bytes).as_slice())?;
     *n_logged += 1;
-    document_log.insert(*n_logged, &document.id.0).map_err(|e| e.to_string())?;
-    shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0).map_err(|e| e.to_string())?;
+    document_log.insert(*n_logged, &document.id.0)?;
+    shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0)?;
     Ok(true)
 }
 
