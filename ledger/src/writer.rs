@@ -386,6 +386,8 @@ fn commit_group(
             let mut insert = |part: &Part, head: &mut Head| -> Result<(), CommitFailure> {
                 for (payload, payload_hash) in part.payloads() {
                     let seq = head.seq.next();
+                    // Precondition of a record: it belongs to this batch.
+                    assert!(seq.0 - first.0 < request.n_events as u64, "a part holds no event past its batch");
                     let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
                     record.resize(HEADER_BYTES + payload.len(), 0);
                     let hash = record::seal_into(
@@ -456,8 +458,15 @@ fn commit_group(
                     }
                 }
             }
+            // Postcondition of a batch: it is in the transaction whole, right after the
+            // head it was decided at.
+            assert_eq!(head.seq.0 + 1 - first.0, request.n_events as u64, "a batch commits whole");
             answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
         }
+        // Postcondition of the group: every request is answered, and the head only
+        // moved forward.
+        assert_eq!(answers.len(), group.len(), "every request of the group is answered");
+        assert!(head.seq >= head_before.seq, "the head never moves back");
         if head == head_before && !wrote_derived {
             // Every batch conflicted and nothing else was new: nothing to make durable.
             drop((meta, events, blobs, snapshots, documents, document_log, shelves));
