@@ -4,48 +4,13 @@
 //! not times) and the size of what it answers. A quadratic step makes the doubled batch
 //! cost about four times as much; O(n log n) stays near two.
 
+mod counting;
 mod support;
 
-use std::alloc::System;
-use std::sync::Mutex;
-
+use counting::{allocated, alone, names};
 use ledger_model::*;
 use projections::{decide_in_place, Decided, State, Warning};
-use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use support::{env, id, term};
-
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-
-/// One test at a time: the allocator counts every thread of the binary, so each test
-/// holds this while it runs.
-static ALONE: Mutex<()> = Mutex::new(());
-
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What `work` returns and the bytes allocated while it ran.
-fn allocated<T>(work: impl FnOnce() -> T) -> (T, u64) {
-    let region = Region::new(GLOBAL);
-    let value = work();
-    let change = region.change();
-    (value, change.bytes_allocated as u64 + change.bytes_reallocated.max(0) as u64)
-}
-
-/// `n` distinct three-character Chinese names (8,000 at most), none of which the
-/// test fold changes.
-fn names(n: usize) -> Vec<String> {
-    let first: Vec<char> = "林沈白云叶苏陆顾江秦楚韩柳宁谢温燕唐方姜".chars().collect();
-    let rest: Vec<char> = "炎照川衣山天寒风月雪霜星辰海岳河清明远舟".chars().collect();
-    assert!(n <= first.len() * rest.len() * rest.len());
-    (0..n)
-        .map(|index| {
-            let (a, b, c) = (index / (rest.len() * rest.len()), index / rest.len() % rest.len(), index % rest.len());
-            [first[a], rest[b], rest[c]].into_iter().collect()
-        })
-        .collect()
-}
 
 fn event(body: Body) -> NewEvent {
     NewEvent { recorded_at_ms: 1_000, actor: "human:test".into(), source: "test".into(), body }

@@ -4,45 +4,15 @@
 //! counts them, one test at a time, so counts, not times). The snapshot ID used to
 //! re-encode the term once per event of the batch, with every alias it had so far.
 
-use std::alloc::System;
-use std::sync::{Mutex, MutexGuard};
+#[path = "../../projections/tests/counting/mod.rs"]
+mod counting;
 
+use counting::{allocated, alone, names};
 use ledger_model::*;
 use replay::{Book, WriteOptions};
-use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
-
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-
-/// One test at a time: the allocator counts every thread of the binary.
-static ALONE: Mutex<()> = Mutex::new(());
-
-fn alone() -> MutexGuard<'static, ()> {
-    ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What `work` returns and the bytes allocated while it ran.
-fn allocated<T>(work: impl FnOnce() -> T) -> (T, u64) {
-    let region = Region::new(GLOBAL);
-    let value = work();
-    let change = region.change();
-    (value, change.bytes_allocated as u64 + change.bytes_reallocated.max(0) as u64)
-}
 
 fn event(body: Body) -> NewEvent {
     NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-/// `n` distinct three-character Chinese names.
-fn names(n: usize) -> Vec<String> {
-    let first: Vec<char> = "林沈白云叶苏陆顾江秦楚韩柳宁谢温燕唐方姜".chars().collect();
-    let rest: Vec<char> = "炎照川衣山天寒风月雪霜星辰海岳河清明远舟".chars().collect();
-    (0..n)
-        .map(|index| {
-            let (a, b, c) = (index / (rest.len() * rest.len()), index / rest.len() % rest.len(), index % rest.len());
-            [first[a], rest[b], rest[c]].into_iter().collect()
-        })
-        .collect()
 }
 
 /// A book with T-1 萧炎, and the batch of `n` aliases of it.
