@@ -143,13 +143,7 @@ fn a_chunk_at_the_limit_is_assembled() {
 
 /// A library with book `a` holding one term.
 fn library(extra: &[&str]) -> (tempfile::TempDir, Server) {
-    let root = tempfile::tempdir().unwrap();
-    let books = root.path().join("books");
-    std::fs::create_dir(&books).unwrap();
-    let server = Server::start(&books, extra);
-    server.create("a");
-    server.append_lines("a", "actor=human:test", &[&term_line("T-1", "萧炎", "Сяо Янь")]).ok();
-    (root, server)
+    Server::library_with_a_book(extra, &[&term_line("T-1", "萧炎", "Сяо Янь")])
 }
 
 /// Sends `body` to `path` in chunks of 1 KiB without a `Content-Length`, and reads

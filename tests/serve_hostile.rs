@@ -16,14 +16,8 @@ use serve::{term_line, Server};
 /// A library with book `a` holding T-1 (萧炎) and T-2 (药老); the library is a
 /// directory inside the temp dir, so that its parent is watched too.
 fn library_with_a_book(extra: &[&str]) -> (tempfile::TempDir, Server) {
-    let root = tempfile::tempdir().unwrap();
-    let books = root.path().join("books");
-    std::fs::create_dir(&books).unwrap();
-    let server = Server::start(&books, extra);
-    server.create("a");
     let put = [term_line("T-1", "萧炎", "Сяо Янь"), term_line("T-2", "药老", "Яо Лао")];
-    server.append_lines("a", "actor=human:test", &[&put[0], &put[1]]).ok();
-    (root, server)
+    Server::library_with_a_book(extra, &[&put[0], &put[1]])
 }
 
 /// The head, chain hash and snapshot of book `a`.

@@ -37,6 +37,19 @@ impl Server {
         Server::start_on(dir, "127.0.0.1:0", extra)
     }
 
+    /// A library (a `books` directory inside a new temp dir, so that its parent is
+    /// watched too) served with `extra` flags, with book `a` holding `lines` (term
+    /// lines, as [`term_line`] makes them). Keep the temp dir while the server runs.
+    pub fn library_with_a_book(extra: &[&str], lines: &[&str]) -> (tempfile::TempDir, Server) {
+        let root = tempfile::tempdir().unwrap();
+        let books = root.path().join("books");
+        std::fs::create_dir(&books).unwrap();
+        let server = Server::start(&books, extra);
+        server.create("a");
+        server.append_lines("a", "actor=human:test", lines).ok();
+        (root, server)
+    }
+
     pub fn start_on(dir: &Path, listen: &str, extra: &[&str]) -> Server {
         Server::start_with_env(dir, listen, extra, &[])
     }
