@@ -659,16 +659,19 @@ impl Book {
         }
         let head = self.state(None)?;
         self.check_reader(&head, reader)?;
-        let full = match as_of {
-            Some(revision) if revision != head.revision() => self.state(Some(revision))?,
-            _ => head.clone(),
+        let head_snapshot = self.snapshot_id(&head);
+        // At the head the revision is the head itself: no second copy of it.
+        let past = match as_of {
+            Some(revision) if revision != head.revision() => Some(self.state(Some(revision))?),
+            _ => None,
         };
-        let snapshot = self.snapshot_id(&full);
-        let (view, cut) = match full.view_at(&head, reader) {
+        let at = past.as_ref().unwrap_or(&head);
+        let snapshot = self.snapshot_id(at);
+        let (view, cut) = match at.view_at(&head, reader) {
             (std::borrow::Cow::Borrowed(_), cut) => (None, cut),
             (std::borrow::Cow::Owned(view), cut) => (Some(view), cut),
         };
-        Ok(ReadAt { full, view, cut, snapshot, head_snapshot: self.snapshot_id(&head) })
+        Ok(ReadAt { full: past.unwrap_or(head), view, cut, snapshot, head_snapshot })
     }
 
     /// The frozen projection `read` assembles with: the reader's view of its snapshot
