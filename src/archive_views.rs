@@ -1,7 +1,7 @@
 //! `lorebank backup`, `restore`, `export-archive` and `import-archive`: the report
 //! of what was written (text for people, JSON with `--json`).
 
-use replay::Copy;
+use book::Copy;
 use serde_json::json;
 
 /// One line (or one JSON object) naming the file written, its events, head,

@@ -1,11 +1,11 @@
 //! Commands about chunks: assemble, replay, audit and impact, as text for people and
 //! as stable JSON.
 
+use book::chunks::Staleness;
+use book::reads::AuditedChunk;
+use book::Book;
 use ledger_model::*;
 use projections::{Reader, SnapshotId};
-use replay::chunks::Staleness;
-use replay::reads::AuditedChunk;
-use replay::Book;
 use serde_json::json;
 
 use crate::failure::Failure;
@@ -53,7 +53,7 @@ pub fn replay(book: &mut Book, reader: &Reader, receipt: &str, json: bool) -> Re
         Ok(())
     } else {
         let first_difference = replayed.first_difference.unwrap_or(replayed.context.len());
-        Err(replay::BookError::Mismatch { receipt: id, first_difference }.into())
+        Err(book::BookError::Mismatch { receipt: id, first_difference }.into())
     }
 }
 
@@ -174,8 +174,8 @@ fn audit_chunk(chunk: &AuditedChunk) {
     }
 }
 
-fn assembly_rejected() -> replay::assemble::Disposition {
-    replay::assemble::Disposition::Rejected
+fn assembly_rejected() -> book::assemble::Disposition {
+    book::assemble::Disposition::Rejected
 }
 
 pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json: bool) -> Result<(), Failure> {

@@ -336,7 +336,7 @@ pub struct ImportArgs {
     /// sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx,
     /// sillytavern, novelai, omegat, omegat-csv, tbx.
     #[arg(long, value_parser = format_name)]
-    pub format: Option<interchange::Format>,
+    pub format: Option<formats::Format>,
     /// Refuse the import (exit 2, nothing written) if any entry would be skipped
     /// or any field lost.
     #[arg(long)]
@@ -359,7 +359,7 @@ pub struct ImportArgs {
 #[derive(Debug, Clone, Copy)]
 pub enum ExportFormat {
     /// Another tool's glossary format.
-    Tool(interchange::Format),
+    Tool(formats::Format),
     /// The compact one-line-per-record form of the additive memory profile.
     Profile,
 }
@@ -494,7 +494,7 @@ pub enum ExpectCommand {
         file: PathBuf,
         /// Read the file as this glossary format (each entry's source surface).
         #[arg(long, value_parser = format_name)]
-        format: Option<interchange::Format>,
+        format: Option<formats::Format>,
         /// Report what would be registered; write nothing.
         #[arg(long)]
         dry_run: bool,
@@ -535,9 +535,9 @@ pub enum ProfileCommand {
 }
 
 /// `--format`: a format name.
-fn format_name(text: &str) -> Result<interchange::Format, String> {
-    interchange::Format::from_name(text).ok_or_else(|| {
-        let names: Vec<&str> = interchange::Format::ALL.iter().map(|format| format.name()).collect();
+fn format_name(text: &str) -> Result<formats::Format, String> {
+    formats::Format::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = formats::Format::ALL.iter().map(|format| format.name()).collect();
         format!("unknown format {text:?}; one of {}", names.join(", "))
     })
 }

@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use book::{Book, Labelled, Patience, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
-use replay::{Book, Labelled, Patience, WriteOptions};
 use serde_json::json;
 
 use crate::cli::*;
@@ -335,13 +335,13 @@ fn edited<T>(value: Option<T>, clear: bool) -> Option<Option<T>> {
     }
 }
 
-pub fn term_edit(args: &TermEditArgs) -> Result<replay::TermEdit, Failure> {
+pub fn term_edit(args: &TermEditArgs) -> Result<book::TermEdit, Failure> {
     let supersedes = args.supersedes.as_deref().map(|text| record_id("--supersedes", text)).transpose()?;
     let secondary = args.secondary.as_ref().map(|keys| SecondaryKeys {
         logic: logic(args.secondary_logic.unwrap_or(LogicArg::AndAny)),
         keys: keys.clone(),
     });
-    Ok(replay::TermEdit {
+    Ok(book::TermEdit {
         src: args.src.clone(),
         dst: args.dst.clone(),
         sense: edited(args.sense.clone(), args.clear_sense),
@@ -504,7 +504,7 @@ fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<()
         file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
     };
     let mut bodies = crate::input::event_lines(&name, &text).map_err(Failure::invalid)?;
-    let blobs = replay::service::fill_profiles(&mut bodies)?;
+    let blobs = book::service::fill_profiles(&mut bodies)?;
     append_batch(book, write, bodies, blobs, json)
 }
 

@@ -5,8 +5,8 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
+use book::Book;
 use ledger_model::*;
-use replay::Book;
 use serde_json::{json, Value};
 use suggest::{Deduped, ModelFiles, ModelOptions, ModelSet, Refreshed, SuggestError, Suggested, VectorStatus};
 
@@ -33,7 +33,7 @@ fn files(args: &ModelFilesArgs, command: &str) -> Result<ModelFiles, Failure> {
     Ok(ModelFiles { model, tokenizer: args.tokenizer.clone(), operator_libraries: args.operator_libraries.clone() })
 }
 
-fn embed_write(write: &WriteOpts) -> replay::WriteOptions {
+fn embed_write(write: &WriteOpts) -> book::WriteOptions {
     let mut options = write_options(write);
     if write.actor.is_none() {
         options.actor = EMBED_ACTOR.to_owned();
@@ -251,7 +251,7 @@ pub fn dedupe(book: &Target, args: &DedupeArgs, json: bool) -> Result<(), Failur
     Ok(())
 }
 
-fn finish(n_proposed: usize, written: Option<&replay::Written>, dry_run: bool) {
+fn finish(n_proposed: usize, written: Option<&book::Written>, dry_run: bool) {
     match (written, dry_run) {
         (_, true) => outln!("dry run: {n_proposed} candidate(s) would be proposed or updated"),
         (Some(written), false) => crate::views::submitted(&written.submitted, &written.labels, &[], false),

@@ -10,13 +10,13 @@
 //! | 5    | `conflict`    | another writer moved the head; nothing was written       |
 //! | 101  | `internal`    | lorebank itself failed (a panic: a bug, never bad input) |
 //!
-//! Library failures say their own class (`replay::ErrorClass`); [`Kind::of`] maps it.
+//! Library failures say their own class (`book::ErrorClass`); [`Kind::of`] maps it.
 //! A panic never reaches the user as panic text: [`quiet_panics`] keeps the hook
 //! from printing it, and [`Failure::internal`] reports one that ended the command
 //! like any other failure (one line, or with `--json` one object).
 
+use book::{BookError, ErrorClass};
 use ledger::{AppendError, OpenError, ReadError, VerifyError};
-use replay::{BookError, ErrorClass};
 
 /// The class of a failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,9 +5,9 @@
 use std::io::Read;
 use std::path::Path;
 
+use book::Labelled;
 use ledger_model::limits::input as limits;
 use ledger_model::Body;
-use replay::Labelled;
 
 use crate::failure::Failure;
 

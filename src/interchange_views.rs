@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use book::interchange::Grouped;
+use book::{Book, ImportOptions, ImportReport};
 use ledger_model::Seq;
-use replay::interchange::Grouped;
-use replay::{Book, ImportOptions, ImportReport};
 
 use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
 use crate::failure::Failure;
@@ -189,7 +189,7 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Failure> {
 pub fn write_whole(path: &Path, bytes: &[u8], book: Option<&Book>) -> Result<(), Failure> {
     let check = || match book {
         Some(book) => book.check_destination(path),
-        None => ledger::check_destination(path, true, &[]).map_err(replay::BookError::from),
+        None => ledger::check_destination(path, true, &[]).map_err(book::BookError::from),
     };
     check()?;
     let file_name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();

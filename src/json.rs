@@ -2,12 +2,12 @@
 //! API answers, built in one place so the two never drift apart (docs/cli.md and
 //! docs/http.md describe them).
 
+use book::assemble::Assembly;
+use book::chunks::{Impacted, Replayed, Staleness};
+use book::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
+use book::{Assembled, Submitted};
 use ledger_model::*;
 use projections::{FieldChange, RecordDiff, State};
-use replay::assemble::Assembly;
-use replay::chunks::{Impacted, Replayed, Staleness};
-use replay::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
-use replay::{Assembled, Submitted};
 use serde_json::{json, Value};
 
 /// Record numbers as ids (`T-3`, `S-1`).
@@ -295,7 +295,7 @@ pub fn audit(audit: &Audit) -> Value {
 }
 
 /// The coverage report of the register of expected concepts.
-pub fn coverage(coverage: &replay::governance::Coverage) -> Value {
+pub fn coverage(coverage: &book::governance::Coverage) -> Value {
     json!({
         "revision": coverage.revision.0,
         "n_expected": coverage.n_expected,
@@ -319,7 +319,7 @@ pub fn coverage(coverage: &replay::governance::Coverage) -> Value {
 }
 
 /// The profile check.
-pub fn profile_report(report: &replay::governance::ProfileReport) -> Value {
+pub fn profile_report(report: &book::governance::ProfileReport) -> Value {
     json!({
         "revision": report.revision.0,
         "level": report.level,
@@ -328,8 +328,8 @@ pub fn profile_report(report: &replay::governance::ProfileReport) -> Value {
             "field": requirement.field,
             "level": requirement.level,
             "need": match requirement.need {
-                replay::governance::Need::Must => "must",
-                replay::governance::Need::Should => "should",
+                book::governance::Need::Must => "must",
+                book::governance::Need::Should => "should",
             },
             "asks": requirement.asks,
             "holds": requirement.holds(),
@@ -341,8 +341,8 @@ pub fn profile_report(report: &replay::governance::ProfileReport) -> Value {
 }
 
 /// What an import of expected concepts did.
-pub fn expect_imported(imported: &replay::governance::ExpectImported, dry_run: bool) -> Value {
-    let entry = |entry: &replay::governance::CastEntry| json!({ "at": entry.at, "surface": entry.concept.surface, "kind": entry.concept.kind });
+pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: bool) -> Value {
+    let entry = |entry: &book::governance::CastEntry| json!({ "at": entry.at, "surface": entry.concept.surface, "kind": entry.concept.kind });
     json!({
         "dry_run": dry_run,
         "added": imported.added.iter().map(entry).collect::<Vec<_>>(),
@@ -459,7 +459,7 @@ pub fn verified(report: &ledger::VerifyReport) -> Value {
 }
 
 /// A stored receipt with the texts it names.
-pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, output: &str) -> Value {
+pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output: &str) -> Value {
     json!({
         "receipt": id.to_hex(),
         "format": receipt.format,
@@ -503,11 +503,11 @@ pub fn receipt(id: Hash32, receipt: &replay::receipt::Receipt, input: &str, outp
 }
 
 /// Places in an imported file, as words (`line 3`, `uid 7`).
-fn places(at: &[interchange::At]) -> Vec<String> {
+fn places(at: &[formats::At]) -> Vec<String> {
     at.iter().map(ToString::to_string).collect()
 }
 
-fn grouped_lost(groups: &[replay::interchange::Grouped]) -> Vec<Value> {
+fn grouped_lost(groups: &[book::interchange::Grouped]) -> Vec<Value> {
     groups
         .iter()
         .map(|group| json!({ "field": group.what, "count": group.at.len(), "at": places(&group.at), "values": group.values }))
@@ -515,8 +515,8 @@ fn grouped_lost(groups: &[replay::interchange::Grouped]) -> Vec<Value> {
 }
 
 /// What an import did (or, with `written` false, would do).
-pub fn import_report(report: &replay::ImportReport, dry_run: bool) -> Value {
-    let placed = |list: &[replay::interchange::Placed]| -> Vec<Value> {
+pub fn import_report(report: &book::ImportReport, dry_run: bool) -> Value {
+    let placed = |list: &[book::interchange::Placed]| -> Vec<Value> {
         list.iter()
             .map(|placed| {
                 let mut value = json!({ "at": placed.at.to_string(), "id": placed.id.to_string(), "src": placed.src });
@@ -558,7 +558,7 @@ pub fn import_report(report: &replay::ImportReport, dry_run: bool) -> Value {
 }
 
 /// What an export wrote (without its bytes).
-pub fn export(export: &replay::Export, output: Option<&str>) -> Value {
+pub fn export(export: &book::Export, output: Option<&str>) -> Value {
     json!({
         "format": export.format.name(),
         "output": output,
@@ -578,7 +578,7 @@ fn span(bytes: (u32, u32)) -> Value {
 }
 
 /// A post-check of a translation.
-pub fn checked(checked: &replay::check::Checked, stored: bool) -> Value {
+pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
     let check = &checked.stored.check;
     let items: Vec<Value> = check
         .items
@@ -623,9 +623,9 @@ pub fn checked(checked: &replay::check::Checked, stored: bool) -> Value {
 }
 
 /// One item of the review queue.
-pub fn review_item(item: &replay::review::ReviewItem) -> Value {
+pub fn review_item(item: &book::review::ReviewItem) -> Value {
     match item {
-        replay::review::ReviewItem::Candidate { proposed, sightings } => json!({
+        book::review::ReviewItem::Candidate { proposed, sightings } => json!({
             "id": proposed.id.to_string(),
             "type": "candidate",
             "surface": proposed.surface,
@@ -638,7 +638,7 @@ pub fn review_item(item: &replay::review::ReviewItem) -> Value {
             "sightings": sightings,
             "evidence": proposed.evidence,
         }),
-        replay::review::ReviewItem::Flagged { put, why, owner, owner_role } => json!({
+        book::review::ReviewItem::Flagged { put, why, owner, owner_role } => json!({
             "id": put.id.to_string(),
             "type": "record",
             "surface": put.src,
@@ -648,7 +648,7 @@ pub fn review_item(item: &replay::review::ReviewItem) -> Value {
             "owner": owner,
             "owner_role": owner_role,
         }),
-        replay::review::ReviewItem::FlaggedRule { put, why, owner, owner_role } => json!({
+        book::review::ReviewItem::FlaggedRule { put, why, owner, owner_role } => json!({
             "id": put.id.to_string(),
             "type": "rule",
             "text": put.text,
@@ -661,12 +661,12 @@ pub fn review_item(item: &replay::review::ReviewItem) -> Value {
 }
 
 /// The review queue.
-pub fn review_list(items: &[replay::review::ReviewItem]) -> Value {
+pub fn review_list(items: &[book::review::ReviewItem]) -> Value {
     json!({ "items": items.iter().map(review_item).collect::<Vec<_>>() })
 }
 
 /// What a scan for unknown names found and proposed.
-pub fn scanned(scanned: &replay::review::Scanned, dry_run: bool) -> Value {
+pub fn scanned(scanned: &book::review::Scanned, dry_run: bool) -> Value {
     let sightings: Vec<Value> = scanned
         .sightings
         .iter()
@@ -714,7 +714,7 @@ fn verify_outcome(verify: &Result<ledger::VerifyReport, ledger::VerifyError>) ->
 }
 
 /// A book at a glance: head, snapshot, counts, chapters, recent events, verify.
-pub fn overview(book: &str, overview: &replay::overview::Overview) -> Value {
+pub fn overview(book: &str, overview: &book::overview::Overview) -> Value {
     let state = &overview.state;
     let counts = &overview.counts;
     let terms: Vec<Value> = state
@@ -759,7 +759,7 @@ pub fn overview(book: &str, overview: &replay::overview::Overview) -> Value {
 
 /// A chapter explained: every recorded chunk with its texts, hits, versions,
 /// staleness, replay status and post-checks.
-pub fn chapter_audit(audit: &replay::explain::ChapterAudit) -> Value {
+pub fn chapter_audit(audit: &book::explain::ChapterAudit) -> Value {
     let chunks: Vec<Value> = audit
         .chunks
         .iter()
@@ -806,7 +806,7 @@ pub fn chapter_audit(audit: &replay::explain::ChapterAudit) -> Value {
 }
 
 /// A term's bi-temporal history.
-pub fn timeline(timeline: &replay::timeline::Timeline) -> Value {
+pub fn timeline(timeline: &book::timeline::Timeline) -> Value {
     let versions: Vec<Value> = timeline
         .versions
         .iter()
@@ -886,7 +886,7 @@ pub fn timeline(timeline: &replay::timeline::Timeline) -> Value {
 }
 
 /// A rollback previewed: the events it would append and what they change.
-pub fn rollback_preview(preview: &replay::preview::RollbackPreview) -> Value {
+pub fn rollback_preview(preview: &book::preview::RollbackPreview) -> Value {
     let diff = &preview.diff;
     json!({
         "to": preview.plan.to.0,
@@ -900,7 +900,7 @@ pub fn rollback_preview(preview: &replay::preview::RollbackPreview) -> Value {
 }
 
 /// The review queue with every item's evidence in context.
-pub fn review_queue(queue: &replay::queue::ReviewQueue) -> Value {
+pub fn review_queue(queue: &book::queue::ReviewQueue) -> Value {
     let items: Vec<Value> = queue
         .entries
         .iter()

@@ -41,7 +41,7 @@ impl Remote {
             .book
             .as_deref()
             .ok_or_else(|| Failure::invalid("no book given: pass --book NAME or set LOREBANK_BOOK"))?;
-        replay::library::check_name(name)?;
+        book::library::check_name(name)?;
         Ok(name)
     }
 
@@ -118,7 +118,7 @@ fn opt<T: ToString>(name: &'static str, value: Option<T>) -> Vec<(&'static str, 
 }
 
 /// The fields of a term edit as a PATCH body: a field left out stays, `null` clears.
-fn edit_json(edit: &replay::TermEdit, write: &WriteOpts) -> Value {
+fn edit_json(edit: &book::TermEdit, write: &WriteOpts) -> Value {
     let mut value = write_fields(write);
     let mut set = |name: &str, field: Option<Value>| {
         if let Some(field) = field {
@@ -344,7 +344,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Profile(ProfileCommand::Check { require }) => {
             let answer = remote.json("GET", &remote.book_url("/profile")?, &[], Send::Empty)?;
             outln!("{answer}");
-            replay::governance::require_level(answer["level"].as_u64().unwrap_or(0), *require)?;
+            book::governance::require_level(answer["level"].as_u64().unwrap_or(0), *require)?;
             return Ok(());
         }
         Command::Review(ReviewCommand::Show { id }) => {

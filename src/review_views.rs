@@ -1,10 +1,10 @@
 //! `lorebank check`, `lorebank review` and `lorebank scan`: read the inputs, make
 //! the one book call, render the result (text for people, JSON with `--json`).
 
+use book::check::{CheckOptions, Checked};
+use book::review::{Acceptance, ReviewItem, Scanned};
+use book::Book;
 use ledger_model::*;
-use replay::check::{CheckOptions, Checked};
-use replay::review::{Acceptance, ReviewItem, Scanned};
-use replay::Book;
 
 use crate::cli::{CheckArgs, ReviewCommand};
 use crate::commands::{default_actor, gender, now_ms, read_text, record_id, write_options};

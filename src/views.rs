@@ -3,9 +3,9 @@
 
 use std::io::IsTerminal;
 
+use book::{Book, Submitted};
 use ledger_model::*;
 use projections::{RecordDiff, State};
-use replay::{Book, Submitted};
 use serde_json::Value;
 
 use crate::failure::Failure;
@@ -125,7 +125,7 @@ fn selector_text(selector: &Selector) -> String {
 }
 
 /// Prints what an import of expected concepts did.
-pub fn expect_imported(imported: &replay::governance::ExpectImported, dry_run: bool, json: bool) {
+pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: bool, json: bool) {
     if json {
         outln!("{}", crate::json::expect_imported(imported, dry_run));
         return;
@@ -152,7 +152,7 @@ pub fn coverage(book: &mut Book, chapter: Option<u32>, json: bool) -> Result<(),
 }
 
 /// The lines of a coverage report.
-pub fn print_coverage(coverage: &replay::governance::Coverage) {
+pub fn print_coverage(coverage: &book::governance::Coverage) {
     outln!(
         "{} expected concept(s), {} with no record; {} recorded chunk(s) looked at, {} occurrence(s) with nothing injected",
         coverage.n_expected,
@@ -200,8 +200,8 @@ pub fn profile_check(book: &mut Book, require: u8, json: bool) -> Result<(), Fai
         );
         for requirement in &report.requirements {
             let need = match requirement.need {
-                replay::governance::Need::Must => "MUST",
-                replay::governance::Need::Should => "SHOULD",
+                book::governance::Need::Must => "MUST",
+                book::governance::Need::Should => "SHOULD",
             };
             let state = if requirement.holds() { "ok" } else { "FAILS" };
             outln!(
@@ -222,7 +222,7 @@ pub fn profile_check(book: &mut Book, require: u8, json: bool) -> Result<(), Fai
             }
         }
     }
-    Ok(replay::governance::require_level(u64::from(report.level), require)?)
+    Ok(book::governance::require_level(u64::from(report.level), require)?)
 }
 
 pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), Failure> {
@@ -238,7 +238,7 @@ pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), F
 }
 
 pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failure> {
-    let replay::reads::Diff { old, new, records, config } = book.diff(from, to)?;
+    let book::reads::Diff { old, new, records, config } = book.diff(from, to)?;
     let changed_fields = |id: RecordId, fields: &[projections::FieldChange]| -> Vec<(&'static str, Value, Value)> {
         fields
             .iter()

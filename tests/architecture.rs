@@ -14,13 +14,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ledger", &["ledger-model"]),
     ("embed", &[]),
     ("assembly", &["projections", "ledger-model"]),
-    ("interchange", &["ledger-model"]),
+    ("formats", &["ledger-model"]),
     ("postcheck", &["ledger-model"]),
     ("names", &["ledger-model", "matcher"]),
-    ("replay", &["ledger", "projections", "ledger-model", "matcher", "assembly", "interchange", "postcheck", "names"]),
+    ("book", &["ledger", "projections", "ledger-model", "matcher", "assembly", "formats", "postcheck", "names"]),
     // The use cases that need a book and a model: the only crate with both in reach.
-    ("suggest", &["replay", "embed", "ledger-model", "projections", "names"]),
-    ("cluster", &["ledger", "ledger-model", "replay"]),
+    ("suggest", &["book", "embed", "ledger-model", "projections", "names"]),
+    ("cluster", &["ledger", "ledger-model", "book"]),
     (
         "lorebank",
         &[
@@ -28,14 +28,32 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ledger",
             "projections",
             "matcher",
-            "replay",
+            "book",
             "assembly",
-            "interchange",
+            "formats",
             "embed",
             "suggest",
             "cluster",
         ],
     ),
+];
+
+/// The tiers of the workspace, lowest first, each with the folders its crates live in.
+/// A crate depends only on crates of its own tier or a lower one, and where a crate
+/// sits on disk says its tier: a newcomer reads the rule from the folder tree.
+const TIERS: &[(&str, &[&str])] = &[
+    // Pure: bytes and values in, bytes and values out; no storage, no clock, no model.
+    (
+        "pure",
+        &["ledger/model", "matcher", "matcher/names", "projections", "replay/assembly", "replay/postcheck", "formats"],
+    ),
+    // Storage and runtime: the redb ledger, the ONNX model.
+    ("storage and runtime", &["ledger", "embed"]),
+    // The book service: every use case, one call each (and what extends it: the model's
+    // use cases, the library's replicated origin).
+    ("service", &["book", "book/suggest", "cluster"]),
+    // Adapters: argv, HTTP, pages; they parse, call the service and render.
+    ("adapters", &["."]),
 ];
 
 /// Crates that must not appear anywhere in a crate's normal dependency closure.
@@ -47,8 +65,8 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["redb", "ort", "tokenizers", "tokio", "axum", "reqwest", "embed", "suggest", "ledger", "async-nats"],
     ),
     // The ledger knows a commit gate, never the log behind it.
-    ("ledger", &["matcher", "projections", "embed", "replay", "ort", "tokio", "async-nats", "cluster"]),
-    ("embed", &["ledger", "projections", "matcher", "replay", "cluster", "async-nats"]),
+    ("ledger", &["matcher", "projections", "embed", "book", "ort", "tokio", "async-nats", "cluster"]),
+    ("embed", &["ledger", "projections", "matcher", "book", "cluster", "async-nats"]),
     (
         "assembly",
         &[
@@ -66,34 +84,21 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "interchange",
-        &[
-            "redb",
-            "ledger",
-            "projections",
-            "matcher",
-            "replay",
-            "embed",
-            "ort",
-            "tokio",
-            "axum",
-            "reqwest",
-            "async-nats",
-        ],
+        "formats",
+        &["redb", "ledger", "projections", "matcher", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"],
     ),
-    (
-        "postcheck",
-        &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"],
-    ),
-    ("replay", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest", "suggest", "async-nats", "cluster"]),
+    ("postcheck", &["redb", "ledger", "projections", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
+    ("book", &["embed", "ort", "tokenizers", "tokio", "axum", "reqwest", "suggest", "async-nats", "cluster"]),
     ("suggest", &["tokio", "axum", "reqwest", "async-nats", "cluster"]),
     // Replication is transport and protocol: no HTTP, no model, no embedding.
     ("cluster", &["axum", "embed", "ort", "tokenizers", "reqwest", "suggest"]),
-    ("names", &["redb", "ledger", "projections", "replay", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
+    ("names", &["redb", "ledger", "projections", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
 ];
 
 struct Graph {
     names: BTreeMap<String, String>,
+    /// Each workspace crate's folder, relative to the workspace root (`.` for the root).
+    folders: BTreeMap<String, String>,
     deps: BTreeMap<String, Vec<String>>,
     workspace: BTreeSet<String>,
 }
@@ -113,11 +118,24 @@ fn graph() -> Graph {
         .iter()
         .map(|package| (package["id"].as_str().unwrap().to_owned(), package["name"].as_str().unwrap().to_owned()))
         .collect::<BTreeMap<_, _>>();
-    let workspace = metadata["workspace_members"]
+    let workspace: BTreeSet<String> = metadata["workspace_members"]
         .as_array()
         .unwrap()
         .iter()
         .map(|id| names[id.as_str().unwrap()].clone())
+        .collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let folders = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|package| workspace.contains(package["name"].as_str().unwrap()))
+        .map(|package| {
+            let manifest = std::path::Path::new(package["manifest_path"].as_str().unwrap());
+            let folder = manifest.parent().unwrap().strip_prefix(root).unwrap().to_str().unwrap();
+            let folder = if folder.is_empty() { "." } else { folder };
+            (package["name"].as_str().unwrap().to_owned(), folder.to_owned())
+        })
         .collect();
     let mut deps = BTreeMap::new();
     for node in metadata["resolve"]["nodes"].as_array().unwrap() {
@@ -130,7 +148,7 @@ fn graph() -> Graph {
             .collect();
         deps.insert(names[node["id"].as_str().unwrap()].clone(), normal);
     }
-    Graph { names, deps, workspace }
+    Graph { names, folders, deps, workspace }
 }
 
 fn closure(graph: &Graph, root: &str) -> BTreeSet<String> {
@@ -159,6 +177,40 @@ fn workspace_edges_are_the_allowed_ones() {
             }
         }
     }
+}
+
+fn tier_of(folder: &str) -> usize {
+    let tiers: Vec<usize> =
+        TIERS.iter().enumerate().filter(|(_, (_, folders))| folders.contains(&folder)).map(|(tier, _)| tier).collect();
+    assert_eq!(tiers.len(), 1, "the folder {folder} must be listed in exactly one tier of TIERS");
+    tiers[0]
+}
+
+#[test]
+fn the_folder_of_a_crate_says_its_tier_and_no_crate_depends_upward() {
+    let graph = graph();
+    let listed: BTreeSet<&str> = TIERS.iter().flat_map(|(_, folders)| folders.iter().copied()).collect();
+    let found: BTreeSet<&str> = graph.folders.values().map(String::as_str).collect();
+    assert_eq!(listed, found, "TIERS lists exactly the folders that hold a workspace crate");
+    let mut edges = 0;
+    for (name, folder) in &graph.folders {
+        let tier = tier_of(folder);
+        for dep in graph.deps[name].iter().filter(|dep| graph.workspace.contains(*dep)) {
+            let dep_folder = &graph.folders[dep];
+            let dep_tier = tier_of(dep_folder);
+            assert!(
+                dep_tier <= tier,
+                "{name} ({folder}, {}) depends on {dep} ({dep_folder}, {}), a higher tier",
+                TIERS[tier].0,
+                TIERS[dep_tier].0
+            );
+            edges += usize::from(dep_tier < tier);
+        }
+    }
+    // The service reaches storage and the adapters reach the service, so the check can fail.
+    assert!(edges > 10, "only {edges} edges cross tiers");
+    assert_eq!(tier_of(&graph.folders["book"]), 2);
+    assert!(graph.deps["lorebank"].iter().any(|dep| dep == "book"));
 }
 
 #[test]

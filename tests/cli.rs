@@ -175,11 +175,11 @@ fn replay_exits_4_naming_the_first_differing_byte_of_a_forged_receipt() {
     book.ok(&["replay", receipt]);
     // Forge a receipt that claims another output for the same input.
     let forged_id = {
-        let library = replay::Book::open(&book.path).unwrap();
+        let library = book::Book::open(&book.path).unwrap();
         let (_, mut forged) = library.receipt(receipt).unwrap();
         let context = assembled["context"].as_str().unwrap();
         let other = context.replacen("Сяо", "Чжао", 1);
-        forged.output = replay::receipt::text_id(&other);
+        forged.output = book::receipt::text_id(&other);
         let id = forged.id();
         let stored = ledger::Document { id, bytes: forged.encode(), group: 1, key: "forged".into() };
         library.ledger().file_documents(vec![stored], vec![(forged.output, other.into_bytes())]).unwrap();

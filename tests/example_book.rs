@@ -115,7 +115,7 @@ fn example_contexts_match_the_golden_files() {
     // receipts recorded now but for the format (same snapshot, hits and output).
     // Golden receipts of format 2: the bytes recorded now are pinned too.
     {
-        let library = replay::Book::open(&book).unwrap();
+        let library = book::Book::open(&book).unwrap();
         let format_1 = [
             ("1-1", "eb3ebe9319dab9a45afdce02ed0c44b042458d38fa080b48ed80f6a2866c0b1d", &receipts[0]),
             ("4-2", "2c43f8b2b7ec61e04d16c8f44e4240adadefa69b0360813422f9e3cb49186237", &receipts[7]),
@@ -123,17 +123,17 @@ fn example_contexts_match_the_golden_files() {
         for (name, old_id, receipt) in format_1 {
             let pinned = std::fs::read_to_string(golden.join(format!("receipt-{name}.hex"))).unwrap();
             let old_bytes = unhex(pinned.trim());
-            let old = replay::receipt::Receipt::decode(&old_bytes).unwrap();
+            let old = book::receipt::Receipt::decode(&old_bytes).unwrap();
             assert_eq!((old.format, old.id().to_hex()), (1, old_id.to_owned()), "{name}");
             assert_eq!(old.encode(), old_bytes, "{name}: a format-1 receipt encodes to its own bytes");
             let id = ledger_model::Hash32::from_hex(receipt).unwrap();
             let bytes = library.ledger().document(id).unwrap().unwrap();
-            let now = replay::receipt::Receipt::decode(&bytes).unwrap();
+            let now = book::receipt::Receipt::decode(&bytes).unwrap();
             assert_eq!((now.format, now.id()), (2, id), "{name}");
             // The previous receipt is named by its id, which the format changed too.
             assert_eq!(old.prev.is_some(), now.prev.is_some(), "{name}");
             assert_eq!(
-                replay::receipt::Receipt { format: 2, prev: now.prev, ..old },
+                book::receipt::Receipt { format: 2, prev: now.prev, ..old },
                 now,
                 "{name}: format 1 and 2 hold the same"
             );

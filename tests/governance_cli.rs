@@ -174,7 +174,7 @@ fn the_cast_list_coverage_profile_check_and_profile_export_of_the_bundled_book()
     // The compact form: the header, then one line per record.
     let profile = book.ok(&["export", "--format", "profile"]);
     let mut lines = profile.lines();
-    assert_eq!(lines.next(), Some(replay::governance::PROFILE_HEADER));
+    assert_eq!(lines.next(), Some(book::governance::PROFILE_HEADER));
     assert!(
         profile.contains("\nT-4|4||review-1|human:names-editor|names editor|T-2|*|顾寒川 -> Гу Ханьчуань\n"),
         "{profile}"
@@ -184,7 +184,7 @@ fn the_cast_list_coverage_profile_check_and_profile_export_of_the_bundled_book()
     assert!(error.contains("without --chapter"), "{error}");
     // What the compact form saves against one JSON object per record with the same
     // fields (empty ones null), the measure the profile states.
-    let names: Vec<&str> = replay::governance::PROFILE_HEADER.trim_start_matches("# ").split('|').collect();
+    let names: Vec<&str> = book::governance::PROFILE_HEADER.trim_start_matches("# ").split('|').collect();
     let mut n_json = 0;
     for line in profile.lines().skip(1) {
         let mut values = Vec::new();

@@ -30,8 +30,8 @@ use lorebank_bench::{corpus, jieba_words};
 use matcher::{Flavour, ProfileBuilder};
 use projections::frozen::{freeze, Frozen};
 use projections::State;
-use replay::assemble::assemble;
-use replay::Book;
+use book::assemble::assemble;
+use book::Book;
 
 fn term(number: u32, src: &str, revision: u32) -> Body {
     Body::TermPut(TermPut {
@@ -330,7 +330,7 @@ fn main() {
     // --- receipts through group commit ---
     let mut assembled = Vec::new();
     for (idx, chunk) in chunks.iter().take(50).enumerate() {
-        assembled.push(book.assemble_chunk(&replay::Reader::Full, 1, &format!("c{idx}"), chunk, None, true).unwrap());
+        assembled.push(book.assemble_chunk(&book::Reader::Full, 1, &format!("c{idx}"), chunk, None, true).unwrap());
     }
     let ledger = book.ledger();
     // Each writer records `per_call` receipts per call (a pipeline recording a
@@ -399,11 +399,11 @@ fn main() {
 
     // --- replay, warm ---
     let target = assembled[7].id.to_hex();
-    assert!(book.replay(&replay::Reader::Full, &target).unwrap().identical);
+    assert!(book.replay(&book::Reader::Full, &target).unwrap().identical);
     let mut replays = Vec::new();
     for _ in 0..200 {
         let started = Instant::now();
-        let replayed = book.replay(&replay::Reader::Full, &target).unwrap();
+        let replayed = book.replay(&book::Reader::Full, &target).unwrap();
         replays.push(started.elapsed());
         assert!(replayed.identical);
     }

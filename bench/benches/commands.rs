@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use ledger_model::*;
 use lorebank_bench::{corpus, jieba_words};
-use replay::Book;
+use book::Book;
 
 const N_TERMS: u32 = 8_000;
 const N_RUNS: usize = 7;
@@ -53,7 +53,7 @@ fn event(body: Body) -> NewEvent {
 
 /// A book of `n_events` events whose final state is the same for every size.
 fn write_book(path: &Path, words: &[String], n_events: u64) {
-    let write = replay::WriteOptions {
+    let write = book::WriteOptions {
         actor: "import:bench".into(),
         source: Some("bench".into()),
         expect_head: None,

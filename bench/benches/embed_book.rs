@@ -30,7 +30,7 @@ use ledger::Ledger;
 use ledger_model::*;
 use lorebank_bench::{corpus, jieba_words};
 use matcher::{Flavour, ProfileBuilder};
-use replay::{Book, Labelled, WriteOptions};
+use book::{Book, Labelled, WriteOptions};
 use suggest::{Model, ModelFiles, ModelOptions, SuggestOptions, VECTORS_SET};
 
 fn testdata(name: &str) -> std::path::PathBuf {

@@ -15,11 +15,11 @@
 
 use std::time::Instant;
 
-use interchange::{Format, Languages};
+use formats::{Format, Languages};
 use ledger::Ledger;
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
-use replay::{Book, ImportOptions, Labelled, WriteOptions};
+use book::{Book, ImportOptions, Labelled, WriteOptions};
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)
@@ -68,7 +68,7 @@ fn main() {
     let table = (Hash32(profile.id().0), profile.to_bytes());
     let text = glossary(n);
     let languages = Languages { source: "zh".into(), target: "ru".into() };
-    let parsed = interchange::read(Format::GalTransl, text.as_bytes(), &languages).unwrap();
+    let parsed = formats::read(Format::GalTransl, text.as_bytes(), &languages).unwrap();
     assert_eq!(parsed.entries.len(), n);
     // The same entries as `apply` lines.
     let lines: Vec<String> = parsed
@@ -132,7 +132,7 @@ fn main() {
         assert_eq!((report.unchanged.len(), report.written), (n, false));
 
         let started = Instant::now();
-        let parsed = interchange::read(Format::GalTransl, text.as_bytes(), &languages).unwrap();
+        let parsed = formats::read(Format::GalTransl, text.as_bytes(), &languages).unwrap();
         parse.push(started.elapsed().as_secs_f64());
         assert_eq!(parsed.entries.len(), n);
         eprintln!("round {}: import {:.3} s, apply {:.3} s", round + 1, import[round], apply[round]);

@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use ledger_model::*;
 use lorebank_bench::{corpus, jieba_words};
 use matcher::{Flavour, ProfileBuilder};
-use replay::{Assembler, Book, Chunk, WriteOptions};
+use book::{Assembler, Book, Chunk, WriteOptions};
 use serde_json::json;
 
 const N_TERMS: usize = 50_000;

@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use ledger_model::*;
-use replay::{Book, WriteOptions};
+use book::{Book, WriteOptions};
 
 const N_WRITES: usize = 200;
 

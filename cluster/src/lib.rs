@@ -9,7 +9,7 @@
 //!   sequence and a message id, confirms that the part is the first message after
 //!   the one expected, and only then lets the writer commit; [`Replica::sync`]
 //!   fetches what other nodes wrote, follows it and applies it, checked.
-//! * [`ClusterOrigin`] is a [`replay::Library`]'s [`replay::Origin`]: which books the
+//! * [`ClusterOrigin`] is a [`book::Library`]'s [`book::Origin`]: which books the
 //!   library holds, a node's file made on first open, every opened ledger attached,
 //!   checkpoints taken from and shared to the stream's object store.
 //! * [`Log`] is the log as the protocol needs it; [`JetStream`] is NATS JetStream
@@ -18,7 +18,7 @@
 //!   whatever their expected sequence, as a clustered JetStream may under
 //!   concurrency.
 //!
-//! Neither `ledger` nor `replay` knows NATS: they know a commit gate, a replica position
+//! Neither `ledger` nor `book` knows NATS: they know a commit gate, a replica position
 //! and an origin, and this crate is the only one that depends on async-nats.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 

@@ -1,5 +1,5 @@
 //! A library whose books are subjects of one replicated log: the
-//! [`replay::Origin`] of a [`replay::Library`] whose files are copies.
+//! [`book::Origin`] of a [`book::Library`] whose files are copies.
 //!
 //! Book `NAME` of library `LIB` is the subject `lorebank.LIB.book.NAME`. Opening a
 //! book the node has no file of creates an empty replica and fetches it; every
@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use book::library::check_name;
+use book::{BookError, Origin};
 use ledger::{GateRefusal, GateRefusalKind, Ledger, OpenError};
 use ledger_model::{Hash32, Seq};
-use replay::library::check_name;
-use replay::{BookError, Origin};
 
 use crate::log::Log;
 use crate::replica::{Policy, Replica, Synced};
@@ -23,7 +23,7 @@ use crate::replica::{Policy, Replica, Synced};
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"LBCKPT01";
 /// blake3 `derive_key` context of a stored checkpoint's checksum.
 pub const CHECKPOINT_CHECKSUM_CONTEXT: &str = "lorebank 2026-12-02 replica checkpoint v1";
-/// Checkpoints a node keeps of a book (as `replay`'s default).
+/// Checkpoints a node keeps of a book (as `book`'s default).
 const CHECKPOINTS_KEPT: usize = 6;
 /// A book opened with at least this many events to apply takes the stream's
 /// checkpoint, if it has a usable one.

@@ -15,10 +15,10 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
+use book::{ErrorClass, Labelled, Library, LibraryLimits, Reader, WriteOptions};
 use cluster::{ClusterOrigin, Log, MemoryLog, Policy};
 use ledger::replica::{split, Group};
 use ledger_model::{Body, Seq};
-use replay::{ErrorClass, Labelled, Library, LibraryLimits, Reader, WriteOptions};
 
 struct Node {
     _dir: tempfile::TempDir,
@@ -30,7 +30,7 @@ fn node(log: &Arc<MemoryLog>) -> Node {
     let dir = tempfile::tempdir().unwrap();
     let origin = Arc::new(ClusterOrigin::new("main", Arc::clone(log) as Arc<dyn Log>, Policy::default()).unwrap());
     let library =
-        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&origin) as Arc<dyn replay::Origin>)
+        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&origin) as Arc<dyn book::Origin>)
             .unwrap();
     Node { _dir: dir, library, origin }
 }
@@ -216,7 +216,7 @@ fn a_copy_the_log_no_longer_holds_is_kept_and_refuses_writes() {
     let empty = Arc::new(MemoryLog::new());
     let origin = Arc::new(ClusterOrigin::new("main", Arc::clone(&empty) as Arc<dyn Log>, Policy::default()).unwrap());
     let library =
-        Library::with_origin(a._dir.path(), LibraryLimits::default(), Arc::clone(&origin) as Arc<dyn replay::Origin>)
+        Library::with_origin(a._dir.path(), LibraryLimits::default(), Arc::clone(&origin) as Arc<dyn book::Origin>)
             .unwrap();
     let again = Node { _dir: a._dir, library, origin };
     assert_eq!(archive(&again), kept);
@@ -242,7 +242,7 @@ fn a_large_batch_travels_in_parts() {
     let dir = tempfile::tempdir().unwrap();
     let origin = Arc::new(ClusterOrigin::new("main", Arc::clone(&log) as Arc<dyn Log>, policy).unwrap());
     let library =
-        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&origin) as Arc<dyn replay::Origin>)
+        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&origin) as Arc<dyn book::Origin>)
             .unwrap();
     let a = Node { _dir: dir, library, origin };
     a.library.create("book", "plain", &write_options()).unwrap();
@@ -262,9 +262,9 @@ fn a_book_of_its_own_is_refused_or_seeded_into_the_library() {
     let log = Arc::new(MemoryLog::new());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.lorebank");
-    replay::Book::init(&path, "plain", &write_options()).unwrap();
+    book::Book::init(&path, "plain", &write_options()).unwrap();
     {
-        let mut book = replay::Book::open(&path).unwrap();
+        let mut book = book::Book::open(&path).unwrap();
         for batch in 0..3u32 {
             let bodies: Vec<Labelled> = (1..=5)
                 .map(|i| Labelled { label: String::new(), default_source: "test".into(), body: term(batch * 10 + i) })
@@ -277,14 +277,14 @@ fn a_book_of_its_own_is_refused_or_seeded_into_the_library() {
     };
     let refusing = origin(false);
     let library =
-        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&refusing) as Arc<dyn replay::Origin>)
+        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&refusing) as Arc<dyn book::Origin>)
             .unwrap();
     let error = library.open("book").unwrap_err().to_string();
     assert!(error.contains("a book of its own") && error.contains("--seed"), "{error}");
     drop(library);
     let seeding = origin(true);
     let library =
-        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&seeding) as Arc<dyn replay::Origin>)
+        Library::with_origin(dir.path(), LibraryLimits::default(), Arc::clone(&seeding) as Arc<dyn book::Origin>)
             .unwrap();
     let a = Node { _dir: dir, library, origin: seeding };
     assert_eq!(terms(&a).len(), 15);

@@ -9,7 +9,7 @@
 //! What it must not do: it never opens or writes a book, and nothing it returns is
 //! ever injected into a translation prompt. A caller turns its results into
 //! `candidate_proposed` events with low trust, which change no snapshot until a
-//! reviewer accepts them; `replay` and the hot path never call it (the crate graph
+//! reviewer accepts them; `book` and the hot path never call it (the crate graph
 //! test enforces that). Its only I/O is reading the model and tokenizer files and
 //! loading the ONNX Runtime library.
 //!

@@ -10,6 +10,8 @@
 
 use std::sync::OnceLock;
 
+use book::assemble::{assemble, Previous};
+use book::receipt::Receipt;
 use ledger_model::validate::{validate_body, Rules};
 use ledger_model::*;
 use matcher::{
@@ -18,8 +20,6 @@ use matcher::{
 };
 use projections::frozen::{freeze, seal, sections, Frozen};
 use projections::{SnapshotId, State};
-use replay::assemble::{assemble, Previous};
-use replay::receipt::Receipt;
 
 /// Length of the frozen matcher header; its hash is at 8..40 and covers the rest.
 const MATCHER_HEADER_LEN: usize = 48;
@@ -428,12 +428,12 @@ pub fn frozen_projection(data: &[u8]) {
 /// accepts, exported and imported once, is a fixed point of export then import
 /// (the second export reads back to the same terms and summaries).
 pub fn import(data: &[u8]) {
-    use interchange::{ExportInput, ExportTerm, Format, Languages, Parsed};
+    use formats::{ExportInput, ExportTerm, Format, Languages, Parsed};
     let Some((&pick, file)) = data.split_first() else { return };
     let format = Format::ALL[usize::from(pick) % Format::ALL.len()];
-    let _ = interchange::detect(&format!("fuzz.{}", format.extension()), file);
+    let _ = formats::detect(&format!("fuzz.{}", format.extension()), file);
     let languages = Languages { source: "zh".into(), target: "ru".into() };
-    let Ok(parsed) = interchange::read(format, file, &languages) else { return };
+    let Ok(parsed) = formats::read(format, file, &languages) else { return };
     let export = |parsed: &Parsed| ExportInput {
         source_lang: "zh".into(),
         target_lang: "ru".into(),
@@ -451,11 +451,11 @@ pub fn import(data: &[u8]) {
     };
     // A format may refuse to write what it read (an empty TBX body): then there is
     // nothing to compare.
-    let Ok(first) = interchange::write(format, &export(&parsed)) else { return };
-    let second = interchange::read(format, &first.bytes, &languages)
+    let Ok(first) = formats::write(format, &export(&parsed)) else { return };
+    let second = formats::read(format, &first.bytes, &languages)
         .unwrap_or_else(|error| panic!("{format}: its own export does not read back: {error}"));
-    let Ok(again) = interchange::write(format, &export(&second)) else { return };
-    let third = interchange::read(format, &again.bytes, &languages)
+    let Ok(again) = formats::write(format, &export(&second)) else { return };
+    let third = formats::read(format, &again.bytes, &languages)
         .unwrap_or_else(|error| panic!("{format}: its second export does not read back: {error}"));
     let terms = |parsed: &Parsed| parsed.entries.iter().map(|entry| entry.term.clone()).collect::<Vec<_>>();
     assert_eq!(terms(&second), terms(&third), "{format}: export then import is not a fixed point");

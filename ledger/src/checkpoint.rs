@@ -1,4 +1,4 @@
-//! Checkpoints: derived bytes (a folded state, for `replay`) filed by the revision
+//! Checkpoints: derived bytes (a folded state, for `book`) filed by the revision
 //! they were taken at, with the chain hash of that revision, so a reader can start
 //! there instead of at event 1.
 //!

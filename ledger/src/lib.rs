@@ -17,7 +17,7 @@
 //! each filed under a caller-chosen shelf (`group`, `key`) in arrival order
 //! ([`Ledger::file_documents`], [`Ledger::document`], [`Ledger::filed`],
 //! [`Ledger::documents_with_prefix`]). The ledger never knows what a document means:
-//! receipts, chapters and chunk keys are `replay`'s (a receipt is a document filed
+//! receipts, chapters and chunk keys are `book`'s (a receipt is a document filed
 //! under its chapter and chunk key).
 //!
 //! It also keeps generic derived data beside the log, never referred to by it: the

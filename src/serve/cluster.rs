@@ -57,7 +57,7 @@ const MIN_REVISION_WAIT: Duration = Duration::from_secs(5);
 
 /// Joins the library: connects and finds or creates its stream (within 30 s).
 pub async fn connect(settings: &ClusterSettings) -> Result<Cluster, Failure> {
-    replay::library::check_name(&settings.library).map_err(|error| Failure::invalid(format!("--library: {error}")))?;
+    book::library::check_name(&settings.library).map_err(|error| Failure::invalid(format!("--library: {error}")))?;
     let options = JetStreamOptions {
         urls: settings.urls.clone(),
         library: settings.library.clone(),
@@ -82,7 +82,7 @@ pub async fn connect(settings: &ClusterSettings) -> Result<Cluster, Failure> {
 fn book_in(path: &str) -> Option<&str> {
     let rest = path.strip_prefix("/v1/books/").or_else(|| path.strip_prefix("/ui/books/"))?;
     let name = rest.split('/').next()?;
-    replay::library::check_name(name).ok().map(|()| name)
+    book::library::check_name(name).ok().map(|()| name)
 }
 
 /// The head of book `name` after catching it up (in cluster mode; with `lazy`, only
@@ -100,7 +100,7 @@ async fn caught_up(server: &Arc<Server>, name: &str, lazy: bool) -> Result<Optio
             Some(Err(error)) => Some(error.to_string()),
             _ => None,
         };
-        let head = open.lock().ledger().head().map_err(replay::BookError::from)?;
+        let head = open.lock().ledger().head().map_err(book::BookError::from)?;
         Ok(Some((head.seq.0, refused)))
     })
     .await

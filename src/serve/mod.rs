@@ -2,7 +2,7 @@
 //!
 //! An adapter like the CLI: each handler parses, makes one call on the book
 //! service, and renders. Books are opened on demand and closed when idle or least
-//! recently used ([`replay::Library`]); receipts recorded by concurrent requests on
+//! recently used ([`book::Library`]); receipts recorded by concurrent requests on
 //! one book are group-committed by its ledger's writer thread. docs/http.md is the
 //! reference; `/openapi.json` (committed as docs/openapi.json) the contract.
 
@@ -23,7 +23,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use replay::{Library, LibraryLimits};
+use book::{Library, LibraryLimits};
 use subtle::ConstantTimeEq;
 
 use crate::failure::Failure;
@@ -387,7 +387,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
     };
     let library = match &joined {
         Some(joined) => {
-            Library::with_origin(&settings.dir, limits, Arc::clone(&joined.origin) as Arc<dyn replay::Origin>)?
+            Library::with_origin(&settings.dir, limits, Arc::clone(&joined.origin) as Arc<dyn book::Origin>)?
         }
         None => Library::new(&settings.dir, limits)?,
     };

@@ -4,7 +4,7 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use replay::{BookError, ErrorClass};
+use book::{BookError, ErrorClass};
 use serde::Serialize;
 
 /// The media type of a problem.

@@ -13,9 +13,9 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use book::{Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
-use replay::{Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -152,7 +152,7 @@ pub(crate) fn now_ms() -> u64 {
 /// The book name of a path, checked before anything touches the file system.
 pub(crate) fn book_name(path: Result<Path<String>, PathRejection>) -> Result<String, Problem> {
     let Path(name) = path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
-    replay::library::check_name(&name)?;
+    book::library::check_name(&name)?;
     Ok(name)
 }
 
@@ -162,7 +162,7 @@ pub(crate) fn book_and<T: DeserializeOwned>(
 ) -> Result<(String, T), Problem> {
     let Path((name, value)) =
         path.map_err(|rejection| Problem::invalid(format!("path ({what}): {}", rejection.body_text())))?;
-    replay::library::check_name(&name)?;
+    book::library::check_name(&name)?;
     Ok((name, value))
 }
 
@@ -440,7 +440,7 @@ impl Asked {
         let Some(value) = &self.key else { return Ok(None) };
         // Bytes that are no text are no key either: checked as the empty key.
         let key = std::str::from_utf8(value.as_bytes()).unwrap_or_default();
-        replay::idempotency::check_key(key)
+        book::idempotency::check_key(key)
             .map_err(|message| Problem::invalid(format!("header Idempotency-Key: {message}")).at("Idempotency-Key"))?;
         let line = format!("{} {}", self.method, self.uri.path());
         let query = self.uri.query().unwrap_or("");
@@ -544,7 +544,7 @@ pub async fn append(
             format!("{} events in one append; the limit is {}", bodies.len(), server.limits.events_max),
         ));
     }
-    let blobs = replay::service::fill_profiles(&mut bodies)?;
+    let blobs = book::service::fill_profiles(&mut bodies)?;
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.submit_labelled(&write, bodies, blobs)?;
         Ok(crate::json::submitted(&written.submitted, &[]))
@@ -663,7 +663,7 @@ pub async fn term_edit(
     let id = record_id(&id, "id")?;
     let bytes = body_bytes(body)?;
     let request: TermEditRequest = json_body(Ok(bytes.clone()))?;
-    let edit = replay::TermEdit {
+    let edit = book::TermEdit {
         src: request.src,
         dst: request.dst,
         sense: request.sense,
@@ -771,7 +771,7 @@ pub async fn verify(State(server): Shared, path: Result<Path<String>, PathReject
                 _ => (None, None),
             };
             let error = BookError::from(error);
-            if error.class() == replay::ErrorClass::Corrupt {
+            if error.class() == book::ErrorClass::Corrupt {
                 Ok(json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() }))
             } else {
                 Err(error.into())
@@ -1066,12 +1066,12 @@ fn flag(query: &Query, name: &str) -> Result<bool, Problem> {
     }
 }
 
-fn format_param(query: &Query) -> Result<Option<interchange::Format>, Problem> {
+fn format_param(query: &Query) -> Result<Option<formats::Format>, Problem> {
     query
         .text("format")
         .map(|name| {
-            interchange::Format::from_name(name).ok_or_else(|| {
-                let names: Vec<&str> = interchange::Format::ALL.iter().map(|format| format.name()).collect();
+            formats::Format::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = formats::Format::ALL.iter().map(|format| format.name()).collect();
                 Problem::invalid(format!(
                     "query parameter format: unknown format {name:?}; one of {}",
                     names.join(", ")
@@ -1094,7 +1094,7 @@ pub async fn import(
     let format = format_param(&query)?;
     let file = query.text("file").unwrap_or("upload").to_owned();
     let dry_run = flag(&query, "dry_run")?;
-    let options = replay::ImportOptions {
+    let options = book::ImportOptions {
         format,
         strict: flag(&query, "strict")?,
         dry_run,
@@ -1188,7 +1188,7 @@ pub async fn check(
     let (name, receipt) = book_and::<String>(path, "receipt")?;
     let request: CheckRequest = json_body(body)?;
     let record = request.record.unwrap_or(true);
-    let options = replay::check::CheckOptions {
+    let options = book::check::CheckOptions {
         record,
         propose: request.propose.unwrap_or(false),
         actor: request.actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
@@ -1271,7 +1271,7 @@ pub async fn review_accept(
     let bytes = body_bytes(body)?;
     let request: AcceptRequest = json_body(Ok(bytes.clone()))?;
     let term = request.term.as_deref().map(|term| record_id(term, "term")).transpose()?;
-    let acceptance = replay::review::Acceptance {
+    let acceptance = book::review::Acceptance {
         dst: request.dst,
         gender: request.gender,
         kind: request.kind,
@@ -1436,8 +1436,8 @@ impl Embedding {
     /// server's files and checked against the book's identity.
     fn with_model<T>(
         &self,
-        book: &mut replay::Book,
-        work: impl FnOnce(&mut replay::Book, &mut suggest::Model) -> Result<T, suggest::SuggestError>,
+        book: &mut book::Book,
+        work: impl FnOnce(&mut book::Book, &mut suggest::Model) -> Result<T, suggest::SuggestError>,
     ) -> Result<T, Problem> {
         let files = self.files()?;
         let state = book.state(None)?;

@@ -5,18 +5,18 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use book::assemble::{Disposition, Reason};
+use book::chunks::Staleness;
+use book::explain::{ChapterAudit, ExplainedChunk, ExplainedHit};
+use book::overview::Overview;
+use book::preview::RollbackPreview;
+use book::queue::ReviewQueue;
+use book::reads::Diff;
+use book::review::ReviewItem;
+use book::timeline::Timeline;
 use ledger_model::*;
 use maud::{html, Markup, DOCTYPE};
 use projections::Provenance;
-use replay::assemble::{Disposition, Reason};
-use replay::chunks::Staleness;
-use replay::explain::{ChapterAudit, ExplainedChunk, ExplainedHit};
-use replay::overview::Overview;
-use replay::preview::RollbackPreview;
-use replay::queue::ReviewQueue;
-use replay::reads::Diff;
-use replay::review::ReviewItem;
-use replay::timeline::Timeline;
 use serde_json::Value;
 
 use crate::output::{describe, utc, word};

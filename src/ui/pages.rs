@@ -257,7 +257,7 @@ pub async fn review_write(
 ) -> PageResult {
     let Path((name, id, action)) =
         path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
-    replay::library::check_name(&name).map_err(Problem::from)?;
+    book::library::check_name(&name).map_err(Problem::from)?;
     let verdict = match action.as_str() {
         "accept" => None,
         "reject" => Some(Verdict::Reject),
@@ -275,7 +275,7 @@ pub async fn review_write(
         let mut book = open.lock();
         let written = match verdict {
             None => {
-                let acceptance = replay::review::Acceptance { dst, gender, kind, note, term: None };
+                let acceptance = book::review::Acceptance { dst, gender, kind, note, term: None };
                 book.review_accept(id, &acceptance, &write)?
             }
             Some(verdict) => {

@@ -1,6 +1,6 @@
 //! The bi-temporal timeline of a term as inline SVG: chapters (story time) across,
 //! revisions (editorial time) down, one rectangle per stretch of revisions during
-//! which a version applied in one window (`replay::timeline::Stretch`), the part of a
+//! which a version applied in one window (`book::timeline::Stretch`), the part of a
 //! declared window a successor cut off hatched, retirement greyed, and a marker per
 //! recorded chunk that hit the term, at its chapter and the revision it was
 //! assembled at.
@@ -12,9 +12,9 @@
 
 use std::collections::BTreeSet;
 
+use book::timeline::{Stretch, Timeline};
 use ledger_model::*;
 use maud::{html, Markup};
-use replay::timeline::{Stretch, Timeline};
 
 const LEFT: u32 = 64;
 const TOP: u32 = 34;
@@ -215,9 +215,9 @@ pub fn timeline(book: &str, timeline: &Timeline) -> Markup {
                 @let cx = axes.x(mark.chapter) + 7 + (before * 8) % axes.column.max(8);
                 @let cy = axes.y(band) + BAND - 7;
                 @let disposition = mark.hit.map_or("sticky", |(disposition, _)| match disposition {
-                    replay::assemble::Disposition::Confirmed => "confirmed",
-                    replay::assemble::Disposition::Ambiguous => "ambiguous",
-                    replay::assemble::Disposition::Rejected => "rejected",
+                    book::assemble::Disposition::Confirmed => "confirmed",
+                    book::assemble::Disposition::Ambiguous => "ambiguous",
+                    book::assemble::Disposition::Rejected => "rejected",
                 });
                 @let class = format!("mark {disposition}{}", if mark.injected.is_some() { " injected" } else { "" });
                 a href=(format!("/ui/books/{book}/chapters/{}#r-{}", mark.chapter, &mark.receipt.to_hex()[..16])) {

@@ -9,7 +9,7 @@
 //! ([`limits`]).
 //!
 //! It is pure: no files, no database, no clock, no randomness. `ledger` stores the
-//! bytes this crate produces; `projections` and `replay` fold the events it decodes
+//! bytes this crate produces; `projections` and `book` fold the events it decodes
 //! without ever compiling the storage engine.
 //!
 //! ```

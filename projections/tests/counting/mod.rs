@@ -1,5 +1,5 @@
 //! What the batch-cost tests share (`projections/tests/batch_cost.rs`, and
-//! `replay/tests/batch_cost.rs` through `#[path]`): the counting global allocator, the
+//! `book/tests/batch_cost.rs` through `#[path]`): the counting global allocator, the
 //! lock that runs one measurement at a time, and generated names.
 
 #![allow(dead_code)]

@@ -8,7 +8,7 @@
 //! It must not do I/O, read a clock, draw random numbers, iterate a hash map, or
 //! depend on the storage engine: the same inputs give the same bytes on any machine,
 //! which is what makes a receipt replayable. Opening books, storing receipts and
-//! replaying them is `replay`'s job.
+//! replaying them is the book service's (`book`).
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
 pub mod assemble;

@@ -7,7 +7,7 @@ use super::{BATCH_BYTES_MAX, BATCH_EVENTS_MAX, EVENT_BYTES_MAX, NOTE_CHARS_MAX, 
 
 /// Largest chunk text (`--text`, a chunk of a request) or translation of a chunk
 /// (`check --translation`), in bytes: the matcher's own limit on a text it folds
-/// (`matcher::TEXT_BYTES_MAX`, asserted equal in `replay`).
+/// (`matcher::TEXT_BYTES_MAX`, asserted equal in `book`).
 pub const CHUNK_BYTES_MAX: usize = 64 << 20;
 /// Largest JSON Lines file of events (`apply FILE`), in bytes: twice what the codec
 /// may write for one batch, since JSON spells an event out at greater length than the

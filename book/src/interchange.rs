@@ -1,0 +1,645 @@
+//! Import and export of the glossary formats other tools use, as book use cases.
+//! `formats` reads and writes the files; this module decides what an imported
+//! entry means for the book (which record it is, what changes) and what an export
+//! may contain (the spoiler gate).
+//!
+//! **Identity rule.** An imported entry is the record whose `src`, folded by the
+//! book's profile, and `sense` are the entry's: a re-import of an edited file
+//! updates that record (only the fields the format carries; every other field keeps
+//! the book's value) instead of adding a second one. An entry whose surface is an
+//! alias of a record is that record. A new surface gets the next free `T-` number,
+//! in file order; a summary keeps the id it was exported under. So importing the
+//! same file twice appends nothing, and a book exported in id order and imported
+//! into an empty book gets its ids back when they were dense.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use formats::{At, ExportInput, ExportTerm, Fields, Format, Languages, Lost, Notice, Skipped, Term};
+use ledger_model::*;
+use matcher::Profile;
+use projections::{Reader, SnapshotId, State};
+
+use crate::book::Book;
+use crate::error::BookError;
+use crate::service::{Labelled, WriteOptions};
+
+/// The language of the renderings when a caller names none.
+pub const TARGET_LANG: &str = "ru";
+
+/// How to import.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// The format; detected from the file name and content when `None`.
+    pub format: Option<Format>,
+    /// Refuse the whole import if anything would be skipped or lost.
+    pub strict: bool,
+    /// Decide and report, write nothing.
+    pub dry_run: bool,
+    /// Who imports; `import:<tool>` when `None`.
+    pub actor: Option<String>,
+    /// Append only if the head is still this.
+    pub expect_head: Option<Seq>,
+    /// When, in unix milliseconds (informational only).
+    pub recorded_at_ms: u64,
+    /// Language of the renderings (TBX language sections); [`TARGET_LANG`] when `None`.
+    pub target_lang: Option<String>,
+}
+
+/// A record an import touched, and where in the file it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// Where in the file.
+    pub at: At,
+    /// The record.
+    pub id: RecordId,
+    /// Its source surface (a summary: its scope), for the report.
+    pub src: String,
+    /// The fields that changed (updates only), by their `term_put` names.
+    pub fields: Vec<&'static str>,
+}
+
+/// Places that share one lost field or one notice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grouped {
+    /// The field, or the notice's sentence.
+    pub what: String,
+    /// Every place, in file order (empty for a notice about the whole file).
+    pub at: Vec<At>,
+    /// The first values seen (at most [`VALUES_SHOWN`]).
+    pub values: Vec<String>,
+}
+
+/// How many distinct values a lost field lists.
+pub const VALUES_SHOWN: usize = 5;
+
+/// What an import did, or would do (dry run), entry by entry.
+#[derive(Clone, Debug)]
+pub struct ImportReport {
+    /// The file name as given.
+    pub file: String,
+    /// The format read.
+    pub format: Format,
+    /// Whether the format was detected (not named by the caller).
+    pub detected: bool,
+    /// The actor of the events.
+    pub actor: String,
+    /// Records the import creates.
+    pub imported: Vec<Placed>,
+    /// Records it changes, with the fields.
+    pub updated: Vec<Placed>,
+    /// Records it leaves as they are.
+    pub unchanged: Vec<Placed>,
+    /// Entries it leaves out, and why.
+    pub skipped: Vec<Skipped>,
+    /// Foreign fields lorebank cannot represent, by field.
+    pub lost: Vec<Grouped>,
+    /// What behaves differently, or what the reader changed.
+    pub notices: Vec<Grouped>,
+    /// Events appended (or, in a dry run, that would be).
+    pub n_events: usize,
+    /// Whether anything was written.
+    pub written: bool,
+    /// The head after the import (before it, when nothing was written).
+    pub revision: Seq,
+    /// The snapshot ID after the import (or that it would have).
+    pub snapshot: SnapshotId,
+}
+
+impl ImportReport {
+    /// Places lost fields occur at, over every field.
+    pub fn n_lost(&self) -> usize {
+        self.lost.iter().map(|group| group.at.len()).sum()
+    }
+}
+
+/// An export: the bytes and what they leave out.
+#[derive(Clone, Debug)]
+pub struct Export {
+    /// The format written.
+    pub format: Format,
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// The revision exported.
+    pub revision: Seq,
+    /// Its snapshot ID.
+    pub snapshot: SnapshotId,
+    /// The chapter the spoiler gate was applied at, if any.
+    pub chapter: Option<u32>,
+    /// Terms written.
+    pub n_terms: usize,
+    /// Summaries in the export input (written only by formats with summaries).
+    pub n_summaries: usize,
+    /// Terms withheld because an editor rejected them (never shown to a translator).
+    pub rejected: Vec<RecordId>,
+    /// Fields of the book the format cannot hold, by field.
+    pub lost: Vec<Grouped>,
+}
+
+impl Book {
+    /// Imports the glossary file `file` (its name, for detection, errors and
+    /// sources; its content `bytes`) as one atomic batch. Bad files, and with
+    /// `strict` any skipped entry or lost field, are refused with nothing written.
+    pub fn import(&mut self, file: &str, bytes: &[u8], options: &ImportOptions) -> Result<ImportReport, BookError> {
+        let name = file_label(file);
+        let invalid = |error: formats::ReadError| BookError::of_file(&name, error);
+        let (format, detected) = match options.format {
+            Some(format) => (format, false),
+            None => (formats::detect(file, bytes).map_err(invalid)?, true),
+        };
+        let state = self.state(None)?;
+        let profile = self.profile(&state)?;
+        let languages = Languages {
+            source: source_lang(&state),
+            target: options.target_lang.clone().unwrap_or_else(|| TARGET_LANG.to_owned()),
+        };
+        let parsed = formats::read(format, bytes, &languages).map_err(invalid)?;
+        let actor = options.actor.clone().unwrap_or_else(|| format!("import:{}", format.tool()));
+        let plan = plan(&state, profile.as_ref(), format, &name, parsed)?;
+        let lost = group_lost(&plan.lost);
+        let notices = group_notices(&plan.notices);
+        if options.strict && (!plan.skipped.is_empty() || !lost.is_empty()) {
+            let n_lost: usize = lost.iter().map(|group| group.at.len()).sum();
+            let mut what = Vec::new();
+            if let Some(skipped) = plan.skipped.first() {
+                what.push(format!(
+                    "{} skipped (first: {name} {}: {})",
+                    count(plan.skipped.len(), "entry", "entries"),
+                    skipped.at,
+                    skipped.reason
+                ));
+            }
+            if let Some(group) = lost.first() {
+                what.push(format!(
+                    "{} lost (first: {} at {name} {})",
+                    count(n_lost, "field", "fields"),
+                    group.what,
+                    group.at[0]
+                ));
+            }
+            return Err(BookError::Invalid(format!(
+                "a strict import refuses any loss: {}; nothing written",
+                what.join(", ")
+            )));
+        }
+        if plan.bodies.len() > limits::BATCH_EVENTS_MAX {
+            return Err(BookError::Invalid(format!(
+                "{name}: {} entries make {} events, over the {} one atomic batch may hold; split the file and \
+                 import the parts one after another (a re-import of a part appends nothing)",
+                plan.imported.len() + plan.updated.len(),
+                plan.bodies.len(),
+                limits::BATCH_EVENTS_MAX
+            )));
+        }
+        let write = WriteOptions {
+            actor: actor.clone(),
+            source: None,
+            expect_head: options.expect_head,
+            recorded_at_ms: options.recorded_at_ms,
+        };
+        let n_events = plan.bodies.len();
+        let (written, revision, snapshot) = if plan.bodies.is_empty() {
+            (false, state.revision(), self.snapshot_id(&state))
+        } else if options.dry_run {
+            let checked = self.check_labelled(&write, plan.bodies, &[])?;
+            (false, state.revision(), checked.submitted.snapshot)
+        } else {
+            let done = self.submit_labelled(&write, plan.bodies, Vec::new())?;
+            let revision = done.submitted.revision;
+            (done.submitted.appended.is_some(), revision, done.submitted.snapshot)
+        };
+        Ok(ImportReport {
+            file: file.to_owned(),
+            format,
+            detected,
+            actor,
+            imported: plan.imported,
+            updated: plan.updated,
+            unchanged: plan.unchanged,
+            skipped: plan.skipped,
+            lost,
+            notices,
+            n_events,
+            written,
+            revision,
+            snapshot,
+        })
+    }
+
+    /// Exports the glossary a translator of `chapter` sees at revision `as_of` (the
+    /// head when `None`) as `format`: terms, aliases and summaries through the same
+    /// window rules assembly injects by, rejected terms left out. Without a chapter,
+    /// every active record.
+    /// Exports what `reader` sees ([`State::view_for`]): a party's export holds no
+    /// record, alias or note not released to it.
+    pub fn export(
+        &mut self,
+        reader: &Reader,
+        format: Format,
+        chapter: Option<u32>,
+        as_of: Option<Seq>,
+        target_lang: Option<&str>,
+    ) -> Result<Export, BookError> {
+        let read = self.read_at(reader, as_of)?;
+        let snapshot = read.snapshot;
+        let state = read.view();
+        let mut terms = Vec::new();
+        let mut rejected = Vec::new();
+        for active in state.active_terms(chapter) {
+            if matches!(active.term.verdict, Some((Verdict::Reject, _))) {
+                rejected.push(active.id);
+                continue;
+            }
+            let put = &active.term.put;
+            let aliases = active
+                .aliases(chapter)
+                .into_iter()
+                .map(|(alias, _)| formats::Alias {
+                    surface: alias.surface.clone(),
+                    kind: alias.kind,
+                    window: alias.window,
+                })
+                .collect();
+            terms.push(ExportTerm { id: active.id, term: term_of(put, aliases) });
+        }
+        let summaries: Vec<SummaryPut> =
+            state.visible_summaries(chapter).into_iter().map(|summary| summary.put.clone()).collect();
+        let input = ExportInput {
+            source_lang: source_lang(state),
+            target_lang: target_lang.unwrap_or(TARGET_LANG).to_owned(),
+            chapter,
+            terms,
+            summaries,
+        };
+        let exported =
+            formats::write(format, &input).map_err(|error| BookError::Invalid(format!("export: {error}")))?;
+        Ok(Export {
+            format,
+            bytes: exported.bytes,
+            revision: state.revision(),
+            snapshot,
+            chapter,
+            n_terms: input.terms.len(),
+            n_summaries: input.summaries.len(),
+            rejected,
+            lost: group_lost(&exported.lost),
+        })
+    }
+}
+
+/// The language of the book's source text: its profile's (`zh`, `ja`), or `und`
+/// (undetermined) for a profile that names no language.
+pub(crate) fn source_lang(state: &State) -> String {
+    match state.config().map(|config| config.profile.name.as_str()) {
+        Some(name @ ("zh" | "ja")) => name.to_owned(),
+        _ => "und".to_owned(),
+    }
+}
+
+/// The file name an import's errors and sources name: the last path component,
+/// shortened so a source stays a label.
+fn file_label(file: &str) -> String {
+    let name = file.rsplit(['/', '\\']).next().filter(|name| !name.is_empty()).unwrap_or("import");
+    let name: String = name.chars().filter(|c| !c.is_control()).collect();
+    if name.chars().count() > 80 {
+        name.chars().take(80).collect()
+    } else {
+        name
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The interchange form of a stored term.
+fn term_of(put: &TermPut, aliases: Vec<formats::Alias>) -> Term {
+    Term {
+        src: put.src.clone(),
+        sense: put.sense.clone(),
+        dst: put.dst.clone(),
+        kind: put.kind.clone(),
+        gender: put.gender,
+        decl: put.decl.clone(),
+        speech: put.speech.clone(),
+        note: put.note.clone(),
+        window: put.window,
+        status: put.status,
+        priority: put.priority,
+        constant: put.constant,
+        secondary: put.secondary.clone(),
+        aliases,
+    }
+}
+
+/// What an import will write and report.
+struct Plan {
+    bodies: Vec<Labelled>,
+    imported: Vec<Placed>,
+    updated: Vec<Placed>,
+    unchanged: Vec<Placed>,
+    skipped: Vec<Skipped>,
+    lost: Vec<Lost>,
+    notices: Vec<Notice>,
+}
+
+/// Matches every parsed entry to a record by the identity rule and turns the
+/// differences into labelled events.
+fn plan(
+    state: &State,
+    profile: Option<&Arc<Profile>>,
+    format: Format,
+    name: &str,
+    parsed: formats::Parsed,
+) -> Result<Plan, BookError> {
+    let fold = |text: &str| match profile {
+        Some(profile) => profile.fold(text),
+        None => text.to_owned(),
+    };
+    let carried = format.fields();
+    // The book's surfaces: a record by (folded src, sense), and by folded alias.
+    let mut by_src: BTreeMap<(String, Option<String>), Vec<RecordId>> = BTreeMap::new();
+    let mut by_alias: BTreeMap<String, RecordId> = BTreeMap::new();
+    for active in state.active_terms(None) {
+        by_src.entry((fold(&active.term.put.src), active.term.put.sense.clone())).or_default().push(active.id);
+        for surface in active.term.aliases.keys() {
+            by_alias.insert(fold(surface), active.id);
+        }
+    }
+    let mut free_terms = state.free_ids(RecordKind::Term);
+    let mut plan = Plan {
+        bodies: Vec::new(),
+        imported: Vec::new(),
+        updated: Vec::new(),
+        unchanged: Vec::new(),
+        skipped: parsed.skipped,
+        lost: parsed.lost,
+        notices: parsed.notices,
+    };
+    let mut seen: BTreeMap<(String, Option<String>), At> = BTreeMap::new();
+    for entry in parsed.entries {
+        let at = entry.at;
+        let term = entry.term;
+        let label = format!("{name} {at}");
+        let source = format!("{name}{}", at.source_suffix());
+        let key = (fold(&term.src), term.sense.clone());
+        if let Some(first) = seen.get(&key) {
+            return Err(BookError::Invalid(format!(
+                "{label}: field src: {} folds to the same surface as the entry at {first}; a book holds one \
+                 record per surface and sense (merge the two entries, or give them senses)",
+                term.src
+            )));
+        }
+        seen.insert(key.clone(), at.clone());
+        let matched = match by_src.get(&key).map(Vec::as_slice) {
+            Some([id]) => Some(*id),
+            Some(ids) if ids.len() > 1 => {
+                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+                plan.skipped.push(Skipped {
+                    at,
+                    reason: format!(
+                        "{} matches several records ({}) with different windows; edit them in lorebank",
+                        term.src,
+                        ids.join(", ")
+                    ),
+                });
+                continue;
+            }
+            _ => None,
+        };
+        let push = |plan: &mut Plan, body: Body| {
+            plan.bodies.push(Labelled { label: label.clone(), default_source: source.clone(), body });
+        };
+        match matched {
+            Some(id) => {
+                let current = &state.terms()[&id];
+                let (put, fields) = merged(&current.put, &term, carried);
+                let alias_bodies = alias_changes(id, current, &term, carried, &fold);
+                if fields.is_empty() && alias_bodies.is_empty() {
+                    plan.unchanged.push(Placed { at, id, src: term.src, fields });
+                    continue;
+                }
+                let mut fields = fields;
+                if !alias_bodies.is_empty() && !fields.contains(&"aliases") {
+                    fields.push("aliases");
+                }
+                if put != current.put {
+                    push(&mut plan, Body::TermPut(put));
+                }
+                for body in alias_bodies {
+                    push(&mut plan, body);
+                }
+                plan.updated.push(Placed { at, id, src: term.src, fields });
+            }
+            None if term.sense.is_none() && by_alias.contains_key(&key.0) => {
+                let id = by_alias[&key.0];
+                let current = &state.terms()[&id];
+                let (_, fields) = merged(&current.put, &Term { src: current.put.src.clone(), ..term.clone() }, carried);
+                if fields.is_empty() {
+                    plan.unchanged.push(Placed { at, id, src: term.src, fields });
+                } else {
+                    plan.skipped.push(Skipped {
+                        at,
+                        reason: format!(
+                            "{} is an alias of {id} ({}), whose {} differ; a record has one rendering: edit {id} in \
+                             lorebank",
+                            term.src,
+                            current.put.src,
+                            fields.join(", ")
+                        ),
+                    });
+                }
+            }
+            None => {
+                let id = free_terms.take().map_err(|error| BookError::Invalid(format!("{label}: {error}")))?;
+                let put = TermPut {
+                    id,
+                    src: term.src.clone(),
+                    sense: term.sense.clone(),
+                    dst: term.dst.clone(),
+                    kind: term.kind.clone(),
+                    gender: term.gender,
+                    decl: term.decl.clone(),
+                    speech: term.speech.clone(),
+                    note: term.note.clone(),
+                    window: term.window,
+                    status: term.status,
+                    priority: term.priority,
+                    constant: term.constant,
+                    secondary: term.secondary.clone(),
+                    ..TermPut::new(id, term.src.clone(), term.dst.clone())
+                };
+                push(&mut plan, Body::TermPut(put));
+                for alias in &term.aliases {
+                    push(
+                        &mut plan,
+                        Body::AliasAdded(AliasAdded {
+                            id,
+                            surface: alias.surface.clone(),
+                            kind: alias.kind,
+                            window: alias.window,
+                            release_to: None,
+                        }),
+                    );
+                }
+                plan.imported.push(Placed { at, id, src: term.src, fields: Vec::new() });
+            }
+        }
+    }
+    for summary in parsed.summaries {
+        let label = format!("{name} {}", summary.at);
+        let source = format!("{name}{}", summary.at.source_suffix());
+        let id = summary.put.id;
+        let scope = scope_label(summary.put.scope);
+        match state.summaries().get(&id) {
+            Some(current) if !current.retired && current.put == summary.put => {
+                plan.unchanged.push(Placed { at: summary.at, id, src: scope, fields: Vec::new() });
+            }
+            current => {
+                let fields = match current {
+                    Some(current) if !current.retired => summary_fields(&current.put, &summary.put),
+                    _ => Vec::new(),
+                };
+                let placed = Placed { at: summary.at, id, src: scope, fields };
+                if placed.fields.is_empty() {
+                    plan.imported.push(placed);
+                } else {
+                    plan.updated.push(placed);
+                }
+                plan.bodies.push(Labelled { label, default_source: source, body: Body::SummaryPut(summary.put) });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+fn scope_label(scope: Scope) -> String {
+    match scope {
+        Scope::Book => "book".into(),
+        Scope::Chapter(chapter) => format!("chapter {chapter}"),
+        Scope::Arc { from, to } => format!("chapters {from}-{to}"),
+    }
+}
+
+fn summary_fields(old: &SummaryPut, new: &SummaryPut) -> Vec<&'static str> {
+    let mut fields = Vec::new();
+    if old.scope != new.scope {
+        fields.push("scope");
+    }
+    if old.text != new.text {
+        fields.push("text");
+    }
+    if old.visible_from != new.visible_from {
+        fields.push("visible_from");
+    }
+    fields
+}
+
+/// `current` with the fields `carried` taken from `term`, and the names of the
+/// fields that changed.
+fn merged(current: &TermPut, term: &Term, carried: Fields) -> (TermPut, Vec<&'static str>) {
+    let mut put = current.clone();
+    let mut fields = Vec::new();
+    macro_rules! take {
+        ($flag:expr, $name:literal, $field:ident) => {
+            if carried.contains($flag) && put.$field != term.$field {
+                put.$field = term.$field.clone();
+                fields.push($name);
+            }
+        };
+    }
+    take!(Fields::SENSE, "sense", sense);
+    take!(Fields::DST, "dst", dst);
+    take!(Fields::KIND, "kind", kind);
+    take!(Fields::GENDER, "gender", gender);
+    take!(Fields::DECL, "decl", decl);
+    take!(Fields::SPEECH, "speech", speech);
+    take!(Fields::NOTE, "note", note);
+    take!(Fields::WINDOW, "window", window);
+    take!(Fields::STATUS, "status", status);
+    take!(Fields::PRIORITY, "priority", priority);
+    take!(Fields::CONSTANT, "constant", constant);
+    take!(Fields::SECONDARY, "secondary", secondary);
+    (put, fields)
+}
+
+/// The alias events that make record `id`'s aliases the entry's (when the format
+/// carries aliases): removals first, then additions, each in surface order.
+fn alias_changes(
+    id: RecordId,
+    current: &projections::Term,
+    term: &Term,
+    carried: Fields,
+    fold: &dyn Fn(&str) -> String,
+) -> Vec<Body> {
+    if !carried.contains(Fields::ALIASES) {
+        return Vec::new();
+    }
+    let wanted: BTreeMap<String, &formats::Alias> =
+        term.aliases.iter().map(|alias| (fold(&alias.surface), alias)).collect();
+    let mut bodies = Vec::new();
+    for (surface, alias) in &current.aliases {
+        if !wanted.contains_key(&fold(surface)) {
+            bodies.push(Body::AliasRemoved(AliasRemoved { id, surface: alias.surface.clone() }));
+        }
+    }
+    let had: BTreeMap<String, &AliasAdded> =
+        current.aliases.values().map(|alias| (fold(&alias.surface), alias)).collect();
+    for (folded, alias) in wanted {
+        let same = had
+            .get(&folded)
+            .is_some_and(|old| old.surface == alias.surface && old.kind == alias.kind && old.window == alias.window);
+        if !same {
+            // A surface the book already has keeps who may find the term by it.
+            let release_to = had.get(&folded).and_then(|old| old.release_to.clone());
+            bodies.push(Body::AliasAdded(AliasAdded {
+                id,
+                surface: alias.surface.clone(),
+                kind: alias.kind,
+                window: alias.window,
+                release_to,
+            }));
+        }
+    }
+    bodies
+}
+
+/// Lost fields grouped by field, in order of first appearance.
+fn group_lost(lost: &[Lost]) -> Vec<Grouped> {
+    let mut groups: Vec<Grouped> = Vec::new();
+    for item in lost {
+        let index = match groups.iter().position(|group| group.what == item.field) {
+            Some(index) => index,
+            None => {
+                groups.push(Grouped { what: item.field.clone(), at: Vec::new(), values: Vec::new() });
+                groups.len() - 1
+            }
+        };
+        let group = &mut groups[index];
+        group.at.push(item.at.clone());
+        if let Some(value) = &item.value {
+            if group.values.len() < VALUES_SHOWN && !group.values.contains(value) {
+                group.values.push(value.clone());
+            }
+        }
+    }
+    groups
+}
+
+/// Notices grouped by sentence, in order of first appearance.
+fn group_notices(notices: &[Notice]) -> Vec<Grouped> {
+    let mut groups: Vec<Grouped> = Vec::new();
+    for notice in notices {
+        let index = match groups.iter().position(|group| group.what == notice.message) {
+            Some(index) => index,
+            None => {
+                groups.push(Grouped { what: notice.message.clone(), at: Vec::new(), values: Vec::new() });
+                groups.len() - 1
+            }
+        };
+        if let Some(at) = &notice.at {
+            groups[index].at.push(at.clone());
+        }
+    }
+    groups
+}

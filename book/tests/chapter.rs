@@ -1,0 +1,111 @@
+//! A whole chapter assembled in one call: the same receipts, byte for byte, as its
+//! chunks assembled one at a time with each chunk's `prev` the one before; every
+//! receipt stored in one commit (all of them or none) and replaying identically.
+
+use book::{Book, Chunk};
+use ledger::Ledger;
+use ledger_model::*;
+use matcher::{Flavour, ProfileBuilder};
+
+fn event(body: Body) -> NewEvent {
+    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
+}
+
+fn term(number: u32, src: &str, dst: &str) -> Body {
+    let mut put = TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst);
+    put.kind = Some("character".into());
+    Body::TermPut(put)
+}
+
+fn new_book(path: &std::path::Path) -> Book {
+    let mut book = Book::new(Ledger::create(path).unwrap());
+    let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
+    let table = Hash32(profile.id().0);
+    let config = AssemblyConfig { sticky_chunks: 2, ..AssemblyConfig::default() };
+    let config =
+        Body::ConfigSet(ConfigSet { assembly: config, profile: ProfileRef { name: "zh".into(), table: Some(table) } });
+    let terms = [term(1, "顾寒川", "Гу Ханьчуань"), term(2, "沈照", "Шэнь Чжао"), term(3, "雾川", "Туманная река")];
+    let mut batch = vec![event(config)];
+    batch.extend(terms.into_iter().map(event));
+    book.submit(&batch, Some(Seq(0)), vec![(table, profile.to_bytes())]).unwrap();
+    book
+}
+
+const TEXTS: &[&str] = &[
+    "顾寒川站在雾川边，沈照提着长明灯。",
+    "他没有说话，只是看着河水。",
+    "沈照问：“你还记得那一夜吗？”",
+    "这一段里没有任何词条。",
+];
+
+fn chunks() -> Vec<Chunk> {
+    TEXTS
+        .iter()
+        .enumerate()
+        .map(|(idx, text)| Chunk { key: format!("{}", idx + 1), text: (*text).to_owned() })
+        .collect()
+}
+
+#[test]
+fn a_chapter_in_one_call_equals_its_chunks_one_by_one_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = new_book(&dir.path().join("a.lorebank"));
+    let together = book.assembler().unwrap().assemble_chapter(7, &chunks(), None, true).unwrap();
+
+    let mut other = new_book(&dir.path().join("b.lorebank"));
+    let mut prev = None;
+    let mut one_by_one = Vec::new();
+    for chunk in chunks() {
+        let assembled = other.assemble_chunk(&book::Reader::Full, 7, &chunk.key, &chunk.text, prev, true).unwrap();
+        prev = Some(assembled.id);
+        one_by_one.push(assembled);
+    }
+    assert_eq!(together.len(), TEXTS.len());
+    for (a, b) in together.iter().zip(&one_by_one) {
+        assert_eq!(a.id, b.id, "chunk {}", a.receipt.chunk_key);
+        assert_eq!(a.assembly.context, b.assembly.context);
+    }
+    // The chain: each chunk's prev is the one before, and sticky records carry over.
+    assert_eq!(together[0].receipt.prev, None);
+    for pair in together.windows(2) {
+        assert_eq!(pair[1].receipt.prev, Some(pair[0].id));
+    }
+    assert!(!together[1].receipt.sticky_in.is_empty(), "the second chunk carries the first one's names");
+    for assembled in &together {
+        let replayed = book.replay(&book::Reader::Full, &assembled.id.to_hex()).unwrap();
+        assert!(replayed.identical, "receipt {}", assembled.id);
+    }
+    assert_eq!(book.audit(7).unwrap().chunks.len(), TEXTS.len());
+}
+
+#[test]
+fn a_chapter_with_one_bad_chunk_records_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = new_book(&dir.path().join("a.lorebank"));
+    let mut chunks = chunks();
+    chunks[3].key = "bad\u{7}key".into();
+    let error = book.assembler().unwrap().assemble_chapter(2, &chunks, None, true).unwrap_err();
+    assert!(error.to_string().contains("control character"), "{error}");
+    assert!(book.audit(2).unwrap().chunks.is_empty(), "no receipt of the chapter is stored");
+
+    let dry = book.assembler().unwrap().assemble_chapter(2, &chunks[..3], None, false).unwrap();
+    assert_eq!(dry.len(), 3);
+    assert!(book.audit(2).unwrap().chunks.is_empty(), "a dry run stores nothing");
+    assert!(book.receipt(&dry[0].id.to_hex()).is_err());
+}
+
+#[test]
+fn the_assembler_follows_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = new_book(&dir.path().join("a.lorebank"));
+    let before = book.assembler().unwrap();
+    book.submit(&[event(term(4, "长明灯", "Вечная лампа"))], None, Vec::new()).unwrap();
+    let after = book.assembler().unwrap();
+    assert_eq!(after.revision(), Seq(before.revision().0 + 1));
+    assert_ne!(after.snapshot(), before.snapshot());
+    // An assembler made before the write still assembles against its own snapshot.
+    let old = before.assemble_chunk(1, "1", TEXTS[0], None, false).unwrap();
+    let new = after.assemble_chunk(1, "1", TEXTS[0], None, false).unwrap();
+    assert!(!old.assembly.context.contains("Вечная лампа"));
+    assert!(new.assembly.context.contains("Вечная лампа"), "{}", new.assembly.context);
+}
