@@ -40,14 +40,18 @@ impl Server {
     /// A library (a `books` directory inside a new temp dir, so that its parent is
     /// watched too) served with `extra` flags, with book `a` holding `lines` (term
     /// lines, as [`term_line`] makes them). Keep the temp dir while the server runs.
+    /// The book is written by a server with no `extra` flags, stopped before the
+    /// served one starts: a tight limit under test (`--request-timeout 1` on a busy
+    /// machine) applies to what the test sends, never to its setup.
     pub fn library_with_a_book(extra: &[&str], lines: &[&str]) -> (tempfile::TempDir, Server) {
         let root = tempfile::tempdir().unwrap();
         let books = root.path().join("books");
         std::fs::create_dir(&books).unwrap();
-        let server = Server::start(&books, extra);
-        server.create("a");
-        server.append_lines("a", "actor=human:test", lines).ok();
-        (root, server)
+        let setup = Server::start(&books, &[]);
+        setup.create("a");
+        setup.append_lines("a", "actor=human:test", lines).ok();
+        drop(setup);
+        (root, Server::start(&books, extra))
     }
 
     pub fn start_on(dir: &Path, listen: &str, extra: &[&str]) -> Server {
