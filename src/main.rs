@@ -8,7 +8,7 @@
 /// instead of panicking after a write was committed.
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::output::write_line(format_args!($($arg)*))
+        $crate::render::output::write_line(format_args!($($arg)*))
     };
 }
 
@@ -23,41 +23,35 @@ macro_rules! errln {
 /// `print!` through [`output::write_text`].
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::output::write_text(format_args!($($arg)*), false)
+        $crate::render::output::write_text(format_args!($($arg)*), false)
     };
 }
 
-mod archive_views;
-mod chunk_views;
+// The modules, lowest first: each uses only those above it (`tests/architecture.rs`,
+// `the_modules_of_the_application_use_only_lower_ones`).
 mod cli;
-mod commands;
-mod embed_views;
 mod failure;
+mod http;
 mod input;
-mod interchange_views;
-mod json;
-mod output;
-mod remote;
-mod review_views;
+mod render;
 mod serve;
 mod ui;
-mod views;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = match cli::Args::try_parse() {
+    let args = match cli::args::Args::try_parse() {
         Ok(args) => args,
         Err(error) => return argument_error(&error),
     };
     let json = args.json;
-    failure::quiet_panics(matches!(args.command, cli::Command::Serve(_)));
-    let run = std::panic::AssertUnwindSafe(|| commands::run(args));
+    failure::quiet_panics(matches!(args.command, cli::args::Command::Serve(_)));
+    let run = std::panic::AssertUnwindSafe(|| cli::run(args));
     let result = std::panic::catch_unwind(run)
         .unwrap_or_else(|_| Err(failure::Failure::internal()))
-        .and_then(|()| output::finish());
+        .and_then(|()| render::output::finish());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
@@ -74,7 +68,7 @@ fn argument_error(error: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         outln!("{}", error.render().to_string().trim_end());
-        return match output::finish() {
+        return match render::output::finish() {
             Ok(()) => ExitCode::SUCCESS,
             Err(failure) => ExitCode::from(failure.kind.exit_code()),
         };

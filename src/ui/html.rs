@@ -19,8 +19,8 @@ use maud::{html, Markup, DOCTYPE};
 use projections::Provenance;
 use serde_json::Value;
 
-use crate::output::{describe, utc, word};
-use crate::serve::problem::Problem;
+use crate::http::problem::Problem;
+use crate::render::output::{describe, utc, word};
 
 /// What every page's frame needs: the CSRF token for its forms, and whether the
 /// server has a login to log out of.
@@ -707,7 +707,7 @@ fn value_text(value: &Value) -> String {
 }
 
 fn diff_tables(name: &str, diff: &Diff) -> Markup {
-    let value = crate::json::diff(&diff.old, &diff.new, &diff.records, &diff.config);
+    let value = crate::render::json::diff(&diff.old, &diff.new, &diff.records, &diff.config);
     let list = |key: &str| value[key].as_array().cloned().unwrap_or_default();
     let (added, removed, changed, config) = (list("added"), list("removed"), list("changed"), list("config"));
     let link = |id: &Value| -> Markup {

@@ -2,7 +2,7 @@
 //! beside the API (docs/ui.md).
 //!
 //! An adapter like the API: every page parses its request, makes one Book call
-//! through the same read the page's JSON twin uses (`crate::serve::audit`), and
+//! through the same read the page's JSON twin uses (`crate::http::audit`), and
 //! renders the result with maud, which escapes every value it is given. The review
 //! buttons are HTML forms that make the same Book calls as the API's review routes.
 //!
@@ -26,11 +26,11 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Extension, Router};
 use subtle::ConstantTimeEq;
 
-use crate::serve::problem::Problem;
-use crate::serve::routes::Server;
+use crate::http::problem::Problem;
+use crate::http::routes::Server;
 
 /// The policy of every `/ui/` answer: nothing runs, nothing loads from elsewhere,
 /// forms post only here, and no page can be framed.
@@ -86,12 +86,12 @@ impl Keys {
     }
 
     /// The CSRF token of the forms served to the browser whose cookie is `browser`.
-    pub fn csrf(&self, browser: &Browser) -> String {
-        hex(blake3::keyed_hash(&self.csrf, browser.0.as_bytes()).as_bytes())
+    fn csrf(&self, browser: &Browser) -> String {
+        hex(blake3::keyed_hash(&self.csrf, browser.cookie.as_bytes()).as_bytes())
     }
 
     /// Whether `given` is the CSRF token of `browser` (constant time).
-    pub fn csrf_holds(&self, browser: &Browser, given: &str) -> bool {
+    fn csrf_holds(&self, browser: &Browser, given: &str) -> bool {
         bool::from(given.as_bytes().ct_eq(self.csrf(browser).as_bytes()))
     }
 
@@ -105,7 +105,7 @@ impl Keys {
 
 /// Every `/ui/` route: the login form and the stylesheet for anyone, the pages
 /// behind the server's auth, every answer with the security headers.
-pub fn router(server: Arc<Server>) -> Router<Arc<Server>> {
+pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
     let pages = Router::new()
         .route("/ui", get(pages::library))
         .route("/ui/", get(pages::library))
@@ -118,38 +118,54 @@ pub fn router(server: Arc<Server>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/review", get(pages::review))
         .route("/ui/books/{book}/review/{id}/{action}", post(pages::review_write))
         .route("/ui/logout", post(pages::logout))
-        .route_layer(middleware::from_fn_with_state(Arc::clone(&server), gate));
+        .route_layer(middleware::from_fn_with_state(Arc::clone(server), gate));
     let forms = Router::new()
         .route("/ui/login", get(pages::login_form).post(pages::login))
         .merge(pages)
-        .route_layer(middleware::from_fn_with_state(Arc::clone(&server), browser));
+        .route_layer(middleware::from_fn(browser));
     Router::new()
         .route("/ui/static/ui.css", get(stylesheet))
         .route("/ui/static/icon.svg", get(icon))
         .merge(forms)
         .layer(middleware::from_fn(secure))
+        .layer(Extension(keys))
 }
 
 /// The browser a page is served to, as its [`BROWSER_COOKIE`] names it: the CSRF
 /// token of its forms is derived from it, so a page served to one browser is no key
 /// for another.
-#[derive(Clone, Debug)]
-pub struct Browser(String);
+#[derive(Clone)]
+pub struct Browser {
+    cookie: String,
+    keys: Arc<Keys>,
+}
+
+impl Browser {
+    /// The CSRF token of the forms served to this browser.
+    pub fn csrf(&self) -> String {
+        self.keys.csrf(self)
+    }
+
+    /// Whether `given` is this browser's CSRF token (constant time).
+    pub fn csrf_holds(&self, given: &str) -> bool {
+        self.keys.csrf_holds(self, given)
+    }
+}
 
 /// Names the browser of every page and form: the value of its cookie, or a new one,
 /// set on the answer. The handlers get it as an extension.
-async fn browser(State(server): State<Arc<Server>>, mut request: Request, next: Next) -> Response {
+async fn browser(Extension(keys): Extension<Arc<Keys>>, mut request: Request, next: Next) -> Response {
     let known = cookie(request.headers(), BROWSER_COOKIE)
         .filter(|value| value.len() == 64 && value.bytes().all(|byte| byte.is_ascii_hexdigit()))
         .map(str::to_owned);
     let (browser, new) = match known {
-        Some(value) => (Browser(value), false),
-        None => (Browser(server.ui.new_browser()), true),
+        Some(cookie) => (Browser { cookie, keys }, false),
+        None => (Browser { cookie: keys.new_browser(), keys }, true),
     };
     request.extensions_mut().insert(browser.clone());
     let mut response = next.run(request).await;
     if new {
-        let cookie = format!("{BROWSER_COOKIE}={}; Path=/ui; HttpOnly; SameSite=Strict", browser.0);
+        let cookie = format!("{BROWSER_COOKIE}={}; Path=/ui; HttpOnly; SameSite=Strict", browser.cookie);
         if let Ok(value) = HeaderValue::from_str(&cookie) {
             response.headers_mut().append(header::SET_COOKIE, value);
         }
@@ -222,7 +238,7 @@ pub fn full_view_tokens(server: &Server) -> impl Iterator<Item = &[u8]> {
 
 /// Whether the request carries the server's auth: no token set, a bearer token of the
 /// full view, or the session cookie the login form set with one.
-pub fn authorized(server: &Server, headers: &HeaderMap) -> bool {
+pub fn authorized(server: &Server, keys: &Keys, headers: &HeaderMap) -> bool {
     if server.tokens.is_empty() {
         return true;
     }
@@ -237,15 +253,15 @@ pub fn authorized(server: &Server, headers: &HeaderMap) -> bool {
     let mut matched = false;
     for token in full_view_tokens(server) {
         matched |= bearer.is_some_and(|given| bool::from(given.ct_eq(token)));
-        let expected = server.ui.session_value(token);
+        let expected = keys.session_value(token);
         matched |= session.is_some_and(|given| bool::from(given.as_bytes().ct_eq(expected.as_bytes())));
     }
     matched
 }
 
 /// The `Set-Cookie` value that logs a client in with `token`.
-fn session_cookie(server: &Server, token: &[u8]) -> String {
-    format!("{SESSION_COOKIE}={}; Path=/ui; HttpOnly; SameSite=Strict", server.ui.session_value(token))
+fn session_cookie(browser: &Browser, token: &[u8]) -> String {
+    format!("{SESSION_COOKIE}={}; Path=/ui; HttpOnly; SameSite=Strict", browser.keys.session_value(token))
 }
 
 /// The `Set-Cookie` value that logs a client out.
@@ -255,12 +271,17 @@ fn expired_cookie() -> &'static str {
 
 /// Pages need the server's auth: a page asked for without it sends the browser to
 /// the login form (which comes back here), a form posted without it is refused.
-async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
-    if authorized(&server, request.headers()) {
+async fn gate(
+    State(server): State<Arc<Server>>,
+    Extension(keys): Extension<Arc<Keys>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if authorized(&server, &keys, request.headers()) {
         // Every page reads the book's full view: the same rule as the API's.
-        let refused = match crate::serve::asked_party(request.headers()) {
+        let refused = match crate::http::asked_party(request.headers()) {
             Ok(None) => None,
-            Ok(Some(_)) => Some(crate::serve::party_refused(request.method().as_str(), request.uri().path())),
+            Ok(Some(_)) => Some(crate::http::party_refused(request.method().as_str(), request.uri().path())),
             Err(problem) => Some(problem),
         };
         if let Some(problem) = refused {

@@ -1,5 +1,5 @@
 //! The handlers of the audit pages: parse, one Book call (the same read as the
-//! page's JSON twin, `crate::serve::audit`), render. Errors are pages with the
+//! page's JSON twin, `crate::http::audit`), render. Errors are pages with the
 //! status the API would answer. The review forms check the CSRF token and the
 //! request's origin, then make the Book call the API's review routes make.
 
@@ -15,9 +15,9 @@ use serde::Deserialize;
 
 use super::html::{self, Chrome, Notice, Page};
 use super::Browser;
-use crate::serve::audit;
-use crate::serve::problem::Problem;
-use crate::serve::routes::{
+use crate::http::audit;
+use crate::http::problem::Problem;
+use crate::http::routes::{
     blocking, body_bytes, book_and, book_name, in_library, on_book, record_id, write_options, Query, Server, Shared,
 };
 
@@ -45,7 +45,7 @@ impl IntoResponse for PageError {
 type PageResult = Result<Response, PageError>;
 
 fn chrome(server: &Server, browser: &Browser) -> Chrome {
-    Chrome { csrf: server.ui.csrf(browser), logout: !server.tokens.is_empty() }
+    Chrome { csrf: browser.csrf(), logout: !server.tokens.is_empty() }
 }
 
 fn page(markup: maud::Markup) -> PageResult {
@@ -193,7 +193,6 @@ fn given(field: Option<String>) -> Option<String> {
 /// and, when the browser says where it posts from, come from this origin: else 403,
 /// before any other field is looked at. A field given twice is 400.
 fn form<T: serde::de::DeserializeOwned>(
-    server: &Server,
     headers: &HeaderMap,
     browser: &Browser,
     body: Result<Bytes, BytesRejection>,
@@ -205,7 +204,7 @@ fn form<T: serde::de::DeserializeOwned>(
     let tokens: Vec<&str> = pairs.iter().filter(|(name, _)| name == "csrf").map(|(_, value)| value.as_str()).collect();
     match tokens.as_slice() {
         [] => return Err(forbidden("the form carries no CSRF token: reload the page and try again")),
-        [token] if server.ui.csrf_holds(browser, token) => {}
+        [token] if browser.csrf_holds(token) => {}
         [_] => {
             return Err(forbidden(
                 "the form's CSRF token is not this browser's for this server: reload the page and try again",
@@ -264,7 +263,7 @@ pub async fn review_write(
         "verify" => Some(Verdict::Verify),
         other => return Err(Problem::not_found(format!("no review action {other:?}: accept, reject or verify")).into()),
     };
-    let fields: ReviewForm = form(&server, &headers, &browser, body)?;
+    let fields: ReviewForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
     let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
     let write = write_options(Some(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
@@ -336,7 +335,7 @@ pub async fn login(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> PageResult {
-    let fields: LoginForm = form(&server, &headers, &browser, body)?;
+    let fields: LoginForm = form(&headers, &browser, body)?;
     let next = super::safe_next(fields.next.as_deref());
     if server.tokens.is_empty() {
         return Ok(super::redirect(&next));
@@ -356,19 +355,18 @@ pub async fn login(
         return Ok(page.into_response());
     };
     let mut response = super::redirect(&next);
-    if let Ok(cookie) = HeaderValue::from_str(&super::session_cookie(&server, &token)) {
+    if let Ok(cookie) = HeaderValue::from_str(&super::session_cookie(&browser, &token)) {
         response.headers_mut().insert(header::SET_COOKIE, cookie);
     }
     Ok(response)
 }
 
 pub async fn logout(
-    State(server): Shared,
     Extension(browser): Extension<Browser>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> PageResult {
-    let LogoutForm {} = form(&server, &headers, &browser, body)?;
+    let LogoutForm {} = form(&headers, &browser, body)?;
     let mut response = super::redirect("/ui/login");
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(super::expired_cookie()));
     Ok(response)

@@ -61,3 +61,6 @@ pub use suggest::{
     PHRASE_CHARS_MIN,
 };
 pub use vectors::{status, Role, VectorStatus, VECTORS_SET};
+
+/// The actor of suggestions and dedupe pairs when the caller names none.
+pub const DEFAULT_ACTOR: &str = "tool:embed";

@@ -102,7 +102,7 @@ pub async fn overview_json(
     let name = book_name(path)?;
     Query::parse(raw, &[])?;
     let overview = overview(server, name.clone()).await?;
-    ok(crate::json::overview(&name, &overview))
+    ok(crate::render::json::overview(&name, &overview))
 }
 
 pub async fn chapter_json(
@@ -112,7 +112,7 @@ pub async fn chapter_json(
 ) -> Result<Response, Problem> {
     let (name, number) = book_and::<u32>(path, "chapter")?;
     Query::parse(raw, &[])?;
-    ok(crate::json::chapter_audit(&chapter(server, name, number).await?))
+    ok(crate::render::json::chapter_audit(&chapter(server, name, number).await?))
 }
 
 pub async fn timeline_json(
@@ -122,7 +122,7 @@ pub async fn timeline_json(
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "term id")?;
     Query::parse(raw, &[])?;
-    ok(crate::json::timeline(&timeline(server, name, &id).await?))
+    ok(crate::render::json::timeline(&timeline(server, name, &id).await?))
 }
 
 pub async fn event_json(
@@ -133,7 +133,7 @@ pub async fn event_json(
     let (name, seq) = book_and::<u64>(path, "seq")?;
     Query::parse(raw, &[])?;
     let (event, _) = event(server, name, seq).await?;
-    ok(crate::json::event(&event))
+    ok(crate::render::json::event(&event))
 }
 
 pub async fn preview_json(
@@ -143,7 +143,7 @@ pub async fn preview_json(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let to = preview_target(&Query::parse(raw, &["to"])?)?;
-    ok(crate::json::rollback_preview(&preview(server, name, to).await?))
+    ok(crate::render::json::rollback_preview(&preview(server, name, to).await?))
 }
 
 pub async fn queue_json(
@@ -153,5 +153,5 @@ pub async fn queue_json(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     Query::parse(raw, &[])?;
-    ok(crate::json::review_queue(&queue(server, name).await?))
+    ok(crate::render::json::review_queue(&queue(server, name).await?))
 }

@@ -1,6 +1,6 @@
 //! The handlers: each parses its request, makes one call on the library's book
 //! service (off the async threads), and renders the result as the same JSON the
-//! CLI's `--json` prints (`crate::json`).
+//! CLI's `--json` prints (`crate::render::json`).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -30,8 +30,6 @@ pub struct Server {
     /// The bearer tokens, each with the party it reads as (`None`: the full view);
     /// empty when the server takes requests without a token (loopback only).
     pub tokens: Vec<Token>,
-    /// The audit page's per-server secrets (`crate::ui`).
-    pub ui: crate::ui::Keys,
     /// The replicated library this node belongs to (`--cluster`), if any.
     pub cluster: Option<Arc<super::cluster::Cluster>>,
     answers: Mutex<Answers>,
@@ -75,12 +73,11 @@ struct Answers {
 const ANSWERS_KEPT: usize = 10_000;
 
 impl Server {
-    pub fn new(library: Library, limits: Limits, tokens: Vec<Token>, ui: crate::ui::Keys) -> Server {
+    pub fn new(library: Library, limits: Limits, tokens: Vec<Token>) -> Server {
         Server {
             library,
             limits,
             tokens,
-            ui,
             cluster: None,
             answers: Mutex::new(Answers::default()),
             embedding: Embedding::default(),
@@ -343,7 +340,7 @@ pub async fn create_book(
         let claim = keyed.as_ref().map(|(_, claim)| *claim);
         match server.library.create_claimed(&name, &request.profile, &write, claim) {
             Ok(initialized) => {
-                let mut value = crate::json::submitted(&initialized.written.submitted, &[]);
+                let mut value = crate::render::json::submitted(&initialized.written.submitted, &[]);
                 value["book"] = json!(name);
                 value["profile"] = json!(initialized.profile);
                 value["table"] = json!(initialized.table.to_hex());
@@ -547,7 +544,7 @@ pub async fn append(
     let blobs = book::service::fill_profiles(&mut bodies)?;
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.submit_labelled(&write, bodies, blobs)?;
-        Ok(crate::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written.submitted, &[]))
     })
     .await
 }
@@ -586,7 +583,7 @@ pub async fn rollback(
     let write = write_options(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.rollback(Seq(request.to), request.reason, &write)?;
-        Ok(crate::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written.submitted, &[]))
     })
     .await
 }
@@ -688,7 +685,7 @@ pub async fn term_edit(
     let write = write_options(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.term_edit(id, &edit, &write)?;
-        Ok(crate::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written.submitted, &[]))
     })
     .await
 }
@@ -707,7 +704,7 @@ pub async fn glossary(
     let as_of = query.number::<u64>("as_of")?.map(Seq);
     let value = on_book(server, name, move |open| {
         let glossary = open.lock().glossary(&reader, as_of, chapter)?;
-        Ok(crate::json::glossary(&glossary))
+        Ok(crate::render::json::glossary(&glossary))
     })
     .await?;
     ok(value)
@@ -728,7 +725,7 @@ pub async fn term_show(
             return Err(BookError::BeyondHead { revision, head }.into());
         }
         let versions = book.term_history(id, as_of)?;
-        Ok(crate::json::term_history(id, &versions))
+        Ok(crate::render::json::term_history(id, &versions))
     })
     .await?;
     ok(value)
@@ -742,7 +739,8 @@ pub async fn snapshot(
     let name = book_name(path)?;
     let as_of = Query::parse(raw, &["as_of"])?.number::<u64>("as_of")?.map(Seq);
     let value =
-        on_book(server, name, move |open| Ok(crate::json::snapshot(&open.lock().snapshot_info(as_of)?))).await?;
+        on_book(server, name, move |open| Ok(crate::render::json::snapshot(&open.lock().snapshot_info(as_of)?)))
+            .await?;
     ok(value)
 }
 
@@ -757,13 +755,13 @@ pub async fn diff(
         query.number::<u64>("from")?.ok_or_else(|| Problem::invalid("query parameter from: required").at("from"))?;
     let to = query.number::<u64>("to")?;
     let diff = super::audit::diff(server, name, from, to).await?;
-    ok(crate::json::diff(&diff.old, &diff.new, &diff.records, &diff.config))
+    ok(crate::render::json::diff(&diff.old, &diff.new, &diff.records, &diff.config))
 }
 
 pub async fn verify(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let value = on_book(server, name, move |open| match open.lock().verify() {
-        Ok(report) => Ok(crate::json::verified(&report)),
+        Ok(report) => Ok(crate::render::json::verified(&report)),
         Err(error) => {
             let (seq, object) = match &error {
                 ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
@@ -784,7 +782,8 @@ pub async fn verify(State(server): Shared, path: Result<Path<String>, PathReject
 
 pub async fn rebuild(State(server): Shared, path: Result<Path<String>, PathRejection>) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let value = on_book(server, name, move |open| Ok(crate::json::rebuilt(&open.lock().rebuild(|_, _| {})?))).await?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::rebuilt(&open.lock().rebuild(|_, _| {})?))).await?;
     ok(value)
 }
 
@@ -827,7 +826,7 @@ pub async fn log(
     if from <= last {
         tokio::task::spawn_blocking(move || {
             let scanned = ledger.scan(Seq(from), Seq(last), |event| {
-                let mut line = crate::json::event(&event).to_string();
+                let mut line = crate::render::json::event(&event).to_string();
                 line.push('\n');
                 // A client that went away ends the scan.
                 if lines.blocking_send(Ok(Bytes::from(line))).is_ok() {
@@ -896,7 +895,7 @@ pub async fn assemble(
         // group-committed together.
         let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, record)?;
-        Ok(crate::json::assembled(&assembled, record))
+        Ok(crate::render::json::assembled(&assembled, record))
     })
     .await?;
     ok(value)
@@ -950,7 +949,7 @@ pub async fn assemble_chapter(
         let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
         let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chapter(chapter, &chunks, prev, record)?;
-        let receipts: Vec<Value> = assembled.iter().map(|one| crate::json::assembled(one, record)).collect();
+        let receipts: Vec<Value> = assembled.iter().map(|one| crate::render::json::assembled(one, record)).collect();
         Ok(json!({
             "chapter": chapter,
             "recorded": record,
@@ -973,7 +972,7 @@ pub async fn receipt(
         let mut book = open.lock();
         let (id, receipt) = book.receipt_for(&reader, &id)?;
         let (input, output) = book.receipt_texts(&receipt)?;
-        Ok(crate::json::receipt(id, &receipt, &input, &output))
+        Ok(crate::render::json::receipt(id, &receipt, &input, &output))
     })
     .await?;
     ok(value)
@@ -986,7 +985,8 @@ pub async fn replay_receipt(
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "receipt")?;
     let value =
-        on_book(server, name, move |open| Ok(crate::json::replayed(&open.lock().replay(&reader, &id)?))).await?;
+        on_book(server, name, move |open| Ok(crate::render::json::replayed(&open.lock().replay(&reader, &id)?)))
+            .await?;
     ok(value)
 }
 
@@ -1014,7 +1014,7 @@ pub async fn replay_snapshot(
     let chapter = chapter_number(request.chapter, "chapter")?;
     let value = on_book(server, name, move |open| {
         let assembly = open.lock().assemble_at_snapshot(&reader, snapshot, chapter, &request.text)?;
-        let mut value = crate::json::assembly(&assembly);
+        let mut value = crate::render::json::assembly(&assembly);
         value["snapshot"] = json!(snapshot.to_string());
         Ok(value)
     })
@@ -1032,7 +1032,7 @@ pub async fn audit(
         .number::<u32>("chapter")?
         .ok_or_else(|| Problem::invalid("query parameter chapter: required").at("chapter"))?;
     let chapter = chapter_number(chapter, "chapter")?;
-    let value = on_book(server, name, move |open| Ok(crate::json::audit(&open.lock().audit(chapter)?))).await?;
+    let value = on_book(server, name, move |open| Ok(crate::render::json::audit(&open.lock().audit(chapter)?))).await?;
     ok(value)
 }
 
@@ -1050,7 +1050,8 @@ pub async fn impact(
         return Err(Problem::invalid("query parameter since: revisions start at 1").at("since"));
     }
     let term = query.text("term").map(|term| record_id(term, "term")).transpose()?;
-    let value = on_book(server, name, move |open| Ok(crate::json::impact(&open.lock().impact(since, term)?))).await?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::impact(&open.lock().impact(since, term)?))).await?;
     ok(value)
 }
 
@@ -1106,7 +1107,7 @@ pub async fn import(
     let bytes = body_bytes(body)?;
     write_once(server, name, &asked, &bytes.clone(), move |book| {
         let report = book.import(&file, &bytes, &options)?;
-        Ok(crate::json::import_report(&report, dry_run))
+        Ok(crate::render::json::import_report(&report, dry_run))
     })
     .await
 }
@@ -1196,7 +1197,7 @@ pub async fn check(
     };
     let value = on_book(server, name, move |open| {
         let checked = open.lock().check(&receipt, &request.translation, &options)?;
-        Ok(crate::json::checked(&checked, record))
+        Ok(crate::render::json::checked(&checked, record))
     })
     .await?;
     ok(value)
@@ -1208,7 +1209,8 @@ pub async fn review_item(
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "id")?;
     let id = record_id(&id, "id")?;
-    let value = on_book(server, name, move |open| Ok(crate::json::review_item(&open.lock().review_item(id)?))).await?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::review_item(&open.lock().review_item(id)?))).await?;
     ok(value)
 }
 
@@ -1219,9 +1221,10 @@ pub async fn review_list(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let owner = Query::parse(raw, &["owner"])?.text("owner").map(str::to_owned);
-    let value =
-        on_book(server, name, move |open| Ok(crate::json::review_list(&open.lock().review_list(owner.as_deref())?)))
-            .await?;
+    let value = on_book(server, name, move |open| {
+        Ok(crate::render::json::review_list(&open.lock().review_list(owner.as_deref())?))
+    })
+    .await?;
     ok(value)
 }
 
@@ -1281,7 +1284,7 @@ pub async fn review_accept(
     let write = write_options(request.actor, request.source, None);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_accept(id, &acceptance, &write)?;
-        Ok(crate::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written.submitted, &[]))
     })
     .await
 }
@@ -1302,7 +1305,7 @@ async fn judge(
     let write = write_options(request.actor, request.source, None);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_judge(id, verdict, &reason, request.note, &write)?;
-        Ok(crate::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written.submitted, &[]))
     })
     .await
 }
@@ -1353,7 +1356,7 @@ pub async fn scan(
     let write = write_options(request.actor, Some(format!("ch{chapter}/{}", request.chunk)), None);
     write_once(server, name, &asked, &bytes, move |book| {
         let scanned = book.scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
-        Ok(crate::json::scanned(&scanned, dry_run))
+        Ok(crate::render::json::scanned(&scanned, dry_run))
     })
     .await
 }
@@ -1366,7 +1369,8 @@ pub async fn profile_check(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let value =
-        on_book(server, name, move |open| Ok(crate::json::profile_report(&open.lock().profile_check()?))).await?;
+        on_book(server, name, move |open| Ok(crate::render::json::profile_report(&open.lock().profile_check()?)))
+            .await?;
     ok(value)
 }
 
@@ -1380,7 +1384,8 @@ pub async fn coverage(
         .number::<u32>("chapter")?
         .map(|chapter| chapter_number(chapter, "chapter"))
         .transpose()?;
-    let value = on_book(server, name, move |open| Ok(crate::json::coverage(&open.lock().coverage(chapter)?))).await?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::coverage(&open.lock().coverage(chapter)?))).await?;
     ok(value)
 }
 
@@ -1401,7 +1406,7 @@ pub async fn expect_import(
     let bytes = body_bytes(body)?;
     write_once(server, name, &asked, &bytes.clone(), move |book| {
         let imported = book.expect_import(&file, &bytes, format, dry_run, &write)?;
-        Ok(crate::json::expect_imported(&imported, dry_run))
+        Ok(crate::render::json::expect_imported(&imported, dry_run))
     })
     .await
 }
@@ -1472,7 +1477,7 @@ pub async fn embedding_status(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let value =
-        on_book(server, name, move |open| Ok(crate::embed_views::status_json(&suggest::status(&mut open.lock())?)))
+        on_book(server, name, move |open| Ok(crate::render::json::embed::status(&suggest::status(&mut open.lock())?)))
             .await?;
     ok(value)
 }
@@ -1530,7 +1535,7 @@ pub async fn embedding_set_model(
         let files = embedding.embedding.files()?;
         let set = suggest::set_model(book, files, &options, &write)?;
         let status = suggest::status(book)?;
-        Ok(crate::embed_views::set_model_json(&set, &status))
+        Ok(crate::render::json::embed::set_model(&set, &status))
     })
     .await
 }
@@ -1554,7 +1559,7 @@ pub async fn embedding_refresh(
     let value = on_book(server, name, move |open| {
         embedding.embedding.with_model(&mut open.lock(), |book, model| {
             let refreshed = suggest::refresh(book, model, request.all.unwrap_or(false), |_, _| {})?;
-            Ok(crate::embed_views::refreshed_json(&model.id().to_string(), &refreshed))
+            Ok(crate::render::json::embed::refreshed(&model.id().to_string(), &refreshed))
         })
     })
     .await?;
@@ -1591,7 +1596,7 @@ pub async fn suggest(
     let bytes = body_bytes(body)?;
     let request: SuggestRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let actor = request.actor.unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned());
+    let actor = request.actor.unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned());
     let write = write_options(Some(actor), Some(format!("ch{chapter}/{}", request.chunk)), None);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
@@ -1602,7 +1607,7 @@ pub async fn suggest(
                 dry_run,
             };
             let suggested = suggest::suggest(book, model, chapter, &request.chunk, &request.text, &options, &write)?;
-            Ok(crate::embed_views::suggested_json(&suggested, dry_run))
+            Ok(crate::render::json::embed::suggested(&suggested, dry_run))
         })
     })
     .await
@@ -1630,13 +1635,13 @@ pub async fn dedupe(
     let bytes = body_bytes(body)?;
     let request: DedupeRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let actor = request.actor.unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned());
+    let actor = request.actor.unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned());
     let write = write_options(Some(actor), Some("dedupe".to_owned()), None);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
         embedding.embedding.with_model(book, |book, model| {
             let deduped = suggest::dedupe(book, model, request.min_score, dry_run, &write)?;
-            Ok(crate::embed_views::deduped_json(&deduped, dry_run))
+            Ok(crate::render::json::embed::deduped(&deduped, dry_run))
         })
     })
     .await

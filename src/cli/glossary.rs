@@ -23,11 +23,11 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String], jso
         notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
     let head = submitted.revision.0;
     if json {
-        outln!("{}", crate::json::submitted(submitted, notes));
+        outln!("{}", crate::render::json::submitted(submitted, notes));
         return;
     }
     match &submitted.appended {
-        Some(appended) => crate::output::appended(appended, false),
+        Some(appended) => crate::render::output::appended(appended, false),
         None => outln!("no change: every event was identical to the current version; head {head}"),
     }
     if !submitted.decision.dropped.is_empty() && submitted.appended.is_some() {
@@ -52,7 +52,7 @@ pub fn show(
     let terms = state.active_terms(chapter);
     let summaries = state.visible_summaries(chapter);
     if json {
-        outln!("{}", crate::json::glossary(&glossary));
+        outln!("{}", crate::render::json::glossary(&glossary));
         return Ok(());
     }
     let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
@@ -65,7 +65,7 @@ pub fn show(
         let mut line =
             format!("  {:<6} {}{} -> {}  [{}", active.id, put.src, sense, put.dst, window_text(active.window));
         if put.status != Status::Approved {
-            line.push_str(&format!(", {}", crate::output::word(&put.status)));
+            line.push_str(&format!(", {}", crate::render::output::word(&put.status)));
         }
         if let Some(by) = active.superseded_by {
             line.push_str(&format!(", superseded by {by}"));
@@ -75,7 +75,7 @@ pub fn show(
         if !aliases.is_empty() {
             line.push_str(&format!("  aliases: {}", aliases.join(", ")));
         }
-        if let Some(verdict) = crate::json::verdict_text(&active.term.verdict) {
+        if let Some(verdict) = crate::render::json::verdict_text(&active.term.verdict) {
             line.push_str(&format!("  verdict: {verdict}"));
         }
         let governed = state.governed(active.id);
@@ -127,7 +127,7 @@ fn selector_text(selector: &Selector) -> String {
 /// Prints what an import of expected concepts did.
 pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: bool, json: bool) {
     if json {
-        outln!("{}", crate::json::expect_imported(imported, dry_run));
+        outln!("{}", crate::render::json::expect_imported(imported, dry_run));
         return;
     }
     let verb = if dry_run { "would register" } else { "registered" };
@@ -144,7 +144,7 @@ pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: boo
 pub fn coverage(book: &mut Book, chapter: Option<u32>, json: bool) -> Result<(), Failure> {
     let coverage = book.coverage(chapter)?;
     if json {
-        outln!("{}", crate::json::coverage(&coverage));
+        outln!("{}", crate::render::json::coverage(&coverage));
         return Ok(());
     }
     print_coverage(&coverage);
@@ -190,7 +190,7 @@ pub fn print_coverage(coverage: &book::governance::Coverage) {
 pub fn profile_check(book: &mut Book, require: u8, json: bool) -> Result<(), Failure> {
     let report = book.profile_check()?;
     if json {
-        outln!("{}", crate::json::profile_report(&report));
+        outln!("{}", crate::render::json::profile_report(&report));
     } else {
         outln!(
             "profile level {} at revision {} ({} active record(s))",
@@ -229,7 +229,7 @@ pub fn snapshot(book: &mut Book, as_of: Option<Seq>, json: bool) -> Result<(), F
     let info = book.snapshot_info(as_of)?;
     let (id, first) = (info.snapshot, info.first_revision);
     if json {
-        outln!("{}", crate::json::snapshot(&info));
+        outln!("{}", crate::render::json::snapshot(&info));
     } else {
         let first = first.map(|seq| format!("; first indexed at revision {seq}")).unwrap_or_default();
         outln!("{id}  (revision {}{first})", info.revision);
@@ -243,7 +243,11 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
         fields
             .iter()
             .map(|change| {
-                (change.field, crate::json::field(&old, id, change.field), crate::json::field(&new, id, change.field))
+                (
+                    change.field,
+                    crate::render::json::field(&old, id, change.field),
+                    crate::render::json::field(&new, id, change.field),
+                )
             })
             .collect()
     };
@@ -252,7 +256,7 @@ pub fn diff(book: &mut Book, from: Seq, to: Seq, json: bool) -> Result<(), Failu
         (as_json(&old), as_json(&new))
     });
     if json {
-        outln!("{}", crate::json::diff(&old, &new, &records, &config));
+        outln!("{}", crate::render::json::diff(&old, &new, &records, &config));
         return Ok(());
     }
     outln!("diff revision {from} -> {to}: {} record(s) differ", records.len());
@@ -295,7 +299,7 @@ pub fn rebuild(book: &mut Book, json: bool) -> Result<(), Failure> {
     let (id, n_dropped, n_terms, n_patterns) =
         (rebuilt.snapshot, rebuilt.n_cache_entries_dropped, rebuilt.n_terms, rebuilt.n_patterns);
     if json {
-        outln!("{}", crate::json::rebuilt(&rebuilt));
+        outln!("{}", crate::render::json::rebuilt(&rebuilt));
     } else {
         outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", rebuilt.revision);
         outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");

@@ -2,6 +2,8 @@
 //! API answers, built in one place so the two never drift apart (docs/cli.md and
 //! docs/http.md describe them).
 
+pub mod embed;
+
 use book::assemble::Assembly;
 use book::chunks::{Impacted, Replayed, Staleness};
 use book::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
@@ -24,7 +26,7 @@ pub fn window(window: Option<Window>) -> Value {
 
 /// A verdict as `verdict:reason`.
 pub fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
-    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::output::word(verdict)))
+    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::render::output::word(verdict)))
 }
 
 /// The outcome of a write; `notes` are the caller's warnings, shown with the ones
@@ -401,7 +403,7 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
             "rules_version": stored.check.rules_version,
             "items": stored.check.items.iter().map(|item| json!({
                 "term": format!("T-{}", item.term),
-                "verdict": crate::output::word(&item.verdict),
+                "verdict": crate::render::output::word(&item.verdict),
                 "source_count": item.source_count,
                 "found_count": item.found_count,
                 "agreement": item.agreement.len(),
@@ -594,7 +596,7 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
                 "term": format!("T-{}", item.term),
                 "src": src,
                 "dst": dst,
-                "verdict": crate::output::word(&item.verdict),
+                "verdict": crate::render::output::word(&item.verdict),
                 "source_count": item.source_count,
                 "found_count": item.found_count,
                 "review": item.review,
@@ -603,8 +605,8 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
                 "agreement": item.agreement.iter().map(|flag| json!({
                     "word": flag.word,
                     "bytes": span(flag.bytes),
-                    "expected": crate::output::word(&flag.expected),
-                    "found": crate::output::word(&flag.found),
+                    "expected": crate::render::output::word(&flag.expected),
+                    "found": crate::render::output::word(&flag.found),
                 })).collect::<Vec<_>>(),
                 "generated": { "rule": item.generated.rule, "forms": item.generated.forms },
             })

@@ -6,8 +6,8 @@ use book::review::{Acceptance, ReviewItem, Scanned};
 use book::Book;
 use ledger_model::*;
 
-use crate::cli::{CheckArgs, ReviewCommand};
-use crate::commands::{default_actor, gender, now_ms, read_text, record_id, write_options};
+use crate::cli::args::{CheckArgs, ReviewCommand};
+use crate::cli::{default_actor, gender, now_ms, read_text, record_id, write_options};
 use crate::failure::Failure;
 
 pub fn check(book: &mut Book, args: &CheckArgs, json: bool) -> Result<(), Failure> {
@@ -20,7 +20,7 @@ pub fn check(book: &mut Book, args: &CheckArgs, json: bool) -> Result<(), Failur
     };
     let checked = book.check(&args.receipt, &translation, &options)?;
     if json {
-        outln!("{}", crate::json::checked(&checked, !args.dry_run));
+        outln!("{}", crate::render::json::checked(&checked, !args.dry_run));
         return Ok(());
     }
     check_text(&checked, !args.dry_run);
@@ -43,7 +43,7 @@ fn check_text(checked: &Checked, stored: bool) {
             .find(|(term, ..)| *term == item.term)
             .map(|(_, src, dst)| (src.as_str(), dst.as_str()))
             .unwrap_or(("?", "?"));
-        let verdict = crate::output::word(&item.verdict);
+        let verdict = crate::render::output::word(&item.verdict);
         let review = if item.review { " [review]" } else { "" };
         outln!(
             "  T-{} {src} → {dst}: {verdict}, {} of {} in the translation{review}",
@@ -64,8 +64,8 @@ fn check_text(checked: &Checked, stored: bool) {
                 flag.word,
                 flag.bytes.0,
                 flag.bytes.1,
-                crate::output::word(&flag.found),
-                crate::output::word(&flag.expected)
+                crate::render::output::word(&flag.found),
+                crate::render::output::word(&flag.expected)
             );
         }
     }
@@ -73,7 +73,7 @@ fn check_text(checked: &Checked, stored: bool) {
         outln!("stored beside the receipt (translation {})", &checked.stored.translation_hash.to_hex()[..16]);
     }
     if let Some(written) = &checked.proposed {
-        crate::views::submitted(&written.submitted, &written.labels, &[], false);
+        crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], false);
     }
 }
 
@@ -82,7 +82,7 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
         ReviewCommand::List { owner } => {
             let items = book.review_list(owner.as_deref())?;
             if json {
-                outln!("{}", crate::json::review_list(&items));
+                outln!("{}", crate::render::json::review_list(&items));
                 return Ok(());
             }
             outln!("{} item(s) to review", items.len());
@@ -95,7 +95,7 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
             let id = record_id("id", id)?;
             let item = &book.review_item(id)?;
             if json {
-                outln!("{}", crate::json::review_item(item));
+                outln!("{}", crate::render::json::review_item(item));
                 return Ok(());
             }
             outln!("{}", item_line(item));
@@ -116,7 +116,7 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
                 term: term.as_deref().map(|term| record_id("--as", term)).transpose()?,
             };
             let written = book.review_accept(id, &acceptance, &write_options(write))?;
-            crate::views::submitted(&written.submitted, &written.labels, &[], json);
+            crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
             Ok(())
         }
         ReviewCommand::Reject { id, reason, note, write } | ReviewCommand::Verify { id, reason, note, write } => {
@@ -124,7 +124,7 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
                 if matches!(command, ReviewCommand::Reject { .. }) { Verdict::Reject } else { Verdict::Verify };
             let id = record_id("id", id)?;
             let written = book.review_judge(id, verdict, reason, note.clone(), &write_options(write))?;
-            crate::views::submitted(&written.submitted, &written.labels, &[], json);
+            crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
             Ok(())
         }
     }
@@ -148,7 +148,7 @@ fn item_line(item: &ReviewItem) -> String {
                 "{} {} (candidate, {}{low}, seen {sightings}×){}{related}",
                 proposed.id,
                 proposed.surface,
-                crate::output::word(&proposed.origin),
+                crate::render::output::word(&proposed.origin),
                 proposed.suggested_dst.as_ref().map(|dst| format!(" → {dst}")).unwrap_or_default()
             )
         }
@@ -179,12 +179,12 @@ pub fn scan(
     chunk: &str,
     text: &str,
     dry_run: bool,
-    write: &crate::cli::WriteOpts,
+    write: &crate::cli::args::WriteOpts,
     json: bool,
 ) -> Result<(), Failure> {
     let scanned = book.scan_names(chapter, chunk, text, dry_run, &write_options(write))?;
     if json {
-        outln!("{}", crate::json::scanned(&scanned, dry_run));
+        outln!("{}", crate::render::json::scanned(&scanned, dry_run));
         return Ok(());
     }
     scan_text(&scanned, dry_run);
@@ -205,7 +205,7 @@ fn scan_text(scanned: &Scanned, dry_run: bool) {
     }
     match (&scanned.written, dry_run) {
         (_, true) => outln!("dry run: {} candidate(s) would be proposed or updated", scanned.proposed.len()),
-        (Some(written), false) => crate::views::submitted(&written.submitted, &written.labels, &[], false),
+        (Some(written), false) => crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], false),
         (None, false) => outln!("no change: every sighting is already in the candidates' evidence"),
     }
 }

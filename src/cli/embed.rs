@@ -7,15 +7,11 @@ use std::path::Path;
 
 use book::Book;
 use ledger_model::*;
-use serde_json::{json, Value};
-use suggest::{Deduped, ModelFiles, ModelOptions, ModelSet, Refreshed, SuggestError, Suggested, VectorStatus};
+use suggest::{ModelFiles, ModelOptions, SuggestError};
 
-use crate::cli::{DedupeArgs, EmbedCommand, ModelFilesArgs, PoolingArg, SetModelArgs, SuggestArgs, WriteOpts};
-use crate::commands::{open_book, open_reader, read_text, write_options, Target};
+use crate::cli::args::{DedupeArgs, EmbedCommand, ModelFilesArgs, PoolingArg, SetModelArgs, SuggestArgs, WriteOpts};
+use crate::cli::{open_book, open_reader, read_text, write_options, Target};
 use crate::failure::{Failure, Kind};
-
-/// The actor of suggestions and dedupe pairs when none is given.
-pub const EMBED_ACTOR: &str = "tool:embed";
 
 impl From<SuggestError> for Failure {
     fn from(error: SuggestError) -> Failure {
@@ -36,7 +32,7 @@ fn files(args: &ModelFilesArgs, command: &str) -> Result<ModelFiles, Failure> {
 fn embed_write(write: &WriteOpts) -> book::WriteOptions {
     let mut options = write_options(write);
     if write.actor.is_none() {
-        options.actor = EMBED_ACTOR.to_owned();
+        options.actor = suggest::DEFAULT_ACTOR.to_owned();
     }
     options
 }
@@ -80,7 +76,7 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
             let set = suggest::set_model(&mut book, &files, &model_options(args), &write_options(&args.write))?;
             let status = suggest::status(&mut book)?;
             if json {
-                outln!("{}", set_model_json(&set, &status));
+                outln!("{}", crate::render::json::embed::set_model(&set, &status));
                 return Ok(());
             }
             outln!("embedding model {} (id {})", suggest::identity_of(&set.set), &set.id.to_string()[..16]);
@@ -94,7 +90,7 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
                             status.n_stale
                         );
                     }
-                    crate::views::submitted(&written.submitted, &written.labels, &[], false);
+                    crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], false);
                 }
             }
             Ok(())
@@ -123,7 +119,7 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
                 bar.finish_and_clear();
             }
             if json {
-                outln!("{}", refreshed_json(&model.id().to_string(), &refreshed));
+                outln!("{}", crate::render::json::embed::refreshed(&model.id().to_string(), &refreshed));
                 return Ok(());
             }
             outln!(
@@ -142,7 +138,7 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
         EmbedCommand::Status => {
             let status = suggest::status(&mut open_reader(book)?)?;
             if json {
-                outln!("{}", status_json(&status));
+                outln!("{}", crate::render::json::embed::status(&status));
                 return Ok(());
             }
             match (&status.model, &status.model_id) {
@@ -174,7 +170,7 @@ pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Fail
     let options = suggest::SuggestOptions { min_score: args.min_score, phrases: args.phrases, dry_run: args.dry_run };
     let suggested = suggest::suggest(&mut book, &mut model, args.chapter, &chunk, &text, &options, &write)?;
     if json {
-        outln!("{}", suggested_json(&suggested, args.dry_run));
+        outln!("{}", crate::render::json::embed::suggested(&suggested, args.dry_run));
         return Ok(());
     }
     outln!("{} name-like span(s) no term covers", suggested.spans.len());
@@ -220,7 +216,7 @@ pub fn dedupe(book: &Target, args: &DedupeArgs, json: bool) -> Result<(), Failur
     let mut model = suggest::Model::for_book(&mut book, &files)?;
     let deduped = suggest::dedupe(&mut book, &mut model, args.min_score, args.dry_run, &embed_write(&args.write))?;
     if json {
-        outln!("{}", deduped_json(&deduped, args.dry_run));
+        outln!("{}", crate::render::json::embed::deduped(&deduped, args.dry_run));
         return Ok(());
     }
     outln!(
@@ -254,129 +250,7 @@ pub fn dedupe(book: &Target, args: &DedupeArgs, json: bool) -> Result<(), Failur
 fn finish(n_proposed: usize, written: Option<&book::Written>, dry_run: bool) {
     match (written, dry_run) {
         (_, true) => outln!("dry run: {n_proposed} candidate(s) would be proposed or updated"),
-        (Some(written), false) => crate::views::submitted(&written.submitted, &written.labels, &[], false),
+        (Some(written), false) => crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], false),
         (None, false) => outln!("no change: every finding is already a candidate"),
     }
-}
-
-// ----- JSON, shared with the server -----
-
-/// An `embedding_model_set` with its id.
-pub fn model_json(set: &EmbeddingModelSet) -> Value {
-    let mut value = serde_json::to_value(set).unwrap_or(Value::Null);
-    value["id"] = json!(suggest::model_id(set).to_string());
-    value
-}
-
-pub fn status_json(status: &VectorStatus) -> Value {
-    json!({
-        "model": status.model.as_ref().map(model_json),
-        "n_terms": status.n_terms,
-        "n_fresh": status.n_fresh,
-        "n_missing": status.n_missing,
-        "n_stale": status.n_stale,
-        "n_entries": status.n_entries,
-        "n_bytes": status.n_bytes,
-    })
-}
-
-pub fn set_model_json(set: &ModelSet, status: &VectorStatus) -> Value {
-    json!({
-        "model": model_json(&set.set),
-        "replaced": set.replaced.as_ref().map(model_json),
-        "written": set.written.as_ref().map(|written| crate::json::submitted(&written.submitted, &[])),
-        "status": status_json(status),
-    })
-}
-
-pub fn refreshed_json(model_id: &str, refreshed: &Refreshed) -> Value {
-    json!({
-        "model_id": model_id,
-        "n_terms": refreshed.n_terms,
-        "n_kept": refreshed.n_kept,
-        "n_embedded": refreshed.n_embedded,
-        "n_texts": refreshed.n_texts,
-        "n_dropped": refreshed.n_dropped,
-        "skipped": refreshed.skipped.iter().map(|skipped| json!({
-            "id": skipped.id.to_string(),
-            "role": skipped.role.as_str(),
-            "reason": skipped.reason,
-        })).collect::<Vec<_>>(),
-    })
-}
-
-fn candidate_json(candidate: &CandidateProposed) -> Value {
-    json!({
-        "id": candidate.id.to_string(),
-        "surface": candidate.surface,
-        "origin": candidate.origin,
-        "trust": candidate.trust,
-        "score": candidate.score,
-        "related": candidate.related.map(|id| id.to_string()),
-        "duplicate": candidate.duplicate.map(|id| id.to_string()),
-        "evidence": candidate.evidence,
-    })
-}
-
-pub fn suggested_json(suggested: &Suggested, dry_run: bool) -> Value {
-    let spans: Vec<Value> = suggested
-        .spans
-        .iter()
-        .map(|span| {
-            let sighting = &span.sighting;
-            json!({
-                "surface": sighting.surface,
-                "bytes": [sighting.bytes.0, sighting.bytes.1],
-                "chars": [sighting.chars.0, sighting.chars.1],
-                "cue": format!("{:?}", sighting.cue).to_lowercase(),
-                "nearest": span.nearest.as_ref().map(|(id, role, text, score)| json!({
-                    "term": id.to_string(), "role": role.as_str(), "text": text, "score": score,
-                })),
-                "candidate": span.candidate.map(|id| id.to_string()),
-            })
-        })
-        .collect();
-    let phrases: Vec<Value> = suggested
-        .phrases
-        .iter()
-        .map(|phrase| {
-            let (id, role, text, score) = &phrase.nearest;
-            json!({
-                "surface": phrase.surface,
-                "bytes": [phrase.bytes.0, phrase.bytes.1],
-                "chars": [phrase.chars.0, phrase.chars.1],
-                "nearest": { "term": id.to_string(), "role": role.as_str(), "text": text, "score": score },
-                "candidate": phrase.candidate.map(|id| id.to_string()),
-            })
-        })
-        .collect();
-    json!({
-        "dry_run": dry_run,
-        "min_score": suggested.min_score,
-        "spans": spans,
-        "phrases": phrases,
-        "n_phrases": suggested.n_phrases,
-        "proposed": suggested.proposed.iter().map(candidate_json).collect::<Vec<_>>(),
-        "written": suggested.written.as_ref().map(|written| crate::json::submitted(&written.submitted, &[])),
-    })
-}
-
-pub fn deduped_json(deduped: &Deduped, dry_run: bool) -> Value {
-    let text = |(role, text): &(suggest::Role, String)| json!({ "role": role.as_str(), "text": text });
-    json!({
-        "dry_run": dry_run,
-        "min_score": deduped.min_score,
-        "n_terms": deduped.n_terms,
-        "pairs": deduped.pairs.iter().map(|pair| json!({
-            "first": pair.first.to_string(),
-            "second": pair.second.to_string(),
-            "score": pair.score,
-            "first_text": text(&pair.first_text),
-            "second_text": text(&pair.second_text),
-            "candidate": pair.candidate.map(|id| id.to_string()),
-        })).collect::<Vec<_>>(),
-        "n_over_limit": deduped.n_over_limit,
-        "proposed": deduped.proposed.iter().map(candidate_json).collect::<Vec<_>>(),
-        "written": deduped.written.as_ref().map(|written| crate::json::submitted(&written.submitted, &[])),
-    })
 }

@@ -9,7 +9,7 @@ use projections::{Reader, SnapshotId};
 use serde_json::json;
 
 use crate::failure::Failure;
-use crate::output::utc;
+use crate::render::output::utc;
 
 fn short(id: &Hash32) -> String {
     id.to_hex()[..16].to_owned()
@@ -29,7 +29,7 @@ pub fn assemble(
     let prev = prev.map(|prev| book.receipt_for(reader, prev).map(|(id, _)| id)).transpose()?;
     let assembled = book.assemble_chunk(reader, chapter, chunk, text, prev, record)?;
     if json {
-        outln!("{}", crate::json::assembled(&assembled, record));
+        outln!("{}", crate::render::json::assembled(&assembled, record));
     } else {
         out!("{}", assembled.assembly.context);
         let recorded = if record { "receipt" } else { "receipt (not recorded)" };
@@ -42,7 +42,7 @@ pub fn replay(book: &mut Book, reader: &Reader, receipt: &str, json: bool) -> Re
     let replayed = book.replay(reader, receipt)?;
     let id = replayed.receipt.id();
     if json {
-        outln!("{}", crate::json::replayed(&replayed));
+        outln!("{}", crate::render::json::replayed(&replayed));
     } else {
         out!("{}", replayed.context);
     }
@@ -70,7 +70,7 @@ pub fn replay_snapshot(
         .ok_or_else(|| Failure::invalid(format!("--snapshot {snapshot:?}: expected 64 hex digits")))?;
     let assembly = book.assemble_at_snapshot(reader, snapshot, chapter, text)?;
     if json {
-        let mut value = crate::json::assembly(&assembly);
+        let mut value = crate::render::json::assembly(&assembly);
         value["snapshot"] = json!(snapshot.to_string());
         outln!("{value}");
     } else {
@@ -82,7 +82,7 @@ pub fn replay_snapshot(
 pub fn audit(book: &mut Book, chapter: u32, json: bool) -> Result<(), Failure> {
     let audit = book.audit(chapter)?;
     if json {
-        outln!("{}", crate::json::audit(&audit));
+        outln!("{}", crate::render::json::audit(&audit));
         return Ok(());
     }
     outln!("chapter {chapter}: {} recorded chunk(s); head revision {}", audit.chunks.len(), audit.head);
@@ -91,7 +91,7 @@ pub fn audit(book: &mut Book, chapter: u32, json: bool) -> Result<(), Failure> {
     }
     if audit.coverage.n_expected > 0 {
         outln!("");
-        crate::views::print_coverage(&audit.coverage);
+        crate::cli::glossary::print_coverage(&audit.coverage);
     }
     Ok(())
 }
@@ -113,7 +113,7 @@ fn audit_chunk(chunk: &AuditedChunk) {
             Staleness::Revised(seq) => format!("STALE: revised at revision {seq}"),
             Staleness::Retired => "STALE: retired".to_owned(),
         };
-        let via = crate::output::word(&entry.via);
+        let via = crate::render::output::word(&entry.via);
         let unverified = if entry.unverified { " [unverified]" } else { "" };
         let owner = audited.owner.as_deref().map(|owner| format!("; ask {owner}")).unwrap_or_default();
         outln!(
@@ -128,9 +128,9 @@ fn audit_chunk(chunk: &AuditedChunk) {
         );
     }
     for audited in &chunk.rules {
-        let decision = crate::output::word(&audited.rule.disposition);
+        let decision = crate::render::output::word(&audited.rule.disposition);
         let reason =
-            audited.rule.reason.map(|reason| format!(", {}", crate::output::word(&reason))).unwrap_or_default();
+            audited.rule.reason.map(|reason| format!(", {}", crate::render::output::word(&reason))).unwrap_or_default();
         outln!(
             "  {} R-{:<4} {}  ({decision}{reason}; event {} by {} from {})",
             if audited.rule.disposition == assembly_rejected() { "-" } else { "+" },
@@ -143,7 +143,7 @@ fn audit_chunk(chunk: &AuditedChunk) {
     }
     for hit in &chunk.rejected {
         // The reason code as in JSON and docs/assembly.md (`spoiler_window`).
-        let reason = crate::output::word(&hit.reason);
+        let reason = crate::render::output::word(&hit.reason);
         outln!("  - T-{:<4} {:?} at chars {}..{}: rejected, {reason}", hit.term, hit.text, hit.chars.0, hit.chars.1);
     }
     for term in &receipt.evicted {
@@ -159,7 +159,7 @@ fn audit_chunk(chunk: &AuditedChunk) {
                 format!(
                     "T-{} {} {}/{}{gender}",
                     item.term,
-                    crate::output::word(&item.verdict),
+                    crate::render::output::word(&item.verdict),
                     item.found_count,
                     item.source_count
                 )
@@ -181,7 +181,7 @@ fn assembly_rejected() -> book::assemble::Disposition {
 pub fn impact(book: &mut Book, since: Option<Seq>, term: Option<RecordId>, json: bool) -> Result<(), Failure> {
     let impacted = book.impact(since, term)?;
     if json {
-        outln!("{}", crate::json::impact(&impacted));
+        outln!("{}", crate::render::json::impact(&impacted));
     } else {
         outln!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
         for chunk in &impacted {

@@ -13,8 +13,8 @@ use std::time::Duration;
 use ledger_model::*;
 use serde_json::{json, Value};
 
-use crate::cli::*;
-use crate::commands::{default_actor, read_text, record_id, single_write, term_edit, term_put};
+use crate::cli::args::*;
+use crate::cli::{default_actor, read_text, record_id, single_write, term_edit, term_put};
 use crate::failure::{Failure, Kind};
 
 /// A connection to the server.
@@ -293,7 +293,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         }
         Command::Log { from, to } => return log(&remote, *from, *to),
         Command::Import(import) => {
-            let (file, bytes) = crate::interchange_views::read_bytes(&import.file)?;
+            let (file, bytes) = crate::cli::interchange::read_bytes(&import.file)?;
             let mut query = vec![("file", file), ("target_lang", import.target_lang.clone())];
             query.extend(opt("format", import.format.map(|format| format.name())));
             query.extend(opt("actor", import.actor.clone()));
@@ -318,7 +318,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             remote.json("GET", &remote.book_url("/review")?, &opt("owner", owner.clone()), Send::Empty)?
         }
         Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
-            let (name, bytes) = crate::interchange_views::read_bytes(file)?;
+            let (name, bytes) = crate::cli::interchange::read_bytes(file)?;
             let mut query = vec![("file", name)];
             query.extend(opt("format", format.map(|format| format.name())));
             query.extend(opt("actor", write.actor.clone()));
@@ -353,7 +353,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         }
         Command::Review(ReviewCommand::Accept { id, dst, gender, kind, note, term, write }) => {
             let id = record_id("id", id)?;
-            let gender = gender.map(|arg| crate::output::word(&crate::commands::gender(arg)));
+            let gender = gender.map(|arg| crate::render::output::word(&crate::cli::gender(arg)));
             let body = json!({
                 "dst": dst, "gender": gender, "kind": kind, "note": note, "term": term,
                 "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
@@ -383,7 +383,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         // The server embeds with its own model files (`serve --embed-model`): --model
         // and --tokenizer are not sent.
         Command::Embed(EmbedCommand::SetModel(set)) => {
-            let options = crate::embed_views::model_options(set);
+            let options = crate::cli::embed::model_options(set);
             let mut body = write_fields(&set.write);
             body["name"] = json!(options.name);
             body["pooling"] = json!(options.pooling);
@@ -403,12 +403,12 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Suggest(suggest) => {
             let text = read_text(&suggest.text, crate::input::CHUNK)?;
             let body = json!({
-                "chunk": crate::embed_views::chunk_key(suggest.chunk.as_deref(), &suggest.text),
+                "chunk": crate::cli::embed::chunk_key(suggest.chunk.as_deref(), &suggest.text),
                 "text": text,
                 "dry_run": suggest.dry_run,
                 "min_score": suggest.min_score,
                 "phrases": suggest.phrases,
-                "actor": suggest.write.actor.clone().unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned()),
+                "actor": suggest.write.actor.clone().unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned()),
             });
             let url = remote.book_url(&format!("/chapters/{}/suggest", suggest.chapter))?;
             remote.json("POST", &url, &[], Send::Json(body))?
@@ -417,7 +417,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let body = json!({
                 "dry_run": dedupe.dry_run,
                 "min_score": dedupe.min_score,
-                "actor": dedupe.write.actor.clone().unwrap_or_else(|| crate::embed_views::EMBED_ACTOR.to_owned()),
+                "actor": dedupe.write.actor.clone().unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned()),
             });
             remote.json("POST", &remote.book_url("/dedupe")?, &[], Send::Json(body))?
         }
@@ -449,8 +449,8 @@ fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(),
         .read_to_end(&mut bytes)
         .map_err(|error| Failure::io(format!("reading the export: {error}")))?;
     match &export.output {
-        Some(path) => crate::interchange_views::write_whole(path, &bytes, None)?,
-        None => crate::output::write_bytes(&bytes),
+        Some(path) => crate::cli::interchange::write_whole(path, &bytes, None)?,
+        None => crate::render::output::write_bytes(&bytes),
     }
     if json {
         outln!(
@@ -490,7 +490,7 @@ fn log(remote: &Remote, from: u64, to: Option<u64>) -> Result<(), Failure> {
                 return Err(Failure::io(format!("the server failed mid-log: {trimmed}")));
             }
             outln!("{trimmed}");
-            if !crate::output::stdout_open() {
+            if !crate::render::output::stdout_open() {
                 return Ok(());
             }
         }

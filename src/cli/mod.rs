@@ -1,4 +1,17 @@
-//! One function per command: parse what clap could not, call the libraries, print.
+//! The command line: argv (`args`), one function per command that parses what clap
+//! could not, makes one call of the book service and renders the answer (here and
+//! in the command families `glossary`, `chunks`, `interchange`, `review`, `archive`,
+//! `embed`), and `--server` mode (`remote`), the same commands sent to a running
+//! `lorebank serve`.
+
+pub mod archive;
+pub mod args;
+pub mod chunks;
+pub mod embed;
+pub mod glossary;
+pub mod interchange;
+pub mod remote;
+pub mod review;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -8,10 +21,10 @@ use ledger_model::*;
 use projections::Reader;
 use serde_json::json;
 
-use crate::cli::*;
+use crate::cli::args::*;
 use crate::failure::{Failure, Kind};
 use crate::input::{Bound, CHUNK, EVENTS_FILE, GLOSSARY_FILE};
-use crate::output;
+use crate::render::output;
 
 pub fn run(args: Args) -> Result<(), Failure> {
     if let Some(party) = &args.party {
@@ -26,7 +39,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
     }
     if let Some(server) = &args.server {
-        return crate::remote::run(server, &args);
+        return crate::cli::remote::run(server, &args);
     }
     let json = args.json;
     let wait = args.wait;
@@ -44,13 +57,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
             max_open_books: serve.max_open_books as usize,
             max_open_bytes: serve.max_open_bytes,
             idle_close: serve.idle_close,
-            cluster: serve.cluster.map(|urls| crate::serve::cluster::ClusterSettings {
+            cluster: serve.cluster.map(|urls| crate::http::cluster::ClusterSettings {
                 urls,
                 library: serve.library,
                 replicas: serve.replicas as usize,
                 seed: serve.seed,
             }),
-            limits: crate::serve::routes::Limits {
+            limits: crate::http::routes::Limits {
                 events_max: serve.events_max as usize,
                 chunks_max: serve.chunks_max as usize,
                 log_page_max: serve.log_page_max,
@@ -64,21 +77,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }),
         }),
         Command::Openapi => {
-            out!("{}", crate::serve::api::document());
+            out!("{}", crate::http::api::document());
             Ok(())
         }
         Command::Init { profile, write } => init(&book?.path, profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
-            crate::views::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
+            crate::cli::glossary::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
         }
-        Command::Snapshot { as_of } => crate::views::snapshot(&mut open_reader(&book?)?, as_of.map(Seq), json),
-        Command::Diff { from, to } => crate::views::diff(&mut open_reader(&book?)?, Seq(from), Seq(to), json),
+        Command::Snapshot { as_of } => crate::cli::glossary::snapshot(&mut open_reader(&book?)?, as_of.map(Seq), json),
+        Command::Diff { from, to } => crate::cli::glossary::diff(&mut open_reader(&book?)?, Seq(from), Seq(to), json),
         Command::Rollback { to, reason, write } => rollback(&book?, Seq(to), reason, &write, json),
-        Command::Rebuild => crate::views::rebuild(&mut open_book(&book?)?, json),
+        Command::Rebuild => crate::cli::glossary::rebuild(&mut open_book(&book?)?, json),
         Command::Assemble { chapter, chunk, text, prev, dry_run } => {
             let text = read_text(&text, CHUNK)?;
-            crate::chunk_views::assemble(
+            crate::cli::chunks::assemble(
                 &mut if dry_run { open_reader(&book?)? } else { open_book(&book?)? },
                 &reader,
                 chapter,
@@ -92,7 +105,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Replay { receipt, snapshot, chapter, text } => {
             let mut book = open_reader(&book?)?;
             match (receipt, snapshot, chapter, text) {
-                (_, Some(snapshot), Some(chapter), Some(text)) => crate::chunk_views::replay_snapshot(
+                (_, Some(snapshot), Some(chapter), Some(text)) => crate::cli::chunks::replay_snapshot(
                     &mut book,
                     &reader,
                     &snapshot,
@@ -100,21 +113,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     &read_text(&text, CHUNK)?,
                     json,
                 ),
-                (Some(receipt), _, _, _) => crate::chunk_views::replay(&mut book, &reader, &receipt, json),
+                (Some(receipt), _, _, _) => crate::cli::chunks::replay(&mut book, &reader, &receipt, json),
                 _ => Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
             }
         }
-        Command::Audit { chapter } => crate::chunk_views::audit(&mut open_reader(&book?)?, chapter, json),
+        Command::Audit { chapter } => crate::cli::chunks::audit(&mut open_reader(&book?)?, chapter, json),
         Command::Impact { since, term } => {
             let term = term.as_deref().map(|text| record_id("--term", text)).transpose()?;
-            crate::chunk_views::impact(&mut open_reader(&book?)?, since.map(Seq), term, json)
+            crate::cli::chunks::impact(&mut open_reader(&book?)?, since.map(Seq), term, json)
         }
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Import(import) => {
             let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            crate::interchange_views::import(&mut book, &import, now_ms(), json)
+            crate::cli::interchange::import(&mut book, &import, now_ms(), json)
         }
-        Command::Export(export) => crate::interchange_views::export(&mut open_reader(&book?)?, &reader, &export, json),
+        Command::Export(export) => crate::cli::interchange::export(&mut open_reader(&book?)?, &reader, &export, json),
         Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
             let bytes = read_bytes(&file, GLOSSARY_FILE)?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
@@ -124,7 +137,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 options.actor = "import:cast-list".to_owned();
             }
             let imported = book.expect_import(&name, &bytes, format, dry_run, &options)?;
-            crate::views::expect_imported(&imported, dry_run, json);
+            crate::cli::glossary::expect_imported(&imported, dry_run, json);
             Ok(())
         }
         Command::Expect(ExpectCommand::Add { surface, kind, note, write }) => {
@@ -133,13 +146,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Expect(ExpectCommand::Drop { surface, write }) => {
             commit(&book?, &write, vec![Body::ConceptDropped(ConceptDropped { surface })], json)
         }
-        Command::Coverage { chapter } => crate::views::coverage(&mut open_reader(&book?)?, chapter, json),
+        Command::Coverage { chapter } => crate::cli::glossary::coverage(&mut open_reader(&book?)?, chapter, json),
         Command::Profile(ProfileCommand::Check { require }) => {
-            crate::views::profile_check(&mut open_reader(&book?)?, require, json)
+            crate::cli::glossary::profile_check(&mut open_reader(&book?)?, require, json)
         }
         Command::Check(check) => {
             let mut book = if check.dry_run && !check.propose { open_reader(&book?)? } else { open_book(&book?)? };
-            crate::review_views::check(&mut book, &check, json)
+            crate::cli::review::check(&mut book, &check, json)
         }
         Command::Review(review) => {
             let mut book = if matches!(review, ReviewCommand::List { .. } | ReviewCommand::Show { .. }) {
@@ -147,12 +160,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
             } else {
                 open_book(&book?)?
             };
-            crate::review_views::review(&mut book, &review, json)
+            crate::cli::review::review(&mut book, &review, json)
         }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
             let text = read_text(&text, CHUNK)?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            crate::review_views::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
+            crate::cli::review::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
         }
         Command::Term(TermCommand::Put(put)) => {
             let events = term_put(&put)?;
@@ -172,14 +185,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             let written =
                 book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
-            crate::views::submitted(&written.submitted, &written.labels, &warnings, json);
+            crate::cli::glossary::submitted(&written.submitted, &written.labels, &warnings, json);
             Ok(())
         }
         Command::Term(TermCommand::Edit(edit)) => {
             let id = record_id("id", &edit.id)?;
             let changes = term_edit(&edit)?;
             let written = open_book(&book?)?.term_edit(id, &changes, &write_options(&edit.write))?;
-            crate::views::submitted(&written.submitted, &written.labels, &[], json);
+            crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
             Ok(())
         }
         Command::Term(TermCommand::Retire { write, .. })
@@ -191,27 +204,27 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Verify => verify(&book?, json),
         Command::Backup { out, force } => {
             let book = open_reader(&book?)?;
-            crate::archive_views::copied("backup", &book.backup(&out, force)?, json);
+            crate::cli::archive::copied("backup", &book.backup(&out, force)?, json);
             Ok(())
         }
         Command::Restore { backup, force } => {
             let target = book?;
             let copy = Book::restore(&backup, &target.path, force, &mut target.patience())?;
-            crate::archive_views::copied("restored", &copy, json);
+            crate::cli::archive::copied("restored", &copy, json);
             Ok(())
         }
         Command::ExportArchive { out, force } => {
             let mut book = open_reader(&book?)?;
-            crate::archive_views::copied("archive", &book.export_archive(&out, force)?, json);
+            crate::cli::archive::copied("archive", &book.export_archive(&out, force)?, json);
             Ok(())
         }
         Command::ImportArchive { archive } => {
-            crate::archive_views::copied("imported", &Book::import_archive(&archive, &book?.path)?, json);
+            crate::cli::archive::copied("imported", &Book::import_archive(&archive, &book?.path)?, json);
             Ok(())
         }
-        Command::Embed(embed) => crate::embed_views::embed(&book?, &embed, json),
-        Command::Suggest(suggest) => crate::embed_views::suggest(&book?, &suggest, json),
-        Command::Dedupe(dedupe) => crate::embed_views::dedupe(&book?, &dedupe, json),
+        Command::Embed(embed) => crate::cli::embed::embed(&book?, &embed, json),
+        Command::Suggest(suggest) => crate::cli::embed::suggest(&book?, &suggest, json),
+        Command::Dedupe(dedupe) => crate::cli::embed::dedupe(&book?, &dedupe, json),
     }
 }
 
@@ -467,7 +480,7 @@ fn append_batch(
     json: bool,
 ) -> Result<(), Failure> {
     let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
-    crate::views::submitted(&written.submitted, &written.labels, &[], json);
+    crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 
@@ -491,7 +504,7 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
     if !json {
         outln!("created {} with the {name} profile (fold table {})", book.display(), &initialized.table.to_hex()[..16]);
     }
-    crate::views::submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
+    crate::cli::glossary::submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
     Ok(())
 }
 
@@ -510,14 +523,14 @@ fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<()
 
 fn rollback(book: &Target, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
-    crate::views::submitted(&written.submitted, &written.labels, &[], json);
+    crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 
 fn term_show(book: &Target, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
     let versions = open_reader(book)?.term_history(id, as_of.map(Seq))?;
     if json {
-        outln!("{}", crate::json::term_history(id, &versions));
+        outln!("{}", crate::render::json::term_history(id, &versions));
     } else {
         outln!("{id}: {} event(s)", versions.len());
         for event in &versions {
@@ -532,7 +545,7 @@ fn log(book: &Target, from: u64, to: Option<u64>, json: bool) -> Result<(), Fail
         return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
     }
     open_reader(book)?.events(Seq(from), to.map(Seq), |event| {
-        let line = if json { crate::json::event(&event).to_string() } else { output::event_line(&event) };
+        let line = if json { crate::render::json::event(&event).to_string() } else { output::event_line(&event) };
         outln!("{line}");
         // A reader that has gone (`| head`) ends the scan; that is success.
         output::stdout_open()
@@ -545,7 +558,7 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
     match book.verify() {
         Ok(report) => {
             if json {
-                outln!("{}", crate::json::verified(&report));
+                outln!("{}", crate::render::json::verified(&report));
             } else {
                 outln!(
                     "ok: {} events, chain intact; head {} (chain {})",

@@ -7,7 +7,7 @@ use book::interchange::Grouped;
 use book::{Book, ImportOptions, ImportReport};
 use ledger_model::Seq;
 
-use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
+use crate::cli::args::{ExportArgs, ExportFormat, ImportArgs};
 use crate::failure::Failure;
 
 /// How many items of each list the text report shows (`--json` lists all).
@@ -29,7 +29,7 @@ pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: boo
     };
     let report = book.import(&name, &bytes, &options)?;
     if json {
-        outln!("{}", crate::json::import_report(&report, args.dry_run));
+        outln!("{}", crate::render::json::import_report(&report, args.dry_run));
     } else {
         import_text(&report, args.dry_run);
     }
@@ -106,7 +106,7 @@ fn export_profile(book: &mut Book, reader: &projections::Reader, args: &ExportAr
     let export = book.export_profile(reader, args.as_of.map(Seq))?;
     match &args.output {
         Some(path) => write_whole(path, export.text.as_bytes(), Some(book))?,
-        None => crate::output::write_bytes(export.text.as_bytes()),
+        None => crate::render::output::write_bytes(export.text.as_bytes()),
     }
     if json {
         outln!(
@@ -141,10 +141,10 @@ pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, 
     let export = book.export(reader, format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
     match &args.output {
         Some(path) => write_whole(path, &export.bytes, Some(book))?,
-        None => crate::output::write_bytes(&export.bytes),
+        None => crate::render::output::write_bytes(&export.bytes),
     }
     if json {
-        outln!("{}", crate::json::export(&export, args.output.as_deref().and_then(Path::to_str)));
+        outln!("{}", crate::render::json::export(&export, args.output.as_deref().and_then(Path::to_str)));
         return Ok(());
     }
     // The report goes to stderr: stdout may be the file itself.
