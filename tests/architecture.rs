@@ -244,3 +244,91 @@ fn only_projections_knows_the_frozen_layout() {
     }
     assert!(graph.deps["projections"].iter().any(|dep| dep == "rkyv"), "the check above can fail");
 }
+
+/// The application's top-level modules (`src/`), lowest first. A module uses only
+/// modules before it in this list (`crate::X` paths), so there is no import circle
+/// between them and a newcomer reads from the list where an adapter's code may
+/// reach: the pages use the API's reads, the server composes both, the CLI starts
+/// the server and renders what the service answers, and nothing below the CLI
+/// knows argv.
+const MODULES: &[(&str, &str)] = &[
+    ("failure", "exit codes and the failure every adapter reports"),
+    ("input", "bounded reads of files, standard input and NDJSON event lines"),
+    ("render", "the JSON and text forms of the service's answers, and the stdout writer"),
+    ("http", "the /v1 API: routes, auth, problems, the OpenAPI document"),
+    ("ui", "the audit pages, on the API's reads"),
+    ("serve", "the process that serves the API and the pages"),
+    ("cli", "argv, one function per command, --server mode"),
+];
+
+/// The top-level module a file of `src/` belongs to (`None` for `main.rs`, the
+/// root, which declares them all).
+fn module_of(path: &std::path::Path, src: &std::path::Path) -> Option<String> {
+    let relative = path.strip_prefix(src).ok()?;
+    let first = relative.components().next()?.as_os_str().to_string_lossy().into_owned();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_owned();
+    (name != "main").then_some(name)
+}
+
+/// Every `crate::NAME` a text names (in `use` lines, paths and doc links alike).
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (at, _) in text.match_indices("crate::") {
+        // `$crate::` in a macro is the same path.
+        let rest = &text[at + "crate::".len()..];
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            found.insert(name);
+        }
+    }
+    found
+}
+
+/// The uses that break [`MODULES`]'s order: (file, module, the module it names).
+fn upward_uses(files: &[(std::path::PathBuf, String)], src: &std::path::Path) -> Vec<(String, String, String)> {
+    let rank = |name: &str| MODULES.iter().position(|(module, _)| *module == name);
+    let mut broken = Vec::new();
+    for (path, text) in files {
+        let Some(module) = module_of(path, src) else { continue };
+        let Some(own) = rank(&module) else {
+            broken.push((path.display().to_string(), module.clone(), "(not in MODULES)".to_owned()));
+            continue;
+        };
+        for used in crate_paths(text) {
+            match rank(&used) {
+                Some(other) if other > own => broken.push((path.display().to_string(), module.clone(), used)),
+                _ => {}
+            }
+        }
+    }
+    broken
+}
+
+fn rust_files(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            out.push((path, text));
+        }
+    }
+}
+
+#[test]
+fn the_modules_of_the_application_use_only_lower_ones() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files.iter().filter_map(|(path, _)| module_of(path, &src)).collect();
+    let listed: BTreeSet<String> = MODULES.iter().map(|(module, _)| (*module).to_owned()).collect();
+    assert_eq!(modules, listed, "MODULES lists exactly the top-level modules of src/");
+    let broken = upward_uses(&files, &src);
+    assert!(broken.is_empty(), "a module uses one above it in MODULES (file, module, used): {broken:#?}");
+    // The adapters do reach down, so the check can fail: shown on a made-up file.
+    let made_up = vec![(src.join("http/routes.rs"), "use crate::cli::args::Args;".to_owned())];
+    assert_eq!(upward_uses(&made_up, &src), vec![(made_up[0].0.display().to_string(), "http".into(), "cli".into())]);
+    let downward = files.iter().filter(|(path, _)| module_of(path, &src).as_deref() == Some("cli"));
+    assert!(downward.flat_map(|(_, text)| crate_paths(text)).any(|used| used == "render"));
+}

@@ -3,15 +3,12 @@
 
 use std::path::Path;
 
-use book::interchange::Grouped;
-use book::{Book, ImportOptions, ImportReport};
+use book::{Book, ImportOptions};
 use ledger_model::Seq;
 
 use crate::cli::args::{ExportArgs, ExportFormat, ImportArgs};
 use crate::failure::Failure;
-
-/// How many items of each list the text report shows (`--json` lists all).
-const SHOWN: usize = 20;
+use crate::render::{json, print, text};
 
 pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: bool) -> Result<(), Failure> {
     let (name, bytes) = read_bytes(&args.file)?;
@@ -28,71 +25,8 @@ pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: boo
         target_lang: Some(args.target_lang.clone()),
     };
     let report = book.import(&name, &bytes, &options)?;
-    if json {
-        outln!("{}", crate::render::json::import_report(&report, args.dry_run));
-    } else {
-        import_text(&report, args.dry_run);
-    }
+    print(json, || json::import_report(&report, args.dry_run), || text::import_report(&report, args.dry_run));
     Ok(())
-}
-
-fn import_text(report: &ImportReport, dry_run: bool) {
-    let how = if report.detected { "detected" } else { "--format" };
-    outln!(
-        "{} ({}, {how}) as {}: {} imported, {} updated, {} unchanged, {} skipped, {} field(s) lost",
-        report.file,
-        report.format,
-        report.actor,
-        report.imported.len(),
-        report.updated.len(),
-        report.unchanged.len(),
-        report.skipped.len(),
-        report.n_lost()
-    );
-    for placed in report.imported.iter().take(SHOWN) {
-        outln!("  new       {} {} ({})", placed.id, placed.src, placed.at);
-    }
-    more(report.imported.len());
-    for placed in report.updated.iter().take(SHOWN) {
-        outln!("  updated   {} {} ({}): {}", placed.id, placed.src, placed.at, placed.fields.join(", "));
-    }
-    more(report.updated.len());
-    for skipped in report.skipped.iter().take(SHOWN) {
-        outln!("  skipped   {}: {}", skipped.at, skipped.reason);
-    }
-    more(report.skipped.len());
-    lost_text(&report.lost);
-    for notice in &report.notices {
-        match notice.at.first() {
-            Some(first) if notice.at.len() > 1 => {
-                outln!("  note      {} ({first} and {} more)", notice.what, notice.at.len() - 1)
-            }
-            Some(first) => outln!("  note      {} ({first})", notice.what),
-            None => outln!("  note      {}", notice.what),
-        }
-    }
-    let snapshot = report.snapshot;
-    match (report.written, dry_run) {
-        (_, true) => outln!("dry run: {} event(s) would be appended; snapshot would be {snapshot}", report.n_events),
-        (true, false) => outln!("appended {} event(s); head {}; snapshot {snapshot}", report.n_events, report.revision),
-        (false, false) => outln!("no change: every entry is already in the book; head {}", report.revision),
-    }
-}
-
-fn more(n: usize) {
-    if n > SHOWN {
-        outln!("            … and {} more (--json lists all)", n - SHOWN);
-    }
-}
-
-fn lost_text(lost: &[Grouped]) {
-    for group in lost {
-        let places: Vec<String> = group.at.iter().take(5).map(ToString::to_string).collect();
-        let extra = if group.at.len() > 5 { format!(" and {} more", group.at.len() - 5) } else { String::new() };
-        let values =
-            if group.values.is_empty() { String::new() } else { format!("; e.g. {}", group.values.join(", ")) };
-        outln!("  lost      {} ×{} ({}{extra}){values}", group.what, group.at.len(), places.join(", "));
-    }
 }
 
 /// `export --format profile`: the profile's compact form (no chapter gate: every
@@ -108,25 +42,8 @@ fn export_profile(book: &mut Book, reader: &projections::Reader, args: &ExportAr
         Some(path) => write_whole(path, export.text.as_bytes(), Some(book))?,
         None => crate::render::output::write_bytes(export.text.as_bytes()),
     }
-    if json {
-        outln!(
-            "{}",
-            serde_json::json!({
-                "format": "profile",
-                "output": args.output.as_deref().and_then(Path::to_str),
-                "revision": export.revision.0,
-                "snapshot": export.snapshot.to_string(),
-                "n_records": export.n_records,
-            })
-        );
-    } else {
-        errln!(
-            "exported {} record(s) in the profile form at revision {} (snapshot {})",
-            export.n_records,
-            export.revision,
-            export.snapshot
-        );
-    }
+    let output = args.output.as_deref().and_then(Path::to_str);
+    print(json, || json::exported_profile(&export, output), || text::exported_profile(&export));
     Ok(())
 }
 
@@ -143,35 +60,8 @@ pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, 
         Some(path) => write_whole(path, &export.bytes, Some(book))?,
         None => crate::render::output::write_bytes(&export.bytes),
     }
-    if json {
-        outln!("{}", crate::render::json::export(&export, args.output.as_deref().and_then(Path::to_str)));
-        return Ok(());
-    }
-    // The report goes to stderr: stdout may be the file itself.
-    let gate = export.chapter.map_or_else(|| "every chapter".to_owned(), |chapter| format!("chapter {chapter}"));
-    errln!(
-        "exported {} term(s) and {} summary(ies) as {} for {gate} at revision {} (snapshot {})",
-        export.n_terms,
-        export.n_summaries,
-        export.format,
-        export.revision,
-        export.snapshot
-    );
-    if !export.rejected.is_empty() {
-        let ids: Vec<String> = export.rejected.iter().map(ToString::to_string).collect();
-        errln!("  withheld  {} (rejected by an editor)", ids.join(", "));
-    }
-    for group in &export.lost {
-        let places: Vec<String> = group.at.iter().take(5).map(ToString::to_string).collect();
-        let extra = if group.at.len() > 5 { format!(" and {} more", group.at.len() - 5) } else { String::new() };
-        errln!(
-            "  lost      {} ×{} ({}{extra}): {} cannot hold it",
-            group.what,
-            group.at.len(),
-            places.join(", "),
-            export.format
-        );
-    }
+    let output = args.output.as_deref().and_then(Path::to_str);
+    print(json, || json::export(&export, output), || text::exported(&export));
     Ok(())
 }
 

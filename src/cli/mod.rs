@@ -24,8 +24,10 @@ use serde_json::json;
 use crate::cli::args::*;
 use crate::failure::{Failure, Kind};
 use crate::input::{Bound, CHUNK, EVENTS_FILE, GLOSSARY_FILE};
-use crate::render::output;
+use crate::render::{json, output, print, submitted, text};
 
+/// Runs one command line: locally on the book file, or with `--server` against a
+/// running `lorebank serve`.
 pub fn run(args: Args) -> Result<(), Failure> {
     if let Some(party) = &args.party {
         let reads_as_party = matches!(
@@ -39,7 +41,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
     }
     if let Some(server) = &args.server {
-        return crate::cli::remote::run(server, &args);
+        return remote::run(server, &args);
     }
     let json = args.json;
     let wait = args.wait;
@@ -50,95 +52,33 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let single = single_write(&args.command)?;
     let reader = Reader::from_party(args.party.clone());
     match args.command {
-        Command::Serve(serve) => crate::serve::run(crate::serve::Settings {
-            dir: serve.dir,
-            listen: serve.listen,
-            token_file: serve.token_file,
-            max_open_books: serve.max_open_books as usize,
-            max_open_bytes: serve.max_open_bytes,
-            idle_close: serve.idle_close,
-            cluster: serve.cluster.map(|urls| crate::http::cluster::ClusterSettings {
-                urls,
-                library: serve.library,
-                replicas: serve.replicas as usize,
-                seed: serve.seed,
-            }),
-            limits: crate::http::routes::Limits {
-                events_max: serve.events_max as usize,
-                chunks_max: serve.chunks_max as usize,
-                log_page_max: serve.log_page_max,
-                body_bytes_max: serve.body_limit as usize,
-                timeout_s: serve.request_timeout.as_secs_f64().max(0.001),
-            },
-            embed: serve.embed_model.map(|model| suggest::ModelFiles {
-                model,
-                tokenizer: serve.embed_tokenizer,
-                operator_libraries: serve.embed_operator_library,
-            }),
-        }),
-        Command::Openapi => {
-            out!("{}", crate::http::api::document());
-            Ok(())
-        }
+        Command::Serve(serve) => serve_command(serve),
+        Command::Openapi => openapi(),
         Command::Init { profile, write } => init(&book?.path, profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
-            crate::cli::glossary::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
+            glossary::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
         }
-        Command::Snapshot { as_of } => crate::cli::glossary::snapshot(&mut open_reader(&book?)?, as_of.map(Seq), json),
-        Command::Diff { from, to } => crate::cli::glossary::diff(&mut open_reader(&book?)?, Seq(from), Seq(to), json),
+        Command::Snapshot { as_of } => glossary::snapshot(&mut open_reader(&book?)?, as_of.map(Seq), json),
+        Command::Diff { from, to } => glossary::diff(&mut open_reader(&book?)?, Seq(from), Seq(to), json),
         Command::Rollback { to, reason, write } => rollback(&book?, Seq(to), reason, &write, json),
-        Command::Rebuild => crate::cli::glossary::rebuild(&mut open_book(&book?)?, json),
+        Command::Rebuild => glossary::rebuild(&mut open_book(&book?)?, json),
         Command::Assemble { chapter, chunk, text, prev, dry_run } => {
-            let text = read_text(&text, CHUNK)?;
-            crate::cli::chunks::assemble(
-                &mut if dry_run { open_reader(&book?)? } else { open_book(&book?)? },
-                &reader,
-                chapter,
-                &chunk,
-                &text,
-                prev.as_deref(),
-                !dry_run,
-                json,
-            )
+            assemble(&book?, &reader, chapter, &chunk, &text, prev.as_deref(), dry_run, json)
         }
         Command::Replay { receipt, snapshot, chapter, text } => {
-            let mut book = open_reader(&book?)?;
-            match (receipt, snapshot, chapter, text) {
-                (_, Some(snapshot), Some(chapter), Some(text)) => crate::cli::chunks::replay_snapshot(
-                    &mut book,
-                    &reader,
-                    &snapshot,
-                    chapter,
-                    &read_text(&text, CHUNK)?,
-                    json,
-                ),
-                (Some(receipt), _, _, _) => crate::cli::chunks::replay(&mut book, &reader, &receipt, json),
-                _ => Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
-            }
+            replay(&book?, &reader, receipt.as_deref(), snapshot.as_deref(), chapter, text.as_deref(), json)
         }
-        Command::Audit { chapter } => crate::cli::chunks::audit(&mut open_reader(&book?)?, chapter, json),
-        Command::Impact { since, term } => {
-            let term = term.as_deref().map(|text| record_id("--term", text)).transpose()?;
-            crate::cli::chunks::impact(&mut open_reader(&book?)?, since.map(Seq), term, json)
-        }
+        Command::Audit { chapter } => chunks::audit(&mut open_reader(&book?)?, chapter, json),
+        Command::Impact { since, term } => impact(&book?, since, term.as_deref(), json),
         Command::Apply { file, write } => apply(&book?, &file, &write, json),
         Command::Import(import) => {
             let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            crate::cli::interchange::import(&mut book, &import, now_ms(), json)
+            interchange::import(&mut book, &import, now_ms(), json)
         }
-        Command::Export(export) => crate::cli::interchange::export(&mut open_reader(&book?)?, &reader, &export, json),
+        Command::Export(export) => interchange::export(&mut open_reader(&book?)?, &reader, &export, json),
         Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
-            let bytes = read_bytes(&file, GLOSSARY_FILE)?;
-            let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            let name = file.file_name().map_or_else(|| "stdin".to_owned(), |name| name.to_string_lossy().into_owned());
-            let mut options = write_options(&write);
-            if write.actor.is_none() {
-                options.actor = "import:cast-list".to_owned();
-            }
-            let imported = book.expect_import(&name, &bytes, format, dry_run, &options)?;
-            crate::cli::glossary::expect_imported(&imported, dry_run, json);
-            Ok(())
+            expect_import(&book?, &file, format, dry_run, &write, json)
         }
         Command::Expect(ExpectCommand::Add { surface, kind, note, write }) => {
             commit(&book?, &write, vec![Body::ConceptExpected(ConceptExpected { surface, kind, note })], json)
@@ -146,55 +86,26 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Expect(ExpectCommand::Drop { surface, write }) => {
             commit(&book?, &write, vec![Body::ConceptDropped(ConceptDropped { surface })], json)
         }
-        Command::Coverage { chapter } => crate::cli::glossary::coverage(&mut open_reader(&book?)?, chapter, json),
+        Command::Coverage { chapter } => glossary::coverage(&mut open_reader(&book?)?, chapter, json),
         Command::Profile(ProfileCommand::Check { require }) => {
-            crate::cli::glossary::profile_check(&mut open_reader(&book?)?, require, json)
+            glossary::profile_check(&mut open_reader(&book?)?, require, json)
         }
         Command::Check(check) => {
             let mut book = if check.dry_run && !check.propose { open_reader(&book?)? } else { open_book(&book?)? };
-            crate::cli::review::check(&mut book, &check, json)
+            review::check(&mut book, &check, json)
         }
-        Command::Review(review) => {
-            let mut book = if matches!(review, ReviewCommand::List { .. } | ReviewCommand::Show { .. }) {
-                open_reader(&book?)?
-            } else {
-                open_book(&book?)?
-            };
-            crate::cli::review::review(&mut book, &review, json)
+        Command::Review(command) => {
+            let reads = matches!(command, ReviewCommand::List { .. } | ReviewCommand::Show { .. });
+            let mut book = if reads { open_reader(&book?)? } else { open_book(&book?)? };
+            review::review(&mut book, &command, json)
         }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
             let text = read_text(&text, CHUNK)?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            crate::cli::review::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
+            review::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
         }
-        Command::Term(TermCommand::Put(put)) => {
-            let events = term_put(&put)?;
-            let mut book = open_book(&book?)?;
-            let mut warnings = Vec::new();
-            if !put.replace {
-                if let Some(Body::TermPut(new)) = events.first() {
-                    let dropped = book.fields_dropped_by(new)?;
-                    if !dropped.is_empty() {
-                        warnings.push(format!(
-                            "term put replaces {} entirely and drops its {}; `term edit` changes single fields, `--replace` silences this",
-                            new.id,
-                            dropped.join(", ")
-                        ));
-                    }
-                }
-            }
-            let written =
-                book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
-            crate::cli::glossary::submitted(&written.submitted, &written.labels, &warnings, json);
-            Ok(())
-        }
-        Command::Term(TermCommand::Edit(edit)) => {
-            let id = record_id("id", &edit.id)?;
-            let changes = term_edit(&edit)?;
-            let written = open_book(&book?)?.term_edit(id, &changes, &write_options(&edit.write))?;
-            crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
-            Ok(())
-        }
+        Command::Term(TermCommand::Put(put)) => term_put_command(&book?, &put, json),
+        Command::Term(TermCommand::Edit(edit)) => term_edit_command(&book?, &edit, json),
         Command::Term(TermCommand::Retire { write, .. })
         | Command::Alias(AliasCommand::Add { write, .. } | AliasCommand::Remove { write, .. })
         | Command::Summary(SummaryCommand::Put { write, .. } | SummaryCommand::Retire { write, .. }) => {
@@ -203,29 +114,151 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Log { from, to } => log(&book?, from, to, json),
         Command::Verify => verify(&book?, json),
         Command::Backup { out, force } => {
-            let book = open_reader(&book?)?;
-            crate::cli::archive::copied("backup", &book.backup(&out, force)?, json);
+            archive::copied("backup", &open_reader(&book?)?.backup(&out, force)?, json);
             Ok(())
         }
         Command::Restore { backup, force } => {
             let target = book?;
-            let copy = Book::restore(&backup, &target.path, force, &mut target.patience())?;
-            crate::cli::archive::copied("restored", &copy, json);
+            archive::copied("restored", &Book::restore(&backup, &target.path, force, &mut target.patience())?, json);
             Ok(())
         }
         Command::ExportArchive { out, force } => {
-            let mut book = open_reader(&book?)?;
-            crate::cli::archive::copied("archive", &book.export_archive(&out, force)?, json);
+            archive::copied("archive", &open_reader(&book?)?.export_archive(&out, force)?, json);
             Ok(())
         }
         Command::ImportArchive { archive } => {
-            crate::cli::archive::copied("imported", &Book::import_archive(&archive, &book?.path)?, json);
+            archive::copied("imported", &Book::import_archive(&archive, &book?.path)?, json);
             Ok(())
         }
-        Command::Embed(embed) => crate::cli::embed::embed(&book?, &embed, json),
-        Command::Suggest(suggest) => crate::cli::embed::suggest(&book?, &suggest, json),
-        Command::Dedupe(dedupe) => crate::cli::embed::dedupe(&book?, &dedupe, json),
+        Command::Embed(command) => embed::embed(&book?, &command, json),
+        Command::Suggest(suggest) => embed::suggest(&book?, &suggest, json),
+        Command::Dedupe(dedupe) => embed::dedupe(&book?, &dedupe, json),
     }
+}
+
+/// `lorebank serve`: the flags become the server's settings.
+fn serve_command(serve: ServeArgs) -> Result<(), Failure> {
+    crate::serve::run(crate::serve::Settings {
+        dir: serve.dir,
+        listen: serve.listen,
+        token_file: serve.token_file,
+        max_open_books: serve.max_open_books as usize,
+        max_open_bytes: serve.max_open_bytes,
+        idle_close: serve.idle_close,
+        cluster: serve.cluster.map(|urls| crate::http::cluster::ClusterSettings {
+            urls,
+            library: serve.library,
+            replicas: serve.replicas as usize,
+            seed: serve.seed,
+        }),
+        limits: crate::http::routes::Limits {
+            events_max: serve.events_max as usize,
+            chunks_max: serve.chunks_max as usize,
+            log_page_max: serve.log_page_max,
+            body_bytes_max: serve.body_limit as usize,
+            timeout_s: serve.request_timeout.as_secs_f64().max(0.001),
+        },
+        embed: serve.embed_model.map(|model| suggest::ModelFiles {
+            model,
+            tokenizer: serve.embed_tokenizer,
+            operator_libraries: serve.embed_operator_library,
+        }),
+    })
+}
+
+/// `lorebank openapi`: the HTTP API's OpenAPI document.
+fn openapi() -> Result<(), Failure> {
+    out!("{}", crate::http::api::document());
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments, reason = "the arguments of the command")]
+fn assemble(
+    book: &Target,
+    reader: &Reader,
+    chapter: u32,
+    chunk: &str,
+    text: &Path,
+    prev: Option<&str>,
+    dry_run: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let text = read_text(text, CHUNK)?;
+    let mut book = if dry_run { open_reader(book)? } else { open_book(book)? };
+    chunks::assemble(&mut book, reader, chapter, chunk, &text, prev, !dry_run, json)
+}
+
+fn replay(
+    book: &Target,
+    reader: &Reader,
+    receipt: Option<&str>,
+    snapshot: Option<&str>,
+    chapter: Option<u32>,
+    text: Option<&Path>,
+    json: bool,
+) -> Result<(), Failure> {
+    let mut book = open_reader(book)?;
+    match (receipt, snapshot, chapter, text) {
+        (_, Some(snapshot), Some(chapter), Some(text)) => {
+            chunks::replay_snapshot(&mut book, reader, snapshot, chapter, &read_text(text, CHUNK)?, json)
+        }
+        (Some(receipt), _, _, _) => chunks::replay(&mut book, reader, receipt, json),
+        _ => Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
+    }
+}
+
+fn impact(book: &Target, since: Option<u64>, term: Option<&str>, json: bool) -> Result<(), Failure> {
+    let term = term.map(|text| record_id("--term", text)).transpose()?;
+    chunks::impact(&mut open_reader(book)?, since.map(Seq), term, json)
+}
+
+fn expect_import(
+    book: &Target,
+    file: &Path,
+    format: Option<formats::Format>,
+    dry_run: bool,
+    write: &WriteOpts,
+    json: bool,
+) -> Result<(), Failure> {
+    let bytes = read_bytes(file, GLOSSARY_FILE)?;
+    let mut book = if dry_run { open_reader(book)? } else { open_book(book)? };
+    let name = file.file_name().map_or_else(|| "stdin".to_owned(), |name| name.to_string_lossy().into_owned());
+    let mut options = write_options(write);
+    if write.actor.is_none() {
+        options.actor = "import:cast-list".to_owned();
+    }
+    let imported = book.expect_import(&name, &bytes, format, dry_run, &options)?;
+    print(json, || json::expect_imported(&imported, dry_run), || text::expect_imported(&imported, dry_run));
+    Ok(())
+}
+
+fn term_put_command(book: &Target, put: &TermPutArgs, json: bool) -> Result<(), Failure> {
+    let events = term_put(put)?;
+    let mut book = open_book(book)?;
+    let mut warnings = Vec::new();
+    if !put.replace {
+        if let Some(Body::TermPut(new)) = events.first() {
+            let dropped = book.fields_dropped_by(new)?;
+            if !dropped.is_empty() {
+                warnings.push(format!(
+                    "term put replaces {} entirely and drops its {}; `term edit` changes single fields, `--replace` silences this",
+                    new.id,
+                    dropped.join(", ")
+                ));
+            }
+        }
+    }
+    let written = book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
+    submitted(&written.submitted, &written.labels, &warnings, json);
+    Ok(())
+}
+
+fn term_edit_command(book: &Target, edit: &TermEditArgs, json: bool) -> Result<(), Failure> {
+    let id = record_id("id", &edit.id)?;
+    let changes = term_edit(edit)?;
+    let written = open_book(book)?.term_edit(id, &changes, &write_options(&edit.write))?;
+    submitted(&written.submitted, &written.labels, &[], json);
+    Ok(())
 }
 
 /// The event body of a command that appends exactly one body built from its
@@ -480,7 +513,7 @@ fn append_batch(
     json: bool,
 ) -> Result<(), Failure> {
     let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
-    crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
+    submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 
@@ -502,9 +535,9 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
     };
     let initialized = Book::init(book, name, &options)?;
     if !json {
-        outln!("created {} with the {name} profile (fold table {})", book.display(), &initialized.table.to_hex()[..16]);
+        text::initialized(book, name, &initialized);
     }
-    crate::cli::glossary::submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
+    submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
     Ok(())
 }
 
@@ -523,20 +556,13 @@ fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<()
 
 fn rollback(book: &Target, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
-    crate::cli::glossary::submitted(&written.submitted, &written.labels, &[], json);
+    submitted(&written.submitted, &written.labels, &[], json);
     Ok(())
 }
 
 fn term_show(book: &Target, id: RecordId, as_of: Option<u64>, json: bool) -> Result<(), Failure> {
     let versions = open_reader(book)?.term_history(id, as_of.map(Seq))?;
-    if json {
-        outln!("{}", crate::render::json::term_history(id, &versions));
-    } else {
-        outln!("{id}: {} event(s)", versions.len());
-        for event in &versions {
-            outln!("{}", output::event_line(event));
-        }
-    }
+    print(json, || json::term_history(id, &versions), || text::term_history(id, &versions));
     Ok(())
 }
 
@@ -545,7 +571,7 @@ fn log(book: &Target, from: u64, to: Option<u64>, json: bool) -> Result<(), Fail
         return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
     }
     open_reader(book)?.events(Seq(from), to.map(Seq), |event| {
-        let line = if json { crate::render::json::event(&event).to_string() } else { output::event_line(&event) };
+        let line = if json { json::event(&event).to_string() } else { text::event_line(&event) };
         outln!("{line}");
         // A reader that has gone (`| head`) ends the scan; that is success.
         output::stdout_open()
@@ -557,32 +583,7 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
     let mut book = open_reader(book)?;
     match book.verify() {
         Ok(report) => {
-            if json {
-                outln!("{}", crate::render::json::verified(&report));
-            } else {
-                outln!(
-                    "ok: {} events, chain intact; head {} (chain {})",
-                    report.n_events,
-                    report.head.seq,
-                    &report.head.hash.to_hex()[..16]
-                );
-                if report.n_checkpoints_dropped > 0 {
-                    outln!(
-                        "{} of {} checkpoints do not match the log and are ignored (derived data: the next write or `lorebank rebuild` replaces them)",
-                        report.n_checkpoints_dropped,
-                        report.n_checkpoints + report.n_checkpoints_dropped
-                    );
-                } else if report.n_checkpoints > 0 {
-                    outln!("{} checkpoints match the log", report.n_checkpoints);
-                }
-                if report.n_derived_dropped > 0 {
-                    outln!(
-                        "{} of {} derived entries (vectors) fail their checksum and are ignored (derived data: `lorebank embed refresh` recomputes them)",
-                        report.n_derived_dropped,
-                        report.n_derived + report.n_derived_dropped
-                    );
-                }
-            }
+            print(json, || json::verified(&report), || text::verified(&report));
             Ok(())
         }
         Err(error) => {

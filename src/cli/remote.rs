@@ -353,7 +353,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         }
         Command::Review(ReviewCommand::Accept { id, dst, gender, kind, note, term, write }) => {
             let id = record_id("id", id)?;
-            let gender = gender.map(|arg| crate::render::output::word(&crate::cli::gender(arg)));
+            let gender = gender.map(|arg| crate::render::text::word(&crate::cli::gender(arg)));
             let body = json!({
                 "dst": dst, "gender": gender, "kind": kind, "note": note, "term": term,
                 "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,

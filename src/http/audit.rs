@@ -1,4 +1,4 @@
-//! The reads of the audit page (`/ui/`, `crate::ui`) and their JSON twins under
+//! The reads of the audit page (`/ui/`, the `ui` module) and their JSON twins under
 //! `/v1`: each read parses its request and makes one Book call; the JSON handler and
 //! the HTML page both call it, so a page and its twin always show the same result.
 

@@ -7,7 +7,7 @@
 //! one book are group-committed by its ledger's writer thread. docs/http.md is the
 //! reference; `/openapi.json` (committed as docs/openapi.json) the contract. The
 //! process that serves it (`lorebank serve`, with the audit pages beside it) is
-//! `crate::serve`; this module knows nothing of the pages.
+//! the `serve` module; this module knows nothing of the pages.
 
 pub mod api;
 pub mod audit;
@@ -38,7 +38,7 @@ pub fn rss_bytes() -> u64 {
 
 /// The API's routes over `server`: `/openapi.json` and every `/v1` route behind the
 /// auth check. The process around them (timeouts, body limit, fallbacks, the pages)
-/// is `crate::serve::app`.
+/// is `serve::app`.
 pub fn router(server: &Arc<Server>) -> Router<Arc<Server>> {
     let books = Router::new()
         .route("/v1/status", get(routes::status))

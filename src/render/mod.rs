@@ -6,3 +6,21 @@
 
 pub mod json;
 pub mod output;
+pub mod text;
+
+use serde_json::Value;
+
+/// Prints an answer: its JSON form (one line) with `--json`, else its text form.
+pub fn print(json: bool, as_json: impl FnOnce() -> Value, as_text: impl FnOnce()) {
+    if json {
+        outln!("{}", as_json());
+    } else {
+        as_text();
+    }
+}
+
+/// Prints the outcome of a write; `notes` are the caller's warnings, shown with
+/// those of `decide`.
+pub fn submitted(submitted: &book::Submitted, labels: &[String], notes: &[String], json: bool) {
+    print(json, || json::submitted(submitted, notes), || text::submitted(submitted, labels, notes));
+}

@@ -20,7 +20,7 @@ use projections::Provenance;
 use serde_json::Value;
 
 use crate::http::problem::Problem;
-use crate::render::output::{describe, utc, word};
+use crate::render::text::{describe, utc, word};
 
 /// What every page's frame needs: the CSRF token for its forms, and whether the
 /// server has a login to log out of.

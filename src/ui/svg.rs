@@ -226,8 +226,8 @@ pub fn timeline(book: &str, timeline: &Timeline) -> Markup {
                         title {
                             "chapter " (mark.chapter) ", chunk " (mark.chunk_key) ", assembled at r" (mark.revision.0)
                             ": " (disposition)
-                            @if let Some((_, Some(reason))) = mark.hit { " (" (crate::render::output::word(&reason)) ")" }
-                            @if let Some(via) = mark.injected { ", injected (" (crate::render::output::word(&via)) ")" } @else { ", not injected" }
+                            @if let Some((_, Some(reason))) = mark.hit { " (" (crate::render::text::word(&reason)) ")" }
+                            @if let Some(via) = mark.injected { ", injected (" (crate::render::text::word(&via)) ")" } @else { ", not injected" }
                         }
                     }
                 }

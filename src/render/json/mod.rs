@@ -26,7 +26,7 @@ pub fn window(window: Option<Window>) -> Value {
 
 /// A verdict as `verdict:reason`.
 pub fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
-    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::render::output::word(verdict)))
+    verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::render::text::word(verdict)))
 }
 
 /// The outcome of a write; `notes` are the caller's warnings, shown with the ones
@@ -403,7 +403,7 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
             "rules_version": stored.check.rules_version,
             "items": stored.check.items.iter().map(|item| json!({
                 "term": format!("T-{}", item.term),
-                "verdict": crate::render::output::word(&item.verdict),
+                "verdict": crate::render::text::word(&item.verdict),
                 "source_count": item.source_count,
                 "found_count": item.found_count,
                 "agreement": item.agreement.len(),
@@ -596,7 +596,7 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
                 "term": format!("T-{}", item.term),
                 "src": src,
                 "dst": dst,
-                "verdict": crate::render::output::word(&item.verdict),
+                "verdict": crate::render::text::word(&item.verdict),
                 "source_count": item.source_count,
                 "found_count": item.found_count,
                 "review": item.review,
@@ -605,8 +605,8 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
                 "agreement": item.agreement.iter().map(|flag| json!({
                     "word": flag.word,
                     "bytes": span(flag.bytes),
-                    "expected": crate::render::output::word(&flag.expected),
-                    "found": crate::render::output::word(&flag.found),
+                    "expected": crate::render::text::word(&flag.expected),
+                    "found": crate::render::text::word(&flag.found),
                 })).collect::<Vec<_>>(),
                 "generated": { "rule": item.generated.rule, "forms": item.generated.forms },
             })
@@ -931,4 +931,30 @@ pub fn review_queue(queue: &book::queue::ReviewQueue) -> Value {
         })
         .collect();
     json!({ "head": queue.head.0, "items": items })
+}
+
+/// A copy of a book written (backup, restore, archive export or import).
+pub fn copied(copy: &book::Copy) -> Value {
+    json!({
+        "ok": true,
+        "path": copy.path.display().to_string(),
+        "n_events": copy.n_events,
+        "head": copy.head.seq.0,
+        "hash": copy.head.hash.to_hex(),
+        "snapshot": copy.snapshot.to_string(),
+        "n_blobs": copy.n_blobs,
+        "n_documents": copy.n_documents,
+        "n_bytes": copy.n_bytes,
+    })
+}
+
+/// The report of an export in the profile form (`output`: the file it went to).
+pub fn exported_profile(export: &book::governance::ProfileExport, output: Option<&str>) -> Value {
+    json!({
+        "format": "profile",
+        "output": output,
+        "revision": export.revision.0,
+        "snapshot": export.snapshot.to_string(),
+        "n_records": export.n_records,
+    })
 }

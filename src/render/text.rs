@@ -1,0 +1,907 @@
+//! The text forms people read: one function per answer of the book service, each
+//! laying out a typed result on stdout (reports of a file written on stdout's
+//! behalf, on stderr). No book call, no rule: what to say was decided by the
+//! service. The JSON forms of the same answers are `super::json`.
+
+use std::path::Path;
+
+use book::assemble::Disposition;
+use book::check::Checked;
+use book::chunks::{Impacted, Replayed, Staleness};
+use book::interchange::Grouped;
+use book::reads::{Audit, AuditedChunk, Diff, Glossary, Rebuilt, SnapshotInfo};
+use book::review::{ReviewItem, Scanned};
+use book::{Assembled, Copy, ImportReport, Submitted};
+use ledger::Appended;
+use ledger_model::*;
+use projections::{Reader, RecordDiff, State};
+use serde_json::Value;
+
+use super::json;
+
+/// How many items of each list the text report of an import shows (`--json` lists
+/// all).
+const SHOWN: usize = 20;
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for unix milliseconds (proleptic Gregorian, UTC).
+pub fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil-from-days (H. Hinnant), shifted so the era starts on 0000-03-01.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// The documented JSON word of a unit enum value (`approved`, `variant`, `m`),
+/// never its Rust name.
+pub fn word<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(word)) => word,
+        Ok(other) => other.to_string(),
+        Err(error) => format!("<{error}>"),
+    }
+}
+
+/// One line describing what a body does.
+pub fn describe(body: &Body) -> String {
+    match body {
+        Body::TermPut(put) => {
+            let sense = put.sense.as_deref().map(|sense| format!(" ({sense})")).unwrap_or_default();
+            let mut line = format!(
+                "term_put {} {}{} -> {} [{}, {}]",
+                put.id,
+                put.src,
+                sense,
+                put.dst,
+                put.window,
+                word(&put.status)
+            );
+            if let Some(old) = put.supersedes {
+                line.push_str(&format!(" supersedes {old}"));
+            }
+            line
+        }
+        Body::TermRetired(retired) => format!("term_retired {}", retired.id),
+        Body::AliasAdded(alias) => format!("alias_added {} {} ({})", alias.id, alias.surface, word(&alias.kind)),
+        Body::AliasRemoved(alias) => format!("alias_removed {} {}", alias.id, alias.surface),
+        Body::SummaryPut(put) => {
+            let scope = match put.scope {
+                Scope::Chapter(chapter) => format!("chapter {chapter}"),
+                Scope::Arc { from, to } => format!("arc {from}-{to}"),
+                Scope::Book => "book".to_owned(),
+            };
+            let first_line = put.text.lines().next().unwrap_or_default();
+            format!("summary_put {} {scope}: {first_line}", put.id)
+        }
+        Body::SummaryRetired(retired) => format!("summary_retired {}", retired.id),
+        Body::CandidateProposed(candidate) => {
+            let mut line =
+                format!("candidate_proposed {} {} ({})", candidate.id, candidate.surface, word(&candidate.origin));
+            match (candidate.related, candidate.duplicate) {
+                (Some(related), Some(duplicate)) => line.push_str(&format!(" {duplicate} same as {related}")),
+                (Some(related), None) => line.push_str(&format!(" near {related}")),
+                _ => {}
+            }
+            line
+        }
+        Body::DispositionSet(disposition) => {
+            format!("disposition_set {} {} {}", disposition.target, word(&disposition.verdict), disposition.reason)
+        }
+        Body::ConfigSet(config) => format!("config_set profile {}", config.profile.name),
+        Body::RollbackMarker(marker) => format!("rollback_marker to revision {}", marker.to),
+        Body::RulePut(put) => {
+            let first_line = put.text.lines().next().unwrap_or_default();
+            format!("rule_put {} [{}, {}]: {first_line}", put.id, put.window, word(&put.status))
+        }
+        Body::RuleRetired(retired) => format!("rule_retired {}", retired.id),
+        Body::GovernanceSet(governance) => format!(
+            "governance_set policy {}, {} part(ies), {} default(s)",
+            word(&governance.conflict_policy),
+            governance.parties.len(),
+            governance.defaults.len()
+        ),
+        Body::ConceptExpected(concept) => format!("concept_expected {}", concept.surface),
+        Body::ConceptDropped(concept) => format!("concept_dropped {}", concept.surface),
+        Body::EmbeddingModelSet(model) => format!("embedding_model_set {} dim {}", model.name, model.dim),
+    }
+}
+
+/// One event as a line of the log.
+pub fn event_line(event: &Event) -> String {
+    format!(
+        "#{:<5} {}  {}  [{}]  {}",
+        event.seq,
+        utc(event.content.recorded_at_ms),
+        event.content.actor,
+        event.content.source,
+        describe(&event.content.body)
+    )
+}
+
+/// What an append wrote: its events, the head and the chain hash.
+pub fn appended(appended: &Appended) {
+    let n_events = appended.last.0 - appended.first.0 + 1;
+    outln!(
+        "appended {n_events} event(s): {}..={}; head {} (chain {})",
+        appended.first,
+        appended.last,
+        appended.last,
+        &appended.hash.to_hex()[..16]
+    );
+}
+
+/// The outcome of a write: what was appended (or that nothing was), the events
+/// skipped as identical, the warnings (`notes`, the caller's, first; then those of
+/// `decide`) on stderr, and the snapshot.
+pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String]) {
+    let dropped: Vec<&str> =
+        submitted.decision.dropped.iter().map(|index| labels.get(*index).map_or("", String::as_str)).collect();
+    let warnings: Vec<String> =
+        notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
+    let head = submitted.revision.0;
+    match &submitted.appended {
+        Some(appended) => self::appended(appended),
+        None => outln!("no change: every event was identical to the current version; head {head}"),
+    }
+    if !submitted.decision.dropped.is_empty() && submitted.appended.is_some() {
+        let which = dropped.iter().filter(|label| !label.is_empty()).cloned().collect::<Vec<_>>().join(", ");
+        outln!("{} event(s) identical to the current version were skipped {which}", dropped.len());
+    }
+    for warning in &warnings {
+        errln!("warning: {warning}");
+    }
+    outln!("snapshot {}", submitted.snapshot);
+}
+
+/// A book just created: its file, profile and fold table (the write follows).
+pub fn initialized(path: &Path, profile: &str, initialized: &book::Initialized) {
+    outln!("created {} with the {profile} profile (fold table {})", path.display(), &initialized.table.to_hex()[..16]);
+}
+
+/// The glossary a chapter's translator sees (or the whole book's): active terms
+/// with their windows, aliases, verdicts and owners, summaries and rules.
+pub fn glossary(glossary: &Glossary, reader: &Reader, chapter: Option<u32>) {
+    let (state, snapshot) = (&glossary.state, glossary.snapshot);
+    let terms = state.active_terms(chapter);
+    let summaries = state.visible_summaries(chapter);
+    let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
+    let party = reader.party().map(|party| format!(", as {party}")).unwrap_or_default();
+    outln!("revision {}{at}{party}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
+    outln!("{} active term(s)", terms.len());
+    for active in &terms {
+        let put = &active.term.put;
+        let sense = put.sense.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        let mut line =
+            format!("  {:<6} {}{} -> {}  [{}", active.id, put.src, sense, put.dst, window_text(active.window));
+        if put.status != Status::Approved {
+            line.push_str(&format!(", {}", word(&put.status)));
+        }
+        if let Some(by) = active.superseded_by {
+            line.push_str(&format!(", superseded by {by}"));
+        }
+        line.push(']');
+        let aliases: Vec<&str> = active.aliases(chapter).iter().map(|(alias, _)| alias.surface.as_str()).collect();
+        if !aliases.is_empty() {
+            line.push_str(&format!("  aliases: {}", aliases.join(", ")));
+        }
+        if let Some(verdict) = crate::render::json::verdict_text(&active.term.verdict) {
+            line.push_str(&format!("  verdict: {verdict}"));
+        }
+        let governed = state.governed(active.id);
+        if let Some(owner) = governed.owner {
+            let role = governed.owner_role.map(|role| format!(" ({role})")).unwrap_or_default();
+            line.push_str(&format!("  owner: {owner}{role}"));
+        }
+        outln!("{line}");
+        if let Some(note) = &put.note {
+            outln!("         note: {}", note.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    if !summaries.is_empty() {
+        outln!("{} visible summar(ies)", summaries.len());
+        for summary in &summaries {
+            outln!("  {:<6} {}", summary.put.id, summary.put.text.lines().next().unwrap_or_default());
+        }
+    }
+    let rules = state.active_rules(chapter);
+    if !rules.is_empty() {
+        outln!("{} active rule(s)", rules.len());
+        for rule in &rules {
+            let scope: Vec<String> = rule.put.applies_to.iter().map(selector_text).collect();
+            let excluded: Vec<String> = rule.put.does_not_apply_to.iter().flatten().map(selector_text).collect();
+            let excluded = if excluded.is_empty() { String::new() } else { format!("; not {}", excluded.join(", ")) };
+            outln!(
+                "  {:<6} {}  [{}{excluded}; {}]",
+                rule.put.id,
+                rule.put.text.split_whitespace().collect::<Vec<_>>().join(" "),
+                scope.join(", "),
+                window_text(Some(rule.put.window))
+            );
+        }
+    }
+}
+
+/// What an import of expected concepts did.
+pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: bool) {
+    let verb = if dry_run { "would register" } else { "registered" };
+    outln!("{verb} {} expected concept(s); {} already registered", imported.added.len(), imported.unchanged.len());
+    for entry in &imported.added {
+        outln!("  + {} ({})", entry.concept.surface, entry.at);
+    }
+    if let Some(written) = &imported.written {
+        submitted(&written.submitted, &written.labels, &[]);
+    }
+}
+
+/// The profile check: each requirement of each level, and what fails it.
+pub fn profile_report(report: &book::governance::ProfileReport) {
+    outln!("profile level {} at revision {} ({} active record(s))", report.level, report.revision, report.n_records);
+    for requirement in &report.requirements {
+        let need = match requirement.need {
+            book::governance::Need::Must => "MUST",
+            book::governance::Need::Should => "SHOULD",
+        };
+        let state = if requirement.holds() { "ok" } else { "FAILS" };
+        outln!(
+            "  level {} {need:<6} {:<18} {state}  ({} checked) {}",
+            requirement.level,
+            requirement.field,
+            requirement.n_checked,
+            requirement.asks
+        );
+        if !requirement.failing.is_empty() {
+            let ids: Vec<String> = requirement.failing.iter().take(20).map(ToString::to_string).collect();
+            let more = requirement.failing.len().saturating_sub(20);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            outln!("      failing: {}{more}", ids.join(", "));
+        }
+        if requirement.failed_book {
+            outln!("      failing: the book");
+        }
+    }
+}
+
+/// A snapshot ID with its revision and where it was first indexed.
+pub fn snapshot(info: &SnapshotInfo) {
+    let first = info.first_revision.map(|seq| format!("; first indexed at revision {seq}")).unwrap_or_default();
+    outln!("{}  (revision {}{first})", info.snapshot, info.revision);
+}
+
+/// What differs between two revisions, record by record and field by field.
+pub fn diff(diff: &Diff, from: Seq, to: Seq) {
+    let Diff { old, new, records, config } = diff;
+    outln!("diff revision {from} -> {to}: {} record(s) differ", records.len());
+    for record in records {
+        match record {
+            RecordDiff::Added(id) => outln!("+ {id}"),
+            RecordDiff::Removed(id) => outln!("- {id}"),
+            RecordDiff::Changed(id, fields) => {
+                outln!("~ {id}");
+                for change in fields {
+                    let field = change.field;
+                    let (old, new) = (json::field(old, *id, field), json::field(new, *id, field));
+                    outln!("    {field}: {old} -> {new}");
+                }
+            }
+        }
+    }
+    if !config.is_empty() {
+        let as_json = |state: &State| serde_json::to_value(state.config()).unwrap_or(Value::Null);
+        outln!("~ config: {} -> {}", as_json(old), as_json(new));
+    }
+}
+
+/// What a rebuild folded, dropped and wrote.
+pub fn rebuilt(rebuilt: &Rebuilt) {
+    let (id, n_dropped, n_terms, n_patterns) =
+        (rebuilt.snapshot, rebuilt.n_cache_entries_dropped, rebuilt.n_terms, rebuilt.n_patterns);
+    outln!("rebuilt {} events; snapshot {id} (dropped {n_dropped} cache entries)", rebuilt.revision);
+    outln!("frozen projection: {n_terms} active terms, {n_patterns} patterns");
+    outln!("checkpoints: dropped {}, wrote {}", rebuilt.n_checkpoints_dropped, rebuilt.n_checkpoints);
+    if rebuilt.n_derived + rebuilt.n_derived_dropped > 0 {
+        outln!(
+            "derived entries (vectors): {} kept, {} damaged and dropped (`lorebank embed refresh` recomputes them)",
+            rebuilt.n_derived,
+            rebuilt.n_derived_dropped
+        );
+    }
+}
+
+/// A log that verified: its events, head and derived data.
+pub fn verified(report: &ledger::VerifyReport) {
+    outln!(
+        "ok: {} events, chain intact; head {} (chain {})",
+        report.n_events,
+        report.head.seq,
+        &report.head.hash.to_hex()[..16]
+    );
+    if report.n_checkpoints_dropped > 0 {
+        outln!(
+            "{} of {} checkpoints do not match the log and are ignored (derived data: the next write or `lorebank rebuild` replaces them)",
+            report.n_checkpoints_dropped,
+            report.n_checkpoints + report.n_checkpoints_dropped
+        );
+    } else if report.n_checkpoints > 0 {
+        outln!("{} checkpoints match the log", report.n_checkpoints);
+    }
+    if report.n_derived_dropped > 0 {
+        outln!(
+            "{} of {} derived entries (vectors) fail their checksum and are ignored (derived data: `lorebank embed refresh` recomputes them)",
+            report.n_derived_dropped,
+            report.n_derived + report.n_derived_dropped
+        );
+    }
+}
+
+/// Every event about one term, one line each.
+pub fn term_history(id: RecordId, versions: &[Event]) {
+    outln!("{id}: {} event(s)", versions.len());
+    for event in versions {
+        outln!("{}", event_line(event));
+    }
+}
+
+/// An assembled chunk: the context on stdout, the receipt on stderr.
+pub fn assembled(assembled: &Assembled, record: bool) {
+    out!("{}", assembled.assembly.context);
+    let recorded = if record { "receipt" } else { "receipt (not recorded)" };
+    errln!("{recorded} {}", assembled.id);
+}
+
+/// A replayed receipt: the context on stdout, and on stderr that it matched.
+pub fn replayed(replayed: &Replayed) {
+    out!("{}", replayed.context);
+    if replayed.identical {
+        errln!("replay {}: byte-identical to the recorded output", short(&replayed.receipt.id()));
+    }
+}
+
+/// A chapter's audit: every recorded chunk with what it injected and why, and the
+/// cast list's coverage.
+pub fn audit(audit: &Audit, chapter: u32) {
+    outln!("chapter {chapter}: {} recorded chunk(s); head revision {}", audit.chunks.len(), audit.head);
+    for chunk in &audit.chunks {
+        audit_chunk(chunk);
+    }
+    if audit.coverage.n_expected > 0 {
+        outln!("");
+        coverage(&audit.coverage);
+    }
+}
+
+/// The recorded chunks that would get a different context under the head.
+pub fn impact(impacted: &[Impacted]) {
+    outln!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
+    for chunk in impacted {
+        let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
+        outln!(
+            "  chapter {} chunk {:?} (receipt {}): {}",
+            chunk.chapter,
+            chunk.chunk_key,
+            short(&chunk.receipt),
+            terms.join(", ")
+        );
+    }
+}
+
+/// One line naming the copy written (`what`: backup, restored, archive, imported),
+/// its events, head, snapshot ID and size.
+pub fn copied(what: &str, copy: &Copy) {
+    outln!(
+        "{what} {}: {} events, head {} (chain {}), snapshot {}, {} blobs, {} documents, {} bytes; verified",
+        copy.path.display(),
+        copy.n_events,
+        copy.head.seq,
+        &copy.head.hash.to_hex()[..16],
+        copy.snapshot,
+        copy.n_blobs,
+        copy.n_documents,
+        copy.n_bytes
+    );
+}
+
+/// The review queue, one line an item.
+pub fn review_list(items: &[ReviewItem]) {
+    outln!("{} item(s) to review", items.len());
+    for item in items {
+        outln!("  {}", item_line(item));
+    }
+}
+
+/// One review item, with a candidate's evidence.
+pub fn review_item(item: &ReviewItem) {
+    outln!("{}", item_line(item));
+    if let ReviewItem::Candidate { proposed, .. } = item {
+        for line in proposed.evidence.as_deref().unwrap_or("").lines() {
+            outln!("  {line}");
+        }
+    }
+}
+
+/// The report of an export, on stderr (stdout may be the file itself).
+pub fn exported(export: &book::Export) {
+    let gate = export.chapter.map_or_else(|| "every chapter".to_owned(), |chapter| format!("chapter {chapter}"));
+    errln!(
+        "exported {} term(s) and {} summary(ies) as {} for {gate} at revision {} (snapshot {})",
+        export.n_terms,
+        export.n_summaries,
+        export.format,
+        export.revision,
+        export.snapshot
+    );
+    if !export.rejected.is_empty() {
+        let ids: Vec<String> = export.rejected.iter().map(ToString::to_string).collect();
+        errln!("  withheld  {} (rejected by an editor)", ids.join(", "));
+    }
+    for group in &export.lost {
+        let places: Vec<String> = group.at.iter().take(5).map(ToString::to_string).collect();
+        let extra = if group.at.len() > 5 { format!(" and {} more", group.at.len() - 5) } else { String::new() };
+        errln!(
+            "  lost      {} ×{} ({}{extra}): {} cannot hold it",
+            group.what,
+            group.at.len(),
+            places.join(", "),
+            export.format
+        );
+    }
+}
+
+/// The report of an export in the profile form, on stderr.
+pub fn exported_profile(export: &book::governance::ProfileExport) {
+    errln!(
+        "exported {} record(s) in the profile form at revision {} (snapshot {})",
+        export.n_records,
+        export.revision,
+        export.snapshot
+    );
+}
+
+/// The book's embedding model after `embed set-model`, and what it replaced.
+pub fn model_set(set: &suggest::ModelSet, status: &suggest::VectorStatus) {
+    outln!("embedding model {} (id {})", suggest::identity_of(&set.set), &set.id.to_string()[..16]);
+    match (&set.written, &set.replaced) {
+        (None, _) => outln!("no change: the book already has this model"),
+        (Some(written), replaced) => {
+            if let Some(replaced) = replaced {
+                outln!(
+                    "replaces {}: its {} vector entries are stale; `lorebank embed refresh` recomputes them",
+                    replaced.name,
+                    status.n_stale
+                );
+            }
+            submitted(&written.submitted, &written.labels, &[]);
+        }
+    }
+}
+
+/// What `embed refresh` embedded, kept and dropped.
+pub fn refreshed(refreshed: &suggest::Refreshed) {
+    outln!(
+        "refreshed {} terms: {} embedded ({} texts), {} kept; {} stale vector entries dropped",
+        refreshed.n_terms,
+        refreshed.n_embedded,
+        refreshed.n_texts,
+        refreshed.n_kept,
+        refreshed.n_dropped
+    );
+    for skipped in &refreshed.skipped {
+        outln!("  {} {}: no vector ({})", skipped.id, skipped.role.as_str(), skipped.reason);
+    }
+}
+
+/// The book's embedding model and how fresh its vectors are.
+pub fn vector_status(status: &suggest::VectorStatus) {
+    match (&status.model, &status.model_id) {
+        (Some(set), Some(id)) => {
+            outln!("embedding model {} (id {})", suggest::identity_of(set), &id.to_string()[..16]);
+            outln!(
+                "{} active terms: {} with fresh vectors, {} without; {} stale vector entries",
+                status.n_terms,
+                status.n_fresh,
+                status.n_missing,
+                status.n_stale
+            );
+        }
+        _ => outln!("no embedding model: set one with `lorebank embed set-model`"),
+    }
+    outln!("vector set: {} entries, {} bytes", status.n_entries, status.n_bytes);
+}
+
+/// What `suggest` found in a chunk (and with `phrases`, the phrases near a term).
+pub fn suggested(suggested: &suggest::Suggested, phrases: bool, dry_run: bool) {
+    outln!("{} name-like span(s) no term covers", suggested.spans.len());
+    for span in &suggested.spans {
+        let sighting = &span.sighting;
+        let near = match &span.nearest {
+            Some((id, role, text, value)) => format!("near {id} {text} ({}) {}", role.as_str(), score(*value)),
+            None => "no term of the chapter to compare with".to_owned(),
+        };
+        let to = match span.candidate {
+            Some(candidate) => format!(": {candidate}"),
+            None => format!(", below {}", score(suggested.min_score)),
+        };
+        outln!("  {} at chars {}..{}: {near}{to}", sighting.surface, sighting.chars.0, sighting.chars.1);
+    }
+    if phrases {
+        outln!(
+            "{} phrase(s) of {} near a term the chunk does not name, at {} or more",
+            suggested.phrases.len(),
+            suggested.n_phrases,
+            score(suggested.min_score)
+        );
+        for phrase in &suggested.phrases {
+            let (id, role, text, value) = &phrase.nearest;
+            let to = phrase.candidate.map(|candidate| format!(": {candidate}")).unwrap_or_default();
+            outln!(
+                "  {} at chars {}..{}: near {id} {text} ({}) {}{to}",
+                phrase.surface,
+                phrase.chars.0,
+                phrase.chars.1,
+                role.as_str(),
+                score(*value)
+            );
+        }
+    }
+    finish(suggested.proposed.len(), suggested.written.as_ref(), dry_run);
+}
+
+/// The pairs of terms `dedupe` found alike.
+pub fn deduped(deduped: &suggest::Deduped, dry_run: bool) {
+    outln!(
+        "{} pair(s) of {} active terms at {} or more{}",
+        deduped.pairs.len(),
+        deduped.n_terms,
+        score(deduped.min_score),
+        if deduped.n_over_limit > 0 {
+            format!(" ({} more over the limit left out)", deduped.n_over_limit)
+        } else {
+            String::new()
+        }
+    );
+    for pair in &deduped.pairs {
+        outln!(
+            "  {} {} ~ {} {} {} ({} ~ {}){}",
+            pair.first,
+            pair.first_text.1,
+            pair.second,
+            pair.second_text.1,
+            score(pair.score),
+            pair.first_text.0.as_str(),
+            pair.second_text.0.as_str(),
+            pair.candidate.map(|candidate| format!(": {candidate}")).unwrap_or_default()
+        );
+    }
+    finish(deduped.proposed.len(), deduped.written.as_ref(), dry_run);
+}
+
+fn window_text(window: Option<Window>) -> String {
+    window.map_or_else(|| "never (superseded)".to_owned(), |w| w.to_string())
+}
+
+/// A rule's selector as a word: `dialogue`, `kind:character`, `T-3`, `chapters 1-20`.
+fn selector_text(selector: &Selector) -> String {
+    match selector {
+        Selector::Kind(kind) => format!("kind:{kind}"),
+        Selector::Record(id) => id.to_string(),
+        Selector::Chapters(window) => format!("chapters {}", window_text(Some(*window))),
+        Selector::Dialogue => "dialogue".into(),
+        Selector::Narration => "narration".into(),
+    }
+}
+
+/// The coverage report: expected concepts no record covers, occurrences nothing
+/// was injected for.
+pub fn coverage(coverage: &book::governance::Coverage) {
+    outln!(
+        "{} expected concept(s), {} with no record; {} recorded chunk(s) looked at, {} occurrence(s) with nothing injected",
+        coverage.n_expected,
+        coverage.missing.len(),
+        coverage.n_chunks,
+        coverage.uncovered.len()
+    );
+    for missing in &coverage.missing {
+        let kind = missing.concept.kind.as_deref().map(|kind| format!(" ({kind})")).unwrap_or_default();
+        outln!(
+            "  missing   {}{kind}: no record covers it (expected by {} from {})",
+            missing.concept.surface,
+            missing.put_by.actor,
+            missing.put_by.source
+        );
+    }
+    for uncovered in &coverage.uncovered {
+        let why = match uncovered.covered_by {
+            Some(id) => format!("{id} covers it but was not injected"),
+            None => "no record covers it".to_owned(),
+        };
+        outln!(
+            "  uncovered chapter {} chunk {:?} chars {}..{}: {:?}, {why}",
+            uncovered.chapter,
+            uncovered.chunk_key,
+            uncovered.chars.0,
+            uncovered.chars.1,
+            uncovered.text
+        );
+    }
+}
+
+fn short(id: &Hash32) -> String {
+    id.to_hex()[..16].to_owned()
+}
+
+fn audit_chunk(chunk: &AuditedChunk) {
+    let (id, receipt) = (chunk.id, &chunk.receipt);
+    let party = receipt.party.as_deref().map(|party| format!("  for {party}")).unwrap_or_default();
+    outln!(
+        "\nchunk {:?}  receipt {}  revision {}  snapshot {}{party}",
+        receipt.chunk_key,
+        short(&id),
+        receipt.revision,
+        short(&receipt.snapshot)
+    );
+    for audited in &chunk.injected {
+        let entry = &audited.entry;
+        let stale_text = match audited.stale {
+            Staleness::Current => "current".to_owned(),
+            Staleness::Revised(seq) => format!("STALE: revised at revision {seq}"),
+            Staleness::Retired => "STALE: retired".to_owned(),
+        };
+        let via = word(&entry.via);
+        let unverified = if entry.unverified { " [unverified]" } else { "" };
+        let owner = audited.owner.as_deref().map(|owner| format!("; ask {owner}")).unwrap_or_default();
+        outln!(
+            "  + T-{:<4} {} -> {}{unverified}  ({via}; event {} by {} from {} at {}{owner})  {stale_text}",
+            entry.term,
+            audited.src,
+            audited.dst,
+            audited.put_by.seq,
+            audited.put_by.actor,
+            audited.put_by.source,
+            utc(audited.put_by.recorded_at_ms)
+        );
+    }
+    for audited in &chunk.rules {
+        let decision = word(&audited.rule.disposition);
+        let reason = audited.rule.reason.map(|reason| format!(", {}", word(&reason))).unwrap_or_default();
+        outln!(
+            "  {} R-{:<4} {}  ({decision}{reason}; event {} by {} from {})",
+            if audited.rule.disposition == Disposition::Rejected { "-" } else { "+" },
+            audited.rule.rule,
+            audited.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            audited.put_by.seq,
+            audited.put_by.actor,
+            audited.put_by.source
+        );
+    }
+    for hit in &chunk.rejected {
+        // The reason code as in JSON and docs/assembly.md (`spoiler_window`).
+        let reason = word(&hit.reason);
+        outln!("  - T-{:<4} {:?} at chars {}..{}: rejected, {reason}", hit.term, hit.text, hit.chars.0, hit.chars.1);
+    }
+    for term in &receipt.evicted {
+        outln!("  - T-{term:<4} evicted by the token budget");
+    }
+    for (id, stored) in &chunk.checks {
+        let items: Vec<String> = stored
+            .check
+            .items
+            .iter()
+            .map(|item| {
+                let gender = if item.agreement.is_empty() { "" } else { ", gender flag" };
+                format!("T-{} {} {}/{}{gender}", item.term, word(&item.verdict), item.found_count, item.source_count)
+            })
+            .collect();
+        outln!(
+            "  check {} of translation {}: {}",
+            short(id),
+            short(&stored.translation_hash),
+            if items.is_empty() { "no terms to check".to_owned() } else { items.join("; ") }
+        );
+    }
+}
+
+/// A post-check of a translation, term by term.
+pub fn checked(checked: &Checked, stored: bool) {
+    let check = &checked.stored.check;
+    outln!(
+        "check {} of receipt {} (rules {}): {}",
+        &checked.id.to_hex()[..16],
+        &checked.stored.receipt.to_hex()[..16],
+        check.rules_version,
+        if checked.failed() { "problems found" } else { "every term rendered" }
+    );
+    for item in &check.items {
+        let (src, dst) = checked
+            .surfaces
+            .iter()
+            .find(|(term, ..)| *term == item.term)
+            .map(|(_, src, dst)| (src.as_str(), dst.as_str()))
+            .unwrap_or(("?", "?"));
+        let verdict = word(&item.verdict);
+        let review = if item.review { " [review]" } else { "" };
+        outln!(
+            "  T-{} {src} → {dst}: {verdict}, {} of {} in the translation{review}",
+            item.term,
+            item.found_count,
+            item.source_count
+        );
+        for found in &item.found {
+            let how = if found.declared { "declared" } else { "generated" };
+            outln!("      found {:?} at bytes {}..{} ({how})", found.form, found.bytes.0, found.bytes.1);
+        }
+        for wrong in &item.wrong {
+            outln!("      T-{}'s rendering at bytes {}..{}", wrong.term, wrong.bytes.0, wrong.bytes.1);
+        }
+        for flag in &item.agreement {
+            outln!(
+                "      gender: {:?} at bytes {}..{} agrees with {}, the rendering is {}",
+                flag.word,
+                flag.bytes.0,
+                flag.bytes.1,
+                word(&flag.found),
+                word(&flag.expected)
+            );
+        }
+    }
+    if stored {
+        outln!("stored beside the receipt (translation {})", &checked.stored.translation_hash.to_hex()[..16]);
+    }
+    if let Some(written) = &checked.proposed {
+        submitted(&written.submitted, &written.labels, &[]);
+    }
+}
+
+fn item_line(item: &ReviewItem) -> String {
+    match item {
+        ReviewItem::Candidate { proposed, sightings } => {
+            // Low trust is said on every line it is on, with the score and the term.
+            let low = match (proposed.trust, proposed.score) {
+                (Trust::Low, Some(score)) => format!(", low trust, score {}", embed::Score::from_millionths(score)),
+                (Trust::Low, None) => ", low trust".to_owned(),
+                _ => String::new(),
+            };
+            let related = match (proposed.related, proposed.duplicate) {
+                (Some(related), Some(duplicate)) => format!("; {duplicate} same as {related}?"),
+                (Some(related), None) => format!("; alias of {related}?"),
+                _ => String::new(),
+            };
+            format!(
+                "{} {} (candidate, {}{low}, seen {sightings}×){}{related}",
+                proposed.id,
+                proposed.surface,
+                word(&proposed.origin),
+                proposed.suggested_dst.as_ref().map(|dst| format!(" → {dst}")).unwrap_or_default()
+            )
+        }
+        ReviewItem::Flagged { put, why, owner, owner_role } => {
+            format!("{} {} → {} ({why}){}", put.id, put.src, put.dst, ask(owner, owner_role))
+        }
+        ReviewItem::FlaggedRule { put, why, owner, owner_role } => format!(
+            "{} rule: {} ({why}){}",
+            put.id,
+            put.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            ask(owner, owner_role)
+        ),
+    }
+}
+
+/// `; ask OWNER (ROLE)`, or nothing without an owner.
+fn ask(owner: &Option<String>, role: &Option<String>) -> String {
+    match (owner, role) {
+        (Some(owner), Some(role)) => format!("; ask {owner} ({role})"),
+        (Some(owner), None) => format!("; ask {owner}"),
+        _ => String::new(),
+    }
+}
+
+/// The name-like spans a scan found, and the candidates it proposed.
+pub fn scanned(scanned: &Scanned, dry_run: bool) {
+    outln!("{} name-like span(s) no record covers", scanned.sightings.len());
+    for (sighting, candidate) in &scanned.sightings {
+        let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
+        outln!(
+            "  {}{reading} at chars {}..{} ({}): {candidate}",
+            sighting.surface,
+            sighting.chars.0,
+            sighting.chars.1,
+            format!("{:?}", sighting.cue).to_lowercase()
+        );
+    }
+    match (&scanned.written, dry_run) {
+        (_, true) => outln!("dry run: {} candidate(s) would be proposed or updated", scanned.proposed.len()),
+        (Some(written), false) => submitted(&written.submitted, &written.labels, &[]),
+        (None, false) => outln!("no change: every sighting is already in the candidates' evidence"),
+    }
+}
+
+/// The report of an import: what was placed where, skipped, lost and noted.
+pub fn import_report(report: &ImportReport, dry_run: bool) {
+    let how = if report.detected { "detected" } else { "--format" };
+    outln!(
+        "{} ({}, {how}) as {}: {} imported, {} updated, {} unchanged, {} skipped, {} field(s) lost",
+        report.file,
+        report.format,
+        report.actor,
+        report.imported.len(),
+        report.updated.len(),
+        report.unchanged.len(),
+        report.skipped.len(),
+        report.n_lost()
+    );
+    for placed in report.imported.iter().take(SHOWN) {
+        outln!("  new       {} {} ({})", placed.id, placed.src, placed.at);
+    }
+    more(report.imported.len());
+    for placed in report.updated.iter().take(SHOWN) {
+        outln!("  updated   {} {} ({}): {}", placed.id, placed.src, placed.at, placed.fields.join(", "));
+    }
+    more(report.updated.len());
+    for skipped in report.skipped.iter().take(SHOWN) {
+        outln!("  skipped   {}: {}", skipped.at, skipped.reason);
+    }
+    more(report.skipped.len());
+    lost_text(&report.lost);
+    for notice in &report.notices {
+        match notice.at.first() {
+            Some(first) if notice.at.len() > 1 => {
+                outln!("  note      {} ({first} and {} more)", notice.what, notice.at.len() - 1)
+            }
+            Some(first) => outln!("  note      {} ({first})", notice.what),
+            None => outln!("  note      {}", notice.what),
+        }
+    }
+    let snapshot = report.snapshot;
+    match (report.written, dry_run) {
+        (_, true) => outln!("dry run: {} event(s) would be appended; snapshot would be {snapshot}", report.n_events),
+        (true, false) => outln!("appended {} event(s); head {}; snapshot {snapshot}", report.n_events, report.revision),
+        (false, false) => outln!("no change: every entry is already in the book; head {}", report.revision),
+    }
+}
+
+fn more(n: usize) {
+    if n > SHOWN {
+        outln!("            … and {} more (--json lists all)", n - SHOWN);
+    }
+}
+
+fn lost_text(lost: &[Grouped]) {
+    for group in lost {
+        let places: Vec<String> = group.at.iter().take(5).map(ToString::to_string).collect();
+        let extra = if group.at.len() > 5 { format!(" and {} more", group.at.len() - 5) } else { String::new() };
+        let values =
+            if group.values.is_empty() { String::new() } else { format!("; e.g. {}", group.values.join(", ")) };
+        outln!("  lost      {} ×{} ({}{extra}){values}", group.what, group.at.len(), places.join(", "));
+    }
+}
+
+fn score(millionths: i32) -> String {
+    embed::Score::from_millionths(millionths).to_string()
+}
+
+fn finish(n_proposed: usize, written: Option<&book::Written>, dry_run: bool) {
+    match (written, dry_run) {
+        (_, true) => outln!("dry run: {n_proposed} candidate(s) would be proposed or updated"),
+        (Some(written), false) => submitted(&written.submitted, &written.labels, &[]),
+        (None, false) => outln!("no change: every finding is already a candidate"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc;
+
+    #[test]
+    fn utc_formats_known_instants() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_764_000_000_999), "2025-11-24T16:00:00Z");
+        assert_eq!(utc(4_102_444_799_000), "2099-12-31T23:59:59Z");
+    }
+}
