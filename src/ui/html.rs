@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use book::assemble::{Disposition, Reason};
 use book::chunks::Staleness;
-use book::explain::{ChapterAudit, ExplainedChunk, ExplainedHit};
+use book::explain::{ChapterAudit, ExplainedChunk, ExplainedHit, Outcome};
 use book::overview::Overview;
 use book::preview::RollbackPreview;
 use book::queue::ReviewQueue;
@@ -276,22 +276,19 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
 
 // ----- the chapter audit -----
 
-/// How a hit fared, as a class and words: confirmed, ambiguous (with why), left out
-/// by the budget, blocked as a spoiler, or rejected for another reason.
-fn outcome(hit: &ExplainedHit) -> (&'static str, String, u8) {
-    let reason = hit.hit.reason.map(|reason| word(&reason));
-    match (hit.hit.disposition, hit.injected) {
-        (Disposition::Rejected, _) if hit.hit.reason == Some(Reason::SpoilerWindow) => {
-            ("spoiler", "rejected: spoiler (its window starts later)".into(), 3)
+/// How a hit fared ([`Outcome`], decided by the service) as a class and words.
+fn outcome(hit: &ExplainedHit) -> (&'static str, String) {
+    let reason = hit.hit.reason.map(|reason| word(&reason)).unwrap_or_default();
+    match hit.outcome() {
+        Outcome::Spoiler => ("spoiler", "rejected: spoiler (its window starts later)".into()),
+        Outcome::Rejected => ("rejected", format!("rejected: {reason}")),
+        Outcome::Budget => ("budget", "rejected: budget (did not fit the token budget)".into()),
+        Outcome::Confirmed => ("confirmed", "confirmed".into()),
+        Outcome::Ambiguous if hit.hit.reason == Some(Reason::SenseCollision) => {
+            ("ambiguous", "ambiguous: sense collision".into())
         }
-        (Disposition::Rejected, _) => ("rejected", format!("rejected: {}", reason.unwrap_or_default()), 4),
-        (_, false) if hit.evicted => ("budget", "rejected: budget (did not fit the token budget)".into(), 2),
-        (Disposition::Confirmed, true) => ("confirmed", "confirmed".into(), 0),
-        (Disposition::Ambiguous, true) if hit.hit.reason == Some(Reason::SenseCollision) => {
-            ("ambiguous", "ambiguous: sense collision".into(), 1)
-        }
-        (Disposition::Ambiguous, true) => ("ambiguous", format!("ambiguous: {}", reason.unwrap_or_default()), 1),
-        (_, false) => ("rejected", "not injected".into(), 4),
+        Outcome::Ambiguous => ("ambiguous", format!("ambiguous: {reason}")),
+        Outcome::NotInjected => ("rejected", "not injected".into()),
     }
 }
 
@@ -299,29 +296,9 @@ fn outcome(hit: &ExplainedHit) -> (&'static str, String, u8) {
 /// best-faring record, and a badge per record the span hit.
 fn highlighted(book: &str, chunk: &ExplainedChunk) -> Markup {
     let text = chunk.input.as_str();
-    // Hits of one span (several records share a surface) are shown together.
-    let mut spans: Vec<((usize, usize), Vec<&ExplainedHit>)> = Vec::new();
-    for hit in &chunk.hits {
-        let bytes = (hit.hit.bytes.0 as usize, hit.hit.bytes.1 as usize);
-        match spans.iter_mut().find(|(span, _)| *span == bytes) {
-            Some((_, hits)) => hits.push(hit),
-            None => spans.push((bytes, vec![hit])),
-        }
-    }
-    spans.sort_by_key(|(span, _)| *span);
     let mut pieces: Vec<Markup> = Vec::new();
     let mut at = 0usize;
-    for ((start, end), mut hits) in spans {
-        // A span that does not fit the text is listed in the table, not marked.
-        if start < at
-            || end > text.len()
-            || start >= end
-            || !text.is_char_boundary(start)
-            || !text.is_char_boundary(end)
-        {
-            continue;
-        }
-        hits.sort_by_key(|hit| outcome(hit).2);
+    for ((start, end), hits) in chunk.marked_spans() {
         let class = outcome(hits[0]).0;
         let terms: Vec<String> = hits.iter().map(|hit| format!("T-{}", hit.hit.term)).collect();
         let best = hits[0];
@@ -333,7 +310,7 @@ fn highlighted(book: &str, chunk: &ExplainedChunk) -> Markup {
                 a href=(format!("{}#v{}", term_url(book, term_id(best.hit.term)), best.hit.version)) { (&text[start..end]) }
                 sup.badges {
                     @for hit in &hits {
-                        @let (class, label, _) = outcome(hit);
+                        @let (class, label) = outcome(hit);
                         a class=(format!("badge {class}")) data-term=(format!("T-{}", hit.hit.term)) data-outcome=(class)
                             href=(format!("{}#v{}", term_url(book, term_id(hit.hit.term)), hit.hit.version)) title=(label) {
                             "T-" (hit.hit.term)
@@ -389,7 +366,7 @@ fn chunk_card(book: &str, chunk: &ExplainedChunk) -> Markup {
                     thead { tr { th { "surface" } th { "record" } th { "decision" } th { "version (the event that put it)" } th { "at the head" } } }
                     tbody {
                         @for hit in &chunk.hits {
-                            @let (class, label, _) = outcome(hit);
+                            @let (class, label) = outcome(hit);
                             tr class=(class) data-term=(format!("T-{}", hit.hit.term)) {
                                 td.src lang="zh" { (hit.hit.text) }
                                 td {
