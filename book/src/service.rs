@@ -327,6 +327,26 @@ impl Book {
         Ok(())
     }
 
+    /// One event by its seq, with the head it was read at: invalid for 0, not found
+    /// past the head (a path names a resource that is not there, where a revision
+    /// asked for in a range is out of it).
+    pub fn event(&self, seq: Seq) -> Result<(Event, Seq), BookError> {
+        if seq == Seq::ZERO {
+            return Err(BookError::Invalid("seq: events start at 1".into()));
+        }
+        let head = self.ledger().head()?.seq;
+        let missing = || BookError::NotFound { what: format!("no event {seq}: the head is {head}") };
+        if seq > head {
+            return Err(missing());
+        }
+        let mut found = None;
+        self.events(seq, Some(seq), |event| {
+            found = Some(event);
+            false
+        })?;
+        found.map(|event| (event, head)).ok_or_else(missing)
+    }
+
     /// Opens the book at `path` for writing, after waiting its turn behind the
     /// lorebank processes that have it open or came first (first come, first served;
     /// a writer waits alone). Fails with `OpenError::Busy` when `patience` runs out.

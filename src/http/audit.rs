@@ -37,27 +37,13 @@ pub(crate) async fn timeline(server: Arc<Server>, name: String, id: &str) -> Res
     on_book(server, name, move |open| Ok(open.lock().term_timeline(id)?)).await
 }
 
-/// One event by seq: 400 for 0, 404 past the head.
+/// One event by seq, with the head: 400 for 0, 404 past the head.
 pub(crate) async fn event(server: Arc<Server>, name: String, seq: u64) -> Result<(Event, Seq), Problem> {
-    if seq == 0 {
-        return Err(Problem::invalid("seq: events start at 1").at("seq"));
-    }
     on_book(server, name, move |open| {
-        let book = open.lock();
-        let head = book.ledger().head().map_err(BookError::from)?.seq;
-        // A path names a resource: an event past the head is not there (404), where
-        // a revision asked for in a query is out of range (400).
-        if Seq(seq) > head {
-            return Err(Problem::not_found(format!("no event {seq}: the head is {head}")));
-        }
-        let mut found = None;
-        book.events(Seq(seq), Some(Seq(seq)), |event| {
-            found = Some(event);
-            false
-        })?;
-        found
-            .map(|event| (event, head))
-            .ok_or_else(|| Problem::not_found(format!("no event {seq}: the head is {head}")))
+        open.lock().event(Seq(seq)).map_err(|error| match error {
+            BookError::Invalid(_) => Problem::from(error).at("seq"),
+            error => error.into(),
+        })
     })
     .await
 }
