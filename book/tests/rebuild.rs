@@ -7,28 +7,16 @@ use std::path::Path;
 use book::Book;
 use ledger::{Attachments, Ledger};
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
 use projections::SnapshotId;
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-fn term(number: u32, src: &str, dst: &str) -> Body {
-    Body::TermPut(TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst))
-}
+use test_support::books::{zh_config, zh_table};
+use test_support::records::{event, term};
 
 /// Appends straight to the ledger, without snapshot attachments: the index stays
 /// empty, as after its loss.
 fn unindexed_book(path: &Path) {
     let ledger = Ledger::create(path).unwrap();
-    let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-    let table = Hash32(profile.id().0);
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
-    let blobs = vec![(table, profile.to_bytes())];
+    let config = zh_config(AssemblyConfig::default());
+    let blobs = vec![zh_table().clone()];
     ledger.append_with(&[event(config)], None, Attachments { blobs, snapshot: None, documents: Vec::new() }).unwrap();
     ledger.append(&[event(term(1, "沈照", "Шэнь Чжао")), event(term(2, "雾川", "Мглистая река"))], None).unwrap();
     ledger.append(&[event(term(2, "雾川", "Туманная река"))], None).unwrap();
@@ -64,7 +52,7 @@ fn rebuild_restores_every_batch_end_snapshot_from_the_log() {
 fn long_book(path: &Path) -> u64 {
     let ledger = Ledger::create(path).unwrap();
     let events: Vec<NewEvent> =
-        (1..=6_000u32).map(|n| event(term(1 + n % 700, &format!("词{n}#"), &format!("слово {n}")))).collect();
+        (1..=6_000u32).map(|n| event(term(1 + n % 700, format!("词{n}#"), format!("слово {n}")))).collect();
     for batch in events.chunks(500) {
         ledger.append(batch, None).unwrap();
     }

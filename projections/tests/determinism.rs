@@ -8,17 +8,16 @@
 
 mod support;
 
-use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::freeze;
 use support::glossary;
 use test_support::harness;
+use test_support::profiles::zh_profile;
 
 const CHILD: &str = "LOREBANK_DETERMINISM_CHILD";
 
 fn fingerprint() -> String {
-    let profile: Profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
     let sim = glossary();
-    let frozen = freeze(&sim.state, &profile).unwrap();
+    let frozen = freeze(&sim.state, zh_profile()).unwrap();
     format!(
         "determinism {} {} {}",
         sim.state.snapshot_id(),

@@ -1,14 +1,35 @@
 //! What the tests of more than one crate share, so that no test helper is written
-//! twice: the runner of the `harness = false` targets ([`harness`]: name filters,
-//! `--list`, libtest's `test result:` line that `.ci/run` counts).
+//! twice:
+//!
+//! * [`harness`]: the runner of the `harness = false` targets (name filters, `--list`,
+//!   libtest's `test result:` line that `.ci/run` counts);
+//! * `records` (feature `records`; `records::applied` with `state`): builders of events
+//!   and records, and a state folded from events outside a ledger;
+//! * `profiles` (feature `profiles`): normalization profiles, each built once;
+//! * `books` (feature `book`): a new book with the zh profile, write options;
+//! * `counting` (feature `counting`): the counting allocator of the batch-cost tests.
+//!
+//! Each part that needs a crate of the workspace is behind a feature, so the tests of
+//! a crate build only what they use (the tests of a pure crate never build the book
+//! service, and only those that fold text build OpenCC).
 //!
 //! Dev-only: a crate lists it under `[dev-dependencies]` and never under
-//! `[dependencies]`, so nothing of it reaches a build of lorebank. Integration tests
-//! (`<crate>/tests/*.rs`) may use it; unit tests inside a crate's `src/` may not,
-//! because they would link a second copy of that crate.
+//! `[dependencies]` (`tests/architecture.rs` checks it), so nothing of it reaches a
+//! build of lorebank. Integration tests (`<crate>/tests/*.rs`) may use it, those of the
+//! crates it depends on too, since they link the same library; unit tests inside a
+//! crate's `src/` may not, because they would link a second copy of that crate.
 //!
 //! It holds helpers, never tests: it asserts nothing about the code under test, and
-//! every check stays in the test that makes it.
+//! every check stays in the test that makes it. A helper only one crate's tests use
+//! stays in that crate's `tests/` (its fixtures, its simulated book).
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+#[cfg(feature = "book")]
+pub mod books;
+#[cfg(feature = "counting")]
+pub mod counting;
 pub mod harness;
+#[cfg(feature = "profiles")]
+pub mod profiles;
+#[cfg(feature = "records")]
+pub mod records;
