@@ -13,10 +13,7 @@ use std::process::Command;
 
 use embed::{EmbedError, EmbedOptions, Embedder, Matrix, Pooling};
 use test_support::harness;
-
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
-}
+use test_support::tiny_model::testdata;
 
 /// In the child: try to load the tiny model with the runtime found by the usual rules,
 /// then use the parts that need no runtime.

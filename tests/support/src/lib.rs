@@ -7,7 +7,8 @@
 //!   and records, and a state folded from events outside a ledger;
 //! * `profiles` (feature `profiles`): normalization profiles, each built once;
 //! * `books` (feature `book`): a new book with the zh profile, write options;
-//! * `counting` (feature `counting`): the counting allocator of the batch-cost tests.
+//! * `counting` (feature `counting`): the counting allocator of the batch-cost tests;
+//! * [`tiny_model`]: the files of the tiny embedding model and its oracle.
 //!
 //! Each part that needs a crate of the workspace is behind a feature, so the tests of
 //! a crate build only what they use (the tests of a pure crate never build the book
@@ -33,3 +34,4 @@ pub mod harness;
 pub mod profiles;
 #[cfg(feature = "records")]
 pub mod records;
+pub mod tiny_model;
