@@ -7,6 +7,10 @@
 //!   and records, and a state folded from events outside a ledger;
 //! * `profiles` (feature `profiles`): normalization profiles, each built once;
 //! * `books` (feature `book`): a new book with the zh profile, write options;
+//! * `interchange` (feature `interchange`; its `strategies` with `strategies`): the
+//!   fixtures of glossary files, the values a reader returns and a writer takes, the
+//!   round trips every format keeps, and proptest strategies of the terms a format
+//!   carries;
 //! * `counting` (feature `counting`): the counting allocator of the batch-cost tests;
 //! * [`tiny_model`]: the files of the tiny embedding model and its oracle.
 //!
@@ -30,6 +34,8 @@ pub mod books;
 #[cfg(feature = "counting")]
 pub mod counting;
 pub mod harness;
+#[cfg(feature = "interchange")]
+pub mod interchange;
 #[cfg(feature = "profiles")]
 pub mod profiles;
 #[cfg(feature = "records")]
