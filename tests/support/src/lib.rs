@@ -12,6 +12,8 @@
 //!   round trips every format keeps, and proptest strategies of the terms a format
 //!   carries;
 //! * `counting` (feature `counting`): the counting allocator of the batch-cost tests;
+//! * `matching` (feature `matching`): aho-corasick as an independent leftmost-longest
+//!   engine over a matcher's patterns;
 //! * [`tiny_model`]: the files of the tiny embedding model and its oracle.
 //!
 //! Each part that needs a crate of the workspace is behind a feature, so the tests of
@@ -36,6 +38,8 @@ pub mod counting;
 pub mod harness;
 #[cfg(feature = "interchange")]
 pub mod interchange;
+#[cfg(feature = "matching")]
+pub mod matching;
 #[cfg(feature = "profiles")]
 pub mod profiles;
 #[cfg(feature = "records")]
