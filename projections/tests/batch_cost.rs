@@ -10,12 +10,12 @@ use ledger_model::*;
 use projections::{decide_in_place, Decided, State, Warning};
 use support::env;
 use test_support::counting::{allocated, alone, names};
-use test_support::records::{alias, id, put};
+use test_support::records::{self, alias, id, put};
 
 test_support::count_allocations!();
 
 fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 1_000, actor: "human:test".into(), source: "test".into(), body }
+    NewEvent { recorded_at_ms: 1_000, ..records::event(body) }
 }
 
 /// `state` after `bodies` as one batch, applied in place, and what deciding it said.
