@@ -9,6 +9,7 @@ use ledger::{Attachments, Ledger};
 use ledger_model::*;
 use projections::SnapshotId;
 use test_support::books::{zh_config, zh_table};
+use test_support::damage::flip_near;
 use test_support::records::{event, term};
 
 /// Appends straight to the ledger, without snapshot attachments: the index stays
@@ -87,17 +88,7 @@ fn a_damaged_event_in_a_long_log_fails_the_fold_naming_its_seq() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.lorebank");
     long_book(&path);
-    let mut bytes = std::fs::read(&path).unwrap();
-    let needle = "词4321#".as_bytes();
-    let mut n_flipped = 0;
-    for at in 0..bytes.len() - needle.len() {
-        if &bytes[at..at + needle.len()] == needle {
-            bytes[at + 3] ^= 0x01;
-            n_flipped += 1;
-        }
-    }
-    assert!(n_flipped >= 1);
-    std::fs::write(&path, bytes).unwrap();
+    assert!(flip_near(&path, "词4321#".as_bytes(), 3, 0x01) >= 1);
     let mut book = Book::open(&path).unwrap();
     let error = book.state(None).unwrap_err();
     assert_eq!(error.class(), book::ErrorClass::Corrupt);

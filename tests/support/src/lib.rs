@@ -14,7 +14,9 @@
 //! * `counting` (feature `counting`): the counting allocator of the batch-cost tests;
 //! * `matching` (feature `matching`): aho-corasick as an independent leftmost-longest
 //!   engine over a matcher's patterns;
-//! * [`tiny_model`]: the files of the tiny embedding model and its oracle.
+//! * [`tiny_model`]: the files of the tiny embedding model and its oracle;
+//! * [`search`]: deterministic vectors for the tests and benchmarks of vector search;
+//! * [`damage`]: a bit flipped near every stored copy of a marker in a file.
 //!
 //! Each part that needs a crate of the workspace is behind a feature, so the tests of
 //! a crate build only what they use (the tests of a pure crate never build the book
@@ -37,6 +39,7 @@
 pub mod books;
 #[cfg(feature = "counting")]
 pub mod counting;
+pub mod damage;
 pub mod harness;
 #[cfg(feature = "interchange")]
 pub mod interchange;
@@ -46,4 +49,5 @@ pub mod matching;
 pub mod profiles;
 #[cfg(feature = "records")]
 pub mod records;
+pub mod search;
 pub mod tiny_model;
