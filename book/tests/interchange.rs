@@ -8,20 +8,8 @@ use book::{Book, BookError, ImportOptions};
 use formats::{Fields, Format};
 use ledger_model::*;
 use proptest::prelude::*;
-use test_support::books::zh_book;
+use test_support::books::{import_options, zh_book};
 use test_support::records::term_id;
-
-fn options() -> ImportOptions {
-    ImportOptions {
-        format: None,
-        strict: false,
-        dry_run: false,
-        actor: None,
-        expect_head: None,
-        recorded_at_ms: 0,
-        target_lang: None,
-    }
-}
 
 fn head(book: &mut Book) -> Seq {
     book.state(None).unwrap().revision()
@@ -34,7 +22,7 @@ const GLOSSARY: &str =
 fn an_import_is_one_batch_with_the_tool_as_actor_and_the_line_as_source() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
-    let report = book.import("dict/项目GPT字典.txt", GLOSSARY.as_bytes(), &options()).unwrap();
+    let report = book.import("dict/项目GPT字典.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
     assert_eq!(report.format, Format::GalTransl);
     assert!(report.detected && report.written);
     let imported: Vec<(String, String, String)> = report
@@ -79,8 +67,8 @@ fn an_import_is_one_batch_with_the_tool_as_actor_and_the_line_as_source() {
 fn importing_the_same_file_twice_appends_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
-    let first = book.import("g.txt", GLOSSARY.as_bytes(), &options()).unwrap();
-    let second = book.import("g.txt", GLOSSARY.as_bytes(), &options()).unwrap();
+    let first = book.import("g.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
+    let second = book.import("g.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
     assert!(!second.written);
     assert_eq!((second.imported.len(), second.updated.len(), second.unchanged.len()), (0, 0, 4));
     assert_eq!((second.revision, second.snapshot), (first.revision, first.snapshot));
@@ -103,7 +91,7 @@ fn a_reimport_of_an_edited_file_updates_the_record_and_keeps_the_fields_the_form
     let mut book = zh_book(&dir.path().join("b.lorebank"), vec![Body::TermPut(put.clone()), alias]);
     // 萧炎 folds to the record's 蕭炎 (zh profile); 炎帝 is its alias.
     let edited = "萧炎\tСяо Янь\tглавный герой\n炎帝\tСяо Янь\n新人\tНовичок\n";
-    let report = book.import("g.txt", edited.as_bytes(), &options()).unwrap();
+    let report = book.import("g.txt", edited.as_bytes(), &import_options()).unwrap();
     assert_eq!(report.updated.len(), 1);
     assert_eq!((report.updated[0].id, report.updated[0].fields.clone()), (term_id(7), vec!["note"]));
     assert_eq!(report.unchanged.iter().map(|placed| placed.id).collect::<Vec<_>>(), [term_id(7)]);
@@ -130,7 +118,7 @@ fn an_alias_line_with_another_rendering_is_skipped_with_the_reason() {
         vec![Body::TermPut(TermPut::new(term_id(1), "萧炎", "Сяо Янь")), alias],
     );
     let before = head(&mut book);
-    let report = book.import("g.txt", "炎帝\tИмператор Пламени\n".as_bytes(), &options()).unwrap();
+    let report = book.import("g.txt", "炎帝\tИмператор Пламени\n".as_bytes(), &import_options()).unwrap();
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(
         report.skipped[0].reason,
@@ -144,7 +132,7 @@ fn strict_refuses_any_loss_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     let file = "萧炎\tСяо Янь\t\tлишняя колонка\n药老\t\n";
-    let strict = ImportOptions { strict: true, ..options() };
+    let strict = ImportOptions { strict: true, ..import_options() };
     let error = book.import("g.txt", file.as_bytes(), &strict).unwrap_err();
     assert!(matches!(error, BookError::Invalid(_)), "{error:?}");
     assert_eq!(
@@ -154,7 +142,7 @@ fn strict_refuses_any_loss_and_writes_nothing() {
     );
     assert_eq!(head(&mut book), Seq(1));
     // Without --strict the same file imports, and the report says what was lost.
-    let report = book.import("g.txt", file.as_bytes(), &options()).unwrap();
+    let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
     assert_eq!((report.imported.len(), report.skipped.len(), report.n_lost()), (1, 1, 1));
     assert_eq!(report.lost[0].what, "column 4");
     assert_eq!(report.lost[0].values, ["лишняя колонка"]);
@@ -164,10 +152,10 @@ fn strict_refuses_any_loss_and_writes_nothing() {
 fn a_dry_run_writes_nothing_and_predicts_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
-    let dry = book.import("g.txt", GLOSSARY.as_bytes(), &ImportOptions { dry_run: true, ..options() }).unwrap();
+    let dry = book.import("g.txt", GLOSSARY.as_bytes(), &ImportOptions { dry_run: true, ..import_options() }).unwrap();
     assert!(!dry.written);
     assert_eq!(head(&mut book), Seq(1));
-    let real = book.import("g.txt", GLOSSARY.as_bytes(), &options()).unwrap();
+    let real = book.import("g.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
     assert_eq!((dry.n_events, dry.snapshot), (real.n_events, real.snapshot));
 }
 
@@ -194,12 +182,12 @@ fn bad_files_are_refused_naming_file_place_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     for (name, bytes, expected) in cases {
-        let error = book.import(name, bytes, &options()).unwrap_err();
+        let error = book.import(name, bytes, &import_options()).unwrap_err();
         assert_eq!(error.to_string(), *expected, "{name}: {:?}", String::from_utf8_lossy(bytes));
         assert_eq!(error.class(), book::ErrorClass::Invalid);
     }
     // Keys the book's rules refuse are named by the file's line.
-    let error = book.import("g.txt", "萧炎\tСяо Янь\n《》\tкавычки\n".as_bytes(), &options()).unwrap_err();
+    let error = book.import("g.txt", "萧炎\tСяо Янь\n《》\tкавычки\n".as_bytes(), &import_options()).unwrap_err();
     let message = error.to_string();
     assert!(message.starts_with("g.txt line 2: "), "{message}");
     assert!(message.contains("《》"), "{message}");
@@ -212,7 +200,7 @@ fn a_file_over_the_batch_limit_is_refused_whole_with_advice() {
     let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     let n = limits::BATCH_EVENTS_MAX + 1;
     let file: String = (0..n).map(|line| format!("词{line}\tПеревод {line}\n")).collect();
-    let error = book.import("huge.txt", file.as_bytes(), &options()).unwrap_err();
+    let error = book.import("huge.txt", file.as_bytes(), &import_options()).unwrap_err();
     assert_eq!(
         error.to_string(),
         format!(
@@ -319,7 +307,7 @@ fn an_export_at_a_past_revision_is_the_glossary_of_that_revision() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = gated_book(&dir.path().join("b.lorebank"));
     let revision = head(&mut book);
-    book.import("g.txt", "萧炎\tСяо Янь-2\n".as_bytes(), &options()).unwrap();
+    book.import("g.txt", "萧炎\tСяо Янь-2\n".as_bytes(), &import_options()).unwrap();
     let past = book.export(&book::Reader::Full, Format::SakuraText, Some(1), Some(revision), None).unwrap();
     let now = book.export(&book::Reader::Full, Format::SakuraText, Some(1), None, None).unwrap();
     assert_eq!(String::from_utf8(past.bytes).unwrap(), "萧炎->Сяо Янь\n炎子->Сяо Янь\n云岚宗->Секта Юньлань\n");
@@ -431,7 +419,7 @@ fn round_trip(format: Format, bodies: Vec<Body>) -> Result<(), TestCaseError> {
     prop_assert!(export.lost.is_empty(), "{format}: lost {:?}", export.lost);
     let mut copy = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     let name = format!("glossary.{}", format.extension());
-    let options = ImportOptions { format: Some(format), ..options() };
+    let options = ImportOptions { format: Some(format), ..import_options() };
     let report = copy.import(&name, &export.bytes, &options).unwrap();
     prop_assert!(
         report.skipped.is_empty() && report.lost.is_empty(),

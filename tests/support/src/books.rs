@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use crate::profiles::zh_profile;
 use crate::records::event;
-use book::{Book, WriteOptions};
+use book::{Book, ImportOptions, WriteOptions};
 use ledger::Ledger;
 use ledger_model::{AssemblyConfig, Body, ConfigSet, Hash32, NewEvent, ProfileRef, Seq};
 
@@ -51,4 +51,18 @@ pub fn init_book(path: &Path, profile: &str) -> Book {
         WriteOptions { actor: "human:test".into(), source: Some("test".into()), expect_head: None, recorded_at_ms: 0 };
     Book::init(path, profile, &write).unwrap();
     Book::open(path).unwrap()
+}
+
+/// The options of a plain import: the format detected, nothing strict, written, by
+/// the tool's own actor, recorded at 0 ms.
+pub fn import_options() -> ImportOptions {
+    ImportOptions {
+        format: None,
+        strict: false,
+        dry_run: false,
+        actor: None,
+        expect_head: None,
+        recorded_at_ms: 0,
+        target_lang: None,
+    }
 }
