@@ -36,7 +36,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "cluster",
         ],
     ),
+    // Dev-only: the helpers the tests of several crates share. Every crate may list it
+    // under [dev-dependencies]; none may depend on it (DEV_ONLY).
+    ("test-support", &["ledger-model", "ledger", "projections", "matcher", "book", "formats"]),
 ];
+
+/// Crates that are only ever dev-dependencies: no crate, itself included, has one in
+/// its normal dependency closure.
+const DEV_ONLY: &[&str] = &["test-support"];
 
 /// The tiers of the workspace, lowest first, each with the folders its crates live in.
 /// A crate depends only on crates of its own tier or a lower one, and where a crate
@@ -54,6 +61,9 @@ const TIERS: &[(&str, &[&str])] = &[
     ("service", &["book", "book/suggest", "cluster"]),
     // Adapters: argv, HTTP, pages; they parse, call the service and render.
     ("adapters", &["."]),
+    // Dev-only, above every tier: the helpers tests share may reach any crate, and no
+    // crate may depend on them (a test's [dev-dependencies] may).
+    ("dev-only", &["tests/support"]),
 ];
 
 /// Crates that must not appear anywhere in a crate's normal dependency closure.
@@ -100,6 +110,8 @@ struct Graph {
     /// Each workspace crate's folder, relative to the workspace root (`.` for the root).
     folders: BTreeMap<String, String>,
     deps: BTreeMap<String, Vec<String>>,
+    /// Each crate's dev-dependencies (only), by name.
+    dev_deps: BTreeMap<String, Vec<String>>,
     workspace: BTreeSet<String>,
 }
 
@@ -138,17 +150,27 @@ fn graph() -> Graph {
         })
         .collect();
     let mut deps = BTreeMap::new();
+    let mut dev_deps = BTreeMap::new();
     for node in metadata["resolve"]["nodes"].as_array().unwrap() {
-        let normal: Vec<String> = node["deps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|dep| dep["dep_kinds"].as_array().unwrap().iter().any(|kind| kind["kind"].is_null()))
-            .map(|dep| names[dep["pkg"].as_str().unwrap()].clone())
-            .collect();
-        deps.insert(names[node["id"].as_str().unwrap()].clone(), normal);
+        let of_kind = |kind: &str| -> Vec<String> {
+            node["deps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|dep| {
+                    dep["dep_kinds"].as_array().unwrap().iter().any(|dep_kind| match dep_kind["kind"].as_str() {
+                        None => kind == "normal",
+                        Some(name) => name == kind,
+                    })
+                })
+                .map(|dep| names[dep["pkg"].as_str().unwrap()].clone())
+                .collect()
+        };
+        let name = names[node["id"].as_str().unwrap()].clone();
+        deps.insert(name.clone(), of_kind("normal"));
+        dev_deps.insert(name, of_kind("dev"));
     }
-    Graph { names, folders, deps, workspace }
+    Graph { names, folders, deps, dev_deps, workspace }
 }
 
 fn closure(graph: &Graph, root: &str) -> BTreeSet<String> {
@@ -211,6 +233,20 @@ fn the_folder_of_a_crate_says_its_tier_and_no_crate_depends_upward() {
     assert!(edges > 10, "only {edges} edges cross tiers");
     assert_eq!(tier_of(&graph.folders["book"]), 2);
     assert!(graph.deps["lorebank"].iter().any(|dep| dep == "book"));
+    // A dev-only crate sits above every tier, so the rule above already keeps it out of
+    // every crate's normal dependencies; say so by name, and through the closure.
+    for dev_only in DEV_ONLY {
+        assert_eq!(TIERS[tier_of(&graph.folders[*dev_only])].0, "dev-only");
+        for name in &graph.workspace {
+            assert!(
+                !graph.deps[name].iter().any(|dep| dep == dev_only),
+                "{name} depends on {dev_only}, which is dev-only: list it under [dev-dependencies]"
+            );
+            assert!(!closure(&graph, name).contains(*dev_only), "{dev_only} is in the dependency closure of {name}");
+        }
+        // Tests do use it, so the check can fail.
+        assert!(graph.dev_deps.values().flatten().any(|dep| dep == dev_only), "no crate dev-depends on {dev_only}");
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use common::Book;
 use serde_json::Value;
+use test_support::damage::flip_near;
 
 const XIAO_YAN: &[&str] =
     &["term", "put", "--id", "T-1", "--src", "萧炎", "--dst", "Сяо Янь", "--gender", "m", "--decl", "Сяо Яня,Сяо Яню"];
@@ -115,15 +116,7 @@ fn apply_is_one_atomic_batch_and_reports_the_bad_line() {
 }
 
 fn flip_marker(path: &Path, marker: &str) {
-    let mut bytes = std::fs::read(path).unwrap();
-    let needle = marker.as_bytes();
-    let positions: Vec<usize> =
-        bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
-    assert!(!positions.is_empty(), "marker {marker} not in the file");
-    for position in positions {
-        bytes[position] ^= 0x01;
-    }
-    std::fs::write(path, bytes).unwrap();
+    assert!(flip_near(path, marker.as_bytes(), 0, 0x01) > 0, "marker {marker} not in the file");
 }
 
 #[test]

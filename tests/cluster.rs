@@ -40,6 +40,7 @@ use ledger_model::record::{seal_in_batch, SCHEMA_CURRENT};
 use ledger_model::{Body, Hash32, NewEvent, Seq};
 use serde_json::{json, Value};
 use serve::{try_request, Server};
+use test_support::harness::Harness;
 
 const STREAM: &str = "lorebank-main";
 
@@ -382,36 +383,14 @@ fn main() {
         ("a_fresh_node_materializes_the_books", a_fresh_node_materializes_the_books),
         ("a_killed_nats_server_loses_nothing", a_killed_nats_server_loses_nothing),
     ];
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list") {
-        for (name, _) in phases {
-            println!("{name}: test");
-        }
-        return;
-    }
     // The phases share one cluster and build on each other: a filter naming any of
     // them runs them all; one naming none runs none.
-    let mut filters = Vec::new();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--skip" | "--test-threads" | "--format" | "--color" | "--logfile" => {
-                rest.next();
-            }
-            flag if flag.starts_with('-') => {}
-            filter => filters.push(filter),
-        }
-    }
-    let selected = filters.is_empty() || phases.iter().any(|(name, _)| filters.iter().any(|f| name.contains(*f)));
-    if !selected {
-        println!(
-            "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; {} filtered out",
-            phases.len()
-        );
-        return;
+    let names: Vec<&'static str> = phases.iter().map(|(name, _)| *name).collect();
+    let mut harness = Harness::new(&names).all_or_none(&names);
+    if harness.selected().is_empty() {
+        return harness.finish();
     }
     nats::watchdog(Duration::from_secs(300));
-    println!("running {} tests", phases.len());
     let started = Instant::now();
     let nats = nats::Cluster::start();
     let mut world = World { nats, dirs: Vec::new(), nodes: BTreeMap::new(), receipts: Vec::new() };
@@ -421,16 +400,18 @@ fn main() {
         world.dirs.push(dir);
     }
     for (name, phase) in phases {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| phase(&mut world)));
-        if let Err(payload) = result {
+        harness.run(name, || phase(&mut world));
+        if harness.failed() {
+            // The next phases build on this one: show the logs and stop.
             eprintln!("{}", world.nats.logs());
             for (node, server) in &world.nodes {
                 eprintln!("--- lorebank node {node}:\n{}", server.stderr());
             }
-            std::panic::resume_unwind(payload);
+            break;
         }
-        println!("test {name} ... ok");
     }
     eprintln!("cluster test: {:.1} s", started.elapsed().as_secs_f64());
-    println!("\ntest result: ok. {} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out", phases.len());
+    // Its processes end before `finish` ends a failed run.
+    drop(world);
+    harness.finish();
 }

@@ -9,7 +9,7 @@ mod common;
 #[path = "common/serve.rs"]
 mod serve;
 
-use common::Book;
+use common::{write_file, Book};
 use serde_json::Value;
 
 const GLOSSARY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/wuchuan/glossary.jsonl");
@@ -25,12 +25,6 @@ fn governed_book() -> Book {
     book.ok(&["apply", GOVERNANCE]);
     book.ok(&["term", "edit", "T-4", "--note-release-to", "human:editors", "--source", "review-1"]);
     book
-}
-
-fn file(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 fn note_of(glossary: &Value, id: &str) -> Value {
@@ -68,7 +62,7 @@ fn a_party_reads_the_glossary_exports_and_assembles_without_what_is_not_released
         assert_eq!(std::fs::read_to_string(&out).unwrap().contains(NOTE), leaks, "{party:?}");
     }
     // Assembly for the party is recorded with its party and replays for it only.
-    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let chunk = write_file(dir.path(), "chunk.txt", CHUNK);
     let assembled =
         book.json(&["--party", "tool:pipeline", "assemble", "--chapter", "4", "--chunk", "1", "--text", &chunk]);
     assert_eq!(assembled["party"], "tool:pipeline");
@@ -146,7 +140,7 @@ fn the_cast_list_coverage_profile_check_and_profile_export_of_the_bundled_book()
     // Record chapter 5's second chunk, where 师姐 speaks.
     let chapter_5 =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/wuchuan/chapters/05.txt")).unwrap();
-    let chunk = file(dir.path(), "5-2.txt", chapter_5.split("\n---\n").nth(1).unwrap());
+    let chunk = write_file(dir.path(), "5-2.txt", chapter_5.split("\n---\n").nth(1).unwrap());
     book.ok(&["assemble", "--chapter", "5", "--chunk", "2", "--text", &chunk]);
     let dry = book.json(&["expect", "import", CAST, "--dry-run"]);
     assert_eq!(dry["added"].as_array().unwrap().len(), 3);
@@ -314,7 +308,7 @@ fn a_party_reading_an_older_revision_gets_nothing_the_head_restricts() {
     book.ok(&["apply", GOVERNANCE]);
     let before = book.head().to_string();
     let dir = tempfile::tempdir().unwrap();
-    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let chunk = write_file(dir.path(), "chunk.txt", CHUNK);
     let assembled =
         book.json(&["--party", "tool:pipeline", "assemble", "--chapter", "4", "--chunk", "1", "--text", &chunk]);
     let released = book.json(&["--party", "tool:pipeline", "show", "--chapter", "4"]);

@@ -6,22 +6,16 @@ mod common;
 #[path = "common/serve.rs"]
 mod serve;
 
-use common::Book;
+use common::{write_file, Book};
 use serde_json::Value;
 
 const GLOSSARY: &str = "萧炎\tСяо Янь\t主角\n药老\tЯо Лао\n纳兰嫣然->Налань Яньжань #未婚妻\n";
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
 
 #[test]
 fn import_reports_and_every_event_names_its_line() {
     let book = Book::new();
     let dir = tempfile::tempdir().unwrap();
-    let file = write(dir.path(), "项目GPT字典.txt", GLOSSARY);
+    let file = write_file(dir.path(), "项目GPT字典.txt", GLOSSARY);
     let out = book.ok(&["import", &file]);
     assert!(
         out.contains("项目GPT字典.txt (galtransl, detected) as import:galtransl: 3 imported, 0 updated, 0 unchanged"),
@@ -50,13 +44,13 @@ fn import_reports_and_every_event_names_its_line() {
 fn a_refused_import_exits_2_and_writes_nothing() {
     let book = Book::new();
     let dir = tempfile::tempdir().unwrap();
-    let lossy = write(dir.path(), "g.txt", "萧炎\tСяо Янь\t\t第四列\n药老\t\n");
+    let lossy = write_file(dir.path(), "g.txt", "萧炎\tСяо Янь\t\t第四列\n药老\t\n");
     let error = book.fails(&["import", "--strict", &lossy], 2);
     assert!(
         error.contains("a strict import refuses any loss: 1 entry skipped (first: g.txt line 2: no dst)"),
         "{error}"
     );
-    let bad = write(dir.path(), "d.json", "[{\"src\": \"萧炎\", \"dst\": [1]}]");
+    let bad = write_file(dir.path(), "d.json", "[{\"src\": \"萧炎\", \"dst\": [1]}]");
     let error = book.fails(&["import", &bad], 2);
     assert!(error.contains("d.json: entry 1: field dst: must be a string"), "{error}");
     let error = book.fails(&["import", "--format", "nosuch", &bad], 2);
@@ -139,7 +133,7 @@ fn import_and_export_over_http_and_with_server() {
 
     // The CLI with --server: the same import (nothing new) and export.
     let url = format!("http://{}", server.addr);
-    let file = write(dir.path(), "g.txt", GLOSSARY);
+    let file = write_file(dir.path(), "g.txt", GLOSSARY);
     let output = std::process::Command::new(serve::BIN)
         .args(["--server", &url, "--book", "wuchuan", "import", &file])
         .output()

@@ -4,7 +4,7 @@
 //! byte-identically, the import idempotent across runs and server restarts, and the
 //! server stopped by SIGTERM with exit 0.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -165,23 +165,10 @@ fn fake_endpoint() -> (String, Seen) {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { return };
             let mut reader = BufReader::new(stream);
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let (mut length, mut authorization) = (0, String::new());
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                let (name, value) = line.split_once(':').unwrap();
-                match name.to_ascii_lowercase().as_str() {
-                    "content-length" => length = value.trim().parse().unwrap(),
-                    "authorization" => authorization = value.trim().to_owned(),
-                    _ => {}
-                }
-            }
+            let (request_line, headers) = serve::read_head(&mut reader);
+            let header = |name: &str| headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+            let length = header("content-length").map_or(0, |length| length.parse().unwrap());
+            let authorization = header("authorization").unwrap_or_default();
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
             let path = request_line.split_whitespace().nth(1).unwrap_or("").to_owned();

@@ -18,6 +18,7 @@ use std::process::Command;
 
 use embed::{EmbedOptions, Embedder, Matrix, Pooling};
 use serde_json::Value;
+use test_support::harness::Harness;
 
 /// The directory `scripts/setup.sh --real-model` installs to, under the cache.
 const MODEL_DIR: &str = "lorebank/models/use-multilingual-v3";
@@ -39,44 +40,24 @@ fn main() {
         ),
         ("suggest_proposes_the_record_a_phrase_describes_in_the_bundled_book", suggest_proposes_the_described_record),
     ];
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list") {
-        for (name, _) in tests {
-            println!("{name}: test");
-        }
-        return;
-    }
-    let filters: Vec<&String> = args.iter().filter(|arg| !arg.starts_with('-')).collect();
-    let selected: Vec<&Test> = tests
-        .iter()
-        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())))
-        .collect();
-    let filtered_out = tests.len() - selected.len();
-    println!("running {} tests", selected.len());
+    let names: Vec<&'static str> = tests.iter().map(|(name, _)| *name).collect();
+    let mut harness = Harness::new(&names);
     if std::env::var("LOREBANK_REAL_MODEL").as_deref() != Ok("1") {
         println!(
             "real_model: skipped: set LOREBANK_REAL_MODEL=1 to run these tests on the model \
              `./scripts/setup.sh --real-model` installs in {}",
             model_dir().map_or_else(|| format!("$HOME/.cache/{MODEL_DIR}"), |dir| dir.display().to_string())
         );
-        for (name, _) in &selected {
-            println!("test {name} ... ignored");
+        for (name, _) in tests {
+            harness.ignore(name);
         }
-        println!(
-            "\ntest result: ok. 0 passed; 0 failed; {} ignored; 0 measured; {filtered_out} filtered out",
-            selected.len()
-        );
-        return;
+        return harness.finish();
     }
     let files = Files::installed();
-    for (name, test) in &selected {
-        test(&files);
-        println!("test {name} ... ok");
+    for (name, test) in tests {
+        harness.run(name, || test(&files));
     }
-    println!(
-        "\ntest result: ok. {} passed; 0 failed; 0 ignored; 0 measured; {filtered_out} filtered out",
-        selected.len()
-    );
+    harness.finish();
 }
 
 /// `${XDG_CACHE_HOME:-$HOME/.cache}/lorebank/models/use-multilingual-v3`.

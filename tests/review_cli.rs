@@ -8,7 +8,7 @@ mod common;
 #[path = "common/serve.rs"]
 mod serve;
 
-use common::Book;
+use common::{write_file, Book};
 use serde_json::{json, Value};
 
 const GLOSSARY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/wuchuan/glossary.jsonl");
@@ -20,21 +20,15 @@ fn example_book() -> Book {
     book
 }
 
-fn file(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
-
 #[test]
 fn a_missing_term_is_caught_proposed_reviewed_and_audited() {
     let book = example_book();
     let dir = tempfile::tempdir().unwrap();
-    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let chunk = write_file(dir.path(), "chunk.txt", CHUNK);
     let assembled = book.json(&["assemble", "--chapter", "1", "--chunk", "1", "--text", &chunk]);
     let receipt = assembled["receipt"].as_str().unwrap().to_owned();
     // 长明灯 (T-9, "негасимая лампада") is left out of the translation.
-    let translation = file(dir.path(), "ru.txt", "Шэнь Чжао подошёл к Мглистой реке с фонарём.");
+    let translation = write_file(dir.path(), "ru.txt", "Шэнь Чжао подошёл к Мглистой реке с фонарём.");
     let check = book.json(&["check", "--receipt", &receipt[..12], "--translation", &translation, "--propose"]);
     assert_eq!(check["failed"], true, "{check}");
     let items = check["items"].as_array().unwrap();
@@ -67,7 +61,7 @@ fn a_missing_term_is_caught_proposed_reviewed_and_audited() {
 fn an_unknown_name_is_proposed_accepted_and_then_injected() {
     let book = example_book();
     let dir = tempfile::tempdir().unwrap();
-    let chunk = file(dir.path(), "chunk.txt", CHUNK);
+    let chunk = write_file(dir.path(), "chunk.txt", CHUNK);
     let snapshot = book.json(&["snapshot"])["snapshot"].clone();
     let scanned = book.json(&["scan", "--chapter", "1", "--chunk", "1", "--text", &chunk]);
     let sighting = scanned["sightings"]
@@ -149,8 +143,8 @@ fn new_ids_past_the_largest_record_number_are_an_error_naming_the_kind_and_the_l
     // candidate or term a command numbers itself does not exist.
     let book = example_book();
     let dir = tempfile::tempdir().unwrap();
-    let chunk = file(dir.path(), "chunk.txt", CHUNK);
-    let limits = file(
+    let chunk = write_file(dir.path(), "chunk.txt", CHUNK);
+    let limits = write_file(
         dir.path(),
         "limits.jsonl",
         concat!(
@@ -179,7 +173,7 @@ fn new_ids_past_the_largest_record_number_are_an_error_naming_the_kind_and_the_l
     assert!(err.contains("no free term id is left") && err.contains("T-999999999"), "{err}");
     assert_eq!(book.head(), head, "a refused command wrote");
     // A name the book already has a candidate for needs no new id.
-    let known = file(dir.path(), "known.txt", "他们回到灯宗。灯宗在山上。");
+    let known = write_file(dir.path(), "known.txt", "他们回到灯宗。灯宗在山上。");
     book.ok(&["scan", "--chapter", "1", "--chunk", "2", "--text", &known, "--dry-run"]);
 }
 

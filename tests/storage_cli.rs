@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use ledger::Ledger;
+use test_support::damage::flip_near;
 
 const SNAPSHOTS: &[(u64, &str)] = &[
     (1, "ee3d22b37d2847d9a5a88791f4d6b0bb83b0349e83b2830c9fdce6dd41294a96"),
@@ -56,16 +57,8 @@ impl StoredBook {
 
 /// Flips a byte in the middle of every stored copy of `bytes`.
 fn flip_inside(path: &Path, bytes: &[u8]) {
-    let mut file = std::fs::read(path).unwrap();
     let middle = bytes.len() / 2;
-    let needle = &bytes[middle..middle + 64];
-    let found: Vec<usize> =
-        file.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
-    assert!(!found.is_empty());
-    for at in found {
-        file[at + 10] ^= 0x01;
-    }
-    std::fs::write(path, file).unwrap();
+    assert!(flip_near(path, &bytes[middle..middle + 64], 10, 0x01) > 0);
 }
 
 #[test]
@@ -88,15 +81,7 @@ fn verify_names_a_damaged_fold_table_and_reads_do_not_blame_an_event() {
 fn a_damaged_event_leaves_every_revision_before_it_readable_and_the_error_says_so() {
     let book = StoredBook::new();
     // Event 16 is the last one, the only event that holds this declension form.
-    let mut file = std::fs::read(&book.path).unwrap();
-    let needle = "Туманную реку".as_bytes();
-    let found: Vec<usize> =
-        file.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
-    assert!(!found.is_empty());
-    for at in found {
-        file[at + 3] ^= 0x01;
-    }
-    std::fs::write(&book.path, file).unwrap();
+    assert!(flip_near(&book.path, "Туманную реку".as_bytes(), 3, 0x01) > 0);
     let (_, err) = book.exits(&["show"], 3);
     assert!(err.contains("event 16 is corrupted"), "{err}");
     assert!(err.contains("revisions before 16 still read (`--as-of 15`"), "{err}");

@@ -35,7 +35,7 @@ fn main() {
         ("a_wait_that_runs_out_names_the_book_and_how_long", a_wait_that_runs_out_names_the_book_and_how_long),
         ("without_lock_files_a_book_is_still_read_and_written", without_lock_files_a_book_is_still_read_and_written),
     ];
-    run(tests);
+    test_support::harness::run(tests);
 }
 
 /// Child side: hold a turn at the book until stdin closes.
@@ -287,44 +287,4 @@ fn without_lock_files_a_book_is_still_read_and_written() {
         .filter(|name| name.starts_with("missing"))
         .collect();
     assert!(dir.is_empty(), "{dir:?}");
-}
-
-/// The part of libtest's interface `cargo test` relies on: name filters, `--exact`,
-/// `--list`, and a `test result:` line that totals count.
-fn run(tests: &[(&str, fn())]) {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list") {
-        for (name, _) in tests {
-            println!("{name}: test");
-        }
-        return;
-    }
-    let exact = args.iter().any(|arg| arg == "--exact");
-    let mut filters = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--skip" | "--test-threads" | "--format" | "--color" | "--logfile" => {
-                args.next();
-            }
-            flag if flag.starts_with('-') => {}
-            filter => filters.push(filter),
-        }
-    }
-    let selected: Vec<_> = tests
-        .iter()
-        .filter(|(name, _)| {
-            filters.is_empty() || filters.iter().any(|f| if exact { f == name } else { name.contains(*f) })
-        })
-        .collect();
-    println!("running {} tests", selected.len());
-    for (name, test) in &selected {
-        test();
-        println!("test {name} ... ok");
-    }
-    println!(
-        "\ntest result: ok. {} passed; 0 failed; 0 ignored; 0 measured; {} filtered out",
-        selected.len(),
-        tests.len() - selected.len()
-    );
 }

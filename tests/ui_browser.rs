@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use serve::Server;
+use test_support::harness::Harness;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -49,18 +50,11 @@ fn kill_group(pid: u32) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let name = "the_audit_pages_in_headless_chromium";
-    if args.iter().any(|arg| arg == "--list") {
-        println!("{name}: test");
-        return;
+    let mut harness = Harness::new(&[name]);
+    if harness.selected().is_empty() {
+        return harness.finish();
     }
-    let filters: Vec<&String> = args.iter().filter(|arg| !arg.starts_with('-')).collect();
-    if !filters.is_empty() && !filters.iter().any(|filter| name.contains(filter.as_str())) {
-        println!("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out");
-        return;
-    }
-    println!("running 1 test");
     std::thread::spawn(|| {
         std::thread::sleep(DEADLINE);
         eprintln!("ui_browser: still running after {} s; ending its processes", DEADLINE.as_secs());
@@ -69,10 +63,12 @@ fn main() {
         }
         std::process::exit(1);
     });
-    let started = Instant::now();
-    let n_checks = audit_pages_in_a_browser();
-    println!("test {name} ... ok ({n_checks} checks in {:.1} s)", started.elapsed().as_secs_f64());
-    println!("\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
+    harness.run(name, || {
+        let started = Instant::now();
+        let n_checks = audit_pages_in_a_browser();
+        eprintln!("ui_browser: {n_checks} checks in {:.1} s", started.elapsed().as_secs_f64());
+    });
+    harness.finish();
 }
 
 // ----- a WebDriver client -----

@@ -26,39 +26,16 @@ use std::time::{Duration, Instant};
 use ledger::{Document, Ledger};
 use ledger_model::codec::CONFIG;
 use ledger_model::*;
-use lorebank_bench::{corpus, jieba_words};
+use lorebank_bench::{corpus, event, jieba_words, ranked_term};
 use matcher::{Flavour, ProfileBuilder};
 use projections::frozen::{freeze, Frozen};
 use projections::State;
 use book::assemble::assemble;
 use book::Book;
 
+/// Revision `revision` of the rendering of T-`number`.
 fn term(number: u32, src: &str, revision: u32) -> Body {
-    Body::TermPut(TermPut {
-        id: RecordId::new(RecordKind::Term, number).unwrap(),
-        src: src.to_owned(),
-        sense: None,
-        dst: format!("Термин {number} v{revision}"),
-        kind: Some("term".into()),
-        gender: Some(Gender::Masculine),
-        decl: vec![format!("Термина {number}"), format!("Термину {number}")],
-        speech: None,
-        note: None,
-        window: Window { since: 1 + number % 7, until: None },
-        status: Status::Approved,
-        priority: (number % 5) as i32,
-        constant: false,
-        secondary: None,
-        supersedes: None,
-        owner: None,
-        owner_role: None,
-        release_to: None,
-        note_release_to: None,
-    })
-}
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 1_764_000_000_000, actor: "import:bench".into(), source: "bench".into(), body }
+    Body::TermPut(ranked_term(number, src, format!("Термин {number} v{revision}")))
 }
 
 fn config_event(table: Hash32) -> NewEvent {

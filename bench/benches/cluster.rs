@@ -25,25 +25,19 @@
 //! the number of books (default 10,000); `LOREBANK_BENCH_DIR` where the nodes' files go
 //! (default the system's temporary directory; 10,000 books take about 2 GB there).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
+use lorebank_bench::{binary, start_serve};
 use serde_json::{json, Value};
 
 const N_BIG_EVENTS: usize = 100_000;
 const BIG_BATCH: usize = 1_000;
-
-fn binary() -> PathBuf {
-    match std::env::var_os("LOREBANK_BIN") {
-        Some(path) => PathBuf::from(path),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/lorebank"),
-    }
-}
 
 fn only(part: &str) -> bool {
     std::env::var("LOREBANK_BENCH_ONLY").map_or(true, |only| only.split(',').any(|one| one == part))
@@ -134,31 +128,7 @@ struct Serve {
 
 impl Serve {
     fn start(dir: &Path, extra: &[&str]) -> Serve {
-        let mut child = Command::new(binary())
-            .arg("serve")
-            .arg("--dir")
-            .arg(dir)
-            .args(["--listen", "127.0.0.1:0", "--request-timeout", "120"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        let base = loop {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "lorebank serve exited before listening");
-            if let Some(rest) = line.split_once("listening on ").map(|(_, rest)| rest) {
-                break rest.split_whitespace().next().unwrap().to_owned();
-            }
-            eprint!("serve: {line}");
-        };
-        std::thread::spawn(move || {
-            for line in stderr.lines().map_while(Result::ok) {
-                eprintln!("serve: {line}");
-            }
-        });
+        let (child, base) = start_serve(dir, &[&["--request-timeout", "120"], extra].concat());
         Serve { child, base }
     }
 

@@ -17,50 +17,27 @@
 //! (after `scripts/setup.sh`). `LOREBANK_BIN` overrides the binary;
 //! `LOREBANK_BENCH_SIZES=10000,100000` picks the books.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ledger_model::*;
-use lorebank_bench::{corpus, jieba_words};
+use lorebank_bench::{binary, corpus, event, init_book, jieba_words};
 use book::Book;
 
 const N_TERMS: u32 = 8_000;
 const N_RUNS: usize = 7;
 
-fn binary() -> PathBuf {
-    match std::env::var_os("LOREBANK_BIN") {
-        Some(path) => PathBuf::from(path),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/lorebank"),
-    }
-}
-
+/// T-`number`, rendered one way or, with `alternative`, the other.
 fn term(number: u32, src: &str, alternative: bool) -> Body {
-    let mut put = TermPut::new(
-        RecordId::new(RecordKind::Term, number).unwrap(),
-        src,
-        &if alternative { format!("Термин {number} (иначе)") } else { format!("Термин {number}") },
-    );
-    put.kind = Some("term".into());
-    put.decl = vec![format!("Термина {number}"), format!("Термину {number}")];
-    put.window = Window { since: 1 + number % 7, until: None };
-    Body::TermPut(put)
-}
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 1_764_000_000_000, actor: "import:bench".into(), source: "bench".into(), body }
+    let dst =
+        if alternative { format!("Термин {number} (иначе)") } else { format!("Термин {number}") };
+    Body::TermPut(lorebank_bench::term(number, src, dst))
 }
 
 /// A book of `n_events` events whose final state is the same for every size.
 fn write_book(path: &Path, words: &[String], n_events: u64) {
-    let write = book::WriteOptions {
-        actor: "import:bench".into(),
-        source: Some("bench".into()),
-        expect_head: None,
-        recorded_at_ms: 1_764_000_000_000,
-    };
-    Book::init(path, "zh", &write).unwrap();
-    let mut book = Book::open(path).unwrap();
+    let mut book = init_book(path);
     let mut events: Vec<NewEvent> = Vec::with_capacity(1_000);
     let flush = |events: &mut Vec<NewEvent>, book: &mut Book| {
         if !events.is_empty() {

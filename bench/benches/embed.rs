@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use embed::{Matrix, QuantizedMatrix};
+use test_support::search::noise;
 
 const N_QUERIES: usize = 16;
 const K: usize = 10;
@@ -29,19 +30,6 @@ fn dim() -> usize {
 
 fn n_rows() -> usize {
     std::env::var("LOREBANK_BENCH_ROWS").ok().and_then(|value| value.parse().ok()).unwrap_or(50_000)
-}
-
-/// Deterministic floats in [-1, 1).
-fn noise(seed: u64, n: usize) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
 }
 
 /// The baseline: one query at a time, a scalar loop per row with both norms, every

@@ -32,10 +32,7 @@ use lorebank_bench::{corpus, jieba_words};
 use matcher::{Flavour, ProfileBuilder};
 use book::{Book, Labelled, WriteOptions};
 use suggest::{Model, ModelFiles, ModelOptions, SuggestOptions, VECTORS_SET};
-
-fn testdata(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../embed/testdata").join(name)
-}
+use test_support::tiny_model::testdata;
 
 fn write() -> WriteOptions {
     WriteOptions { actor: "tool:bench".into(), source: None, expect_head: None, recorded_at_ms: 1_764_000_000_000 }

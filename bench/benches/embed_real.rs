@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use embed::{EmbedOptions, Embedder, Pooling};
 use lorebank_bench::corpus;
 use names::{Lang, Scanner};
+use test_support::tiny_model::testdata;
 
 const REPS: usize = 10;
 
@@ -30,10 +31,6 @@ fn model_dir() -> Option<PathBuf> {
         None => PathBuf::from(std::env::var_os("HOME").filter(|value| !value.is_empty())?).join(".cache"),
     };
     Some(cache.join("lorebank/models/use-multilingual-v3"))
-}
-
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../embed/testdata").join(name)
 }
 
 fn ms(duration: Duration) -> f64 {

@@ -19,7 +19,8 @@ use formats::{Format, Languages};
 use ledger::Ledger;
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
-use book::{Book, ImportOptions, Labelled, WriteOptions};
+use test_support::books::import_options;
+use book::{Book, Labelled, WriteOptions};
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)
@@ -88,15 +89,7 @@ fn main() {
         })
         .collect();
     let jsonl = lines.join("\n");
-    let options = ImportOptions {
-        format: None,
-        strict: false,
-        dry_run: false,
-        actor: None,
-        expect_head: None,
-        recorded_at_ms: 0,
-        target_lang: None,
-    };
+    let options = import_options();
     let (mut import, mut apply, mut reimport, mut parse) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let dir = tempfile::tempdir().unwrap();

@@ -32,16 +32,16 @@
 //! `LOREBANK_BENCH_SKIP_MEMORY=1` leaves the memory case out.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
+use std::path::Path;
+use std::process::{Child, Command};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use ledger_model::*;
-use lorebank_bench::{corpus, jieba_words};
+use lorebank_bench::{binary, corpus, event, init_book, jieba_words, ranked_term, start_serve};
 use matcher::{Flavour, ProfileBuilder};
-use book::{Assembler, Book, Chunk, WriteOptions};
+use book::{Assembler, Book, Chunk};
 use serde_json::json;
 
 const N_TERMS: usize = 50_000;
@@ -50,27 +50,8 @@ const CHUNK_CHARS: usize = 3_000;
 const CHUNKS_PER_CHAPTER: usize = 25;
 const BOOK: &str = "big";
 
-fn binary() -> PathBuf {
-    match std::env::var_os("LOREBANK_BIN") {
-        Some(path) => PathBuf::from(path),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/lorebank"),
-    }
-}
-
 fn term(number: usize, src: &str) -> NewEvent {
-    let mut put =
-        TermPut::new(RecordId::new(RecordKind::Term, number as u32).unwrap(), src, format!("Термин {number}"));
-    put.kind = Some("term".into());
-    put.gender = Some(Gender::Masculine);
-    put.decl = vec![format!("Термина {number}"), format!("Термину {number}")];
-    put.window = Window { since: 1 + number as u32 % 7, until: None };
-    put.priority = (number % 5) as i32;
-    NewEvent {
-        recorded_at_ms: 1_764_000_000_000,
-        actor: "import:bench".into(),
-        source: "bench".into(),
-        body: Body::TermPut(put),
-    }
+    event(Body::TermPut(ranked_term(number as u32, src, format!("Термин {number}"))))
 }
 
 /// `n` jieba words whose folded surfaces (zh profile) are distinct, so that none
@@ -86,14 +67,7 @@ fn distinct_words(n: usize) -> Vec<String> {
 
 /// A book made the way a client makes one (`init`, then batches of terms).
 fn write_book(path: &Path, words: &[String]) {
-    let write = WriteOptions {
-        actor: "import:bench".into(),
-        source: Some("bench".into()),
-        expect_head: None,
-        recorded_at_ms: 1_764_000_000_000,
-    };
-    Book::init(path, "zh", &write).unwrap();
-    let mut book = Book::open(path).unwrap();
+    let mut book = init_book(path);
     let events: Vec<NewEvent> = words.iter().enumerate().map(|(index, word)| term(index + 1, word)).collect();
     for batch in events.chunks(5_000) {
         let submitted = book.submit(batch, None, Vec::new()).unwrap();
@@ -142,31 +116,7 @@ struct Serve {
 
 impl Serve {
     fn start(dir: &Path, max_open_books: usize) -> Serve {
-        let mut child = Command::new(binary())
-            .arg("serve")
-            .arg("--dir")
-            .arg(dir)
-            .args(["--listen", "127.0.0.1:0", "--max-open-books", &max_open_books.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        let base = loop {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "lorebank serve exited before listening");
-            if let Some(rest) = line.split_once("listening on ").map(|(_, rest)| rest) {
-                break rest.split_whitespace().next().unwrap().to_owned();
-            }
-            eprint!("serve: {line}");
-        };
-        // Whatever the server says later (errors) goes to the benchmark's stderr.
-        std::thread::spawn(move || {
-            for line in stderr.lines().map_while(Result::ok) {
-                eprintln!("serve: {line}");
-            }
-        });
+        let (child, base) = start_serve(dir, &["--max-open-books", &max_open_books.to_string()]);
         Serve { child, base }
     }
 

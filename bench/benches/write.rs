@@ -14,21 +14,15 @@
 use std::time::Instant;
 
 use ledger_model::*;
-use book::{Book, WriteOptions};
+use lorebank_bench::{event, init_book};
 
 const N_WRITES: usize = 200;
 
+/// T-`number` (source 词NNNNNN), rendered one way or, with `alternative`, the other.
 fn term(number: u32, alternative: bool) -> Body {
-    let dst = if alternative { format!("Термин {number} (иначе)") } else { format!("Термин {number}") };
-    let mut put = TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), format!("词{number:06}"), dst);
-    put.kind = Some("term".into());
-    put.decl = vec![format!("Термина {number}"), format!("Термину {number}")];
-    put.window = Window { since: 1 + number % 7, until: None };
-    Body::TermPut(put)
-}
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 1_764_000_000_000, actor: "import:bench".into(), source: "bench".into(), body }
+    let dst =
+        if alternative { format!("Термин {number} (иначе)") } else { format!("Термин {number}") };
+    Body::TermPut(lorebank_bench::term(number, format!("词{number:06}"), dst))
 }
 
 fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
@@ -42,19 +36,12 @@ fn main() {
         .split(',')
         .map(|size| size.trim().parse().expect("LOREBANK_BENCH_TERMS: numbers separated by commas"))
         .collect();
-    let write = WriteOptions {
-        actor: "import:bench".into(),
-        source: Some("bench".into()),
-        expect_head: None,
-        recorded_at_ms: 1_764_000_000_000,
-    };
     println!("| terms | submit p50 | submit p90 | state copy | snapshot ID from scratch | durable one-event append |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for n_terms in sizes {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("book.lorebank");
-        Book::init(&path, "zh", &write).unwrap();
-        let mut book = Book::open(&path).unwrap();
+        let mut book = init_book(&path);
         let numbers: Vec<u32> = (1..=n_terms).collect();
         for chunk in numbers.chunks(1_000) {
             let batch: Vec<NewEvent> = chunk.iter().map(|&number| event(term(number, false))).collect();

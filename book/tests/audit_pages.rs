@@ -5,28 +5,14 @@
 //! previewed without writing, the book at a glance, and the review queue with its
 //! evidence cut out of the recorded chunks.
 
-use std::sync::OnceLock;
-
 use book::assemble::{Disposition, Reason, Via};
 use book::chunks::Staleness;
 use book::queue::parse_sighting;
 use book::review::ReviewItem;
 use book::{Book, BookError, Chunk, WriteOptions};
-use ledger::Ledger;
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
-
-fn zh_table() -> &'static (Hash32, Vec<u8>) {
-    static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-        (Hash32(profile.id().0), profile.to_bytes())
-    })
-}
-
-fn t(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
-}
+use test_support::books::{new_zh_book, zh_config};
+use test_support::records::{character, event, term_id};
 
 fn write(actor: &str, source: &str) -> WriteOptions {
     WriteOptions { actor: actor.into(), source: Some(source.into()), expect_head: None, recorded_at_ms: 1_000 }
@@ -39,21 +25,22 @@ fn submit(book: &mut Book, actor: &str, source: &str, bodies: Vec<Body>) -> Seq 
 }
 
 fn put(number: u32, src: &str, dst: &str, since: u32, until: Option<u32>) -> TermPut {
-    TermPut { window: Window { since, until }, kind: Some("character".into()), ..TermPut::new(t(number), src, dst) }
+    TermPut { window: Window { since, until }, ..character(number, src, dst) }
+}
+
+/// A zh book assembling by `assembly`, its config written by `human:init`.
+fn new_book(path: &std::path::Path, assembly: AssemblyConfig) -> Book {
+    new_zh_book(
+        path,
+        vec![NewEvent { actor: "human:init".into(), source: "init".into(), ..event(zh_config(assembly)) }],
+    )
 }
 
 /// A zh book with a small budget (so one chunk evicts), and four terms: 沈照 (T-1),
 /// 顾寒川 as the mentor (T-2, chapters 1-3), 顾寒川 as the sect master (T-3, from
 /// chapter 2, superseding T-2), and 夜宗 (T-4, unreviewed).
 fn book(path: &std::path::Path) -> Book {
-    let (table, bytes) = zh_table().clone();
-    let mut book = Book::new(Ledger::create(path).unwrap());
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig { sticky_chunks: 0, ..AssemblyConfig::default() },
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
-    let event = |body| NewEvent { recorded_at_ms: 0, actor: "human:init".into(), source: "init".into(), body };
-    book.submit(&[event(config)], Some(Seq(0)), vec![(table, bytes)]).unwrap();
+    let mut book = new_book(path, AssemblyConfig { sticky_chunks: 0, ..AssemblyConfig::default() });
     submit(&mut book, "import:example", "glossary.jsonl", vec![Body::TermPut(put(1, "沈照", "Шэнь Чжао", 1, None))]);
     submit(
         &mut book,
@@ -82,28 +69,33 @@ fn a_timeline_has_a_stretch_per_change_of_how_the_term_applies() {
     let first = book.state(None).unwrap().revision();
     // The successor cuts T-2 to chapter 1, then the mentor is renamed, an alias
     // comes and goes, a verdict is written, and the successor is retired again.
-    let master = TermPut { supersedes: Some(t(2)), ..put(3, "顾寒川", "Глава секты", 2, None) };
+    let master = TermPut { supersedes: Some(term_id(2)), ..put(3, "顾寒川", "Глава секты", 2, None) };
     let superseded_at = submit(&mut book, "human:editor", "review-1", vec![Body::TermPut(master)]);
     let renamed_at =
         submit(&mut book, "human:editor", "review-2", vec![Body::TermPut(put(2, "顾寒川", "Учитель Гу", 1, Some(3)))]);
     let alias = AliasAdded {
-        id: t(2),
+        id: term_id(2),
         surface: "白衣".into(),
         kind: AliasKind::Title,
         window: Some(Window { since: 1, until: Some(2) }),
         release_to: None,
     };
     let alias_at = submit(&mut book, "human:editor", "review-3", vec![Body::AliasAdded(alias)]);
-    let removed = AliasRemoved { id: t(2), surface: "白衣".into() };
+    let removed = AliasRemoved { id: term_id(2), surface: "白衣".into() };
     let removed_at = submit(&mut book, "human:editor", "review-4", vec![Body::AliasRemoved(removed)]);
-    let verdict = DispositionSet { target: t(2), verdict: Verdict::Accept, reason: "reviewed".into(), note: None };
+    let verdict =
+        DispositionSet { target: term_id(2), verdict: Verdict::Accept, reason: "reviewed".into(), note: None };
     let verdict_at = submit(&mut book, "human:lead", "review-5", vec![Body::DispositionSet(verdict)]);
     record_chapter(&mut book, 2, &["顾寒川走了。"]);
-    let retired_at =
-        submit(&mut book, "human:lead", "review-6", vec![Body::TermRetired(TermRetired { id: t(3), reason: None })]);
+    let retired_at = submit(
+        &mut book,
+        "human:lead",
+        "review-6",
+        vec![Body::TermRetired(TermRetired { id: term_id(3), reason: None })],
+    );
     let head = book.state(None).unwrap().revision();
 
-    let timeline = book.term_timeline(t(2)).unwrap();
+    let timeline = book.term_timeline(term_id(2)).unwrap();
     assert_eq!(timeline.head, head);
     // Its own events and the put that supersedes it; not the successor's retirement.
     let seqs: Vec<u64> = timeline.events.iter().map(|event| event.seq.0).collect();
@@ -129,10 +121,17 @@ fn a_timeline_has_a_stretch_per_change_of_how_the_term_applies() {
         shape,
         [
             (3, Some(superseded_at.0), 3, chapters(1, Some(3)), None, None),
-            (superseded_at.0, Some(renamed_at.0), 3, chapters(1, Some(1)), Some(t(3)), None),
+            (superseded_at.0, Some(renamed_at.0), 3, chapters(1, Some(1)), Some(term_id(3)), None),
             // An alias changes no window: the stretch goes on.
-            (renamed_at.0, Some(verdict_at.0), renamed_at.0, chapters(1, Some(1)), Some(t(3)), None),
-            (verdict_at.0, Some(retired_at.0), renamed_at.0, chapters(1, Some(1)), Some(t(3)), Some(Verdict::Accept)),
+            (renamed_at.0, Some(verdict_at.0), renamed_at.0, chapters(1, Some(1)), Some(term_id(3)), None),
+            (
+                verdict_at.0,
+                Some(retired_at.0),
+                renamed_at.0,
+                chapters(1, Some(1)),
+                Some(term_id(3)),
+                Some(Verdict::Accept)
+            ),
             // The successor retired: the whole declared window is back.
             (retired_at.0, None, renamed_at.0, chapters(1, Some(3)), None, Some(Verdict::Accept)),
         ]
@@ -161,7 +160,7 @@ fn a_timeline_has_a_stretch_per_change_of_how_the_term_applies() {
     assert_eq!(timeline.marks[0].version, 3);
 
     // The successor's own timeline shows its retirement.
-    let successor = book.term_timeline(t(3)).unwrap();
+    let successor = book.term_timeline(term_id(3)).unwrap();
     assert!(successor.stretches.last().unwrap().retired);
     assert_eq!(successor.versions[0].until, Some(retired_at));
 }
@@ -170,7 +169,7 @@ fn a_timeline_has_a_stretch_per_change_of_how_the_term_applies() {
 fn a_timeline_of_an_unknown_term_or_a_summary_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = book(&dir.path().join("b.lorebank"));
-    let error = book.term_timeline(t(99)).unwrap_err();
+    let error = book.term_timeline(term_id(99)).unwrap_err();
     assert!(matches!(&error, BookError::NotFound { what } if what == "events about T-99"), "{error}");
     let summary = RecordId::new(RecordKind::Summary, 1).unwrap();
     let error = book.term_timeline(summary).unwrap_err();
@@ -253,14 +252,8 @@ fn a_chapter_audit_explains_every_hit_with_its_version_and_replays_every_chunk()
 #[test]
 fn a_chapter_audit_says_which_hits_the_budget_left_out() {
     let dir = tempfile::tempdir().unwrap();
-    let (table, bytes) = zh_table().clone();
-    let mut book = Book::new(Ledger::create(&dir.path().join("b.lorebank")).unwrap());
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig { token_budget: 20, sticky_chunks: 0, ..AssemblyConfig::default() },
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
-    let event = |body| NewEvent { recorded_at_ms: 0, actor: "human:init".into(), source: "init".into(), body };
-    book.submit(&[event(config)], Some(Seq(0)), vec![(table, bytes)]).unwrap();
+    let assembly = AssemblyConfig { token_budget: 20, sticky_chunks: 0, ..AssemblyConfig::default() };
+    let mut book = new_book(&dir.path().join("b.lorebank"), assembly);
     submit(
         &mut book,
         "import:example",
@@ -289,7 +282,12 @@ fn a_rollback_preview_decides_the_plan_and_writes_nothing() {
     let mut book = book(&dir.path().join("b.lorebank"));
     let before = book.state(None).unwrap().revision();
     submit(&mut book, "human:editor", "review-1", vec![Body::TermPut(put(1, "沈照", "Шэнь Чжао (ред.)", 1, None))]);
-    submit(&mut book, "human:editor", "review-1", vec![Body::TermRetired(TermRetired { id: t(4), reason: None })]);
+    submit(
+        &mut book,
+        "human:editor",
+        "review-1",
+        vec![Body::TermRetired(TermRetired { id: term_id(4), reason: None })],
+    );
     let head = book.ledger().head().unwrap();
 
     let preview = book.rollback_preview(before).unwrap();
@@ -374,11 +372,11 @@ fn the_review_queue_cuts_evidence_out_of_the_recorded_chunks() {
     assert_eq!((shown.before.as_str(), shown.after.as_str()), ("沈照回头，", "笑道：“空空道人来也。”"));
 
     // The unreviewed record (T-4, status auto) is shown where chunks hit it: nowhere.
-    let sect = queue.entries.iter().find(|entry| entry.item.id() == t(4)).expect("T-4 is flagged");
+    let sect = queue.entries.iter().find(|entry| entry.item.id() == term_id(4)).expect("T-4 is flagged");
     assert!(sect.evidence.is_empty());
     record_chapter(&mut book, 4, &["夜宗来了。"]);
     let queue = book.review_queue().unwrap();
-    let sect = queue.entries.iter().find(|entry| entry.item.id() == t(4)).unwrap();
+    let sect = queue.entries.iter().find(|entry| entry.item.id() == term_id(4)).unwrap();
     assert_eq!(sect.evidence.len(), 1);
     assert_eq!(sect.evidence[0].cue, "ambiguous: unreviewed");
     let context = sect.evidence[0].context.as_ref().unwrap();

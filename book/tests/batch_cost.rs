@@ -4,38 +4,19 @@
 //! counts them, one test at a time, so counts, not times). The snapshot ID used to
 //! re-encode the term once per event of the batch, with every alias it had so far.
 
-#[path = "../../projections/tests/counting/mod.rs"]
-mod counting;
-
-use book::{Book, WriteOptions};
-use counting::{allocated, alone, names};
+use book::Book;
 use ledger_model::*;
+use test_support::books::init_book;
+use test_support::counting::{allocated, alone, names};
+use test_support::records::{alias, event, term};
 
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
+test_support::count_allocations!();
 
 /// A book with T-1 萧炎, and the batch of `n` aliases of it.
 fn book(dir: &std::path::Path, n: usize) -> (Book, Vec<NewEvent>) {
-    let path = dir.join("book.lorebank");
-    let write =
-        WriteOptions { actor: "human:test".into(), source: Some("test".into()), expect_head: None, recorded_at_ms: 0 };
-    Book::init(&path, "zh", &write).unwrap();
-    let mut book = Book::open(&path).unwrap();
-    let id: RecordId = "T-1".parse().unwrap();
-    book.submit(&[event(Body::TermPut(TermPut::new(id, "萧炎", "Сяо Янь")))], None, vec![]).unwrap();
-    let aliases = names(n)
-        .into_iter()
-        .map(|surface| {
-            event(Body::AliasAdded(AliasAdded {
-                id,
-                surface,
-                kind: AliasKind::default(),
-                window: None,
-                release_to: None,
-            }))
-        })
-        .collect();
+    let mut book = init_book(&dir.join("book.lorebank"), "zh");
+    book.submit(&[event(term("T-1", "萧炎", "Сяо Янь"))], None, vec![]).unwrap();
+    let aliases = names(n).iter().map(|surface| event(Body::AliasAdded(alias("T-1", surface)))).collect();
     (book, aliases)
 }
 

@@ -3,32 +3,20 @@
 //! receipt stored in one commit (all of them or none) and replaying identically.
 
 use book::{Book, Chunk};
-use ledger::Ledger;
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-fn term(number: u32, src: &str, dst: &str) -> Body {
-    let mut put = TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst);
-    put.kind = Some("character".into());
-    Body::TermPut(put)
-}
+use test_support::books::{new_zh_book, zh_config};
+use test_support::records::{character, event};
 
 fn new_book(path: &std::path::Path) -> Book {
-    let mut book = Book::new(Ledger::create(path).unwrap());
-    let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-    let table = Hash32(profile.id().0);
-    let config = AssemblyConfig { sticky_chunks: 2, ..AssemblyConfig::default() };
-    let config =
-        Body::ConfigSet(ConfigSet { assembly: config, profile: ProfileRef { name: "zh".into(), table: Some(table) } });
-    let terms = [term(1, "顾寒川", "Гу Ханьчуань"), term(2, "沈照", "Шэнь Чжао"), term(3, "雾川", "Туманная река")];
+    let config = zh_config(AssemblyConfig { sticky_chunks: 2, ..AssemblyConfig::default() });
+    let terms = [
+        character(1, "顾寒川", "Гу Ханьчуань"),
+        character(2, "沈照", "Шэнь Чжао"),
+        character(3, "雾川", "Туманная река"),
+    ];
     let mut batch = vec![event(config)];
-    batch.extend(terms.into_iter().map(event));
-    book.submit(&batch, Some(Seq(0)), vec![(table, profile.to_bytes())]).unwrap();
-    book
+    batch.extend(terms.into_iter().map(|term| event(Body::TermPut(term))));
+    new_zh_book(path, batch)
 }
 
 const TEXTS: &[&str] = &[
@@ -99,7 +87,7 @@ fn the_assembler_follows_the_head() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = new_book(&dir.path().join("a.lorebank"));
     let before = book.assembler().unwrap();
-    book.submit(&[event(term(4, "长明灯", "Вечная лампа"))], None, Vec::new()).unwrap();
+    book.submit(&[event(Body::TermPut(character(4, "长明灯", "Вечная лампа")))], None, Vec::new()).unwrap();
     let after = book.assembler().unwrap();
     assert_eq!(after.revision(), Seq(before.revision().0 + 1));
     assert_ne!(after.snapshot(), before.snapshot());

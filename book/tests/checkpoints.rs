@@ -16,19 +16,16 @@ use projections::frozen::freeze;
 use projections::State;
 use proptest::prelude::*;
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use test_support::records::{self, event, term_id};
 
 const CHECKPOINTS: TableDefinition<u64, &[u8]> = TableDefinition::new("checkpoints");
 const CHECKPOINT_HEADS: TableDefinition<u64, &[u8; 48]> = TableDefinition::new("checkpoint_heads");
 
 const SURFACES: &[&str] = &["沈照", "雾川", "长明灯", "顾寒川", "夜宗", "灯录"];
 
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
+/// T-`number`, whose source is one of `SURFACES`, rendered as `dst`.
 fn term(number: u32, dst: &str) -> Body {
-    let id = RecordId::new(RecordKind::Term, number).unwrap();
-    Body::TermPut(TermPut::new(id, SURFACES[number as usize % SURFACES.len()], dst))
+    records::term(number, SURFACES[number as usize % SURFACES.len()], dst)
 }
 
 /// A book with a plain fold table, writing a checkpoint every `every` events.
@@ -52,7 +49,7 @@ fn grow(book: &mut Book, n_batches: u32) {
         let number = 1 + index % SURFACES.len() as u32;
         let mut batch = vec![event(term(number, &format!("Вариант {index}")))];
         if index % 4 == 1 {
-            let id = RecordId::new(RecordKind::Term, number).unwrap();
+            let id = term_id(number);
             let surface = format!("{}{index}", SURFACES[number as usize % SURFACES.len()]);
             batch.push(event(Body::AliasAdded(AliasAdded {
                 id,
@@ -63,7 +60,7 @@ fn grow(book: &mut Book, n_batches: u32) {
             })));
         }
         if index >= 6 && index % 7 == 3 {
-            let id = RecordId::new(RecordKind::Term, 1 + (number % 6)).unwrap();
+            let id = term_id(1 + (number % 6));
             batch.push(event(Body::TermRetired(TermRetired { id, reason: None })));
         }
         book.submit(&batch, None, Vec::new()).unwrap();

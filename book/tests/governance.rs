@@ -8,36 +8,25 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use book::governance::PROFILE_HEADER;
 use book::{Book, Labelled, Reader, WriteOptions};
 use formats::Format;
 use ledger::Ledger;
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
 use proptest::prelude::*;
+use test_support::books::{new_zh_book, write_as, zh_config};
+use test_support::records::{event, term_id};
 
 const PARTIES: [&str; 3] = ["human:editors", "tool:pipeline", "vendor:acme"];
 
-fn zh_table() -> &'static (Hash32, Vec<u8>) {
-    static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-        (Hash32(profile.id().0), profile.to_bytes())
-    })
-}
-
 /// Writes as the command line makes them: each body's own default source.
 fn write() -> WriteOptions {
-    WriteOptions { actor: "human:editor".into(), source: None, expect_head: None, recorded_at_ms: 0 }
+    write_as("human:editor")
 }
 
 fn config(render_format: u16) -> Body {
-    Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig { render_format, ..AssemblyConfig::default() },
-        profile: ProfileRef { name: "zh".into(), table: Some(zh_table().0) },
-    })
+    zh_config(AssemblyConfig { render_format, ..AssemblyConfig::default() })
 }
 
 fn governance(defaults: Vec<RecordDefaults>) -> Body {
@@ -50,20 +39,9 @@ fn governance(defaults: Vec<RecordDefaults>) -> Body {
 
 /// A zh book at `path` with `bodies` appended after its config, in one batch.
 fn book_with(path: &Path, bodies: Vec<Body>) -> Book {
-    let (table, bytes) = zh_table().clone();
-    let mut book = Book::new(Ledger::create(path).unwrap());
     let mut all = vec![config(2)];
     all.extend(bodies);
-    let batch: Vec<NewEvent> = all
-        .into_iter()
-        .map(|body| NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test-fixture".into(), body })
-        .collect();
-    book.submit(&batch, Some(Seq(0)), vec![(table, bytes)]).unwrap_or_else(|error| panic!("{error}"));
-    book
-}
-
-fn tid(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
+    new_zh_book(path, all.into_iter().map(|body| NewEvent { source: "test-fixture".into(), ..event(body) }).collect())
 }
 
 /// Surfaces of the random book's terms, one per term, and one alias each.
@@ -157,13 +135,13 @@ fn release_bodies(terms: &[Released], default_release: &Option<Vec<usize>>, agai
             release_to: released.release.as_deref().map(parties),
             note_release_to: released.note_release.as_deref().map(parties),
             owner: released.owner.map(|owner| PARTIES[owner].to_owned()),
-            ..TermPut::new(tid(number), SURFACES[idx], format!("Имя-{number}"))
+            ..TermPut::new(term_id(number), SURFACES[idx], format!("Имя-{number}"))
         }));
         if again {
-            bodies.push(Body::AliasRemoved(AliasRemoved { id: tid(number), surface: ALIASES[idx].into() }));
+            bodies.push(Body::AliasRemoved(AliasRemoved { id: term_id(number), surface: ALIASES[idx].into() }));
         }
         bodies.push(Body::AliasAdded(AliasAdded {
-            id: tid(number),
+            id: term_id(number),
             surface: ALIASES[idx].into(),
             kind: AliasKind::Nickname,
             window: None,
@@ -389,7 +367,10 @@ fn a_party_is_checked_against_the_head_at_every_revision() {
     };
     let mut book = book_with(
         &dir.path().join("b.lorebank"),
-        vec![declaring(&["human:editors", "vendor:acme"]), Body::TermPut(TermPut::new(tid(1), "沈照", "Шэнь Чжао"))],
+        vec![
+            declaring(&["human:editors", "vendor:acme"]),
+            Body::TermPut(TermPut::new(term_id(1), "沈照", "Шэнь Чжао")),
+        ],
     );
     let past = book.ledger().head().unwrap().seq;
     append(&mut book, vec![declaring(&["human:editors", "tool:pipeline"])]);
@@ -407,13 +388,15 @@ fn a_party_is_checked_against_the_head_at_every_revision() {
 #[test]
 fn an_undeclared_party_is_refused_and_a_book_without_governance_is_everyones() {
     let dir = tempfile::tempdir().unwrap();
-    let mut plain =
-        book_with(&dir.path().join("plain.lorebank"), vec![Body::TermPut(TermPut::new(tid(1), "沈照", "Шэнь Чжао"))]);
+    let mut plain = book_with(
+        &dir.path().join("plain.lorebank"),
+        vec![Body::TermPut(TermPut::new(term_id(1), "沈照", "Шэнь Чжао"))],
+    );
     let anyone = Reader::Party("tool:anyone".into());
     assert_eq!(plain.glossary(&anyone, None, None).unwrap().state.terms().len(), 1);
     let mut governed = book_with(
         &dir.path().join("governed.lorebank"),
-        vec![governance(Vec::new()), Body::TermPut(TermPut::new(tid(1), "沈照", "Шэнь Чжао"))],
+        vec![governance(Vec::new()), Body::TermPut(TermPut::new(term_id(1), "沈照", "Шэнь Чжао"))],
     );
     let error = governed.glossary(&anyone, None, None).unwrap_err().to_string();
     assert!(error.contains("\"tool:anyone\" is not one of the book's parties"), "{error}");
@@ -428,11 +411,12 @@ fn a_party_assembles_with_a_view_that_is_its_own_in_cache_and_receipts() {
         vec![
             governance(Vec::new()),
             Body::TermPut(TermPut {
-                release_to: Some(vec!["*".into()]), ..TermPut::new(tid(1), "沈照", "Шэнь Чжао")
+                release_to: Some(vec!["*".into()]),
+                ..TermPut::new(term_id(1), "沈照", "Шэнь Чжао")
             }),
             Body::TermPut(TermPut {
                 release_to: Some(vec![PARTIES[0].into()]),
-                ..TermPut::new(tid(2), "顾寒川", "Глава Ночной секты")
+                ..TermPut::new(term_id(2), "顾寒川", "Глава Ночной секты")
             }),
         ],
     );
@@ -558,13 +542,13 @@ fn requirement<'r>(report: &'r book::governance::ProfileReport, field: &str) -> 
 #[test]
 fn the_profile_check_reports_each_level_and_names_the_records_that_fail() {
     let dir = tempfile::tempdir().unwrap();
-    let shen = TermPut::new(tid(1), "沈照", "Шэнь Чжао");
-    let gu = TermPut::new(tid(2), "顾寒川", "Гу Ханьчуань");
+    let shen = TermPut::new(term_id(1), "沈照", "Шэнь Чжао");
+    let gu = TermPut::new(term_id(2), "顾寒川", "Гу Ханьчуань");
     let mut book = book_with(&dir.path().join("b.lorebank"), vec![Body::TermPut(shen.clone()), Body::TermPut(gu)]);
     // Level 1: ids and windows; no owner, no conflict policy.
     let report = book.profile_check().unwrap();
     assert_eq!(report.level, 1);
-    assert_eq!(requirement(&report, "concept_owner").failing, [tid(1), tid(2)]);
+    assert_eq!(requirement(&report, "concept_owner").failing, [term_id(1), term_id(2)]);
     assert!(requirement(&report, "conflict_policy").failed_book);
     assert!(requirement(&report, "source").holds());
     // Owners by default and a declared policy: level 2, but a term re-put from the
@@ -582,7 +566,7 @@ fn the_profile_check_reports_each_level_and_names_the_records_that_fail() {
     let renamed = TermPut { dst: "Шэнь Чжао!".into(), ..shen };
     book.submit_labelled(&cli, Labelled::numbered(vec![Body::TermPut(renamed)], "cli"), Vec::new()).unwrap();
     let report = book.profile_check().unwrap();
-    assert_eq!((report.level, requirement(&report, "source").failing.clone()), (1, vec![tid(1)]));
+    assert_eq!((report.level, requirement(&report, "source").failing.clone()), (1, vec![term_id(1)]));
     // A rule that does not declare what it does not govern fails level 2.
     let rule = RulePut {
         id: RecordId::new(RecordKind::Rule, 1).unwrap(),
@@ -596,7 +580,7 @@ fn the_profile_check_reports_each_level_and_names_the_records_that_fail() {
         owner_role: None,
         release_to: None,
     };
-    let fixed = TermPut { dst: "Шэнь Чжао".into(), ..TermPut::new(tid(1), "沈照", "Шэнь Чжао") };
+    let fixed = TermPut { dst: "Шэнь Чжао".into(), ..TermPut::new(term_id(1), "沈照", "Шэнь Чжао") };
     book.submit_labelled(
         &write(),
         Labelled::numbered(vec![Body::TermPut(fixed), Body::RulePut(rule.clone())], "x"),
@@ -612,7 +596,7 @@ fn the_profile_check_reports_each_level_and_names_the_records_that_fail() {
     let restricted = TermPut {
         note: Some("тайна".into()),
         note_release_to: Some(vec![PARTIES[0].into()]),
-        ..TermPut::new(tid(2), "顾寒川", "Гу Ханьчуань")
+        ..TermPut::new(term_id(2), "顾寒川", "Гу Ханьчуань")
     };
     book.submit_labelled(
         &write(),
@@ -622,7 +606,7 @@ fn the_profile_check_reports_each_level_and_names_the_records_that_fail() {
     .unwrap();
     let report = book.profile_check().unwrap();
     assert_eq!(report.level, 2);
-    assert_eq!(requirement(&report, "release_to").failing, [tid(1), tid(2), rule.id]);
+    assert_eq!(requirement(&report, "release_to").failing, [term_id(1), term_id(2), rule.id]);
     let released = RecordDefaults { release_to: Some(vec!["*".into()]), ..owners };
     book.submit_labelled(&write(), Labelled::numbered(vec![governance(vec![released])], "x"), Vec::new()).unwrap();
     assert_eq!(book.profile_check().unwrap().level, 3);
@@ -640,13 +624,13 @@ fn the_profile_export_is_one_line_per_record_in_the_fixed_field_order() {
                 owner: Some(PARTIES[0].into()),
                 owner_role: Some("names editor".into()),
                 release_to: Some(vec!["*".into()]),
-                ..TermPut::new(tid(2), "顾寒川", "Гу Ханьчуань")
+                ..TermPut::new(term_id(2), "顾寒川", "Гу Ханьчуань")
             }),
             Body::TermPut(TermPut {
                 window: Window { since: 4, until: None },
-                supersedes: Some(tid(2)),
+                supersedes: Some(term_id(2)),
                 sense: Some("master".into()),
-                ..TermPut::new(tid(4), "顾寒川", "Глава | Ночной секты")
+                ..TermPut::new(term_id(4), "顾寒川", "Глава | Ночной секты")
             }),
         ],
     );
@@ -679,12 +663,12 @@ fn the_review_queue_says_whom_to_ask_and_filters_by_owner() {
             Body::TermPut(TermPut {
                 kind: Some("character".into()),
                 status: Status::Auto,
-                ..TermPut::new(tid(1), "沈照", "Шэнь Чжао")
+                ..TermPut::new(term_id(1), "沈照", "Шэнь Чжао")
             }),
             Body::TermPut(TermPut {
                 owner: Some(PARTIES[2].into()),
                 status: Status::Draft,
-                ..TermPut::new(tid(2), "雾川", "Мглистая река")
+                ..TermPut::new(term_id(2), "雾川", "Мглистая река")
             }),
         ],
     );
@@ -692,6 +676,6 @@ fn the_review_queue_says_whom_to_ask_and_filters_by_owner() {
     let owners: Vec<(String, Option<&str>)> = all.iter().map(|item| (item.id().to_string(), item.owner())).collect();
     assert_eq!(owners, [("T-1".to_owned(), Some(PARTIES[0])), ("T-2".to_owned(), Some(PARTIES[2]))]);
     let mine = book.review_list(Some(PARTIES[2])).unwrap();
-    assert_eq!(mine.iter().map(|item| item.id()).collect::<Vec<_>>(), [tid(2)]);
+    assert_eq!(mine.iter().map(|item| item.id()).collect::<Vec<_>>(), [term_id(2)]);
     assert!(book.review_list(Some(PARTIES[1])).unwrap().is_empty());
 }

@@ -4,56 +4,12 @@
 //! trips of every format (export → import into an empty book gives the same
 //! snapshot ID; import → export → import appends nothing).
 
-use std::sync::OnceLock;
-
 use book::{Book, BookError, ImportOptions};
 use formats::{Fields, Format};
-use ledger::Ledger;
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
 use proptest::prelude::*;
-
-fn zh_table() -> &'static (Hash32, Vec<u8>) {
-    static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-        (Hash32(profile.id().0), profile.to_bytes())
-    })
-}
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-/// A new book with the zh profile and `bodies` after its config.
-fn book_with(path: &std::path::Path, bodies: Vec<Body>) -> Book {
-    let (table, bytes) = zh_table().clone();
-    let mut book = Book::new(Ledger::create(path).unwrap());
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
-    let mut batch = vec![event(config)];
-    batch.extend(bodies.into_iter().map(event));
-    book.submit(&batch, Some(Seq(0)), vec![(table, bytes)]).unwrap();
-    book
-}
-
-fn options() -> ImportOptions {
-    ImportOptions {
-        format: None,
-        strict: false,
-        dry_run: false,
-        actor: None,
-        expect_head: None,
-        recorded_at_ms: 0,
-        target_lang: None,
-    }
-}
-
-fn id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
-}
+use test_support::books::{import_options, zh_book};
+use test_support::records::term_id;
 
 fn head(book: &mut Book) -> Seq {
     book.state(None).unwrap().revision()
@@ -65,8 +21,8 @@ const GLOSSARY: &str =
 #[test]
 fn an_import_is_one_batch_with_the_tool_as_actor_and_the_line_as_source() {
     let dir = tempfile::tempdir().unwrap();
-    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
-    let report = book.import("dict/项目GPT字典.txt", GLOSSARY.as_bytes(), &options()).unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let report = book.import("dict/项目GPT字典.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
     assert_eq!(report.format, Format::GalTransl);
     assert!(report.detected && report.written);
     let imported: Vec<(String, String, String)> = report
@@ -110,9 +66,9 @@ fn an_import_is_one_batch_with_the_tool_as_actor_and_the_line_as_source() {
 #[test]
 fn importing_the_same_file_twice_appends_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
-    let first = book.import("g.txt", GLOSSARY.as_bytes(), &options()).unwrap();
-    let second = book.import("g.txt", GLOSSARY.as_bytes(), &options()).unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let first = book.import("g.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
+    let second = book.import("g.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
     assert!(!second.written);
     assert_eq!((second.imported.len(), second.updated.len(), second.unchanged.len()), (0, 0, 4));
     assert_eq!((second.revision, second.snapshot), (first.revision, first.snapshot));
@@ -122,26 +78,26 @@ fn importing_the_same_file_twice_appends_nothing() {
 #[test]
 fn a_reimport_of_an_edited_file_updates_the_record_and_keeps_the_fields_the_format_lacks() {
     let dir = tempfile::tempdir().unwrap();
-    let mut put = TermPut::new(id(7), "蕭炎", "Сяо Янь");
+    let mut put = TermPut::new(term_id(7), "蕭炎", "Сяо Янь");
     put.gender = Some(Gender::Masculine);
     put.window = Window { since: 1, until: Some(900) };
     let alias = Body::AliasAdded(AliasAdded {
-        id: id(7),
+        id: term_id(7),
         surface: "炎帝".into(),
         kind: AliasKind::Title,
         window: None,
         release_to: None,
     });
-    let mut book = book_with(&dir.path().join("b.lorebank"), vec![Body::TermPut(put.clone()), alias]);
+    let mut book = zh_book(&dir.path().join("b.lorebank"), vec![Body::TermPut(put.clone()), alias]);
     // 萧炎 folds to the record's 蕭炎 (zh profile); 炎帝 is its alias.
     let edited = "萧炎\tСяо Янь\tглавный герой\n炎帝\tСяо Янь\n新人\tНовичок\n";
-    let report = book.import("g.txt", edited.as_bytes(), &options()).unwrap();
+    let report = book.import("g.txt", edited.as_bytes(), &import_options()).unwrap();
     assert_eq!(report.updated.len(), 1);
-    assert_eq!((report.updated[0].id, report.updated[0].fields.clone()), (id(7), vec!["note"]));
-    assert_eq!(report.unchanged.iter().map(|placed| placed.id).collect::<Vec<_>>(), [id(7)]);
-    assert_eq!(report.imported.iter().map(|placed| placed.id).collect::<Vec<_>>(), [id(8)]);
+    assert_eq!((report.updated[0].id, report.updated[0].fields.clone()), (term_id(7), vec!["note"]));
+    assert_eq!(report.unchanged.iter().map(|placed| placed.id).collect::<Vec<_>>(), [term_id(7)]);
+    assert_eq!(report.imported.iter().map(|placed| placed.id).collect::<Vec<_>>(), [term_id(8)]);
     let state = book.state(None).unwrap();
-    let now = &state.terms()[&id(7)].put;
+    let now = &state.terms()[&term_id(7)].put;
     assert_eq!(now.note.as_deref(), Some("главный герой"));
     assert_eq!((now.src.as_str(), now.gender, now.window), ("蕭炎", Some(Gender::Masculine), put.window));
     assert_eq!(state.terms().len(), 2);
@@ -151,16 +107,18 @@ fn a_reimport_of_an_edited_file_updates_the_record_and_keeps_the_fields_the_form
 fn an_alias_line_with_another_rendering_is_skipped_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let alias = Body::AliasAdded(AliasAdded {
-        id: id(1),
+        id: term_id(1),
         surface: "炎帝".into(),
         kind: AliasKind::Title,
         window: None,
         release_to: None,
     });
-    let mut book =
-        book_with(&dir.path().join("b.lorebank"), vec![Body::TermPut(TermPut::new(id(1), "萧炎", "Сяо Янь")), alias]);
+    let mut book = zh_book(
+        &dir.path().join("b.lorebank"),
+        vec![Body::TermPut(TermPut::new(term_id(1), "萧炎", "Сяо Янь")), alias],
+    );
     let before = head(&mut book);
-    let report = book.import("g.txt", "炎帝\tИмператор Пламени\n".as_bytes(), &options()).unwrap();
+    let report = book.import("g.txt", "炎帝\tИмператор Пламени\n".as_bytes(), &import_options()).unwrap();
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(
         report.skipped[0].reason,
@@ -172,9 +130,9 @@ fn an_alias_line_with_another_rendering_is_skipped_with_the_reason() {
 #[test]
 fn strict_refuses_any_loss_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     let file = "萧炎\tСяо Янь\t\tлишняя колонка\n药老\t\n";
-    let strict = ImportOptions { strict: true, ..options() };
+    let strict = ImportOptions { strict: true, ..import_options() };
     let error = book.import("g.txt", file.as_bytes(), &strict).unwrap_err();
     assert!(matches!(error, BookError::Invalid(_)), "{error:?}");
     assert_eq!(
@@ -184,7 +142,7 @@ fn strict_refuses_any_loss_and_writes_nothing() {
     );
     assert_eq!(head(&mut book), Seq(1));
     // Without --strict the same file imports, and the report says what was lost.
-    let report = book.import("g.txt", file.as_bytes(), &options()).unwrap();
+    let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
     assert_eq!((report.imported.len(), report.skipped.len(), report.n_lost()), (1, 1, 1));
     assert_eq!(report.lost[0].what, "column 4");
     assert_eq!(report.lost[0].values, ["лишняя колонка"]);
@@ -193,11 +151,11 @@ fn strict_refuses_any_loss_and_writes_nothing() {
 #[test]
 fn a_dry_run_writes_nothing_and_predicts_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
-    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
-    let dry = book.import("g.txt", GLOSSARY.as_bytes(), &ImportOptions { dry_run: true, ..options() }).unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let dry = book.import("g.txt", GLOSSARY.as_bytes(), &ImportOptions { dry_run: true, ..import_options() }).unwrap();
     assert!(!dry.written);
     assert_eq!(head(&mut book), Seq(1));
-    let real = book.import("g.txt", GLOSSARY.as_bytes(), &options()).unwrap();
+    let real = book.import("g.txt", GLOSSARY.as_bytes(), &import_options()).unwrap();
     assert_eq!((dry.n_events, dry.snapshot), (real.n_events, real.snapshot));
 }
 
@@ -222,14 +180,14 @@ fn bad_files_are_refused_naming_file_place_and_field() {
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     for (name, bytes, expected) in cases {
-        let error = book.import(name, bytes, &options()).unwrap_err();
+        let error = book.import(name, bytes, &import_options()).unwrap_err();
         assert_eq!(error.to_string(), *expected, "{name}: {:?}", String::from_utf8_lossy(bytes));
         assert_eq!(error.class(), book::ErrorClass::Invalid);
     }
     // Keys the book's rules refuse are named by the file's line.
-    let error = book.import("g.txt", "萧炎\tСяо Янь\n《》\tкавычки\n".as_bytes(), &options()).unwrap_err();
+    let error = book.import("g.txt", "萧炎\tСяо Янь\n《》\tкавычки\n".as_bytes(), &import_options()).unwrap_err();
     let message = error.to_string();
     assert!(message.starts_with("g.txt line 2: "), "{message}");
     assert!(message.contains("《》"), "{message}");
@@ -239,10 +197,10 @@ fn bad_files_are_refused_naming_file_place_and_field() {
 #[test]
 fn a_file_over_the_batch_limit_is_refused_whole_with_advice() {
     let dir = tempfile::tempdir().unwrap();
-    let mut book = book_with(&dir.path().join("b.lorebank"), Vec::new());
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     let n = limits::BATCH_EVENTS_MAX + 1;
     let file: String = (0..n).map(|line| format!("词{line}\tПеревод {line}\n")).collect();
-    let error = book.import("huge.txt", file.as_bytes(), &options()).unwrap_err();
+    let error = book.import("huge.txt", file.as_bytes(), &import_options()).unwrap_err();
     assert_eq!(
         error.to_string(),
         format!(
@@ -256,23 +214,29 @@ fn a_file_over_the_batch_limit_is_refused_whole_with_advice() {
 
 /// A book with records, aliases and summaries that start at chapter 40 and later.
 fn gated_book(path: &std::path::Path) -> Book {
-    let early = TermPut::new(id(1), "萧炎", "Сяо Янь");
+    let early = TermPut::new(term_id(1), "萧炎", "Сяо Янь");
     let late = TermPut {
-        window: Window { since: 41, until: None }, ..TermPut::new(id(2), "魂天帝", "Хунь Тяньди")
+        window: Window { since: 41, until: None },
+        ..TermPut::new(term_id(2), "魂天帝", "Хунь Тяньди")
     };
     let ended = TermPut {
         window: Window { since: 1, until: Some(39) },
-        ..TermPut::new(id(3), "云岚宗", "Секта Юньлань")
+        ..TermPut::new(term_id(3), "云岚宗", "Секта Юньлань")
     };
     let late_alias = AliasAdded {
-        id: id(1),
+        id: term_id(1),
         surface: "炎帝".into(),
         kind: AliasKind::Title,
         window: Some(Window { since: 41, until: None }),
         release_to: None,
     };
-    let early_alias =
-        AliasAdded { id: id(1), surface: "炎子".into(), kind: AliasKind::Nickname, window: None, release_to: None };
+    let early_alias = AliasAdded {
+        id: term_id(1),
+        surface: "炎子".into(),
+        kind: AliasKind::Nickname,
+        window: None,
+        release_to: None,
+    };
     let summary = |number: u32, scope: Scope, text: &str, visible_from: Option<u32>| {
         Body::SummaryPut(SummaryPut {
             id: RecordId::new(RecordKind::Summary, number).unwrap(),
@@ -284,7 +248,7 @@ fn gated_book(path: &std::path::Path) -> Book {
             release_to: None,
         })
     };
-    book_with(
+    zh_book(
         path,
         vec![
             Body::TermPut(early),
@@ -343,7 +307,7 @@ fn an_export_at_a_past_revision_is_the_glossary_of_that_revision() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = gated_book(&dir.path().join("b.lorebank"));
     let revision = head(&mut book);
-    book.import("g.txt", "萧炎\tСяо Янь-2\n".as_bytes(), &options()).unwrap();
+    book.import("g.txt", "萧炎\tСяо Янь-2\n".as_bytes(), &import_options()).unwrap();
     let past = book.export(&book::Reader::Full, Format::SakuraText, Some(1), Some(revision), None).unwrap();
     let now = book.export(&book::Reader::Full, Format::SakuraText, Some(1), None, None).unwrap();
     assert_eq!(String::from_utf8(past.bytes).unwrap(), "萧炎->Сяо Янь\n炎子->Сяо Янь\n云岚宗->Секта Юньлань\n");
@@ -355,19 +319,19 @@ fn an_export_at_a_past_revision_is_the_glossary_of_that_revision() {
 fn rejected_terms_are_withheld_from_exports_and_lost_fields_reported() {
     let dir = tempfile::tempdir().unwrap();
     let rejected = Body::DispositionSet(DispositionSet {
-        target: id(2),
+        target: term_id(2),
         verdict: Verdict::Reject,
         reason: "spoiler".into(),
         note: None,
     });
-    let gendered = TermPut { gender: Some(Gender::Feminine), ..TermPut::new(id(1), "美杜莎", "Медуза") };
-    let mut book = book_with(
+    let gendered = TermPut { gender: Some(Gender::Feminine), ..TermPut::new(term_id(1), "美杜莎", "Медуза") };
+    let mut book = zh_book(
         &dir.path().join("b.lorebank"),
-        vec![Body::TermPut(gendered), Body::TermPut(TermPut::new(id(2), "魂天帝", "Хунь Тяньди")), rejected],
+        vec![Body::TermPut(gendered), Body::TermPut(TermPut::new(term_id(2), "魂天帝", "Хунь Тяньди")), rejected],
     );
     let export = book.export(&book::Reader::Full, Format::GalTransl, None, None, None).unwrap();
     assert_eq!(String::from_utf8(export.bytes).unwrap(), "美杜莎\tМедуза\n");
-    assert_eq!(export.rejected, [id(2)]);
+    assert_eq!(export.rejected, [term_id(2)]);
     assert_eq!(export.lost.len(), 1);
     assert_eq!((export.lost[0].what.as_str(), export.lost[0].at.len()), ("gender", 1));
 }
@@ -406,7 +370,7 @@ fn term(fields: Fields) -> impl Strategy<Value = (String, TermPut, Vec<String>)>
         (prop::bool::ANY, -5..5i32, prop::bool::ANY),
     )
         .prop_map(move |(src, dst, note, kind, gender, decl, aliases, (draft, priority, constant))| {
-            let mut put = TermPut::new(id(1), src.clone(), dst);
+            let mut put = TermPut::new(term_id(1), src.clone(), dst);
             let has = |field| fields.contains(field);
             put.note = note.filter(|_| has(Fields::NOTE));
             put.kind = kind.filter(|_| has(Fields::KIND)).map(str::to_owned);
@@ -432,11 +396,11 @@ fn bodies(fields: Fields) -> impl Strategy<Value = Vec<Body>> {
             }
             let aliases: Vec<String> = aliases.into_iter().filter(|alias| seen.insert(alias.clone())).collect();
             number += 1;
-            put.id = id(number);
+            put.id = term_id(number);
             bodies.push(Body::TermPut(put));
             for surface in aliases {
                 bodies.push(Body::AliasAdded(AliasAdded {
-                    id: id(number),
+                    id: term_id(number),
                     surface,
                     kind: AliasKind::Variant,
                     window: None,
@@ -450,12 +414,12 @@ fn bodies(fields: Fields) -> impl Strategy<Value = Vec<Body>> {
 
 fn round_trip(format: Format, bodies: Vec<Body>) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
-    let mut original = book_with(&dir.path().join("a.lorebank"), bodies);
+    let mut original = zh_book(&dir.path().join("a.lorebank"), bodies);
     let export = original.export(&book::Reader::Full, format, None, None, None).unwrap();
     prop_assert!(export.lost.is_empty(), "{format}: lost {:?}", export.lost);
-    let mut copy = book_with(&dir.path().join("b.lorebank"), Vec::new());
+    let mut copy = zh_book(&dir.path().join("b.lorebank"), Vec::new());
     let name = format!("glossary.{}", format.extension());
-    let options = ImportOptions { format: Some(format), ..options() };
+    let options = ImportOptions { format: Some(format), ..import_options() };
     let report = copy.import(&name, &export.bytes, &options).unwrap();
     prop_assert!(
         report.skipped.is_empty() && report.lost.is_empty(),
@@ -491,7 +455,7 @@ proptest! {
 fn each_format_round_trips_a_fixed_book() {
     for format in Format::ALL {
         let fields = format.fields();
-        let mut put = TermPut::new(id(1), "萧炎", "Сяо Янь");
+        let mut put = TermPut::new(term_id(1), "萧炎", "Сяо Янь");
         if fields.contains(Fields::NOTE) {
             put.note = Some("главный герой".into());
         }
@@ -504,10 +468,10 @@ fn each_format_round_trips_a_fixed_book() {
         if fields.contains(Fields::KIND) {
             put.kind = Some("character".into());
         }
-        let mut bodies = vec![Body::TermPut(put), Body::TermPut(TermPut::new(id(2), "药老", "Яо Лао"))];
+        let mut bodies = vec![Body::TermPut(put), Body::TermPut(TermPut::new(term_id(2), "药老", "Яо Лао"))];
         if fields.contains(Fields::ALIASES) {
             bodies.push(Body::AliasAdded(AliasAdded {
-                id: id(1),
+                id: term_id(1),
                 surface: "炎子".into(),
                 kind: AliasKind::Variant,
                 window: None,

@@ -7,28 +7,17 @@ use std::path::Path;
 use book::Book;
 use ledger::{Attachments, Ledger};
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
 use projections::SnapshotId;
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-fn term(number: u32, src: &str, dst: &str) -> Body {
-    Body::TermPut(TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst))
-}
+use test_support::books::{zh_config, zh_table};
+use test_support::damage::flip_near;
+use test_support::records::{event, term};
 
 /// Appends straight to the ledger, without snapshot attachments: the index stays
 /// empty, as after its loss.
 fn unindexed_book(path: &Path) {
     let ledger = Ledger::create(path).unwrap();
-    let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-    let table = Hash32(profile.id().0);
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
-    let blobs = vec![(table, profile.to_bytes())];
+    let config = zh_config(AssemblyConfig::default());
+    let blobs = vec![zh_table().clone()];
     ledger.append_with(&[event(config)], None, Attachments { blobs, snapshot: None, documents: Vec::new() }).unwrap();
     ledger.append(&[event(term(1, "沈照", "Шэнь Чжао")), event(term(2, "雾川", "Мглистая река"))], None).unwrap();
     ledger.append(&[event(term(2, "雾川", "Туманная река"))], None).unwrap();
@@ -64,7 +53,7 @@ fn rebuild_restores_every_batch_end_snapshot_from_the_log() {
 fn long_book(path: &Path) -> u64 {
     let ledger = Ledger::create(path).unwrap();
     let events: Vec<NewEvent> =
-        (1..=6_000u32).map(|n| event(term(1 + n % 700, &format!("词{n}#"), &format!("слово {n}")))).collect();
+        (1..=6_000u32).map(|n| event(term(1 + n % 700, format!("词{n}#"), format!("слово {n}")))).collect();
     for batch in events.chunks(500) {
         ledger.append(batch, None).unwrap();
     }
@@ -99,17 +88,7 @@ fn a_damaged_event_in_a_long_log_fails_the_fold_naming_its_seq() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.lorebank");
     long_book(&path);
-    let mut bytes = std::fs::read(&path).unwrap();
-    let needle = "词4321#".as_bytes();
-    let mut n_flipped = 0;
-    for at in 0..bytes.len() - needle.len() {
-        if &bytes[at..at + needle.len()] == needle {
-            bytes[at + 3] ^= 0x01;
-            n_flipped += 1;
-        }
-    }
-    assert!(n_flipped >= 1);
-    std::fs::write(&path, bytes).unwrap();
+    assert!(flip_near(&path, "词4321#".as_bytes(), 3, 0x01) >= 1);
     let mut book = Book::open(&path).unwrap();
     let error = book.state(None).unwrap_err();
     assert_eq!(error.class(), book::ErrorClass::Corrupt);

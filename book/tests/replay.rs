@@ -4,61 +4,21 @@
 //! as `spoiler_window`; after a rollback to R, nothing assembled at R is impacted;
 //! a forged receipt fails replay naming the first differing byte.
 
-use std::sync::OnceLock;
-
 use book::assemble::{Disposition, Reason};
 use book::receipt::text_id;
 use book::Book;
 use ledger::{Document, Ledger};
 use ledger_model::*;
-use matcher::{Flavour, ProfileBuilder};
 use proptest::prelude::*;
-
-fn zh_table() -> &'static (Hash32, Vec<u8>) {
-    static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-        (Hash32(profile.id().0), profile.to_bytes())
-    })
-}
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
+use test_support::books::{zh_book, zh_table};
+use test_support::records::{character, event};
 
 fn term(number: u32, src: &str, dst: &str, window: Window) -> Body {
-    Body::TermPut(TermPut {
-        id: RecordId::new(RecordKind::Term, number).unwrap(),
-        src: src.into(),
-        sense: None,
-        dst: dst.into(),
-        kind: Some("character".into()),
-        gender: Some(Gender::Masculine),
-        decl: Vec::new(),
-        speech: None,
-        note: None,
-        window,
-        status: Status::Approved,
-        priority: 0,
-        constant: false,
-        secondary: None,
-        supersedes: None,
-        owner: None,
-        owner_role: None,
-        release_to: None,
-        note_release_to: None,
-    })
+    Body::TermPut(TermPut { gender: Some(Gender::Masculine), window, ..character(number, src, dst) })
 }
 
 fn new_book(dir: &tempfile::TempDir) -> Book {
-    let mut book = Book::new(Ledger::create(&dir.path().join("book.lorebank")).unwrap());
-    let (table, bytes) = zh_table().clone();
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
-    book.submit(&[event(config)], Some(Seq(0)), vec![(table, bytes)]).unwrap();
-    book
+    zh_book(&dir.path().join("book.lorebank"), Vec::new())
 }
 
 const CHUNKS: &[&str] = &[

@@ -3,8 +3,6 @@
 //! reject, verify), and the unknown-name alarm proposing candidates that change no
 //! snapshot until accepted.
 
-use std::sync::OnceLock;
-
 use book::check::CheckOptions;
 use book::review::{Acceptance, ReviewItem};
 use book::{Book, WriteOptions};
@@ -12,57 +10,30 @@ use ledger::Ledger;
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
 use postcheck::Verdict as CheckVerdict;
-
-fn zh_table() -> &'static (Hash32, Vec<u8>) {
-    static TABLE: OnceLock<(Hash32, Vec<u8>)> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
-        (Hash32(profile.id().0), profile.to_bytes())
-    })
-}
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-fn id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
-}
-
-fn candidate(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Candidate, number).unwrap()
-}
+use test_support::books::{write_as, zh_book};
+use test_support::records::{candidate_id, event, put, term_id};
 
 /// A zh book with three terms: an approved one with declared forms, an approved one
 /// without, and an unreviewed (`auto`) one.
 fn book(path: &std::path::Path) -> Book {
-    let (table, bytes) = zh_table().clone();
-    let mut book = Book::new(Ledger::create(path).unwrap());
-    let config = Body::ConfigSet(ConfigSet {
-        assembly: AssemblyConfig::default(),
-        profile: ProfileRef { name: "zh".into(), table: Some(table) },
-    });
     let shen = TermPut {
         gender: Some(Gender::Masculine),
         kind: Some("character".into()),
         decl: vec!["Шэнь Чжао".into()],
-        ..TermPut::new(id(1), "沈照", "Шэнь Чжао")
+        ..put(1, "沈照", "Шэнь Чжао")
     };
     let river = TermPut {
         gender: Some(Gender::Feminine),
         kind: Some("place".into()),
         decl: vec!["Мглистой реки".into(), "Мглистую реку".into()],
-        ..TermPut::new(id(2), "雾川", "Мглистая река")
+        ..put(2, "雾川", "Мглистая река")
     };
-    let sect = TermPut { status: Status::Auto, ..TermPut::new(id(3), "灯宗", "Секта Фонаря") };
-    let batch: Vec<NewEvent> =
-        [config, Body::TermPut(shen), Body::TermPut(river), Body::TermPut(sect)].into_iter().map(event).collect();
-    book.submit(&batch, Some(Seq(0)), vec![(table, bytes)]).unwrap();
-    book
+    let sect = TermPut { status: Status::Auto, ..put(3, "灯宗", "Секта Фонаря") };
+    zh_book(path, vec![Body::TermPut(shen), Body::TermPut(river), Body::TermPut(sect)])
 }
 
 fn write() -> WriteOptions {
-    WriteOptions { actor: "human:editor".into(), source: None, expect_head: None, recorded_at_ms: 0 }
+    write_as("human:editor")
 }
 
 fn options(propose: bool) -> CheckOptions {
@@ -142,7 +113,7 @@ fn a_failing_check_proposes_verify_for_a_reviewer_and_the_queue_shows_it() {
     let Body::DispositionSet(disposition) = &events[0].body else { panic!("{events:?}") };
     assert_eq!(
         (disposition.target, disposition.verdict, disposition.reason.as_str()),
-        (id(2), Verdict::Verify, "postcheck_missing")
+        (term_id(2), Verdict::Verify, "postcheck_missing")
     );
     assert_eq!(events[0].actor, "tool:postcheck");
     let queue = book.review_list(None).unwrap();
@@ -153,10 +124,10 @@ fn a_failing_check_proposes_verify_for_a_reviewer_and_the_queue_shows_it() {
             ReviewItem::Candidate { .. } | ReviewItem::FlaggedRule { .. } => None,
         })
         .collect();
-    assert_eq!(flagged, [(id(2), "verify:postcheck_missing".into()), (id(3), "unreviewed:auto".into())]);
+    assert_eq!(flagged, [(term_id(2), "verify:postcheck_missing".into()), (term_id(3), "unreviewed:auto".into())]);
     // The reviewer accepts the record: it leaves the queue.
-    book.review_accept(id(2), &Acceptance::default(), &write()).unwrap();
-    assert!(book.review_list(None).unwrap().iter().all(|item| item.id() != id(2)));
+    book.review_accept(term_id(2), &Acceptance::default(), &write()).unwrap();
+    assert!(book.review_list(None).unwrap().iter().all(|item| item.id() != term_id(2)));
 }
 
 #[test]
@@ -218,18 +189,18 @@ fn an_accepted_candidate_is_injected_in_the_next_assembly_and_a_rejected_one_nev
     let events = &written.submitted.decision.events;
     assert_eq!(events.len(), 2, "the term and the verdict in one batch");
     let Body::TermPut(put) = &events[0].body else { panic!("{events:?}") };
-    assert_eq!((put.id, put.src.as_str(), put.status), (id(4), "空空道人", Status::Approved));
+    assert_eq!((put.id, put.src.as_str(), put.status), (term_id(4), "空空道人", Status::Approved));
     let after = book.assemble_chunk(&book::Reader::Full, 2, "1", text, None, false).unwrap();
     assert!(after.assembly.context.contains("Даос Пустоты"), "{}", after.assembly.context);
     assert!(book.review_list(None).unwrap().iter().all(|item| item.id() != c));
     // Rejecting a record takes it out of every assembly.
-    book.review_judge(id(4), Verdict::Reject, "not_a_name", None, &write()).unwrap();
+    book.review_judge(term_id(4), Verdict::Reject, "not_a_name", None, &write()).unwrap();
     let rejected = book.assemble_chunk(&book::Reader::Full, 2, "1", text, None, false).unwrap();
     assert!(!rejected.assembly.context.contains("Даос Пустоты"), "{}", rejected.assembly.context);
     // A bad reason code is refused with nothing written.
     let head = book.state(None).unwrap().revision();
-    assert!(book.review_judge(id(1), Verdict::Verify, "Not A Code", None, &write()).is_err());
-    assert!(book.review_judge(candidate(99), Verdict::Reject, "rejected", None, &write()).is_err());
+    assert!(book.review_judge(term_id(1), Verdict::Verify, "Not A Code", None, &write()).is_err());
+    assert!(book.review_judge(candidate_id(99), Verdict::Reject, "rejected", None, &write()).is_err());
     assert_eq!(book.state(None).unwrap().revision(), head);
 }
 
@@ -250,7 +221,7 @@ fn a_book_without_a_language_has_no_alarm() {
 
 fn low_trust(number: u32, surface: &str, score: i32, related: RecordId, duplicate: Option<RecordId>) -> Body {
     Body::CandidateProposed(CandidateProposed {
-        id: candidate(number),
+        id: candidate_id(number),
         surface: surface.into(),
         suggested_dst: None,
         evidence: Some(format!("ch1/1@0-2 near {related}")),
@@ -269,9 +240,9 @@ fn an_accepted_suggestion_is_an_alias_of_its_term_and_an_accepted_pair_merges_no
     let text = "阿照站在桥上。";
     book.scan_names(1, "1", "空空道人笑道：“空空道人来也。”", false, &write()).unwrap();
     let bodies = vec![
-        low_trust(10, "阿照", 850_000, id(1), None),
-        low_trust(11, "灯宗", 990_000, id(2), Some(id(3))),
-        low_trust(12, "雾河", 870_000, id(2), None),
+        low_trust(10, "阿照", 850_000, term_id(1), None),
+        low_trust(11, "灯宗", 990_000, term_id(2), Some(term_id(3))),
+        low_trust(12, "雾河", 870_000, term_id(2), None),
     ];
     book.submit_labelled(&write(), book::Labelled::numbered(bodies, "test"), Vec::new()).unwrap();
     // Extractor candidates first; then low trust, best score first.
@@ -288,13 +259,13 @@ fn an_accepted_suggestion_is_an_alias_of_its_term_and_an_accepted_pair_merges_no
     assert!(queue[first_low..].iter().all(|(_, trust)| *trust == Trust::Low), "{queue:?}");
     assert_eq!(
         queue.iter().filter(|(_, trust)| *trust == Trust::Low).map(|(id, _)| *id).collect::<Vec<_>>(),
-        [candidate(11), candidate(12), candidate(10)]
+        [candidate_id(11), candidate_id(12), candidate_id(10)]
     );
     assert_eq!(queue.first().map(|(_, trust)| *trust), Some(Trust::Normal));
     let snapshot = book.state(None).unwrap().snapshot_id();
     // A suggestion is not a new term: a rendering is refused, and nothing is written.
     let error = book
-        .review_accept(candidate(10), &Acceptance { dst: Some("Чжао".into()), ..Acceptance::default() }, &write())
+        .review_accept(candidate_id(10), &Acceptance { dst: Some("Чжао".into()), ..Acceptance::default() }, &write())
         .unwrap_err();
     assert!(
         error.to_string().contains("alias of T-1") && error.to_string().contains("a rendering cannot be given"),
@@ -303,35 +274,35 @@ fn an_accepted_suggestion_is_an_alias_of_its_term_and_an_accepted_pair_merges_no
     let before = book.assemble_chunk(&book::Reader::Full, 1, "1", text, None, false).unwrap();
     assert!(!before.assembly.context.contains("阿照"), "{}", before.assembly.context);
     // Accepted: the span is an alias of T-1, so the next assembly finds T-1 by it.
-    let written = book.review_accept(candidate(10), &Acceptance::default(), &write()).unwrap();
+    let written = book.review_accept(candidate_id(10), &Acceptance::default(), &write()).unwrap();
     let events = &written.submitted.decision.events;
     assert_eq!(events.len(), 2, "the alias and the verdict in one batch");
     let Body::AliasAdded(alias) = &events[0].body else { panic!("{events:?}") };
-    assert_eq!((alias.id, alias.surface.as_str()), (id(1), "阿照"));
+    assert_eq!((alias.id, alias.surface.as_str()), (term_id(1), "阿照"));
     let after = book.assemble_chunk(&book::Reader::Full, 1, "1", text, None, false).unwrap();
     assert!(after.assembly.context.contains("Шэнь Чжао"), "{}", after.assembly.context);
     assert!(after.assembly.hits.iter().any(|hit| hit.term == 1 && hit.text == "阿照"), "{:?}", after.assembly.hits);
     // A pair: the verdict alone, and the snapshot does not move.
     let snapshot_after_alias = book.state(None).unwrap().snapshot_id();
     assert_ne!(snapshot_after_alias, snapshot);
-    let written = book.review_accept(candidate(11), &Acceptance::default(), &write()).unwrap();
+    let written = book.review_accept(candidate_id(11), &Acceptance::default(), &write()).unwrap();
     let events = &written.submitted.decision.events;
     let [NewEvent { body: Body::DispositionSet(verdict), .. }] = events.as_slice() else { panic!("{events:?}") };
     assert_eq!(
         (verdict.target, verdict.verdict, verdict.reason.as_str()),
-        (candidate(11), Verdict::Accept, "same_entity")
+        (candidate_id(11), Verdict::Accept, "same_entity")
     );
     assert!(verdict.note.as_deref().unwrap().contains("T-3 is the same entity as T-2"), "{verdict:?}");
     assert_eq!(book.state(None).unwrap().snapshot_id(), snapshot_after_alias);
-    assert!(book.state(None).unwrap().is_active(id(3)), "nothing merged, nothing retired");
+    assert!(book.state(None).unwrap().is_active(term_id(3)), "nothing merged, nothing retired");
     // A suggestion whose term was retired since cannot be accepted; nothing is written.
     book.submit_labelled(
         &write(),
-        book::Labelled::numbered(vec![Body::TermRetired(TermRetired { id: id(2), reason: None })], "test"),
+        book::Labelled::numbered(vec![Body::TermRetired(TermRetired { id: term_id(2), reason: None })], "test"),
         Vec::new(),
     )
     .unwrap();
     let head = book.state(None).unwrap().revision();
-    assert!(book.review_accept(candidate(12), &Acceptance::default(), &write()).is_err());
+    assert!(book.review_accept(candidate_id(12), &Acceptance::default(), &write()).is_err());
     assert_eq!(book.state(None).unwrap().revision(), head);
 }

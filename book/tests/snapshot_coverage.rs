@@ -10,45 +10,29 @@
 //! * what is not covered (provenance, time, verdict reasons, candidates, retired
 //!   records, past versions) changes neither.
 
-use std::sync::OnceLock;
-
 use book::assemble::{assemble, Assembly, Previous};
 use ledger_model::*;
-use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::{freeze, Frozen};
 use projections::{SnapshotId, State};
 use proptest::prelude::*;
-
-fn profile() -> &'static Profile {
-    static PROFILE: OnceLock<Profile> = OnceLock::new();
-    PROFILE.get_or_init(|| ProfileBuilder::new(Flavour::Zh).build().unwrap())
-}
-
-fn rid(text: &str) -> RecordId {
-    text.parse().unwrap()
-}
+use test_support::profiles::zh_profile;
+use test_support::records::{self, character, id, summary};
 
 /// The term every mutation is about: T-5 萧炎, found in chunks as 萧炎 or 炎子.
 fn base_term() -> TermPut {
     TermPut {
-        kind: Some("character".into()),
-        gender: Some(Gender::Masculine),
-        decl: vec!["Сяо Яня".into()],
-        ..TermPut::new(rid("T-5"), "萧炎", "Сяо Янь")
+        gender: Some(Gender::Masculine), decl: vec!["Сяо Яня".into()], ..character("T-5", "萧炎", "Сяо Янь")
     }
 }
 
+/// `surface` as an alias of T-5.
 fn alias(surface: &str, kind: AliasKind, window: Option<Window>) -> AliasAdded {
-    AliasAdded { id: rid("T-5"), surface: surface.into(), kind, window, release_to: None }
+    AliasAdded { kind, window, ..records::alias("T-5", surface) }
 }
 
 fn config(assembly: AssemblyConfig, name: &str) -> ConfigSet {
-    let table = Hash32(profile().id().0);
+    let table = Hash32(zh_profile().id().0);
     ConfigSet { assembly, profile: ProfileRef { name: name.into(), table: Some(table) } }
-}
-
-fn summary(id: &str, scope: Scope, text: &str, visible_from: Option<u32>) -> SummaryPut {
-    SummaryPut { id: rid(id), scope, text: text.into(), visible_from, owner: None, owner_role: None, release_to: None }
 }
 
 /// A book described by its parts; `bodies` lists its events.
@@ -70,8 +54,8 @@ impl Spec {
             term: base_term(),
             alias: alias("炎子", AliasKind::Nickname, None),
             summaries: vec![
-                summary("S-1", Scope::Book, "Книга о лампаде.", None),
-                summary("S-2", Scope::Chapter(3), "Глава три.", None),
+                summary("S-1", Scope::Book, "Книга о лампаде."),
+                summary("S-2", Scope::Chapter(3), "Глава три."),
             ],
             verdict: None,
             others: Vec::new(),
@@ -85,7 +69,7 @@ impl Spec {
         bodies.extend(self.summaries.iter().cloned().map(Body::SummaryPut));
         if let Some((verdict, reason)) = &self.verdict {
             bodies.push(Body::DispositionSet(DispositionSet {
-                target: rid("T-5"),
+                target: id("T-5"),
                 verdict: *verdict,
                 reason: reason.clone(),
                 note: None,
@@ -133,7 +117,7 @@ fn probes(chapters: &[u32]) -> Vec<Probe> {
 
 fn assemblies(state: &State, chapters: &[u32]) -> Vec<Result<Assembly, String>> {
     let snapshot: SnapshotId = state.snapshot_id();
-    let frozen = freeze(state, profile()).and_then(|bytes| Frozen::load(&bytes, profile(), snapshot)).unwrap();
+    let frozen = freeze(state, zh_profile()).and_then(|bytes| Frozen::load(&bytes, zh_profile(), snapshot)).unwrap();
     probes(chapters)
         .into_iter()
         .map(|(chapter, text, recent)| {
@@ -221,7 +205,7 @@ fn injected_change() -> impl Strategy<Value = (String, Spec, Vec<u32>)> {
             spec.term.constant = true;
             let witness = if priority > 0 { "T-9" } else { "T-1" };
             spec.others.push(TermPut {
-                id: rid(witness),
+                id: id(witness),
                 src: "药老".into(),
                 dst: "Яо Лао".into(),
                 priority,
@@ -255,7 +239,7 @@ fn injected_change() -> impl Strategy<Value = (String, Spec, Vec<u32>)> {
             let mut spec = base();
             spec.config.assembly.token_budget = budget;
             spec.others.push(TermPut {
-                id: rid("T-9"),
+                id: id("T-9"),
                 src: "药老".into(),
                 // 2 + 1.2 + k tokens, rounded up, plus 1 for the newline: k + 5.
                 dst: "名".repeat(budget as usize - 4),
@@ -375,7 +359,7 @@ proptest! {
         let mut bodies = vec![Body::TermPut(TermPut { dst: format!("{dst}?"), ..base_term() })];
         bodies.extend(changed.bodies());
         bodies.push(Body::CandidateProposed(CandidateProposed {
-            id: rid("C-1"),
+            id: id("C-1"),
             surface: "沈照".into(),
             suggested_dst: Some(dst.clone()),
             evidence: None,
@@ -385,8 +369,8 @@ proptest! {
             related: None,
             duplicate: None,
         }));
-        bodies.push(Body::TermPut(TermPut { id: rid("T-7"), src: "沈照".into(), dst, ..base_term() }));
-        bodies.push(Body::TermRetired(TermRetired { id: rid("T-7"), reason: None }));
+        bodies.push(Body::TermPut(TermPut { id: id("T-7"), src: "沈照".into(), dst, ..base_term() }));
+        bodies.push(Body::TermRetired(TermRetired { id: id("T-7"), reason: None }));
         let after = state_of(&bodies, &actor, time);
         prop_assert_ne!(before.revision(), after.revision());
         prop_assert_eq!(before.snapshot_id(), after.snapshot_id());

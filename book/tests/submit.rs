@@ -3,30 +3,10 @@
 //! some of its events were applied, leaves the head as it was, and every ID a write
 //! answers is the one a fresh fold of the log gives.
 
-use book::{Book, BookError, WriteOptions};
+use book::{Book, BookError};
 use ledger_model::*;
-
-fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 0, actor: "human:test".into(), source: "test".into(), body }
-}
-
-fn id(text: &str) -> RecordId {
-    text.parse().unwrap()
-}
-
-fn term(number: u32, src: &str, dst: &str) -> Body {
-    Body::TermPut(TermPut::new(RecordId::new(RecordKind::Term, number).unwrap(), src, dst))
-}
-
-fn alias(term: &str, surface: &str) -> Body {
-    Body::AliasAdded(AliasAdded {
-        id: id(term),
-        surface: surface.into(),
-        kind: AliasKind::default(),
-        window: None,
-        release_to: None,
-    })
-}
+use test_support::books::init_book;
+use test_support::records::{alias, event, id, term};
 
 /// The head as a fold of the whole log gives it, and its snapshot ID.
 fn folded(book: &Book) -> (projections::State, projections::SnapshotId) {
@@ -40,10 +20,7 @@ fn folded(book: &Book) -> (projections::State, projections::SnapshotId) {
 fn a_refused_batch_leaves_the_head_as_it_was_and_every_answered_id_is_the_folded_one() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.lorebank");
-    let write =
-        WriteOptions { actor: "human:test".into(), source: Some("test".into()), expect_head: None, recorded_at_ms: 0 };
-    Book::init(&path, "zh", &write).unwrap();
-    let mut book = Book::open(&path).unwrap();
+    let mut book = init_book(&path, "zh");
     let first = book
         .submit(&[event(term(1, "沈照", "Шэнь Чжао")), event(term(2, "雾川", "Мглистая река"))], None, vec![])
         .unwrap();
@@ -51,8 +28,11 @@ fn a_refused_batch_leaves_the_head_as_it_was_and_every_answered_id_is_the_folded
     let before = book.state(None).unwrap();
 
     // Refused after two events were applied: the third names no term.
-    let refused =
-        [event(term(3, "白衣先生", "Господин в белом")), event(alias("T-1", "沈郎")), event(alias("T-9", "无名"))];
+    let refused = [
+        event(term(3, "白衣先生", "Господин в белом")),
+        event(Body::AliasAdded(alias("T-1", "沈郎"))),
+        event(Body::AliasAdded(alias("T-9", "无名"))),
+    ];
     let error = book.submit(&refused, None, vec![]).unwrap_err();
     assert!(matches!(error, BookError::Rejected(_)), "{error}");
     // Refused whole: UNIQUE is checked after the batch, so every event was applied.
@@ -67,7 +47,7 @@ fn a_refused_batch_leaves_the_head_as_it_was_and_every_answered_id_is_the_folded
     // The writes after the refusals answer the IDs a fresh fold gives, as do a no-op
     // batch and a dry run.
     for batch in [
-        vec![event(term(3, "白衣先生", "Господин в белом")), event(alias("T-1", "沈郎"))],
+        vec![event(term(3, "白衣先生", "Господин в белом")), event(Body::AliasAdded(alias("T-1", "沈郎")))],
         vec![event(term(3, "白衣先生", "Господин в белом"))],
         vec![event(Body::TermRetired(TermRetired { id: id("T-2"), reason: None }))],
         vec![event(term(2, "雾川", "Туманная река"))],

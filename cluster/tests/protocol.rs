@@ -19,6 +19,7 @@ use book::{ErrorClass, Labelled, Library, LibraryLimits, Reader, WriteOptions};
 use cluster::{ClusterOrigin, Log, MemoryLog, Policy};
 use ledger::replica::{split, Group};
 use ledger_model::{Body, Seq};
+use test_support::records;
 
 struct Node {
     _dir: tempfile::TempDir,
@@ -40,7 +41,7 @@ fn write_options() -> WriteOptions {
 }
 
 fn term(id: u32) -> Body {
-    serde_json::from_str(&format!(r#"{{"term_put":{{"id":"T-{id}","src":"词{id:05}","dst":"слово {id}"}}}}"#)).unwrap()
+    records::term(id, format!("词{id:05}"), format!("слово {id}"))
 }
 
 /// Writes `body` on `node` as the server does: catch up, decide, and run again when

@@ -11,10 +11,11 @@ mod common;
 
 use std::path::Path;
 
-use common::{cosine, load_tiny, max_difference, oracle_row, oracle_vector, testdata, tiny_options};
+use common::{cosine, load_tiny, max_difference, tiny_options};
 use embed::{
     Dtype, EmbedError, EmbedOptions, Embedder, ModelIdentity, Pooling, RuntimeLocation, TokenizerId, RUNTIME_VERSION,
 };
+use test_support::tiny_model::{oracle_ids, oracle_row, oracle_vector, testdata};
 
 /// The id of the tiny model's identity with the runtime `scripts/setup.sh` installs.
 const TINY_IDENTITY_ID: &str = "aacbf3f58c704f2e5855d79ea95210e45651ef8a566c5bc5ed6f65bb6c35bc43";
@@ -210,7 +211,7 @@ fn cls_pooling_takes_the_first_token_and_normalization_is_optional() {
     let options = EmbedOptions::new("tiny-cls", Pooling::Cls, false).output("last_hidden_state");
     let mut cls = load(&testdata("tiny.onnx"), Some(&testdata("tiny-tokenizer.json")), options).unwrap();
     let vector = cls.embed_one("萧炎").unwrap();
-    assert!(max_difference(vector.as_slice(), &oracle_row(common::oracle_ids("萧")[0])) < 1e-9);
+    assert!(max_difference(vector.as_slice(), &oracle_row(oracle_ids("萧")[0])) < 1e-9);
 
     let options = EmbedOptions::new("tiny-mean-raw", Pooling::Mean, false).output("last_hidden_state");
     let mut raw = load(&testdata("tiny.onnx"), Some(&testdata("tiny-tokenizer.json")), options).unwrap();

@@ -12,10 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use embed::{EmbedError, EmbedOptions, Embedder, Matrix, Pooling};
-
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
-}
+use test_support::harness;
+use test_support::tiny_model::testdata;
 
 /// In the child: try to load the tiny model with the runtime found by the usual rules,
 /// then use the parts that need no runtime.
@@ -62,69 +60,77 @@ fn run_child_in_mode(mode: &str, envs: &[(&str, &Path)], removes: &[&str]) -> St
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn check(name: &str, condition: bool, output: &str) {
-    if !condition {
-        eprintln!("FAILED {name}; the child printed:\n{output}");
-        std::process::exit(1);
-    }
-    println!("test {name} ... ok");
-}
-
 fn main() {
     if std::env::var_os("LOREBANK_EMBED_CHILD").is_some() {
         child();
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    harness::run(&[
+        ("ort_dylib_path_to_a_missing_file", ort_dylib_path_to_a_missing_file),
+        ("default_location_without_the_library", default_location_without_the_library),
+        ("ort_dylib_path_to_a_file_that_is_not_a_library", ort_dylib_path_to_a_file_that_is_not_a_library),
+        ("ort_dylib_path_to_the_installed_library", ort_dylib_path_to_the_installed_library),
+        ("two_processes_give_the_same_vectors", two_processes_give_the_same_vectors),
+    ]);
+}
 
+fn ort_dylib_path_to_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nowhere").join("libonnxruntime.so.1.31.1");
     let output = run_child(&[("ORT_DYLIB_PATH", &missing)], &[]);
-    check(
-        "ort_dylib_path_to_a_missing_file",
+    assert!(
         output.starts_with("search-ok 0\nruntime-missing\n")
             && output.contains(&format!("no file {} (from ORT_DYLIB_PATH)", missing.display()))
             && output.contains("install it with ./scripts/setup.sh")
             && output.contains("pip download --no-deps onnxruntime==1.31.1"),
-        &output,
+        "the child printed:\n{output}"
     );
+}
 
+fn default_location_without_the_library() {
+    let dir = tempfile::tempdir().unwrap();
     let empty_cache = dir.path().join("cache");
     std::fs::create_dir(&empty_cache).unwrap();
     let output = run_child(&[("XDG_CACHE_HOME", &empty_cache)], &["ORT_DYLIB_PATH"]);
     let expected = empty_cache.join("lorebank/onnxruntime/libonnxruntime.so.1.31.1");
-    check(
-        "default_location_without_the_library",
+    assert!(
         output.starts_with("search-ok 0\nruntime-missing\n")
             && output
                 .contains(&format!("no file {} (from the default location of scripts/setup.sh)", expected.display()))
             && output.contains("set ORT_DYLIB_PATH to a libonnxruntime.so of version 1.31 or newer"),
-        &output,
+        "the child printed:\n{output}"
     );
+}
 
+fn ort_dylib_path_to_a_file_that_is_not_a_library() {
     let not_a_library = testdata("tiny-tokenizer.json");
     let output = run_child(&[("ORT_DYLIB_PATH", &not_a_library)], &[]);
-    check(
-        "ort_dylib_path_to_a_file_that_is_not_a_library",
+    assert!(
         output.starts_with("search-ok 0\nruntime-load\n")
             && output.contains("tiny-tokenizer.json could not be loaded")
             && output.contains("install it with ./scripts/setup.sh"),
-        &output,
+        "the child printed:\n{output}"
     );
+}
 
-    // The check above can fail: with the library installed, the child loads the model.
-    let Some(installed) = embed::default_runtime_path().filter(|path| path.is_file()) else {
-        eprintln!("FAILED: no ONNX Runtime library at the default location; run ./scripts/setup.sh");
-        std::process::exit(1);
-    };
-    let output = run_child(&[("ORT_DYLIB_PATH", &installed)], &[]);
-    check("ort_dylib_path_to_the_installed_library", output.ends_with("loaded\n"), &output);
+/// The library `scripts/setup.sh` installs; the checks above can fail because, with
+/// it, the child loads the model.
+fn installed() -> PathBuf {
+    embed::default_runtime_path()
+        .filter(|path| path.is_file())
+        .expect("no ONNX Runtime library at the default location; run ./scripts/setup.sh")
+}
 
-    let first = run_child_in_mode("vectors", &[("ORT_DYLIB_PATH", &installed)], &[]);
-    let second = run_child_in_mode("vectors", &[("ORT_DYLIB_PATH", &installed)], &[]);
-    check(
-        "two_processes_give_the_same_vectors",
+fn ort_dylib_path_to_the_installed_library() {
+    let output = run_child(&[("ORT_DYLIB_PATH", &installed())], &[]);
+    assert!(output.ends_with("loaded\n"), "the child printed:\n{output}");
+}
+
+fn two_processes_give_the_same_vectors() {
+    let first = run_child_in_mode("vectors", &[("ORT_DYLIB_PATH", &installed())], &[]);
+    let second = run_child_in_mode("vectors", &[("ORT_DYLIB_PATH", &installed())], &[]);
+    assert!(
         first == second && first.lines().count() == 3 && first.lines().all(|line| line.len() == 32 * 8),
-        &format!("{first}---\n{second}"),
+        "the children printed:\n{first}---\n{second}"
     );
-    println!("5 passed, 0 failed");
 }

@@ -10,7 +10,8 @@
 
 mod common;
 
-use common::{testdata, tiny_tokenizer_json};
+use common::tiny_tokenizer_json;
+use test_support::tiny_model::testdata;
 
 /// blake3 of `testdata/tiny-tokenizer.json`.
 const TOKENIZER_BLAKE3: &str = "fdf65a175b2899c88eaa2eef2cefe35c446caca7d32fdeced88642635d932407";

@@ -10,18 +10,13 @@
 //! * Round trips (proptest): write then read gives the terms back; read, write, read is a
 //!   fixed point for every fixture.
 
-use formats::{detect, read, write, At, ExportInput, Format, Lost, Notice, Parsed, ReadError, Term};
+use formats::{detect, read, write, At, ExportInput, Format, Notice, Parsed, ReadError, Term};
 use proptest::prelude::*;
-
-mod support;
-
-use support::*;
+use test_support::interchange::strategies::line_export;
+use test_support::interchange::*;
+use test_support::records::term_id;
 
 const FORMATS: [Format; 3] = [Format::GalTransl, Format::Sakura, Format::SakuraText];
-
-fn lost(at: At, field: &str, value: Option<&str>) -> Lost {
-    Lost { at, field: field.into(), value: value.map(str::to_owned) }
-}
 
 fn notice(at: Option<At>, message: &str) -> Notice {
     Notice { at, message: message.into() }
@@ -192,10 +187,6 @@ fn files_without_entries_have_no_activation_notice() {
 // Bad input
 // ---------------------------------------------------------------------------------
 
-fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
-}
-
 fn not_utf8(offset: usize) -> String {
     format!("not UTF-8 (invalid byte at offset {offset}); save the file as UTF-8")
 }
@@ -287,7 +278,12 @@ fn bad_files_are_refused_with_their_place_and_field() {
         ),
     ];
     for (format, bytes, expected) in cases {
-        assert_eq!(read(format, &bytes, &languages()), Err(expected), "{format}: {}", String::from_utf8_lossy(&bytes));
+        assert_eq!(
+            read(format, &bytes, &languages("ja")),
+            Err(expected),
+            "{format}: {}",
+            String::from_utf8_lossy(&bytes)
+        );
     }
 }
 
@@ -297,14 +293,14 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
         for format in FORMATS {
-            let _ = read(format, &bytes, &languages());
+            let _ = read(format, &bytes, &languages("ja"));
         }
     }
 
     #[test]
     fn arbitrary_text_never_panics(text in "[\\[\\]{}\",:0-9a-z \t\r\n炎ダ#>/^1\u{feff}-]{0,64}") {
         for format in FORMATS {
-            let _ = read(format, text.as_bytes(), &languages());
+            let _ = read(format, text.as_bytes(), &languages("ja"));
         }
     }
 }
@@ -365,10 +361,10 @@ fn galtransl_export_is_one_tab_line_per_surface() {
     assert_eq!(
         exported.lost,
         vec![
-            lost(At::Record(id(1)), "aliases", None),
-            lost(At::Record(id(3)), "kind", None),
-            lost(At::Record(id(1)), "note", altered),
-            lost(At::Record(id(2)), "dst", altered),
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(3)), "kind", None),
+            lost(At::Record(term_id(1)), "note", altered),
+            lost(At::Record(term_id(2)), "dst", altered),
         ]
     );
 }
@@ -404,7 +400,10 @@ fn sakura_json_export_is_src_dst_info_per_surface_with_a_four_space_indent() {
 ]
 "#;
     assert_eq!(String::from_utf8(exported.bytes).expect("UTF-8"), expected);
-    assert_eq!(exported.lost, vec![lost(At::Record(id(1)), "aliases", None), lost(At::Record(id(3)), "kind", None)]);
+    assert_eq!(
+        exported.lost,
+        vec![lost(At::Record(term_id(1)), "aliases", None), lost(At::Record(term_id(3)), "kind", None)]
+    );
 }
 
 #[test]
@@ -420,11 +419,11 @@ fn sakura_text_export_is_one_arrow_line_per_surface() {
     assert_eq!(
         exported.lost,
         vec![
-            lost(At::Record(id(1)), "aliases", None),
-            lost(At::Record(id(3)), "kind", None),
-            lost(At::Record(id(1)), "note", altered),
-            lost(At::Record(id(2)), "dst", altered),
-            lost(At::Record(id(2)), "note", altered),
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(3)), "kind", None),
+            lost(At::Record(term_id(1)), "note", altered),
+            lost(At::Record(term_id(2)), "dst", altered),
+            lost(At::Record(term_id(2)), "note", altered),
         ]
     );
 }
@@ -472,45 +471,18 @@ fn read_write_read_is_a_fixed_point_for_every_fixture() {
         (Format::SakuraText, "sakura/gpt_dict.txt"),
     ];
     for (format, path) in fixtures {
-        let first = parse(format, &fixture(path));
-        let written = write(format, &export_input(terms_of(&first))).expect("export");
+        let written = assert_read_write_read(path, "ja", format, &fixture(path));
         assert_eq!(written.lost, vec![], "{path}");
-        let second = parse(format, &written.bytes);
-        assert_eq!(terms_of(&second), terms_of(&first), "{path}");
-        assert_eq!((&second.skipped, &second.lost), (&vec![], &vec![]), "{path}");
-        let again = write(format, &export_input(terms_of(&second))).expect("export");
-        assert!(again.bytes == written.bytes, "{path}: the second export differs from the first");
     }
-}
-
-fn term_strategy() -> impl Strategy<Value = Term> {
-    (
-        "[\u{4e00}-\u{4e40}\u{3041}-\u{3096}\u{30a1}-\u{30fa}]{1,6}",
-        "[а-яёА-ЯЁ]{1,8}( [а-яё]{1,8}){0,2}",
-        proptest::option::of("[\u{4e00}-\u{4e40}\u{3041}-\u{3096}]{1,6}( [a-zA-Z0-9，。]{1,5}){0,2}"),
-    )
-        .prop_map(|(src, dst, note)| Term { note, ..Term::new(src, dst) })
-}
-
-fn input_strategy() -> impl Strategy<Value = ExportInput> {
-    proptest::collection::vec(term_strategy(), 0..12).prop_map(|terms| {
-        let mut seen = std::collections::BTreeSet::new();
-        export_input(terms.into_iter().filter(|term| seen.insert(term.src.clone())).collect())
-    })
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn write_then_read_gives_the_terms_back(input in input_strategy()) {
-        let terms: Vec<Term> = input.terms.iter().map(|export| export.term.clone()).collect();
+    fn write_then_read_gives_the_terms_back(input in line_export("[a-zA-Z0-9，。]")) {
         for format in FORMATS {
-            let exported = write(format, &input).expect("export");
-            prop_assert_eq!(&exported.lost, &vec![], "{}", format);
-            let parsed = parse(format, &exported.bytes);
-            prop_assert_eq!(terms_of(&parsed), terms.clone(), "{}", format);
-            prop_assert_eq!((&parsed.skipped, &parsed.lost), (&vec![], &vec![]), "{}", format);
+            let (exported, parsed) = assert_write_read("ja", format, &input);
             let again = write(format, &export_input(terms_of(&parsed))).expect("export");
             prop_assert!(again.bytes == exported.bytes, "{}: export, import, export changed the bytes", format);
         }
@@ -539,9 +511,9 @@ fn galtransl_export_reports_a_key_galtransl_would_read_as_a_flag() {
     assert_eq!(
         exported.lost,
         vec![
-            lost(At::Record(id(1)), "aliases", None),
-            lost(At::Record(id(1)), "src", Some("starts with `^^`, a flag to the format's reader")),
-            lost(At::Record(id(1)), "aliases", Some("starts with `1^`, a flag to the format's reader")),
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(1)), "src", Some("starts with `^^`, a flag to the format's reader")),
+            lost(At::Record(term_id(1)), "aliases", Some("starts with `1^`, a flag to the format's reader")),
         ]
     );
     // What GalTransl (and lorebank) reads back: the keys without their flags.
@@ -558,9 +530,9 @@ fn galtransl_export_reports_a_key_galtransl_would_read_as_a_flag() {
     assert_eq!(
         exported.lost,
         vec![
-            lost(At::Record(id(1)), "aliases", None),
-            lost(At::Record(id(1)), "entry", only_flags),
-            lost(At::Record(id(1)), "entry", only_flags),
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(1)), "entry", only_flags),
+            lost(At::Record(term_id(1)), "entry", only_flags),
         ]
     );
 }
@@ -615,7 +587,7 @@ fn galtransl_flags_and_byte_order_marks_are_removed_however_many_there_are() {
 
 /// Read, write, read, write, read: the last two reads agree (what `fuzz_import` checks).
 fn settles(format: Format, bytes: &[u8]) -> Result<(), TestCaseError> {
-    let Ok(first) = read(format, bytes, &languages()) else { return Ok(()) };
+    let Ok(first) = read(format, bytes, &languages("ja")) else { return Ok(()) };
     let written = write(format, &export_input(terms_of(&first))).expect("export");
     let second = parse(format, &written.bytes);
     let again = write(format, &export_input(terms_of(&second))).expect("export");
@@ -649,10 +621,10 @@ fn line_exports_leave_out_a_leading_byte_order_mark_of_a_key() {
     assert_eq!(
         exported.lost,
         vec![
-            lost(At::Record(id(1)), "aliases", None),
-            lost(At::Record(id(1)), "src", mark),
-            lost(At::Record(id(1)), "aliases", mark),
-            lost(At::Record(id(1)), "entry", Some("empty key on one line")),
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(1)), "src", mark),
+            lost(At::Record(term_id(1)), "aliases", mark),
+            lost(At::Record(term_id(1)), "entry", Some("empty key on one line")),
         ]
     );
     assert_eq!(parse(Format::GalTransl, &exported.bytes).entries, vec![entry(At::Line(1), "ダリヤ", "Дария", None)]);
@@ -661,10 +633,10 @@ fn line_exports_leave_out_a_leading_byte_order_mark_of_a_key() {
     assert_eq!(
         exported.lost,
         vec![
-            lost(At::Record(id(1)), "aliases", None),
-            lost(At::Record(id(1)), "src", mark),
-            lost(At::Record(id(1)), "aliases", mark),
-            lost(At::Record(id(1)), "entry", Some("empty key on one line")),
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(1)), "src", mark),
+            lost(At::Record(term_id(1)), "aliases", mark),
+            lost(At::Record(term_id(1)), "entry", Some("empty key on one line")),
         ]
     );
     assert_eq!(parse(Format::SakuraText, &exported.bytes).entries, vec![entry(At::Line(1), "ダリヤ", "Дария", None)]);

@@ -16,16 +16,11 @@ use std::process::Command;
 
 use formats::{detect, read, write, At, ExportInput, Format, Lost, Notice, Parsed, ReadError, Skipped, Term};
 use proptest::prelude::*;
-
-mod support;
-
-use support::*;
+use test_support::interchange::strategies::line_export;
+use test_support::interchange::*;
+use test_support::records::term_id;
 
 const FORMATS: [Format; 4] = [Format::LinguaGacha, Format::LinguaGachaXlsx, Format::AiNiee, Format::AiNieeXlsx];
-
-fn lost(at: At, field: &str, value: &str) -> Lost {
-    Lost { at, field: field.into(), value: Some(value.into()) }
-}
 
 fn regex_skip(at: At, src: &str) -> Skipped {
     skipped(
@@ -243,10 +238,6 @@ fn ainiee_xlsx_skips_row_one_even_when_it_is_not_a_header_and_says_so() {
 // Bad input
 // ---------------------------------------------------------------------------------
 
-fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
-}
-
 /// A workbook of one sheet with `rows` (`None` leaves a cell empty).
 fn workbook(rows: &[Vec<Cell>]) -> Vec<u8> {
     let mut book = rust_xlsxwriter::Workbook::new();
@@ -403,7 +394,7 @@ fn bad_files_are_refused_with_their_place_and_field() {
         ),
     ];
     for (index, (format, bytes, expected)) in cases.into_iter().enumerate() {
-        let got = read(format, &bytes, &languages());
+        let got = read(format, &bytes, &languages("ja"));
         assert_eq!(got, Err(expected), "case {index} ({format})");
     }
 }
@@ -457,13 +448,13 @@ fn the_active_sheet_is_the_one_the_workbook_view_names() {
     let beyond =
         with_workbook_xml(&exported.bytes, |xml| xml.replace("<workbookView ", "<workbookView activeTab=\"3\" "));
     assert_eq!(
-        read(Format::AiNieeXlsx, &beyond, &languages()),
+        read(Format::AiNieeXlsx, &beyond, &languages("ja")),
         Err(error(None, None, "the active sheet is number 4 but the workbook has 1 sheets"))
     );
     let garbled =
         with_workbook_xml(&exported.bytes, |xml| xml.replace("<workbookView ", "<workbookView activeTab=\"x\" "));
     assert_eq!(
-        read(Format::AiNieeXlsx, &garbled, &languages()),
+        read(Format::AiNieeXlsx, &garbled, &languages("ja")),
         Err(error(None, None, "workbook view has an activeTab that is not a number: `x`"))
     );
     // LinguaGacha reads the first sheet whatever the view says.
@@ -494,7 +485,7 @@ fn truncated_workbooks_are_errors_not_panics() {
     for format in [Format::LinguaGachaXlsx, Format::AiNieeXlsx] {
         let bytes = write(format, &input).expect("export").bytes;
         for cut in (0..bytes.len()).step_by(97) {
-            let result = read(format, &bytes[..cut], &languages());
+            let result = read(format, &bytes[..cut], &languages("ja"));
             assert!(result.is_err(), "{format}: {cut} of {} bytes read as {result:?}", bytes.len());
         }
     }
@@ -517,7 +508,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
         for format in FORMATS {
-            if let Err(error) = read(format, &bytes, &languages()) {
+            if let Err(error) = read(format, &bytes, &languages("ja")) {
                 prop_assert!(!error.message.is_empty());
             }
         }
@@ -531,7 +522,7 @@ proptest! {
                 let at = index.index(bytes.len());
                 bytes[at] ^= mask;
             }
-            if let Err(error) = read(*format, &bytes, &languages()) {
+            if let Err(error) = read(*format, &bytes, &languages("ja")) {
                 prop_assert!(!error.message.is_empty());
             }
         }
@@ -540,7 +531,7 @@ proptest! {
     #[test]
     fn arbitrary_json_never_panics(text in r#"[\[\]{}",:0-9a-z \n炎ダ\\]{0,64}"#) {
         for format in [Format::LinguaGacha, Format::AiNiee] {
-            if let Err(error) = read(format, text.as_bytes(), &languages()) {
+            if let Err(error) = read(format, text.as_bytes(), &languages("ja")) {
                 prop_assert!(!error.message.is_empty());
             }
         }
@@ -625,7 +616,7 @@ fn linguagacha_json_export_is_the_five_fields_with_a_four_space_indent() {
 "#;
     assert_eq!(String::from_utf8(exported.bytes).expect("UTF-8"), expected);
     // The aliases are written as rows of their own; their kinds are not.
-    assert_eq!(exported.lost, vec![Lost { at: At::Record(id(1)), field: "aliases".into(), value: None }]);
+    assert_eq!(exported.lost, vec![Lost { at: At::Record(term_id(1)), field: "aliases".into(), value: None }]);
 }
 
 #[test]
@@ -651,9 +642,9 @@ fn ainiee_export_escapes_keys_it_would_read_as_regular_expressions() {
         assert_eq!(
             exported.lost,
             vec![
-                Lost { at: At::Record(id(1)), field: "aliases".into(), value: None },
-                lost(At::Record(id(1)), "src", &note("Dr\\. Who")),
-                lost(At::Record(id(1)), "aliases", &note("\\(笑\\)")),
+                Lost { at: At::Record(term_id(1)), field: "aliases".into(), value: None },
+                lost(At::Record(term_id(1)), "src", &note("Dr\\. Who")),
+                lost(At::Record(term_id(1)), "aliases", &note("\\(笑\\)")),
             ],
             "{format}"
         );
@@ -779,44 +770,17 @@ fn read_write_read_is_a_fixed_point_for_every_fixture() {
         (Format::AiNieeXlsx, "ainiee/no-header.xlsx"),
     ];
     for (format, path) in fixtures {
-        let first = parse(format, &fixture(path));
-        let written = write(format, &export_input(terms_of(&first))).expect("export");
-        let second = parse(format, &written.bytes);
-        assert_eq!(terms_of(&second), terms_of(&first), "{path}");
-        assert_eq!((&second.skipped, &second.lost), (&vec![], &vec![]), "{path}");
-        let again = write(format, &export_input(terms_of(&second))).expect("export");
-        assert!(again.bytes == written.bytes, "{path}: the second export differs from the first");
+        assert_read_write_read(path, "ja", format, &fixture(path));
     }
-}
-
-fn term_strategy() -> impl Strategy<Value = Term> {
-    (
-        "[\u{4e00}-\u{4e40}\u{3041}-\u{3096}\u{30a1}-\u{30fa}]{1,6}",
-        "[а-яёА-ЯЁ]{1,8}( [а-яё]{1,8}){0,2}",
-        proptest::option::of("[\u{4e00}-\u{4e40}\u{3041}-\u{3096}]{1,6}( [a-zA-Z0-9]{1,5}){0,2}"),
-    )
-        .prop_map(|(src, dst, note)| Term { note, ..Term::new(src, dst) })
-}
-
-fn input_strategy() -> impl Strategy<Value = ExportInput> {
-    proptest::collection::vec(term_strategy(), 0..12).prop_map(|terms| {
-        let mut seen = std::collections::BTreeSet::new();
-        export_input(terms.into_iter().filter(|term| seen.insert(term.src.clone())).collect())
-    })
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn write_then_read_gives_the_terms_back(input in input_strategy()) {
-        let terms: Vec<Term> = input.terms.iter().map(|export| export.term.clone()).collect();
+    fn write_then_read_gives_the_terms_back(input in line_export("[a-zA-Z0-9]")) {
         for format in FORMATS {
-            let exported = write(format, &input).expect("export");
-            prop_assert_eq!(&exported.lost, &vec![], "{}", format);
-            let parsed = parse(format, &exported.bytes);
-            prop_assert_eq!(terms_of(&parsed), terms.clone(), "{}", format);
-            prop_assert_eq!((&parsed.skipped, &parsed.lost), (&vec![], &vec![]), "{}", format);
+            let (exported, parsed) = assert_write_read("ja", format, &input);
             let again = write(format, &export_input(terms_of(&parsed))).expect("export");
             prop_assert!(again.bytes == exported.bytes, "{}: export, import, export changed the bytes", format);
         }
@@ -851,7 +815,7 @@ fn a_reversed_dimension_is_an_error_or_a_read_never_a_panic() {
             let end = start + xml[start..].find('"').unwrap();
             format!("{}Z9:A1{}", &xml[..start], &xml[end..])
         });
-        match read(*format, &reversed, &languages()) {
+        match read(*format, &reversed, &languages("ja")) {
             Ok(parsed) => assert_eq!(parsed.entries[0].term.src, "ダリヤ", "{format:?}"),
             Err(error) => assert!(error.message.contains("XLSX"), "{format:?}: {error}"),
         }
@@ -865,7 +829,7 @@ fn two_far_apart_cells_are_read_as_two_cells_not_a_sheet_between_them() {
     let far = r#"<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>далеко</t></is></c></row></sheetData>"#;
     for (format, bytes) in exported_workbooks() {
         let workbook = with_sheet(bytes, |xml| xml.replace("</sheetData>", far));
-        let parsed = read(*format, &workbook, &languages()).unwrap_or_else(|error| panic!("{format:?}: {error}"));
+        let parsed = read(*format, &workbook, &languages("ja")).unwrap_or_else(|error| panic!("{format:?}: {error}"));
         assert_eq!(parsed.entries[0].term.src, "ダリヤ", "{format:?}");
         let far_row = format!("{parsed:?}");
         assert!(

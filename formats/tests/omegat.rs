@@ -8,40 +8,28 @@
 use std::process::Command;
 
 use formats::{
-    detect, read, write, Alias, At, Entry, ExportInput, ExportTerm, Format, Languages, Lost, Notice, Parsed, ReadError,
-    Skipped, Term,
+    detect, read, write, At, Entry, ExportInput, ExportTerm, Format, Lost, Notice, Parsed, ReadError, Skipped, Term,
 };
-use ledger_model::{AliasKind, RecordId, RecordKind};
 use proptest::prelude::*;
+use test_support::interchange::{self, alias, as_export, fixture, languages, lost, numbered, terms_of};
+use test_support::records::term_id;
 
 const ACTIVATION: &str = "OmegaT shows a glossary entry when the tokens of its source (lower-cased, stemmed; an \
     all-caps term only in all-caps text) occur among the tokens of the segment, or, for a CJK term in a language \
     written without spaces, when the term occurs in the segment as a substring; lorebank matches keys \
     leftmost-longest on folded text, inside their windows";
 
-fn languages() -> Languages {
-    Languages { source: "zh".into(), target: "ru".into() }
-}
-
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/omegat/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
-}
-
+/// `bytes` read as `format` of a Chinese book.
 fn parse(format: Format, bytes: &[u8]) -> Result<Parsed, ReadError> {
-    read(format, bytes, &languages())
+    read(format, bytes, &languages("zh"))
 }
 
 fn entry(line: u64, src: &str, dst: &str, note: Option<&str>) -> Entry {
-    Entry { at: At::Line(line), term: Term { note: note.map(str::to_owned), ..Term::new(src, dst) } }
+    interchange::entry(At::Line(line), src, dst, note)
 }
 
 fn skipped(line: u64, reason: &str) -> Skipped {
-    Skipped { at: At::Line(line), reason: reason.into() }
-}
-
-fn lost(at: At, field: &str, value: &str) -> Lost {
-    Lost { at, field: field.into(), value: Some(value.into()) }
+    interchange::skipped(At::Line(line), reason)
 }
 
 fn notice(line: u64, message: &str) -> Notice {
@@ -52,13 +40,9 @@ fn activation() -> Notice {
     Notice { at: None, message: ACTIVATION.into() }
 }
 
-fn id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
-}
-
 #[test]
 fn the_tab_separated_fixture_reads_every_rule_of_omegats_reader() {
-    let parsed = parse(Format::OmegaT, &fixture("glossary.txt")).unwrap();
+    let parsed = parse(Format::OmegaT, &fixture("omegat/glossary.txt")).unwrap();
     assert_eq!(
         parsed.entries,
         vec![
@@ -100,7 +84,7 @@ fn the_tab_separated_fixture_reads_every_rule_of_omegats_reader() {
 
 #[test]
 fn a_utf8_byte_order_mark_is_skipped_and_japanese_reads() {
-    let parsed = parse(Format::OmegaT, &fixture("japanese-bom.utf8")).unwrap();
+    let parsed = parse(Format::OmegaT, &fixture("omegat/japanese-bom.utf8")).unwrap();
     assert_eq!(
         parsed,
         Parsed {
@@ -126,8 +110,8 @@ fn utf16_with_a_byte_order_mark_reads_in_either_byte_order() {
         notices: vec![activation()],
         ..Parsed::default()
     };
-    let little = fixture("utf16le.tsv");
-    let big = fixture("utf16be.tab");
+    let little = fixture("omegat/utf16le.tsv");
+    let big = fixture("omegat/utf16be.tab");
     assert_eq!(&little[..2], b"\xFF\xFE");
     assert_eq!(&big[..2], b"\xFE\xFF");
     assert_eq!(parse(Format::OmegaT, &little).unwrap(), expected);
@@ -136,7 +120,7 @@ fn utf16_with_a_byte_order_mark_reads_in_either_byte_order() {
 
 #[test]
 fn a_coding_comment_names_the_encoding() {
-    let bytes = fixture("gb18030.txt");
+    let bytes = fixture("omegat/gb18030.txt");
     assert!(std::str::from_utf8(&bytes).is_err(), "the fixture is GB18030, not UTF-8");
     let parsed = parse(Format::OmegaT, &bytes).unwrap();
     assert_eq!(
@@ -155,7 +139,7 @@ fn a_coding_comment_names_the_encoding() {
 
 #[test]
 fn an_undeclared_legacy_encoding_is_detected_and_reported() {
-    let bytes = fixture("shift_jis.txt");
+    let bytes = fixture("omegat/shift_jis.txt");
     assert!(std::str::from_utf8(&bytes).is_err(), "the fixture is Shift_JIS, not UTF-8");
     let parsed = parse(Format::OmegaT, &bytes).unwrap();
     assert_eq!(
@@ -201,7 +185,7 @@ fn windows_and_old_mac_line_ends_count_as_omegat_counts_them() {
 
 #[test]
 fn the_csv_fixture_reads_quotes_commas_and_line_breaks() {
-    let parsed = parse(Format::OmegaTCsv, &fixture("glossary.csv")).unwrap();
+    let parsed = parse(Format::OmegaTCsv, &fixture("omegat/glossary.csv")).unwrap();
     assert_eq!(
         parsed.entries,
         vec![
@@ -250,7 +234,7 @@ fn a_file_without_entries_reads_empty_without_the_activation_notice() {
 }
 
 fn error(line: u64, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at: Some(At::Line(line)), field: field.map(str::to_owned), message: message.into(), limit: None }
+    interchange::error(Some(At::Line(line)), field, message)
 }
 
 fn utf16le(text: &str) -> Vec<u8> {
@@ -410,17 +394,17 @@ fn a_csv_file_has_no_coding_comment_as_in_omegat() {
 #[test]
 fn detect_picks_omegat_by_extension_and_by_its_header_line() {
     let cases = [
-        ("glossary.txt", fixture("glossary.txt"), Format::OmegaT),
-        ("glossary", fixture("glossary.txt"), Format::OmegaT),
-        ("japanese-bom.utf8", fixture("japanese-bom.utf8"), Format::OmegaT),
-        ("utf16le.tsv", fixture("utf16le.tsv"), Format::OmegaT),
-        ("utf16be.tab", fixture("utf16be.tab"), Format::OmegaT),
+        ("glossary.txt", fixture("omegat/glossary.txt"), Format::OmegaT),
+        ("glossary", fixture("omegat/glossary.txt"), Format::OmegaT),
+        ("japanese-bom.utf8", fixture("omegat/japanese-bom.utf8"), Format::OmegaT),
+        ("utf16le.tsv", fixture("omegat/utf16le.tsv"), Format::OmegaT),
+        ("utf16be.tab", fixture("omegat/utf16be.tab"), Format::OmegaT),
         // A UTF-16 file by its byte order mark, whatever its name says.
-        ("glossary-utf16.txt", fixture("utf16le.tsv"), Format::OmegaT),
-        ("glossary-utf16", fixture("utf16be.tab"), Format::OmegaT),
-        ("GB18030.TXT", fixture("gb18030.txt"), Format::OmegaT),
-        ("glossary.csv", fixture("glossary.csv"), Format::OmegaTCsv),
-        ("Glossary.CSV", fixture("glossary.csv"), Format::OmegaTCsv),
+        ("glossary-utf16.txt", fixture("omegat/utf16le.tsv"), Format::OmegaT),
+        ("glossary-utf16", fixture("omegat/utf16be.tab"), Format::OmegaT),
+        ("GB18030.TXT", fixture("omegat/gb18030.txt"), Format::OmegaT),
+        ("glossary.csv", fixture("omegat/glossary.csv"), Format::OmegaTCsv),
+        ("Glossary.CSV", fixture("omegat/glossary.csv"), Format::OmegaTCsv),
     ];
     for (name, bytes, format) in cases {
         assert_eq!(detect(name, &bytes), Ok(format), "{name}");
@@ -428,11 +412,7 @@ fn detect_picks_omegat_by_extension_and_by_its_header_line() {
 }
 
 fn term(number: u32, term: Term) -> ExportTerm {
-    ExportTerm { id: id(number), term }
-}
-
-fn alias(surface: &str) -> Alias {
-    Alias { surface: surface.into(), kind: AliasKind::Variant, window: None }
+    ExportTerm { id: term_id(number), term }
 }
 
 /// Terms with every pitfall of the two writers.
@@ -483,13 +463,13 @@ fn the_tab_separated_export_is_omegats_file_with_one_line_per_surface() {
 /// own, read back as terms of their own), and each value the writer had to change.
 fn pitfall_losses(line_break: &str) -> Vec<Lost> {
     let mut losses = vec![
-        Lost { at: At::Record(id(1)), field: "aliases".into(), value: None },
-        lost(At::Record(id(2)), "note", line_break),
+        Lost { at: At::Record(term_id(1)), field: "aliases".into(), value: None },
+        lost(At::Record(term_id(2)), "note", line_break),
     ];
     if line_break.starts_with("tab") {
-        losses.push(lost(At::Record(id(3)), "dst", line_break));
+        losses.push(lost(At::Record(term_id(3)), "dst", line_break));
     }
-    losses.push(lost(At::Record(id(4)), "note", "not NFC (written normalized, as OmegaT reads it)"));
+    losses.push(lost(At::Record(term_id(4)), "note", "not NFC (written normalized, as OmegaT reads it)"));
     losses
 }
 
@@ -518,7 +498,7 @@ fn an_export_trims_fields_and_reports_it() {
         let exported = write(format, &input).unwrap();
         assert_eq!(
             exported.lost,
-            vec![lost(At::Record(id(1)), "note", "surrounding whitespace (OmegaT trims it)")],
+            vec![lost(At::Record(term_id(1)), "note", "surrounding whitespace (OmegaT trims it)")],
             "{format}"
         );
         // Written as OmegaT reads it, so a second export is the first.
@@ -565,21 +545,6 @@ fn pythons_csv_module_reads_the_csv_export_field_for_field() {
     assert_eq!(rows, expected);
 }
 
-/// The terms of `parsed`, numbered from 1 in file order, as an export of them.
-fn as_export(parsed: &Parsed) -> ExportInput {
-    ExportInput {
-        source_lang: "zh".into(),
-        target_lang: "ru".into(),
-        chapter: None,
-        terms: (1..).zip(&parsed.entries).map(|(number, entry)| term(number, entry.term.clone())).collect(),
-        summaries: Vec::new(),
-    }
-}
-
-fn terms(parsed: &Parsed) -> Vec<Term> {
-    parsed.entries.iter().map(|entry| entry.term.clone()).collect()
-}
-
 #[test]
 fn import_export_import_is_a_fixed_point_for_every_fixture() {
     let files = [
@@ -595,26 +560,26 @@ fn import_export_import_is_a_fixed_point_for_every_fixture() {
     for (name, format) in files {
         // A tab-separated file read as CSV has no entries: every line lacks a comma
         // or is refused for its quotes; only a UTF-8 fixture reads that far.
-        let Ok(first) = parse(format, &fixture(name)) else { continue };
-        let exported = write(format, &as_export(&first)).unwrap();
+        let Ok(first) = parse(format, &fixture(&format!("omegat/{name}"))) else { continue };
+        let exported = write(format, &as_export(&first, "zh")).unwrap();
         let second = parse(format, &exported.bytes).unwrap();
-        let again = write(format, &as_export(&second)).unwrap();
+        let again = write(format, &as_export(&second, "zh")).unwrap();
         assert_eq!(again.bytes, exported.bytes, "{name} as {format}: the second export differs");
-        assert_eq!(terms(&parse(format, &again.bytes).unwrap()), terms(&second), "{name} as {format}");
+        assert_eq!(terms_of(&parse(format, &again.bytes).unwrap()), terms_of(&second), "{name} as {format}");
         assert!(again.lost.is_empty(), "{name} as {format}: {:?}", again.lost);
         assert!(second.skipped.is_empty() && second.lost.is_empty(), "{name} as {format}: {second:?}");
         if name == "glossary.csv" {
             // The quoted line break is the one thing the export changes.
             assert_eq!(
                 exported.lost,
-                vec![lost(At::Record(id(3)), "note", "line break (OmegaT reads a CSV file line by line)")]
+                vec![lost(At::Record(term_id(3)), "note", "line break (OmegaT reads a CSV file line by line)")]
             );
-            let mut expected = terms(&first);
+            let mut expected = terms_of(&first);
             expected[2].note = Some("a note on two lines".into());
-            assert_eq!(terms(&second), expected);
+            assert_eq!(terms_of(&second), expected);
         } else {
             assert!(exported.lost.is_empty(), "{name} as {format}: {:?}", exported.lost);
-            assert_eq!(terms(&second), terms(&first), "{name} as {format}");
+            assert_eq!(terms_of(&second), terms_of(&first), "{name} as {format}");
         }
     }
 }
@@ -647,14 +612,14 @@ proptest! {
             source_lang: "ja".into(),
             target_lang: "ru".into(),
             chapter: None,
-            terms: (1..).zip(&terms).map(|(number, term)| ExportTerm { id: id(number), term: term.clone() }).collect(),
+            terms: numbered(terms.clone()),
             summaries: Vec::new(),
         };
         let exported = write(format, &input).unwrap();
         prop_assert!(exported.lost.is_empty(), "{:?}", exported.lost);
         let parsed = parse(format, &exported.bytes).unwrap();
         prop_assert!(parsed.skipped.is_empty() && parsed.lost.is_empty(), "{:?}", parsed);
-        prop_assert_eq!(self::terms(&parsed), terms);
+        prop_assert_eq!(terms_of(&parsed), terms);
     }
 
     #[test]
@@ -668,11 +633,11 @@ proptest! {
             ..ExportInput::default()
         };
         let first = parse(format, &write(format, &input).unwrap().bytes).unwrap();
-        let exported = write(format, &as_export(&first)).unwrap();
+        let exported = write(format, &as_export(&first, "zh")).unwrap();
         prop_assert!(exported.lost.is_empty(), "{:?}", exported.lost);
         let second = parse(format, &exported.bytes).unwrap();
-        prop_assert_eq!(terms(&second), terms(&first));
-        prop_assert_eq!(write(format, &as_export(&second)).unwrap().bytes, exported.bytes);
+        prop_assert_eq!(terms_of(&second), terms_of(&first));
+        prop_assert_eq!(write(format, &as_export(&second, "zh")).unwrap().bytes, exported.bytes);
     }
 
     #[test]

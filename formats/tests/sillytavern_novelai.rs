@@ -6,14 +6,14 @@
 // A test reads its fixtures and runs other tools; the crate itself does no I/O (clippy.toml).
 #![allow(clippy::disallowed_methods)]
 
-use formats::{Alias, At, ExportInput, ExportTerm, Format, Languages, Lost, Notice, Parsed, ReadError, Term};
-use ledger_model::{AliasKind, KeyLogic, RecordId, RecordKind, Scope, SecondaryKeys, Status, SummaryPut};
+use formats::{Alias, At, ExportInput, ExportTerm, Format, Lost, Notice, Parsed, ReadError, Term};
+use ledger_model::{AliasKind, KeyLogic, Scope, SecondaryKeys, Status, SummaryPut};
 use proptest::prelude::*;
-
-fn fixture(path: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
-}
+use test_support::interchange::strategies::cjk_src;
+use test_support::interchange::{
+    alias, assert_read_write_read, assert_write_read, content_of, error, fixture, languages, lost, read_as, uid,
+};
+use test_support::records::{summary_id, term_id};
 
 /// The golden export at `path`; `LOREBANK_BLESS=1` rewrites it from `bytes` (for a
 /// deliberate change of what the writer writes, reviewed in the diff).
@@ -25,78 +25,13 @@ fn golden(path: &str, bytes: &[u8]) -> String {
     String::from_utf8(fixture(path)).unwrap()
 }
 
-fn languages() -> Languages {
-    Languages { source: "zh".into(), target: "ru".into() }
-}
-
+/// `bytes` read as `format` of a Chinese book.
 fn read(format: Format, bytes: &[u8]) -> Parsed {
-    formats::read(format, bytes, &languages()).unwrap_or_else(|error| panic!("{format}: {error}"))
-}
-
-fn uid(uid: &str) -> At {
-    At::Uid(uid.to_owned())
-}
-
-fn lost(at: &At, field: &str, value: &str) -> Lost {
-    Lost { at: at.clone(), field: field.to_owned(), value: Some(value.to_owned()) }
+    read_as("zh", format, bytes)
 }
 
 fn notice(at: &At, message: &str) -> Notice {
     Notice { at: Some(at.clone()), message: message.to_owned() }
-}
-
-fn alias(surface: &str) -> Alias {
-    Alias { surface: surface.to_owned(), kind: AliasKind::Variant, window: None }
-}
-
-fn term_id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
-}
-
-fn summary_id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Summary, number).unwrap()
-}
-
-/// An export of `parsed` as the book would give it back: its entries as T-1.., its
-/// summaries as they are.
-fn as_export(parsed: &Parsed) -> ExportInput {
-    ExportInput {
-        source_lang: "zh".into(),
-        target_lang: "ru".into(),
-        chapter: None,
-        terms: parsed
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| ExportTerm { id: term_id(index as u32 + 1), term: entry.term.clone() })
-            .collect(),
-        summaries: parsed.summaries.iter().map(|summary| summary.put.clone()).collect(),
-    }
-}
-
-/// Terms and summaries of a read, without where they were.
-fn content(parsed: &Parsed) -> (Vec<Term>, Vec<SummaryPut>) {
-    (
-        parsed.entries.iter().map(|entry| entry.term.clone()).collect(),
-        parsed.summaries.iter().map(|summary| summary.put.clone()).collect(),
-    )
-}
-
-/// Read, write, read: the same terms and summaries, and writing again gives the same
-/// bytes.
-fn assert_fixed_point(format: Format, bytes: &[u8]) {
-    let first = read(format, bytes);
-    let written = formats::write(format, &as_export(&first)).unwrap();
-    let second = read(format, &written.bytes);
-    assert_eq!(content(&second), content(&first));
-    assert_eq!(second.lost, Vec::new(), "an export of what was read loses nothing on import");
-    assert!(second.skipped.is_empty());
-    let again = formats::write(format, &as_export(&second)).unwrap();
-    assert_eq!(String::from_utf8(again.bytes).unwrap(), String::from_utf8(written.bytes).unwrap());
-}
-
-fn src() -> impl Strategy<Value = String> {
-    "[\u{4e00}-\u{4e40}\u{3041}-\u{3096}\u{30a1}-\u{30fa}]{1,6}"
 }
 
 fn dst() -> impl Strategy<Value = String> {
@@ -127,14 +62,14 @@ fn distinct(src: &str, keys: Vec<String>) -> Vec<String> {
 /// priority and secondary keys.
 fn lore_term(full: bool) -> impl Strategy<Value = Term> {
     (
-        src(),
+        cjk_src(),
         dst(),
         note(),
-        prop::collection::vec(src(), 0..3),
+        prop::collection::vec(cjk_src(), 0..3),
         any::<bool>(),
         any::<bool>(),
         any::<i32>(),
-        proptest::option::of((logic(), prop::collection::vec(src(), 1..4))),
+        proptest::option::of((logic(), prop::collection::vec(cjk_src(), 1..4))),
     )
         .prop_map(move |(src, dst, note, aliases, draft, constant, priority, secondary)| {
             let aliases = distinct(&src, aliases).iter().map(|surface| alias(surface)).collect();
@@ -185,18 +120,6 @@ fn lore_export(full: bool) -> impl Strategy<Value = ExportInput> {
             summaries,
         },
     )
-}
-
-/// Write then read: the same terms in the same order, the same summaries, nothing
-/// lost either way.
-fn assert_round_trip(format: Format, input: &ExportInput) {
-    let exported = formats::write(format, input).unwrap();
-    assert_eq!(exported.lost, Vec::new());
-    let parsed = read(format, &exported.bytes);
-    let terms: Vec<Term> = input.terms.iter().map(|export| export.term.clone()).collect();
-    assert_eq!(content(&parsed), (terms, input.summaries.clone()));
-    assert_eq!(parsed.lost, Vec::new());
-    assert_eq!(parsed.skipped, Vec::new());
 }
 
 /// A JSON value built from a fixture with parts replaced by arbitrary values: what a
@@ -447,10 +370,6 @@ fn sillytavern_rendering_line_is_removed_only_when_it_is_this_entrys() {
     assert_eq!(parsed.skipped, vec![formats::Skipped { at: uid("0"), reason: "no dst".into() }]);
 }
 
-fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.to_owned(), limit: None }
-}
-
 fn at_field(at: At, field: &str, message: &str) -> ReadError {
     error(Some(at), Some(field), message)
 }
@@ -458,7 +377,7 @@ fn at_field(at: At, field: &str, message: &str) -> ReadError {
 /// Every bad file and the exact error; none panics.
 fn assert_bad_inputs(format: Format, table: Vec<(&[u8], ReadError)>) {
     for (bytes, expected) in table {
-        let result = formats::read(format, bytes, &languages());
+        let result = formats::read(format, bytes, &languages("zh"));
         assert_eq!(result, Err(expected), "{}", String::from_utf8_lossy(bytes));
     }
 }
@@ -682,7 +601,7 @@ fn the_spoiler_gate_holds_in_the_file_the_writer_adds_nothing() {
         let input = sample_export();
         let exported = formats::write(format, &input).unwrap();
         let parsed = read(format, &exported.bytes);
-        let (terms, summaries) = content(&parsed);
+        let (terms, summaries) = content_of(&parsed);
         assert_eq!(terms.iter().map(|term| term.src.as_str()).collect::<Vec<_>>(), ["药老", "魔法少女"]);
         assert_eq!(summaries, input.summaries);
         let value: serde_json::Value = serde_json::from_slice(&exported.bytes).unwrap();
@@ -699,10 +618,14 @@ fn the_spoiler_gate_holds_in_the_file_the_writer_adds_nothing() {
 
 #[test]
 fn fixtures_are_fixed_points_of_read_write_read() {
-    assert_fixed_point(Format::SillyTavern, &fixture("sillytavern/world.json"));
-    assert_fixed_point(Format::NovelAi, &fixture("novelai/doupo.lorebook"));
-    assert_fixed_point(Format::SillyTavern, &fixture("sillytavern/export.json"));
-    assert_fixed_point(Format::NovelAi, &fixture("novelai/export.lorebook"));
+    for (format, path) in [
+        (Format::SillyTavern, "sillytavern/world.json"),
+        (Format::NovelAi, "novelai/doupo.lorebook"),
+        (Format::SillyTavern, "sillytavern/export.json"),
+        (Format::NovelAi, "novelai/export.lorebook"),
+    ] {
+        assert_read_write_read(path, "zh", format, &fixture(path));
+    }
 }
 
 #[test]
@@ -710,7 +633,7 @@ fn a_note_that_starts_with_the_rendering_line_comes_back_whole() {
     let note = "萧炎 → Сяо Янь\nГерой.";
     let term = Term { note: Some(note.into()), ..Term::new("萧炎", "Сяо Янь") };
     for format in [Format::SillyTavern, Format::NovelAi] {
-        assert_round_trip(format, &export_input(vec![ExportTerm { id: term_id(1), term: term.clone() }], vec![]));
+        assert_write_read("zh", format, &export_input(vec![ExportTerm { id: term_id(1), term: term.clone() }], vec![]));
     }
 }
 
@@ -735,7 +658,7 @@ fn regex_keys_are_told_apart_as_the_tools_do() {
     let parsed = read(Format::NovelAi, file.to_string().as_bytes());
     let surfaces: Vec<&str> = parsed.entries[0].term.aliases.iter().map(|alias| alias.surface.as_str()).collect();
     assert_eq!(surfaces, ["/炎/g", "//"]);
-    assert_eq!(parsed.lost, vec![lost(&uid("a"), "keys", "/炎.+/i"), lost(&uid("a"), "keys", "/炎/-m")]);
+    assert_eq!(parsed.lost, vec![lost(uid("a"), "keys", "/炎.+/i"), lost(uid("a"), "keys", "/炎/-m")]);
 }
 
 #[test]
@@ -781,26 +704,26 @@ proptest! {
 
     #[test]
     fn sillytavern_round_trip(input in lore_export(true)) {
-        assert_round_trip(Format::SillyTavern, &input);
+        assert_write_read("zh", Format::SillyTavern, &input);
     }
 
     #[test]
     fn novelai_round_trip(input in lore_export(false)) {
-        assert_round_trip(Format::NovelAi, &input);
+        assert_write_read("zh", Format::NovelAi, &input);
     }
 
     #[test]
     fn export_then_read_then_export_is_a_fixed_point(input in lore_export(true)) {
         for format in [Format::SillyTavern, Format::NovelAi] {
             let bytes = formats::write(format, &input).unwrap().bytes;
-            assert_fixed_point(format, &bytes);
+            assert_read_write_read("an export", "zh", format, &bytes);
         }
     }
 
     #[test]
     fn readers_never_panic_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         for format in [Format::SillyTavern, Format::NovelAi] {
-            let _ = formats::read(format, &bytes, &languages());
+            let _ = formats::read(format, &bytes, &languages("zh"));
         }
     }
 
@@ -812,7 +735,7 @@ proptest! {
         for (format, name) in [(Format::SillyTavern, "sillytavern/world.json"), (Format::NovelAi, "novelai/doupo.lorebook")] {
             let mut value: serde_json::Value = serde_json::from_slice(&fixture(name)).unwrap();
             graft(&mut value, &path, replacement.clone());
-            let _ = formats::read(format, value.to_string().as_bytes(), &languages());
+            let _ = formats::read(format, value.to_string().as_bytes(), &languages("zh"));
         }
     }
 }

@@ -9,36 +9,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use formats::{
-    detect, read, write, Alias, At, Entry, ExportInput, ExportTerm, Format, Languages, Lost, Notice, Parsed, ReadError,
-    Skipped, Term,
+    detect, read, write, Alias, At, Entry, ExportInput, Format, Lost, Notice, Parsed, ReadError, Skipped, Term,
 };
-use ledger_model::{AliasKind, Gender, RecordId, RecordKind, Status, Window};
+use ledger_model::{AliasKind, Gender, Status, Window};
 use proptest::prelude::*;
+use test_support::interchange::{alias, as_export, error, export_input, languages, lost, terms_of, uid};
+use test_support::records::term_id;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tbx");
 
+/// A fixture of this folder.
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(FIXTURES).join(name)).unwrap()
-}
-
-fn languages(source: &str) -> Languages {
-    Languages { source: source.into(), target: "ru".into() }
-}
-
-fn uid(id: &str) -> At {
-    At::Uid(id.into())
-}
-
-fn lost(at: &At, field: &str, value: &str) -> Lost {
-    Lost { at: at.clone(), field: field.into(), value: Some(value.into()) }
-}
-
-fn alias(surface: &str) -> Alias {
-    Alias { surface: surface.into(), kind: AliasKind::Variant, window: None }
-}
-
-fn id(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
+    test_support::interchange::fixture(&format!("tbx/{name}"))
 }
 
 const DOCTYPE_SKIPPED: &str = "the <!DOCTYPE> was skipped: lorebank fetches no DTD and expands no entity one declares";
@@ -163,7 +145,7 @@ fn languages_choose_the_sections_by_primary_subtag() {
     let parsed = read(Format::Tbx, &fixture("martif-2008-zh.tbx"), &languages("en-GB")).unwrap();
     let sources: Vec<&str> = parsed.entries.iter().map(|entry| entry.term.src.as_str()).collect();
     assert_eq!(sources, ["Lin Daiyu", "Grand View Garden"]);
-    assert!(parsed.lost.contains(&lost(&uid("hlm-1"), "langSet", "zh-CN: 林黛玉; 黛玉")));
+    assert!(parsed.lost.contains(&lost(uid("hlm-1"), "langSet", "zh-CN: 林黛玉; 黛玉")));
 }
 
 #[test]
@@ -233,10 +215,6 @@ fn a_utf16_file_reads_like_its_utf8_twin() {
 }
 
 const V3: &str = r#"<tbx type="TBX-Basic" style="dca" xml:lang="ja" xmlns="urn:iso:std:iso:30042:ed-2">"#;
-
-fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
-    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
-}
 
 #[test]
 fn bad_files_fail_naming_line_entry_and_field() {
@@ -399,18 +377,9 @@ fn detect_picks_tbx_by_extension_and_by_content() {
     }
 }
 
+/// `terms` as an export of a Japanese book at chapter 12.
 fn export(terms: Vec<Term>) -> ExportInput {
-    ExportInput {
-        source_lang: "ja".into(),
-        target_lang: "ru".into(),
-        chapter: Some(12),
-        terms: terms
-            .into_iter()
-            .enumerate()
-            .map(|(index, term)| ExportTerm { id: id(index as u32 + 1), term })
-            .collect(),
-        summaries: vec![],
-    }
+    ExportInput { chapter: Some(12), ..export_input(terms) }
 }
 
 #[test]
@@ -500,7 +469,7 @@ fn an_export_reports_what_tbx_cannot_hold() {
         ..Term::new("椎名真昼", "Махиру")
     };
     let exported = write(Format::Tbx, &export(vec![term])).unwrap();
-    let at = At::Record(id(1));
+    let at = At::Record(term_id(1));
     let field = |field: &str| Lost { at: at.clone(), field: field.into(), value: None };
     assert_eq!(
         exported.lost,
@@ -527,37 +496,16 @@ fn an_export_without_terms_is_refused() {
     assert_eq!(error.message, "a TBX body holds at least one conceptEntry, and there is no term to export");
 }
 
-/// The input an import of `parsed` into an empty book exports: its terms with ids
-/// from T-1 in file order.
-fn reexport(parsed: &Parsed, source: &str) -> ExportInput {
-    ExportInput {
-        source_lang: source.into(),
-        target_lang: "ru".into(),
-        chapter: None,
-        terms: parsed
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| ExportTerm { id: id(index as u32 + 1), term: entry.term.clone() })
-            .collect(),
-        summaries: vec![],
-    }
-}
-
-fn terms(parsed: &Parsed) -> Vec<Term> {
-    parsed.entries.iter().map(|entry| entry.term.clone()).collect()
-}
-
 #[test]
 fn read_write_read_is_a_fixed_point_for_every_fixture() {
     for (name, source) in [("martif-2008-zh.tbx", "zh"), ("basic-dca-ja.tbx", "ja"), ("basic-dct-ja.tbx", "ja")] {
         let first = read(Format::Tbx, &fixture(name), &languages(source)).unwrap();
-        let exported = write(Format::Tbx, &reexport(&first, source)).unwrap();
+        let exported = write(Format::Tbx, &as_export(&first, source)).unwrap();
         assert_eq!(exported.lost, vec![], "{name}");
         let second = read(Format::Tbx, &exported.bytes, &languages(source)).unwrap();
-        assert_eq!(terms(&second), terms(&first), "{name}");
+        assert_eq!(terms_of(&second), terms_of(&first), "{name}");
         assert_eq!((second.skipped.len(), second.lost.len(), second.notices.len()), (0, 0, 0), "{name}");
-        let again = write(Format::Tbx, &reexport(&second, source)).unwrap();
+        let again = write(Format::Tbx, &as_export(&second, source)).unwrap();
         assert_eq!(again.bytes, exported.bytes, "{name}");
     }
 }
@@ -585,7 +533,7 @@ fn exports_and_dca_fixtures_pass_relax_ng_and_the_dca_rules_in_lxml() {
     for (name, source) in [("martif-2008-zh.tbx", "zh"), ("basic-dca-ja.tbx", "ja"), ("basic-dct-ja.tbx", "ja")] {
         let parsed = read(Format::Tbx, &fixture(name), &languages(source)).unwrap();
         let path = dir.join(format!("export-of-{name}"));
-        std::fs::write(&path, write(Format::Tbx, &reexport(&parsed, source)).unwrap().bytes).unwrap();
+        std::fs::write(&path, write(Format::Tbx, &as_export(&parsed, source)).unwrap().bytes).unwrap();
         files.push(path);
     }
     let special = Term {

@@ -11,10 +11,7 @@ use ledger_model::limits::input::{
     GLOSSARY_FILE_BYTES_MAX, XLSX_CELLS_MAX, XLSX_CELL_BYTES_MAX, XLSX_INFLATED_BYTES_MAX, XLSX_PARTS_MAX,
     XLSX_ROWS_MAX, XLSX_SHARED_STRINGS_MAX,
 };
-
-mod support;
-
-use support::*;
+use test_support::interchange::*;
 
 const SHEET: &str = "术语表";
 
@@ -82,7 +79,7 @@ fn term_row(row: usize) -> String {
 }
 
 fn xlsx(bytes: &[u8]) -> Result<formats::Parsed, ReadError> {
-    read(Format::LinguaGachaXlsx, bytes, &languages())
+    read(Format::LinguaGachaXlsx, bytes, &languages("ja"))
 }
 
 /// `bytes` is read without an over-limit error (another error is not the bound's).
@@ -368,7 +365,7 @@ fn a_glossary_file_is_read_at_its_limit_and_refused_one_byte_past_it() {
     for (len, refused) in [(GLOSSARY_FILE_BYTES_MAX, false), (GLOSSARY_FILE_BYTES_MAX + 1, true)] {
         let mut bytes = "林动\tЛинь Дун\n".as_bytes().to_vec();
         bytes.resize(len, b' ');
-        let result = read(Format::GalTransl, &bytes, &languages());
+        let result = read(Format::GalTransl, &bytes, &languages("ja"));
         let detected = detect("glossary.txt", &bytes);
         if refused {
             for error in [result.expect_err("read"), detected.expect_err("detect")] {

@@ -15,31 +15,26 @@ use book::receipt::Receipt;
 use ledger_model::validate::{validate_body, Rules};
 use ledger_model::*;
 use matcher::{
-    Flavour, LeftmostLongest, Matcher, MatcherBuilder, NormalizedText, PatternId, Profile, ProfileBuilder,
-    ToolchainUnicode, AUTOMATON_ID_CONTEXT, FORMAT_1_CHAR_UNICODE,
+    Flavour, Matcher, MatcherBuilder, NormalizedText, Profile, ToolchainUnicode, AUTOMATON_ID_CONTEXT,
+    FORMAT_1_CHAR_UNICODE,
 };
 use projections::frozen::{freeze, seal, sections, Frozen};
 use projections::{SnapshotId, State};
+use test_support::interchange::as_export;
+use test_support::matching::AhoCorasickEngine;
+use test_support::profiles::{nfkc_profile, profile};
+use test_support::records::{alias, applied, character, event, id, summary, verdict};
 
 /// Length of the frozen matcher header; its hash is at 8..40 and covers the rest.
 const MATCHER_HEADER_LEN: usize = 48;
 
 fn plain() -> &'static Profile {
-    static PROFILE: OnceLock<Profile> = OnceLock::new();
-    PROFILE.get_or_init(|| ProfileBuilder::new(Flavour::Plain).build().expect("plain profile"))
+    profile(Flavour::Plain)
 }
 
 /// Zh, Ja, Plain and NFKC-only profiles.
-fn profiles() -> &'static [Profile] {
-    static PROFILES: OnceLock<Vec<Profile>> = OnceLock::new();
-    PROFILES.get_or_init(|| {
-        vec![
-            ProfileBuilder::new(Flavour::Zh).build().expect("zh profile"),
-            ProfileBuilder::new(Flavour::Ja).build().expect("ja profile"),
-            plain().clone(),
-            ProfileBuilder::nfkc_only().build().expect("nfkc profile"),
-        ]
-    })
+fn profiles() -> [&'static Profile; 4] {
+    [profile(Flavour::Zh), profile(Flavour::Ja), plain(), nfkc_profile()]
 }
 
 /// `bytes` with `mask` XOR-ed onto its start.
@@ -126,7 +121,7 @@ pub fn normalize(data: &[u8]) {
         return;
     }
     let text = String::from_utf8_lossy(rest);
-    let profile = &profiles()[selector as usize % profiles().len()];
+    let profile = profiles()[selector as usize % profiles().len()];
     let once = profile.fold(&text);
     assert_eq!(profile.fold(&once), once, "fold not idempotent on {text:?}");
     let normalized = profile.normalize(&text).expect("normalize");
@@ -156,30 +151,6 @@ pub fn normalize(data: &[u8]) {
     }
 }
 
-/// aho-corasick with leftmost-longest semantics over a matcher's patterns: the
-/// independent engine `Matcher::find_with` runs the boundary rules over.
-struct AhoCorasickEngine(aho_corasick::AhoCorasick);
-
-impl AhoCorasickEngine {
-    fn new(matcher: &Matcher) -> AhoCorasickEngine {
-        let patterns: Vec<&str> = matcher.pattern_ids().map(|id| matcher.pattern(id)).collect();
-        AhoCorasickEngine(
-            aho_corasick::AhoCorasick::builder()
-                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-                .build(patterns)
-                .expect("aho-corasick build"),
-        )
-    }
-}
-
-impl LeftmostLongest for AhoCorasickEngine {
-    fn find_from(&self, haystack: &str, from: usize) -> Option<(PatternId, usize, usize)> {
-        let input = aho_corasick::Input::new(haystack).span(from..haystack.len());
-        let m = self.0.find(input)?;
-        Some((PatternId::new(m.pattern().as_u32()), m.start(), m.end()))
-    }
-}
-
 /// `fuzz_matcher`: arbitrary keys (the first lines of the input) over an arbitrary text
 /// (the rest): daachorse (`Matcher::find`), aho-corasick (`Matcher::find_with`), the
 /// naive leftmost-longest scanner (`Matcher::find_naive`) and a frozen-and-loaded copy
@@ -205,7 +176,7 @@ pub fn matcher(data: &[u8]) {
         text = last;
     }
     let profiles = &profiles()[..3];
-    let profile = &profiles[selector as usize % profiles.len()];
+    let profile = profiles[selector as usize % profiles.len()];
     let Ok(matcher) = MatcherBuilder::new(profile)
         .word_boundaries(selector & 0x80 != 0)
         .build(keys.iter().enumerate().map(|(i, k)| (*k, i as u32)))
@@ -309,17 +280,8 @@ pub fn receipt_and_apply(data: &[u8]) {
     }
 }
 
-fn id(text: &str) -> RecordId {
-    text.parse().expect("record id")
-}
-
 fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
-    TermPut {
-        kind: Some("character".into()),
-        gender: Some(Gender::Masculine),
-        decl: vec!["Линь Дуна".into()],
-        ..TermPut::new(id(id_text), src, dst)
-    }
+    TermPut { gender: Some(Gender::Masculine), decl: vec!["Линь Дуна".into()], ..character(id_text, src, dst) }
 }
 
 /// A small glossary that reaches every branch of assembly, frozen with the plain
@@ -330,11 +292,9 @@ fn projection() -> &'static (SnapshotId, Vec<u8>) {
         let bodies = vec![
             Body::TermPut(term("T-1", "Lin Dong", "Линь Дун")),
             Body::AliasAdded(AliasAdded {
-                id: id("T-1"),
-                surface: "Dong".into(),
                 kind: AliasKind::Nickname,
                 window: Some(Window { since: 2, until: None }),
-                release_to: None,
+                ..alias("T-1", "Dong")
             }),
             Body::TermPut(TermPut { window: Window { since: 3, until: Some(5) }, ..term("T-2", "Yan", "Янь") }),
             Body::TermPut(TermPut { constant: true, priority: 5, ..term("T-3", "Sect", "Секта") }),
@@ -345,46 +305,20 @@ fn projection() -> &'static (SnapshotId, Vec<u8>) {
                 ..term("T-4", "Long", "Лун")
             }),
             Body::TermPut(TermPut { sense: Some("dragon".into()), ..term("T-5", "Long", "Дракон") }),
-            Body::DispositionSet(DispositionSet {
-                target: id("T-5"),
-                verdict: Verdict::Reject,
-                reason: "wrong".into(),
-                note: None,
-            }),
+            Body::DispositionSet(verdict("T-5", Verdict::Reject, "wrong")),
+            Body::SummaryPut(summary("S-1", Scope::Book, "A book.")),
             Body::SummaryPut(SummaryPut {
-                id: id("S-1"),
-                scope: Scope::Book,
-                text: "A book.".into(),
-                visible_from: None,
-                owner: None,
-                owner_role: None,
-                release_to: None,
-            }),
-            Body::SummaryPut(SummaryPut {
-                id: id("S-2"),
-                scope: Scope::Arc { from: 1, to: 4 },
-                text: "An arc.".into(),
                 visible_from: Some(1),
-                owner: None,
-                owner_role: None,
-                release_to: None,
+                ..summary("S-2", Scope::Arc { from: 1, to: 4 }, "An arc.")
             }),
-            Body::SummaryPut(SummaryPut {
-                id: id("S-3"),
-                scope: Scope::Chapter(2),
-                text: "Chapter two.".into(),
-                visible_from: None,
-                owner: None,
-                owner_role: None,
-                release_to: None,
-            }),
+            Body::SummaryPut(summary("S-3", Scope::Chapter(2), "Chapter two.")),
         ];
-        let mut state = State::new();
-        for (idx, body) in bodies.into_iter().enumerate() {
-            let content = NewEvent { recorded_at_ms: 1, actor: "human:fuzz".into(), source: "fuzz".into(), body };
-            let seq = Seq(idx as u64 + 1);
-            state.apply(&Event { seq, prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: 1, content });
-        }
+        let state = applied(bodies.into_iter().map(|body| NewEvent {
+            recorded_at_ms: 1,
+            actor: "human:fuzz".into(),
+            source: "fuzz".into(),
+            ..event(body)
+        }));
         (state.snapshot_id(), freeze(&state, plain()).expect("freeze"))
     })
 }
@@ -428,27 +362,13 @@ pub fn frozen_projection(data: &[u8]) {
 /// accepts, exported and imported once, is a fixed point of export then import
 /// (the second export reads back to the same terms and summaries).
 pub fn import(data: &[u8]) {
-    use formats::{ExportInput, ExportTerm, Format, Languages, Parsed};
+    use formats::{Format, Languages, Parsed};
     let Some((&pick, file)) = data.split_first() else { return };
     let format = Format::ALL[usize::from(pick) % Format::ALL.len()];
     let _ = formats::detect(&format!("fuzz.{}", format.extension()), file);
     let languages = Languages { source: "zh".into(), target: "ru".into() };
     let Ok(parsed) = formats::read(format, file, &languages) else { return };
-    let export = |parsed: &Parsed| ExportInput {
-        source_lang: "zh".into(),
-        target_lang: "ru".into(),
-        chapter: None,
-        terms: parsed
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| ExportTerm {
-                id: RecordId::new(RecordKind::Term, index as u32 + 1).expect("id in range"),
-                term: entry.term.clone(),
-            })
-            .collect(),
-        summaries: parsed.summaries.iter().map(|summary| summary.put.clone()).collect(),
-    };
+    let export = |parsed: &Parsed| as_export(parsed, "zh");
     // A format may refuse to write what it read (an empty TBX body): then there is
     // nothing to compare.
     let Ok(first) = formats::write(format, &export(&parsed)) else { return };

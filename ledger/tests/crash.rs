@@ -19,6 +19,7 @@ use std::time::Duration;
 use ledger::Ledger;
 use ledger_model::Seq;
 use support::term;
+use test_support::harness;
 
 const KILLS: u32 = 50;
 
@@ -49,13 +50,15 @@ fn whole_batches(path: &Path) -> BTreeMap<u64, Vec<u64>> {
     batches
 }
 
-const NAME: &str = "sigkill_mid_append_leaves_a_prefix_of_whole_batches";
 const CHILD: &str = "LOREBANK_CRASH_CHILD";
 
 fn main() {
     match std::env::var_os(CHILD) {
         Some(path) => crash_child(Path::new(&path)),
-        None => run_one(NAME, sigkill_mid_append_leaves_a_prefix_of_whole_batches),
+        None => harness::run(&[(
+            "sigkill_mid_append_leaves_a_prefix_of_whole_batches",
+            sigkill_mid_append_leaves_a_prefix_of_whole_batches,
+        )]),
     }
 }
 
@@ -130,34 +133,4 @@ fn sigkill_mid_append_leaves_a_prefix_of_whole_batches() {
     }
     eprintln!("{:?} was the last acknowledged batch; {kills_mid_append} kills hit a running loop", acked_max);
     assert!(kills_mid_append >= KILLS / 2, "only {kills_mid_append} of {KILLS} kills hit a running append loop");
-}
-
-/// The part of libtest's interface `cargo test` relies on: name filters, `--exact`,
-/// `--list`, and a `test result:` line that totals count.
-fn run_one(name: &str, test: fn()) {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list") {
-        println!("{name}: test");
-        return;
-    }
-    let exact = args.iter().any(|arg| arg == "--exact");
-    let mut filters = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--skip" | "--test-threads" | "--format" | "--color" | "--logfile" => {
-                args.next();
-            }
-            flag if flag.starts_with('-') => {}
-            filter => filters.push(filter),
-        }
-    }
-    let selected = filters.is_empty() || filters.iter().any(|f| if exact { *f == name } else { name.contains(*f) });
-    if !selected {
-        println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out");
-        return;
-    }
-    println!("running 1 test");
-    test();
-    println!("test {name} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
 }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use ledger::{AppendError, Ledger, DERIVED_KEY_BYTES_MAX, DERIVED_SET_BYTES_MAX};
 use ledger_model::Seq;
 use support::term;
+use test_support::damage::flip_near;
 
 fn book(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("book.lorebank")
@@ -31,18 +32,6 @@ fn scan(ledger: &Ledger, set: &str, prefix: &str) -> (Vec<(String, String)>, u64
         })
         .unwrap();
     (seen, n_bad)
-}
-
-/// Flips one bit `offset` bytes after every stored copy of `marker`; returns how many.
-fn flip_in_file(path: &Path, marker: &[u8], offset: usize) -> usize {
-    let mut bytes = std::fs::read(path).unwrap();
-    let positions: Vec<usize> =
-        bytes.windows(marker.len()).enumerate().filter(|(_, w)| *w == marker).map(|(i, _)| i).collect();
-    for position in &positions {
-        bytes[position + offset] ^= 0x10;
-    }
-    std::fs::write(path, bytes).unwrap();
-    positions.len()
 }
 
 #[test]
@@ -98,8 +87,8 @@ fn a_damaged_entry_is_absent_dropped_and_counted_never_damage() {
             )
             .unwrap();
     }
-    assert_eq!(flip_in_file(&path, b"derived-marker-one", 3), 1);
-    assert_eq!(flip_in_file(&path, b"derived-marker-two", 3), 1);
+    assert_eq!(flip_near(&path, b"derived-marker-one", 3, 0x10), 1);
+    assert_eq!(flip_near(&path, b"derived-marker-two", 3, 0x10), 1);
     // Read-only: the damaged entries are counted and skipped, and stay in the file.
     {
         let ledger = Ledger::open_read_only(&path).unwrap();

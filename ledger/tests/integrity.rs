@@ -12,21 +12,10 @@ use ledger::{AppendError, Attachments, Document, Ledger, ReadError, VerifyError}
 use ledger_model::limits::{DOCUMENT_BYTES_MAX, DOCUMENT_KEY_CHARS_MAX};
 use ledger_model::{Hash32, Seq};
 use support::term;
+use test_support::damage::flip_near;
 
 fn book(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("book.lorebank")
-}
-
-/// Flips one bit `offset` bytes after every stored copy of `marker`; returns how many.
-fn flip_in_file(path: &Path, marker: &[u8], offset: usize) -> usize {
-    let mut bytes = std::fs::read(path).unwrap();
-    let positions: Vec<usize> =
-        bytes.windows(marker.len()).enumerate().filter(|(_, w)| *w == marker).map(|(i, _)| i).collect();
-    for position in &positions {
-        bytes[position + offset] ^= 0x10;
-    }
-    std::fs::write(path, bytes).unwrap();
-    positions.len()
 }
 
 fn document(id: u8, key: &str, bytes: &[u8]) -> Document {
@@ -79,7 +68,7 @@ fn an_intact_book_verifies_with_every_object_counted() {
 fn verify_names_a_damaged_blob() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
-    assert_eq!(flip_in_file(&path, b"blob-marker", 3), 1);
+    assert_eq!(flip_near(&path, b"blob-marker", 3, 0x10), 1);
     assert_eq!(damaged_object(&path), format!("blob {}", Hash32([7; 32])));
     let error = Ledger::open(&path).unwrap().blob(Hash32([7; 32])).unwrap_err();
     assert_eq!(error.to_string(), format!("blob {} is corrupted: fails its checksum", Hash32([7; 32])));
@@ -90,7 +79,7 @@ fn verify_names_a_damaged_blob() {
 fn verify_names_a_damaged_text_blob() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
-    assert_eq!(flip_in_file(&path, b"text-marker", 0), 1);
+    assert_eq!(flip_near(&path, b"text-marker", 0, 0x10), 1);
     assert_eq!(damaged_object(&path), format!("blob {}", Hash32([8; 32])));
 }
 
@@ -98,7 +87,7 @@ fn verify_names_a_damaged_text_blob() {
 fn verify_names_a_damaged_document() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
-    assert_eq!(flip_in_file(&path, b"document-marker-two", 16), 1);
+    assert_eq!(flip_near(&path, b"document-marker-two", 16, 0x10), 1);
     assert_eq!(damaged_object(&path), format!("document {}", Hash32([2; 32])));
 }
 
@@ -108,7 +97,7 @@ fn verify_names_a_damaged_shelf_entry() {
     let path = full_book(&dir);
     // The shelf key is stored once, in the shelf table; its document log position
     // follows it. Flip a bit of the position of shelf-b (2 becomes 18).
-    assert_eq!(flip_in_file(&path, b"shelf-b", 7), 1);
+    assert_eq!(flip_near(&path, b"shelf-b", 7, 0x10), 1);
     let object = damaged_object(&path);
     assert!(object.starts_with("shelf entry (group 1, key \"shelf-b\""), "{object}");
 }
@@ -120,7 +109,7 @@ fn verify_names_a_damaged_snapshot_index_entry() {
     // The entry is key [9; 32] → revision 1 (u64 LE); make it revision 17.
     let mut needle = vec![9u8; 32];
     needle.extend_from_slice(&1u64.to_le_bytes());
-    assert_eq!(flip_in_file(&path, &needle, 32), 1);
+    assert_eq!(flip_near(&path, &needle, 32, 0x10), 1);
     assert_eq!(damaged_object(&path), format!("snapshot index entry {}", Hash32([9; 32])));
 }
 
@@ -128,7 +117,7 @@ fn verify_names_a_damaged_snapshot_index_entry() {
 fn a_damaged_cache_entry_is_dropped_not_reported() {
     let dir = tempfile::tempdir().unwrap();
     let path = full_book(&dir);
-    assert_eq!(flip_in_file(&path, b"cache-marker", 2), 1);
+    assert_eq!(flip_near(&path, b"cache-marker", 2, 0x10), 1);
     let ledger = Ledger::open(&path).unwrap();
     let report = ledger.verify().unwrap();
     assert_eq!(report.n_cache_dropped, 1);

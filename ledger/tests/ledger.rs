@@ -4,12 +4,12 @@
 
 mod support;
 
-use std::path::Path;
 use std::time::Duration;
 
 use ledger::{AppendError, Ledger, OpenError, Patience, ReadError, VerifyError};
 use ledger_model::{Body, Seq, TermPut};
 use support::term;
+use test_support::damage::flip_near;
 
 fn book(dir: &tempfile::TempDir) -> std::path::PathBuf {
     dir.path().join("book.lorebank")
@@ -146,21 +146,6 @@ fn a_file_that_is_not_a_ledger_is_refused() {
     );
 }
 
-/// Flips one bit at `offset_in_record` of every stored copy of the record whose
-/// payload carries `marker`. Returns how many copies were found.
-fn flip_in_file(path: &Path, marker: &str, offset_from_marker: isize) -> usize {
-    let mut bytes = std::fs::read(path).unwrap();
-    let needle = marker.as_bytes();
-    let positions: Vec<usize> =
-        bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
-    for position in &positions {
-        let at = (*position as isize + offset_from_marker) as usize;
-        bytes[at] ^= 0x10;
-    }
-    std::fs::write(path, bytes).unwrap();
-    positions.len()
-}
-
 fn corrupted_book(flip_marker: &str, offset: isize) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
@@ -170,7 +155,7 @@ fn corrupted_book(flip_marker: &str, offset: isize) -> (tempfile::TempDir, std::
             ledger.append(&[term(number, &format!("marker-{number}-end"))], None).unwrap();
         }
     }
-    assert!(flip_in_file(&path, flip_marker, offset) >= 1);
+    assert!(flip_near(&path, flip_marker.as_bytes(), offset, 0x10) >= 1);
     (dir, path)
 }
 
@@ -213,7 +198,7 @@ fn a_flipped_header_byte_breaks_the_chain() {
         payload_offset = at as isize;
     }
     // 80-byte header; prev hash occupies header bytes 16..48.
-    assert!(flip_in_file(&path, marker, -payload_offset - 80 + 20) >= 1);
+    assert!(flip_near(&path, marker.as_bytes(), -payload_offset - 80 + 20, 0x10) >= 1);
     let ledger = Ledger::open(&path).unwrap();
     let error = ledger.verify().unwrap_err();
     assert!(matches!(error, VerifyError::Corrupted { seq: Seq(2), .. }), "{error:?}");
@@ -257,7 +242,7 @@ fn cache_entries_round_trip_and_a_damaged_one_is_never_returned() {
         assert_eq!(ledger.cache_get(key).unwrap(), None);
         ledger.cache_put(key, b"frozen-projection-bytes").unwrap();
     }
-    assert!(flip_in_file(&path, "frozen-projection", 3) >= 1);
+    assert!(flip_near(&path, b"frozen-projection", 3, 0x10) >= 1);
     let ledger = Ledger::open(&path).unwrap();
     assert_eq!(ledger.cache_get(key).unwrap(), None);
 }

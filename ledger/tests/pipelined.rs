@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use ledger::{Ledger, ReadError, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS};
 use ledger_model::{Event, Seq};
 use support::term;
+use test_support::damage::flip_near;
 
 const N_EVENTS: u32 = 10_000;
 
@@ -31,16 +32,9 @@ fn book(dir: &tempfile::TempDir) -> PathBuf {
     path
 }
 
-/// Flips one bit `offset` bytes from every stored copy of `needle`.
+/// Flips one bit `offset` bytes from every stored copy of `needle`, which is there.
 fn flip(path: &Path, needle: &[u8], offset: isize) {
-    let mut bytes = std::fs::read(path).unwrap();
-    let positions: Vec<usize> =
-        bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
-    assert!(!positions.is_empty(), "{needle:?} is not in the file");
-    for position in positions {
-        bytes[(position as isize + offset) as usize] ^= 0x10;
-    }
-    std::fs::write(path, bytes).unwrap();
+    assert!(flip_near(path, needle, offset, 0x10) > 0, "{needle:?} is not in the file");
 }
 
 type Seen = Vec<(Event, Option<bool>)>;

@@ -4,16 +4,18 @@
 //! not times) and the size of what it answers. A quadratic step makes the doubled batch
 //! cost about four times as much; O(n log n) stays near two.
 
-mod counting;
 mod support;
 
-use counting::{allocated, alone, names};
 use ledger_model::*;
 use projections::{decide_in_place, Decided, State, Warning};
-use support::{env, id, term};
+use support::env;
+use test_support::counting::{allocated, alone, names};
+use test_support::records::{self, alias, id, put};
+
+test_support::count_allocations!();
 
 fn event(body: Body) -> NewEvent {
-    NewEvent { recorded_at_ms: 1_000, actor: "human:test".into(), source: "test".into(), body }
+    NewEvent { recorded_at_ms: 1_000, ..records::event(body) }
 }
 
 /// `state` after `bodies` as one batch, applied in place, and what deciding it said.
@@ -42,25 +44,14 @@ fn assert_linear(what: &str, n: usize, single: u64, doubled: u64) {
 }
 
 fn aliases(term_id: &str, surfaces: &[String]) -> Vec<Body> {
-    surfaces
-        .iter()
-        .map(|surface| {
-            Body::AliasAdded(AliasAdded {
-                id: id(term_id),
-                surface: surface.clone(),
-                kind: AliasKind::default(),
-                window: None,
-                release_to: None,
-            })
-        })
-        .collect()
+    surfaces.iter().map(|surface| Body::AliasAdded(alias(term_id, surface))).collect()
 }
 
 #[test]
 fn aliases_of_one_term_in_one_batch_cost_what_the_batch_does() {
     let _alone = alone();
     let cost = |n: usize| {
-        let mut state = book(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+        let mut state = book(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
         let batch = aliases("T-1", &names(n));
         let (decided, bytes) = allocated(|| decided(&mut state, batch));
         assert_eq!(decided.events.len(), n);
@@ -76,7 +67,7 @@ fn a_refused_batch_of_aliases_costs_what_the_batch_does() {
     let _alone = alone();
     // Every alias is applied, then the last event is refused and all are undone.
     let cost = |n: usize| {
-        let mut state = book(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+        let mut state = book(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
         let before = state.clone();
         let mut batch: Vec<NewEvent> = aliases("T-1", &names(n)).into_iter().map(event).collect();
         batch.push(event(Body::TermRetired(TermRetired { id: id("T-9"), reason: None })));

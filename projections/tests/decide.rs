@@ -6,16 +6,17 @@ mod support;
 
 use ledger_model::*;
 use projections::{Problem, Warning};
-use support::{id, term, Sim};
+use support::Sim;
+use test_support::records::{id, put};
 
 #[test]
 fn a_term_revised_twice_has_three_versions_with_provenance() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Ян"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Ян"))]);
     sim.actor = "human:boris".into();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     sim.actor = "llm:extractor".into();
-    sim.ok(vec![Body::TermPut(TermPut { note: Some("герой".into()), ..term("T-1", "萧炎", "Сяо Янь") })]);
+    sim.ok(vec![Body::TermPut(TermPut { note: Some("герой".into()), ..put("T-1", "萧炎", "Сяо Янь") })]);
     // Each revision knows who made the content it holds; the rest is in the log.
     let put_by = |revision: u64| sim.at(revision).terms()[&id("T-1")].put_by.clone();
     assert_eq!(
@@ -31,9 +32,9 @@ fn a_term_revised_twice_has_three_versions_with_provenance() {
 #[test]
 fn an_identical_put_is_dropped() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     let decision =
-        sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+        sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь")), Body::TermPut(put("T-2", "药老", "Яо Лао"))]);
     assert_eq!(decision.dropped, [0]);
     assert_eq!(decision.events.len(), 1);
     assert_eq!(sim.state.revision(), Seq(2));
@@ -42,12 +43,12 @@ fn an_identical_put_is_dropped() {
 #[test]
 fn a_window_starting_later_is_hidden_before_it_and_supersession_ends_the_old_record() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-2", "顾寒川", "Гу Ханьчуань"))]);
+    sim.ok(vec![Body::TermPut(put("T-2", "顾寒川", "Гу Ханьчуань"))]);
     sim.ok(vec![Body::TermPut(TermPut {
         window: Window { since: 121, until: None },
         supersedes: Some(id("T-2")),
         note: Some("глава Ночной секты".into()),
-        ..term("T-4", "顾寒川", "Гу Ханьчуань")
+        ..put("T-4", "顾寒川", "Гу Ханьчуань")
     })]);
     let at = |chapter| sim.state.active_terms(Some(chapter)).iter().map(|a| a.id.to_string()).collect::<Vec<_>>();
     assert_eq!(at(5), ["T-2"]);
@@ -64,21 +65,21 @@ fn unique_refuses_overlapping_windows_and_names_the_other_record() {
     let mut sim = Sim::default();
     sim.ok(vec![Body::TermPut(TermPut {
         window: Window { since: 1, until: Some(50) },
-        ..term("T-1", "萧炎", "Сяо Янь")
+        ..put("T-1", "萧炎", "Сяо Янь")
     })]);
     // Folded: 蕭炎 is 萧炎.
-    let rejection = sim.submit(vec![Body::TermPut(term("T-2", "蕭炎", "Сяо Янь-2"))]).unwrap_err();
+    let rejection = sim.submit(vec![Body::TermPut(put("T-2", "蕭炎", "Сяо Янь-2"))]).unwrap_err();
     let Problem::Unique(conflict) = &rejection.problem else { panic!("{rejection}") };
     assert_eq!((conflict.key.as_str(), conflict.this.0, conflict.other.0), ("萧炎", id("T-2"), id("T-1")));
     assert!(rejection.to_string().contains("T-1"), "{rejection}");
     // Disjoint windows are fine; so is another sense.
     sim.ok(vec![Body::TermPut(TermPut {
         window: Window { since: 51, until: None },
-        ..term("T-2", "蕭炎", "Сяо Янь-2")
+        ..put("T-2", "蕭炎", "Сяо Янь-2")
     })]);
-    sim.ok(vec![Body::TermPut(TermPut { sense: Some("fire".into()), ..term("T-3", "萧炎", "Пламя") })]);
+    sim.ok(vec![Body::TermPut(TermPut { sense: Some("fire".into()), ..put("T-3", "萧炎", "Пламя") })]);
     // Through an alias as well.
-    sim.ok(vec![Body::TermPut(term("T-4", "药老", "Яо Лао"))]);
+    sim.ok(vec![Body::TermPut(put("T-4", "药老", "Яо Лао"))]);
     let rejection = sim.submit(vec![Body::AliasAdded(AliasAdded {
         id: id("T-4"),
         surface: "萧炎".into(),
@@ -94,8 +95,8 @@ fn unique_refuses_overlapping_windows_and_names_the_other_record() {
 #[test]
 fn a_batch_may_swap_surfaces_between_records() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
-    sim.ok(vec![Body::TermPut(term("T-1", "药老", "Яо Лао")), Body::TermPut(term("T-2", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь")), Body::TermPut(put("T-2", "药老", "Яо Лао"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "药老", "Яо Лао")), Body::TermPut(put("T-2", "萧炎", "Сяо Янь"))]);
     assert_eq!(sim.state.terms()[&id("T-1")].put.src, "药老");
 }
 
@@ -104,7 +105,7 @@ fn references_to_unknown_or_retired_records_are_refused() {
     let mut sim = Sim::default();
     let unknown = sim.submit(vec![Body::TermRetired(TermRetired { id: id("T-9"), reason: None })]).unwrap_err();
     assert_eq!(unknown.problem, Problem::UnknownRecord(id("T-9")));
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     sim.ok(vec![Body::TermRetired(TermRetired { id: id("T-1"), reason: None })]);
     let retired = sim
         .submit(vec![Body::AliasAdded(AliasAdded {
@@ -117,7 +118,7 @@ fn references_to_unknown_or_retired_records_are_refused() {
         .unwrap_err();
     assert_eq!(retired.problem, Problem::Retired(id("T-1")));
     let no_alias = sim.submit(vec![
-        Body::TermPut(term("T-2", "药老", "Яо Лао")),
+        Body::TermPut(put("T-2", "药老", "Яо Лао")),
         Body::AliasRemoved(AliasRemoved { id: id("T-2"), surface: "x".into() }),
     ]);
     assert!(matches!(no_alias.unwrap_err().problem, Problem::UnknownAlias { .. }));
@@ -136,30 +137,27 @@ fn references_to_unknown_or_retired_records_are_refused() {
         .unwrap_err();
     assert!(matches!(early.problem, Problem::SummaryTooEarly { scope_end: 3, .. }), "{early}");
     // A put after retirement revives the term.
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     assert!(sim.state.is_active(id("T-1")));
 }
 
 #[test]
 fn a_single_character_key_follows_the_configured_minimum() {
     let mut sim = Sim::default();
-    assert!(matches!(
-        sim.submit(vec![Body::TermPut(term("T-1", "炎", "Янь"))]).unwrap_err().problem,
-        Problem::Field(_)
-    ));
+    assert!(matches!(sim.submit(vec![Body::TermPut(put("T-1", "炎", "Янь"))]).unwrap_err().problem, Problem::Field(_)));
     let config = ConfigSet {
         assembly: AssemblyConfig { min_key_chars: 1, ..Default::default() },
         profile: ProfileRef { name: "zh".into(), table: Some(Hash32([1; 32])) },
     };
     // The config and the short key in one batch: the key is judged by the new rule.
-    sim.ok(vec![Body::ConfigSet(config), Body::TermPut(term("T-1", "炎", "Янь"))]);
+    sim.ok(vec![Body::ConfigSet(config), Body::TermPut(put("T-1", "炎", "Янь"))]);
 }
 
 #[test]
 fn two_sources_with_one_rendering_are_a_warning() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
-    let decision = sim.ok(vec![Body::TermPut(term("T-2", "小炎", "сяо янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
+    let decision = sim.ok(vec![Body::TermPut(put("T-2", "小炎", "сяо янь"))]);
     assert_eq!(decision.warnings.len(), 1);
     let Warning::SameDst { dst, terms, n_terms } = &decision.warnings[0];
     let whole = Window::default();
@@ -220,7 +218,7 @@ fn suggestion(candidate: &str, related: Option<&str>, duplicate: Option<&str>) -
 #[test]
 fn a_candidate_close_to_an_unknown_or_retired_term_is_refused() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь")), Body::TermPut(put("T-2", "药老", "Яо Лао"))]);
     let unknown = sim.submit(vec![suggestion("C-1", Some("T-9"), None)]).unwrap_err();
     assert_eq!((unknown.index, unknown.problem), (Some(0), Problem::UnknownRecord(id("T-9"))));
     let unknown_pair = sim.submit(vec![suggestion("C-1", Some("T-1"), Some("T-8"))]).unwrap_err();
@@ -237,7 +235,7 @@ fn a_candidate_close_to_an_unknown_or_retired_term_is_refused() {
 #[test]
 fn the_embedding_model_is_configuration_outside_the_snapshot() {
     let mut sim = Sim::default();
-    sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     let before = sim.state.snapshot_id();
     let model = EmbeddingModelSet {
         name: "lorebank-tiny".into(),

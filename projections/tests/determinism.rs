@@ -8,17 +8,16 @@
 
 mod support;
 
-use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::freeze;
 use support::glossary;
+use test_support::harness;
+use test_support::profiles::zh_profile;
 
-const NAME: &str = "two_processes_build_byte_identical_snapshots";
 const CHILD: &str = "LOREBANK_DETERMINISM_CHILD";
 
 fn fingerprint() -> String {
-    let profile: Profile = ProfileBuilder::new(Flavour::Zh).build().unwrap();
     let sim = glossary();
-    let frozen = freeze(&sim.state, &profile).unwrap();
+    let frozen = freeze(&sim.state, zh_profile()).unwrap();
     format!(
         "determinism {} {} {}",
         sim.state.snapshot_id(),
@@ -47,35 +46,5 @@ fn main() {
         println!("{}", fingerprint());
         return;
     }
-    run_one(NAME, two_processes_build_byte_identical_snapshots);
-}
-
-/// The part of libtest's interface `cargo test` relies on: name filters, `--exact`,
-/// `--list`, and a `test result:` line that totals count.
-fn run_one(name: &str, test: fn()) {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list") {
-        println!("{name}: test");
-        return;
-    }
-    let exact = args.iter().any(|arg| arg == "--exact");
-    let mut filters = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--skip" | "--test-threads" | "--format" | "--color" | "--logfile" => {
-                args.next();
-            }
-            flag if flag.starts_with('-') => {}
-            filter => filters.push(filter),
-        }
-    }
-    let selected = filters.is_empty() || filters.iter().any(|f| if exact { *f == name } else { name.contains(*f) });
-    if !selected {
-        println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out");
-        return;
-    }
-    println!("running 1 test");
-    test();
-    println!("test {name} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
+    harness::run(&[("two_processes_build_byte_identical_snapshots", two_processes_build_byte_identical_snapshots)]);
 }

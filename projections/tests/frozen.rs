@@ -4,26 +4,20 @@
 
 mod support;
 
-use std::sync::OnceLock;
-
 use ledger_model::*;
-use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::{archive, freeze, seal, sections, table, Frozen, FrozenError, FrozenSurface, FrozenTable};
 use projections::plan_rollback;
 use projections::snapshot::SnapshotId;
 use proptest::prelude::*;
-use support::{glossary, id, term};
-
-fn profile() -> &'static Profile {
-    static PROFILE: OnceLock<Profile> = OnceLock::new();
-    PROFILE.get_or_init(|| ProfileBuilder::new(Flavour::Zh).build().unwrap())
-}
+use support::glossary;
+use test_support::profiles::zh_profile;
+use test_support::records::{id, put};
 
 #[test]
 fn a_loaded_cache_equals_the_rebuilt_table_and_finds_traditional_spellings() {
     let sim = glossary();
-    let bytes = freeze(&sim.state, profile()).unwrap();
-    let frozen = Frozen::load(&bytes, profile(), sim.state.snapshot_id()).unwrap();
+    let bytes = freeze(&sim.state, zh_profile()).unwrap();
+    let frozen = Frozen::load(&bytes, zh_profile(), sim.state.snapshot_id()).unwrap();
     assert_eq!(frozen.to_table(), table(&sim.state));
     assert_eq!(frozen.n_terms(), 3);
     // T-2 is cut at chapter 4 by T-3's supersession.
@@ -39,7 +33,7 @@ fn a_loaded_cache_equals_the_rebuilt_table_and_finds_traditional_spellings() {
         [(1, Scope::Book)]
     );
     // The automaton finds 蕭炎 (traditional) as the surface of T-1.
-    let text = profile().normalize("他叫蕭炎，也叫炎子。").unwrap();
+    let text = zh_profile().normalize("他叫蕭炎，也叫炎子。").unwrap();
     let hits = frozen.matcher().find(&text);
     let found: Vec<&str> = hits
         .iter()
@@ -52,43 +46,43 @@ fn a_loaded_cache_equals_the_rebuilt_table_and_finds_traditional_spellings() {
 #[test]
 fn equal_snapshots_freeze_to_equal_bytes() {
     let mut sim = glossary();
-    let before = freeze(&sim.state, profile()).unwrap();
+    let before = freeze(&sim.state, zh_profile()).unwrap();
     let target = sim.state.clone();
     sim.ok(vec![
-        Body::TermPut(term("T-1", "萧炎", "Сяо Ян")),
+        Body::TermPut(put("T-1", "萧炎", "Сяо Ян")),
         Body::TermRetired(TermRetired { id: id("T-2"), reason: None }),
     ]);
-    assert_ne!(freeze(&sim.state, profile()).unwrap(), before);
+    assert_ne!(freeze(&sim.state, zh_profile()).unwrap(), before);
     let plan = plan_rollback(&sim.state, &target, None).unwrap();
     sim.ok(plan);
-    assert_eq!(freeze(&sim.state, profile()).unwrap(), before);
+    assert_eq!(freeze(&sim.state, zh_profile()).unwrap(), before);
 }
 
 #[test]
 fn foreign_or_damaged_bytes_are_refused() {
     let sim = glossary();
-    let bytes = freeze(&sim.state, profile()).unwrap();
+    let bytes = freeze(&sim.state, zh_profile()).unwrap();
     let mut other = glossary();
-    other.ok(vec![Body::TermPut(term("T-9", "纳兰", "Налань"))]);
+    other.ok(vec![Body::TermPut(put("T-9", "纳兰", "Налань"))]);
     assert!(matches!(
-        Frozen::load(&bytes, profile(), other.state.snapshot_id()),
+        Frozen::load(&bytes, zh_profile(), other.state.snapshot_id()),
         Err(FrozenError::WrongSnapshot { .. })
     ));
-    assert!(matches!(Frozen::load(&bytes[..20], profile(), sim.state.snapshot_id()), Err(FrozenError::Header(_))));
+    assert!(matches!(Frozen::load(&bytes[..20], zh_profile(), sim.state.snapshot_id()), Err(FrozenError::Header(_))));
 }
 
 /// `bytes` with its table section replaced by `table`, every hash recomputed: what
 /// anyone who can write the cache can produce.
 fn forge_table(bytes: &[u8], snapshot: SnapshotId, table: &FrozenTable) -> Vec<u8> {
     let (_, matcher) = sections(bytes).unwrap();
-    seal(snapshot, profile().id(), &archive(table).unwrap(), matcher)
+    seal(snapshot, zh_profile().id(), &archive(table).unwrap(), matcher)
 }
 
 #[test]
 fn forged_tables_with_valid_hashes_are_refused() {
     let sim = glossary();
     let snapshot = sim.state.snapshot_id();
-    let bytes = freeze(&sim.state, profile()).unwrap();
+    let bytes = freeze(&sim.state, zh_profile()).unwrap();
     // Resealing the honest table gives the honest bytes, so each forgery below differs
     // only by its change.
     assert_eq!(forge_table(&bytes, snapshot, &table(&sim.state)), bytes);
@@ -111,7 +105,7 @@ fn forged_tables_with_valid_hashes_are_refused() {
     for (expected, forge) in forgeries {
         let mut forged = table(&sim.state);
         forge(&mut forged);
-        match Frozen::load(&forge_table(&bytes, snapshot, &forged), profile(), snapshot) {
+        match Frozen::load(&forge_table(&bytes, snapshot, &forged), zh_profile(), snapshot) {
             Err(FrozenError::Table(detail)) => assert!(detail.contains(expected), "{detail:?} for {expected:?}"),
             other => panic!("{expected}: loaded as {other:?}"),
         }
@@ -127,22 +121,22 @@ fn a_matcher_that_does_not_belong_to_the_table_is_refused() {
     // One more surface: the matcher names a surface the table does not have.
     let mut more = honest.clone();
     more.surfaces.push(FrozenSurface { term: 0, kind: 1, surface: "蕭".into(), window: None });
-    let matcher = projections::frozen::build_matcher(&more, profile()).unwrap().to_bytes();
-    let loaded = Frozen::load(&seal(snapshot, profile().id(), &archived, &matcher), profile(), snapshot);
+    let matcher = projections::frozen::build_matcher(&more, zh_profile()).unwrap().to_bytes();
+    let loaded = Frozen::load(&seal(snapshot, zh_profile().id(), &archived, &matcher), zh_profile(), snapshot);
     assert!(matches!(&loaded, Err(FrozenError::Table(detail)) if detail.contains("names no surface")), "{loaded:?}");
     // One surface fewer: the matcher does not find a surface of the table.
     let mut fewer = honest.clone();
     fewer.surfaces.pop();
-    let matcher = projections::frozen::build_matcher(&fewer, profile()).unwrap().to_bytes();
-    let loaded = Frozen::load(&seal(snapshot, profile().id(), &archived, &matcher), profile(), snapshot);
+    let matcher = projections::frozen::build_matcher(&fewer, zh_profile()).unwrap().to_bytes();
+    let loaded = Frozen::load(&seal(snapshot, zh_profile().id(), &archived, &matcher), zh_profile(), snapshot);
     assert!(
         matches!(&loaded, Err(FrozenError::Table(detail)) if detail.contains("does not find surface 3")),
         "{loaded:?}"
     );
     // Format 1 projections (hash over the table alone) are refused, so they get rebuilt.
-    let mut old = freeze(&sim.state, profile()).unwrap();
+    let mut old = freeze(&sim.state, zh_profile()).unwrap();
     old[4..6].copy_from_slice(&1u16.to_le_bytes());
-    assert!(matches!(Frozen::load(&old, profile(), snapshot), Err(FrozenError::Header(_))));
+    assert!(matches!(Frozen::load(&old, zh_profile(), snapshot), Err(FrozenError::Header(_))));
 }
 
 /// Reads every field of every record through the typed views.
@@ -177,12 +171,12 @@ proptest! {
     fn forged_table_bytes_never_panic(at in any::<prop::sample::Index>(), value in any::<u8>()) {
         let sim = glossary();
         let snapshot = sim.state.snapshot_id();
-        let bytes = freeze(&sim.state, profile()).unwrap();
+        let bytes = freeze(&sim.state, zh_profile()).unwrap();
         let (table_bytes, matcher) = sections(&bytes).unwrap();
         let mut table_bytes = table_bytes.to_vec();
         let at = at.index(table_bytes.len());
         table_bytes[at] = value;
-        if let Ok(frozen) = Frozen::load(&seal(snapshot, profile().id(), &table_bytes, matcher), profile(), snapshot) {
+        if let Ok(frozen) = Frozen::load(&seal(snapshot, zh_profile().id(), &table_bytes, matcher), zh_profile(), snapshot) {
             walk(&frozen);
         }
     }
@@ -195,7 +189,7 @@ proptest! {
     ) {
         let sim = glossary();
         let snapshot = sim.state.snapshot_id();
-        let bytes = freeze(&sim.state, profile()).unwrap();
+        let bytes = freeze(&sim.state, zh_profile()).unwrap();
         let mut forged = table(&sim.state);
         let term = which.index(forged.terms.len());
         let surface = which.index(forged.surfaces.len());
@@ -209,7 +203,7 @@ proptest! {
             6 => forged.terms[term].number = value,
             _ => forged.summaries[0].scope.0 = value as u8,
         }
-        if let Ok(frozen) = Frozen::load(&forge_table(&bytes, snapshot, &forged), profile(), snapshot) {
+        if let Ok(frozen) = Frozen::load(&forge_table(&bytes, snapshot, &forged), zh_profile(), snapshot) {
             walk(&frozen);
         }
     }
@@ -218,13 +212,13 @@ proptest! {
     fn arbitrary_damage_never_panics(flip_at in any::<prop::sample::Index>(), bit in 0u8..8, cut in any::<prop::sample::Index>()) {
         let sim = glossary();
         let snapshot = sim.state.snapshot_id();
-        let mut bytes = freeze(&sim.state, profile()).unwrap();
+        let mut bytes = freeze(&sim.state, zh_profile()).unwrap();
         let at = flip_at.index(bytes.len());
         bytes[at] ^= 1 << bit;
                 // Every byte is covered: header fields are checked, the table and the
         // automaton each carry a hash.
-        prop_assert!(Frozen::load(&bytes, profile(), snapshot).is_err(), "flip at {} loaded", at);
+        prop_assert!(Frozen::load(&bytes, zh_profile(), snapshot).is_err(), "flip at {} loaded", at);
         let cut = cut.index(bytes.len());
-        let _ = Frozen::load(&bytes[..cut], profile(), snapshot);
+        let _ = Frozen::load(&bytes[..cut], zh_profile(), snapshot);
     }
 }

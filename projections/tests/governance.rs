@@ -7,7 +7,8 @@ mod support;
 
 use ledger_model::*;
 use projections::{Problem, Reader, State};
-use support::{id, term, Sim};
+use support::Sim;
+use test_support::records::{id, put};
 
 const EDITORS: &str = "human:editors";
 const PIPELINE: &str = "tool:pipeline";
@@ -61,7 +62,7 @@ fn a_record_may_name_only_declared_parties() {
     let mut sim = Sim::default();
     // No governance yet: no party is declared, and the refusal says how to declare one.
     let refused = sim
-        .submit(vec![Body::TermPut(TermPut { owner: Some(EDITORS.into()), ..term("T-1", "萧炎", "Сяо Янь") })])
+        .submit(vec![Body::TermPut(TermPut { owner: Some(EDITORS.into()), ..put("T-1", "萧炎", "Сяо Янь") })])
         .unwrap_err();
     let Problem::UndeclaredParty { field, any_declared: false, .. } = &refused.problem else { panic!("{refused}") };
     assert_eq!(field, "term_put.owner");
@@ -71,7 +72,7 @@ fn a_record_may_name_only_declared_parties() {
     let refused = sim
         .submit(vec![Body::TermPut(TermPut {
             release_to: releases(&[PIPELINE, "tool:pipline"]),
-            ..term("T-1", "萧炎", "Сяо Янь")
+            ..put("T-1", "萧炎", "Сяо Янь")
         })])
         .unwrap_err();
     let Problem::UndeclaredParty { field, party, any_declared: true } = &refused.problem else { panic!("{refused}") };
@@ -81,7 +82,7 @@ fn a_record_may_name_only_declared_parties() {
         owner: Some(EDITORS.into()),
         release_to: releases(&["*"]),
         note_release_to: releases(&[EDITORS]),
-        ..term("T-1", "萧炎", "Сяо Янь")
+        ..put("T-1", "萧炎", "Сяо Янь")
     })]);
     // A governance that drops a party a record still names is refused whole.
     let refused = sim
@@ -113,7 +114,7 @@ fn governance_defaults_name_declared_parties_and_classes() {
 #[test]
 fn rules_need_a_scope_a_render_format_that_renders_them_and_known_scope_records() {
     let mut sim = Sim::default();
-    sim.ok(vec![render_format(1), Body::TermPut(term("T-1", "师父", "Учитель"))]);
+    sim.ok(vec![render_format(1), Body::TermPut(put("T-1", "师父", "Учитель"))]);
     let refused = sim.submit(vec![Body::RulePut(rule("R-1", Vec::new()))]).unwrap_err();
     assert!(refused.to_string().contains("rule_put.applies_to"), "{refused}");
     let refused = sim.submit(vec![Body::RulePut(rule("R-1", vec![Selector::Dialogue]))]).unwrap_err();
@@ -170,8 +171,8 @@ fn a_book_that_restricts_nothing_is_read_whole_by_every_party() {
     let mut sim = Sim::default();
     sim.ok(vec![
         governance(ConflictPolicy::Flag, Vec::new()),
-        Body::TermPut(term("T-1", "萧炎", "Сяо Янь")),
-        Body::TermPut(TermPut { release_to: releases(&["*"]), ..term("T-2", "药老", "Яо Лао") }),
+        Body::TermPut(put("T-1", "萧炎", "Сяо Янь")),
+        Body::TermPut(TermPut { release_to: releases(&["*"]), ..put("T-2", "药老", "Яо Лао") }),
     ]);
     assert!(!sim.state.is_restricted());
     for reader in [Reader::Full, party(PIPELINE), party(VENDOR)] {
@@ -184,15 +185,15 @@ fn absence_is_not_permission_once_anything_is_restricted() {
     let mut sim = Sim::default();
     sim.ok(vec![
         governance(ConflictPolicy::Flag, Vec::new()),
-        Body::TermPut(TermPut { owner: Some(VENDOR.into()), ..term("T-1", "萧炎", "Сяо Янь") }),
-        Body::TermPut(TermPut { release_to: releases(&["*"]), ..term("T-2", "药老", "Яо Лао") }),
+        Body::TermPut(TermPut { owner: Some(VENDOR.into()), ..put("T-1", "萧炎", "Сяо Янь") }),
+        Body::TermPut(TermPut { release_to: releases(&["*"]), ..put("T-2", "药老", "Яо Лао") }),
         Body::TermPut(TermPut {
-            release_to: releases(&[EDITORS]), ..term("T-3", "纳兰嫣然", "Налань Яньжань")
+            release_to: releases(&[EDITORS]), ..put("T-3", "纳兰嫣然", "Налань Яньжань")
         }),
         Body::TermPut(TermPut {
             release_to: releases(&[]),
             owner: Some(PIPELINE.into()),
-            ..term("T-4", "云山", "Юньшань")
+            ..put("T-4", "云山", "Юньшань")
         }),
     ]);
     assert!(sim.state.is_restricted());
@@ -221,7 +222,7 @@ fn aliases_and_notes_are_read_by_whoever_reads_the_term_unless_they_say_otherwis
             note: Some("предатель; раскрыт в главе 200".into()),
             note_release_to: releases(&[EDITORS]),
             release_to: releases(&["*"]),
-            ..term("T-1", "萧炎", "Сяо Янь")
+            ..put("T-1", "萧炎", "Сяо Янь")
         }),
         Body::AliasAdded(AliasAdded {
             id: id("T-1"),
@@ -270,12 +271,12 @@ fn defaults_apply_field_by_field_from_the_most_specific_class() {
         ],
     )]);
     sim.ok(vec![
-        Body::TermPut(TermPut { kind: Some("character".into()), ..term("T-1", "萧炎", "Сяо Янь") }),
-        Body::TermPut(TermPut { kind: Some("place".into()), ..term("T-2", "云山", "Юньшань") }),
+        Body::TermPut(TermPut { kind: Some("character".into()), ..put("T-1", "萧炎", "Сяо Янь") }),
+        Body::TermPut(TermPut { kind: Some("place".into()), ..put("T-2", "云山", "Юньшань") }),
         Body::TermPut(TermPut {
             kind: Some("character".into()),
             owner: Some(PIPELINE.into()),
-            ..term("T-3", "药老", "Яо Лао")
+            ..put("T-3", "药老", "Яо Лао")
         }),
     ]);
     let governed = sim.state.governed(id("T-1"));
@@ -292,7 +293,7 @@ fn defaults_apply_field_by_field_from_the_most_specific_class() {
 #[test]
 fn the_snapshot_of_a_book_without_governance_is_what_it_was_before_schema_2() {
     let mut plain = Sim::default();
-    plain.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    plain.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     assert!(plain.state.governance_doc().is_empty());
     // A declared `flag`, parties, owners and an unrestricted release change no
     // assembly, and no ID.
@@ -303,26 +304,26 @@ fn the_snapshot_of_a_book_without_governance_is_what_it_was_before_schema_2() {
             owner: Some(EDITORS.into()),
             owner_role: Some("chief editor".into()),
             release_to: releases(&["*"]),
-            ..term("T-1", "萧炎", "Сяо Янь")
+            ..put("T-1", "萧炎", "Сяо Янь")
         }),
     ]);
     assert_eq!(governed.state.snapshot_id(), plain.state.snapshot_id());
     // Another policy, a restriction, a rule: each changes what some assembly is.
     let with = |bodies: Vec<Body>| {
         let mut sim = Sim::default();
-        sim.ok(vec![governance(ConflictPolicy::Flag, Vec::new()), Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+        sim.ok(vec![governance(ConflictPolicy::Flag, Vec::new()), Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
         sim.ok(bodies);
         sim.state.snapshot_id()
     };
-    let base = with(vec![Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+    let base = with(vec![Body::TermPut(put("T-2", "药老", "Яо Лао"))]);
     assert_eq!(base, {
         let mut sim = Sim::default();
-        sim.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь")), Body::TermPut(term("T-2", "药老", "Яо Лао"))]);
+        sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь")), Body::TermPut(put("T-2", "药老", "Яо Лао"))]);
         sim.state.snapshot_id()
     });
     let policy = with(vec![governance(ConflictPolicy::PreferPriority, Vec::new())]);
     let restricted =
-        with(vec![Body::TermPut(TermPut { release_to: releases(&[EDITORS]), ..term("T-2", "药老", "Яо Лао") })]);
+        with(vec![Body::TermPut(TermPut { release_to: releases(&[EDITORS]), ..put("T-2", "药老", "Яо Лао") })]);
     let ruled = with(vec![render_format(2), Body::RulePut(rule("R-1", vec![Selector::Dialogue]))]);
     let ids = [base, policy, restricted, ruled];
     for (idx, a) in ids.iter().enumerate() {
@@ -335,8 +336,8 @@ fn the_snapshot_of_a_book_without_governance_is_what_it_was_before_schema_2() {
         let mut sim = Sim::default();
         sim.ok(vec![
             governance(ConflictPolicy::Flag, Vec::new()),
-            Body::TermPut(TermPut { owner: Some(owner.into()), ..term("T-1", "萧炎", "Сяо Янь") }),
-            Body::TermPut(TermPut { release_to: releases(&[EDITORS]), ..term("T-2", "药老", "Яо Лао") }),
+            Body::TermPut(TermPut { owner: Some(owner.into()), ..put("T-1", "萧炎", "Сяо Янь") }),
+            Body::TermPut(TermPut { release_to: releases(&[EDITORS]), ..put("T-2", "药老", "Яо Лао") }),
         ]);
         sim.state.snapshot_id()
     };
@@ -346,7 +347,7 @@ fn the_snapshot_of_a_book_without_governance_is_what_it_was_before_schema_2() {
 #[test]
 fn a_rollback_to_before_the_first_governance_lands_on_its_snapshot() {
     let mut sim = Sim::default();
-    sim.ok(vec![render_format(1), Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    sim.ok(vec![render_format(1), Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     let before = sim.state.clone();
     sim.ok(vec![
         governance(ConflictPolicy::PreferApproved, Vec::new()),
@@ -354,7 +355,7 @@ fn a_rollback_to_before_the_first_governance_lands_on_its_snapshot() {
         Body::TermPut(TermPut {
             owner: Some(EDITORS.into()),
             release_to: releases(&[EDITORS]),
-            ..term("T-1", "萧炎", "Сяо Янь")
+            ..put("T-1", "萧炎", "Сяо Янь")
         }),
         Body::RulePut(rule("R-1", vec![Selector::Narration])),
     ]);

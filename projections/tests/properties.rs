@@ -16,7 +16,8 @@ mod support;
 use ledger_model::*;
 use projections::{diff, plan_rollback, SnapshotTracker, State};
 use proptest::prelude::*;
-use support::{term, Sim};
+use support::Sim;
+use test_support::records::{put, term_id};
 
 const SURFACES: &[&str] = &["萧炎", "蕭炎", "药老", "藥老", "纳兰嫣然", "云山", "炎帝"];
 const DSTS: &[&str] = &["Сяо Янь", "Яо Лао", "Налань", "Юньшань", "Император"];
@@ -116,10 +117,6 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn tid(number: u32) -> RecordId {
-    RecordId::new(RecordKind::Term, number).unwrap()
-}
-
 fn rid(number: u32) -> RecordId {
     RecordId::new(RecordKind::Rule, number).unwrap()
 }
@@ -129,27 +126,27 @@ fn body(op: &Op) -> Body {
         Op::Put { id, src, dst, sense, since, until, supersedes, governed } => Body::TermPut(TermPut {
             sense: sense.then(|| "alt".into()),
             window: Window { since, until },
-            supersedes: supersedes.filter(|old| *old != id).map(tid),
+            supersedes: supersedes.filter(|old| *old != id).map(term_id),
             owner: governed.owner.map(|party| PARTIES[party as usize].into()),
             owner_role: governed.owner.map(|_| "editor".into()),
             release_to: governed.release.map(release_list),
             note_release_to: governed.note_release.map(release_list),
             note: Some("заметка".into()),
-            ..term(&format!("T-{id}"), SURFACES[src], DSTS[dst])
+            ..put(&format!("T-{id}"), SURFACES[src], DSTS[dst])
         }),
-        Op::Retire(id) => Body::TermRetired(TermRetired { id: tid(id), reason: None }),
+        Op::Retire(id) => Body::TermRetired(TermRetired { id: term_id(id), reason: None }),
         Op::AliasAdd { id, surface, since } => Body::AliasAdded(AliasAdded {
-            id: tid(id),
+            id: term_id(id),
             surface: SURFACES[surface].into(),
             kind: AliasKind::Variant,
             window: since.map(|since| Window { since, until: None }),
             release_to: None,
         }),
         Op::AliasRemove { id, surface } => {
-            Body::AliasRemoved(AliasRemoved { id: tid(id), surface: SURFACES[surface].into() })
+            Body::AliasRemoved(AliasRemoved { id: term_id(id), surface: SURFACES[surface].into() })
         }
         Op::Verdict { id, verdict } => Body::DispositionSet(DispositionSet {
-            target: tid(id),
+            target: term_id(id),
             verdict: [Verdict::Accept, Verdict::Verify, Verdict::Reject, Verdict::Withdraw][verdict as usize],
             reason: "review".into(),
             note: None,
@@ -336,15 +333,15 @@ proptest! {
 #[test]
 fn different_content_gives_different_ids() {
     let mut a = Sim::default();
-    a.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    a.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     let mut b = Sim::default();
-    b.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Ян"))]);
+    b.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Ян"))]);
     assert_ne!(a.state.snapshot_id(), b.state.snapshot_id());
     // Retiring and re-putting lands on the first ID again.
     let first = a.state.snapshot_id();
-    a.ok(vec![Body::TermRetired(TermRetired { id: support::id("T-1"), reason: None })]);
+    a.ok(vec![Body::TermRetired(TermRetired { id: test_support::records::id("T-1"), reason: None })]);
     assert_ne!(a.state.snapshot_id(), first);
-    a.ok(vec![Body::TermPut(term("T-1", "萧炎", "Сяо Янь"))]);
+    a.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
     assert_eq!(a.state.snapshot_id(), first);
 }
 

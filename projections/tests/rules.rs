@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 
 use ledger_model::*;
 use projections::{decide, Environment, Rejection, SnapshotId};
-use support::{has_table, term, Sim, RENDER_FORMATS, TOKEN_ESTIMATORS};
+use support::{has_table, Sim, RENDER_FORMATS, TOKEN_ESTIMATORS};
+use test_support::records::put;
 
 /// The simulated profile, plus what real profiles do to invisible characters (drop
 /// them) and a character that folds to five, to reach the automaton's length limit.
@@ -24,7 +25,7 @@ fn book() -> Sim {
             assembly: AssemblyConfig::default(),
             profile: ProfileRef { name: "zh".into(), table: Some(Hash32([1; 32])) },
         }),
-        Body::TermPut(term("T-1", "萧炎", "Сяо Янь")),
+        Body::TermPut(put("T-1", "萧炎", "Сяо Янь")),
         Body::AliasAdded(AliasAdded {
             id: "T-1".parse().unwrap(),
             surface: "炎子".into(),
@@ -32,7 +33,7 @@ fn book() -> Sim {
             window: None,
             release_to: None,
         }),
-        Body::TermPut(term("T-2", "药老", "Яо Лао")),
+        Body::TermPut(put("T-2", "药老", "Яо Лао")),
     ]);
     sim.ok(vec![Body::TermRetired(TermRetired { id: "T-2".parse().unwrap(), reason: None })]);
     sim

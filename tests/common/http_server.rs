@@ -91,6 +91,25 @@ impl Answer {
     }
 }
 
+/// The head of an HTTP/1.1 message: its first line and its headers, names in lower
+/// case, values trimmed; the reader is left at the body.
+pub fn read_head(reader: &mut impl BufRead) -> (String, Vec<(String, String)>) {
+    let mut first_line = String::new();
+    reader.read_line(&mut first_line).unwrap();
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap();
+        headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    (first_line, headers)
+}
+
 /// Sends one request to `url` (`http://IP:PORT`) and reads the whole answer.
 pub fn request(url: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
     let address = url.strip_prefix("http://").unwrap();
@@ -103,20 +122,8 @@ pub fn request(url: &str, method: &str, path: &str, headers: &[(&str, &str)], bo
     stream.write_all(head.as_bytes()).unwrap();
     stream.write_all(body.as_bytes()).unwrap();
     let mut reader = BufReader::new(stream);
-    let mut status_line = String::new();
-    reader.read_line(&mut status_line).unwrap();
+    let (status_line, headers) = read_head(&mut reader);
     let status = status_line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':').unwrap();
-        headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
-    }
     let mut raw = Vec::new();
     reader.read_to_end(&mut raw).unwrap();
     let chunked = headers.iter().any(|(name, value)| name == "transfer-encoding" && value == "chunked");

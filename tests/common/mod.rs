@@ -112,3 +112,10 @@ impl Book {
         shown["terms"].as_array().unwrap().iter().map(|term| term["id"].as_str().unwrap().to_owned()).collect()
     }
 }
+
+/// Writes `text` to the file `name` in `dir`; its path, as an argument.
+pub fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}

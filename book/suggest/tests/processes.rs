@@ -14,6 +14,7 @@ use book::Reader;
 use common::*;
 use ledger_model::*;
 use suggest::{Model, SuggestError, SuggestOptions};
+use test_support::harness;
 
 const CHILD: &str = "LOREBANK_SUGGEST_CHILD";
 
@@ -100,25 +101,41 @@ fn main() {
         }
         _ => {}
     }
-    let me = std::env::current_exe().unwrap();
-    let child = |mode: &str, runtime: Option<&str>| {
-        let mut command = Command::new(&me);
-        command.env(CHILD, mode);
-        if let Some(runtime) = runtime {
-            command.env("ORT_DYLIB_PATH", runtime);
-        }
-        let output = command.output().unwrap();
-        assert!(output.status.success(), "child {mode}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap()
-    };
+    harness::run(&[
+        (
+            "the_same_model_and_chunk_give_the_same_candidates_in_two_processes",
+            the_same_model_and_chunk_give_the_same_candidates_in_two_processes,
+        ),
+        (
+            "without_the_runtime_library_every_embedding_use_case_is_unavailable",
+            without_the_runtime_library_every_embedding_use_case_is_unavailable,
+        ),
+    ]);
+}
+
+/// This binary in the child mode `mode`, with `runtime` as its ONNX Runtime library
+/// when given; its stdout.
+fn child(mode: &str, runtime: Option<&str>) -> String {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.env(CHILD, mode);
+    if let Some(runtime) = runtime {
+        command.env("ORT_DYLIB_PATH", runtime);
+    }
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "child {mode}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn the_same_model_and_chunk_give_the_same_candidates_in_two_processes() {
     let first = child("candidates", None);
     let second = child("candidates", None);
     let here = candidates();
     assert!(first.lines().count() >= 3, "{first}");
     assert_eq!(first, second, "two processes");
     assert_eq!(first, here, "a child and this process");
-    println!("test the_same_model_and_chunk_give_the_same_candidates_in_two_processes ... ok");
+}
+
+fn without_the_runtime_library_every_embedding_use_case_is_unavailable() {
     let missing = std::env::temp_dir().join("lorebank-no-such-dir/libonnxruntime.so.1.31.1");
     child("no-runtime", Some(missing.to_str().unwrap()));
-    println!("test without_the_runtime_library_every_embedding_use_case_is_unavailable ... ok");
 }

@@ -1,38 +1,21 @@
-//! Shared helpers for the integration tests: profiles built once per test binary, the
-//! corpus slices in `tests/data/corpora/`, an aho-corasick engine, and the span
-//! properties every hit must keep.
+//! Shared helpers for the integration tests: profiles by their names in the test
+//! tables, the corpus slices in `tests/data/corpora/`, and the span properties every
+//! hit must keep (profiles built once and the aho-corasick engine come from
+//! `test_support`).
 // Tests read the corpus slices and tool paths; the library itself does no I/O.
 #![allow(clippy::disallowed_methods)]
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
-use matcher::{Flavour, Hit, LeftmostLongest, Matcher, NormalizedText, PatternId, Profile, ProfileBuilder};
+use matcher::{Flavour, Hit, Matcher, NormalizedText, Profile};
+#[allow(unused_imports)]
+pub use test_support::matching::AhoCorasickEngine;
+#[allow(unused_imports)]
+pub use test_support::profiles::{nfkc_profile, profile};
 
 /// The command that installs everything the tests need.
 pub const SETUP: &str = "scripts/setup.sh (apt-get install -y libopencc-dev opencc unicode-data bzip2; pip install jieba==0.42.1 pyahocorasick==2.3.1)";
-
-pub fn profile(flavour: Flavour) -> &'static Profile {
-    static ZH: OnceLock<Profile> = OnceLock::new();
-    static JA: OnceLock<Profile> = OnceLock::new();
-    static PLAIN: OnceLock<Profile> = OnceLock::new();
-    let cell = match flavour {
-        Flavour::Zh => &ZH,
-        Flavour::Ja => &JA,
-        _ => &PLAIN,
-    };
-    cell.get_or_init(|| {
-        ProfileBuilder::new(flavour)
-            .build()
-            .unwrap_or_else(|e| panic!("building the {flavour:?} profile failed: {e}; run {SETUP}"))
-    })
-}
-
-pub fn nfkc_profile() -> &'static Profile {
-    static NFKC: OnceLock<Profile> = OnceLock::new();
-    NFKC.get_or_init(|| ProfileBuilder::nfkc_only().build().expect("nfkc profile"))
-}
 
 /// Profile by the name used in the test tables.
 pub fn profile_named(name: &str) -> &'static Profile {
@@ -54,29 +37,6 @@ pub fn corpus_path(name: &str) -> PathBuf {
 pub fn read_corpus(name: &str) -> String {
     let path = corpus_path(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-}
-
-/// aho-corasick with leftmost-longest semantics over a matcher's patterns.
-pub struct AhoCorasickEngine(aho_corasick::AhoCorasick);
-
-impl AhoCorasickEngine {
-    pub fn new(matcher: &Matcher) -> AhoCorasickEngine {
-        let patterns: Vec<&str> = matcher.pattern_ids().map(|id| matcher.pattern(id)).collect();
-        AhoCorasickEngine(
-            aho_corasick::AhoCorasick::builder()
-                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-                .build(patterns)
-                .expect("aho-corasick build"),
-        )
-    }
-}
-
-impl LeftmostLongest for AhoCorasickEngine {
-    fn find_from(&self, haystack: &str, from: usize) -> Option<(PatternId, usize, usize)> {
-        let input = aho_corasick::Input::new(haystack).span(from..haystack.len());
-        let m = self.0.find(input)?;
-        Some((PatternId::new(m.pattern().as_u32()), m.start(), m.end()))
-    }
 }
 
 /// The properties every hit list must keep (panics with context otherwise).

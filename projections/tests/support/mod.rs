@@ -5,6 +5,7 @@
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::*;
 use projections::{decide, decide_in_place, Decision, Environment, Rejection, SnapshotId, State};
+use test_support::records::{alias, id, put, summary};
 
 /// A stand-in for a normalization profile: folds the traditional 蕭 to 萧 and case.
 pub fn fold(text: &str) -> String {
@@ -29,14 +30,6 @@ pub fn env<'e>(snapshot_at: &'e dyn Fn(Seq) -> Option<SnapshotId>) -> Environmen
         has_table: &has_table,
         snapshot_at,
     }
-}
-
-pub fn id(text: &str) -> RecordId {
-    text.parse().unwrap()
-}
-
-pub fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
-    TermPut::new(id(id_text), src, dst)
 }
 
 pub struct Sim {
@@ -124,30 +117,20 @@ pub fn glossary() -> Sim {
         Body::TermPut(TermPut {
             decl: vec!["Сяо Яня".into()],
             gender: Some(Gender::Masculine),
-            ..term("T-1", "萧炎", "Сяо Янь")
+            ..put("T-1", "萧炎", "Сяо Янь")
         }),
         Body::AliasAdded(AliasAdded {
-            id: id("T-1"),
-            surface: "炎子".into(),
             kind: AliasKind::Nickname,
             window: Some(Window { since: 3, until: None }),
-            release_to: None,
+            ..alias("T-1", "炎子")
         }),
-        Body::TermPut(TermPut { window: Window { since: 1, until: Some(9) }, ..term("T-2", "药老", "Яо Лао") }),
+        Body::TermPut(TermPut { window: Window { since: 1, until: Some(9) }, ..put("T-2", "药老", "Яо Лао") }),
         Body::TermPut(TermPut {
             window: Window { since: 5, until: None },
             supersedes: Some(id("T-2")),
-            ..term("T-3", "药尘", "Яо Чэнь")
+            ..put("T-3", "药尘", "Яо Чэнь")
         }),
-        Body::SummaryPut(SummaryPut {
-            id: id("S-1"),
-            scope: Scope::Book,
-            text: "Сяо Янь теряет силу.".into(),
-            visible_from: None,
-            owner: None,
-            owner_role: None,
-            release_to: None,
-        }),
+        Body::SummaryPut(summary("S-1", Scope::Book, "Сяо Янь теряет силу.")),
     ]);
     sim
 }

@@ -13,24 +13,18 @@
 //! and the `zh` profile.
 
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 
 use assembly::assemble::{assemble, Assembly, Previous};
 use expect_test::{expect, Expect};
 use ledger_model::{AssemblyConfig, Body, ConfigSet, Hash32, NewEvent, ProfileRef};
-use matcher::{Flavour, Profile, ProfileBuilder};
 use projections::frozen::{freeze, Frozen};
 use projections::{decide, Environment, State};
-
-fn profile() -> &'static Profile {
-    static ZH: OnceLock<Profile> = OnceLock::new();
-    ZH.get_or_init(|| ProfileBuilder::new(Flavour::Zh).build().expect("zh profile (needs libopencc)"))
-}
+use test_support::profiles::zh_profile;
 
 /// The frozen projection of a glossary, built in memory as a book would build it.
 /// A line `---` ends one batch (one `apply`) and starts the next.
 fn frozen(glossary: &str) -> Frozen {
-    let profile = profile();
+    let profile = zh_profile();
     let table = Hash32(profile.id().0);
     let mut batches: Vec<Vec<Body>> = vec![Vec::new()];
     for (line_idx, line) in glossary.lines().enumerate() {

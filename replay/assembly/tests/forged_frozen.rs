@@ -7,28 +7,16 @@ use std::sync::OnceLock;
 
 use assembly::assemble::{assemble, Previous};
 use ledger_model::*;
-use matcher::{Profile, ProfileBuilder, AUTOMATON_ID_CONTEXT};
+use matcher::AUTOMATON_ID_CONTEXT;
 use projections::frozen::{archive, freeze, seal, sections, table, Frozen, FrozenTable};
 use projections::snapshot::SnapshotId;
 use projections::State;
 use proptest::prelude::*;
-
-fn profile() -> &'static Profile {
-    static PROFILE: OnceLock<Profile> = OnceLock::new();
-    PROFILE.get_or_init(|| ProfileBuilder::nfkc_only().build().unwrap())
-}
-
-fn id(text: &str) -> RecordId {
-    text.parse().unwrap()
-}
+use test_support::profiles::nfkc_profile;
+use test_support::records::{alias, applied, character, event, summary, verdict};
 
 fn term(id_text: &str, src: &str, dst: &str) -> TermPut {
-    TermPut {
-        kind: Some("character".into()),
-        gender: Some(Gender::Feminine),
-        decl: vec!["форма".into()],
-        ..TermPut::new(id(id_text), src, dst)
-    }
+    TermPut { gender: Some(Gender::Feminine), decl: vec!["форма".into()], ..character(id_text, src, dst) }
 }
 
 /// A glossary that reaches every branch of assembly: windows, aliases, a constant
@@ -39,11 +27,9 @@ fn state() -> &'static State {
         let bodies = vec![
             Body::TermPut(term("T-1", "Lin Dong", "Линь Дун")),
             Body::AliasAdded(AliasAdded {
-                id: id("T-1"),
-                surface: "Dong".into(),
                 kind: AliasKind::Nickname,
                 window: Some(Window { since: 2, until: None }),
-                release_to: None,
+                ..alias("T-1", "Dong")
             }),
             Body::TermPut(TermPut { window: Window { since: 3, until: Some(5) }, ..term("T-2", "Yan", "Янь") }),
             Body::TermPut(TermPut { constant: true, priority: 5, ..term("T-3", "Sect", "Секта") }),
@@ -58,59 +44,17 @@ fn state() -> &'static State {
                 status: Status::Draft,
                 ..term("T-5", "Long", "Дракон")
             }),
-            Body::DispositionSet(DispositionSet {
-                target: id("T-2"),
-                verdict: Verdict::Verify,
-                reason: "check".into(),
-                note: None,
-            }),
+            Body::DispositionSet(verdict("T-2", Verdict::Verify, "check")),
             Body::TermPut(term("T-6", "Mo", "Мо")),
-            Body::DispositionSet(DispositionSet {
-                target: id("T-6"),
-                verdict: Verdict::Reject,
-                reason: "wrong".into(),
-                note: None,
-            }),
+            Body::DispositionSet(verdict("T-6", Verdict::Reject, "wrong")),
+            Body::SummaryPut(summary("S-1", Scope::Book, "A  book.")),
             Body::SummaryPut(SummaryPut {
-                id: id("S-1"),
-                scope: Scope::Book,
-                text: "A  book.".into(),
-                visible_from: None,
-                owner: None,
-                owner_role: None,
-                release_to: None,
-            }),
-            Body::SummaryPut(SummaryPut {
-                id: id("S-2"),
-                scope: Scope::Arc { from: 1, to: 4 },
-                text: "An arc.".into(),
                 visible_from: Some(1),
-                owner: None,
-                owner_role: None,
-                release_to: None,
+                ..summary("S-2", Scope::Arc { from: 1, to: 4 }, "An arc.")
             }),
-            Body::SummaryPut(SummaryPut {
-                id: id("S-3"),
-                scope: Scope::Chapter(1),
-                text: "Ch 1.".into(),
-                visible_from: None,
-                owner: None,
-                owner_role: None,
-                release_to: None,
-            }),
+            Body::SummaryPut(summary("S-3", Scope::Chapter(1), "Ch 1.")),
         ];
-        let mut state = State::new();
-        for (idx, body) in bodies.into_iter().enumerate() {
-            let content = NewEvent { recorded_at_ms: 1, actor: "human:test".into(), source: "test".into(), body };
-            state.apply(&Event {
-                seq: Seq(idx as u64 + 1),
-                prev: Hash32::GENESIS,
-                hash: Hash32::GENESIS,
-                schema: 1,
-                content,
-            });
-        }
-        state
+        applied(bodies.into_iter().map(|body| NewEvent { recorded_at_ms: 1, ..event(body) }))
     })
 }
 
@@ -129,7 +73,7 @@ fn snapshot() -> SnapshotId {
 }
 
 fn honest() -> Vec<u8> {
-    freeze(state(), profile()).unwrap()
+    freeze(state(), nfkc_profile()).unwrap()
 }
 
 /// Matcher bytes with `at` set to `value` in the body and the body hash recomputed.
@@ -144,7 +88,7 @@ fn forge_matcher(matcher: &[u8], at: usize, value: u8) -> Vec<u8> {
 
 #[test]
 fn the_honest_projection_assembles_every_branch() {
-    let frozen = Frozen::load(&honest(), profile(), snapshot()).unwrap();
+    let frozen = Frozen::load(&honest(), nfkc_profile(), snapshot()).unwrap();
     let assembly = assemble(&frozen, 3, TEXT, None).unwrap();
     // Sect is hit, so it is ordered as a hit, not as a constant; Long has two live
     // senses; Mo is rejected; the chapter 1 summary is for chapter 2.
@@ -161,19 +105,10 @@ fn the_honest_projection_assembles_every_branch() {
 #[test]
 fn a_summary_of_the_last_chapter_assembles() {
     // Valid: chapters are any u32 from 1, and visible_from may be set early.
-    let mut state = State::new();
-    let body = Body::SummaryPut(SummaryPut {
-        id: id("S-1"),
-        scope: Scope::Chapter(u32::MAX),
-        text: "The end.".into(),
-        visible_from: Some(1),
-        owner: None,
-        owner_role: None,
-        release_to: None,
-    });
-    let content = NewEvent { recorded_at_ms: 1, actor: "human:test".into(), source: "test".into(), body };
-    state.apply(&Event { seq: Seq(1), prev: Hash32::GENESIS, hash: Hash32::GENESIS, schema: 1, content });
-    let frozen = Frozen::load(&freeze(&state, profile()).unwrap(), profile(), state.snapshot_id()).unwrap();
+    let body =
+        Body::SummaryPut(SummaryPut { visible_from: Some(1), ..summary("S-1", Scope::Chapter(u32::MAX), "The end.") });
+    let state = applied([NewEvent { recorded_at_ms: 1, ..event(body) }]);
+    let frozen = Frozen::load(&freeze(&state, nfkc_profile()).unwrap(), nfkc_profile(), state.snapshot_id()).unwrap();
     for chapter in [1, u32::MAX] {
         assert_eq!(assemble(&frozen, chapter, TEXT, None).unwrap().summaries, Vec::<u32>::new());
     }
@@ -189,7 +124,7 @@ proptest! {
         let mut table_bytes = table_bytes.to_vec();
         let at = at.index(table_bytes.len());
         table_bytes[at] = value;
-        if let Ok(frozen) = Frozen::load(&seal(snapshot(), profile().id(), &table_bytes, matcher), profile(), snapshot()) {
+        if let Ok(frozen) = Frozen::load(&seal(snapshot(), nfkc_profile().id(), &table_bytes, matcher), nfkc_profile(), snapshot()) {
             assemble_all(&frozen);
         }
     }
@@ -199,7 +134,7 @@ proptest! {
         let bytes = honest();
         let (table_bytes, matcher) = sections(&bytes).unwrap();
         let matcher = forge_matcher(matcher, at, value);
-        if let Ok(frozen) = Frozen::load(&seal(snapshot(), profile().id(), table_bytes, &matcher), profile(), snapshot()) {
+        if let Ok(frozen) = Frozen::load(&seal(snapshot(), nfkc_profile().id(), table_bytes, &matcher), nfkc_profile(), snapshot()) {
             assemble_all(&frozen);
         }
     }
@@ -225,8 +160,8 @@ proptest! {
             _ => forged.assembly = (value, value % 70, value, value as u16, (value >> 16) as u16),
         }
         let (_, matcher) = sections(&honest()).map(|(t, m)| (t.to_vec(), m.to_vec())).unwrap();
-        let bytes = seal(snapshot(), profile().id(), &archive(&forged).unwrap(), &matcher);
-        if let Ok(frozen) = Frozen::load(&bytes, profile(), snapshot()) {
+        let bytes = seal(snapshot(), nfkc_profile().id(), &archive(&forged).unwrap(), &matcher);
+        if let Ok(frozen) = Frozen::load(&bytes, nfkc_profile(), snapshot()) {
             assemble_all(&frozen);
         }
     }

@@ -1,0 +1,191 @@
+//! Glossary files of other tools in tests: the fixtures of the `formats` crate, the
+//! values its readers return and its writers take, and (feature `strategies`) the
+//! proptest strategies of terms a format carries.
+
+use std::borrow::Borrow;
+
+use formats::{
+    Alias, At, Entry, ExportInput, ExportTerm, Exported, Format, Languages, Lost, Parsed, ReadError, Skipped, Term,
+};
+use ledger_model::{AliasKind, SummaryPut};
+
+use crate::records::term_id;
+
+/// The bytes of a fixture of the `formats` crate, by its path under
+/// `formats/tests/fixtures/`.
+pub fn fixture(path: &str) -> Vec<u8> {
+    let full = format!("{}/../../formats/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&full).unwrap_or_else(|error| panic!("{full}: {error}"))
+}
+
+/// Sources in `source`, renderings in Russian.
+pub fn languages(source: &str) -> Languages {
+    Languages { source: source.into(), target: "ru".into() }
+}
+
+/// `bytes` read as `format` of a book in `source`; a refusal fails the test.
+pub fn read_as(source: &str, format: Format, bytes: &[u8]) -> Parsed {
+    formats::read(format, bytes, &languages(source)).unwrap_or_else(|error| panic!("{format}: {error}"))
+}
+
+/// `bytes` read as `format` of a Japanese book; a refusal fails the test.
+pub fn parse(format: Format, bytes: &[u8]) -> Parsed {
+    read_as("ja", format, bytes)
+}
+
+/// An entry at `at` rendering `src` as `dst`, with `note`.
+pub fn entry(at: At, src: &str, dst: &str, note: Option<&str>) -> Entry {
+    Entry { at, term: Term { note: note.map(str::to_owned), ..Term::new(src, dst) } }
+}
+
+/// An entry a reader left out at `at`, and why.
+pub fn skipped(at: At, reason: &str) -> Skipped {
+    Skipped { at, reason: reason.into() }
+}
+
+/// The field `field` at `at` that a reader or writer could not carry, with its value
+/// when it had one (`"value"`, `Some("value")` or `None`).
+pub fn lost(at: impl Borrow<At>, field: &str, value: impl LostValue) -> Lost {
+    Lost { at: at.borrow().clone(), field: field.into(), value: value.into_value() }
+}
+
+/// The value of a [`Lost`] field as tests write it: text, or maybe text.
+pub trait LostValue {
+    /// The value, if any.
+    fn into_value(self) -> Option<String>;
+}
+
+impl LostValue for &str {
+    fn into_value(self) -> Option<String> {
+        Some(self.to_owned())
+    }
+}
+
+impl LostValue for &String {
+    fn into_value(self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+
+impl LostValue for Option<&str> {
+    fn into_value(self) -> Option<String> {
+        self.map(str::to_owned)
+    }
+}
+
+/// A refusal of a file, at `at` and `field` when it has them, saying `message`.
+pub fn error(at: Option<At>, field: Option<&str>, message: &str) -> ReadError {
+    ReadError { at, field: field.map(str::to_owned), message: message.into(), limit: None }
+}
+
+/// The place of an entry named by its uid (or id).
+pub fn uid(uid: &str) -> At {
+    At::Uid(uid.into())
+}
+
+/// `surface` as a variant of a term, in every chapter.
+pub fn alias(surface: &str) -> Alias {
+    Alias { surface: surface.into(), kind: AliasKind::Variant, window: None }
+}
+
+/// `terms` numbered T-1, T-2, … in order.
+pub fn numbered(terms: impl IntoIterator<Item = Term>) -> Vec<ExportTerm> {
+    (1..).zip(terms).map(|(number, term)| ExportTerm { id: term_id(number), term }).collect()
+}
+
+/// `terms` as an export of a Japanese book, numbered from T-1 in order.
+pub fn export_input(terms: Vec<Term>) -> ExportInput {
+    ExportInput {
+        source_lang: "ja".into(),
+        target_lang: "ru".into(),
+        chapter: None,
+        terms: numbered(terms),
+        summaries: Vec::new(),
+    }
+}
+
+/// What a book in `source` that imported `parsed` into an empty book exports: its
+/// entries numbered from T-1 in file order, its summaries as they are.
+pub fn as_export(parsed: &Parsed, source: &str) -> ExportInput {
+    ExportInput {
+        source_lang: source.into(),
+        target_lang: "ru".into(),
+        chapter: None,
+        terms: numbered(terms_of(parsed)),
+        summaries: parsed.summaries.iter().map(|summary| summary.put.clone()).collect(),
+    }
+}
+
+/// The terms of what a reader returned, in file order.
+pub fn terms_of(parsed: &Parsed) -> Vec<Term> {
+    parsed.entries.iter().map(|entry| entry.term.clone()).collect()
+}
+
+/// The terms and summaries of what a reader returned, without where they were.
+pub fn content_of(parsed: &Parsed) -> (Vec<Term>, Vec<SummaryPut>) {
+    (terms_of(parsed), parsed.summaries.iter().map(|summary| summary.put.clone()).collect())
+}
+
+/// Read, write, read of `bytes` (the file `name`) as `format` of a book in `source` is
+/// a fixed point: the second read has the first one's terms and summaries, and nothing
+/// skipped or lost; writing it again gives the same bytes. Returns the first write,
+/// for checks of what it lost.
+pub fn assert_read_write_read(name: &str, source: &str, format: Format, bytes: &[u8]) -> Exported {
+    let first = read_as(source, format, bytes);
+    let written = formats::write(format, &as_export(&first, source)).unwrap_or_else(|error| panic!("{name}: {error}"));
+    let second = read_as(source, format, &written.bytes);
+    assert_eq!(content_of(&second), content_of(&first), "{name} as {format}: read, write, read changed the content");
+    assert_eq!(
+        (&second.skipped, &second.lost),
+        (&vec![], &vec![]),
+        "{name} as {format}: an export of what was read did not read back whole"
+    );
+    let again = formats::write(format, &as_export(&second, source)).unwrap_or_else(|error| panic!("{name}: {error}"));
+    assert!(again.bytes == written.bytes, "{name} as {format}: the second export differs from the first");
+    written
+}
+
+/// Write then read of `input` (an export of a book in `source`) as `format`: nothing
+/// lost either way, nothing skipped, and the same terms in the same order and the same
+/// summaries. Returns the write and the read, for further checks.
+pub fn assert_write_read(source: &str, format: Format, input: &ExportInput) -> (Exported, Parsed) {
+    let exported = formats::write(format, input).unwrap_or_else(|error| panic!("{format}: {error}"));
+    assert_eq!(exported.lost, vec![], "{format}: the export lost something");
+    let parsed = read_as(source, format, &exported.bytes);
+    let terms: Vec<Term> = input.terms.iter().map(|export| export.term.clone()).collect();
+    assert_eq!(content_of(&parsed), (terms, input.summaries.clone()), "{format}: write, read changed the content");
+    assert_eq!((&parsed.skipped, &parsed.lost), (&vec![], &vec![]), "{format}: its own export did not read back whole");
+    (exported, parsed)
+}
+
+/// Proptest strategies of what the glossary formats carry.
+#[cfg(feature = "strategies")]
+pub mod strategies {
+    use formats::{ExportInput, Term};
+    use proptest::prelude::*;
+
+    use super::export_input;
+
+    /// A CJK source of one to six Han, hiragana or katakana characters.
+    pub fn cjk_src() -> impl Strategy<Value = String> {
+        "[\u{4e00}-\u{4e40}\u{3041}-\u{3096}\u{30a1}-\u{30fa}]{1,6}"
+    }
+
+    /// A term of a line format: a CJK source, a Cyrillic rendering of up to three
+    /// words, and maybe a note of CJK and then words of `note_word` characters (a
+    /// regex class, such as `[a-zA-Z0-9]`).
+    pub fn line_term(note_word: &str) -> impl Strategy<Value = Term> {
+        let note = format!("[\u{4e00}-\u{4e40}\u{3041}-\u{3096}]{{1,6}}( {note_word}{{1,5}}){{0,2}}");
+        let note = proptest::string::string_regex(&note).unwrap();
+        (cjk_src(), "[а-яёА-ЯЁ]{1,8}( [а-яё]{1,8}){0,2}", proptest::option::of(note))
+            .prop_map(|(src, dst, note)| Term { note, ..Term::new(src, dst) })
+    }
+
+    /// Up to 11 [`line_term`]s with distinct sources, as an export of a Japanese book.
+    pub fn line_export(note_word: &str) -> impl Strategy<Value = ExportInput> {
+        proptest::collection::vec(line_term(note_word), 0..12).prop_map(|terms| {
+            let mut seen = std::collections::BTreeSet::new();
+            export_input(terms.into_iter().filter(|term| seen.insert(term.src.clone())).collect())
+        })
+    }
+}
