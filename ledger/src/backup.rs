@@ -487,8 +487,8 @@ impl Ledger {
         let written = self.guarded(|| {
             let txn = self.shared.db.begin_read().map_err(crate::store::read_error)?;
             let head = head_of(&txn)?;
-            writer.raw(ARCHIVE_MAGIC).map_err(|e| crate::ReadError::Io(e.to_string()))?;
-            let ioe = |e: std::io::Error| crate::ReadError::Io(e.to_string());
+            let ioe = |e: std::io::Error| crate::ReadError::Io(e);
+            writer.raw(ARCHIVE_MAGIC).map_err(ioe)?;
             let events = txn.open_table(EVENTS).map_err(crate::store::read_error)?;
             let mut n_events = 0u64;
             let mut prev = Hash32::GENESIS;
@@ -554,8 +554,8 @@ impl Ledger {
                         detail: "is missing or fails its checksum".into(),
                     });
                 };
-                let key_len =
-                    u16::try_from(key.len()).map_err(|_| crate::ReadError::Io("a shelf key over 64 KiB".into()))?;
+                let key_len = u16::try_from(key.len())
+                    .map_err(|_| crate::ReadError::Io(std::io::Error::other("a shelf key over 64 KiB")))?;
                 writer
                     .frame(
                         TAG_DOCUMENT,

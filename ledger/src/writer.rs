@@ -9,6 +9,7 @@
 //! the commit fails, every batch of the group fails, none is written, and the ledger
 //! refuses further appends.
 
+use std::io;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -18,7 +19,7 @@ use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
-use crate::error::{AppendError, Poison};
+use crate::error::{storage_kind, AppendError, Poison};
 use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaPosition};
 use crate::store::{
     blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, META_REPLICA,
@@ -267,9 +268,8 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::refused(reason.clone()))).collect(),
             None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|failure| {
-                let detail = failure.to_string();
-                shared.poison(Poison::FailedCommit(detail.clone()));
-                group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
+                shared.poison(Poison::FailedCommit(failure.to_string()));
+                failure.answers(group.len())
             }),
         };
         for (request, answer) in group.into_iter().zip(answers) {
@@ -295,6 +295,20 @@ pub(crate) enum CommitFailure {
     /// be written as it is (its detail).
     #[error("{0}")]
     Damaged(String),
+}
+
+impl CommitFailure {
+    /// The answers to the `n_requests` appenders of the failed group: each an I/O
+    /// error of the storage engine's kind (`Other` if it was no I/O error) holding
+    /// the one failure, which displays as the failure does.
+    fn answers(self, n_requests: usize) -> Vec<Result<Appended, AppendError>> {
+        let kind = match &self {
+            CommitFailure::Storage(error) => storage_kind(error),
+            _ => io::ErrorKind::Other,
+        };
+        let failure = Arc::new(self);
+        (0..n_requests).map(|_| Err(AppendError::Io(io::Error::new(kind, Arc::clone(&failure))))).collect()
+    }
 }
 
 macro_rules! storage_failures {
@@ -349,10 +363,10 @@ fn commit_group(
         let replica = meta.get(META_REPLICA)?.map(|guard| guard.value().to_vec());
         if let (None, Some(stored)) = (&gate, &replica) {
             let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
-            let refused = AppendError::Replica { path: shared.path.display().to_string(), position };
+            let path = shared.path.display().to_string();
             drop(meta);
             txn.abort()?;
-            return Ok(group.iter().map(|_| Err(refused.clone())).collect());
+            return Ok(group.iter().map(|_| Err(AppendError::Replica { path: path.clone(), position })).collect());
         }
         let head_before = head;
         // What the gate is shown: only what this transaction adds.
@@ -423,7 +437,9 @@ fn commit_group(
                         }
                         Ok(Err(error)) => break Some(error),
                         Err(_) => {
-                            break Some(AppendError::Io("the appender stopped before its batch was complete".into()))
+                            break Some(AppendError::Io(io::Error::other(
+                                "the appender stopped before its batch was complete",
+                            )))
                         }
                     }
                 };
