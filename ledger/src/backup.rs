@@ -26,6 +26,7 @@ use crate::store::{
     SHELVES, SNAPSHOTS,
 };
 use crate::turns::{self, Access, Patience};
+use crate::writer::LogTables;
 use crate::Ledger;
 
 /// The first line of every archive: the format name and its version.
@@ -609,29 +610,23 @@ impl Ledger {
             let txn = db.begin_write()?;
             create_tables(&txn)?;
             {
-                let mut meta = txn.open_table(META)?;
-                meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
-                meta.insert(META_HEAD, head.to_bytes().as_slice())?;
-                let mut events = txn.open_table(EVENTS)?;
+                let mut tables = LogTables::open(&txn)?;
+                tables.meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
+                tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
                 for (index, stored) in archive.records.iter().enumerate() {
-                    events.insert(index as u64 + 1, stored.as_slice())?;
+                    tables.events.insert(index as u64 + 1, stored.as_slice())?;
                 }
-                let mut blobs = txn.open_table(BLOBS)?;
                 for (id, stored) in &archive.blobs {
-                    blobs.insert(&id.0, stored.as_slice())?;
+                    tables.blobs.insert(&id.0, stored.as_slice())?;
                 }
-                let mut documents = txn.open_table(DOCUMENTS)?;
-                let mut log = txn.open_table(DOCUMENT_LOG)?;
-                let mut shelves = txn.open_table(SHELVES)?;
                 for (index, (id, group, key, stored)) in archive.documents.iter().enumerate() {
                     let position = index as u64 + 1;
-                    documents.insert(&id.0, stored.as_slice())?;
-                    log.insert(position, &id.0)?;
-                    shelves.insert((*group, key.as_str(), position), &id.0)?;
+                    tables.documents.insert(&id.0, stored.as_slice())?;
+                    tables.document_log.insert(position, &id.0)?;
+                    tables.shelves.insert((*group, key.as_str(), position), &id.0)?;
                 }
-                let mut snapshots = txn.open_table(SNAPSHOTS)?;
                 for (id, revision) in &archive.snapshots {
-                    snapshots.insert(&id.0, revision.0)?;
+                    tables.snapshots.insert(&id.0, revision.0)?;
                 }
             }
             txn.commit()?;

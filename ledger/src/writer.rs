@@ -355,29 +355,20 @@ fn commit_group(
     let txn = shared.db.writable()?.begin_write()?;
     let mut answers = Vec::with_capacity(group.len());
     {
-        let mut meta = txn.open_table(META)?;
-        let mut head = meta
-            .get(META_HEAD)?
-            .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))?;
-        let replica = meta.get(META_REPLICA)?.map(|guard| guard.value().to_vec());
+        let mut tables = LogTables::open(&txn)?;
+        let mut head = tables.head()?;
+        let replica = tables.meta.get(META_REPLICA)?.map(|guard| guard.value().to_vec());
         if let (None, Some(stored)) = (&gate, &replica) {
             let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
             let path = shared.path.display().to_string();
-            drop(meta);
+            drop(tables);
             txn.abort()?;
             return Ok(group.iter().map(|_| Err(AppendError::Replica { path: path.clone(), position })).collect());
         }
         let head_before = head;
         // What the gate is shown: only what this transaction adds.
         let mut out = gate.as_ref().map(|_| Group { before: head, ..Group::default() });
-        let mut events = txn.open_table(EVENTS)?;
-        let mut blobs = txn.open_table(BLOBS)?;
-        let mut snapshots = txn.open_table(SNAPSHOTS)?;
-        let mut documents = txn.open_table(DOCUMENTS)?;
-        let mut document_log = txn.open_table(DOCUMENT_LOG)?;
-        let mut shelves = txn.open_table(SHELVES)?;
-        let mut n_logged = document_log.last()?.map_or(0, |(key, _)| key.value());
+        let mut n_logged = tables.n_logged()?;
         let mut wrote_derived = false;
         let mut record = Vec::new();
         for request in group {
@@ -413,7 +404,7 @@ fn commit_group(
                         payload_hash,
                         batch_end,
                     );
-                    events.insert(seq.0, record.as_slice())?;
+                    tables.events.insert(seq.0, record.as_slice())?;
                     if let Some(out) = out.as_mut() {
                         out.records.push(record.clone());
                     }
@@ -444,13 +435,13 @@ fn commit_group(
                     }
                 };
                 if let Some(error) = abandoned {
-                    drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                    drop(tables);
                     txn.abort()?;
                     return Ok(vec![Err(error)]);
                 }
             }
             for document in &request.attachments.documents {
-                if file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)? {
+                if tables.file_document(&mut n_logged, document)? {
                     wrote_derived = true;
                     if let Some(out) = out.as_mut() {
                         out.documents.push(document.clone());
@@ -458,17 +449,15 @@ fn commit_group(
                 }
             }
             for (id, bytes) in &request.attachments.blobs {
-                if blobs.get(&id.0)?.is_none() {
+                if tables.file_blob(*id, bytes)? {
                     wrote_derived = true;
-                    blobs.insert(&id.0, blob_record(bytes).as_slice())?;
                     if let Some(out) = out.as_mut() {
                         out.blobs.push((*id, bytes.clone()));
                     }
                 }
             }
             if let Some(snapshot) = request.attachments.snapshot {
-                if snapshots.get(&snapshot.0)?.is_none() {
-                    snapshots.insert(&snapshot.0, head.seq.0)?;
+                if tables.index_snapshot(snapshot, head.seq)? {
                     if let Some(out) = out.as_mut() {
                         out.snapshots.push((snapshot, head.seq));
                     }
@@ -485,20 +474,20 @@ fn commit_group(
         assert!(head.seq >= head_before.seq, "the head never moves back");
         if head == head_before && !wrote_derived {
             // Every batch conflicted and nothing else was new: nothing to make durable.
-            drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+            drop(tables);
             txn.abort()?;
             return Ok(answers);
         }
         if head != head_before {
-            meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+            tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
         }
         if let (Some(gate), Some(out)) = (&gate, &out) {
             match gate.admit(out) {
                 Ok(position) => {
-                    meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
+                    tables.meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
                 }
                 Err(refusal) => {
-                    drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                    drop(tables);
                     txn.abort()?;
                     let refused = |answer: Result<Appended, AppendError>| match answer {
                         Ok(_) => Err(AppendError::Gate(refusal.clone())),
@@ -522,24 +511,15 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
     let start;
     let mut head;
     {
-        let mut meta = txn.open_table(META)?;
-        head = meta
-            .get(META_HEAD)?
-            .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))?;
+        let mut tables = LogTables::open(&txn)?;
+        head = tables.head()?;
         start = head;
         if let Some(first) = apply.groups.first().filter(|first| first.before() != head) {
-            drop(meta);
+            drop(tables);
             txn.abort()?;
             return Ok(Err(AppendError::NotAtHead { before: first.before(), head }));
         }
-        let mut events = txn.open_table(EVENTS)?;
-        let mut blobs = txn.open_table(BLOBS)?;
-        let mut snapshots = txn.open_table(SNAPSHOTS)?;
-        let mut documents = txn.open_table(DOCUMENTS)?;
-        let mut document_log = txn.open_table(DOCUMENT_LOG)?;
-        let mut shelves = txn.open_table(SHELVES)?;
-        let mut n_logged = document_log.last()?.map_or(0, |(key, _)| key.value());
+        let mut n_logged = tables.n_logged()?;
         for checked in &apply.groups {
             let group = checked.group();
             let mut broken = checked.before() != head;
@@ -550,7 +530,7 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
                     .and_then(|header| record::Header::from_bytes(header).ok());
                 match header {
                     Some(header) if header.seq == head.seq.next() && header.prev == head.hash && !broken => {
-                        events.insert(header.seq.0, bytes.as_slice())?;
+                        tables.events.insert(header.seq.0, bytes.as_slice())?;
                         head = Head { seq: header.seq, hash: header.chain_hash() };
                     }
                     _ => broken = true,
@@ -558,49 +538,100 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
             }
             if broken || head != checked.end() {
                 let before = checked.before();
-                drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                drop(tables);
                 txn.abort()?;
                 return Ok(Err(AppendError::NotAtHead { before, head }));
             }
             for document in &group.documents {
-                file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)?;
+                tables.file_document(&mut n_logged, document)?;
             }
             for (id, bytes) in &group.blobs {
-                if blobs.get(&id.0)?.is_none() {
-                    blobs.insert(&id.0, blob_record(bytes).as_slice())?;
-                }
+                tables.file_blob(*id, bytes)?;
             }
             for (snapshot, revision) in &group.snapshots {
-                if snapshots.get(&snapshot.0)?.is_none() {
-                    snapshots.insert(&snapshot.0, revision.0)?;
-                }
+                tables.index_snapshot(*snapshot, *revision)?;
             }
         }
-        meta.insert(META_HEAD, head.to_bytes().as_slice())?;
-        meta.insert(META_REPLICA, apply.position.to_bytes().as_slice())?;
+        tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+        tables.meta.insert(META_REPLICA, apply.position.to_bytes().as_slice())?;
     }
     txn.commit()?;
     Ok(Ok(Appended { first: start.seq.next(), last: head.seq, hash: head.hash }))
 }
 
-/// Files `document` unless one with its id is stored: its bytes, its place in the
-/// arrival log (after `n_logged`, which it advances) and on its shelf. Returns whether
-/// it was new.
-fn file_document(
-    documents: &mut redb::Table<&[u8; 32], &[u8]>,
-    document_log: &mut redb::Table<u64, &[u8; 32]>,
-    shelves: &mut redb::Table<(u32, &str, u64), &[u8; 32]>,
-    n_logged: &mut u64,
-    document: &crate::Document,
-) -> Result<bool, CommitFailure> {
-    if documents.get(&document.id.0)?.is_some() {
-        return Ok(false);
+/// The tables of the log, opened for writing in one transaction: every table a
+/// commit of the writer writes to, and that a book made from an archive is written
+/// into ([`crate::Ledger::stage_import`]). Dropping it closes them, which the
+/// transaction needs before it commits or aborts.
+pub(crate) struct LogTables<'txn> {
+    pub(crate) meta: redb::Table<'txn, &'static str, &'static [u8]>,
+    pub(crate) events: redb::Table<'txn, u64, &'static [u8]>,
+    pub(crate) blobs: redb::Table<'txn, &'static [u8; 32], &'static [u8]>,
+    pub(crate) snapshots: redb::Table<'txn, &'static [u8; 32], u64>,
+    pub(crate) documents: redb::Table<'txn, &'static [u8; 32], &'static [u8]>,
+    pub(crate) document_log: redb::Table<'txn, u64, &'static [u8; 32]>,
+    pub(crate) shelves: redb::Table<'txn, (u32, &'static str, u64), &'static [u8; 32]>,
+}
+
+impl<'txn> LogTables<'txn> {
+    /// Opens the log's tables in `txn`.
+    pub(crate) fn open(txn: &'txn redb::WriteTransaction) -> Result<LogTables<'txn>, redb::TableError> {
+        Ok(LogTables {
+            meta: txn.open_table(META)?,
+            events: txn.open_table(EVENTS)?,
+            blobs: txn.open_table(BLOBS)?,
+            snapshots: txn.open_table(SNAPSHOTS)?,
+            documents: txn.open_table(DOCUMENTS)?,
+            document_log: txn.open_table(DOCUMENT_LOG)?,
+            shelves: txn.open_table(SHELVES)?,
+        })
     }
-    documents.insert(&document.id.0, blob_record(&document.bytes).as_slice())?;
-    *n_logged += 1;
-    document_log.insert(*n_logged, &document.id.0)?;
-    shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0)?;
-    Ok(true)
+
+    /// The stored head.
+    fn head(&self) -> Result<Head, CommitFailure> {
+        self.meta
+            .get(META_HEAD)?
+            .and_then(|guard| Head::from_bytes(guard.value()))
+            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))
+    }
+
+    /// The last position of the document log (0: none).
+    fn n_logged(&self) -> Result<u64, redb::StorageError> {
+        Ok(self.document_log.last()?.map_or(0, |(key, _)| key.value()))
+    }
+
+    /// Files `document` unless one with its id is stored: its bytes, its place in the
+    /// arrival log (after `n_logged`, which it advances) and on its shelf. Returns
+    /// whether it was new.
+    fn file_document(&mut self, n_logged: &mut u64, document: &crate::Document) -> Result<bool, redb::StorageError> {
+        if self.documents.get(&document.id.0)?.is_some() {
+            return Ok(false);
+        }
+        self.documents.insert(&document.id.0, blob_record(&document.bytes).as_slice())?;
+        *n_logged += 1;
+        self.document_log.insert(*n_logged, &document.id.0)?;
+        self.shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0)?;
+        Ok(true)
+    }
+
+    /// Stores a blob unless one with its id is stored. Returns whether it was new.
+    fn file_blob(&mut self, id: Hash32, bytes: &[u8]) -> Result<bool, redb::StorageError> {
+        if self.blobs.get(&id.0)?.is_some() {
+            return Ok(false);
+        }
+        self.blobs.insert(&id.0, blob_record(bytes).as_slice())?;
+        Ok(true)
+    }
+
+    /// Maps `snapshot` to `revision` unless an earlier revision has it. Returns
+    /// whether it was new.
+    fn index_snapshot(&mut self, snapshot: Hash32, revision: Seq) -> Result<bool, redb::StorageError> {
+        if self.snapshots.get(&snapshot.0)?.is_some() {
+            return Ok(false);
+        }
+        self.snapshots.insert(&snapshot.0, revision.0)?;
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
