@@ -78,38 +78,53 @@ pub enum OpenError {
     },
 }
 
-/// Why a read failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReadError {
-    /// No event has this seq.
-    #[error("no event {seq}: the head is {head}")]
-    NotFound {
-        /// Asked for.
-        seq: Seq,
-        /// Current head.
-        head: Seq,
-    },
-    /// A stored event failed its checks. The ledger refuses appends from now on.
-    #[error("event {seq} is corrupted: {detail}")]
-    Corrupted {
-        /// The first bad seq.
-        seq: Seq,
-        /// What is wrong.
-        detail: String,
-    },
-    /// A stored object other than an event (a blob, a document, a shelf entry)
-    /// failed its checks. The ledger refuses appends from now on.
-    #[error("{object} is corrupted: {detail}")]
-    Damaged {
-        /// The object, named (`blob 241cb521…`, `document 3f2a…`).
-        object: String,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The storage layer failed.
-    #[error("storage error: {0}")]
-    Io(#[source] io::Error),
+/// Declares the error enum of an operation that checks stored bytes: its own
+/// variants, then the three every such check can end in (a corrupted event, another
+/// damaged object, a failed storage layer), alike in each enum that has them.
+macro_rules! stored_bytes_error {
+    ($(#[$attr:meta])* pub enum $name:ident { $($own:tt)* }) => {
+        $(#[$attr])*
+        #[derive(Debug, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($own)*
+            /// A stored event failed its checks (the first broken link, torn write or
+            /// mismatched hash). The ledger refuses appends from now on.
+            #[error("event {seq} is corrupted: {detail}")]
+            Corrupted {
+                /// The first bad seq.
+                seq: Seq,
+                /// What is wrong.
+                detail: String,
+            },
+            /// A stored object other than an event (a blob, a document, a shelf entry)
+            /// failed its checks. The ledger refuses appends from now on.
+            #[error("{object} is corrupted: {detail}")]
+            Damaged {
+                /// The object, named (`blob 241cb521…`, `document 3f2a…`).
+                object: String,
+                /// What is wrong.
+                detail: String,
+            },
+            /// The storage layer failed.
+            #[error("storage error: {0}")]
+            Io(#[source] io::Error),
+        }
+    };
+}
+
+stored_bytes_error! {
+    /// Why a read failed.
+    pub enum ReadError {
+        /// No event has this seq.
+        #[error("no event {seq}: the head is {head}")]
+        NotFound {
+            /// Asked for.
+            seq: Seq,
+            /// Current head.
+            head: Seq,
+        },
+    }
 }
 
 /// Why a batch was not appended. In every case nothing of the batch was written.
@@ -230,29 +245,9 @@ impl AppendError {
     }
 }
 
-/// Why `verify` could not vouch for the chain.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum VerifyError {
-    /// The first broken link, torn write or mismatched hash.
-    #[error("event {seq} is corrupted: {detail}")]
-    Corrupted {
-        /// The first bad seq.
-        seq: Seq,
-        /// What is wrong.
-        detail: String,
-    },
-    /// A stored object other than an event failed its checks.
-    #[error("{object} is corrupted: {detail}")]
-    Damaged {
-        /// The object, named (`blob 241cb521…`, `document 3f2a…`).
-        object: String,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The storage layer failed.
-    #[error("storage error: {0}")]
-    Io(#[source] io::Error),
+stored_bytes_error! {
+    /// Why `verify` could not vouch for the chain.
+    pub enum VerifyError {}
 }
 
 impl From<ReadError> for VerifyError {
