@@ -300,7 +300,8 @@ fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
 }
 
 /// Opens the finished copy read-only and verifies it whole; its head must be `head`.
-fn verify_copy(path: &Path, head: Head) -> Result<crate::VerifyReport, BackupError> {
+/// Returns what it holds (its size is counted when it is installed).
+fn verify_copy(path: &Path, head: Head) -> Result<Copied, BackupError> {
     let copy = Ledger::open_read_only(path)?;
     let report = copy.verify().map_err(|error| BackupError::Verify { path: path.display().to_string(), error })?;
     if report.head != head {
@@ -310,7 +311,7 @@ fn verify_copy(path: &Path, head: Head) -> Result<crate::VerifyReport, BackupErr
             error: VerifyError::Corrupted { seq: report.head.seq, detail },
         });
     }
-    Ok(report)
+    Ok(Copied { n_events: report.n_events, head, n_blobs: report.n_blobs, n_documents: report.n_documents, n_bytes: 0 })
 }
 
 impl Ledger {
@@ -330,15 +331,9 @@ impl Ledger {
             Ok::<_, crate::ReadError>(copied.map(|()| head))
         });
         let head = head.map_err(|error| self.read_failure(error))??;
-        let report = verify_copy(&partial.0, head)?;
+        let copied = verify_copy(&partial.0, head)?;
         let n_bytes = install(&partial, out, replace)?;
-        Ok(Copied {
-            n_events: report.n_events,
-            head,
-            n_blobs: report.n_blobs,
-            n_documents: report.n_documents,
-            n_bytes,
-        })
+        Ok(Copied { n_bytes, ..copied })
     }
 
     fn read_failure(&self, error: crate::ReadError) -> BackupError {
@@ -387,14 +382,7 @@ impl Ledger {
         });
         let head = head.map_err(|error| source.read_failure(error))??;
         drop(source);
-        let report = verify_copy(&partial.0, head)?;
-        let copied = Copied {
-            n_events: report.n_events,
-            head,
-            n_blobs: report.n_blobs,
-            n_documents: report.n_documents,
-            n_bytes: 0,
-        };
+        let copied = verify_copy(&partial.0, head)?;
         Ok(Staged { partial, target: book.to_owned(), replace, copied, _turn: turn })
     }
 }
@@ -633,14 +621,7 @@ impl Ledger {
             Ok::<_, redb::Error>(db)
         })();
         compact(written.map_err(|e| io(&partial.0, e))?, &partial.0)?;
-        let report = verify_copy(&partial.0, head)?;
-        let copied = Copied {
-            n_events: report.n_events,
-            head,
-            n_blobs: report.n_blobs,
-            n_documents: report.n_documents,
-            n_bytes: 0,
-        };
+        let copied = verify_copy(&partial.0, head)?;
         Ok(Staged { partial, target: path.to_owned(), replace: false, copied, _turn: None })
     }
 }
