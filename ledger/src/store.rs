@@ -313,15 +313,26 @@ fn create_empty_book(db: &Database) -> Result<(), redb::Error> {
     Ok(())
 }
 
+/// A failure of the storage layer while a new book is written.
+fn create_failure(path: &Path, error: redb::Error) -> OpenError {
+    OpenError::Io { path: display(path), detail: error.to_string() }
+}
+
+/// Creates the file of a new, empty book at `path`. Fails if anything is already
+/// there.
+fn create_file(path: &Path) -> Result<Database, OpenError> {
+    if path.exists() {
+        return Err(OpenError::Exists { path: display(path) });
+    }
+    let db = Database::create(path).map_err(|error| open_error(path, error))?;
+    create_empty_book(&db).map_err(|error| create_failure(path, error))?;
+    Ok(db)
+}
+
 impl Ledger {
     /// Creates a new, empty book at `path`. Fails if anything is already there.
     pub fn create(path: &Path) -> Result<Ledger, OpenError> {
-        if path.exists() {
-            return Err(OpenError::Exists { path: display(path) });
-        }
-        let db = Database::create(path).map_err(|error| open_error(path, error))?;
-        let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
-        create_empty_book(&db).map_err(io)?;
+        let db = create_file(path)?;
         Ok(Ledger::start(db, path))
     }
 
@@ -330,19 +341,14 @@ impl Ledger {
     /// library ([`Ledger::apply_replica`], or appends through a [`CommitGate`]) are
     /// ever written to it. Fails if anything is already there.
     pub fn create_replica(path: &Path) -> Result<Ledger, OpenError> {
-        if path.exists() {
-            return Err(OpenError::Exists { path: display(path) });
-        }
-        let db = Database::create(path).map_err(|error| open_error(path, error))?;
-        let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
-        create_empty_book(&db).map_err(io)?;
+        let db = create_file(path)?;
         let marked = (|| -> Result<(), redb::Error> {
             let txn = db.begin_write()?;
             txn.open_table(META)?.insert(META_REPLICA, ReplicaPosition::default().to_bytes().as_slice())?;
             txn.commit()?;
             Ok(())
         })();
-        marked.map_err(io)?;
+        marked.map_err(|error| create_failure(path, error))?;
         Ok(Ledger::start(db, path))
     }
 
