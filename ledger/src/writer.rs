@@ -355,139 +355,47 @@ fn commit_group(
     let txn = shared.db.writable()?.begin_write()?;
     let mut answers = Vec::with_capacity(group.len());
     {
-        let mut tables = LogTables::open(&txn)?;
-        let mut head = tables.head()?;
-        let replica = tables.meta.get(META_REPLICA)?.map(|guard| guard.value().to_vec());
-        if let (None, Some(stored)) = (&gate, &replica) {
-            let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
+        let tables = LogTables::open(&txn)?;
+        if let (None, Some(position)) = (&gate, tables.replica_position()?) {
             let path = shared.path.display().to_string();
             drop(tables);
             txn.abort()?;
             return Ok(group.iter().map(|_| Err(AppendError::Replica { path: path.clone(), position })).collect());
         }
-        let head_before = head;
-        // What the gate is shown: only what this transaction adds.
-        let mut out = gate.as_ref().map(|_| Group { before: head, ..Group::default() });
-        let mut n_logged = tables.n_logged()?;
-        let mut wrote_derived = false;
-        let mut record = Vec::new();
+        let head_before = tables.head()?;
+        let mut sealing = Sealing::new(tables, head_before, gate.is_some())?;
         for request in group {
-            if let Some(expected) = request.expected {
-                if expected != head.seq {
-                    answers.push(Err(match &gate {
-                        None => AppendError::Conflict { expected, actual: head.seq },
-                        Some(_) => AppendError::Gate(GateRefusal {
-                            kind: GateRefusalKind::Stale,
-                            detail: format!(
-                                "the book moved on in its library: the write was decided at event {expected}, the head is now event {}",
-                                head.seq
-                            ),
-                        }),
-                    }));
-                    continue;
-                }
-            }
-            let first = head.seq.next();
-            let mut insert = |part: &Part, head: &mut Head| -> Result<(), CommitFailure> {
-                for (payload, payload_hash) in part.payloads() {
-                    let seq = head.seq.next();
-                    // Precondition of a record: it belongs to this batch.
-                    assert!(seq.0 - first.0 < request.n_events as u64, "a part holds no event past its batch");
-                    let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
-                    record.resize(HEADER_BYTES + payload.len(), 0);
-                    let hash = record::seal_into(
-                        &mut record,
-                        seq,
-                        head.hash,
-                        SCHEMA_CURRENT,
-                        payload,
-                        payload_hash,
-                        batch_end,
-                    );
-                    tables.events.insert(seq.0, record.as_slice())?;
-                    if let Some(out) = out.as_mut() {
-                        out.records.push(record.clone());
-                    }
-                    *head = Head { seq, hash };
-                }
-                Ok(())
-            };
-            insert(&request.payloads, &mut head)?;
-            if let Some(rest) = &request.rest {
-                // A streamed batch is alone in its group: abandoning it abandons the
-                // transaction, and nothing was committed.
-                let abandoned = loop {
-                    if head.seq.0 - first.0 + 1 == request.n_events as u64 {
-                        break None;
-                    }
-                    match rest.recv() {
-                        Ok(Ok(part)) => {
-                            insert(&part, &mut head)?;
-                            // Freed after the answer, off the appender's wait.
-                            spent.push(part);
-                        }
-                        Ok(Err(error)) => break Some(error),
-                        Err(_) => {
-                            break Some(AppendError::Io(io::Error::other(
-                                "the appender stopped before its batch was complete",
-                            )))
-                        }
-                    }
-                };
-                if let Some(error) = abandoned {
-                    drop(tables);
+            match sealing.seal(request, spent)? {
+                Sealed::Answered(answer) => answers.push(answer),
+                Sealed::Abandoned(error) => {
+                    assert_eq!(group.len(), 1, "a streamed batch is a group of its own");
+                    drop(sealing);
                     txn.abort()?;
                     return Ok(vec![Err(error)]);
                 }
             }
-            for document in &request.attachments.documents {
-                if tables.file_document(&mut n_logged, document)? {
-                    wrote_derived = true;
-                    if let Some(out) = out.as_mut() {
-                        out.documents.push(document.clone());
-                    }
-                }
-            }
-            for (id, bytes) in &request.attachments.blobs {
-                if tables.file_blob(*id, bytes)? {
-                    wrote_derived = true;
-                    if let Some(out) = out.as_mut() {
-                        out.blobs.push((*id, bytes.clone()));
-                    }
-                }
-            }
-            if let Some(snapshot) = request.attachments.snapshot {
-                if tables.index_snapshot(snapshot, head.seq)? {
-                    if let Some(out) = out.as_mut() {
-                        out.snapshots.push((snapshot, head.seq));
-                    }
-                }
-            }
-            // Postcondition of a batch: it is in the transaction whole, right after the
-            // head it was decided at.
-            assert_eq!(head.seq.0 + 1 - first.0, request.n_events as u64, "a batch commits whole");
-            answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
         }
+        let head = sealing.head;
         // Postcondition of the group: every request is answered, and the head only
         // moved forward.
         assert_eq!(answers.len(), group.len(), "every request of the group is answered");
         assert!(head.seq >= head_before.seq, "the head never moves back");
-        if head == head_before && !wrote_derived {
+        if head == head_before && !sealing.wrote_derived {
             // Every batch conflicted and nothing else was new: nothing to make durable.
-            drop(tables);
+            drop(sealing);
             txn.abort()?;
             return Ok(answers);
         }
         if head != head_before {
-            tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+            sealing.tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
         }
-        if let (Some(gate), Some(out)) = (&gate, &out) {
+        if let (Some(gate), Some(out)) = (&gate, &sealing.out) {
             match gate.admit(out) {
                 Ok(position) => {
-                    tables.meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
+                    sealing.tables.meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
                 }
                 Err(refusal) => {
-                    drop(tables);
+                    drop(sealing);
                     txn.abort()?;
                     let refused = |answer: Result<Appended, AppendError>| match answer {
                         Ok(_) => Err(AppendError::Gate(refusal.clone())),
@@ -500,6 +408,157 @@ fn commit_group(
     }
     txn.commit()?;
     Ok(answers)
+}
+
+/// A group's batches being sealed into its transaction: the log's tables, the head
+/// as the group has moved it, and what the gate is shown.
+struct Sealing<'txn> {
+    tables: LogTables<'txn>,
+    head: Head,
+    /// With a gate: what it is shown, only what this transaction adds.
+    out: Option<Group>,
+    /// The document log's last position, as the group files documents.
+    n_logged: u64,
+    /// Whether a document or blob was new.
+    wrote_derived: bool,
+    /// The record being sealed (its buffer is reused).
+    record: Vec<u8>,
+}
+
+/// What became of one request of the group.
+enum Sealed {
+    /// Appended, or refused for its expected head; the group goes on.
+    Answered(Result<Appended, AppendError>),
+    /// A streamed batch that never completed: the transaction is abandoned.
+    Abandoned(AppendError),
+}
+
+impl<'txn> Sealing<'txn> {
+    fn new(tables: LogTables<'txn>, head: Head, gated: bool) -> Result<Sealing<'txn>, CommitFailure> {
+        let n_logged = tables.n_logged()?;
+        let out = gated.then(|| Group { before: head, ..Group::default() });
+        Ok(Sealing { tables, head, out, n_logged, wrote_derived: false, record: Vec::new() })
+    }
+
+    /// Seals `request` after the head, if it was decided at the head: its events (a
+    /// streamed batch's parts as they arrive, the ones received put in `spent`), then
+    /// what it attaches.
+    fn seal(&mut self, request: &Request, spent: &mut Vec<Part>) -> Result<Sealed, CommitFailure> {
+        if let Some(expected) = request.expected.filter(|expected| *expected != self.head.seq) {
+            return Ok(Sealed::Answered(Err(self.moved(expected))));
+        }
+        let first = self.head.seq.next();
+        self.insert(request, first, &request.payloads)?;
+        if let Some(rest) = &request.rest {
+            if let Some(error) = self.insert_rest(request, first, rest, spent)? {
+                return Ok(Sealed::Abandoned(error));
+            }
+        }
+        self.attach(&request.attachments)?;
+        // Postcondition of a batch: it is in the transaction whole, right after the
+        // head it was decided at.
+        assert_eq!(self.head.seq.0 + 1 - first.0, request.n_events as u64, "a batch commits whole");
+        Ok(Sealed::Answered(Ok(Appended { first, last: self.head.seq, hash: self.head.hash })))
+    }
+
+    /// The refusal of a batch decided at `expected`, which the head has left: a
+    /// conflict, or with a gate, a stale write (the book moved on in its library).
+    fn moved(&self, expected: Seq) -> AppendError {
+        if self.out.is_none() {
+            return AppendError::Conflict { expected, actual: self.head.seq };
+        }
+        AppendError::Gate(GateRefusal {
+            kind: GateRefusalKind::Stale,
+            detail: format!(
+                "the book moved on in its library: the write was decided at event {expected}, the head is now event {}",
+                self.head.seq
+            ),
+        })
+    }
+
+    /// Seals the events of `part`, of the batch `request` whose first event is
+    /// `first`, after the head.
+    fn insert(&mut self, request: &Request, first: Seq, part: &Part) -> Result<(), CommitFailure> {
+        for (payload, payload_hash) in part.payloads() {
+            let seq = self.head.seq.next();
+            // Precondition of a record: it belongs to this batch.
+            assert!(seq.0 - first.0 < request.n_events as u64, "a part holds no event past its batch");
+            let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
+            self.record.resize(HEADER_BYTES + payload.len(), 0);
+            let hash = record::seal_into(
+                &mut self.record,
+                seq,
+                self.head.hash,
+                SCHEMA_CURRENT,
+                payload,
+                payload_hash,
+                batch_end,
+            );
+            self.tables.events.insert(seq.0, self.record.as_slice())?;
+            if let Some(out) = self.out.as_mut() {
+                out.records.push(self.record.clone());
+            }
+            self.head = Head { seq, hash };
+        }
+        Ok(())
+    }
+
+    /// Receives and seals the parts of a streamed batch after its first until the
+    /// batch is whole. Returns the error that abandons it if it never is (a streamed
+    /// batch is alone in its group: abandoning it abandons the transaction, and
+    /// nothing is committed).
+    fn insert_rest(
+        &mut self,
+        request: &Request,
+        first: Seq,
+        rest: &Parts,
+        spent: &mut Vec<Part>,
+    ) -> Result<Option<AppendError>, CommitFailure> {
+        while self.head.seq.0 - first.0 + 1 != request.n_events as u64 {
+            match rest.recv() {
+                Ok(Ok(part)) => {
+                    self.insert(request, first, &part)?;
+                    // Freed after the answer, off the appender's wait.
+                    spent.push(part);
+                }
+                Ok(Err(error)) => return Ok(Some(error)),
+                Err(_) => {
+                    let stopped = io::Error::other("the appender stopped before its batch was complete");
+                    return Ok(Some(AppendError::Io(stopped)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Files what a batch attaches: documents and blobs not stored yet, and its
+    /// snapshot index entry at the head unless an earlier revision has the snapshot.
+    fn attach(&mut self, attachments: &Attachments) -> Result<(), CommitFailure> {
+        for document in &attachments.documents {
+            if self.tables.file_document(&mut self.n_logged, document)? {
+                self.wrote_derived = true;
+                if let Some(out) = self.out.as_mut() {
+                    out.documents.push(document.clone());
+                }
+            }
+        }
+        for (id, bytes) in &attachments.blobs {
+            if self.tables.file_blob(*id, bytes)? {
+                self.wrote_derived = true;
+                if let Some(out) = self.out.as_mut() {
+                    out.blobs.push((*id, bytes.clone()));
+                }
+            }
+        }
+        if let Some(snapshot) = attachments.snapshot {
+            if self.tables.index_snapshot(snapshot, self.head.seq)? {
+                if let Some(out) = self.out.as_mut() {
+                    out.snapshots.push((snapshot, self.head.seq));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Stores checked groups of a replicated book in one transaction, the first at the
@@ -593,6 +652,13 @@ impl<'txn> LogTables<'txn> {
             .get(META_HEAD)?
             .and_then(|guard| Head::from_bytes(guard.value()))
             .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))
+    }
+
+    /// The log position of a replica's last group (`meta.replica`; 0 if it does not
+    /// read), or `None` in a book of its own.
+    fn replica_position(&self) -> Result<Option<u64>, redb::StorageError> {
+        let stored = self.meta.get(META_REPLICA)?;
+        Ok(stored.map(|guard| ReplicaPosition::from_bytes(guard.value()).map_or(0, |stored| stored.position)))
     }
 
     /// The last position of the document log (0: none).
