@@ -213,6 +213,15 @@ impl Group {
     fn check_as(self, id: Hash32) -> Result<CheckedGroup, ReplicaError> {
         let mut head = self.before;
         let n_records = self.records.len();
+        if self.before.seq.0.checked_add(n_records as u64).is_none() {
+            return Err(ReplicaError::Group {
+                id: id.to_hex(),
+                detail: format!(
+                    "it starts at event {} and holds {n_records} events, past the largest seq",
+                    self.before.seq
+                ),
+            });
+        }
         for (index, bytes) in self.records.iter().enumerate() {
             let seq = head.seq.next();
             let fail = |detail: String| ReplicaError::Record { index, seq, detail };
@@ -732,6 +741,17 @@ mod tests {
         let mut snapshot = group(Head::EMPTY, 1, 1);
         snapshot.snapshots.push((Hash32([1; 32]), Seq(2)));
         assert!(matches!(snapshot.check(), Err(ReplicaError::Content(_))));
+    }
+
+    #[test]
+    fn a_group_whose_events_would_pass_the_largest_seq_is_refused_not_a_panic() {
+        let mut forged = group(Head::EMPTY, 1, 1);
+        forged.before = Head { seq: Seq(u64::MAX), hash: Hash32::GENESIS };
+        let mut follower = Follower::at(Head::EMPTY, 0);
+        let error = follower.offer(1, &parts(&forged, 1 << 20)[0]).unwrap_err();
+        assert!(matches!(error, ReplicaError::Group { .. }), "{error}");
+        assert!(error.to_string().contains("past the largest seq"), "{error}");
+        assert!(matches!(forged.check(), Err(ReplicaError::Group { .. })));
     }
 
     #[test]
