@@ -539,17 +539,23 @@ impl Matcher {
             return Vec::new();
         };
         let norm = text.as_str();
-        let mut hits = Vec::new();
+        let mut hits: Vec<Hit> = Vec::new();
         let mut hint = 0usize;
         let mut pos = 0usize;
         // One daachorse pass; restarted only after a rejected candidate.
         'restart: while pos < norm.len() {
             for m in pma.leftmost_find_iter(&norm[pos..]) {
                 let end = pos + m.end();
-                let Some((pattern, start)) = self.verified(norm, m.value(), end) else {
+                // Where the next hit may start: after the last one, and not before
+                // this pass.
+                let floor = hits.last().map_or(pos, |hit| hit.norm.end.as_usize().max(pos));
+                let verified = self.verified(norm, m.value(), end).filter(|&(_, start)| start >= floor);
+                let Some((pattern, start)) = verified else {
                     // Only an automaton this crate did not build reports what is not
-                    // there; skip past it rather than trust its offsets.
-                    pos = if end > pos { end } else { pos + norm[pos..].chars().next().map_or(1, char::len_utf8) };
+                    // there, or a match that starts inside the last hit; skip past it
+                    // rather than trust its offsets.
+                    let past = end.max(floor);
+                    pos = if past > pos { past } else { pos + norm[pos..].chars().next().map_or(1, char::len_utf8) };
                     continue 'restart;
                 };
                 if let Some(hit) = self.accept(text, pattern, start, end, &mut hint) {
@@ -882,6 +888,25 @@ mod tests {
             );
         }
         let _ = matcher.find_with(&matcher, &text);
+    }
+
+    #[test]
+    fn a_forged_match_inside_the_last_hit_is_skipped_so_hits_never_overlap() {
+        let keys = ["甲乙", "乙丙"];
+        let honest = MatcherBuilder::new(&profile())
+            .build(keys.iter().enumerate().map(|(idx, key)| (*key, idx as u32)))
+            .unwrap();
+        let id = |key: &str| honest.lookup(key).unwrap().as_u32();
+        // After 甲乙, the forged automaton reports 丙 as the whole of 乙丙, which ends
+        // there but starts inside the hit before it.
+        let overlapping = CharwiseDoubleArrayAhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build_with_values([("甲乙", id("甲乙")), ("丙", id("乙丙"))])
+            .unwrap();
+        let matcher = Matcher::from_bytes(&forged(&keys, overlapping), &profile()).expect("structurally valid");
+        let text = profile().normalize("甲乙丙").unwrap();
+        let hits = matcher.find(&text);
+        assert_eq!(hits.iter().map(|hit| matcher.pattern(hit.pattern)).collect::<Vec<_>>(), ["甲乙"]);
     }
 
     #[test]
