@@ -450,8 +450,15 @@ impl Embedder {
         let mut vectors = Vec::with_capacity(texts.len());
         for (batch_idx, batch) in texts.chunks(self.batch_size).enumerate() {
             let first = batch_idx * self.batch_size;
+            // Precondition of a batch: the texts before it are answered.
+            assert_eq!(vectors.len(), first, "a batch starts after the texts answered");
             self.run_batch(batch, first, &mut vectors)?;
         }
+        // Postcondition: one vector per text, each of the model's dimension.
+        assert!(
+            vectors.len() == texts.len() && vectors.iter().all(|vector| vector.dim() == self.dim()),
+            "embed answers each text with a vector of the model's dimension"
+        );
         Ok(vectors)
     }
 
@@ -601,8 +608,12 @@ impl Embedder {
             if self.identity.normalized && !crate::search::normalize_in_place(&mut vector) {
                 return Err(EmbedError::BadVector { index, what: "zero and cannot be normalized" });
             }
+            // Postcondition of a vector: the model's dimension.
+            assert_eq!(vector.len(), dim, "a vector has the model's dimension");
             vectors.push(Vector::new(vector));
         }
+        // Postcondition of a batch: one vector per text, in order.
+        assert_eq!(vectors.len(), end, "a batch answers each of its texts");
         Ok(())
     }
 }
