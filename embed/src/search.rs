@@ -375,13 +375,18 @@ impl TopK {
     }
 }
 
-/// The postcondition of a search of a matrix of `n_rows` rows: one list per query, each
-/// of at most `k` rows of the matrix (sorted: [`TopK::into_sorted`]).
-fn search_holds(results: &[Vec<Neighbour>], n_queries: usize, k: usize, n_rows: usize) -> bool {
-    results.len() == n_queries
-        && results.iter().all(|neighbours| {
+/// The answer to `n_queries` queries of a matrix of `n_rows` rows: each query's top
+/// `k`, best first.
+fn answers(tops: Vec<TopK>, n_queries: usize, k: usize, n_rows: usize) -> Vec<Vec<Neighbour>> {
+    let answers: Vec<Vec<Neighbour>> = tops.into_iter().map(TopK::into_sorted).collect();
+    // Postcondition: one list per query, each of at most `k` rows of the matrix
+    // (each sorted: `TopK::into_sorted`).
+    let holds = answers.len() == n_queries
+        && answers.iter().all(|neighbours| {
             neighbours.len() <= k.min(n_rows) && neighbours.iter().all(|neighbour| (neighbour.index as usize) < n_rows)
-        })
+        });
+    assert!(holds, "a search answers each query with rows of the matrix");
+    answers
 }
 
 /// Vectors in memory, each scaled to unit length when added, searched by cosine.
@@ -469,12 +474,7 @@ impl Matrix {
                 }
             }
         }
-        let results: Vec<Vec<Neighbour>> = tops.into_iter().map(TopK::into_sorted).collect();
-        assert!(
-            search_holds(&results, queries.len(), k, n_rows),
-            "a search answers each query with rows of the matrix"
-        );
-        Ok(results)
+        Ok(answers(tops, queries.len(), k, n_rows))
     }
 
     /// [`Matrix::search`] for one query.
@@ -577,12 +577,7 @@ impl QuantizedMatrix {
                 }
             }
         }
-        let results: Vec<Vec<Neighbour>> = tops.into_iter().map(TopK::into_sorted).collect();
-        assert!(
-            search_holds(&results, queries.len(), k, n_rows),
-            "a search answers each query with rows of the matrix"
-        );
-        Ok(results)
+        Ok(answers(tops, queries.len(), k, n_rows))
     }
 
     /// [`QuantizedMatrix::search`] for one query.

@@ -139,16 +139,7 @@ impl<'t> NormalizedText<'t> {
             self.segs.binary_search_by_key(&norm.end.0, |seg| seg.norm_start).ok()?
         };
         let last = self.segs.get(after_last.checked_sub(1)?)?;
-        let first = &self.segs[first];
-        let span = SrcSpan {
-            start: SrcByte(first.src_start),
-            end: SrcByte(last.src_end),
-            start_char: SrcChar(first.char_start),
-            end_char: SrcChar(last.char_end),
-        };
-        // Postcondition: a folded span maps into the source.
-        assert!(self.holds_in_source(&span), "a source span is within the source");
-        Some(span)
+        Some(self.span_of(&self.segs[first], last))
     }
 }
 
@@ -221,7 +212,12 @@ impl NormalizedText<'_> {
         if !end_ok {
             return None;
         }
-        let (first, last) = (&segs[first], &segs[after_last - 1]);
+        Some(self.span_of(&segs[first], &segs[after_last - 1]))
+    }
+
+    /// The source span from the start of segment `first` to the end of segment `last`.
+    #[inline]
+    fn span_of(&self, first: &Seg, last: &Seg) -> SrcSpan {
         let span = SrcSpan {
             start: SrcByte(first.src_start),
             end: SrcByte(last.src_end),
@@ -230,7 +226,7 @@ impl NormalizedText<'_> {
         };
         // Postcondition: a folded span maps into the source.
         assert!(self.holds_in_source(&span), "a source span is within the source");
-        Some(span)
+        span
     }
 }
 
