@@ -323,10 +323,7 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
     let p = &path;
     match body {
         Body::TermPut(put) => term_put(p, put, rules),
-        Body::TermRetired(retired) => {
-            p.id("id", retired.id, &[RecordKind::Term])?;
-            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
-        }
+        Body::TermRetired(retired) => retirement(p, retired.id, RecordKind::Term, &retired.reason),
         Body::AliasAdded(alias) => {
             p.id("id", alias.id, &[RecordKind::Term])?;
             p.key("surface", &alias.surface, rules.min_key_chars, false)?;
@@ -338,10 +335,7 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.line("surface", &alias.surface, KEY_CHARS_MAX)
         }
         Body::SummaryPut(put) => summary_put(p, put),
-        Body::SummaryRetired(retired) => {
-            p.id("id", retired.id, &[RecordKind::Summary])?;
-            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
-        }
+        Body::SummaryRetired(retired) => retirement(p, retired.id, RecordKind::Summary, &retired.reason),
         Body::CandidateProposed(candidate) => candidate_proposed(p, candidate),
         Body::DispositionSet(disposition) => {
             p.id("target", disposition.target, &[RecordKind::Term, RecordKind::Rule, RecordKind::Candidate])?;
@@ -351,10 +345,7 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
         Body::ConfigSet(config) => config_set(p, config),
         Body::RollbackMarker(marker) => p.opt_text("reason", &marker.reason, NOTE_CHARS_MAX),
         Body::RulePut(put) => rule_put(p, put),
-        Body::RuleRetired(retired) => {
-            p.id("id", retired.id, &[RecordKind::Rule])?;
-            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
-        }
+        Body::RuleRetired(retired) => retirement(p, retired.id, RecordKind::Rule, &retired.reason),
         Body::GovernanceSet(governance) => governance_set(p, governance),
         Body::ConceptExpected(concept) => {
             p.line("surface", &concept.surface, KEY_CHARS_MAX)?;
@@ -366,6 +357,12 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
         Body::ConceptDropped(concept) => p.line("surface", &concept.surface, KEY_CHARS_MAX),
         Body::EmbeddingModelSet(model) => embedding_model_set(p, model),
     }
+}
+
+/// Checks a retirement: the id of a record of `kind`, and its reason if one is given.
+fn retirement(p: &Path<'_>, id: RecordId, kind: RecordKind, reason: &Option<String>) -> Check {
+    p.id("id", id, &[kind])?;
+    p.opt_text("reason", reason, NOTE_CHARS_MAX)
 }
 
 /// Checks a term: its keys, forms, window, secondary keys, supersession and owners.
