@@ -35,12 +35,14 @@ impl From<BackupError> for BookError {
             BackupError::Destination { .. } => BookError::Invalid(error.to_string()),
             BackupError::Archive { .. } => BookError::Corrupted(error.to_string()),
             BackupError::Verify { path, error } => match error {
-                ledger::VerifyError::Io(detail) => BookError::Read(ReadError::Io(format!("{path}: {detail}"))),
+                ledger::VerifyError::Io(error) => BookError::Read(ReadError::Io(ledger::io_context(path, error))),
                 other => BookError::Corrupted(format!("{path}: {other}")),
             },
             BackupError::Open(error) => BookError::Open(error),
-            BackupError::Io { path, detail } => BookError::Read(ReadError::Io(format!("{path}: {detail}"))),
-            other => BookError::Read(ReadError::Io(other.to_string())),
+            BackupError::Io { path, detail } => {
+                BookError::Read(ReadError::Io(std::io::Error::other(format!("{path}: {detail}"))))
+            }
+            other => BookError::Read(ReadError::Io(std::io::Error::other(other))),
         }
     }
 }
@@ -67,8 +69,8 @@ fn checked_install(staged: Staged, source: &Path, target: &Path) -> Result<Copy,
     {
         let mut book = Book::new(Ledger::open_read_only(staged.path())?);
         book.verify().map_err(|error| match error {
-            ledger::VerifyError::Io(detail) => {
-                BookError::Read(ReadError::Io(format!("{}: {detail}", source.display())))
+            ledger::VerifyError::Io(error) => {
+                BookError::Read(ReadError::Io(ledger::io_context(source.display(), error)))
             }
             other => BookError::Corrupted(format!("{}: {other}", source.display())),
         })?;
@@ -128,8 +130,9 @@ impl Book {
                 book.display()
             )));
         }
-        let bytes = std::fs::read(archive)
-            .map_err(|error| BookError::Read(ReadError::Io(format!("cannot read {}: {error}", archive.display()))))?;
+        let bytes = std::fs::read(archive).map_err(|error| {
+            BookError::Read(ReadError::Io(ledger::io_context(format!("cannot read {}", archive.display()), error)))
+        })?;
         let parsed = ledger::read_archive(&archive.display().to_string(), &bytes)?;
         drop(bytes);
         let staged = Ledger::stage_import(&parsed, book)?;

@@ -268,6 +268,15 @@ impl Replica {
                     }
                 }
             }
+            // A catch-up applies at the head: the groups the follower handed out chain
+            // from the head it started the round at, and its position only moved on.
+            let mut at = start.1;
+            for group in &ready {
+                assert_eq!(group.before(), at, "a group to apply starts where the one before it ended");
+                at = group.end();
+            }
+            assert!(follower.position() >= start.0, "a catch-up never moves back in the log");
+            assert!(last.is_none_or(|last| last.position <= follower.position()), "the last group applied was read");
             let n_groups = ready.len() as u64;
             let applied = match last {
                 Some(last) => ledger.apply_replica(ready, last).map(Some),
@@ -305,18 +314,27 @@ impl Replica {
 
     /// The messages on the subject from `from` on: one at a time for a few (the
     /// common case: none, or the few another node just wrote), then in bulk.
+    ///
+    /// The positions are checked to increase from `from` on (a log that answers out of
+    /// order is unavailable, never followed), so the follower reads them in order.
     fn fetch(&self, from: u64) -> Result<Vec<Stored>, GateRefusal> {
         let mut messages = Vec::new();
         let mut at = from;
         while messages.len() < self.policy.next_max {
-            let next = self.log.next(&self.subject, at).map_err(|error| self.unavailable(error))?;
+            let next = self.next_from(at).map_err(|error| self.unavailable(error))?;
             let Some(stored) = next else { return Ok(messages) };
             at = stored.position + 1;
             messages.push(stored);
         }
         let mut n_bytes = 0usize;
+        let mut out_of_order = None;
         self.log
             .read_from(&self.subject, at, &mut |stored| {
+                if let Some(error) = out_of_order_error(at, stored.position) {
+                    out_of_order = Some(error);
+                    return ControlFlow::Break(());
+                }
+                at = stored.position + 1;
                 n_bytes += stored.bytes.len();
                 messages.push(stored);
                 // Enough for a few local transactions; the next round fetches the rest.
@@ -327,7 +345,20 @@ impl Replica {
                 }
             })
             .map_err(|error| self.unavailable(error))?;
+        if let Some(error) = out_of_order {
+            return Err(self.unavailable(error));
+        }
         Ok(messages)
+    }
+
+    /// The first message on the subject at position `from` or after ([`Log::next`]),
+    /// refused as the log's failure if its position is before `from`.
+    fn next_from(&self, from: u64) -> Result<Option<Stored>, LogError> {
+        let next = self.log.next(&self.subject, from)?;
+        match next.as_ref().and_then(|stored| out_of_order_error(from, stored.position)) {
+            Some(error) => Err(error),
+            None => Ok(next),
+        }
     }
 
     /// Publishes one part and confirms that it is the first message on the subject
@@ -357,7 +388,7 @@ impl Replica {
         let published = loop {
             match self.log.publish(&self.subject, expect, msg_id, bytes) {
                 Ok(published) => break published,
-                Err(LogError::WrongLast { detail, .. }) => match self.log.next(&self.subject, expected + 1) {
+                Err(LogError::WrongLast { detail, .. }) => match self.next_from(expected + 1) {
                     // Nothing after the tip, yet the tip is not the subject's last: the
                     // log contradicts itself, or it lost the tip's message (then this
                     // node's copy is ahead of the library, and must not go on).
@@ -386,7 +417,7 @@ impl Replica {
             }
         };
         loop {
-            match self.log.next(&self.subject, expected + 1) {
+            match self.next_from(expected + 1) {
                 Ok(Some(first)) if first.position == published.position || first.msg_id.as_deref() == Some(msg_id) => {
                     return Ok(first.position);
                 }
@@ -407,6 +438,13 @@ impl Replica {
     }
 }
 
+/// The log's failure when it answers a read from position `from` with a message at
+/// `position` before it: positions on a subject only increase.
+fn out_of_order_error(from: u64, position: u64) -> Option<LogError> {
+    (position < from)
+        .then(|| LogError::Unavailable(format!("it answered stream sequence {position} to a read from {from} on")))
+}
+
 /// A skipped message in words (kept for a report).
 fn skip_words(skip: &Skip) -> String {
     match skip {
@@ -419,6 +457,10 @@ impl Replica {
     /// Publishes `group`, which must start at the tip's head, and confirms each of its
     /// parts; on success the tip is at its last part. What the gate does before the
     /// writer commits, and how a book of its own is brought into a library.
+    ///
+    /// # Panics
+    /// If `group` is not one a writer sealed (or one of a checked book): its last
+    /// record must be the event `records.len()` after its start.
     pub fn publish(&self, group: &Group) -> Result<ReplicaPosition, GateRefusal> {
         let (expected, head) = {
             let tip = lock(&self.tip);
@@ -440,13 +482,34 @@ impl Replica {
         let id = Group::id_of(&bytes).unwrap_or_default();
         let parts = split(&bytes, self.policy.part_bytes_max)
             .map_err(|error| refusal(GateRefusalKind::Invalid, format!("book {}: {error}", self.book)))?;
+        // What is published is what was sealed: the group's parts, in order, under
+        // its id; and its records are the events right after its start.
+        let end = end_of(group);
+        assert_eq!(
+            end.seq.0,
+            group.before.seq.0 + group.records.len() as u64,
+            "a published group's events follow its start"
+        );
+        for (index, part) in parts.iter().enumerate() {
+            let parsed = ledger::replica::Part::parse(part);
+            assert!(
+                parsed.is_ok_and(|parsed| {
+                    (parsed.group, parsed.index as usize, parsed.count as usize) == (id, index, parts.len())
+                }),
+                "part {index} of the group is its part {index} of {}",
+                parts.len()
+            );
+        }
         let deadline = Instant::now() + self.policy.publish_deadline;
         let mut position = expected;
         for (index, part) in parts.iter().enumerate() {
             let msg_id = format!("{}.{}.{index}", self.book, id.to_hex());
-            position = self.publish_part(position, &msg_id, part, deadline)?;
+            let published = self.publish_part(position, &msg_id, part, deadline)?;
+            // Sequence numbers increase: each part is confirmed first after the one
+            // before it.
+            assert!(published > position, "part {index} is confirmed at {published}, after {position}");
+            position = published;
         }
-        let end = end_of(group);
         let mut tip = lock(&self.tip);
         if position > tip.position {
             tip.position = position;
@@ -459,5 +522,70 @@ impl Replica {
 impl CommitGate for Replica {
     fn admit(&self, group: &Group) -> Result<ReplicaPosition, GateRefusal> {
         self.publish(group)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Published;
+    use crate::MemoryLog;
+
+    /// A log whose reads answer with its first message whatever position they ask
+    /// from: a log that breaks its own order.
+    struct Backwards(MemoryLog);
+
+    impl Log for Backwards {
+        fn publish(&self, subject: &str, expected: Option<u64>, id: &str, bytes: &[u8]) -> Result<Published, LogError> {
+            self.0.publish(subject, expected, id, bytes)
+        }
+        fn next(&self, subject: &str, _from: u64) -> Result<Option<Stored>, LogError> {
+            self.0.next(subject, 1)
+        }
+        fn get(&self, position: u64) -> Result<Option<(String, Stored)>, LogError> {
+            self.0.get(position)
+        }
+        fn read_from(
+            &self,
+            subject: &str,
+            _from: u64,
+            visit: &mut dyn FnMut(Stored) -> ControlFlow<()>,
+        ) -> Result<(), LogError> {
+            self.0.read_from(subject, 1, visit)
+        }
+        fn subjects(&self, prefix: &str) -> Result<Vec<String>, LogError> {
+            self.0.subjects(prefix)
+        }
+        fn put_checkpoint(&self, name: &str, revision: u64, bytes: &[u8]) -> Result<(), LogError> {
+            self.0.put_checkpoint(name, revision, bytes)
+        }
+        fn checkpoint_revision(&self, name: &str) -> Result<Option<u64>, LogError> {
+            self.0.checkpoint_revision(name)
+        }
+        fn get_checkpoint(&self, name: &str) -> Result<Option<(u64, Vec<u8>)>, LogError> {
+            self.0.get_checkpoint(name)
+        }
+    }
+
+    #[test]
+    fn a_log_that_answers_before_the_position_asked_is_unavailable_not_followed() {
+        let log = Backwards(MemoryLog::new());
+        for _ in 0..3 {
+            log.0.inject("lorebank.lib.book.b", b"not a part");
+        }
+        let replica = Replica::new(
+            "b",
+            "lorebank.lib.book.b",
+            Arc::new(log),
+            Policy::default(),
+            Head::EMPTY,
+            ReplicaPosition::default(),
+        );
+        let refused = replica.fetch(3).unwrap_err();
+        assert_eq!(refused.kind, GateRefusalKind::Unavailable);
+        assert!(refused.detail.contains("answered stream sequence 1 to a read from 3"), "{}", refused.detail);
+        let bulk = Replica { policy: Policy { next_max: 1, ..Policy::default() }, ..replica };
+        let refused = bulk.fetch(1).unwrap_err();
+        assert!(refused.detail.contains("answered stream sequence 1 to a read from 2"), "{}", refused.detail);
     }
 }

@@ -187,6 +187,185 @@ fn describe(value_type: &ValueType) -> String {
     }
 }
 
+/// The graph's signature does not fit: `reason` says how.
+fn signature(model_path: &Path, reason: String) -> EmbedError {
+    EmbedError::Signature { path: model_path.to_owned(), reason }
+}
+
+/// Reads and parses a `tokenizer.json`, with no truncation (a limit is an error here,
+/// never a silent cut) and no padding (padding is ours); and the blake3 of its bytes.
+fn load_tokenizer(path: &Path) -> Result<(Box<Tokenizer>, [u8; 32]), EmbedError> {
+    let bytes = read(path)?;
+    let hash = *blake3::hash(&bytes).as_bytes();
+    let bad = |reason: String| EmbedError::Tokenizer { path: path.to_owned(), reason };
+    let mut tokenizer = Tokenizer::from_bytes(&bytes).map_err(|error| bad(error.to_string()))?;
+    tokenizer.with_truncation(None).map_err(|error| bad(error.to_string()))?;
+    tokenizer.with_padding(None);
+    Ok((Box::new(tokenizer), hash))
+}
+
+/// An ONNX Runtime session of the model's bytes, with the operator libraries
+/// registered.
+fn open_session(
+    runtime: &Runtime,
+    model_path: &Path,
+    model_bytes: &[u8],
+    operator_libraries: &[PathBuf],
+) -> Result<Session, EmbedError> {
+    let model_error = |reason: String| EmbedError::Model { path: model_path.to_owned(), reason };
+    let mut builder = session_builder(runtime).map_err(model_error)?;
+    for path in operator_libraries {
+        builder = builder
+            .with_operator_library(path)
+            .map_err(|error| EmbedError::OperatorLibrary { path: path.clone(), reason: error.to_string() })?;
+    }
+    builder.commit_from_memory(model_bytes).map_err(|error| model_error(error.to_string()))
+}
+
+/// What the graph takes: one string input (a graph that tokenizes, given no
+/// tokenizer), or token inputs fed by `tokenizer`.
+fn graph_inputs(
+    session: &Session,
+    model_path: &Path,
+    tokenizer: Option<(Box<Tokenizer>, [u8; 32])>,
+) -> Result<(Inputs, TokenizerId), EmbedError> {
+    let string_inputs: Vec<&str> = session
+        .inputs()
+        .iter()
+        .filter(|input| matches!(input.dtype(), ValueType::Tensor { ty: TensorElementType::String, .. }))
+        .map(|input| input.name())
+        .collect();
+    if let Some(first) = string_inputs.first() {
+        if session.inputs().len() != 1 {
+            return Err(signature(
+                model_path,
+                format!(
+                    "it has a string input {first} beside {} other inputs; a graph that tokenizes takes one string input",
+                    session.inputs().len() - 1
+                ),
+            ));
+        }
+        if tokenizer.is_some() {
+            return Err(EmbedError::Options {
+                reason: format!("the model tokenizes in its graph (string input {first}); pass no tokenizer"),
+            });
+        }
+        return Ok((Inputs::Strings { name: (*first).to_owned() }, TokenizerId::InGraph));
+    }
+    let Some((tokenizer, hash)) = tokenizer else {
+        return Err(EmbedError::Options {
+            reason: "the model takes token ids, so it needs a tokenizer.json".to_owned(),
+        });
+    };
+    let mut inputs = Vec::new();
+    for input in session.inputs() {
+        let field = match input.name() {
+            "input_ids" => TokenField::Ids,
+            "attention_mask" => TokenField::Mask,
+            "token_type_ids" => TokenField::TypeIds,
+            other => {
+                return Err(signature(
+                    model_path,
+                    format!("input {other} is not one of input_ids, attention_mask, token_type_ids"),
+                ))
+            }
+        };
+        let int_type = match input.dtype() {
+            ValueType::Tensor { ty: TensorElementType::Int64, shape, .. } if shape.len() == 2 => IntType::I64,
+            ValueType::Tensor { ty: TensorElementType::Int32, shape, .. } if shape.len() == 2 => IntType::I32,
+            other => {
+                return Err(signature(
+                    model_path,
+                    format!(
+                        "input {} is {}, expected an int64 or int32 tensor [batch, tokens]",
+                        input.name(),
+                        describe(other)
+                    ),
+                ))
+            }
+        };
+        inputs.push((input.name().to_owned(), field, int_type));
+    }
+    if !inputs.iter().any(|(_, field, _)| matches!(field, TokenField::Ids)) {
+        return Err(signature(model_path, "it has no input_ids input".to_owned()));
+    }
+    Ok((Inputs::Tokens { tokenizer, inputs }, TokenizerId::File(hash)))
+}
+
+/// The output the vectors are read from.
+struct GraphOutput {
+    name: String,
+    /// Whether it holds a vector per token (pooled here) rather than per text.
+    token_level: bool,
+    dim: u32,
+}
+
+/// The output named in `options` (else the first): a float32 tensor of the rank its
+/// pooling needs, and its dim, declared by the graph or given (both: the same).
+fn graph_output(
+    session: &Session,
+    model_path: &Path,
+    options: &EmbedOptions,
+    inputs: &Inputs,
+) -> Result<GraphOutput, EmbedError> {
+    let signature = |reason: String| signature(model_path, reason);
+    let output_names: Vec<&str> = session.outputs().iter().map(|output| output.name()).collect();
+    let output = match &options.output {
+        Some(name) => session.outputs().iter().find(|output| output.name() == name).ok_or_else(|| {
+            signature(format!("it has no output {name}; its outputs are {}", output_names.join(", ")))
+        })?,
+        None => session.outputs().first().ok_or_else(|| signature("it has no output".to_owned()))?,
+    };
+    let ValueType::Tensor { ty: TensorElementType::Float32, shape, .. } = output.dtype() else {
+        return Err(signature(format!(
+            "output {} is {}, expected a float32 tensor",
+            output.name(),
+            describe(output.dtype())
+        )));
+    };
+    let token_level = match (shape.len(), options.pooling) {
+        (3, Pooling::Mean | Pooling::Cls) => true,
+        (2, Pooling::InGraph) => false,
+        (rank, pooling) => {
+            return Err(signature(format!(
+                "output {} is {}; pooling {} needs {}",
+                output.name(),
+                describe(output.dtype()),
+                pooling.as_str(),
+                if pooling == Pooling::InGraph {
+                    "[batch, dim]".to_owned()
+                } else if rank == 2 {
+                    "[batch, tokens, dim] (this output is already pooled: use pooling in-graph)".to_owned()
+                } else {
+                    "[batch, tokens, dim]".to_owned()
+                }
+            )))
+        }
+    };
+    if token_level && matches!(inputs, Inputs::Strings { .. }) {
+        return Err(signature("a graph that tokenizes must output pooled vectors [batch, dim]".to_owned()));
+    }
+    let declared = shape.last().copied().filter(|dim| *dim > 0);
+    let dim = match (declared, options.dim) {
+        (Some(declared), Some(given)) if declared != i64::from(given) => {
+            return Err(EmbedError::Options {
+                reason: format!("dim {given} was given, but output {} declares {declared}", output.name()),
+            })
+        }
+        (_, Some(given)) => given,
+        (Some(declared), None) => u32::try_from(declared)
+            .ok()
+            .filter(|dim| *dim <= DIM_MAX)
+            .ok_or_else(|| signature(format!("output dim {declared} is over the limit of {DIM_MAX}")))?,
+        (None, None) => {
+            return Err(EmbedError::Options {
+                reason: format!("output {} does not declare its dim; pass it with EmbedOptions::dim", output.name()),
+            })
+        }
+    };
+    Ok(GraphOutput { name: output.name().to_owned(), token_level, dim })
+}
+
 impl Embedder {
     /// Loads the ONNX model at `model_path` with the `tokenizer.json` at
     /// `tokenizer_path`, or with none when the graph takes strings and tokenizes them
@@ -205,19 +384,7 @@ impl Embedder {
         check_options(&options)?;
         let model_bytes = read(model_path)?;
         let model_blake3 = *blake3::hash(&model_bytes).as_bytes();
-        let tokenizer = match tokenizer_path {
-            None => None,
-            Some(path) => {
-                let bytes = read(path)?;
-                let hash = *blake3::hash(&bytes).as_bytes();
-                let bad = |reason: String| EmbedError::Tokenizer { path: path.to_owned(), reason };
-                let mut tokenizer = Tokenizer::from_bytes(&bytes).map_err(|error| bad(error.to_string()))?;
-                // A limit is an error here, never a silent cut, and padding is ours.
-                tokenizer.with_truncation(None).map_err(|error| bad(error.to_string()))?;
-                tokenizer.with_padding(None);
-                Some((Box::new(tokenizer), hash))
-            }
-        };
+        let tokenizer = tokenizer_path.map(load_tokenizer).transpose()?;
 
         // Hashed before ONNX Runtime opens them by path (it cannot load a library from
         // memory): the identity names the bytes that were there when the model loaded.
@@ -227,130 +394,9 @@ impl Embedder {
         }
 
         let runtime = runtime::load(&options.runtime)?;
-        let model_error = |reason: String| EmbedError::Model { path: model_path.to_owned(), reason };
-        let mut builder = session_builder(&runtime).map_err(model_error)?;
-        for path in &options.operator_libraries {
-            builder = builder
-                .with_operator_library(path)
-                .map_err(|error| EmbedError::OperatorLibrary { path: path.clone(), reason: error.to_string() })?;
-        }
-        let session = builder.commit_from_memory(&model_bytes).map_err(|error| model_error(error.to_string()))?;
-
-        let signature = |reason: String| EmbedError::Signature { path: model_path.to_owned(), reason };
-        let string_inputs: Vec<&str> = session
-            .inputs()
-            .iter()
-            .filter(|input| matches!(input.dtype(), ValueType::Tensor { ty: TensorElementType::String, .. }))
-            .map(|input| input.name())
-            .collect();
-        let (inputs, tokenizer_id) = if let Some(first) = string_inputs.first() {
-            if session.inputs().len() != 1 {
-                return Err(signature(format!(
-                    "it has a string input {first} beside {} other inputs; a graph that tokenizes takes one string input",
-                    session.inputs().len() - 1
-                )));
-            }
-            if tokenizer.is_some() {
-                return Err(EmbedError::Options {
-                    reason: format!("the model tokenizes in its graph (string input {first}); pass no tokenizer"),
-                });
-            }
-            (Inputs::Strings { name: (*first).to_owned() }, TokenizerId::InGraph)
-        } else {
-            let Some((tokenizer, hash)) = tokenizer else {
-                return Err(EmbedError::Options {
-                    reason: "the model takes token ids, so it needs a tokenizer.json".to_owned(),
-                });
-            };
-            let mut inputs = Vec::new();
-            for input in session.inputs() {
-                let field = match input.name() {
-                    "input_ids" => TokenField::Ids,
-                    "attention_mask" => TokenField::Mask,
-                    "token_type_ids" => TokenField::TypeIds,
-                    other => {
-                        return Err(signature(format!(
-                            "input {other} is not one of input_ids, attention_mask, token_type_ids"
-                        )))
-                    }
-                };
-                let int_type = match input.dtype() {
-                    ValueType::Tensor { ty: TensorElementType::Int64, shape, .. } if shape.len() == 2 => IntType::I64,
-                    ValueType::Tensor { ty: TensorElementType::Int32, shape, .. } if shape.len() == 2 => IntType::I32,
-                    other => {
-                        return Err(signature(format!(
-                            "input {} is {}, expected an int64 or int32 tensor [batch, tokens]",
-                            input.name(),
-                            describe(other)
-                        )))
-                    }
-                };
-                inputs.push((input.name().to_owned(), field, int_type));
-            }
-            if !inputs.iter().any(|(_, field, _)| matches!(field, TokenField::Ids)) {
-                return Err(signature("it has no input_ids input".to_owned()));
-            }
-            (Inputs::Tokens { tokenizer, inputs }, TokenizerId::File(hash))
-        };
-
-        let output_names: Vec<&str> = session.outputs().iter().map(|output| output.name()).collect();
-        let output = match &options.output {
-            Some(name) => session.outputs().iter().find(|output| output.name() == name).ok_or_else(|| {
-                signature(format!("it has no output {name}; its outputs are {}", output_names.join(", ")))
-            })?,
-            None => session.outputs().first().ok_or_else(|| signature("it has no output".to_owned()))?,
-        };
-        let ValueType::Tensor { ty: TensorElementType::Float32, shape, .. } = output.dtype() else {
-            return Err(signature(format!(
-                "output {} is {}, expected a float32 tensor",
-                output.name(),
-                describe(output.dtype())
-            )));
-        };
-        let token_level = match (shape.len(), options.pooling) {
-            (3, Pooling::Mean | Pooling::Cls) => true,
-            (2, Pooling::InGraph) => false,
-            (rank, pooling) => {
-                return Err(signature(format!(
-                    "output {} is {}; pooling {} needs {}",
-                    output.name(),
-                    describe(output.dtype()),
-                    pooling.as_str(),
-                    if pooling == Pooling::InGraph {
-                        "[batch, dim]".to_owned()
-                    } else if rank == 2 {
-                        "[batch, tokens, dim] (this output is already pooled: use pooling in-graph)".to_owned()
-                    } else {
-                        "[batch, tokens, dim]".to_owned()
-                    }
-                )))
-            }
-        };
-        if token_level && matches!(inputs, Inputs::Strings { .. }) {
-            return Err(signature("a graph that tokenizes must output pooled vectors [batch, dim]".to_owned()));
-        }
-        let declared = shape.last().copied().filter(|dim| *dim > 0);
-        let dim = match (declared, options.dim) {
-            (Some(declared), Some(given)) if declared != i64::from(given) => {
-                return Err(EmbedError::Options {
-                    reason: format!("dim {given} was given, but output {} declares {declared}", output.name()),
-                })
-            }
-            (_, Some(given)) => given,
-            (Some(declared), None) => u32::try_from(declared)
-                .ok()
-                .filter(|dim| *dim <= DIM_MAX)
-                .ok_or_else(|| signature(format!("output dim {declared} is over the limit of {DIM_MAX}")))?,
-            (None, None) => {
-                return Err(EmbedError::Options {
-                    reason: format!(
-                        "output {} does not declare its dim; pass it with EmbedOptions::dim",
-                        output.name()
-                    ),
-                })
-            }
-        };
-        let output = output.name().to_owned();
+        let session = open_session(&runtime, model_path, &model_bytes, &options.operator_libraries)?;
+        let (inputs, tokenizer_id) = graph_inputs(&session, model_path, tokenizer)?;
+        let GraphOutput { name: output, token_level, dim } = graph_output(&session, model_path, &options, &inputs)?;
 
         let identity = ModelIdentity {
             name: options.name.clone(),
@@ -404,8 +450,15 @@ impl Embedder {
         let mut vectors = Vec::with_capacity(texts.len());
         for (batch_idx, batch) in texts.chunks(self.batch_size).enumerate() {
             let first = batch_idx * self.batch_size;
+            // Precondition of a batch: the texts before it are answered.
+            assert_eq!(vectors.len(), first, "a batch starts after the texts answered");
             self.run_batch(batch, first, &mut vectors)?;
         }
+        // Postcondition: one vector per text, each of the model's dimension.
+        assert!(
+            vectors.len() == texts.len() && vectors.iter().all(|vector| vector.dim() == self.dim()),
+            "embed answers each text with a vector of the model's dimension"
+        );
         Ok(vectors)
     }
 
@@ -555,8 +608,12 @@ impl Embedder {
             if self.identity.normalized && !crate::search::normalize_in_place(&mut vector) {
                 return Err(EmbedError::BadVector { index, what: "zero and cannot be normalized" });
             }
+            // Postcondition of a vector: the model's dimension.
+            assert_eq!(vector.len(), dim, "a vector has the model's dimension");
             vectors.push(Vector::new(vector));
         }
+        // Postcondition of a batch: one vector per text, in order.
+        assert_eq!(vectors.len(), end, "a batch answers each of its texts");
         Ok(())
     }
 }

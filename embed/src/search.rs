@@ -221,7 +221,16 @@ pub(crate) fn normalize_in_place(vector: &mut [f32]) -> bool {
         return false;
     }
     vector.copy_from_slice(&normalized);
+    // Postcondition: a finite vector of unit length (a walk over it: debug builds).
+    debug_assert!(is_unit(vector), "a normalized vector is finite and of unit length");
     true
+}
+
+/// Whether `vector` is finite and of unit length, up to the rounding of its components
+/// to f32.
+fn is_unit(vector: &[f32]) -> bool {
+    let norm_squared: f64 = vector.iter().map(|component| f64::from(*component) * f64::from(*component)).sum();
+    vector.iter().all(|component| component.is_finite()) && (norm_squared - 1.0).abs() < 1e-4
 }
 
 fn checked_unit(subject: Subject, index: usize, dim: usize, vector: &[f32]) -> Result<Vec<f32>, SearchError> {
@@ -235,6 +244,8 @@ fn checked_unit(subject: Subject, index: usize, dim: usize, vector: &[f32]) -> R
     if !normalize_in_place(&mut unit) {
         return Err(SearchError::ZeroVector { subject, index });
     }
+    // Postcondition: the vector has the matrix's dimension.
+    assert_eq!(unit.len(), dim, "a checked vector has the matrix's dimension");
     Ok(unit)
 }
 
@@ -346,13 +357,36 @@ impl TopK {
                 self.floor = worst.0.cosine;
             }
         }
+        // Invariant: at most k kept (checked per row scored: debug builds only).
+        debug_assert!(self.heap.len() <= self.k, "top-k keeps at most k neighbours");
     }
 
     fn into_sorted(self) -> Vec<Neighbour> {
+        let k = self.k;
         let mut neighbours: Vec<Neighbour> = self.heap.into_iter().map(|ranked| ranked.0).collect();
         neighbours.sort_by_key(Neighbour::key);
+        // Postcondition: at most k, best first, each row once.
+        assert!(neighbours.len() <= k, "top-k returns at most k neighbours");
+        assert!(
+            neighbours.windows(2).all(|pair| pair[0].key() < pair[1].key()),
+            "top-k is sorted by score descending, then row index ascending"
+        );
         neighbours
     }
+}
+
+/// The answer to `n_queries` queries of a matrix of `n_rows` rows: each query's top
+/// `k`, best first.
+fn answers(tops: Vec<TopK>, n_queries: usize, k: usize, n_rows: usize) -> Vec<Vec<Neighbour>> {
+    let answers: Vec<Vec<Neighbour>> = tops.into_iter().map(TopK::into_sorted).collect();
+    // Postcondition: one list per query, each of at most `k` rows of the matrix
+    // (each sorted: `TopK::into_sorted`).
+    let holds = answers.len() == n_queries
+        && answers.iter().all(|neighbours| {
+            neighbours.len() <= k.min(n_rows) && neighbours.iter().all(|neighbour| (neighbour.index as usize) < n_rows)
+        });
+    assert!(holds, "a search answers each query with rows of the matrix");
+    answers
 }
 
 /// Vectors in memory, each scaled to unit length when added, searched by cosine.
@@ -392,6 +426,8 @@ impl Matrix {
         }
         let unit = checked_unit(Subject::Row, index, self.dim, row)?;
         self.data.extend_from_slice(&unit);
+        // Postcondition: the row is the last one, of the matrix's dimension.
+        assert_eq!(self.data.len(), (index + 1) * self.dim, "a row has the matrix's dimension");
         // Below ROWS_MAX, which is u32::MAX.
         Ok(index as u32)
     }
@@ -438,7 +474,7 @@ impl Matrix {
                 }
             }
         }
-        Ok(tops.into_iter().map(TopK::into_sorted).collect())
+        Ok(answers(tops, queries.len(), k, n_rows))
     }
 
     /// [`Matrix::search`] for one query.
@@ -541,7 +577,7 @@ impl QuantizedMatrix {
                 }
             }
         }
-        Ok(tops.into_iter().map(TopK::into_sorted).collect())
+        Ok(answers(tops, queries.len(), k, n_rows))
     }
 
     /// [`QuantizedMatrix::search`] for one query.

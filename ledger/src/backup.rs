@@ -26,6 +26,7 @@ use crate::store::{
     SHELVES, SNAPSHOTS,
 };
 use crate::turns::{self, Access, Patience};
+use crate::writer::LogTables;
 use crate::Ledger;
 
 /// The first line of every archive: the format name and its version.
@@ -299,7 +300,8 @@ fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
 }
 
 /// Opens the finished copy read-only and verifies it whole; its head must be `head`.
-fn verify_copy(path: &Path, head: Head) -> Result<crate::VerifyReport, BackupError> {
+/// Returns what it holds (its size is counted when it is installed).
+fn verify_copy(path: &Path, head: Head) -> Result<Copied, BackupError> {
     let copy = Ledger::open_read_only(path)?;
     let report = copy.verify().map_err(|error| BackupError::Verify { path: path.display().to_string(), error })?;
     if report.head != head {
@@ -309,7 +311,7 @@ fn verify_copy(path: &Path, head: Head) -> Result<crate::VerifyReport, BackupErr
             error: VerifyError::Corrupted { seq: report.head.seq, detail },
         });
     }
-    Ok(report)
+    Ok(Copied { n_events: report.n_events, head, n_blobs: report.n_blobs, n_documents: report.n_documents, n_bytes: 0 })
 }
 
 impl Ledger {
@@ -329,15 +331,9 @@ impl Ledger {
             Ok::<_, crate::ReadError>(copied.map(|()| head))
         });
         let head = head.map_err(|error| self.read_failure(error))??;
-        let report = verify_copy(&partial.0, head)?;
+        let copied = verify_copy(&partial.0, head)?;
         let n_bytes = install(&partial, out, replace)?;
-        Ok(Copied {
-            n_events: report.n_events,
-            head,
-            n_blobs: report.n_blobs,
-            n_documents: report.n_documents,
-            n_bytes,
-        })
+        Ok(Copied { n_bytes, ..copied })
     }
 
     fn read_failure(&self, error: crate::ReadError) -> BackupError {
@@ -386,14 +382,7 @@ impl Ledger {
         });
         let head = head.map_err(|error| source.read_failure(error))??;
         drop(source);
-        let report = verify_copy(&partial.0, head)?;
-        let copied = Copied {
-            n_events: report.n_events,
-            head,
-            n_blobs: report.n_blobs,
-            n_documents: report.n_documents,
-            n_bytes: 0,
-        };
+        let copied = verify_copy(&partial.0, head)?;
         Ok(Staged { partial, target: book.to_owned(), replace, copied, _turn: turn })
     }
 }
@@ -487,8 +476,8 @@ impl Ledger {
         let written = self.guarded(|| {
             let txn = self.shared.db.begin_read().map_err(crate::store::read_error)?;
             let head = head_of(&txn)?;
-            writer.raw(ARCHIVE_MAGIC).map_err(|e| crate::ReadError::Io(e.to_string()))?;
-            let ioe = |e: std::io::Error| crate::ReadError::Io(e.to_string());
+            let ioe = |e: std::io::Error| crate::ReadError::Io(e);
+            writer.raw(ARCHIVE_MAGIC).map_err(ioe)?;
             let events = txn.open_table(EVENTS).map_err(crate::store::read_error)?;
             let mut n_events = 0u64;
             let mut prev = Hash32::GENESIS;
@@ -554,8 +543,8 @@ impl Ledger {
                         detail: "is missing or fails its checksum".into(),
                     });
                 };
-                let key_len =
-                    u16::try_from(key.len()).map_err(|_| crate::ReadError::Io("a shelf key over 64 KiB".into()))?;
+                let key_len = u16::try_from(key.len())
+                    .map_err(|_| crate::ReadError::Io(std::io::Error::other("a shelf key over 64 KiB")))?;
                 writer
                     .frame(
                         TAG_DOCUMENT,
@@ -609,43 +598,30 @@ impl Ledger {
             let txn = db.begin_write()?;
             create_tables(&txn)?;
             {
-                let mut meta = txn.open_table(META)?;
-                meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
-                meta.insert(META_HEAD, head.to_bytes().as_slice())?;
-                let mut events = txn.open_table(EVENTS)?;
+                let mut tables = LogTables::open(&txn)?;
+                tables.meta.insert(META_FORMAT, LEDGER_FORMAT.to_le_bytes().as_slice())?;
+                tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
                 for (index, stored) in archive.records.iter().enumerate() {
-                    events.insert(index as u64 + 1, stored.as_slice())?;
+                    tables.events.insert(index as u64 + 1, stored.as_slice())?;
                 }
-                let mut blobs = txn.open_table(BLOBS)?;
                 for (id, stored) in &archive.blobs {
-                    blobs.insert(&id.0, stored.as_slice())?;
+                    tables.blobs.insert(&id.0, stored.as_slice())?;
                 }
-                let mut documents = txn.open_table(DOCUMENTS)?;
-                let mut log = txn.open_table(DOCUMENT_LOG)?;
-                let mut shelves = txn.open_table(SHELVES)?;
                 for (index, (id, group, key, stored)) in archive.documents.iter().enumerate() {
                     let position = index as u64 + 1;
-                    documents.insert(&id.0, stored.as_slice())?;
-                    log.insert(position, &id.0)?;
-                    shelves.insert((*group, key.as_str(), position), &id.0)?;
+                    tables.documents.insert(&id.0, stored.as_slice())?;
+                    tables.document_log.insert(position, &id.0)?;
+                    tables.shelves.insert((*group, key.as_str(), position), &id.0)?;
                 }
-                let mut snapshots = txn.open_table(SNAPSHOTS)?;
                 for (id, revision) in &archive.snapshots {
-                    snapshots.insert(&id.0, revision.0)?;
+                    tables.snapshots.insert(&id.0, revision.0)?;
                 }
             }
             txn.commit()?;
             Ok::<_, redb::Error>(db)
         })();
         compact(written.map_err(|e| io(&partial.0, e))?, &partial.0)?;
-        let report = verify_copy(&partial.0, head)?;
-        let copied = Copied {
-            n_events: report.n_events,
-            head,
-            n_blobs: report.n_blobs,
-            n_documents: report.n_documents,
-            n_bytes: 0,
-        };
+        let copied = verify_copy(&partial.0, head)?;
         Ok(Staged { partial, target: path.to_owned(), replace: false, copied, _turn: None })
     }
 }
@@ -696,24 +672,12 @@ fn hash_at(bytes: &[u8]) -> Hash32 {
 pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
     let fail =
         |offset: usize, detail: String| BackupError::Archive { path: name.to_owned(), offset: offset as u64, detail };
-    if !bytes.starts_with(ARCHIVE_MAGIC) {
-        let detail = match bytes.iter().position(|b| *b == b'\n') {
-            Some(end) if bytes.starts_with(b"lorebank-archive ") => {
-                format!(
-                    "archive version {:?} is not one this build reads (1)",
-                    String::from_utf8_lossy(&bytes[17..end])
-                )
-            }
-            _ => "not a lorebank archive (it does not start with \"lorebank-archive 1\")".to_owned(),
-        };
-        return Err(fail(0, detail));
-    }
+    check_archive_magic(bytes).map_err(|detail| fail(0, detail))?;
     let mut cursor = Cursor { bytes, at: ARCHIVE_MAGIC.len() };
-    let mut archive = Archive::default();
-    let mut prev = Hash32::GENESIS;
+    let mut reader =
+        ArchiveReader { archive: Archive::default(), prev: Hash32::GENESIS, document_ids: Default::default() };
     let mut phase = 0u8;
     let mut frame_no = 0u64;
-    let mut document_ids = std::collections::BTreeSet::new();
     loop {
         let start = cursor.at;
         frame_no += 1;
@@ -728,149 +692,187 @@ pub fn read_archive(name: &str, bytes: &[u8]) -> Result<Archive, BackupError> {
                 format!("frame {frame_no} declares {len} bytes, but only {} remain", bytes.len() - start - 5),
             ));
         };
-        let order = match tag {
-            TAG_EVENT => 1,
-            TAG_BLOB => 2,
-            TAG_DOCUMENT => 3,
-            TAG_SNAPSHOT => 4,
-            TAG_END => 5,
-            other => return Err(fail(start, format!("frame {frame_no} has the unknown tag {other:#04x}"))),
+        let Some(order) = frame_order(tag) else {
+            return Err(fail(start, format!("frame {frame_no} has the unknown tag {tag:#04x}")));
         };
         if order < phase {
             return Err(fail(start, format!("frame {frame_no} ({}) is out of order", tag as char)));
         }
         phase = order;
-        match tag {
-            TAG_EVENT => {
-                let seq = Seq(archive.records.len() as u64 + 1);
-                if body.len() < 40 {
-                    return Err(fail(start, format!("event frame {frame_no} is {} bytes, too short", body.len())));
-                }
-                let framed_seq = le_u64(body);
-                if framed_seq != seq.0 {
-                    return Err(fail(
-                        start,
-                        format!("event frame {frame_no} holds event {framed_seq}, expected event {seq}"),
-                    ));
-                }
-                let framed_hash = hash_at(&body[8..]);
-                let stored = &body[40..];
-                let event = record::open(seq, stored).map_err(|error| fail(start, format!("event {seq}: {error}")))?;
-                if event.prev != prev {
-                    return Err(fail(
-                        start,
-                        format!(
-                            "event {seq}: broken link: prev is {}, but event {} hashes to {prev}",
-                            event.prev,
-                            seq.0 - 1
-                        ),
-                    ));
-                }
-                if event.hash != framed_hash {
-                    return Err(fail(
-                        start,
-                        format!("event {seq}: chain hash {} differs from the archived {framed_hash}", event.hash),
-                    ));
-                }
-                prev = event.hash;
-                archive.records.push(stored.to_vec());
-                archive.head = Some((seq, event.hash));
+        let read = match tag {
+            TAG_EVENT => reader.event(frame_no, body),
+            TAG_BLOB | TAG_DOCUMENT => reader.object(tag, frame_no, body),
+            TAG_SNAPSHOT => reader.snapshot(frame_no, body),
+            _ => reader.end(body, &bytes[..start]),
+        };
+        read.map_err(|detail| fail(start, detail))?;
+        if tag == TAG_END {
+            if cursor.at != bytes.len() {
+                return Err(fail(cursor.at, format!("{} bytes follow the end frame", bytes.len() - cursor.at)));
             }
-            TAG_BLOB | TAG_DOCUMENT => {
-                let what = if tag == TAG_BLOB { "blob" } else { "document" };
-                let fixed = if tag == TAG_BLOB { 32 } else { 32 + 4 + 2 };
-                if body.len() < fixed {
-                    return Err(fail(start, format!("{what} frame {frame_no} is {} bytes, too short", body.len())));
+            return Ok(reader.archive);
+        }
+    }
+}
+
+/// Checks the first line of an archive: what is wrong with it, if anything.
+fn check_archive_magic(bytes: &[u8]) -> Result<(), String> {
+    if bytes.starts_with(ARCHIVE_MAGIC) {
+        return Ok(());
+    }
+    Err(match bytes.iter().position(|b| *b == b'\n') {
+        Some(end) if bytes.starts_with(b"lorebank-archive ") => {
+            format!("archive version {:?} is not one this build reads (1)", String::from_utf8_lossy(&bytes[17..end]))
+        }
+        _ => "not a lorebank archive (it does not start with \"lorebank-archive 1\")".to_owned(),
+    })
+}
+
+/// The place of a frame's kind in an archive's order (events first, the end
+/// last), or `None` for an unknown tag.
+fn frame_order(tag: u8) -> Option<u8> {
+    match tag {
+        TAG_EVENT => Some(1),
+        TAG_BLOB => Some(2),
+        TAG_DOCUMENT => Some(3),
+        TAG_SNAPSHOT => Some(4),
+        TAG_END => Some(5),
+        _ => None,
+    }
+}
+
+/// An archive as its frames are read and checked, one frame kind a step; each
+/// step returns what is wrong with its frame.
+struct ArchiveReader {
+    archive: Archive,
+    /// The chain hash of the last event read.
+    prev: Hash32,
+    document_ids: std::collections::BTreeSet<[u8; 32]>,
+}
+
+impl ArchiveReader {
+    /// An event frame: the event after the last, its record opened and linked.
+    fn event(&mut self, frame_no: u64, body: &[u8]) -> Result<(), String> {
+        let seq = Seq(self.archive.records.len() as u64 + 1);
+        if body.len() < 40 {
+            return Err(format!("event frame {frame_no} is {} bytes, too short", body.len()));
+        }
+        let framed_seq = le_u64(body);
+        if framed_seq != seq.0 {
+            return Err(format!("event frame {frame_no} holds event {framed_seq}, expected event {seq}"));
+        }
+        let framed_hash = hash_at(&body[8..]);
+        let stored = &body[40..];
+        let event = record::open(seq, stored).map_err(|error| format!("event {seq}: {error}"))?;
+        let prev = self.prev;
+        if event.prev != prev {
+            return Err(format!(
+                "event {seq}: broken link: prev is {}, but event {} hashes to {prev}",
+                event.prev,
+                seq.0 - 1
+            ));
+        }
+        if event.hash != framed_hash {
+            return Err(format!("event {seq}: chain hash {} differs from the archived {framed_hash}", event.hash));
+        }
+        self.prev = event.hash;
+        self.archive.records.push(stored.to_vec());
+        self.archive.head = Some((seq, event.hash));
+        Ok(())
+    }
+
+    /// A blob frame (blobs in increasing id order) or a document frame (a shelf
+    /// that can be stored, each id once), its stored form checked.
+    fn object(&mut self, tag: u8, frame_no: u64, body: &[u8]) -> Result<(), String> {
+        let what = if tag == TAG_BLOB { "blob" } else { "document" };
+        let fixed = if tag == TAG_BLOB { 32 } else { 32 + 4 + 2 };
+        if body.len() < fixed {
+            return Err(format!("{what} frame {frame_no} is {} bytes, too short", body.len()));
+        }
+        let id = hash_at(body);
+        let mut rest = &body[fixed..];
+        let mut shelf = None;
+        if tag == TAG_DOCUMENT {
+            let group = u32::from_le_bytes([body[32], body[33], body[34], body[35]]);
+            let key_len = u16::from_le_bytes([body[36], body[37]]) as usize;
+            let Some(key) = rest.get(..key_len) else {
+                return Err(format!("document {id}: its shelf key runs past the frame"));
+            };
+            let key = std::str::from_utf8(key).map_err(|_| format!("document {id}: its shelf key is not UTF-8"))?;
+            let document = crate::Document { id, bytes: Vec::new(), group, key: key.to_owned() };
+            crate::writer::check_document(&document).map_err(|error| format!("document {id}: {error}"))?;
+            shelf = Some((group, key.to_owned()));
+            rest = &rest[key_len..];
+        }
+        if checked(rest).is_none() {
+            return Err(format!("{what} {id} fails its checksum"));
+        }
+        match shelf {
+            Some((group, key)) => {
+                if !self.document_ids.insert(id.0) {
+                    return Err(format!("document {id} appears twice"));
                 }
-                let id = hash_at(body);
-                let mut rest = &body[fixed..];
-                let mut shelf = None;
-                if tag == TAG_DOCUMENT {
-                    let group = u32::from_le_bytes([body[32], body[33], body[34], body[35]]);
-                    let key_len = u16::from_le_bytes([body[36], body[37]]) as usize;
-                    let Some(key) = rest.get(..key_len) else {
-                        return Err(fail(start, format!("document {id}: its shelf key runs past the frame")));
-                    };
-                    let key = std::str::from_utf8(key)
-                        .map_err(|_| fail(start, format!("document {id}: its shelf key is not UTF-8")))?;
-                    let document = crate::Document { id, bytes: Vec::new(), group, key: key.to_owned() };
-                    crate::writer::check_document(&document)
-                        .map_err(|error| fail(start, format!("document {id}: {error}")))?;
-                    shelf = Some((group, key.to_owned()));
-                    rest = &rest[key_len..];
-                }
-                if checked(rest).is_none() {
-                    return Err(fail(start, format!("{what} {id} fails its checksum")));
-                }
-                match shelf {
-                    Some((group, key)) => {
-                        if !document_ids.insert(id.0) {
-                            return Err(fail(start, format!("document {id} appears twice")));
-                        }
-                        archive.documents.push((id, group, key, rest.to_vec()));
-                    }
-                    None => {
-                        if archive.blobs.last().is_some_and(|(last, _)| last.0 >= id.0) {
-                            return Err(fail(start, format!("blob {id} is out of order or repeated")));
-                        }
-                        archive.blobs.push((id, rest.to_vec()));
-                    }
-                }
+                self.archive.documents.push((id, group, key, rest.to_vec()));
             }
-            TAG_SNAPSHOT => {
-                if body.len() != 40 {
-                    return Err(fail(start, format!("snapshot frame {frame_no} is {} bytes, not 40", body.len())));
+            None => {
+                if self.archive.blobs.last().is_some_and(|(last, _)| last.0 >= id.0) {
+                    return Err(format!("blob {id} is out of order or repeated"));
                 }
-                let id = hash_at(body);
-                let revision = le_u64(&body[32..]);
-                let head = archive.head.map_or(0, |(seq, _)| seq.0);
-                if revision == 0 || revision > head {
-                    return Err(fail(start, format!("snapshot {id}: revision {revision} is outside 1..={head}")));
-                }
-                if archive.snapshots.last().is_some_and(|(last, _)| last.0 >= id.0) {
-                    return Err(fail(start, format!("snapshot {id} is out of order or repeated")));
-                }
-                archive.snapshots.push((id, Seq(revision)));
-            }
-            _ => {
-                if body.len() != END_BYTES {
-                    return Err(fail(start, format!("the end frame is {} bytes, not {END_BYTES}", body.len())));
-                }
-                let counts: Vec<u64> = (0..5).map(|i| le_u64(&body[i * 8..])).collect();
-                let actual = [
-                    archive.records.len() as u64,
-                    archive.head.map_or(0, |(seq, _)| seq.0),
-                    archive.blobs.len() as u64,
-                    archive.documents.len() as u64,
-                    archive.snapshots.len() as u64,
-                ];
-                let names = ["events", "head", "blobs", "documents", "snapshot index entries"];
-                for ((declared, actual), what) in counts.iter().zip(actual).zip(names) {
-                    if *declared != actual {
-                        return Err(fail(
-                            start,
-                            format!("the end frame declares {declared} {what}, the archive holds {actual}"),
-                        ));
-                    }
-                }
-                let head_hash = hash_at(&body[40..]);
-                if head_hash != prev {
-                    return Err(fail(
-                        start,
-                        format!("the end frame's head hash {head_hash} is not the chain's {prev}"),
-                    ));
-                }
-                let mut hasher = archive_checksum();
-                hasher.update(&bytes[..start]);
-                if hasher.finalize().as_bytes() != &body[72..] {
-                    return Err(fail(start, "the archive's checksum does not match its bytes".into()));
-                }
-                if cursor.at != bytes.len() {
-                    return Err(fail(cursor.at, format!("{} bytes follow the end frame", bytes.len() - cursor.at)));
-                }
-                return Ok(archive);
+                self.archive.blobs.push((id, rest.to_vec()));
             }
         }
+        Ok(())
+    }
+
+    /// A snapshot index frame: in increasing id order, a revision within the chain.
+    fn snapshot(&mut self, frame_no: u64, body: &[u8]) -> Result<(), String> {
+        if body.len() != 40 {
+            return Err(format!("snapshot frame {frame_no} is {} bytes, not 40", body.len()));
+        }
+        let id = hash_at(body);
+        let revision = le_u64(&body[32..]);
+        let head = self.archive.head.map_or(0, |(seq, _)| seq.0);
+        if revision == 0 || revision > head {
+            return Err(format!("snapshot {id}: revision {revision} is outside 1..={head}"));
+        }
+        if self.archive.snapshots.last().is_some_and(|(last, _)| last.0 >= id.0) {
+            return Err(format!("snapshot {id} is out of order or repeated"));
+        }
+        self.archive.snapshots.push((id, Seq(revision)));
+        Ok(())
+    }
+
+    /// The end frame: the counts and head hash of what was read, and the checksum of
+    /// `before`, every byte before the end frame.
+    fn end(&self, body: &[u8], before: &[u8]) -> Result<(), String> {
+        if body.len() != END_BYTES {
+            return Err(format!("the end frame is {} bytes, not {END_BYTES}", body.len()));
+        }
+        let archive = &self.archive;
+        let counts: Vec<u64> = (0..5).map(|i| le_u64(&body[i * 8..])).collect();
+        let actual = [
+            archive.records.len() as u64,
+            archive.head.map_or(0, |(seq, _)| seq.0),
+            archive.blobs.len() as u64,
+            archive.documents.len() as u64,
+            archive.snapshots.len() as u64,
+        ];
+        let names = ["events", "head", "blobs", "documents", "snapshot index entries"];
+        for ((declared, actual), what) in counts.iter().zip(actual).zip(names) {
+            if *declared != actual {
+                return Err(format!("the end frame declares {declared} {what}, the archive holds {actual}"));
+            }
+        }
+        let head_hash = hash_at(&body[40..]);
+        if head_hash != self.prev {
+            return Err(format!("the end frame's head hash {head_hash} is not the chain's {}", self.prev));
+        }
+        let mut hasher = archive_checksum();
+        hasher.update(before);
+        if hasher.finalize().as_bytes() != &body[72..] {
+            return Err("the archive's checksum does not match its bytes".into());
+        }
+        Ok(())
     }
 }
 

@@ -15,7 +15,7 @@ use std::ops::ControlFlow;
 
 use redb::{ReadTransaction, ReadableTable, TableDefinition, TableError};
 
-use crate::error::{AppendError, ReadError};
+use crate::error::{storage_io, AppendError, ReadError};
 use crate::store::{blob_record, checked, read_error, Db};
 use crate::Ledger;
 
@@ -84,7 +84,7 @@ fn check_set(set: &str) -> Result<(), AppendError> {
 }
 
 fn storage(error: impl Into<redb::Error>) -> AppendError {
-    AppendError::Io(crate::error::storage_detail(error).1)
+    AppendError::Io(storage_io(error.into()))
 }
 
 /// Whether `key` is in the range a scan of `prefix` covers.
@@ -186,7 +186,7 @@ impl Ledger {
                 });
             }
         }
-        let db = self.shared.db.writable().map_err(|error| AppendError::Io(error.to_string()))?;
+        let db = self.shared.db.writable().map_err(|error| AppendError::Io(std::io::Error::other(error)))?;
         let txn = db.begin_write().map_err(storage)?;
         {
             let mut table = txn.open_table(DERIVED).map_err(storage)?;

@@ -1,5 +1,8 @@
 //! Error enums, one per operation family. Corruption is always its own variant,
-//! distinct from I/O.
+//! distinct from I/O, which keeps the [`std::io::Error`] it failed with as its source.
+
+use std::fmt;
+use std::io;
 
 use ledger_model::codec::CodecError;
 use ledger_model::Seq;
@@ -75,42 +78,57 @@ pub enum OpenError {
     },
 }
 
-/// Why a read failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReadError {
-    /// No event has this seq.
-    #[error("no event {seq}: the head is {head}")]
-    NotFound {
-        /// Asked for.
-        seq: Seq,
-        /// Current head.
-        head: Seq,
-    },
-    /// A stored event failed its checks. The ledger refuses appends from now on.
-    #[error("event {seq} is corrupted: {detail}")]
-    Corrupted {
-        /// The first bad seq.
-        seq: Seq,
-        /// What is wrong.
-        detail: String,
-    },
-    /// A stored object other than an event (a blob, a document, a shelf entry)
-    /// failed its checks. The ledger refuses appends from now on.
-    #[error("{object} is corrupted: {detail}")]
-    Damaged {
-        /// The object, named (`blob 241cb521…`, `document 3f2a…`).
-        object: String,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The storage layer failed.
-    #[error("storage error: {0}")]
-    Io(String),
+/// Declares the error enum of an operation that checks stored bytes: its own
+/// variants, then the three every such check can end in (a corrupted event, another
+/// damaged object, a failed storage layer), alike in each enum that has them.
+macro_rules! stored_bytes_error {
+    ($(#[$attr:meta])* pub enum $name:ident { $($own:tt)* }) => {
+        $(#[$attr])*
+        #[derive(Debug, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($own)*
+            /// A stored event failed its checks (the first broken link, torn write or
+            /// mismatched hash). The ledger refuses appends from now on.
+            #[error("event {seq} is corrupted: {detail}")]
+            Corrupted {
+                /// The first bad seq.
+                seq: Seq,
+                /// What is wrong.
+                detail: String,
+            },
+            /// A stored object other than an event (a blob, a document, a shelf entry)
+            /// failed its checks. The ledger refuses appends from now on.
+            #[error("{object} is corrupted: {detail}")]
+            Damaged {
+                /// The object, named (`blob 241cb521…`, `document 3f2a…`).
+                object: String,
+                /// What is wrong.
+                detail: String,
+            },
+            /// The storage layer failed.
+            #[error("storage error: {0}")]
+            Io(#[source] io::Error),
+        }
+    };
+}
+
+stored_bytes_error! {
+    /// Why a read failed.
+    pub enum ReadError {
+        /// No event has this seq.
+        #[error("no event {seq}: the head is {head}")]
+        NotFound {
+            /// Asked for.
+            seq: Seq,
+            /// Current head.
+            head: Seq,
+        },
+    }
 }
 
 /// Why a batch was not appended. In every case nothing of the batch was written.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AppendError {
     /// Another writer moved the head first.
@@ -177,7 +195,7 @@ pub enum AppendError {
     Poisoned(String),
     /// The storage layer failed; the ledger now refuses appends.
     #[error("storage error: {0}")]
-    Io(String),
+    Io(#[source] io::Error),
     /// The book's commit gate refused the group ([`crate::CommitGate`]); nothing of
     /// it was written.
     #[error("{0}")]
@@ -219,37 +237,17 @@ impl AppendError {
     /// I/O error, after detected damage [`AppendError::Poisoned`].
     pub(crate) fn refused(reason: Poison) -> AppendError {
         match reason {
-            Poison::FailedCommit(detail) => {
-                AppendError::Io(format!("failed commit: {detail}; appends are refused until the book is reopened"))
-            }
+            Poison::FailedCommit(detail) => AppendError::Io(io::Error::other(format!(
+                "failed commit: {detail}; appends are refused until the book is reopened"
+            ))),
             Poison::Damaged(what) => AppendError::Poisoned(what),
         }
     }
 }
 
-/// Why `verify` could not vouch for the chain.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum VerifyError {
-    /// The first broken link, torn write or mismatched hash.
-    #[error("event {seq} is corrupted: {detail}")]
-    Corrupted {
-        /// The first bad seq.
-        seq: Seq,
-        /// What is wrong.
-        detail: String,
-    },
-    /// A stored object other than an event failed its checks.
-    #[error("{object} is corrupted: {detail}")]
-    Damaged {
-        /// The object, named (`blob 241cb521…`, `document 3f2a…`).
-        object: String,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The storage layer failed.
-    #[error("storage error: {0}")]
-    Io(String),
+stored_bytes_error! {
+    /// Why `verify` could not vouch for the chain.
+    pub enum VerifyError {}
 }
 
 impl From<ReadError> for VerifyError {
@@ -260,22 +258,78 @@ impl From<ReadError> for VerifyError {
                 VerifyError::Corrupted { seq, detail: format!("missing below the head {head} (torn write)") }
             }
             ReadError::Damaged { object, detail } => VerifyError::Damaged { object, detail },
-            ReadError::Io(detail) => VerifyError::Io(detail),
+            ReadError::Io(error) => VerifyError::Io(error),
         }
     }
 }
 
-/// Classifies a redb error: its own corruption reports stay corruption.
-pub(crate) fn storage_detail(error: impl Into<redb::Error>) -> (bool, String) {
-    let error: redb::Error = error.into();
+/// Whether a redb error is damage of the file rather than a failure of the storage
+/// layer: its own corruption reports stay corruption.
+pub(crate) fn is_damage(error: &redb::Error) -> bool {
     // redb reports a damaged file header ("not a redb database: magic number
     // mismatch") as invalid data from the file, and a file cut short inside its
     // header as an unexpected end of file: damage, not an I/O failure.
-    let corrupted = match &error {
+    match error {
         // Every table is created with the book, so a missing one is damage.
         redb::Error::Corrupted(_) | redb::Error::TableDoesNotExist(_) => true,
-        redb::Error::Io(io) => matches!(io.kind(), std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof),
+        redb::Error::Io(io) => matches!(io.kind(), io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof),
         _ => false,
-    };
-    (corrupted, error.to_string())
+    }
+}
+
+/// The kind of the I/O error inside a storage engine's error (`Other` for the
+/// engine's own failures).
+pub(crate) fn storage_kind(error: &redb::Error) -> io::ErrorKind {
+    match error {
+        redb::Error::Io(io) => io.kind(),
+        _ => io::ErrorKind::Other,
+    }
+}
+
+/// A failure of the storage engine as the I/O error an `Io` variant keeps: the
+/// engine's words and [`storage_kind`]. The engine's error is the I/O error's inner
+/// error ([`io::Error::get_ref`]).
+pub(crate) fn storage_io(error: redb::Error) -> io::Error {
+    io::Error::new(storage_kind(&error), error)
+}
+
+/// `error` with `words` before it (`cannot read book.lbar: …`): an I/O error of the
+/// same kind that displays as `{words}: {error}` and has `error` as its source.
+pub fn io_context(words: impl fmt::Display, error: io::Error) -> io::Error {
+    io::Error::new(error.kind(), InContext { words: words.to_string(), error })
+}
+
+/// An I/O error with words before it ([`io_context`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{words}: {error}")]
+struct InContext {
+    words: String,
+    #[source]
+    error: io::Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[test]
+    fn an_io_variant_keeps_the_io_error_as_its_source_and_its_words() {
+        let denied = io::Error::new(io::ErrorKind::PermissionDenied, "denied");
+        let error = ReadError::Io(io_context("cannot read a.lbar", denied));
+        assert_eq!(error.to_string(), "storage error: cannot read a.lbar: denied");
+        let source = error.source().and_then(|source| source.downcast_ref::<io::Error>()).expect("an io::Error source");
+        assert_eq!(source.kind(), io::ErrorKind::PermissionDenied);
+        let inner = source.source().and_then(|inner| inner.downcast_ref::<io::Error>()).expect("the io::Error wrapped");
+        assert_eq!(inner.to_string(), "denied");
+
+        let engine = redb::Error::Io(io::Error::new(io::ErrorKind::StorageFull, "no space left"));
+        let words = engine.to_string();
+        let error = AppendError::Io(storage_io(engine));
+        assert_eq!(error.to_string(), format!("storage error: {words}"));
+        let source = error.source().and_then(|source| source.downcast_ref::<io::Error>()).expect("an io::Error source");
+        assert_eq!(source.kind(), io::ErrorKind::StorageFull);
+        assert!(matches!(source.get_ref().and_then(|e| e.downcast_ref::<redb::Error>()), Some(redb::Error::Io(_))));
+    }
 }

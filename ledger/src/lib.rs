@@ -72,7 +72,7 @@ mod writer;
 
 pub use checkpoint::{CheckpointInfo, CHECKPOINTS_RECENT};
 pub use derived::{DerivedSet, DERIVED_KEY_BYTES_MAX, DERIVED_SET_BYTES_MAX, DERIVED_VALUE_BYTES_MAX};
-pub use error::{AppendError, OpenError, ReadError, VerifyError};
+pub use error::{io_context, AppendError, OpenError, ReadError, VerifyError};
 pub use replica::{CommitGate, GateRefusal, GateRefusalKind, ReplicaPosition};
 pub use store::{
     Head, Ledger, VerifyReport, LEDGER_FORMAT, PIPELINE_BATCHES_IN_FLIGHT, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS,

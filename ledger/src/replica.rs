@@ -213,6 +213,15 @@ impl Group {
     fn check_as(self, id: Hash32) -> Result<CheckedGroup, ReplicaError> {
         let mut head = self.before;
         let n_records = self.records.len();
+        if self.before.seq.0.checked_add(n_records as u64).is_none() {
+            return Err(ReplicaError::Group {
+                id: id.to_hex(),
+                detail: format!(
+                    "it starts at event {} and holds {n_records} events, past the largest seq",
+                    self.before.seq
+                ),
+            });
+        }
         for (index, bytes) in self.records.iter().enumerate() {
             let seq = head.seq.next();
             let fail = |detail: String| ReplicaError::Record { index, seq, detail };
@@ -252,6 +261,8 @@ impl Group {
                 )));
             }
         }
+        // Postcondition: the group's events are the seqs right after its start.
+        assert_eq!(head.seq.0 - self.before.seq.0, n_records as u64, "a checked group holds one event per record");
         Ok(CheckedGroup { group: self, end: head, id })
     }
 }
@@ -470,8 +481,41 @@ impl Follower {
     }
 
     /// Offers the message at `position` (after every earlier one). `Err` refuses it:
-    /// the follower is as it was, and the book stops here.
+    /// the follower's head and position are as they were, and the book stops here.
+    ///
+    /// # Panics
+    /// If `position` is not after the last message read: the caller reads the log in
+    /// order.
     pub fn offer(&mut self, position: u64, message: &[u8]) -> Result<Offered, ReplicaError> {
+        // Precondition: positions never move back.
+        assert!(position > self.position, "messages are offered in log order ({position} after {})", self.position);
+        let (head, position_before) = (self.head, self.position);
+        let offered = self.follow(position, message);
+        // Postcondition: only an applied group moves the head; the position moves to
+        // the message when it is pending or skipped, and a ready group starts at the
+        // head it was checked from.
+        assert_eq!(self.head, head, "offering a message never moves the head");
+        match &offered {
+            Ok(Offered::Pending) => {
+                assert!(self.position == position && self.pending.is_some(), "a pending part is read and held");
+            }
+            Ok(Offered::Skipped(_)) => {
+                assert!(self.position == position && self.pending.is_none(), "a skipped message ends any group");
+            }
+            Ok(Offered::Ready(group)) => {
+                assert_eq!(group.before(), self.head, "a ready group starts at the head it was checked from");
+                assert!(
+                    self.position == position_before && self.pending.is_none(),
+                    "a ready group waits to be applied"
+                );
+            }
+            Err(_) => assert_eq!(self.position, position_before, "a refused message is not read"),
+        }
+        offered
+    }
+
+    /// [`Follower::offer`] without its assertions.
+    fn follow(&mut self, position: u64, message: &[u8]) -> Result<Offered, ReplicaError> {
         let part = Part::parse(message)?;
         // A group in progress survives only if this message continues it.
         let pending = self.pending.take();
@@ -497,6 +541,14 @@ impl Follower {
                 bytes_max: REPLICA_GROUP_BYTES_MAX,
             });
         }
+        // A group's parts are contiguous: this one is the next, within the count.
+        assert!(
+            pending.next == part.index && part.index < pending.count,
+            "a group's parts are contiguous (part {} after {} of {})",
+            part.index,
+            pending.next,
+            pending.count
+        );
         pending.bytes.extend_from_slice(part.bytes);
         pending.next += 1;
         if pending.next < pending.count {
@@ -520,7 +572,16 @@ impl Follower {
 
     /// Records that the group [`Follower::offer`] handed out for the message at
     /// `position` was applied.
+    ///
+    /// # Panics
+    /// If `group` does not start at the follower's head or `position` is not after
+    /// the last message read: it is not the group `offer` handed out.
     pub fn applied(&mut self, position: u64, group: &CheckedGroup) {
+        // Precondition: the group is the one handed out, at the head it was checked
+        // from, and positions never move back.
+        assert_eq!(group.before(), self.head, "an applied group starts at the head it was checked from");
+        assert!(position > self.position, "a group is applied at a later message ({position} after {})", self.position);
+        assert!(group.end().seq >= group.before().seq, "a group's end is not before its start");
         self.head = group.end();
         self.position = position;
         self.pending = None;
@@ -732,6 +793,17 @@ mod tests {
         let mut snapshot = group(Head::EMPTY, 1, 1);
         snapshot.snapshots.push((Hash32([1; 32]), Seq(2)));
         assert!(matches!(snapshot.check(), Err(ReplicaError::Content(_))));
+    }
+
+    #[test]
+    fn a_group_whose_events_would_pass_the_largest_seq_is_refused_not_a_panic() {
+        let mut forged = group(Head::EMPTY, 1, 1);
+        forged.before = Head { seq: Seq(u64::MAX), hash: Hash32::GENESIS };
+        let mut follower = Follower::at(Head::EMPTY, 0);
+        let error = follower.offer(1, &parts(&forged, 1 << 20)[0]).unwrap_err();
+        assert!(matches!(error, ReplicaError::Group { .. }), "{error}");
+        assert!(error.to_string().contains("past the largest seq"), "{error}");
+        assert!(matches!(forged.check(), Err(ReplicaError::Group { .. })));
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //!   (`u64` LE) ‖ head chain hash (32 bytes), written in the same transaction as the
 //!   events it covers.
 
+use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -36,7 +37,7 @@ use redb::{
     TableDefinition,
 };
 
-use crate::error::{storage_detail, AppendError, OpenError, Poison, ReadError, VerifyError};
+use crate::error::{io_context, is_damage, storage_io, AppendError, OpenError, Poison, ReadError, VerifyError};
 use crate::replica::{CheckedGroup, CommitGate, ReplicaPosition};
 use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
@@ -162,7 +163,7 @@ impl Db {
     pub(crate) fn writable(&self) -> Result<&Database, ReadError> {
         match self {
             Db::Write(db) => Ok(db),
-            Db::Read(_) => Err(ReadError::Io(READ_ONLY.into())),
+            Db::Read(_) => Err(ReadError::Io(io::Error::other(READ_ONLY))),
         }
     }
 }
@@ -222,11 +223,17 @@ fn open_error(path: &Path, error: redb::DatabaseError) -> OpenError {
         redb::DatabaseError::DatabaseAlreadyOpen => OpenError::InUse { path },
         // redb names a file without its magic number an I/O error; such a file is not a
         // book at all (a typo in --book, a text file), which says more than "damaged".
-        other => match storage_detail(other) {
-            (_, detail) if detail.contains("Not a redb database") => OpenError::NotALedger { path },
-            (true, detail) => OpenError::Corrupted { path, detail },
-            (false, detail) => OpenError::Io { path, detail },
-        },
+        other => {
+            let error = redb::Error::from(other);
+            let detail = error.to_string();
+            if detail.contains("Not a redb database") {
+                OpenError::NotALedger { path }
+            } else if is_damage(&error) {
+                OpenError::Corrupted { path, detail }
+            } else {
+                OpenError::Io { path, detail }
+            }
+        }
     }
 }
 
@@ -243,10 +250,11 @@ fn guarded_open<T>(path: &Path, open: impl FnOnce() -> Result<T, redb::DatabaseE
 }
 
 pub(crate) fn read_error(error: impl Into<redb::Error>) -> ReadError {
-    match storage_detail(error) {
-        (true, detail) => ReadError::Damaged { object: "the book file".into(), detail: format!("storage: {detail}") },
-        (false, detail) => ReadError::Io(detail),
+    let error = error.into();
+    if is_damage(&error) {
+        return ReadError::Damaged { object: "the book file".into(), detail: format!("storage: {error}") };
     }
+    ReadError::Io(storage_io(error))
 }
 
 /// The message of a caught panic.
@@ -305,15 +313,26 @@ fn create_empty_book(db: &Database) -> Result<(), redb::Error> {
     Ok(())
 }
 
+/// A failure of the storage layer while a new book is written.
+fn create_failure(path: &Path, error: redb::Error) -> OpenError {
+    OpenError::Io { path: display(path), detail: error.to_string() }
+}
+
+/// Creates the file of a new, empty book at `path`. Fails if anything is already
+/// there.
+fn create_file(path: &Path) -> Result<Database, OpenError> {
+    if path.exists() {
+        return Err(OpenError::Exists { path: display(path) });
+    }
+    let db = Database::create(path).map_err(|error| open_error(path, error))?;
+    create_empty_book(&db).map_err(|error| create_failure(path, error))?;
+    Ok(db)
+}
+
 impl Ledger {
     /// Creates a new, empty book at `path`. Fails if anything is already there.
     pub fn create(path: &Path) -> Result<Ledger, OpenError> {
-        if path.exists() {
-            return Err(OpenError::Exists { path: display(path) });
-        }
-        let db = Database::create(path).map_err(|error| open_error(path, error))?;
-        let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
-        create_empty_book(&db).map_err(io)?;
+        let db = create_file(path)?;
         Ok(Ledger::start(db, path))
     }
 
@@ -322,19 +341,14 @@ impl Ledger {
     /// library ([`Ledger::apply_replica`], or appends through a [`CommitGate`]) are
     /// ever written to it. Fails if anything is already there.
     pub fn create_replica(path: &Path) -> Result<Ledger, OpenError> {
-        if path.exists() {
-            return Err(OpenError::Exists { path: display(path) });
-        }
-        let db = Database::create(path).map_err(|error| open_error(path, error))?;
-        let io = |error: redb::Error| OpenError::Io { path: display(path), detail: error.to_string() };
-        create_empty_book(&db).map_err(io)?;
+        let db = create_file(path)?;
         let marked = (|| -> Result<(), redb::Error> {
             let txn = db.begin_write()?;
             txn.open_table(META)?.insert(META_REPLICA, ReplicaPosition::default().to_bytes().as_slice())?;
             txn.commit()?;
             Ok(())
         })();
-        marked.map_err(io)?;
+        marked.map_err(|error| create_failure(path, error))?;
         Ok(Ledger::start(db, path))
     }
 
@@ -437,7 +451,7 @@ impl Ledger {
             ReadError::Damaged { detail, .. } if detail.contains("'meta' does not exist") => {
                 OpenError::NotALedger { path }
             }
-            ReadError::Io(detail) => OpenError::Io { path, detail },
+            ReadError::Io(error) => OpenError::Io { path, detail: error.to_string() },
             other => OpenError::Corrupted { path, detail: other.to_string() },
         }
     }
@@ -654,7 +668,7 @@ impl Ledger {
                     }
                     scanned
                 })
-                .map_err(|error| ReadError::Io(format!("cannot start the reading thread: {error}")))?;
+                .map_err(|error| ReadError::Io(io_context("cannot start the reading thread", error)))?;
             for mut batch in &received {
                 for (event, batch_end) in batch.drain(..) {
                     if visit(event, batch_end).is_break() {
@@ -917,18 +931,18 @@ impl Ledger {
     /// Queues a request for the writer thread.
     fn queue(&self, request: Request) -> Result<(), AppendError> {
         if self.is_read_only() {
-            return Err(AppendError::Io(READ_ONLY.into()));
+            return Err(AppendError::Io(io::Error::other(READ_ONLY)));
         }
         let sent = self.requests.as_ref().is_some_and(|requests| requests.send(request).is_ok());
         if !sent {
-            return Err(AppendError::Io(WRITER_STOPPED.into()));
+            return Err(AppendError::Io(io::Error::other(WRITER_STOPPED)));
         }
         Ok(())
     }
 
     /// The writer's answer to a queued request.
     fn answer(answer: &crossbeam_channel::Receiver<Result<Appended, AppendError>>) -> Result<Appended, AppendError> {
-        answer.recv().unwrap_or_else(|_| Err(AppendError::Io(WRITER_STOPPED.into())))
+        answer.recv().unwrap_or_else(|_| Err(AppendError::Io(io::Error::other(WRITER_STOPPED))))
     }
 
     /// A stored document's bytes, checksum verified; `None` if absent.

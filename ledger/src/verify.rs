@@ -25,29 +25,37 @@ fn damage(object: String, detail: impl Into<String>) -> Option<Damage> {
     Some(Damage { object, detail: detail.into() })
 }
 
+/// Counts the checksummed entries of `table` (blobs or documents, keyed by content
+/// id) up to the first that fails its checksum, which is named as a `kind`.
+fn count_checked(
+    table: &impl ReadableTable<&'static [u8; 32], &'static [u8]>,
+    kind: &str,
+) -> Result<(u64, Option<Damage>), redb::Error> {
+    let mut n_entries = 0u64;
+    for entry in table.iter()? {
+        let (key, value) = entry?;
+        n_entries += 1;
+        if checked(value.value()).is_none() {
+            return Ok((n_entries, damage(format!("{kind} {}", Hash32(*key.value())), "fails its checksum")));
+        }
+    }
+    Ok((n_entries, None))
+}
+
 /// Checks blobs and documents against their checksums, the document log (dense
 /// from 1, every id a stored document, every document logged once), the shelves
 /// (every position in the log with the same id), the snapshot index (revisions
 /// within the head) and the cache checksums.
 pub(crate) fn objects(txn: &ReadTransaction, head: Seq) -> Result<Objects, redb::Error> {
     let mut out = Objects { n_blobs: 0, n_documents: 0, bad_cache: Vec::new(), damage: None };
-    let blobs = txn.open_table(BLOBS)?;
-    for entry in blobs.iter()? {
-        let (key, value) = entry?;
-        out.n_blobs += 1;
-        if checked(value.value()).is_none() {
-            out.damage = damage(format!("blob {}", Hash32(*key.value())), "fails its checksum");
-            return Ok(out);
-        }
+    (out.n_blobs, out.damage) = count_checked(&txn.open_table(BLOBS)?, "blob")?;
+    if out.damage.is_some() {
+        return Ok(out);
     }
     let documents = txn.open_table(DOCUMENTS)?;
-    for entry in documents.iter()? {
-        let (key, value) = entry?;
-        out.n_documents += 1;
-        if checked(value.value()).is_none() {
-            out.damage = damage(format!("document {}", Hash32(*key.value())), "fails its checksum");
-            return Ok(out);
-        }
+    (out.n_documents, out.damage) = count_checked(&documents, "document")?;
+    if out.damage.is_some() {
+        return Ok(out);
     }
     let log = txn.open_table(DOCUMENT_LOG)?;
     let mut logged = Vec::new();

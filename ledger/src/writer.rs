@@ -9,6 +9,7 @@
 //! the commit fails, every batch of the group fails, none is written, and the ledger
 //! refuses further appends.
 
+use std::io;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -18,7 +19,7 @@ use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
 
-use crate::error::{AppendError, Poison};
+use crate::error::{storage_kind, AppendError, Poison};
 use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaPosition};
 use crate::store::{
     blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, META_REPLICA,
@@ -267,9 +268,8 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
         let answers = match shared.poisoned() {
             Some(reason) => group.iter().map(|_| Err(AppendError::refused(reason.clone()))).collect(),
             None => guarded_commit(shared, &group, &mut spent).unwrap_or_else(|failure| {
-                let detail = failure.to_string();
-                shared.poison(Poison::FailedCommit(detail.clone()));
-                group.iter().map(|_| Err(AppendError::Io(detail.clone()))).collect()
+                shared.poison(Poison::FailedCommit(failure.to_string()));
+                failure.answers(group.len())
             }),
         };
         for (request, answer) in group.into_iter().zip(answers) {
@@ -295,6 +295,20 @@ pub(crate) enum CommitFailure {
     /// be written as it is (its detail).
     #[error("{0}")]
     Damaged(String),
+}
+
+impl CommitFailure {
+    /// The answers to the `n_requests` appenders of the failed group: each an I/O
+    /// error of the storage engine's kind (`Other` if it was no I/O error) holding
+    /// the one failure, which displays as the failure does.
+    fn answers(self, n_requests: usize) -> Vec<Result<Appended, AppendError>> {
+        let kind = match &self {
+            CommitFailure::Storage(error) => storage_kind(error),
+            _ => io::ErrorKind::Other,
+        };
+        let failure = Arc::new(self);
+        (0..n_requests).map(|_| Err(AppendError::Io(io::Error::new(kind, Arc::clone(&failure))))).collect()
+    }
 }
 
 macro_rules! storage_failures {
@@ -341,148 +355,47 @@ fn commit_group(
     let txn = shared.db.writable()?.begin_write()?;
     let mut answers = Vec::with_capacity(group.len());
     {
-        let mut meta = txn.open_table(META)?;
-        let mut head = meta
-            .get(META_HEAD)?
-            .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))?;
-        let replica = meta.get(META_REPLICA)?.map(|guard| guard.value().to_vec());
-        if let (None, Some(stored)) = (&gate, &replica) {
-            let position = ReplicaPosition::from_bytes(stored).map_or(0, |stored| stored.position);
-            let refused = AppendError::Replica { path: shared.path.display().to_string(), position };
-            drop(meta);
+        let tables = LogTables::open(&txn)?;
+        if let (None, Some(position)) = (&gate, tables.replica_position()?) {
+            let path = shared.path.display().to_string();
+            drop(tables);
             txn.abort()?;
-            return Ok(group.iter().map(|_| Err(refused.clone())).collect());
+            return Ok(group.iter().map(|_| Err(AppendError::Replica { path: path.clone(), position })).collect());
         }
-        let head_before = head;
-        // What the gate is shown: only what this transaction adds.
-        let mut out = gate.as_ref().map(|_| Group { before: head, ..Group::default() });
-        let mut events = txn.open_table(EVENTS)?;
-        let mut blobs = txn.open_table(BLOBS)?;
-        let mut snapshots = txn.open_table(SNAPSHOTS)?;
-        let mut documents = txn.open_table(DOCUMENTS)?;
-        let mut document_log = txn.open_table(DOCUMENT_LOG)?;
-        let mut shelves = txn.open_table(SHELVES)?;
-        let mut n_logged = document_log.last()?.map_or(0, |(key, _)| key.value());
-        let mut wrote_derived = false;
-        let mut record = Vec::new();
+        let head_before = tables.head()?;
+        let mut sealing = Sealing::new(tables, head_before, gate.is_some())?;
         for request in group {
-            if let Some(expected) = request.expected {
-                if expected != head.seq {
-                    answers.push(Err(match &gate {
-                        None => AppendError::Conflict { expected, actual: head.seq },
-                        Some(_) => AppendError::Gate(GateRefusal {
-                            kind: GateRefusalKind::Stale,
-                            detail: format!(
-                                "the book moved on in its library: the write was decided at event {expected}, the head is now event {}",
-                                head.seq
-                            ),
-                        }),
-                    }));
-                    continue;
-                }
-            }
-            let first = head.seq.next();
-            let mut insert = |part: &Part, head: &mut Head| -> Result<(), CommitFailure> {
-                for (payload, payload_hash) in part.payloads() {
-                    let seq = head.seq.next();
-                    // Precondition of a record: it belongs to this batch.
-                    assert!(seq.0 - first.0 < request.n_events as u64, "a part holds no event past its batch");
-                    let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
-                    record.resize(HEADER_BYTES + payload.len(), 0);
-                    let hash = record::seal_into(
-                        &mut record,
-                        seq,
-                        head.hash,
-                        SCHEMA_CURRENT,
-                        payload,
-                        payload_hash,
-                        batch_end,
-                    );
-                    events.insert(seq.0, record.as_slice())?;
-                    if let Some(out) = out.as_mut() {
-                        out.records.push(record.clone());
-                    }
-                    *head = Head { seq, hash };
-                }
-                Ok(())
-            };
-            insert(&request.payloads, &mut head)?;
-            if let Some(rest) = &request.rest {
-                // A streamed batch is alone in its group: abandoning it abandons the
-                // transaction, and nothing was committed.
-                let abandoned = loop {
-                    if head.seq.0 - first.0 + 1 == request.n_events as u64 {
-                        break None;
-                    }
-                    match rest.recv() {
-                        Ok(Ok(part)) => {
-                            insert(&part, &mut head)?;
-                            // Freed after the answer, off the appender's wait.
-                            spent.push(part);
-                        }
-                        Ok(Err(error)) => break Some(error),
-                        Err(_) => {
-                            break Some(AppendError::Io("the appender stopped before its batch was complete".into()))
-                        }
-                    }
-                };
-                if let Some(error) = abandoned {
-                    drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+            match sealing.seal(request, spent)? {
+                Sealed::Answered(answer) => answers.push(answer),
+                Sealed::Abandoned(error) => {
+                    assert_eq!(group.len(), 1, "a streamed batch is a group of its own");
+                    drop(sealing);
                     txn.abort()?;
                     return Ok(vec![Err(error)]);
                 }
             }
-            for document in &request.attachments.documents {
-                if file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)? {
-                    wrote_derived = true;
-                    if let Some(out) = out.as_mut() {
-                        out.documents.push(document.clone());
-                    }
-                }
-            }
-            for (id, bytes) in &request.attachments.blobs {
-                if blobs.get(&id.0)?.is_none() {
-                    wrote_derived = true;
-                    blobs.insert(&id.0, blob_record(bytes).as_slice())?;
-                    if let Some(out) = out.as_mut() {
-                        out.blobs.push((*id, bytes.clone()));
-                    }
-                }
-            }
-            if let Some(snapshot) = request.attachments.snapshot {
-                if snapshots.get(&snapshot.0)?.is_none() {
-                    snapshots.insert(&snapshot.0, head.seq.0)?;
-                    if let Some(out) = out.as_mut() {
-                        out.snapshots.push((snapshot, head.seq));
-                    }
-                }
-            }
-            // Postcondition of a batch: it is in the transaction whole, right after the
-            // head it was decided at.
-            assert_eq!(head.seq.0 + 1 - first.0, request.n_events as u64, "a batch commits whole");
-            answers.push(Ok(Appended { first, last: head.seq, hash: head.hash }));
         }
+        let head = sealing.head;
         // Postcondition of the group: every request is answered, and the head only
         // moved forward.
         assert_eq!(answers.len(), group.len(), "every request of the group is answered");
         assert!(head.seq >= head_before.seq, "the head never moves back");
-        if head == head_before && !wrote_derived {
+        if head == head_before && !sealing.wrote_derived {
             // Every batch conflicted and nothing else was new: nothing to make durable.
-            drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+            drop(sealing);
             txn.abort()?;
             return Ok(answers);
         }
         if head != head_before {
-            meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+            sealing.tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
         }
-        if let (Some(gate), Some(out)) = (&gate, &out) {
+        if let (Some(gate), Some(out)) = (&gate, &sealing.out) {
             match gate.admit(out) {
                 Ok(position) => {
-                    meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
+                    sealing.tables.meta.insert(META_REPLICA, position.to_bytes().as_slice())?;
                 }
                 Err(refusal) => {
-                    drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                    drop(sealing);
                     txn.abort()?;
                     let refused = |answer: Result<Appended, AppendError>| match answer {
                         Ok(_) => Err(AppendError::Gate(refusal.clone())),
@@ -497,6 +410,157 @@ fn commit_group(
     Ok(answers)
 }
 
+/// A group's batches being sealed into its transaction: the log's tables, the head
+/// as the group has moved it, and what the gate is shown.
+struct Sealing<'txn> {
+    tables: LogTables<'txn>,
+    head: Head,
+    /// With a gate: what it is shown, only what this transaction adds.
+    out: Option<Group>,
+    /// The document log's last position, as the group files documents.
+    n_logged: u64,
+    /// Whether a document or blob was new.
+    wrote_derived: bool,
+    /// The record being sealed (its buffer is reused).
+    record: Vec<u8>,
+}
+
+/// What became of one request of the group.
+enum Sealed {
+    /// Appended, or refused for its expected head; the group goes on.
+    Answered(Result<Appended, AppendError>),
+    /// A streamed batch that never completed: the transaction is abandoned.
+    Abandoned(AppendError),
+}
+
+impl<'txn> Sealing<'txn> {
+    fn new(tables: LogTables<'txn>, head: Head, gated: bool) -> Result<Sealing<'txn>, CommitFailure> {
+        let n_logged = tables.n_logged()?;
+        let out = gated.then(|| Group { before: head, ..Group::default() });
+        Ok(Sealing { tables, head, out, n_logged, wrote_derived: false, record: Vec::new() })
+    }
+
+    /// Seals `request` after the head, if it was decided at the head: its events (a
+    /// streamed batch's parts as they arrive, the ones received put in `spent`), then
+    /// what it attaches.
+    fn seal(&mut self, request: &Request, spent: &mut Vec<Part>) -> Result<Sealed, CommitFailure> {
+        if let Some(expected) = request.expected.filter(|expected| *expected != self.head.seq) {
+            return Ok(Sealed::Answered(Err(self.moved(expected))));
+        }
+        let first = self.head.seq.next();
+        self.insert(request, first, &request.payloads)?;
+        if let Some(rest) = &request.rest {
+            if let Some(error) = self.insert_rest(request, first, rest, spent)? {
+                return Ok(Sealed::Abandoned(error));
+            }
+        }
+        self.attach(&request.attachments)?;
+        // Postcondition of a batch: it is in the transaction whole, right after the
+        // head it was decided at.
+        assert_eq!(self.head.seq.0 + 1 - first.0, request.n_events as u64, "a batch commits whole");
+        Ok(Sealed::Answered(Ok(Appended { first, last: self.head.seq, hash: self.head.hash })))
+    }
+
+    /// The refusal of a batch decided at `expected`, which the head has left: a
+    /// conflict, or with a gate, a stale write (the book moved on in its library).
+    fn moved(&self, expected: Seq) -> AppendError {
+        if self.out.is_none() {
+            return AppendError::Conflict { expected, actual: self.head.seq };
+        }
+        AppendError::Gate(GateRefusal {
+            kind: GateRefusalKind::Stale,
+            detail: format!(
+                "the book moved on in its library: the write was decided at event {expected}, the head is now event {}",
+                self.head.seq
+            ),
+        })
+    }
+
+    /// Seals the events of `part`, of the batch `request` whose first event is
+    /// `first`, after the head.
+    fn insert(&mut self, request: &Request, first: Seq, part: &Part) -> Result<(), CommitFailure> {
+        for (payload, payload_hash) in part.payloads() {
+            let seq = self.head.seq.next();
+            // Precondition of a record: it belongs to this batch.
+            assert!(seq.0 - first.0 < request.n_events as u64, "a part holds no event past its batch");
+            let batch_end = seq.0 - first.0 + 1 == request.n_events as u64;
+            self.record.resize(HEADER_BYTES + payload.len(), 0);
+            let hash = record::seal_into(
+                &mut self.record,
+                seq,
+                self.head.hash,
+                SCHEMA_CURRENT,
+                payload,
+                payload_hash,
+                batch_end,
+            );
+            self.tables.events.insert(seq.0, self.record.as_slice())?;
+            if let Some(out) = self.out.as_mut() {
+                out.records.push(self.record.clone());
+            }
+            self.head = Head { seq, hash };
+        }
+        Ok(())
+    }
+
+    /// Receives and seals the parts of a streamed batch after its first until the
+    /// batch is whole. Returns the error that abandons it if it never is (a streamed
+    /// batch is alone in its group: abandoning it abandons the transaction, and
+    /// nothing is committed).
+    fn insert_rest(
+        &mut self,
+        request: &Request,
+        first: Seq,
+        rest: &Parts,
+        spent: &mut Vec<Part>,
+    ) -> Result<Option<AppendError>, CommitFailure> {
+        while self.head.seq.0 - first.0 + 1 != request.n_events as u64 {
+            match rest.recv() {
+                Ok(Ok(part)) => {
+                    self.insert(request, first, &part)?;
+                    // Freed after the answer, off the appender's wait.
+                    spent.push(part);
+                }
+                Ok(Err(error)) => return Ok(Some(error)),
+                Err(_) => {
+                    let stopped = io::Error::other("the appender stopped before its batch was complete");
+                    return Ok(Some(AppendError::Io(stopped)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Files what a batch attaches: documents and blobs not stored yet, and its
+    /// snapshot index entry at the head unless an earlier revision has the snapshot.
+    fn attach(&mut self, attachments: &Attachments) -> Result<(), CommitFailure> {
+        for document in &attachments.documents {
+            if self.tables.file_document(&mut self.n_logged, document)? {
+                self.wrote_derived = true;
+                if let Some(out) = self.out.as_mut() {
+                    out.documents.push(document.clone());
+                }
+            }
+        }
+        for (id, bytes) in &attachments.blobs {
+            if self.tables.file_blob(*id, bytes)? {
+                self.wrote_derived = true;
+                if let Some(out) = self.out.as_mut() {
+                    out.blobs.push((*id, bytes.clone()));
+                }
+            }
+        }
+        if let Some(snapshot) = attachments.snapshot {
+            if self.tables.index_snapshot(snapshot, self.head.seq)? {
+                if let Some(out) = self.out.as_mut() {
+                    out.snapshots.push((snapshot, self.head.seq));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Stores checked groups of a replicated book in one transaction, the first at the
 /// head and each after the one before; the records go in as they are (their chain
 /// was verified by [`crate::replica::Group::check`]; here each one's seq and link are
@@ -506,24 +570,15 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
     let start;
     let mut head;
     {
-        let mut meta = txn.open_table(META)?;
-        head = meta
-            .get(META_HEAD)?
-            .and_then(|guard| Head::from_bytes(guard.value()))
-            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))?;
+        let mut tables = LogTables::open(&txn)?;
+        head = tables.head()?;
         start = head;
         if let Some(first) = apply.groups.first().filter(|first| first.before() != head) {
-            drop(meta);
+            drop(tables);
             txn.abort()?;
             return Ok(Err(AppendError::NotAtHead { before: first.before(), head }));
         }
-        let mut events = txn.open_table(EVENTS)?;
-        let mut blobs = txn.open_table(BLOBS)?;
-        let mut snapshots = txn.open_table(SNAPSHOTS)?;
-        let mut documents = txn.open_table(DOCUMENTS)?;
-        let mut document_log = txn.open_table(DOCUMENT_LOG)?;
-        let mut shelves = txn.open_table(SHELVES)?;
-        let mut n_logged = document_log.last()?.map_or(0, |(key, _)| key.value());
+        let mut n_logged = tables.n_logged()?;
         for checked in &apply.groups {
             let group = checked.group();
             let mut broken = checked.before() != head;
@@ -534,7 +589,7 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
                     .and_then(|header| record::Header::from_bytes(header).ok());
                 match header {
                     Some(header) if header.seq == head.seq.next() && header.prev == head.hash && !broken => {
-                        events.insert(header.seq.0, bytes.as_slice())?;
+                        tables.events.insert(header.seq.0, bytes.as_slice())?;
                         head = Head { seq: header.seq, hash: header.chain_hash() };
                     }
                     _ => broken = true,
@@ -542,49 +597,107 @@ fn commit_replica(shared: &Shared, apply: &ReplicaApply) -> Result<Result<Append
             }
             if broken || head != checked.end() {
                 let before = checked.before();
-                drop((meta, events, blobs, snapshots, documents, document_log, shelves));
+                drop(tables);
                 txn.abort()?;
                 return Ok(Err(AppendError::NotAtHead { before, head }));
             }
             for document in &group.documents {
-                file_document(&mut documents, &mut document_log, &mut shelves, &mut n_logged, document)?;
+                tables.file_document(&mut n_logged, document)?;
             }
             for (id, bytes) in &group.blobs {
-                if blobs.get(&id.0)?.is_none() {
-                    blobs.insert(&id.0, blob_record(bytes).as_slice())?;
-                }
+                tables.file_blob(*id, bytes)?;
             }
             for (snapshot, revision) in &group.snapshots {
-                if snapshots.get(&snapshot.0)?.is_none() {
-                    snapshots.insert(&snapshot.0, revision.0)?;
-                }
+                tables.index_snapshot(*snapshot, *revision)?;
             }
         }
-        meta.insert(META_HEAD, head.to_bytes().as_slice())?;
-        meta.insert(META_REPLICA, apply.position.to_bytes().as_slice())?;
+        tables.meta.insert(META_HEAD, head.to_bytes().as_slice())?;
+        tables.meta.insert(META_REPLICA, apply.position.to_bytes().as_slice())?;
     }
     txn.commit()?;
     Ok(Ok(Appended { first: start.seq.next(), last: head.seq, hash: head.hash }))
 }
 
-/// Files `document` unless one with its id is stored: its bytes, its place in the
-/// arrival log (after `n_logged`, which it advances) and on its shelf. Returns whether
-/// it was new.
-fn file_document(
-    documents: &mut redb::Table<&[u8; 32], &[u8]>,
-    document_log: &mut redb::Table<u64, &[u8; 32]>,
-    shelves: &mut redb::Table<(u32, &str, u64), &[u8; 32]>,
-    n_logged: &mut u64,
-    document: &crate::Document,
-) -> Result<bool, CommitFailure> {
-    if documents.get(&document.id.0)?.is_some() {
-        return Ok(false);
+/// The tables of the log, opened for writing in one transaction: every table a
+/// commit of the writer writes to, and that a book made from an archive is written
+/// into ([`crate::Ledger::stage_import`]). Dropping it closes them, which the
+/// transaction needs before it commits or aborts.
+pub(crate) struct LogTables<'txn> {
+    pub(crate) meta: redb::Table<'txn, &'static str, &'static [u8]>,
+    pub(crate) events: redb::Table<'txn, u64, &'static [u8]>,
+    pub(crate) blobs: redb::Table<'txn, &'static [u8; 32], &'static [u8]>,
+    pub(crate) snapshots: redb::Table<'txn, &'static [u8; 32], u64>,
+    pub(crate) documents: redb::Table<'txn, &'static [u8; 32], &'static [u8]>,
+    pub(crate) document_log: redb::Table<'txn, u64, &'static [u8; 32]>,
+    pub(crate) shelves: redb::Table<'txn, (u32, &'static str, u64), &'static [u8; 32]>,
+}
+
+impl<'txn> LogTables<'txn> {
+    /// Opens the log's tables in `txn`.
+    pub(crate) fn open(txn: &'txn redb::WriteTransaction) -> Result<LogTables<'txn>, redb::TableError> {
+        Ok(LogTables {
+            meta: txn.open_table(META)?,
+            events: txn.open_table(EVENTS)?,
+            blobs: txn.open_table(BLOBS)?,
+            snapshots: txn.open_table(SNAPSHOTS)?,
+            documents: txn.open_table(DOCUMENTS)?,
+            document_log: txn.open_table(DOCUMENT_LOG)?,
+            shelves: txn.open_table(SHELVES)?,
+        })
     }
-    documents.insert(&document.id.0, blob_record(&document.bytes).as_slice())?;
-    *n_logged += 1;
-    document_log.insert(*n_logged, &document.id.0)?;
-    shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0)?;
-    Ok(true)
+
+    /// The stored head.
+    fn head(&self) -> Result<Head, CommitFailure> {
+        self.meta
+            .get(META_HEAD)?
+            .and_then(|guard| Head::from_bytes(guard.value()))
+            .ok_or_else(|| CommitFailure::Damaged("meta `head` is missing or malformed".into()))
+    }
+
+    /// The log position of a replica's last group (`meta.replica`; 0 if it does not
+    /// read), or `None` in a book of its own.
+    fn replica_position(&self) -> Result<Option<u64>, redb::StorageError> {
+        let stored = self.meta.get(META_REPLICA)?;
+        Ok(stored.map(|guard| ReplicaPosition::from_bytes(guard.value()).map_or(0, |stored| stored.position)))
+    }
+
+    /// The last position of the document log (0: none).
+    fn n_logged(&self) -> Result<u64, redb::StorageError> {
+        Ok(self.document_log.last()?.map_or(0, |(key, _)| key.value()))
+    }
+
+    /// Files `document` unless one with its id is stored: its bytes, its place in the
+    /// arrival log (after `n_logged`, which it advances) and on its shelf. Returns
+    /// whether it was new.
+    fn file_document(&mut self, n_logged: &mut u64, document: &crate::Document) -> Result<bool, redb::StorageError> {
+        if self.documents.get(&document.id.0)?.is_some() {
+            return Ok(false);
+        }
+        self.documents.insert(&document.id.0, blob_record(&document.bytes).as_slice())?;
+        *n_logged += 1;
+        self.document_log.insert(*n_logged, &document.id.0)?;
+        self.shelves.insert((document.group, document.key.as_str(), *n_logged), &document.id.0)?;
+        Ok(true)
+    }
+
+    /// Stores a blob unless one with its id is stored. Returns whether it was new.
+    fn file_blob(&mut self, id: Hash32, bytes: &[u8]) -> Result<bool, redb::StorageError> {
+        if self.blobs.get(&id.0)?.is_some() {
+            return Ok(false);
+        }
+        self.blobs.insert(&id.0, blob_record(bytes).as_slice())?;
+        Ok(true)
+    }
+
+    /// Maps `snapshot` to `revision` unless an earlier revision has it. Returns
+    /// whether it was new.
+    fn index_snapshot(&mut self, snapshot: Hash32, revision: Seq) -> Result<bool, redb::StorageError> {
+        if self.snapshots.get(&snapshot.0)?.is_some() {
+            return Ok(false);
+        }
+        self.snapshots.insert(&snapshot.0, revision.0)?;
+        Ok(true)
+    }
 }
 
 #[cfg(test)]

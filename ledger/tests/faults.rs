@@ -489,7 +489,7 @@ fn after_a_failed_commit_appends_are_refused_as_io_and_the_book_reopens() {
     assert!(matches!(failed, AppendError::Io(_)), "{failed:?}");
     let refused = ledger.append(&[event(2, 0)], Some(Seq(1))).unwrap_err();
     match &refused {
-        AppendError::Io(detail) => assert!(detail.contains("failed commit"), "{detail}"),
+        AppendError::Io(detail) => assert!(detail.to_string().contains("failed commit"), "{detail}"),
         other => panic!("refused as {other:?}, not as I/O"),
     }
     drop(ledger);

@@ -162,7 +162,10 @@ fn a_read_only_open_reads_and_verifies_and_writes_nothing() {
         assert_eq!(ledger.events(Seq(1), Seq(2)).unwrap().len(), 2);
         assert_eq!(ledger.document(Hash32([1; 32])).unwrap().as_deref(), Some(&b"document-marker-one"[..]));
         let refused = ledger.append(&[term(3, "x")], None).unwrap_err();
-        assert_eq!(refused, AppendError::Io("the book is open read-only".into()));
+        assert!(
+            matches!(&refused, AppendError::Io(error) if error.to_string() == "the book is open read-only"),
+            "{refused:?}"
+        );
         assert!(ledger.cache_put(Hash32([6; 32]), b"x").is_err());
     }
     assert_eq!(std::fs::read(&path).unwrap(), before, "a read-only open changed the file");
@@ -181,10 +184,9 @@ fn storage_limits_on_documents_are_refused_before_writing() {
         assert!(error.to_string().starts_with("document key "), "{error}");
     }
     let error = ledger.file_documents(vec![document(1, "ok", &vec![0; DOCUMENT_BYTES_MAX + 1])], Vec::new());
-    assert_eq!(
-        error,
-        Err(AppendError::DocumentTooLarge { n_bytes: DOCUMENT_BYTES_MAX + 1, bytes_max: DOCUMENT_BYTES_MAX })
-    );
+    let expected = AppendError::DocumentTooLarge { n_bytes: DOCUMENT_BYTES_MAX + 1, bytes_max: DOCUMENT_BYTES_MAX };
+    assert!(matches!(error, Err(AppendError::DocumentTooLarge { .. })), "{error:?}");
+    assert_eq!(error.unwrap_err().to_string(), expected.to_string());
     ledger.file_documents(vec![document(1, &"k".repeat(DOCUMENT_KEY_CHARS_MAX), b"r")], Vec::new()).unwrap();
     assert_eq!(ledger.verify().unwrap().n_documents, 1);
 }

@@ -30,7 +30,7 @@ fn batches_append_and_read_back_in_order() {
     assert_eq!(events[1].prev, events[0].hash);
     assert_eq!(ledger.head().unwrap().hash, events[2].hash);
     assert_eq!(ledger.events(Seq(2), Seq(2)).unwrap()[0].content, term(2, "b"));
-    assert_eq!(ledger.get(Seq(4)), Err(ReadError::NotFound { seq: Seq(4), head: Seq(3) }));
+    assert!(matches!(ledger.get(Seq(4)), Err(ReadError::NotFound { seq: Seq(4), head: Seq(3) })));
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn a_stale_expected_head_conflicts_and_writes_nothing() {
     let ledger = Ledger::create(&book(&dir)).unwrap();
     ledger.append(&[term(1, "a")], Some(Seq(0))).unwrap();
     let error = ledger.append(&[term(2, "b"), term(3, "c")], Some(Seq(0))).unwrap_err();
-    assert_eq!(error, AppendError::Conflict { expected: Seq(0), actual: Seq(1) });
+    assert!(matches!(error, AppendError::Conflict { expected: Seq(0), actual: Seq(1) }), "{error:?}");
     assert_eq!(ledger.head().unwrap().seq, Seq(1));
     assert_eq!(ledger.verify().unwrap().n_events, 1);
 }
@@ -48,7 +48,7 @@ fn a_stale_expected_head_conflicts_and_writes_nothing() {
 fn bad_batches_are_refused_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::create(&book(&dir)).unwrap();
-    assert_eq!(ledger.append(&[], None), Err(AppendError::EmptyBatch));
+    assert!(matches!(ledger.append(&[], None), Err(AppendError::EmptyBatch)));
     let mut huge = term(1, "huge");
     if let Body::TermPut(TermPut { note, .. }) = &mut huge.body {
         *note = Some("字".repeat(30_000));

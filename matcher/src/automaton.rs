@@ -409,7 +409,8 @@ impl LeftmostLongest for Matcher {
         let pma = self.pma.as_ref()?;
         let m = pma.leftmost_find_iter(haystack.get(from..)?).next()?;
         let end = from + m.end();
-        let (pattern, start) = self.verified(haystack, m.value(), end)?;
+        // A forged automaton may name a pattern that starts before `from`: no match.
+        let (pattern, start) = self.verified(haystack, m.value(), end).filter(|&(_, start)| start >= from)?;
         Some((pattern, start, end))
     }
 }
@@ -539,17 +540,23 @@ impl Matcher {
             return Vec::new();
         };
         let norm = text.as_str();
-        let mut hits = Vec::new();
+        let mut hits: Vec<Hit> = Vec::new();
         let mut hint = 0usize;
         let mut pos = 0usize;
         // One daachorse pass; restarted only after a rejected candidate.
         'restart: while pos < norm.len() {
             for m in pma.leftmost_find_iter(&norm[pos..]) {
                 let end = pos + m.end();
-                let Some((pattern, start)) = self.verified(norm, m.value(), end) else {
+                // Where the next hit may start: after the last one, and not before
+                // this pass.
+                let floor = hits.last().map_or(pos, |hit| hit.norm.end.as_usize().max(pos));
+                let verified = self.verified(norm, m.value(), end).filter(|&(_, start)| start >= floor);
+                let Some((pattern, start)) = verified else {
                     // Only an automaton this crate did not build reports what is not
-                    // there; skip past it rather than trust its offsets.
-                    pos = if end > pos { end } else { pos + norm[pos..].chars().next().map_or(1, char::len_utf8) };
+                    // there, or a match that starts inside the last hit; skip past it
+                    // rather than trust its offsets.
+                    let past = end.max(floor);
+                    pos = if past > pos { past } else { pos + norm[pos..].chars().next().map_or(1, char::len_utf8) };
                     continue 'restart;
                 };
                 if let Some(hit) = self.accept(text, pattern, start, end, &mut hint) {
@@ -567,7 +574,28 @@ impl Matcher {
             }
             break;
         }
+        // Postcondition: hits in text order, without overlap, each its pattern's text
+        // (a walk over the hits: debug builds only, matching stays fast).
+        debug_assert!(self.hits_hold(text, &hits), "hits are in text order, non-overlapping and in bounds");
         hits
+    }
+
+    /// Whether `hits` are in text order without overlap, each the text of its pattern
+    /// in the folded text and mapped into the source, in the same order.
+    fn hits_hold(&self, text: &NormalizedText<'_>, hits: &[Hit]) -> bool {
+        let norm = text.as_str();
+        let mut before: Option<&Hit> = None;
+        for hit in hits {
+            let holds = hit.pattern.as_usize() < self.n_patterns()
+                && norm.get(hit.norm.bytes()) == Some(self.pattern(hit.pattern))
+                && text.holds_in_source(&hit.src)
+                && before.is_none_or(|before| before.norm.end <= hit.norm.start && before.src.end <= hit.src.start);
+            if !holds {
+                return false;
+            }
+            before = Some(hit);
+        }
+        true
     }
 
     /// The pattern a daachorse match names and its start, if the value is a pattern
@@ -589,13 +617,22 @@ impl Matcher {
     /// Every such pattern is a prefix of `pattern`.
     fn shorter_at(&self, text: &NormalizedText<'_>, pattern: PatternId, start: usize, hint: &mut usize) -> Option<Hit> {
         let full = self.pattern(pattern);
-        full.char_indices().rev().filter(|&(k, _)| k > 0).find_map(|(k, _)| {
+        let shorter = full.char_indices().rev().filter(|&(k, _)| k > 0).find_map(|(k, _)| {
             let idx = self.table.find(&full[..k])?;
             self.accept(text, PatternId(idx as u32), start, start + k, hint)
-        })
+        });
+        // Postcondition: the fallback is a shorter pattern at the same start.
+        assert!(
+            shorter
+                .is_none_or(|hit| hit.norm.start.as_usize() == start && hit.norm.end.as_usize() < start + full.len()),
+            "a shorter hit starts where the longer pattern did"
+        );
+        shorter
     }
 
     /// [`Matcher::find`] with another engine (same semantics; for differential tests).
+    /// The engine must keep the contract of [`LeftmostLongest::find_from`]; debug
+    /// builds check that the hits it yields are in order and do not overlap.
     pub fn find_with<E: LeftmostLongest + ?Sized>(&self, engine: &E, text: &NormalizedText<'_>) -> Vec<Hit> {
         let norm = text.as_str();
         let mut hits = Vec::new();
@@ -618,6 +655,7 @@ impl Matcher {
                 None => pos = start + norm[start..].chars().next().map_or(1, char::len_utf8),
             }
         }
+        debug_assert!(self.hits_hold(text, &hits), "hits are in text order, non-overlapping and in bounds");
         hits
     }
 
@@ -648,6 +686,7 @@ impl Matcher {
                 None => pos += rest.chars().next().map_or(1, char::len_utf8),
             }
         }
+        debug_assert!(self.hits_hold(text, &hits), "hits are in text order, non-overlapping and in bounds");
         hits
     }
 
@@ -882,6 +921,25 @@ mod tests {
             );
         }
         let _ = matcher.find_with(&matcher, &text);
+    }
+
+    #[test]
+    fn a_forged_match_inside_the_last_hit_is_skipped_so_hits_never_overlap() {
+        let keys = ["甲乙", "乙丙"];
+        let honest = MatcherBuilder::new(&profile())
+            .build(keys.iter().enumerate().map(|(idx, key)| (*key, idx as u32)))
+            .unwrap();
+        let id = |key: &str| honest.lookup(key).unwrap().as_u32();
+        // After 甲乙, the forged automaton reports 丙 as the whole of 乙丙, which ends
+        // there but starts inside the hit before it.
+        let overlapping = CharwiseDoubleArrayAhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build_with_values([("甲乙", id("甲乙")), ("丙", id("乙丙"))])
+            .unwrap();
+        let matcher = Matcher::from_bytes(&forged(&keys, overlapping), &profile()).expect("structurally valid");
+        let text = profile().normalize("甲乙丙").unwrap();
+        let hits = matcher.find(&text);
+        assert_eq!(hits.iter().map(|hit| matcher.pattern(hit.pattern)).collect::<Vec<_>>(), ["甲乙"]);
     }
 
     #[test]

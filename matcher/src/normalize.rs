@@ -139,17 +139,48 @@ impl<'t> NormalizedText<'t> {
             self.segs.binary_search_by_key(&norm.end.0, |seg| seg.norm_start).ok()?
         };
         let last = self.segs.get(after_last.checked_sub(1)?)?;
-        let first = &self.segs[first];
-        Some(SrcSpan {
-            start: SrcByte(first.src_start),
-            end: SrcByte(last.src_end),
-            start_char: SrcChar(first.char_start),
-            end_char: SrcChar(last.char_end),
-        })
+        Some(self.span_of(&self.segs[first], last))
     }
 }
 
 impl NormalizedText<'_> {
+    /// Whether the offset map keeps its contract: its segments tile the folded text in
+    /// order (each non-empty, from a char boundary), and map to non-empty source spans
+    /// on char boundaries within the source, in increasing order without overlap,
+    /// each with its count of chars.
+    fn offset_map_holds(&self) -> bool {
+        let (src, norm) = (self.src, self.norm.as_str());
+        let mut before: Option<&Seg> = None;
+        for seg in &self.segs {
+            let (src_start, src_end) = (seg.src_start as usize, seg.src_end as usize);
+            let holds = src_start < src_end
+                && src_end <= src.len()
+                && src.is_char_boundary(src_start)
+                && src.is_char_boundary(src_end)
+                && (seg.norm_start as usize) < norm.len()
+                && norm.is_char_boundary(seg.norm_start as usize)
+                && src[src_start..src_end].chars().count() == (seg.char_end - seg.char_start) as usize
+                && before.is_none_or(|before| {
+                    before.norm_start < seg.norm_start
+                        && before.src_end <= seg.src_start
+                        && before.char_end <= seg.char_start
+                });
+            if !holds {
+                return false;
+            }
+            before = Some(seg);
+        }
+        self.segs.first().map_or(norm.is_empty(), |first| first.norm_start == 0)
+    }
+
+    /// Whether `span` is a non-empty span within the source, on its char boundaries.
+    pub(crate) fn holds_in_source(&self, span: &SrcSpan) -> bool {
+        span.start < span.end
+            && span.start_char < span.end_char
+            && self.src.is_char_boundary(span.start.as_usize())
+            && self.src.is_char_boundary(span.end.as_usize())
+    }
+
     /// [`NormalizedText::src_span`] for spans given in increasing order: `hint` is the
     /// index of the first segment not before the previous span's start, so a whole
     /// chunk's hits cost one pass over the segments.
@@ -181,13 +212,21 @@ impl NormalizedText<'_> {
         if !end_ok {
             return None;
         }
-        let (first, last) = (&segs[first], &segs[after_last - 1]);
-        Some(SrcSpan {
+        Some(self.span_of(&segs[first], &segs[after_last - 1]))
+    }
+
+    /// The source span from the start of segment `first` to the end of segment `last`.
+    #[inline]
+    fn span_of(&self, first: &Seg, last: &Seg) -> SrcSpan {
+        let span = SrcSpan {
             start: SrcByte(first.src_start),
             end: SrcByte(last.src_end),
             start_char: SrcChar(first.char_start),
             end_char: SrcChar(last.char_end),
-        })
+        };
+        // Postcondition: a folded span maps into the source.
+        assert!(self.holds_in_source(&span), "a source span is within the source");
+        span
     }
 }
 
@@ -211,7 +250,11 @@ impl Profile {
             return Err(TextError::FoldedTooLong { n_bytes: norm.len(), limit: u32::MAX as usize });
         }
         let rubies = convert_rubies(text, &markup.rubies);
-        Ok(NormalizedText { src: text, norm, segs, rubies })
+        let normalized = NormalizedText { src: text, norm, segs, rubies };
+        // Postcondition: the offset map keeps its contract (a walk over the text:
+        // debug builds only, folding stays fast).
+        debug_assert!(normalized.offset_map_holds(), "the offset map is monotone and in bounds of both texts");
+        Ok(normalized)
     }
 
     /// Fold a string (a glossary key, or any text) without markup handling or offsets.

@@ -382,39 +382,20 @@ pub(crate) fn encode_profile(
     out
 }
 
-/// Output of one char under the table.
-pub(crate) enum Folded<'a> {
-    One(char),
-    Many(&'a [char]),
+/// The fields of a profile's header, checked.
+struct Header {
+    flavour: Flavour,
+    options: ProfileOptions,
+    unicode_version: (u8, u8, u8),
+    char_unicode_version: (u8, u8, u8),
+    n_entries: u32,
+    n_pool: u32,
 }
 
-impl Profile {
-    /// Bytes the loaded profile holds on the heap: its serialized form and the tables
-    /// built from it. An estimate for a cache's budget.
-    pub fn heap_bytes(&self) -> usize {
-        let inner = &self.inner;
-        inner.bytes.len()
-            + std::mem::size_of::<[u32; 0x1_0000]>()
-            + inner.astral.len() * 8
-            + inner.multi.len() * 8
-            + inner.pool.len() * 4
-    }
-
-    /// Load a profile from its serialized bytes, validating every field, and check that
-    /// it was built with this program's Unicode data ([`LoadError::UnicodeMismatch`]).
-    ///
-    /// Never panics: any byte string either loads or returns a [`LoadError`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Profile, LoadError> {
-        Profile::load(bytes, ToolchainUnicode::RUNNING)
-    }
-
-    /// [`Profile::from_bytes`] as a program linked with `running` would see it.
-    pub(crate) fn load(bytes: &[u8], running: ToolchainUnicode) -> Result<Profile, LoadError> {
-        if bytes.len() > PROFILE_BYTES_MAX {
-            return Err(LoadError::TooLarge { n_bytes: bytes.len(), limit: PROFILE_BYTES_MAX });
-        }
-        let mut reader = Reader { bytes, pos: 0 };
-        let header = reader.take(HEADER_LEN, "header")?;
+impl Header {
+    /// Reads and checks the header: magic, format, flavour, flags, reserved bytes, and
+    /// that its Unicode versions are `running`'s.
+    fn read(header: &[u8], running: ToolchainUnicode) -> Result<Header, LoadError> {
         let magic = [header[0], header[1], header[2], header[3]];
         if magic != PROFILE_MAGIC {
             return Err(LoadError::BadMagic { found: magic, expected: PROFILE_MAGIC });
@@ -461,6 +442,174 @@ impl Profile {
                 return Err(LoadError::UnicodeMismatch { component, stored, running });
             }
         }
+        Ok(Header { flavour, options, unicode_version, char_unicode_version, n_entries, n_pool })
+    }
+}
+
+/// The pool of output chars: every value a Unicode scalar value.
+fn read_pool(pool_bytes: &[u8], n_pool: u32) -> Result<Vec<char>, LoadError> {
+    let mut pool = Vec::with_capacity(n_pool as usize);
+    for (index, chunk) in pool_bytes.chunks_exact(4).enumerate() {
+        let value = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        let c = char::from_u32(value).ok_or(LoadError::BadEntry {
+            index,
+            reason: "pool value is not a unicode scalar value",
+            value: u64::from(value),
+        })?;
+        pool.push(c);
+    }
+    Ok(pool)
+}
+
+/// The table's entries as (key, start in the pool, output length): keys strictly
+/// increasing scalar values, outputs at most [`FOLD_CHARS_MAX`] chars that tile the
+/// pool exactly, no entry that maps a char to itself.
+fn read_keys(entry_bytes: &[u8], n_entries: u32, pool: &[char]) -> Result<Vec<(char, u32, u32)>, LoadError> {
+    let n_pool = pool.len() as u64;
+    let mut keys: Vec<(char, u32, u32)> = Vec::with_capacity(n_entries as usize);
+    let mut pool_pos: u64 = 0;
+    let mut prev_key: Option<u32> = None;
+    let mut entries_reader = Reader { bytes: entry_bytes, pos: 0 };
+    for index in 0..n_entries as usize {
+        let key = entries_reader.u32("entries")?;
+        let n_out = entries_reader.u32("entries")?;
+        let c = char::from_u32(key).ok_or(LoadError::BadEntry {
+            index,
+            reason: "key is not a unicode scalar value",
+            value: u64::from(key),
+        })?;
+        if prev_key.is_some_and(|prev| prev >= key) {
+            return Err(LoadError::BadEntry { index, reason: "keys not strictly increasing", value: u64::from(key) });
+        }
+        prev_key = Some(key);
+        if n_out > FOLD_CHARS_MAX {
+            return Err(LoadError::BadEntry {
+                index,
+                reason: "output longer than FOLD_CHARS_MAX",
+                value: u64::from(n_out),
+            });
+        }
+        let start = pool_pos;
+        pool_pos += u64::from(n_out);
+        if pool_pos > n_pool {
+            return Err(LoadError::BadEntry { index, reason: "output runs past the pool", value: pool_pos });
+        }
+        if n_out == 1 && pool[start as usize] == c {
+            return Err(LoadError::BadEntry { index, reason: "identity entry", value: u64::from(key) });
+        }
+        keys.push((c, start as u32, n_out));
+    }
+    if pool_pos != n_pool {
+        return Err(LoadError::BadHeader { field: "n_pool_chars", value: n_pool });
+    }
+    Ok(keys)
+}
+
+/// Checks that folding folded text changes nothing: every output is NFKC-normalized
+/// (folding it again composes nothing), and no pool char is a key (the table is
+/// closed).
+fn check_closed(keys: &[(char, u32, u32)], pool: &[char]) -> Result<(), LoadError> {
+    for (index, &(_, start, n_out)) in keys.iter().enumerate() {
+        let out = &pool[start as usize..(start + n_out) as usize];
+        if !out.iter().copied().nfkc().eq(out.iter().copied()) {
+            return Err(LoadError::BadEntry {
+                index,
+                reason: "output is not NFKC-normalized",
+                value: u64::from(keys[index].0 as u32),
+            });
+        }
+    }
+    for (index, &c) in pool.iter().enumerate() {
+        if keys.binary_search_by_key(&c, |k| k.0).is_ok() {
+            return Err(LoadError::BadEntry {
+                index,
+                reason: "pool char is itself folded (table not closed)",
+                value: u64::from(c as u32),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The in-memory lookup structures of a profile's checked entries.
+struct Lookup {
+    /// The value of every BMP char.
+    bmp: Box<[u32; 0x1_0000]>,
+    /// The values of astral keys, in key order.
+    astral: Vec<(u32, u32)>,
+    /// Multi-char outputs: start in the pool and length.
+    multi: Vec<(u32, u32)>,
+}
+
+/// Builds the lookup structures of checked entries.
+fn lookup_tables(keys: &[(char, u32, u32)], pool: &[char]) -> Lookup {
+    let mut multi: Vec<(u32, u32)> = Vec::new();
+    let mut bmp: Box<[u32; 0x1_0000]> =
+        vec![0u32; 0x1_0000].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("length is 0x10000"));
+    for (code, value) in bmp.iter_mut().enumerate() {
+        *value = code as u32;
+    }
+    let mut astral: Vec<(u32, u32)> = Vec::new();
+    for &(c, start, n_out) in keys {
+        let value = if n_out == 1 {
+            pool[start as usize] as u32
+        } else {
+            let idx = multi.len() as u32;
+            multi.push((start, n_out));
+            MULTI_BASE + idx
+        };
+        let first_out = if n_out == 0 { None } else { Some(pool[start as usize]) };
+        let slow = if first_out.is_some_and(joins_previous) { V_SLOW } else { 0 };
+        if (c as u32) < 0x1_0000 {
+            bmp[c as usize] = value | slow;
+        } else {
+            astral.push((c as u32, value | slow));
+        }
+    }
+    for (code, value) in bmp.iter_mut().enumerate() {
+        if let Some(c) = char::from_u32(code as u32) {
+            if joins_previous(c) {
+                *value |= V_JOINS;
+            }
+        }
+    }
+    Lookup { bmp, astral, multi }
+}
+
+/// Output of one char under the table.
+pub(crate) enum Folded<'a> {
+    One(char),
+    Many(&'a [char]),
+}
+
+impl Profile {
+    /// Bytes the loaded profile holds on the heap: its serialized form and the tables
+    /// built from it. An estimate for a cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        let inner = &self.inner;
+        inner.bytes.len()
+            + std::mem::size_of::<[u32; 0x1_0000]>()
+            + inner.astral.len() * 8
+            + inner.multi.len() * 8
+            + inner.pool.len() * 4
+    }
+
+    /// Load a profile from its serialized bytes, validating every field, and check that
+    /// it was built with this program's Unicode data ([`LoadError::UnicodeMismatch`]).
+    ///
+    /// Never panics: any byte string either loads or returns a [`LoadError`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Profile, LoadError> {
+        Profile::load(bytes, ToolchainUnicode::RUNNING)
+    }
+
+    /// [`Profile::from_bytes`] as a program linked with `running` would see it.
+    pub(crate) fn load(bytes: &[u8], running: ToolchainUnicode) -> Result<Profile, LoadError> {
+        if bytes.len() > PROFILE_BYTES_MAX {
+            return Err(LoadError::TooLarge { n_bytes: bytes.len(), limit: PROFILE_BYTES_MAX });
+        }
+        let mut reader = Reader { bytes, pos: 0 };
+        let header = Header::read(reader.take(HEADER_LEN, "header")?, running)?;
+        let (n_entries, n_pool) = (header.n_entries, header.n_pool);
         // Sizes first, so the arithmetic below cannot overflow and no huge allocation
         // happens before we know the bytes are there.
         let entries_len = (n_entries as usize).checked_mul(8);
@@ -473,120 +622,19 @@ impl Profile {
         if reader.pos != bytes.len() {
             return Err(LoadError::TrailingBytes { n_bytes: bytes.len() - reader.pos });
         }
-
-        let mut pool = Vec::with_capacity(n_pool as usize);
-        for (index, chunk) in pool_bytes.chunks_exact(4).enumerate() {
-            let value = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            let c = char::from_u32(value).ok_or(LoadError::BadEntry {
-                index,
-                reason: "pool value is not a unicode scalar value",
-                value: u64::from(value),
-            })?;
-            pool.push(c);
-        }
-
-        let mut keys: Vec<(char, u32, u32)> = Vec::with_capacity(n_entries as usize);
-        let mut pool_pos: u64 = 0;
-        let mut prev_key: Option<u32> = None;
-        let mut entries_reader = Reader { bytes: entry_bytes, pos: 0 };
-        for index in 0..n_entries as usize {
-            let key = entries_reader.u32("entries")?;
-            let n_out = entries_reader.u32("entries")?;
-            let c = char::from_u32(key).ok_or(LoadError::BadEntry {
-                index,
-                reason: "key is not a unicode scalar value",
-                value: u64::from(key),
-            })?;
-            if prev_key.is_some_and(|prev| prev >= key) {
-                return Err(LoadError::BadEntry {
-                    index,
-                    reason: "keys not strictly increasing",
-                    value: u64::from(key),
-                });
-            }
-            prev_key = Some(key);
-            if n_out > FOLD_CHARS_MAX {
-                return Err(LoadError::BadEntry {
-                    index,
-                    reason: "output longer than FOLD_CHARS_MAX",
-                    value: u64::from(n_out),
-                });
-            }
-            let start = pool_pos;
-            pool_pos += u64::from(n_out);
-            if pool_pos > u64::from(n_pool) {
-                return Err(LoadError::BadEntry { index, reason: "output runs past the pool", value: pool_pos });
-            }
-            if n_out == 1 && pool[start as usize] == c {
-                return Err(LoadError::BadEntry { index, reason: "identity entry", value: u64::from(key) });
-            }
-            keys.push((c, start as u32, n_out));
-        }
-        if pool_pos != u64::from(n_pool) {
-            return Err(LoadError::BadHeader { field: "n_pool_chars", value: u64::from(n_pool) });
-        }
-        // Outputs are NFKC-normalized, so folding them again composes nothing.
-        for (index, &(_, start, n_out)) in keys.iter().enumerate() {
-            let out = &pool[start as usize..(start + n_out) as usize];
-            if !out.iter().copied().nfkc().eq(out.iter().copied()) {
-                return Err(LoadError::BadEntry {
-                    index,
-                    reason: "output is not NFKC-normalized",
-                    value: u64::from(keys[index].0 as u32),
-                });
-            }
-        }
-        // Closure: no pool char is a key, so folding folded text changes nothing.
-        for (index, &c) in pool.iter().enumerate() {
-            if keys.binary_search_by_key(&c, |k| k.0).is_ok() {
-                return Err(LoadError::BadEntry {
-                    index,
-                    reason: "pool char is itself folded (table not closed)",
-                    value: u64::from(c as u32),
-                });
-            }
-        }
-
-        // In-memory lookup structures.
-        let mut multi: Vec<(u32, u32)> = Vec::new();
-        let mut bmp: Box<[u32; 0x1_0000]> =
-            vec![0u32; 0x1_0000].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("length is 0x10000"));
-        for (code, value) in bmp.iter_mut().enumerate() {
-            *value = code as u32;
-        }
-        let mut astral: Vec<(u32, u32)> = Vec::new();
-        for &(c, start, n_out) in &keys {
-            let value = if n_out == 1 {
-                pool[start as usize] as u32
-            } else {
-                let idx = multi.len() as u32;
-                multi.push((start, n_out));
-                MULTI_BASE + idx
-            };
-            let first_out = if n_out == 0 { None } else { Some(pool[start as usize]) };
-            let slow = if first_out.is_some_and(joins_previous) { V_SLOW } else { 0 };
-            if (c as u32) < 0x1_0000 {
-                bmp[c as usize] = value | slow;
-            } else {
-                astral.push((c as u32, value | slow));
-            }
-        }
-        for (code, value) in bmp.iter_mut().enumerate() {
-            if let Some(c) = char::from_u32(code as u32) {
-                if joins_previous(c) {
-                    *value |= V_JOINS;
-                }
-            }
-        }
+        let pool = read_pool(pool_bytes, n_pool)?;
+        let keys = read_keys(entry_bytes, n_entries, &pool)?;
+        check_closed(&keys, &pool)?;
+        let Lookup { bmp, astral, multi } = lookup_tables(&keys, &pool);
         let id = ProfileId(blake3::derive_key(PROFILE_ID_CONTEXT, bytes));
         Ok(Profile {
             inner: Arc::new(ProfileInner {
                 bytes: bytes.into(),
                 id,
-                flavour,
-                options,
-                unicode_version,
-                char_unicode_version,
+                flavour: header.flavour,
+                options: header.options,
+                unicode_version: header.unicode_version,
+                char_unicode_version: header.char_unicode_version,
                 n_entries: keys.len(),
                 bmp,
                 astral: astral.into_boxed_slice(),

@@ -322,63 +322,8 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
     let path = Path { root: body.kind_name() };
     let p = &path;
     match body {
-        Body::TermPut(put) => {
-            p.id("id", put.id, &[RecordKind::Term])?;
-            let has_secondary = put.secondary.is_some();
-            p.key("src", &put.src, rules.min_key_chars, has_secondary)?;
-            if let Some(sense) = &put.sense {
-                p.line("sense", sense, KEY_CHARS_MAX)?;
-            }
-            p.line("dst", &put.dst, LABEL_CHARS_MAX)?;
-            if let Some(kind) = &put.kind {
-                p.code("kind", kind)?;
-            }
-            if put.decl.len() > DECL_FORMS_MAX {
-                return Err(
-                    p.err("decl", format!("has {} forms, more than the limit of {DECL_FORMS_MAX}", put.decl.len()))
-                );
-            }
-            for (form_idx, form) in put.decl.iter().enumerate() {
-                let field = format!("decl[{form_idx}]");
-                p.line(&field, form, LABEL_CHARS_MAX)?;
-                if form.contains([',', ';']) {
-                    return Err(
-                        p.err(&field, format!("{form:?} contains `,` or `;`, which separate forms when rendered"))
-                    );
-                }
-            }
-            p.opt_text("speech", &put.speech, NOTE_CHARS_MAX)?;
-            p.opt_text("note", &put.note, NOTE_CHARS_MAX)?;
-            p.window("window", &put.window)?;
-            if let Some(secondary) = &put.secondary {
-                if secondary.keys.is_empty() {
-                    return Err(p.err("secondary.keys", "must list at least one key"));
-                }
-                if secondary.keys.len() > SECONDARY_KEYS_MAX {
-                    return Err(p.err(
-                        "secondary.keys",
-                        format!("has {} keys, more than the limit of {SECONDARY_KEYS_MAX}", secondary.keys.len()),
-                    ));
-                }
-                for (key_idx, key) in secondary.keys.iter().enumerate() {
-                    p.line(&format!("secondary.keys[{key_idx}]"), key, KEY_CHARS_MAX)?;
-                }
-            }
-            if let Some(old) = put.supersedes {
-                p.id("supersedes", old, &[RecordKind::Term])?;
-                if old == put.id {
-                    return Err(p.err("supersedes", format!("{old} cannot supersede itself")));
-                }
-            }
-            p.opt_party("owner", &put.owner)?;
-            p.opt_label("owner_role", &put.owner_role)?;
-            p.release("release_to", &put.release_to)?;
-            p.release("note_release_to", &put.note_release_to)
-        }
-        Body::TermRetired(retired) => {
-            p.id("id", retired.id, &[RecordKind::Term])?;
-            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
-        }
+        Body::TermPut(put) => term_put(p, put, rules),
+        Body::TermRetired(retired) => retirement(p, retired.id, RecordKind::Term, &retired.reason),
         Body::AliasAdded(alias) => {
             p.id("id", alias.id, &[RecordKind::Term])?;
             p.key("surface", &alias.surface, rules.min_key_chars, false)?;
@@ -389,168 +334,19 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.id("id", alias.id, &[RecordKind::Term])?;
             p.line("surface", &alias.surface, KEY_CHARS_MAX)
         }
-        Body::SummaryPut(put) => {
-            p.id("id", put.id, &[RecordKind::Summary])?;
-            match put.scope {
-                Scope::Chapter(chapter) => p.chapter("scope.chapter", chapter)?,
-                Scope::Arc { from, to } => {
-                    p.chapter("scope.arc.from", from)?;
-                    if to < from {
-                        return Err(
-                            p.err("scope.arc.to", format!("arc ends at chapter {to}, before it starts at {from}"))
-                        );
-                    }
-                }
-                Scope::Book => {}
-            }
-            p.text("text", &put.text, SUMMARY_CHARS_MAX)?;
-            put.visible_from.map_or(Ok(()), |chapter| p.chapter("visible_from", chapter))?;
-            p.opt_party("owner", &put.owner)?;
-            p.opt_label("owner_role", &put.owner_role)?;
-            p.release("release_to", &put.release_to)
-        }
-        Body::SummaryRetired(retired) => {
-            p.id("id", retired.id, &[RecordKind::Summary])?;
-            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
-        }
-        Body::CandidateProposed(candidate) => {
-            p.id("id", candidate.id, &[RecordKind::Candidate])?;
-            p.line("surface", &candidate.surface, KEY_CHARS_MAX)?;
-            if let Some(dst) = &candidate.suggested_dst {
-                p.line("suggested_dst", dst, LABEL_CHARS_MAX)?;
-            }
-            p.opt_text("evidence", &candidate.evidence, NOTE_CHARS_MAX)?;
-            if candidate.origin == Origin::Embedding && candidate.trust != Trust::Low {
-                return Err(p.err("trust", "embedding suggestions must have trust `low`"));
-            }
-            if let Some(score) = candidate.score {
-                p.score("score", score)?;
-            }
-            if let Some(related) = candidate.related {
-                p.id("related", related, &[RecordKind::Term])?;
-            }
-            if let Some(duplicate) = candidate.duplicate {
-                p.id("duplicate", duplicate, &[RecordKind::Term])?;
-                match candidate.related {
-                    None => {
-                        return Err(p.err("duplicate", "names the second term of a pair: `related` must name the first"))
-                    }
-                    Some(related) if related == duplicate => {
-                        return Err(p.err("duplicate", format!("{duplicate} cannot be a duplicate of itself")))
-                    }
-                    Some(_) => {}
-                }
-            }
-            Ok(())
-        }
+        Body::SummaryPut(put) => summary_put(p, put),
+        Body::SummaryRetired(retired) => retirement(p, retired.id, RecordKind::Summary, &retired.reason),
+        Body::CandidateProposed(candidate) => candidate_proposed(p, candidate),
         Body::DispositionSet(disposition) => {
             p.id("target", disposition.target, &[RecordKind::Term, RecordKind::Rule, RecordKind::Candidate])?;
             p.code("reason", &disposition.reason)?;
             p.opt_text("note", &disposition.note, NOTE_CHARS_MAX)
         }
-        Body::ConfigSet(config) => {
-            let assembly = &config.assembly;
-            if !(1..=TOKEN_BUDGET_MAX).contains(&assembly.token_budget) {
-                return Err(p.err(
-                    "assembly.token_budget",
-                    format!("{} is outside 1..={TOKEN_BUDGET_MAX}", assembly.token_budget),
-                ));
-            }
-            if assembly.sticky_chunks > STICKY_CHUNKS_MAX {
-                return Err(p.err(
-                    "assembly.sticky_chunks",
-                    format!("{} is more than the limit of {STICKY_CHUNKS_MAX}", assembly.sticky_chunks),
-                ));
-            }
-            if !(1..=MIN_KEY_CHARS_MAX).contains(&assembly.min_key_chars) {
-                return Err(p.err(
-                    "assembly.min_key_chars",
-                    format!("{} is outside 1..={MIN_KEY_CHARS_MAX}", assembly.min_key_chars),
-                ));
-            }
-            if assembly.render_format == 0 {
-                return Err(p.err("assembly.render_format", "versions start at 1"));
-            }
-            if assembly.token_estimator == 0 {
-                return Err(p.err("assembly.token_estimator", "versions start at 1"));
-            }
-            p.code("profile.name", &config.profile.name)
-        }
+        Body::ConfigSet(config) => config_set(p, config),
         Body::RollbackMarker(marker) => p.opt_text("reason", &marker.reason, NOTE_CHARS_MAX),
-        Body::RulePut(put) => {
-            p.id("id", put.id, &[RecordKind::Rule])?;
-            p.text("text", &put.text, RULE_CHARS_MAX)?;
-            if put.applies_to.is_empty() {
-                return Err(p.err(
-                    "applies_to",
-                    "must name at least one selector: a rule without a declared scope governs more than its author meant",
-                ));
-            }
-            p.selectors("applies_to", &put.applies_to)?;
-            if let Some(excluded) = &put.does_not_apply_to {
-                p.selectors("does_not_apply_to", excluded)?;
-            }
-            p.window("window", &put.window)?;
-            p.opt_party("owner", &put.owner)?;
-            p.opt_label("owner_role", &put.owner_role)?;
-            p.release("release_to", &put.release_to)
-        }
-        Body::RuleRetired(retired) => {
-            p.id("id", retired.id, &[RecordKind::Rule])?;
-            p.opt_text("reason", &retired.reason, NOTE_CHARS_MAX)
-        }
-        Body::GovernanceSet(governance) => {
-            if governance.parties.len() > PARTIES_MAX {
-                return Err(p.err(
-                    "parties",
-                    format!("declares {} parties, more than the limit of {PARTIES_MAX}", governance.parties.len()),
-                ));
-            }
-            for (party_idx, party) in governance.parties.iter().enumerate() {
-                let field = format!("parties[{party_idx}]");
-                p.party(&field, party)?;
-                if governance.parties[..party_idx].contains(party) {
-                    return Err(p.err(&field, format!("{party:?} is declared twice")));
-                }
-            }
-            if governance.defaults.len() > RECORD_DEFAULTS_MAX {
-                return Err(p.err(
-                    "defaults",
-                    format!("has {} entries, more than the limit of {RECORD_DEFAULTS_MAX}", governance.defaults.len()),
-                ));
-            }
-            let declared = |party: &str| governance.parties.iter().any(|known| known == party);
-            for (default_idx, default) in governance.defaults.iter().enumerate() {
-                let field = |name: &str| format!("defaults[{default_idx}].{name}");
-                if !is_record_class(&default.records) {
-                    return Err(p.err(
-                        &field("records"),
-                        format!(
-                            "{:?} is not a class of records: `*`, `term`, `term:<kind>`, `summary` or `rule`",
-                            default.records
-                        ),
-                    ));
-                }
-                if governance.defaults[..default_idx].iter().any(|earlier| earlier.records == default.records) {
-                    return Err(p.err(&field("records"), format!("{:?} has defaults twice", default.records)));
-                }
-                p.opt_party(&field("owner"), &default.owner)?;
-                p.opt_label(&field("owner_role"), &default.owner_role)?;
-                p.release(&field("release_to"), &default.release_to)?;
-                if let Some(owner) = default.owner.as_deref().filter(|owner| !declared(owner)) {
-                    return Err(p.err(&field("owner"), format!("{owner:?} is not one of the declared parties")));
-                }
-                for (party_idx, party) in default.release_to.iter().flatten().enumerate() {
-                    if party != EVERY_PARTY && !declared(party) {
-                        return Err(p.err(
-                            &field(&format!("release_to[{party_idx}]")),
-                            format!("{party:?} is not one of the declared parties"),
-                        ));
-                    }
-                }
-            }
-            Ok(())
-        }
+        Body::RulePut(put) => rule_put(p, put),
+        Body::RuleRetired(retired) => retirement(p, retired.id, RecordKind::Rule, &retired.reason),
+        Body::GovernanceSet(governance) => governance_set(p, governance),
         Body::ConceptExpected(concept) => {
             p.line("surface", &concept.surface, KEY_CHARS_MAX)?;
             if let Some(kind) = &concept.kind {
@@ -559,27 +355,239 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.opt_text("note", &concept.note, NOTE_CHARS_MAX)
         }
         Body::ConceptDropped(concept) => p.line("surface", &concept.surface, KEY_CHARS_MAX),
-        Body::EmbeddingModelSet(model) => {
-            p.identity_text("name", &model.name)?;
-            if !(1..=EMBEDDING_DIM_MAX).contains(&model.dim) {
-                return Err(p.err("dim", format!("{} is outside 1..={EMBEDDING_DIM_MAX}", model.dim)));
-            }
-            p.identity_text("runtime_version", &model.runtime_version)?;
-            p.opt_label("output", &model.output)?;
-            p.score("suggest_min_score", model.suggest_min_score)?;
-            p.score("dedupe_min_score", model.dedupe_min_score)?;
-            if model.operator_libraries_blake3.len() > EMBEDDING_OPERATOR_LIBRARIES_MAX {
-                return Err(p.err(
-                    "operator_libraries_blake3",
-                    format!(
-                        "{} libraries, more than the limit of {EMBEDDING_OPERATOR_LIBRARIES_MAX}",
-                        model.operator_libraries_blake3.len()
-                    ),
-                ));
-            }
-            Ok(())
+        Body::EmbeddingModelSet(model) => embedding_model_set(p, model),
+    }
+}
+
+/// Checks a retirement: the id of a record of `kind`, and its reason if one is given.
+fn retirement(p: &Path<'_>, id: RecordId, kind: RecordKind, reason: &Option<String>) -> Check {
+    p.id("id", id, &[kind])?;
+    p.opt_text("reason", reason, NOTE_CHARS_MAX)
+}
+
+/// Checks a term: its keys, forms, window, secondary keys, supersession and owners.
+fn term_put(p: &Path<'_>, put: &TermPut, rules: &Rules) -> Check {
+    p.id("id", put.id, &[RecordKind::Term])?;
+    let has_secondary = put.secondary.is_some();
+    p.key("src", &put.src, rules.min_key_chars, has_secondary)?;
+    if let Some(sense) = &put.sense {
+        p.line("sense", sense, KEY_CHARS_MAX)?;
+    }
+    p.line("dst", &put.dst, LABEL_CHARS_MAX)?;
+    if let Some(kind) = &put.kind {
+        p.code("kind", kind)?;
+    }
+    if put.decl.len() > DECL_FORMS_MAX {
+        return Err(p.err("decl", format!("has {} forms, more than the limit of {DECL_FORMS_MAX}", put.decl.len())));
+    }
+    for (form_idx, form) in put.decl.iter().enumerate() {
+        let field = format!("decl[{form_idx}]");
+        p.line(&field, form, LABEL_CHARS_MAX)?;
+        if form.contains([',', ';']) {
+            return Err(p.err(&field, format!("{form:?} contains `,` or `;`, which separate forms when rendered")));
         }
     }
+    p.opt_text("speech", &put.speech, NOTE_CHARS_MAX)?;
+    p.opt_text("note", &put.note, NOTE_CHARS_MAX)?;
+    p.window("window", &put.window)?;
+    if let Some(secondary) = &put.secondary {
+        if secondary.keys.is_empty() {
+            return Err(p.err("secondary.keys", "must list at least one key"));
+        }
+        if secondary.keys.len() > SECONDARY_KEYS_MAX {
+            return Err(p.err(
+                "secondary.keys",
+                format!("has {} keys, more than the limit of {SECONDARY_KEYS_MAX}", secondary.keys.len()),
+            ));
+        }
+        for (key_idx, key) in secondary.keys.iter().enumerate() {
+            p.line(&format!("secondary.keys[{key_idx}]"), key, KEY_CHARS_MAX)?;
+        }
+    }
+    if let Some(old) = put.supersedes {
+        p.id("supersedes", old, &[RecordKind::Term])?;
+        if old == put.id {
+            return Err(p.err("supersedes", format!("{old} cannot supersede itself")));
+        }
+    }
+    p.opt_party("owner", &put.owner)?;
+    p.opt_label("owner_role", &put.owner_role)?;
+    p.release("release_to", &put.release_to)?;
+    p.release("note_release_to", &put.note_release_to)
+}
+
+/// Checks a summary: its scope (an arc ends after it starts), text and owners.
+fn summary_put(p: &Path<'_>, put: &SummaryPut) -> Check {
+    p.id("id", put.id, &[RecordKind::Summary])?;
+    match put.scope {
+        Scope::Chapter(chapter) => p.chapter("scope.chapter", chapter)?,
+        Scope::Arc { from, to } => {
+            p.chapter("scope.arc.from", from)?;
+            if to < from {
+                return Err(p.err("scope.arc.to", format!("arc ends at chapter {to}, before it starts at {from}")));
+            }
+        }
+        Scope::Book => {}
+    }
+    p.text("text", &put.text, SUMMARY_CHARS_MAX)?;
+    put.visible_from.map_or(Ok(()), |chapter| p.chapter("visible_from", chapter))?;
+    p.opt_party("owner", &put.owner)?;
+    p.opt_label("owner_role", &put.owner_role)?;
+    p.release("release_to", &put.release_to)
+}
+
+/// Checks a candidate: an embedding's trust is low, a duplicate names the pair's first term in `related`.
+fn candidate_proposed(p: &Path<'_>, candidate: &CandidateProposed) -> Check {
+    p.id("id", candidate.id, &[RecordKind::Candidate])?;
+    p.line("surface", &candidate.surface, KEY_CHARS_MAX)?;
+    if let Some(dst) = &candidate.suggested_dst {
+        p.line("suggested_dst", dst, LABEL_CHARS_MAX)?;
+    }
+    p.opt_text("evidence", &candidate.evidence, NOTE_CHARS_MAX)?;
+    if candidate.origin == Origin::Embedding && candidate.trust != Trust::Low {
+        return Err(p.err("trust", "embedding suggestions must have trust `low`"));
+    }
+    if let Some(score) = candidate.score {
+        p.score("score", score)?;
+    }
+    if let Some(related) = candidate.related {
+        p.id("related", related, &[RecordKind::Term])?;
+    }
+    if let Some(duplicate) = candidate.duplicate {
+        p.id("duplicate", duplicate, &[RecordKind::Term])?;
+        match candidate.related {
+            None => return Err(p.err("duplicate", "names the second term of a pair: `related` must name the first")),
+            Some(related) if related == duplicate => {
+                return Err(p.err("duplicate", format!("{duplicate} cannot be a duplicate of itself")))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Checks the configuration: every assembly setting within its limits.
+fn config_set(p: &Path<'_>, config: &ConfigSet) -> Check {
+    let assembly = &config.assembly;
+    if !(1..=TOKEN_BUDGET_MAX).contains(&assembly.token_budget) {
+        return Err(
+            p.err("assembly.token_budget", format!("{} is outside 1..={TOKEN_BUDGET_MAX}", assembly.token_budget))
+        );
+    }
+    if assembly.sticky_chunks > STICKY_CHUNKS_MAX {
+        return Err(p.err(
+            "assembly.sticky_chunks",
+            format!("{} is more than the limit of {STICKY_CHUNKS_MAX}", assembly.sticky_chunks),
+        ));
+    }
+    if !(1..=MIN_KEY_CHARS_MAX).contains(&assembly.min_key_chars) {
+        return Err(
+            p.err("assembly.min_key_chars", format!("{} is outside 1..={MIN_KEY_CHARS_MAX}", assembly.min_key_chars))
+        );
+    }
+    if assembly.render_format == 0 {
+        return Err(p.err("assembly.render_format", "versions start at 1"));
+    }
+    if assembly.token_estimator == 0 {
+        return Err(p.err("assembly.token_estimator", "versions start at 1"));
+    }
+    p.code("profile.name", &config.profile.name)
+}
+
+/// Checks a rule: its text, a declared scope, its window and owners.
+fn rule_put(p: &Path<'_>, put: &RulePut) -> Check {
+    p.id("id", put.id, &[RecordKind::Rule])?;
+    p.text("text", &put.text, RULE_CHARS_MAX)?;
+    if put.applies_to.is_empty() {
+        return Err(p.err(
+            "applies_to",
+            "must name at least one selector: a rule without a declared scope governs more than its author meant",
+        ));
+    }
+    p.selectors("applies_to", &put.applies_to)?;
+    if let Some(excluded) = &put.does_not_apply_to {
+        p.selectors("does_not_apply_to", excluded)?;
+    }
+    p.window("window", &put.window)?;
+    p.opt_party("owner", &put.owner)?;
+    p.opt_label("owner_role", &put.owner_role)?;
+    p.release("release_to", &put.release_to)
+}
+
+/// Checks the governance: parties declared once, defaults for classes of records naming only declared parties.
+fn governance_set(p: &Path<'_>, governance: &GovernanceSet) -> Check {
+    if governance.parties.len() > PARTIES_MAX {
+        return Err(p.err(
+            "parties",
+            format!("declares {} parties, more than the limit of {PARTIES_MAX}", governance.parties.len()),
+        ));
+    }
+    for (party_idx, party) in governance.parties.iter().enumerate() {
+        let field = format!("parties[{party_idx}]");
+        p.party(&field, party)?;
+        if governance.parties[..party_idx].contains(party) {
+            return Err(p.err(&field, format!("{party:?} is declared twice")));
+        }
+    }
+    if governance.defaults.len() > RECORD_DEFAULTS_MAX {
+        return Err(p.err(
+            "defaults",
+            format!("has {} entries, more than the limit of {RECORD_DEFAULTS_MAX}", governance.defaults.len()),
+        ));
+    }
+    let declared = |party: &str| governance.parties.iter().any(|known| known == party);
+    for (default_idx, default) in governance.defaults.iter().enumerate() {
+        let field = |name: &str| format!("defaults[{default_idx}].{name}");
+        if !is_record_class(&default.records) {
+            return Err(p.err(
+                &field("records"),
+                format!(
+                    "{:?} is not a class of records: `*`, `term`, `term:<kind>`, `summary` or `rule`",
+                    default.records
+                ),
+            ));
+        }
+        if governance.defaults[..default_idx].iter().any(|earlier| earlier.records == default.records) {
+            return Err(p.err(&field("records"), format!("{:?} has defaults twice", default.records)));
+        }
+        p.opt_party(&field("owner"), &default.owner)?;
+        p.opt_label(&field("owner_role"), &default.owner_role)?;
+        p.release(&field("release_to"), &default.release_to)?;
+        if let Some(owner) = default.owner.as_deref().filter(|owner| !declared(owner)) {
+            return Err(p.err(&field("owner"), format!("{owner:?} is not one of the declared parties")));
+        }
+        for (party_idx, party) in default.release_to.iter().flatten().enumerate() {
+            if party != EVERY_PARTY && !declared(party) {
+                return Err(p.err(
+                    &field(&format!("release_to[{party_idx}]")),
+                    format!("{party:?} is not one of the declared parties"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks an embedding model: its identity texts, dim, scores and operator libraries within their limits.
+fn embedding_model_set(p: &Path<'_>, model: &EmbeddingModelSet) -> Check {
+    p.identity_text("name", &model.name)?;
+    if !(1..=EMBEDDING_DIM_MAX).contains(&model.dim) {
+        return Err(p.err("dim", format!("{} is outside 1..={EMBEDDING_DIM_MAX}", model.dim)));
+    }
+    p.identity_text("runtime_version", &model.runtime_version)?;
+    p.opt_label("output", &model.output)?;
+    p.score("suggest_min_score", model.suggest_min_score)?;
+    p.score("dedupe_min_score", model.dedupe_min_score)?;
+    if model.operator_libraries_blake3.len() > EMBEDDING_OPERATOR_LIBRARIES_MAX {
+        return Err(p.err(
+            "operator_libraries_blake3",
+            format!(
+                "{} libraries, more than the limit of {EMBEDDING_OPERATOR_LIBRARIES_MAX}",
+                model.operator_libraries_blake3.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
