@@ -55,13 +55,25 @@ impl Labelled {
     }
 }
 
-/// An accepted write and the labels of its bodies (to name what was dropped).
+/// An accepted write, the labels of its bodies (to name what was dropped) and what
+/// the use case warns about.
 #[derive(Debug)]
 pub struct Written {
     /// What `decide` and the ledger did.
     pub submitted: Submitted,
     /// The label of each body, by index in the batch.
     pub labels: Vec<String>,
+    /// The use case's warnings, before those of `decide` (`submitted.decision.warnings`):
+    /// a whole-term put that drops fields of the term it replaces ([`Book::append`]).
+    pub warnings: Vec<String>,
+}
+
+impl Written {
+    /// Every warning of the write: the use case's, then `decide`'s.
+    pub fn all_warnings(&self) -> Vec<String> {
+        let decided = self.submitted.decision.warnings.iter().map(ToString::to_string);
+        self.warnings.iter().cloned().chain(decided).collect()
+    }
 }
 
 /// A rollback planned against one head, to be submitted against that same head.
@@ -103,7 +115,8 @@ pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), BookError> {
 }
 
 /// Fills in the fold table of every `config_set` that names a profile without one,
-/// and returns the tables to store with the batch.
+/// and returns the tables to store with the batch. Every write does this on its way
+/// to `decide` ([`Book::submit_labelled`]), so no caller has to.
 pub fn fill_profiles(bodies: &mut [Labelled]) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
     let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
     for labelled in bodies.iter_mut() {
@@ -119,6 +132,19 @@ pub fn fill_profiles(bodies: &mut [Labelled]) -> Result<Vec<(Hash32, Vec<u8>)>, 
                     blobs.push((id, bytes));
                 }
             }
+        }
+    }
+    Ok(blobs)
+}
+
+/// `blobs` and the fold tables `bodies` name without one ([`fill_profiles`]), each once.
+fn with_profiles(
+    bodies: &mut [Labelled],
+    mut blobs: Vec<(Hash32, Vec<u8>)>,
+) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
+    for (id, bytes) in fill_profiles(bodies)? {
+        if !blobs.iter().any(|(known, _)| *known == id) {
+            blobs.push((id, bytes));
         }
     }
     Ok(blobs)
@@ -204,16 +230,19 @@ impl Book {
     }
 
     /// Submits `bodies` as one atomic batch with `write`'s actor, sources and
-    /// expected head. A refusal names the body by its label.
+    /// expected head. A `config_set` that names a profile without its fold table gets
+    /// the table built and stored with the batch ([`fill_profiles`]). A refusal names
+    /// the body by its label.
     pub fn submit_labelled(
         &mut self,
         write: &WriteOptions,
-        bodies: Vec<Labelled>,
+        mut bodies: Vec<Labelled>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<Written, BookError> {
+        let blobs = with_profiles(&mut bodies, blobs)?;
         let (events, labels) = labelled_events(write, bodies)?;
         match self.submit(&events, write.expect_head, blobs) {
-            Ok(submitted) => Ok(Written { submitted, labels }),
+            Ok(submitted) => Ok(Written { submitted, labels, warnings: Vec::new() }),
             Err(error) => Err(name_refusal(error, &labels)),
         }
     }
@@ -223,14 +252,50 @@ impl Book {
     pub fn check_labelled(
         &mut self,
         write: &WriteOptions,
-        bodies: Vec<Labelled>,
+        mut bodies: Vec<Labelled>,
         blobs: &[(Hash32, Vec<u8>)],
     ) -> Result<Written, BookError> {
+        let blobs = with_profiles(&mut bodies, blobs.to_vec())?;
         let (events, labels) = labelled_events(write, bodies)?;
-        match self.dry_submit(&events, blobs) {
-            Ok(submitted) => Ok(Written { submitted, labels }),
+        match self.dry_submit(&events, &blobs) {
+            Ok(submitted) => Ok(Written { submitted, labels, warnings: Vec::new() }),
             Err(error) => Err(name_refusal(error, &labels)),
         }
+    }
+
+    /// Appends bodies its caller wrote (a command's, the lines of an events file, the
+    /// events of a request) as one atomic batch ([`Book::submit_labelled`]). A term
+    /// put replaces the whole term: unless `replace` says that is meant, every put
+    /// that leaves out fields the current version of its term has set is named in
+    /// the answer's warnings, with the fields it drops.
+    pub fn append(&mut self, write: &WriteOptions, bodies: Vec<Labelled>, replace: bool) -> Result<Written, BookError> {
+        let mut warnings = Vec::new();
+        let puts = || {
+            bodies.iter().filter_map(|labelled| match &labelled.body {
+                Body::TermPut(put) => Some(put),
+                _ => None,
+            })
+        };
+        if !replace && puts().next().is_some() {
+            let state = self.state(None)?;
+            for put in puts() {
+                let dropped = match state.terms().get(&put.id) {
+                    Some(term) if !term.retired => dropped_fields(&term.put, put),
+                    _ => Vec::new(),
+                };
+                if !dropped.is_empty() {
+                    warnings.push(format!(
+                        "the put replaces {} entirely and drops its {}; an edit changes single fields, and a put \
+                         marked replace says the loss is meant",
+                        put.id,
+                        dropped.join(", ")
+                    ));
+                }
+            }
+        }
+        let mut written = self.submit_labelled(write, bodies, Vec::new())?;
+        written.warnings = warnings;
+        Ok(written)
     }
 
     /// Plans a rollback to revision `to` against the current head. Rolling back to
@@ -492,16 +557,6 @@ impl Book {
         // The use case names its provenance, whichever adapter called it.
         let bodies = Labelled::numbered(vec![Body::TermPut(put)], TERM_EDIT_SOURCE);
         self.submit_labelled(&write, bodies, Vec::new())
-    }
-
-    /// What a whole-record put would drop from the current version of its term
-    /// (nothing for a new or retired term).
-    pub fn fields_dropped_by(&mut self, put: &TermPut) -> Result<Vec<&'static str>, BookError> {
-        let state = self.state(None)?;
-        Ok(match state.terms().get(&put.id) {
-            Some(term) if !term.retired => dropped_fields(&term.put, put),
-            _ => Vec::new(),
-        })
     }
 }
 

@@ -55,6 +55,10 @@ pub enum Command {
     Apply {
         /// The file, or `-` for standard input.
         file: PathBuf,
+        /// Let a term put replace an existing term entirely without warning about the
+        /// fields it drops.
+        #[arg(long)]
+        replace: bool,
         #[command(flatten)]
         write: WriteOpts,
     },

@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Command::Audit { chapter } => chunks::audit(&mut open_reader(&book?)?, chapter, json),
         Command::Impact { since, term } => impact(&book?, since, term.as_deref(), json),
-        Command::Apply { file, write } => apply(&book?, &file, &write, json),
+        Command::Apply { file, replace, write } => apply(&book?, &file, replace, &write, json),
         Command::Import(import) => {
             let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             interchange::import(&mut book, &import, now_ms(), json)
@@ -234,22 +234,9 @@ fn expect_import(
 
 fn term_put_command(book: &Target, put: &TermPutArgs, json: bool) -> Result<(), Failure> {
     let events = term_put(put)?;
-    let mut book = open_book(book)?;
-    let mut warnings = Vec::new();
-    if !put.replace {
-        if let Some(Body::TermPut(new)) = events.first() {
-            let dropped = book.fields_dropped_by(new)?;
-            if !dropped.is_empty() {
-                warnings.push(format!(
-                    "term put replaces {} entirely and drops its {}; `term edit` changes single fields, `--replace` silences this",
-                    new.id,
-                    dropped.join(", ")
-                ));
-            }
-        }
-    }
-    let written = book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
-    submitted(&written.submitted, &written.labels, &warnings, json);
+    let written =
+        open_book(book)?.append(&write_options(&put.write), Labelled::numbered(events, "cli"), put.replace)?;
+    submitted(&written, json);
     Ok(())
 }
 
@@ -257,7 +244,7 @@ fn term_edit_command(book: &Target, edit: &TermEditArgs, json: bool) -> Result<(
     let id = record_id("id", &edit.id)?;
     let changes = term_edit(edit)?;
     let written = open_book(book)?.term_edit(id, &changes, &write_options(&edit.write))?;
-    submitted(&written.submitted, &written.labels, &[], json);
+    submitted(&written, json);
     Ok(())
 }
 
@@ -503,22 +490,22 @@ pub fn write_options(write: &WriteOpts) -> WriteOptions {
     }
 }
 
-/// Submits one atomic batch (`decide` against the head, then append) and prints the
+/// Appends one atomic batch (`decide` against the head, then append) and prints the
 /// outcome.
 fn append_batch(
     book: &Target,
     write: &WriteOpts,
     bodies: Vec<Labelled>,
-    blobs: Vec<(Hash32, Vec<u8>)>,
+    replace: bool,
     json: bool,
 ) -> Result<(), Failure> {
-    let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
-    submitted(&written.submitted, &written.labels, &[], json);
+    let written = open_book(book)?.append(&write_options(write), bodies, replace)?;
+    submitted(&written, json);
     Ok(())
 }
 
 fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
-    append_batch(book, write, Labelled::numbered(bodies, "cli"), Vec::new(), json)
+    append_batch(book, write, Labelled::numbered(bodies, "cli"), false, json)
 }
 
 fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -537,26 +524,29 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
     if !json {
         text::initialized(book, name, &initialized);
     }
-    submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
+    submitted(&initialized.written, json);
     Ok(())
 }
 
-fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+fn apply(book: &Target, file: &Path, replace: bool, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let text = read_text(file, EVENTS_FILE)?;
-    // Errors and default sources name the file, not its whole path.
-    let name = if file.as_os_str() == "-" {
+    let bodies = crate::input::event_lines(&file_label(file), &text).map_err(Failure::invalid)?;
+    append_batch(book, write, bodies, replace, json)
+}
+
+/// How an events file is named in errors and default sources: its name, not its
+/// whole path (`stdin` for `-`).
+pub fn file_label(file: &Path) -> String {
+    if file.as_os_str() == "-" {
         "stdin".to_owned()
     } else {
         file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
-    };
-    let mut bodies = crate::input::event_lines(&name, &text).map_err(Failure::invalid)?;
-    let blobs = book::service::fill_profiles(&mut bodies)?;
-    append_batch(book, write, bodies, blobs, json)
+    }
 }
 
 fn rollback(book: &Target, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
-    submitted(&written.submitted, &written.labels, &[], json);
+    submitted(&written, json);
     Ok(())
 }
 

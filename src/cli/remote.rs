@@ -107,9 +107,10 @@ fn write_fields(write: &WriteOpts) -> Value {
     })
 }
 
-fn append_json(bodies: &[Body], write: &WriteOpts) -> Value {
+fn append_json(bodies: &[Body], write: &WriteOpts, replace: bool) -> Value {
     let mut value = write_fields(write);
     value["events"] = json!(bodies);
+    value["replace"] = json!(replace);
     value
 }
 
@@ -187,16 +188,22 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let body = json!({ "profile": profile, "actor": actor, "source": write.source });
             remote.json("PUT", &remote.book_url("")?, &[], Send::Json(body))?
         }
-        Command::Apply { file, write } => {
+        Command::Apply { file, replace, write } => {
             let text = read_text(file, crate::input::EVENTS_FILE)?;
             let mut query = vec![("actor", write.actor.clone().unwrap_or_else(default_actor))];
+            query.extend(replace.then(|| ("replace", "true".to_owned())));
             query.extend(opt("source", write.source.clone()));
             query.extend(opt("expected_head", write.expect_head));
             remote.json("POST", &remote.book_url("/events")?, &query, Send::Ndjson(text))?
         }
         Command::Term(TermCommand::Put(put)) => {
             let bodies = term_put(put)?;
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&bodies, &put.write)))?
+            remote.json(
+                "POST",
+                &remote.book_url("/events")?,
+                &[],
+                Send::Json(append_json(&bodies, &put.write, put.replace)),
+            )?
         }
         Command::Term(TermCommand::Edit(edit)) => {
             let id = record_id("id", &edit.id)?;
@@ -207,7 +214,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         | Command::Alias(AliasCommand::Add { write, .. } | AliasCommand::Remove { write, .. })
         | Command::Summary(SummaryCommand::Put { write, .. } | SummaryCommand::Retire { write, .. }) => {
             let bodies = single_write(&args.command)?.unwrap_or_default();
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&bodies, write)))?
+            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&bodies, write, false)))?
         }
         Command::Term(TermCommand::Show { id, as_of }) => {
             let id = record_id("id", id)?;
@@ -332,11 +339,11 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
                 kind: kind.clone(),
                 note: note.clone(),
             });
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write)))?
+            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write, false)))?
         }
         Command::Expect(ExpectCommand::Drop { surface, write }) => {
             let body = Body::ConceptDropped(ConceptDropped { surface: surface.clone() });
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write)))?
+            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write, false)))?
         }
         Command::Coverage { chapter } => {
             remote.json("GET", &remote.book_url("/coverage")?, &opt("chapter", *chapter), Send::Empty)?

@@ -127,6 +127,7 @@ fn create_book() {}
         ("actor" = Option<String>, Query, description = "With an NDJSON body (one event body per line, as `lorebank apply`): who makes the change"),
         ("source" = Option<String>, Query, description = "With an NDJSON body: provenance for every event"),
         ("expected_head" = Option<u64>, Query, description = "With an NDJSON body: append only if the head is still this"),
+        ("replace" = Option<bool>, Query, description = "With an NDJSON body: a term put that replaces a term and drops fields of it is meant, so no warning names them"),
     ),
     request_body(content(
         (AppendRequest = "application/json"),

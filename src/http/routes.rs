@@ -340,7 +340,7 @@ pub async fn create_book(
         let claim = keyed.as_ref().map(|(_, claim)| *claim);
         match server.library.create_claimed(&name, &request.profile, &write, claim) {
             Ok(initialized) => {
-                let mut value = crate::render::json::submitted(&initialized.written.submitted, &[]);
+                let mut value = crate::render::json::submitted(&initialized.written);
                 value["book"] = json!(name);
                 value["profile"] = json!(initialized.profile);
                 value["table"] = json!(initialized.table.to_hex());
@@ -400,6 +400,9 @@ pub struct AppendRequest {
     pub source: Option<String>,
     /// Append only if the head is still this; otherwise 409 and nothing is written.
     pub expected_head: Option<u64>,
+    /// A term put replaces the whole term: `true` says that is meant, so no warning
+    /// names the fields a put drops (default false).
+    pub replace: Option<bool>,
 }
 
 fn is_ndjson(headers: &HeaderMap) -> bool {
@@ -508,8 +511,8 @@ pub async fn append(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
-    let (mut bodies, write) = if is_ndjson(&headers) {
-        let query = Query::parse(raw, &["actor", "source", "expected_head"])?;
+    let (bodies, write, replace) = if is_ndjson(&headers) {
+        let query = Query::parse(raw, &["actor", "source", "expected_head", "replace"])?;
         let text = std::str::from_utf8(&bytes)
             .map_err(|error| Problem::invalid(format!("body: not UTF-8 at byte {}", error.valid_up_to())).at("body"))?;
         let bodies = crate::input::event_lines("body", text).map_err(Problem::invalid)?;
@@ -518,7 +521,7 @@ pub async fn append(
             query.text("source").map(str::to_owned),
             query.number("expected_head")?,
         );
-        (bodies, write)
+        (bodies, write, flag(&query, "replace")?)
     } else {
         Query::parse(raw, &[])?;
         let request: AppendRequest = json_body(Ok(bytes.clone()))?;
@@ -532,7 +535,8 @@ pub async fn append(
         if bodies.is_empty() {
             return Err(Problem::invalid("events: no events").at("events"));
         }
-        (bodies, write_options(request.actor, request.source, request.expected_head))
+        let write = write_options(request.actor, request.source, request.expected_head);
+        (bodies, write, request.replace.unwrap_or(false))
     };
     if bodies.len() > server.limits.events_max {
         return Err(Problem::new(
@@ -541,10 +545,9 @@ pub async fn append(
             format!("{} events in one append; the limit is {}", bodies.len(), server.limits.events_max),
         ));
     }
-    let blobs = book::service::fill_profiles(&mut bodies)?;
     write_once(server, name, &asked, &bytes, move |book| {
-        let written = book.submit_labelled(&write, bodies, blobs)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        let written = book.append(&write, bodies, replace)?;
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -583,7 +586,7 @@ pub async fn rollback(
     let write = write_options(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.rollback(Seq(request.to), request.reason, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -685,7 +688,7 @@ pub async fn term_edit(
     let write = write_options(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.term_edit(id, &edit, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -1284,7 +1287,7 @@ pub async fn review_accept(
     let write = write_options(request.actor, request.source, None);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_accept(id, &acceptance, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -1305,7 +1308,7 @@ async fn judge(
     let write = write_options(request.actor, request.source, None);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_judge(id, verdict, &reason, request.note, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }

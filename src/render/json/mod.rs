@@ -7,7 +7,7 @@ pub mod embed;
 use book::assemble::Assembly;
 use book::chunks::{Impacted, Replayed, Staleness};
 use book::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
-use book::{Assembled, Submitted};
+use book::{Assembled, Written};
 use ledger_model::*;
 use projections::{FieldChange, RecordDiff, State};
 use serde_json::{json, Value};
@@ -29,11 +29,10 @@ pub fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
     verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::render::text::word(verdict)))
 }
 
-/// The outcome of a write; `notes` are the caller's warnings, shown with the ones
-/// from `decide`.
-pub fn submitted(submitted: &Submitted, notes: &[String]) -> Value {
-    let warnings: Vec<String> =
-        notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
+/// The outcome of a write, with every warning of it (the use case's, then those of
+/// `decide`).
+pub fn submitted(written: &Written) -> Value {
+    let submitted = &written.submitted;
     let appended = submitted.appended.as_ref();
     json!({
         "first": appended.map(|a| a.first.0),
@@ -42,7 +41,7 @@ pub fn submitted(submitted: &Submitted, notes: &[String]) -> Value {
         "hash": appended.map(|a| a.hash.to_hex()),
         "snapshot": submitted.snapshot.to_string(),
         "n_dropped": submitted.decision.dropped.len(),
-        "warnings": warnings,
+        "warnings": written.all_warnings(),
     })
 }
 
@@ -349,7 +348,7 @@ pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: boo
         "dry_run": dry_run,
         "added": imported.added.iter().map(entry).collect::<Vec<_>>(),
         "unchanged": imported.unchanged.iter().map(entry).collect::<Vec<_>>(),
-        "written": imported.written.as_ref().map(|written| submitted(&written.submitted, &[])),
+        "written": imported.written.as_ref().map(submitted),
     })
 }
 
@@ -620,7 +619,7 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
         "stored": stored,
         "failed": checked.failed(),
         "items": items,
-        "proposed": checked.proposed.as_ref().map(|written| submitted(&written.submitted, &[])),
+        "proposed": checked.proposed.as_ref().map(submitted),
     })
 }
 
@@ -687,7 +686,7 @@ pub fn scanned(scanned: &book::review::Scanned, dry_run: bool) -> Value {
         "dry_run": dry_run,
         "sightings": sightings,
         "proposed": scanned.proposed.iter().map(|proposed| proposed.id.to_string()).collect::<Vec<_>>(),
-        "written": scanned.written.as_ref().map(|written| submitted(&written.submitted, &[])),
+        "written": scanned.written.as_ref().map(submitted),
     })
 }
 
