@@ -192,7 +192,7 @@ impl Book {
             )));
         }
         let write = WriteOptions {
-            actor: actor.clone(),
+            actor: actor.clone().into(),
             source: None,
             expect_head: options.expect_head,
             recorded_at_ms: options.recorded_at_ms,

@@ -45,4 +45,4 @@ pub use interchange::{Export, ImportOptions, ImportReport};
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;
-pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};
+pub use service::{Actor, Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};

@@ -16,8 +16,9 @@ use crate::error::BookError;
 /// Who makes a write, from where, when, and against which head.
 #[derive(Clone, Debug)]
 pub struct WriteOptions {
-    /// `kind:name` of who makes the change.
-    pub actor: String,
+    /// `kind:name` of who makes the change: named for the write, or only the
+    /// caller's identity, which a use case with a default actor of its own replaces.
+    pub actor: Actor,
     /// Provenance for every event; each body's default source when `None`.
     pub source: Option<String>,
     /// Append only if the head is still this.
@@ -25,6 +26,69 @@ pub struct WriteOptions {
     /// When, in unix milliseconds (informational only).
     pub recorded_at_ms: u64,
 }
+
+/// Who makes a write. A use case with a default actor of its own (a book's first
+/// event, [`INIT_ACTOR`]; a cast list, [`CAST_LIST_ACTOR`]; the embedding tier's
+/// candidates) records it unless an actor was named for the write; every other
+/// write records the caller when none was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// Named for this write (`--actor`, a request's `actor`): recorded as it is.
+    Named(String),
+    /// Nobody was named: the caller's own identity (the CLI's `human:USER`, the
+    /// API's `tool:api`, or what a `--server` client says it is).
+    Caller(String),
+}
+
+impl Actor {
+    /// The actor as `kind:name`, named or the caller's.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Actor::Named(actor) | Actor::Caller(actor) => actor,
+        }
+    }
+
+    /// The actor named for the write, if any.
+    pub fn named(&self) -> Option<&str> {
+        match self {
+            Actor::Named(actor) => Some(actor),
+            Actor::Caller(_) => None,
+        }
+    }
+}
+
+impl From<&str> for Actor {
+    fn from(actor: &str) -> Actor {
+        Actor::Named(actor.to_owned())
+    }
+}
+
+impl From<String> for Actor {
+    fn from(actor: String) -> Actor {
+        Actor::Named(actor)
+    }
+}
+
+impl std::fmt::Display for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl WriteOptions {
+    /// These options for a use case whose default actor is `default`: the actor
+    /// named for the write, else `default` (never the caller's identity).
+    pub fn acting_as(&self, default: &str) -> WriteOptions {
+        let actor = Actor::Named(self.actor.named().unwrap_or(default).to_owned());
+        WriteOptions { actor, ..self.clone() }
+    }
+}
+
+/// The actor of a book's first event when none is named.
+pub const INIT_ACTOR: &str = "system:init";
+
+/// The actor of an `expect import` when none is named.
+pub const CAST_LIST_ACTOR: &str = "import:cast-list";
 
 /// One body of a batch, with the label its errors carry (`events.jsonl line 3`, or
 /// empty) and its default source (`events.jsonl:3`).
@@ -38,7 +102,24 @@ pub struct Labelled {
     pub body: Body,
 }
 
+/// The source of a body a caller wrote ([`Book::append`]: a command's, a request's)
+/// when the write names none; an events file's bodies have their place instead
+/// (`events.jsonl:3`).
+pub const APPEND_SOURCE: &str = "append";
+
 impl Labelled {
+    /// Bodies a caller wrote, labelled as [`Labelled::numbered`] labels them, with
+    /// the default source [`APPEND_SOURCE`].
+    pub fn appended(bodies: Vec<Body>) -> Vec<Labelled> {
+        Labelled::numbered(bodies, APPEND_SOURCE)
+    }
+
+    /// A body a caller wrote, labelled `label` (`events[2]`), with the default source
+    /// [`APPEND_SOURCE`].
+    pub fn at(label: String, body: Body) -> Labelled {
+        Labelled { label, default_source: APPEND_SOURCE.to_owned(), body }
+    }
+
     /// Labels `bodies` as `event 1`, `event 2`… when there are several, with the
     /// default source `source`.
     pub fn numbered(bodies: Vec<Body>, source: &str) -> Vec<Labelled> {
@@ -153,7 +234,7 @@ fn with_profiles(
 fn check_envelope(write: &WriteOptions, bodies: &[Labelled]) -> Result<(), BookError> {
     for labelled in bodies {
         let source = write.source.as_deref().unwrap_or(&labelled.default_source);
-        validate_envelope(&write.actor, source).map_err(|error| BookError::Invalid(error.to_string()))?;
+        validate_envelope(write.actor.as_str(), source).map_err(|error| BookError::Invalid(error.to_string()))?;
     }
     Ok(())
 }
@@ -182,7 +263,7 @@ impl Book {
             return Err(ledger::OpenError::Exists { path: path.display().to_string() }.into());
         }
         let source = write.source.clone().unwrap_or_else(|| "init".to_owned());
-        let write = WriteOptions { source: Some(source), expect_head: Some(Seq::ZERO), ..write.clone() };
+        let write = WriteOptions { source: Some(source), expect_head: Some(Seq::ZERO), ..write.acting_as(INIT_ACTOR) };
         let (table, bytes) = build_profile(profile)?;
         let config = Body::ConfigSet(ConfigSet {
             assembly: AssemblyConfig::default(),
@@ -572,7 +653,7 @@ fn labelled_events(write: &WriteOptions, bodies: Vec<Labelled>) -> Result<(Vec<N
         labels.push(labelled.label);
         events.push(NewEvent {
             recorded_at_ms: write.recorded_at_ms,
-            actor: write.actor.clone(),
+            actor: write.actor.as_str().to_owned(),
             source,
             body: labelled.body,
         });

@@ -9,7 +9,7 @@ use book::Book;
 use ledger_model::*;
 use suggest::{ModelFiles, ModelOptions, SuggestError};
 
-use crate::cli::args::{DedupeArgs, EmbedCommand, ModelFilesArgs, PoolingArg, SetModelArgs, SuggestArgs, WriteOpts};
+use crate::cli::args::{DedupeArgs, EmbedCommand, ModelFilesArgs, PoolingArg, SetModelArgs, SuggestArgs};
 use crate::cli::{open_book, open_reader, read_text, write_options, Target};
 use crate::failure::{Failure, Kind};
 use crate::render::{json, print, text};
@@ -28,14 +28,6 @@ fn files(args: &ModelFilesArgs, command: &str) -> Result<ModelFiles, Failure> {
         Failure::invalid(format!("{command} needs the model file: pass --model FILE or set LOREBANK_EMBED_MODEL"))
     })?;
     Ok(ModelFiles { model, tokenizer: args.tokenizer.clone(), operator_libraries: args.operator_libraries.clone() })
-}
-
-fn embed_write(write: &WriteOpts) -> book::WriteOptions {
-    let mut options = write_options(write);
-    if write.actor.is_none() {
-        options.actor = suggest::DEFAULT_ACTOR.to_owned();
-    }
-    options
 }
 
 pub fn pooling(arg: PoolingArg) -> EmbeddingPooling {
@@ -115,7 +107,7 @@ pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Fail
     let chunk = chunk_key(args.chunk.as_deref(), &args.text);
     let mut book: Book = if args.dry_run { open_reader(book)? } else { open_book(book)? };
     let mut model = suggest::Model::for_book(&mut book, &files)?;
-    let write = embed_write(&args.write);
+    let write = write_options(&args.write);
     let options = suggest::SuggestOptions { min_score: args.min_score, phrases: args.phrases, dry_run: args.dry_run };
     let suggested = suggest::suggest(&mut book, &mut model, args.chapter, &chunk, &text, &options, &write)?;
     print(
@@ -130,7 +122,7 @@ pub fn dedupe(book: &Target, args: &DedupeArgs, json: bool) -> Result<(), Failur
     let files = files(&args.files, "dedupe")?;
     let mut book: Book = if args.dry_run { open_reader(book)? } else { open_book(book)? };
     let mut model = suggest::Model::for_book(&mut book, &files)?;
-    let deduped = suggest::dedupe(&mut book, &mut model, args.min_score, args.dry_run, &embed_write(&args.write))?;
+    let deduped = suggest::dedupe(&mut book, &mut model, args.min_score, args.dry_run, &write_options(&args.write))?;
     print(json, || json::embed::deduped(&deduped, args.dry_run), || text::deduped(&deduped, args.dry_run));
     Ok(())
 }

@@ -16,14 +16,14 @@ pub mod review;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use book::{Book, Labelled, Patience, WriteOptions};
+use book::{Actor, Book, Labelled, Patience, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
 use serde_json::json;
 
 use crate::cli::args::*;
 use crate::failure::{Failure, Kind};
-use crate::input::{Bound, CHUNK, EVENTS_FILE, GLOSSARY_FILE};
+use crate::input::{Bound, CHUNK, EVENTS_FILE};
 use crate::render::{json, output, print, submitted, text};
 
 /// Runs one command line: locally on the book file, or with `--server` against a
@@ -220,22 +220,16 @@ fn expect_import(
     write: &WriteOpts,
     json: bool,
 ) -> Result<(), Failure> {
-    let bytes = read_bytes(file, GLOSSARY_FILE)?;
+    let (name, bytes) = interchange::read_bytes(file)?;
     let mut book = if dry_run { open_reader(book)? } else { open_book(book)? };
-    let name = file.file_name().map_or_else(|| "stdin".to_owned(), |name| name.to_string_lossy().into_owned());
-    let mut options = write_options(write);
-    if write.actor.is_none() {
-        options.actor = "import:cast-list".to_owned();
-    }
-    let imported = book.expect_import(&name, &bytes, format, dry_run, &options)?;
+    let imported = book.expect_import(&name, &bytes, format, dry_run, &write_options(write))?;
     print(json, || json::expect_imported(&imported, dry_run), || text::expect_imported(&imported, dry_run));
     Ok(())
 }
 
 fn term_put_command(book: &Target, put: &TermPutArgs, json: bool) -> Result<(), Failure> {
     let events = term_put(put)?;
-    let written =
-        open_book(book)?.append(&write_options(&put.write), Labelled::numbered(events, "cli"), put.replace)?;
+    let written = open_book(book)?.append(&write_options(&put.write), Labelled::appended(events), put.replace)?;
     submitted(&written, json);
     Ok(())
 }
@@ -483,11 +477,16 @@ pub fn default_actor() -> String {
 
 pub fn write_options(write: &WriteOpts) -> WriteOptions {
     WriteOptions {
-        actor: write.actor.clone().unwrap_or_else(default_actor),
+        actor: actor(write.actor.clone()),
         source: write.source.clone(),
         expect_head: write.expect_head.map(Seq),
         recorded_at_ms: now_ms(),
     }
+}
+
+/// The actor `--actor` names, or the caller: the user at the terminal.
+pub fn actor(named: Option<String>) -> Actor {
+    named.map_or_else(|| Actor::Caller(default_actor()), Actor::Named)
 }
 
 /// Appends one atomic batch (`decide` against the head, then append) and prints the
@@ -505,7 +504,7 @@ fn append_batch(
 }
 
 fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
-    append_batch(book, write, Labelled::numbered(bodies, "cli"), false, json)
+    append_batch(book, write, Labelled::appended(bodies), false, json)
 }
 
 fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
@@ -514,13 +513,7 @@ fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Resu
         ProfileArg::Ja => "ja",
         ProfileArg::Plain => "plain",
     };
-    let options = WriteOptions {
-        actor: write.actor.clone().unwrap_or_else(|| "system:init".to_owned()),
-        source: write.source.clone(),
-        expect_head: Some(Seq::ZERO),
-        recorded_at_ms: now_ms(),
-    };
-    let initialized = Book::init(book, name, &options)?;
+    let initialized = Book::init(book, name, &write_options(write))?;
     if !json {
         text::initialized(book, name, &initialized);
     }

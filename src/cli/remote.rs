@@ -60,6 +60,8 @@ impl Remote {
         if let Some(party) = &self.party {
             request = request.set("Lorebank-Party", party);
         }
+        // Who is at the terminal: the actor of a write that names none, as locally.
+        request = request.set("Lorebank-Actor", &default_actor());
         let answer = match send {
             Send::Json(value) => request.set("Content-Type", "application/json").send_string(&value.to_string()),
             Send::Ndjson(text) => request.set("Content-Type", "application/x-ndjson").send_string(&text),
@@ -101,7 +103,7 @@ fn problem(status: u16, response: ureq::Response) -> Failure {
 
 fn write_fields(write: &WriteOpts) -> Value {
     json!({
-        "actor": write.actor.clone().unwrap_or_else(default_actor),
+        "actor": write.actor,
         "source": write.source,
         "expected_head": write.expect_head,
     })
@@ -184,13 +186,13 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
                 ProfileArg::Ja => "ja",
                 ProfileArg::Plain => "plain",
             };
-            let actor = write.actor.clone().unwrap_or_else(|| "system:init".to_owned());
-            let body = json!({ "profile": profile, "actor": actor, "source": write.source });
+            let body = json!({ "profile": profile, "actor": write.actor, "source": write.source });
             remote.json("PUT", &remote.book_url("")?, &[], Send::Json(body))?
         }
         Command::Apply { file, replace, write } => {
             let text = read_text(file, crate::input::EVENTS_FILE)?;
-            let mut query = vec![("actor", write.actor.clone().unwrap_or_else(default_actor))];
+            let mut query = vec![("file", crate::cli::file_label(file))];
+            query.extend(opt("actor", write.actor.clone()));
             query.extend(replace.then(|| ("replace", "true".to_owned())));
             query.extend(opt("source", write.source.clone()));
             query.extend(opt("expected_head", write.expect_head));
@@ -316,7 +318,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
                 "translation": translation,
                 "propose": check.propose,
                 "record": !check.dry_run,
-                "actor": check.actor.clone().unwrap_or_else(default_actor),
+                "actor": check.actor,
             });
             let url = remote.book_url(&format!("/receipts/{}/check", check.receipt))?;
             remote.json("POST", &url, &[], Send::Json(body))?
@@ -329,6 +331,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let mut query = vec![("file", name)];
             query.extend(opt("format", format.map(|format| format.name())));
             query.extend(opt("actor", write.actor.clone()));
+            query.extend(opt("source", write.source.clone()));
             query.extend(opt("expected_head", write.expect_head));
             query.extend(dry_run.then(|| ("dry_run", "true".to_owned())));
             remote.json("POST", &remote.book_url("/expected")?, &query, Send::Bytes(bytes))?
@@ -363,7 +366,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let gender = gender.map(|arg| crate::render::text::word(&crate::cli::gender(arg)));
             let body = json!({
                 "dst": dst, "gender": gender, "kind": kind, "note": note, "term": term,
-                "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
+                "actor": write.actor, "source": write.source, "expected_head": write.expect_head,
             });
             remote.json("POST", &remote.book_url(&format!("/review/{id}/accept"))?, &[], Send::Json(body))?
         }
@@ -375,7 +378,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
                 if matches!(args.command, Command::Review(ReviewCommand::Reject { .. })) { "reject" } else { "verify" };
             let body = json!({
                 "reason": reason, "note": note,
-                "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
+                "actor": write.actor, "source": write.source, "expected_head": write.expect_head,
             });
             remote.json("POST", &remote.book_url(&format!("/review/{id}/{what}"))?, &[], Send::Json(body))?
         }
@@ -383,7 +386,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let text = read_text(text, crate::input::CHUNK)?;
             let body = json!({
                 "chunk": chunk, "text": text, "dry_run": dry_run,
-                "actor": write.actor.clone().unwrap_or_else(default_actor),
+                "actor": write.actor, "source": write.source, "expected_head": write.expect_head,
             });
             remote.json("POST", &remote.book_url(&format!("/chapters/{chapter}/scan"))?, &[], Send::Json(body))?
         }
@@ -415,7 +418,9 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
                 "dry_run": suggest.dry_run,
                 "min_score": suggest.min_score,
                 "phrases": suggest.phrases,
-                "actor": suggest.write.actor.clone().unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned()),
+                "actor": suggest.write.actor,
+                "source": suggest.write.source,
+                "expected_head": suggest.write.expect_head,
             });
             let url = remote.book_url(&format!("/chapters/{}/suggest", suggest.chapter))?;
             remote.json("POST", &url, &[], Send::Json(body))?
@@ -424,7 +429,9 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             let body = json!({
                 "dry_run": dedupe.dry_run,
                 "min_score": dedupe.min_score,
-                "actor": dedupe.write.actor.clone().unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned()),
+                "actor": dedupe.write.actor,
+                "source": dedupe.write.source,
+                "expected_head": dedupe.write.expect_head,
             });
             remote.json("POST", &remote.book_url("/dedupe")?, &[], Send::Json(body))?
         }

@@ -13,7 +13,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use book::{Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
+use book::{Actor, Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
 use serde::de::DeserializeOwned;
@@ -230,17 +230,52 @@ fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
     })
 }
 
-/// The actor of a write that names none: a valid `kind:name`, since every event
-/// must have one.
+/// The caller of a request without a `Lorebank-Actor` header: a valid `kind:name`,
+/// since every event must have one.
 pub const DEFAULT_ACTOR: &str = "tool:api";
 
-pub(crate) fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
-    WriteOptions {
-        actor: actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
-        source,
-        expect_head: expected_head.map(Seq),
-        recorded_at_ms: now_ms(),
+/// The header that says who calls (`kind:name`): the actor a write records when it
+/// names none and its use case has no default actor of its own. `lorebank --server`
+/// sends the user at the terminal, as the CLI records locally.
+pub const ACTOR_HEADER: &str = "lorebank-actor";
+
+/// Who calls: the `Lorebank-Actor` header, else [`DEFAULT_ACTOR`].
+pub struct Caller(String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Caller, Problem> {
+        match parts.headers.get(ACTOR_HEADER).map(|value| value.to_str()) {
+            None => Ok(Caller(DEFAULT_ACTOR.to_owned())),
+            Some(Ok(actor)) if !actor.trim().is_empty() => Ok(Caller(actor.trim().to_owned())),
+            Some(_) => {
+                Err(Problem::invalid("header Lorebank-Actor: expected an actor `kind:name`").at("Lorebank-Actor"))
+            }
+        }
     }
+}
+
+impl Caller {
+    /// The actor a request names, or this caller.
+    pub(crate) fn actor(&self, named: Option<String>) -> Actor {
+        named.map_or_else(|| Actor::Caller(self.0.clone()), Actor::Named)
+    }
+
+    /// The write options of a request: its actor (or this caller), source and
+    /// expected head.
+    pub(crate) fn write(
+        &self,
+        actor: Option<String>,
+        source: Option<String>,
+        expected_head: Option<u64>,
+    ) -> WriteOptions {
+        write_options(self.actor(actor), source, expected_head)
+    }
+}
+
+pub(crate) fn write_options(actor: Actor, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
+    WriteOptions { actor, source, expect_head: expected_head.map(Seq), recorded_at_ms: now_ms() }
 }
 
 pub(crate) fn record_id(text: &str, at: &str) -> Result<RecordId, Problem> {
@@ -313,7 +348,7 @@ pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
 pub struct CreateBook {
     /// The normalization profile: `zh`, `ja` or `plain`.
     pub profile: String,
-    /// Who creates the book, `kind:name` (default `tool:api`).
+    /// Who creates the book, `kind:name` (default `system:init`).
     pub actor: Option<String>,
     /// Provenance (default `init`).
     pub source: Option<String>,
@@ -323,13 +358,14 @@ pub async fn create_book(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let keyed = asked.claim(&name, &bytes)?;
     let request: CreateBook = json_body(Ok(bytes))?;
-    let write = write_options(request.actor, request.source, None);
+    let write = caller.write(request.actor, request.source, None);
     if let Some((key, claim)) = &keyed {
         if let Some((status, answer)) = server.kept_answer(&name, key, claim)? {
             return Ok(replayed(status, &answer));
@@ -396,7 +432,7 @@ pub struct AppendRequest {
     pub events: Vec<Value>,
     /// Who makes the change, `kind:name`.
     pub actor: Option<String>,
-    /// Provenance for every event (default: `http:events[i]`).
+    /// Provenance for every event (default `append`).
     pub source: Option<String>,
     /// Append only if the head is still this; otherwise 409 and nothing is written.
     pub expected_head: Option<u64>,
@@ -507,16 +543,18 @@ pub async fn append(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let (bodies, write, replace) = if is_ndjson(&headers) {
-        let query = Query::parse(raw, &["actor", "source", "expected_head", "replace"])?;
+        let query = Query::parse(raw, &["actor", "source", "expected_head", "replace", "file"])?;
         let text = std::str::from_utf8(&bytes)
             .map_err(|error| Problem::invalid(format!("body: not UTF-8 at byte {}", error.valid_up_to())).at("body"))?;
-        let bodies = crate::input::event_lines("body", text).map_err(Problem::invalid)?;
-        let write = write_options(
+        let file = query.text("file").unwrap_or("body");
+        let bodies = crate::input::event_lines(file, text).map_err(Problem::invalid)?;
+        let write = caller.write(
             query.text("actor").map(str::to_owned),
             query.text("source").map(str::to_owned),
             query.number("expected_head")?,
@@ -530,12 +568,12 @@ pub async fn append(
             let label = format!("events[{index}]");
             let body: Body = serde_json::from_value(value)
                 .map_err(|error| Problem::invalid(format!("{label}: {error}")).at(label.clone()))?;
-            bodies.push(Labelled { default_source: format!("http:{label}"), label, body });
+            bodies.push(Labelled::at(label, body));
         }
         if bodies.is_empty() {
             return Err(Problem::invalid("events: no events").at("events"));
         }
-        let write = write_options(request.actor, request.source, request.expected_head);
+        let write = caller.write(request.actor, request.source, request.expected_head);
         (bodies, write, request.replace.unwrap_or(false))
     };
     if bodies.len() > server.limits.events_max {
@@ -578,12 +616,13 @@ pub async fn rollback(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let request: RollbackRequest = json_body(Ok(bytes.clone()))?;
-    let write = write_options(request.actor, request.source, request.expected_head);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.rollback(Seq(request.to), request.reason, &write)?;
         Ok(crate::render::json::submitted(&written))
@@ -657,6 +696,7 @@ pub async fn term_edit(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "term id")?;
@@ -685,7 +725,7 @@ pub async fn term_edit(
         release_to: request.release_to,
         note_release_to: request.note_release_to,
     };
-    let write = write_options(request.actor, request.source, request.expected_head);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.term_edit(id, &edit, &write)?;
         Ok(crate::render::json::submitted(&written))
@@ -1187,6 +1227,7 @@ pub struct CheckRequest {
 pub async fn check(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, receipt) = book_and::<String>(path, "receipt")?;
@@ -1195,7 +1236,7 @@ pub async fn check(
     let options = book::check::CheckOptions {
         record,
         propose: request.propose.unwrap_or(false),
-        actor: request.actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
+        actor: caller.actor(request.actor).as_str().to_owned(),
         recorded_at_ms: now_ms(),
     };
     let value = on_book(server, name, move |open| {
@@ -1250,6 +1291,8 @@ pub struct AcceptRequest {
     pub actor: Option<String>,
     /// Provenance.
     pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -1264,12 +1307,15 @@ pub struct JudgeRequest {
     pub actor: Option<String>,
     /// Provenance.
     pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
 }
 
 pub async fn review_accept(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "id")?;
@@ -1284,7 +1330,7 @@ pub async fn review_accept(
         note: request.note,
         term,
     };
-    let write = write_options(request.actor, request.source, None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_accept(id, &acceptance, &write)?;
         Ok(crate::render::json::submitted(&written))
@@ -1296,6 +1342,7 @@ async fn judge(
     server: Arc<Server>,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
     verdict: Verdict,
 ) -> Result<Response, Problem> {
@@ -1305,7 +1352,7 @@ async fn judge(
     let request: JudgeRequest = json_body(Ok(bytes.clone()))?;
     let reason =
         request.reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
-    let write = write_options(request.actor, request.source, None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_judge(id, verdict, &reason, request.note, &write)?;
         Ok(crate::render::json::submitted(&written))
@@ -1317,18 +1364,20 @@ pub async fn review_reject(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    judge(server, path, asked, body, Verdict::Reject).await
+    judge(server, path, asked, caller, body, Verdict::Reject).await
 }
 
 pub async fn review_verify(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    judge(server, path, asked, body, Verdict::Verify).await
+    judge(server, path, asked, caller, body, Verdict::Verify).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -1343,12 +1392,17 @@ pub struct ScanRequest {
     pub dry_run: Option<bool>,
     /// Who proposes, `kind:name`.
     pub actor: Option<String>,
+    /// Provenance (default `chCHAPTER/CHUNK`).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
 }
 
 pub async fn scan(
     State(server): Shared,
     path: Result<Path<(String, u32)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
@@ -1356,7 +1410,7 @@ pub async fn scan(
     let bytes = body_bytes(body)?;
     let request: ScanRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let write = write_options(request.actor, Some(format!("ch{chapter}/{}", request.chunk)), None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let scanned = book.scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
         Ok(crate::render::json::scanned(&scanned, dry_run))
@@ -1397,15 +1451,19 @@ pub async fn expect_import(
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["format", "file", "dry_run", "actor", "expected_head"])?;
+    let query = Query::parse(raw, &["format", "file", "dry_run", "actor", "source", "expected_head"])?;
     let format = format_param(&query)?;
     let file = query.text("file").unwrap_or("cast list").to_owned();
     let dry_run = flag(&query, "dry_run")?;
-    let actor = Some(query.text("actor").unwrap_or("import:cast-list").to_owned());
-    let write = write_options(actor, None, query.number("expected_head")?);
+    let write = caller.write(
+        query.text("actor").map(str::to_owned),
+        query.text("source").map(str::to_owned),
+        query.number("expected_head")?,
+    );
     let bytes = body_bytes(body)?;
     write_once(server, name, &asked, &bytes.clone(), move |book| {
         let imported = book.expect_import(&file, &bytes, format, dry_run, &write)?;
@@ -1516,6 +1574,7 @@ pub async fn embedding_set_model(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
@@ -1532,7 +1591,7 @@ pub async fn embedding_set_model(
             request.normalize.unwrap_or(true),
         )
     };
-    let write = write_options(request.actor, request.source, request.expected_head);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
         let files = embedding.embedding.files()?;
@@ -1586,12 +1645,17 @@ pub struct SuggestRequest {
     pub phrases: Option<bool>,
     /// Who proposes, `kind:name` (default `tool:embed`).
     pub actor: Option<String>,
+    /// Provenance (default `chCHAPTER/CHUNK`).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
 }
 
 pub async fn suggest(
     State(server): Shared,
     path: Result<Path<(String, u32)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
@@ -1599,8 +1663,7 @@ pub async fn suggest(
     let bytes = body_bytes(body)?;
     let request: SuggestRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let actor = request.actor.unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned());
-    let write = write_options(Some(actor), Some(format!("ch{chapter}/{}", request.chunk)), None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
         embedding.embedding.with_model(book, |book, model| {
@@ -1626,20 +1689,24 @@ pub struct DedupeRequest {
     pub min_score: Option<i32>,
     /// Who proposes, `kind:name` (default `tool:embed`).
     pub actor: Option<String>,
+    /// Provenance (default `dedupe`).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
 }
 
 pub async fn dedupe(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let request: DedupeRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let actor = request.actor.unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned());
-    let write = write_options(Some(actor), Some("dedupe".to_owned()), None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
         embedding.embedding.with_model(book, |book, model| {

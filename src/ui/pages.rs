@@ -266,7 +266,7 @@ pub async fn review_write(
     let fields: ReviewForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
     let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
-    let write = write_options(Some(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
+    let write = write_options(book::Actor::Named(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
     let gender = gender(fields.gender)?;
     let (dst, kind, note, reason) = (given(fields.dst), given(fields.kind), given(fields.note), given(fields.reason));
     let book = name.clone();

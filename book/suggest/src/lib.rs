@@ -62,5 +62,7 @@ pub use suggest::{
 };
 pub use vectors::{status, Role, VectorStatus, VECTORS_SET};
 
-/// The actor of suggestions and dedupe pairs when the caller names none.
+/// The actor of suggestions and dedupe pairs when none is named (`suggest()` and
+/// `dedupe()` apply it; a caller passes its own identity as
+/// [`book::Actor::Caller`]).
 pub const DEFAULT_ACTOR: &str = "tool:embed";
