@@ -53,7 +53,7 @@ fn impact_since_revision_0_is_a_bad_request() {
     let problem = answer.json();
     assert_eq!(problem["type"], "urn:lorebank:problem:invalid");
     assert_eq!(problem["at"], "since");
-    assert_eq!(problem["detail"], "query parameter since: revisions start at 1");
+    assert_eq!(problem["detail"], "impact since revision 0: revisions start at 1 (revision 0 is the empty book)");
     let answer = request(&server.url, "GET", "/v1/books/b/impact?since=1", &[], "");
     assert_eq!(answer.status, 200, "{}", answer.body);
     server.stop();

@@ -41,7 +41,7 @@ pub use book::{
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
 pub use idempotency::{Claim, Seen};
-pub use interchange::{Export, ImportOptions, ImportReport};
+pub use interchange::{Export, ExportForm, Exported, ImportOptions, ImportReport};
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;

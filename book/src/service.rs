@@ -181,13 +181,38 @@ pub struct Initialized {
     pub written: Written,
 }
 
+/// A normalization profile a book can be created with: its name, the fold table
+/// it builds and what it folds.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileName {
+    /// The name (`zh`), as `config_set` records it.
+    pub name: &'static str,
+    /// The fold table's flavour.
+    pub flavour: Flavour,
+    /// What it folds, in one line.
+    pub doc: &'static str,
+}
+
+/// Every profile a book can be created with (the CLI's `init --profile` lists them,
+/// the API's `PUT /v1/books/{book}` takes them).
+pub const PROFILES: &[ProfileName] = &[
+    ProfileName {
+        name: "zh",
+        flavour: Flavour::Zh,
+        doc: "Chinese: traditional and regional variants fold to simplified",
+    },
+    ProfileName {
+        name: "ja", flavour: Flavour::Ja, doc: "Japanese: kyūjitai fold to shinjitai, katakana to hiragana"
+    },
+    ProfileName { name: "plain", flavour: Flavour::Plain, doc: "Unicode folds only (NFKC, width, case, kana)" },
+];
+
 /// Builds the fold table a profile name stands for: its id and bytes.
 pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), BookError> {
-    let flavour = match name {
-        "zh" => Flavour::Zh,
-        "ja" => Flavour::Ja,
-        "plain" => Flavour::Plain,
-        other => return Err(BookError::Invalid(format!("unknown profile {other:?}: expected zh, ja or plain"))),
+    let Some(flavour) = PROFILES.iter().find(|profile| profile.name == name).map(|profile| profile.flavour) else {
+        let names: Vec<&str> = PROFILES.iter().map(|profile| profile.name).collect();
+        let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+        return Err(BookError::Invalid(format!("unknown profile {name:?}: expected {} or {last}", rest.join(", "))));
     };
     let profile = ProfileBuilder::new(flavour)
         .build()
@@ -441,9 +466,10 @@ impl Book {
     pub fn log_range(&self, from: Seq, to: Option<Seq>) -> Result<(Seq, Seq), BookError> {
         let from = from.max(Seq(1));
         if let Some(to) = to.filter(|to| *to < from) {
-            return Err(BookError::Invalid(format!(
-                "revision {from} is after revision {to}: no event is in that range"
-            )));
+            return Err(BookError::InvalidField {
+                field: "to",
+                message: format!("revision {from} is after revision {to}: no event is in that range"),
+            });
         }
         let head = self.ledger().head()?.seq;
         for revision in [Some(from), to].into_iter().flatten() {

@@ -19,10 +19,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use book::{Actor, Book, Labelled, Patience, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
-use serde_json::json;
 
 use crate::cli::args::*;
-use crate::failure::{Failure, Kind};
+use crate::failure::Failure;
 use crate::input::{Bound, CHUNK, EVENTS_FILE};
 use crate::render::{json, output, print, submitted, text};
 
@@ -54,7 +53,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     match args.command {
         Command::Serve(serve) => serve_command(serve),
         Command::Openapi => openapi(),
-        Command::Init { profile, write } => init(&book?.path, profile, &write, json),
+        Command::Init { profile, write } => init(&book?.path, &profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
             glossary::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
@@ -444,7 +443,7 @@ impl Target {
         let json = self.json;
         Patience::telling(self.wait, move |message| {
             if json {
-                errln!("{}", json!({ "waiting": { "message": message } }));
+                errln!("{}", serde_json::json!({ "waiting": { "message": message } }));
             } else {
                 errln!("note: {message}");
             }
@@ -507,15 +506,10 @@ fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Re
     append_batch(book, write, Labelled::appended(bodies), false, json)
 }
 
-fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let name = match profile {
-        ProfileArg::Zh => "zh",
-        ProfileArg::Ja => "ja",
-        ProfileArg::Plain => "plain",
-    };
-    let initialized = Book::init(book, name, &write_options(write))?;
+fn init(book: &Path, profile: &str, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let initialized = Book::init(book, profile, &write_options(write))?;
     if !json {
-        text::initialized(book, name, &initialized);
+        text::initialized(book, profile, &initialized);
     }
     submitted(&initialized.written, json);
     Ok(())
@@ -550,9 +544,6 @@ fn term_show(book: &Target, id: RecordId, as_of: Option<u64>, json: bool) -> Res
 }
 
 fn log(book: &Target, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
-    if let Some(to) = to.filter(|to| *to < from) {
-        return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
-    }
     open_reader(book)?.events(Seq(from), to.map(Seq), |event| {
         let line = if json { json::event(&event).to_string() } else { text::event_line(&event) };
         outln!("{line}");
@@ -570,16 +561,10 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
             Ok(())
         }
         Err(error) => {
-            let (seq, object) = match &error {
-                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
-                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
-                _ => (None, None),
-            };
-            let failure = Failure::from(error);
-            if json && failure.kind == Kind::Corrupted {
-                outln!("{}", json!({ "ok": false, "seq": seq, "object": object, "message": failure.message }));
+            if let Some(damaged) = json::verify_failed(&error).filter(|_| json) {
+                outln!("{damaged}");
             }
-            Err(failure)
+            Err(error.into())
         }
     }
 }

@@ -181,11 +181,6 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             ))
         }
         Command::Init { profile, write } => {
-            let profile = match profile {
-                ProfileArg::Zh => "zh",
-                ProfileArg::Ja => "ja",
-                ProfileArg::Plain => "plain",
-            };
             let body = json!({ "profile": profile, "actor": write.actor, "source": write.source });
             remote.json("PUT", &remote.book_url("")?, &[], Send::Json(body))?
         }
@@ -440,23 +435,19 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// An export fetched from the server, written like a local one (the report on
-/// stderr comes from the answer's headers).
+/// An export fetched from the server, written like a local one: the file to `-o
+/// FILE` or stdout, and its report from the answer's `Lorebank-Export` header.
 fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(), Failure> {
-    if json && export.output.is_none() {
-        return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
-    }
-    let format = match export.format {
-        ExportFormat::Tool(format) => format.name(),
-        ExportFormat::Profile => "profile",
-    };
-    let mut query = vec![("format", format.to_owned()), ("target_lang", export.target_lang.clone())];
+    crate::cli::interchange::check_output(export, json)?;
+    let mut query = vec![("format", export.format.name().to_owned()), ("target_lang", export.target_lang.clone())];
     query.extend(opt("chapter", export.chapter));
     query.extend(opt("as_of", export.as_of));
     let response = remote.call("GET", &remote.book_url("/export")?, &query, Send::Empty)?;
     let header = |name: &str| response.header(name).unwrap_or("").to_owned();
     let (revision, snapshot, lost) =
         (header("lorebank-revision"), header("lorebank-snapshot"), header("lorebank-lost"));
+    let mut report: Value = serde_json::from_str(&header("lorebank-export"))
+        .map_err(|error| Failure::io(format!("the server's export report is not JSON: {error}")))?;
     let mut bytes = Vec::new();
     response
         .into_reader()
@@ -467,15 +458,13 @@ fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(),
         None => crate::render::output::write_bytes(&bytes),
     }
     if json {
-        outln!(
-            "{}",
-            json!({ "format": format, "bytes": bytes.len(), "revision": revision, "snapshot": snapshot, "lost": lost })
-        );
+        report["output"] = json!(export.output.as_deref().and_then(std::path::Path::to_str));
+        outln!("{report}");
     } else {
         errln!(
             "exported {} as {} at revision {revision} (snapshot {snapshot}); lost: {}",
             bytes.len(),
-            format,
+            export.format.name(),
             if lost.is_empty() { "nothing" } else { &lost }
         );
     }

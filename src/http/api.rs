@@ -456,6 +456,7 @@ fn import() {}
                 ("Lorebank-Revision" = u64, description = "The revision exported"),
                 ("Lorebank-Snapshot" = String, description = "Its snapshot ID"),
                 ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost)"),
+                ("Lorebank-Export" = String, description = "The report `export --json` prints (without `output`), as JSON with every non-ASCII character escaped"),
             )),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),

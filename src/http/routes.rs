@@ -805,19 +805,7 @@ pub async fn verify(State(server): Shared, path: Result<Path<String>, PathReject
     let name = book_name(path)?;
     let value = on_book(server, name, move |open| match open.lock().verify() {
         Ok(report) => Ok(crate::render::json::verified(&report)),
-        Err(error) => {
-            let (seq, object) = match &error {
-                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
-                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
-                _ => (None, None),
-            };
-            let error = BookError::from(error);
-            if error.class() == book::ErrorClass::Corrupt {
-                Ok(json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() }))
-            } else {
-                Err(error.into())
-            }
-        }
+        Err(error) => crate::render::json::verify_failed(&error).ok_or_else(|| BookError::from(error).into()),
     })
     .await?;
     ok(value)
@@ -847,18 +835,13 @@ pub async fn log(
     if limit == 0 || limit > page_max {
         return Err(Problem::invalid(format!("query parameter limit: expected 1 to {page_max}")).at("limit"));
     }
-    if let Some(to) = to.filter(|to| *to < from) {
-        return Err(Problem::invalid(format!("from {from} is after to {to}: no event is in that range")).at("to"));
-    }
     // A revision past the head is out of range, as for every read that names one.
     let (ledger, end) = on_book(server, name, move |open| {
         let book = open.lock();
-        let (_, end) = book.log_range(Seq(from), to.map(Seq)).map_err(|error| {
-            let at = match &error {
-                BookError::BeyondHead { revision, .. } if *revision == Seq(from) => "from",
-                _ => "to",
-            };
-            Problem::from(error).at(at)
+        let (_, end) = book.log_range(Seq(from), to.map(Seq)).map_err(|error| match &error {
+            BookError::BeyondHead { revision, .. } if *revision == Seq(from) => Problem::from(error).at("from"),
+            BookError::BeyondHead { .. } => Problem::from(error).at("to"),
+            _ => Problem::from(error),
         })?;
         Ok((book.ledger_handle(), end.0))
     })
@@ -1087,11 +1070,6 @@ pub async fn impact(
     let name = book_name(path)?;
     let query = Query::parse(raw, &["since", "term"])?;
     let since = query.number::<u64>("since")?.map(Seq);
-    // Revision 0 is the book before its first event: no config, so no chunk can be
-    // assembled against it.
-    if since == Some(Seq(0)) {
-        return Err(Problem::invalid("query parameter since: revisions start at 1").at("since"));
-    }
     let term = query.text("term").map(|term| record_id(term, "term")).transpose()?;
     let value =
         on_book(server, name, move |open| Ok(crate::render::json::impact(&open.lock().impact(since, term)?))).await?;
@@ -1163,49 +1141,79 @@ pub async fn export(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let query = Query::parse(raw, &["format", "chapter", "as_of", "target_lang"])?;
-    if query.text("format") == Some("profile") {
-        if query.text("chapter").is_some() {
-            return Err(Problem::invalid(
-                "query parameter chapter: the profile form lists every active record with its own window",
-            )
-            .at("chapter"));
-        }
-        let as_of = query.number::<u64>("as_of")?.map(Seq);
-        let export = on_book(server, name, move |open| Ok(open.lock().export_profile(&reader, as_of)?)).await?;
-        let mut response = (StatusCode::OK, export.text).into_response();
-        let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-        headers.insert("lorebank-revision", HeaderValue::from(export.revision.0));
-        if let Ok(snapshot) = HeaderValue::from_str(&export.snapshot.to_string()) {
-            headers.insert("lorebank-snapshot", snapshot);
-        }
-        return Ok(response);
-    }
-    let format =
-        format_param(&query)?.ok_or_else(|| Problem::invalid("query parameter format: required").at("format"))?;
+    let form = match query.text("format") {
+        None => return Err(Problem::invalid("query parameter format: required").at("format")),
+        Some(name) => book::ExportForm::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = formats::Format::ALL.iter().map(|format| format.name()).collect();
+            Problem::invalid(format!(
+                "query parameter format: unknown format {name:?}; one of {}, or profile",
+                names.join(", ")
+            ))
+            .at("format")
+        })?,
+    };
     let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
     let as_of = query.number::<u64>("as_of")?.map(Seq);
     let target_lang = query.text("target_lang").map(str::to_owned);
-    let export = on_book(server, name, move |open| {
-        Ok(open.lock().export(&reader, format, chapter, as_of, target_lang.as_deref())?)
+    let exported = on_book(server, name, move |open| {
+        Ok(open.lock().export_as(&reader, form, chapter, as_of, target_lang.as_deref())?)
     })
     .await?;
-    let lost: Vec<String> = export.lost.iter().map(|group| format!("{}={}", group.what, group.at.len())).collect();
-    let mut response = (StatusCode::OK, export.bytes).into_response();
+    let (mut response, revision, snapshot, report) = match exported {
+        book::Exported::Profile(export) => {
+            let report = crate::render::json::exported_profile(&export, None);
+            let mut response = (StatusCode::OK, export.text).into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+            (response, export.revision, export.snapshot, report)
+        }
+        book::Exported::Tool(export) => {
+            let report = crate::render::json::export(&export, None);
+            let lost: Vec<String> =
+                export.lost.iter().map(|group| format!("{}={}", group.what, group.at.len())).collect();
+            let format = export.format;
+            let mut response = (StatusCode::OK, export.bytes).into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
+            let file = format!("attachment; filename=\"glossary.{}\"", format.extension());
+            headers.insert(
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&file).map_err(|_| Problem::invalid("file name"))?,
+            );
+            // Field names are ASCII (lorebank's own, or the format's): a header can carry them.
+            let lost = HeaderValue::from_str(&lost.join(", ")).unwrap_or_else(|_| HeaderValue::from_static("?"));
+            headers.insert("lorebank-lost", lost);
+            (response, export.revision, export.snapshot, report)
+        }
+    };
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
-    let file = format!("attachment; filename=\"glossary.{}\"", format.extension());
-    headers
-        .insert(header::CONTENT_DISPOSITION, HeaderValue::from_str(&file).map_err(|_| Problem::invalid("file name"))?);
-    headers.insert("lorebank-revision", HeaderValue::from(export.revision.0));
+    headers.insert("lorebank-revision", HeaderValue::from(revision.0));
     headers.insert(
         "lorebank-snapshot",
-        HeaderValue::from_str(&export.snapshot.to_string()).map_err(|_| Problem::invalid("snapshot"))?,
+        HeaderValue::from_str(&snapshot.to_string()).map_err(|_| Problem::invalid("snapshot"))?,
     );
-    // Field names are ASCII (lorebank's own, or the format's): a header can carry them.
-    let lost = HeaderValue::from_str(&lost.join(", ")).unwrap_or_else(|_| HeaderValue::from_static("?"));
-    headers.insert("lorebank-lost", lost);
+    // The report `export --json` prints (without `output`), as ASCII JSON.
+    if let Ok(report) = HeaderValue::from_str(&ascii_json(&report)) {
+        headers.insert("lorebank-export", report);
+    }
     Ok(response)
+}
+
+/// `value` as JSON with every character outside printable ASCII escaped (`\\uXXXX`),
+/// so that a header can carry it.
+fn ascii_json(value: &Value) -> String {
+    let mut out = String::new();
+    for c in value.to_string().chars() {
+        if (' '..='~').contains(&c) {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
 }
 
 // ----- post-check, review, names -----
