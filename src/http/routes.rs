@@ -1483,20 +1483,16 @@ pub async fn expect_import(
 // ----- embedding -----
 
 /// The embedding model files the server was started with (`--embed-model`), and the
-/// models it has loaded from them, each checked to be a book's model.
+/// models it has loaded from them ([`suggest::Models`]).
 #[derive(Default)]
 pub struct Embedding {
-    files: Option<suggest::ModelFiles>,
-    models: Mutex<Vec<suggest::Model>>,
+    models: Option<suggest::Models>,
 }
 
-/// Models kept loaded (books of one library usually share one).
-const MODELS_KEPT: usize = 4;
-
 impl Embedding {
-    /// The server's model files, or the problem of a server without them.
-    fn files(&self) -> Result<&suggest::ModelFiles, Problem> {
-        self.files.as_ref().ok_or_else(|| {
+    /// The server's models, or the problem of a server without model files.
+    fn models(&self) -> Result<&suggest::Models, Problem> {
+        self.models.as_ref().ok_or_else(|| {
             Problem::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "embedding-unavailable",
@@ -1506,36 +1502,20 @@ impl Embedding {
         })
     }
 
-    /// Runs `work` with the book's model: one already loaded, or loaded now from the
-    /// server's files and checked against the book's identity.
+    /// Runs `work` with the book's model ([`suggest::Models::with_model`]).
     fn with_model<T>(
         &self,
         book: &mut book::Book,
         work: impl FnOnce(&mut book::Book, &mut suggest::Model) -> Result<T, suggest::SuggestError>,
     ) -> Result<T, Problem> {
-        let files = self.files()?;
-        let state = book.state(None)?;
-        let set = state.embedding_model().map(|(set, _)| set.clone()).ok_or(suggest::SuggestError::NoModel)?;
-        let mut models = self.models.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let index = match models.iter().position(|model| model.is(&set)) {
-            Some(index) => index,
-            None => {
-                let model = suggest::Model::load(files, &set)?;
-                if models.len() >= MODELS_KEPT {
-                    models.remove(0);
-                }
-                models.push(model);
-                models.len() - 1
-            }
-        };
-        Ok(work(book, &mut models[index])?)
+        Ok(self.models()?.with_model(book, work)?)
     }
 }
 
 impl Server {
     /// The server with embedding model files: the embedding routes use them.
     pub fn with_embedding(mut self, files: Option<suggest::ModelFiles>) -> Server {
-        self.embedding = Embedding { files, models: Mutex::new(Vec::new()) };
+        self.embedding = Embedding { models: files.map(suggest::Models::new) };
         self
     }
 }
@@ -1602,7 +1582,7 @@ pub async fn embedding_set_model(
     let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
-        let files = embedding.embedding.files()?;
+        let files = embedding.embedding.models()?.files();
         let set = suggest::set_model(book, files, &options, &write)?;
         let status = suggest::status(book)?;
         Ok(crate::render::json::embed::set_model(&set, &status))
