@@ -45,4 +45,7 @@ pub use interchange::{Export, ExportForm, Exported, ImportOptions, ImportReport}
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;
-pub use service::{Actor, Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};
+pub use service::{
+    Actor, Clear, FieldValue, Initialized, Labelled, RollbackPlan, TermEdit, TermField, WriteOptions, Written,
+    TERM_FIELDS,
+};

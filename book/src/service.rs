@@ -519,50 +519,239 @@ impl Book {
 }
 
 /// Changes to some fields of a term; a `None` field stays as it is. For an optional
-/// field, `Some(None)` clears it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// field, `Some(None)` clears it. Its JSON form (the body of `PATCH …/terms/{id}`) has
+/// one member per field changed, `null` for a field cleared (`decl: []` clears the
+/// declension forms); [`TERM_FIELDS`] lists the fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TermEdit {
     /// New source surface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub src: Option<String>,
     /// New rendering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<String>,
     /// New sense, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub sense: Option<Option<String>>,
     /// New category, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub kind: Option<Option<String>>,
     /// New gender, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub gender: Option<Option<Gender>>,
     /// New declension forms (empty clears them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decl: Option<Vec<String>>,
     /// New speech note, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub speech: Option<Option<String>>,
     /// New translator note, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub note: Option<Option<String>>,
     /// New first chapter of the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<u32>,
     /// New last chapter, or open-ended.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub until: Option<Option<u32>>,
     /// New review status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
     /// New priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// Whether the term is constant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constant: Option<bool>,
     /// New secondary keys, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub secondary: Option<Option<SecondaryKeys>>,
     /// New logic for the secondary keys the term already has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secondary_logic: Option<KeyLogic>,
     /// New superseded record, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub supersedes: Option<Option<RecordId>>,
     /// New owner, or none (the book's default).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub owner: Option<Option<String>>,
     /// New owner role, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub owner_role: Option<Option<String>>,
     /// New release list, or none (the book's default).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub release_to: Option<Option<Vec<String>>>,
     /// New release list of the note, or none (whoever reads the term).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub note_release_to: Option<Option<Vec<String>>>,
 }
+
+/// The JSON form of a field an edit can clear: absent, unchanged; `null`, cleared;
+/// a value, set.
+mod clearable {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer, T: Serialize>(value: &Option<Option<T>>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(inner) => inner.serialize(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(deserializer).map(Some)
+    }
+}
+
+/// What a field of a term holds, as an edit takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A line of text.
+    Text,
+    /// A list of texts (`a,b` on the command line).
+    Texts,
+    /// A chapter number.
+    Chapter,
+    /// A signed number.
+    Integer,
+    /// `true` or `false`.
+    Flag,
+    /// A grammatical gender: `m`, `f`, `n` or `pl`.
+    Gender,
+    /// A review status: `approved`, `auto` or `draft`.
+    Status,
+    /// Secondary keys with their logic.
+    Keys,
+    /// How secondary keys combine: `and_any`, `and_all`, `not_any` or `not_all`.
+    Logic,
+    /// A record id (`T-2`).
+    Record,
+}
+
+/// Whether and how an edit clears a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clear {
+    /// It cannot be cleared.
+    No,
+    /// `null` clears it (`--clear-NAME`).
+    Null,
+    /// An empty list clears it (`--clear-NAME`).
+    Empty,
+}
+
+/// One field of a term an edit can change: its name (the JSON member, and the
+/// command line's `--NAME`), whether and how an edit clears it (`--clear-NAME`),
+/// what it holds, and what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct TermField {
+    /// The name.
+    pub name: &'static str,
+    /// How an edit clears it.
+    pub clear: Clear,
+    /// What it holds.
+    pub value: FieldValue,
+    /// What it is, in one line.
+    pub doc: &'static str,
+}
+
+/// Every field of a term an edit can change, in the order of [`TermEdit`]: the one
+/// list the API's schema is built from and the command line and the docs are checked
+/// against. Adding a field adds it to [`TermEdit`], here and to the docs.
+pub const TERM_FIELDS: &[TermField] = &[
+    TermField { name: "src", clear: Clear::No, value: FieldValue::Text, doc: "New source surface." },
+    TermField { name: "dst", clear: Clear::No, value: FieldValue::Text, doc: "New rendering." },
+    TermField { name: "sense", clear: Clear::Null, value: FieldValue::Text, doc: "New sense, or `null` for none." },
+    TermField { name: "kind", clear: Clear::Null, value: FieldValue::Text, doc: "New category, or `null` for none." },
+    TermField {
+        name: "gender",
+        clear: Clear::Null,
+        value: FieldValue::Gender,
+        doc: "New grammatical gender (`m`, `f`, `n`, `pl`), or `null` for none.",
+    },
+    TermField {
+        name: "decl",
+        clear: Clear::Empty,
+        value: FieldValue::Texts,
+        doc: "New declension forms; `[]` removes them all.",
+    },
+    TermField {
+        name: "speech",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New speech note, or `null` for none.",
+    },
+    TermField {
+        name: "note",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New translator note, or `null` for none.",
+    },
+    TermField { name: "since", clear: Clear::No, value: FieldValue::Chapter, doc: "New first chapter of the window." },
+    TermField {
+        name: "until",
+        clear: Clear::Null,
+        value: FieldValue::Chapter,
+        doc: "New last chapter of the window, or `null` for an open-ended one.",
+    },
+    TermField {
+        name: "status",
+        clear: Clear::No,
+        value: FieldValue::Status,
+        doc: "New review status (`approved`, `auto`, `draft`).",
+    },
+    TermField { name: "priority", clear: Clear::No, value: FieldValue::Integer, doc: "New priority." },
+    TermField {
+        name: "constant",
+        clear: Clear::No,
+        value: FieldValue::Flag,
+        doc: "Whether the term is injected into every chunk inside its window.",
+    },
+    TermField {
+        name: "secondary",
+        clear: Clear::Null,
+        value: FieldValue::Keys,
+        doc: "New secondary keys (`keys` and `logic`), or `null` for none.",
+    },
+    TermField {
+        name: "secondary_logic",
+        clear: Clear::No,
+        value: FieldValue::Logic,
+        doc: "New logic for the secondary keys the term already has.",
+    },
+    TermField {
+        name: "supersedes",
+        clear: Clear::Null,
+        value: FieldValue::Record,
+        doc: "New superseded record, or `null` for none.",
+    },
+    TermField {
+        name: "owner",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New owner (a declared party), or `null` for the book's default.",
+    },
+    TermField {
+        name: "owner_role",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New owner role, or `null` for none.",
+    },
+    TermField {
+        name: "release_to",
+        clear: Clear::Null,
+        value: FieldValue::Texts,
+        doc: "New release list, or `null` for the book's default.",
+    },
+    TermField {
+        name: "note_release_to",
+        clear: Clear::Null,
+        value: FieldValue::Texts,
+        doc: "New release list of the note, or `null`: whoever reads the term.",
+    },
+];
 
 fn set<T: Clone>(field: &mut T, value: &Option<T>) {
     if let Some(value) = value {
@@ -701,5 +890,86 @@ fn name_refusal(error: BookError, labels: &[String]) -> BookError {
     match label {
         Some(label) => BookError::RejectedAt { label: label.clone(), rejection: Box::new(rejection) },
         None => BookError::Rejected(rejection),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An edit that sets every field.
+    fn full() -> TermEdit {
+        TermEdit {
+            src: Some("萧炎".into()),
+            dst: Some("Сяо Янь".into()),
+            sense: Some(Some("hero".into())),
+            kind: Some(Some("character".into())),
+            gender: Some(Some(Gender::Masculine)),
+            decl: Some(vec!["Сяо Яня".into()]),
+            speech: Some(Some("curt".into())),
+            note: Some(Some("the lead".into())),
+            since: Some(2),
+            until: Some(Some(9)),
+            status: Some(Status::Draft),
+            priority: Some(3),
+            constant: Some(true),
+            secondary: Some(Some(SecondaryKeys { logic: KeyLogic::AndAll, keys: vec!["火".into()] })),
+            secondary_logic: Some(KeyLogic::NotAny),
+            supersedes: Some(Some("T-9".parse().unwrap())),
+            owner: Some(Some("human:names-editor".into())),
+            owner_role: Some(Some("names editor".into())),
+            release_to: Some(Some(vec!["*".into()])),
+            note_release_to: Some(Some(vec!["human:editors".into()])),
+        }
+    }
+
+    fn base() -> TermPut {
+        TermPut {
+            id: "T-1".parse().unwrap(),
+            src: "炎".into(),
+            sense: None,
+            dst: "Янь".into(),
+            kind: None,
+            gender: None,
+            decl: Vec::new(),
+            speech: None,
+            note: None,
+            window: Window { since: 1, until: None },
+            status: Status::Approved,
+            priority: 0,
+            constant: false,
+            secondary: None,
+            supersedes: None,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+            note_release_to: None,
+        }
+    }
+
+    #[test]
+    fn the_term_field_table_lists_every_field_of_an_edit_and_how_it_clears() {
+        let value = serde_json::to_value(full()).unwrap();
+        let mut members: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut listed: Vec<&str> = TERM_FIELDS.iter().map(|field| field.name).collect();
+        members.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(members, listed, "TermEdit and TERM_FIELDS name the same fields");
+        assert_eq!(serde_json::from_value::<TermEdit>(value).unwrap(), full(), "the JSON form reads back");
+        for field in TERM_FIELDS {
+            let cleared = if field.clear == Clear::Empty { "[]" } else { "null" };
+            let edit: TermEdit = serde_json::from_str(&format!("{{\"{}\": {cleared}}}", field.name)).unwrap();
+            assert_eq!(edit.is_empty(), field.clear == Clear::No, "{}: {edit:?}", field.name);
+            if field.clear != Clear::No {
+                let cleared = edit.apply(&full().apply(&base()));
+                let json = serde_json::to_value(&cleared).unwrap();
+                let member = match field.name {
+                    "since" | "until" => json["window"][field.name].clone(),
+                    name => json[name].clone(),
+                };
+                assert!(member.is_null() || member == serde_json::json!([]), "{}: {member}", field.name);
+            }
+        }
+        assert!(serde_json::from_str::<TermEdit>(r#"{"dest": "x"}"#).is_err(), "an unknown field is refused");
     }
 }

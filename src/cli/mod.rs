@@ -568,3 +568,76 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A value of each kind of field, as the command line takes it.
+    fn sample(value: book::FieldValue) -> &'static str {
+        match value {
+            book::FieldValue::Text => "x",
+            book::FieldValue::Texts | book::FieldValue::Keys => "a,b",
+            book::FieldValue::Chapter => "3",
+            book::FieldValue::Integer => "2",
+            book::FieldValue::Flag => "true",
+            book::FieldValue::Gender => "m",
+            book::FieldValue::Status => "draft",
+            book::FieldValue::Logic => "and-all",
+            book::FieldValue::Record => "T-2",
+        }
+    }
+
+    fn flag(name: &str) -> String {
+        name.replace('_', "-")
+    }
+
+    /// The edit `term edit T-1 ARGS…` makes, in its JSON form.
+    fn edit(args: &[&str]) -> serde_json::Value {
+        let argv = [&["lorebank", "term", "edit", "T-1"][..], args].concat();
+        let Command::Term(TermCommand::Edit(edit)) = Args::try_parse_from(argv).unwrap().command else {
+            unreachable!("term edit parses as term edit")
+        };
+        serde_json::to_value(term_edit(&edit).unwrap()).unwrap()
+    }
+
+    /// `term edit` has `--FIELD` for every field of `book::TERM_FIELDS` and
+    /// `--clear-FIELD` for every clearable one, each changing that field alone, and
+    /// nothing else but the write's options; docs/cli.md names each flag.
+    #[test]
+    fn term_edit_takes_exactly_the_fields_of_the_books_list() {
+        let command = Args::command();
+        let term = command.find_subcommand("term").unwrap();
+        let clap_edit = term.find_subcommand("edit").unwrap();
+        let globals: Vec<&str> = command.get_arguments().filter_map(clap::Arg::get_long).collect();
+        let mut taken: Vec<String> = clap_edit
+            .get_arguments()
+            .filter_map(clap::Arg::get_long)
+            .filter(|long| !globals.contains(long) && !["actor", "source", "expect-head"].contains(long))
+            .map(str::to_owned)
+            .collect();
+        let mut listed = Vec::new();
+        let docs = include_str!("../../docs/cli.md");
+        let synopsis = &docs[docs.find("* `term edit ID").unwrap()..docs.find("* `term retire ID").unwrap()];
+        for field in book::TERM_FIELDS {
+            let name = flag(field.name);
+            let set = edit(&[&format!("--{name}"), sample(field.value)]);
+            assert_eq!(set.as_object().unwrap().keys().collect::<Vec<_>>(), [field.name], "--{name}: {set}");
+            assert!(synopsis.contains(&format!("--{name} ")), "docs/cli.md names --{name}");
+            listed.push(name.clone());
+            if field.clear != book::Clear::No {
+                let cleared = edit(&[&format!("--clear-{name}")]);
+                let empty = if field.clear == book::Clear::Empty { json!([]) } else { json!(null) };
+                assert_eq!(cleared, json!({ field.name: empty }), "--clear-{name}");
+                assert!(synopsis.contains(&format!("--clear-{name}")), "docs/cli.md names --clear-{name}");
+                listed.push(format!("clear-{name}"));
+            }
+        }
+        taken.sort();
+        listed.sort();
+        assert_eq!(taken, listed, "term edit's flags are the fields of book::TERM_FIELDS");
+    }
+}
