@@ -10,11 +10,18 @@ use crate::cli::args::{ExportArgs, ImportArgs};
 use crate::failure::Failure;
 use crate::render::{json, print, text};
 
-pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: bool) -> Result<(), Failure> {
+/// The glossary file of `import`, its name and bytes: from stdin it needs `--format`
+/// (locally and with `--server`).
+pub fn import_file(args: &ImportArgs) -> Result<(String, Vec<u8>), Failure> {
     let (name, bytes) = read_bytes(&args.file)?;
     if name == "stdin" && args.format.is_none() {
         return Err(Failure::invalid("importing from stdin needs --format (there is no file name to detect it by)"));
     }
+    Ok((name, bytes))
+}
+
+pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: bool) -> Result<(), Failure> {
+    let (name, bytes) = import_file(args)?;
     let options = ImportOptions {
         format: args.format,
         strict: args.strict,

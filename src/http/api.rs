@@ -8,7 +8,7 @@
 use utoipa::OpenApi;
 
 use super::problem::ProblemBody;
-use super::routes::{
+use super::requests::{
     AcceptRequest, AppendRequest, AssembleRequest, ChapterRequest, CheckRequest, ChunkRequest, CreateBook,
     DedupeRequest, EmbeddingModelRequest, JudgeRequest, RefreshRequest, RollbackRequest, ScanRequest,
     SnapshotAssembleRequest, SuggestRequest, TermEditRequest,
