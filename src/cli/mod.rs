@@ -508,10 +508,16 @@ fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Re
 
 fn init(book: &Path, profile: &str, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let initialized = Book::init(book, profile, &write_options(write))?;
-    if !json {
-        text::initialized(book, profile, &initialized);
-    }
-    submitted(&initialized.written, json);
+    // A book is named by its file's stem, as a server's library names its files.
+    let name = book.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    print(
+        json,
+        || json::initialized(&name, &initialized),
+        || {
+            text::initialized(book, profile, &initialized);
+            text::submitted(&initialized.written);
+        },
+    );
     Ok(())
 }
 

@@ -512,10 +512,7 @@ pub async fn create_book(
         let claim = keyed.as_ref().map(|(_, claim)| *claim);
         match server.library.create_claimed(&name, &request.profile, &write, claim) {
             Ok(initialized) => {
-                let mut value = crate::render::json::submitted(&initialized.written);
-                value["book"] = json!(name);
-                value["profile"] = json!(initialized.profile);
-                value["table"] = json!(initialized.table.to_hex());
+                let value = crate::render::json::initialized(&name, &initialized);
                 if let Some((key, claim)) = keyed {
                     server.keep_answer(&name, key, &claim, StatusCode::CREATED, &value);
                 }

@@ -45,6 +45,16 @@ pub fn submitted(written: &Written) -> Value {
     })
 }
 
+/// A book just created (`init`, `PUT /v1/books/{book}`): the write of its first
+/// event, the book's name, its profile and the id of its fold table.
+pub fn initialized(book: &str, initialized: &book::Initialized) -> Value {
+    let mut value = submitted(&initialized.written);
+    value["book"] = json!(book);
+    value["profile"] = json!(initialized.profile);
+    value["table"] = json!(initialized.table.to_hex());
+    value
+}
+
 /// The active glossary at a revision and chapter.
 pub fn glossary(glossary: &Glossary) -> Value {
     let (state, snapshot, chapter) = (&glossary.state, glossary.snapshot, glossary.chapter);
