@@ -455,7 +455,7 @@ pub enum ReviewCommand {
         /// `C-…` or `T-…`.
         id: String,
         /// Reason code, lowercase snake_case (`not_a_name`, `spoiler`).
-        #[arg(long, default_value = "rejected")]
+        #[arg(long, default_value = book::review::REJECTED)]
         reason: String,
         /// Free note.
         #[arg(long)]
@@ -469,7 +469,7 @@ pub enum ReviewCommand {
         /// `C-…` or `T-…`.
         id: String,
         /// Reason code, lowercase snake_case.
-        #[arg(long, default_value = "verify")]
+        #[arg(long, default_value = book::review::VERIFY)]
         reason: String,
         /// Free note.
         #[arg(long)]

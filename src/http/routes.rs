@@ -1256,8 +1256,7 @@ async fn judge(
     let id = record_id(&id, "id")?;
     let bytes = body_bytes(body)?;
     let request: JudgeRequest = json_body(Ok(bytes.clone()))?;
-    let reason =
-        request.reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
+    let reason = request.reason.unwrap_or_else(|| book::review::default_reason(verdict).to_owned());
     let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_judge(id, verdict, &reason, request.note, &write)?;

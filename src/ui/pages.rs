@@ -278,8 +278,7 @@ pub async fn review_write(
                 book.review_accept(id, &acceptance, &write)?
             }
             Some(verdict) => {
-                let reason =
-                    reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
+                let reason = reason.unwrap_or_else(|| book::review::default_reason(verdict).to_owned());
                 book.review_judge(id, verdict, &reason, note, &write)?
             }
         };
