@@ -567,6 +567,7 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
             Ok(())
         }
         Err(error) => {
+            let error = book::BookError::from(error);
             if let Some(damaged) = json::verify_failed(&error).filter(|_| json) {
                 outln!("{damaged}");
             }

@@ -818,7 +818,10 @@ pub async fn verify(State(server): Shared, path: Result<Path<String>, PathReject
     let name = book_name(path)?;
     let value = on_book(server, name, move |open| match open.lock().verify() {
         Ok(report) => Ok(crate::render::json::verified(&report)),
-        Err(error) => crate::render::json::verify_failed(&error).ok_or_else(|| BookError::from(error).into()),
+        Err(error) => {
+            let error = BookError::from(error);
+            crate::render::json::verify_failed(&error).ok_or_else(|| error.into())
+        }
     })
     .await?;
     ok(value)

@@ -472,13 +472,12 @@ pub fn verified(report: &ledger::VerifyReport) -> Value {
 /// The answer of a verify that found the book damaged: `ok: false`, the first bad
 /// event's seq or the damaged object, and the book's message; `None` when the
 /// failure is no damage (the storage failed), which is an error instead.
-pub fn verify_failed(error: &ledger::VerifyError) -> Option<Value> {
+pub fn verify_failed(error: &book::BookError) -> Option<Value> {
     let (seq, object) = match error {
-        ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
-        ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
+        book::BookError::Verify(ledger::VerifyError::Corrupted { seq, .. }) => (Some(seq.0), None),
+        book::BookError::Verify(ledger::VerifyError::Damaged { object, .. }) => (None, Some(object.clone())),
         _ => (None, None),
     };
-    let error = book::BookError::from(error.clone());
     (error.class() == book::ErrorClass::Corrupt)
         .then(|| json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() }))
 }
