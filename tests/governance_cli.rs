@@ -175,7 +175,7 @@ fn the_cast_list_coverage_profile_check_and_profile_export_of_the_bundled_book()
     );
     assert!(profile.contains("\nR-1|1||2-governance.jsonl:3|human:editors|chief editor||*|В репликах"), "{profile}");
     let error = book.fails(&["export", "--format", "profile", "--chapter", "3"], 2);
-    assert!(error.contains("without --chapter"), "{error}");
+    assert!(error.contains("without a chapter"), "{error}");
     // What the compact form saves against one JSON object per record with the same
     // fields (empty ones null), the measure the profile states.
     let names: Vec<&str> = book::governance::PROFILE_HEADER.trim_start_matches("# ").split('|').collect();

@@ -37,7 +37,8 @@ fn writes_without_an_actor_are_made_by_the_default_actor() {
         .lines()
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["actor"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(actors, ["tool:api"; 4], "{}", log.body);
+    // A book's first event is the use case's own actor's, over HTTP as in the CLI.
+    assert_eq!(actors, ["system:init", "tool:api", "tool:api", "tool:api"], "{}", log.body);
     server.stop();
 }
 
@@ -52,7 +53,7 @@ fn impact_since_revision_0_is_a_bad_request() {
     let problem = answer.json();
     assert_eq!(problem["type"], "urn:lorebank:problem:invalid");
     assert_eq!(problem["at"], "since");
-    assert_eq!(problem["detail"], "query parameter since: revisions start at 1");
+    assert_eq!(problem["detail"], "impact since revision 0: revisions start at 1 (revision 0 is the empty book)");
     let answer = request(&server.url, "GET", "/v1/books/b/impact?since=1", &[], "");
     assert_eq!(answer.status, 200, "{}", answer.body);
     server.stop();

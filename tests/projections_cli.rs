@@ -45,7 +45,10 @@ fn a_term_revised_twice_shows_three_versions_with_provenance() {
         .iter()
         .map(|v| (v["seq"].as_u64().unwrap(), v["actor"].as_str().unwrap(), v["source"].as_str().unwrap()))
         .collect();
-    assert_eq!(provenance, [(2, "human:anna", "ch1#p3"), (3, "human:boris", "review-7"), (4, "llm:extractor", "cli")]);
+    assert_eq!(
+        provenance,
+        [(2, "human:anna", "ch1#p3"), (3, "human:boris", "review-7"), (4, "llm:extractor", "append")]
+    );
     assert!(versions.iter().all(|v| v["recorded_at_ms"].as_u64().unwrap() > 1_700_000_000_000));
     // Old revisions show the old rendering.
     let at_2 = book.json(&["show", "--as-of", "2"]);

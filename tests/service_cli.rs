@@ -46,7 +46,7 @@ fn log_with_from_after_to_is_invalid() {
     let book = Book::new();
     book.ok(XIAO_YAN);
     let error = book.fails(&["log", "--from", "2", "--to", "1"], 2);
-    assert!(error.contains("--from 2 is after --to 1"), "{error}");
+    assert!(error.contains("revision 2 is after revision 1"), "{error}");
     assert_eq!(book.ok(&["log", "--from", "2", "--to", "2"]).lines().count(), 1);
     // Past the head is out of range, as for the server's log and every revision read.
     for range in [&["--from", "9"][..], &["--to", "9"]] {

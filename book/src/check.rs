@@ -198,7 +198,7 @@ impl Book {
                 .collect();
             if !bodies.is_empty() {
                 let write = WriteOptions {
-                    actor: options.actor.clone(),
+                    actor: options.actor.clone().into(),
                     source: None,
                     expect_head: None,
                     recorded_at_ms: options.recorded_at_ms,

@@ -592,9 +592,10 @@ impl Book {
         // Revision 0 is the book before its first event: no config, so no chunk can
         // be assembled against it. That is bad input, not a damaged book.
         if since == Some(Seq::ZERO) {
-            return Err(BookError::Invalid(
-                "impact since revision 0: revisions start at 1 (revision 0 is the empty book)".into(),
-            ));
+            return Err(BookError::InvalidField {
+                field: "since",
+                message: "impact since revision 0: revisions start at 1 (revision 0 is the empty book)".into(),
+            });
         }
         let head = self.state(None)?;
         let base = since.map(|revision| self.state(Some(revision))).transpose()?;

@@ -76,6 +76,15 @@ pub enum BookError {
     /// nothing was written.
     #[error("{0}")]
     Invalid(String),
+    /// One field of the request is wrong, named so that a caller can point at it (a
+    /// query parameter, a flag); nothing was written.
+    #[error("{message}")]
+    InvalidField {
+        /// The field, as the book calls it (`chapter`, `since`, `to`).
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
     /// An input is over one of the input limits (`ledger_model::limits::input`),
     /// which the message names; nothing was written.
     #[error("{0}")]
@@ -209,6 +218,7 @@ impl BookError {
             | BookError::UnknownTable(_)
             | BookError::Unsupported(_)
             | BookError::Invalid(_)
+            | BookError::InvalidField { .. }
             | BookError::TooLarge(_)
             | BookError::NoBook(_) => ErrorClass::Invalid,
             BookError::Corrupted(_) | BookError::Profile(_) => ErrorClass::Corrupt,

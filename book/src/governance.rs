@@ -163,7 +163,7 @@ pub const PROFILE_HEADER: &str =
 /// Sources lorebank writes when the caller names none: they say which tool made a
 /// change, not where the statement comes from, so the profile does not count them
 /// as a source one can follow.
-pub const UNFOLLOWABLE_SOURCES: &[&str] = &["cli", "api", "review", "init", "edit", "-"];
+pub const UNFOLLOWABLE_SOURCES: &[&str] = &["cli", "api", "review", "init", "edit", "append", "-"];
 
 /// A field of the compact form: `\` as `\\`, `|` as `\|`, line breaks as `\n`.
 fn field(text: &str) -> String {
@@ -227,7 +227,8 @@ impl Book {
     /// optionally a tab and a kind) or of a glossary file in one of the interchange
     /// formats (each entry's source surface and kind) as expected, in one atomic
     /// batch; each event's source is the entry's place. Concepts already registered
-    /// as they are append nothing. With `dry_run`, decides and writes nothing.
+    /// as they are append nothing. With `dry_run`, decides and writes nothing. The
+    /// actor, unless one is named, is [`crate::service::CAST_LIST_ACTOR`].
     pub fn expect_import(
         &mut self,
         file: &str,
@@ -278,13 +279,14 @@ impl Book {
                 body: Body::ConceptExpected(entry.concept.clone()),
             })
             .collect();
+        let write = write.acting_as(crate::service::CAST_LIST_ACTOR);
         let written = match (bodies.is_empty(), dry_run) {
             (true, _) => None,
             (false, true) => {
-                self.check_labelled(write, bodies, &[])?;
+                self.check_labelled(&write, bodies, &[])?;
                 None
             }
-            (false, false) => Some(self.submit_labelled(write, bodies, Vec::new())?),
+            (false, false) => Some(self.submit_labelled(&write, bodies, Vec::new())?),
         };
         Ok(ExpectImported { added, unchanged, written })
     }

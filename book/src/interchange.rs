@@ -113,6 +113,43 @@ impl ImportReport {
     }
 }
 
+/// The form an export writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportForm {
+    /// Another tool's glossary format.
+    Tool(Format),
+    /// The compact one-line-per-record form of the additive memory profile
+    /// ([`Book::export_profile`]).
+    Profile,
+}
+
+impl ExportForm {
+    /// The name of the form: a format's name, or `profile`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportForm::Tool(format) => format.name(),
+            ExportForm::Profile => "profile",
+        }
+    }
+
+    /// The form called `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<ExportForm> {
+        match name {
+            "profile" => Some(ExportForm::Profile),
+            name => Format::from_name(name).map(ExportForm::Tool),
+        }
+    }
+}
+
+/// What [`Book::export_as`] wrote.
+#[derive(Debug)]
+pub enum Exported {
+    /// A tool's glossary file.
+    Tool(Export),
+    /// The profile's compact form.
+    Profile(crate::governance::ProfileExport),
+}
+
 /// An export: the bytes and what they leave out.
 #[derive(Clone, Debug)]
 pub struct Export {
@@ -192,7 +229,7 @@ impl Book {
             )));
         }
         let write = WriteOptions {
-            actor: actor.clone(),
+            actor: actor.clone().into(),
             source: None,
             expect_head: options.expect_head,
             recorded_at_ms: options.recorded_at_ms,
@@ -227,11 +264,34 @@ impl Book {
     }
 
     /// Exports the glossary a translator of `chapter` sees at revision `as_of` (the
-    /// head when `None`) as `format`: terms, aliases and summaries through the same
-    /// window rules assembly injects by, rejected terms left out. Without a chapter,
-    /// every active record.
-    /// Exports what `reader` sees ([`State::view_for`]): a party's export holds no
-    /// record, alias or note not released to it.
+    /// head when `None`) in `form`: in a tool's format, terms, aliases and summaries
+    /// through the same window rules assembly injects by, rejected terms left out,
+    /// and without a chapter every active record; the profile form lists every
+    /// active record with its own window, so a chapter is invalid there. Exports what
+    /// `reader` sees ([`State::view_for`]): a party's export holds no record, alias
+    /// or note not released to it.
+    pub fn export_as(
+        &mut self,
+        reader: &Reader,
+        form: ExportForm,
+        chapter: Option<u32>,
+        as_of: Option<Seq>,
+        target_lang: Option<&str>,
+    ) -> Result<Exported, BookError> {
+        match form {
+            ExportForm::Tool(format) => Ok(Exported::Tool(self.export(reader, format, chapter, as_of, target_lang)?)),
+            ExportForm::Profile if chapter.is_some() => Err(BookError::InvalidField {
+                field: "chapter",
+                message: "chapter: the profile form lists every active record with its own window; export it \
+                          without a chapter"
+                    .into(),
+            }),
+            ExportForm::Profile => Ok(Exported::Profile(self.export_profile(reader, as_of)?)),
+        }
+    }
+
+    /// [`Book::export_as`] in another tool's `format`: the glossary a translator of
+    /// `chapter` sees at `as_of`.
     pub fn export(
         &mut self,
         reader: &Reader,

@@ -41,8 +41,11 @@ pub use book::{
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
 pub use idempotency::{Claim, Seen};
-pub use interchange::{Export, ImportOptions, ImportReport};
+pub use interchange::{Export, ExportForm, Exported, ImportOptions, ImportReport};
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;
-pub use service::{Initialized, Labelled, RollbackPlan, TermEdit, WriteOptions, Written};
+pub use service::{
+    Actor, Clear, FieldValue, Initialized, Labelled, RollbackPlan, TermEdit, TermField, WriteOptions, Written,
+    TERM_FIELDS,
+};

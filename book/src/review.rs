@@ -340,7 +340,7 @@ impl Book {
     }
 
     /// Writes the verdict `verdict` (reject or verify) on candidate or record `id`
-    /// with a reason code.
+    /// with a reason code (callers that take none give [`default_reason`]).
     pub fn review_judge(
         &mut self,
         id: RecordId,
@@ -443,3 +443,18 @@ impl Book {
         Ok(Scanned { sightings, proposed, written })
     }
 }
+
+/// The reason code of a verdict whose caller names none: `rejected` for a rejection,
+/// `verify` for a verification (the CLI's default and the API's alike).
+pub fn default_reason(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Reject => REJECTED,
+        _ => VERIFY,
+    }
+}
+
+/// The default reason code of a rejection.
+pub const REJECTED: &str = "rejected";
+
+/// The default reason code of a verification.
+pub const VERIFY: &str = "verify";

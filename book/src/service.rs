@@ -16,8 +16,9 @@ use crate::error::BookError;
 /// Who makes a write, from where, when, and against which head.
 #[derive(Clone, Debug)]
 pub struct WriteOptions {
-    /// `kind:name` of who makes the change.
-    pub actor: String,
+    /// `kind:name` of who makes the change: named for the write, or only the
+    /// caller's identity, which a use case with a default actor of its own replaces.
+    pub actor: Actor,
     /// Provenance for every event; each body's default source when `None`.
     pub source: Option<String>,
     /// Append only if the head is still this.
@@ -25,6 +26,69 @@ pub struct WriteOptions {
     /// When, in unix milliseconds (informational only).
     pub recorded_at_ms: u64,
 }
+
+/// Who makes a write. A use case with a default actor of its own (a book's first
+/// event, [`INIT_ACTOR`]; a cast list, [`CAST_LIST_ACTOR`]; the embedding tier's
+/// candidates) records it unless an actor was named for the write; every other
+/// write records the caller when none was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// Named for this write (`--actor`, a request's `actor`): recorded as it is.
+    Named(String),
+    /// Nobody was named: the caller's own identity (the CLI's `human:USER`, the
+    /// API's `tool:api`, or what a `--server` client says it is).
+    Caller(String),
+}
+
+impl Actor {
+    /// The actor as `kind:name`, named or the caller's.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Actor::Named(actor) | Actor::Caller(actor) => actor,
+        }
+    }
+
+    /// The actor named for the write, if any.
+    pub fn named(&self) -> Option<&str> {
+        match self {
+            Actor::Named(actor) => Some(actor),
+            Actor::Caller(_) => None,
+        }
+    }
+}
+
+impl From<&str> for Actor {
+    fn from(actor: &str) -> Actor {
+        Actor::Named(actor.to_owned())
+    }
+}
+
+impl From<String> for Actor {
+    fn from(actor: String) -> Actor {
+        Actor::Named(actor)
+    }
+}
+
+impl std::fmt::Display for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl WriteOptions {
+    /// These options for a use case whose default actor is `default`: the actor
+    /// named for the write, else `default` (never the caller's identity).
+    pub fn acting_as(&self, default: &str) -> WriteOptions {
+        let actor = Actor::Named(self.actor.named().unwrap_or(default).to_owned());
+        WriteOptions { actor, ..self.clone() }
+    }
+}
+
+/// The actor of a book's first event when none is named.
+pub const INIT_ACTOR: &str = "system:init";
+
+/// The actor of an `expect import` when none is named.
+pub const CAST_LIST_ACTOR: &str = "import:cast-list";
 
 /// One body of a batch, with the label its errors carry (`events.jsonl line 3`, or
 /// empty) and its default source (`events.jsonl:3`).
@@ -38,7 +102,24 @@ pub struct Labelled {
     pub body: Body,
 }
 
+/// The source of a body a caller wrote ([`Book::append`]: a command's, a request's)
+/// when the write names none; an events file's bodies have their place instead
+/// (`events.jsonl:3`).
+pub const APPEND_SOURCE: &str = "append";
+
 impl Labelled {
+    /// Bodies a caller wrote, labelled as [`Labelled::numbered`] labels them, with
+    /// the default source [`APPEND_SOURCE`].
+    pub fn appended(bodies: Vec<Body>) -> Vec<Labelled> {
+        Labelled::numbered(bodies, APPEND_SOURCE)
+    }
+
+    /// A body a caller wrote, labelled `label` (`events[2]`), with the default source
+    /// [`APPEND_SOURCE`].
+    pub fn at(label: String, body: Body) -> Labelled {
+        Labelled { label, default_source: APPEND_SOURCE.to_owned(), body }
+    }
+
     /// Labels `bodies` as `event 1`, `event 2`… when there are several, with the
     /// default source `source`.
     pub fn numbered(bodies: Vec<Body>, source: &str) -> Vec<Labelled> {
@@ -55,13 +136,25 @@ impl Labelled {
     }
 }
 
-/// An accepted write and the labels of its bodies (to name what was dropped).
+/// An accepted write, the labels of its bodies (to name what was dropped) and what
+/// the use case warns about.
 #[derive(Debug)]
 pub struct Written {
     /// What `decide` and the ledger did.
     pub submitted: Submitted,
     /// The label of each body, by index in the batch.
     pub labels: Vec<String>,
+    /// The use case's warnings, before those of `decide` (`submitted.decision.warnings`):
+    /// a whole-term put that drops fields of the term it replaces ([`Book::append`]).
+    pub warnings: Vec<String>,
+}
+
+impl Written {
+    /// Every warning of the write: the use case's, then `decide`'s.
+    pub fn all_warnings(&self) -> Vec<String> {
+        let decided = self.submitted.decision.warnings.iter().map(ToString::to_string);
+        self.warnings.iter().cloned().chain(decided).collect()
+    }
 }
 
 /// A rollback planned against one head, to be submitted against that same head.
@@ -88,13 +181,38 @@ pub struct Initialized {
     pub written: Written,
 }
 
+/// A normalization profile a book can be created with: its name, the fold table
+/// it builds and what it folds.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileName {
+    /// The name (`zh`), as `config_set` records it.
+    pub name: &'static str,
+    /// The fold table's flavour.
+    pub flavour: Flavour,
+    /// What it folds, in one line.
+    pub doc: &'static str,
+}
+
+/// Every profile a book can be created with (the CLI's `init --profile` lists them,
+/// the API's `PUT /v1/books/{book}` takes them).
+pub const PROFILES: &[ProfileName] = &[
+    ProfileName {
+        name: "zh",
+        flavour: Flavour::Zh,
+        doc: "Chinese: traditional and regional variants fold to simplified",
+    },
+    ProfileName {
+        name: "ja", flavour: Flavour::Ja, doc: "Japanese: kyūjitai fold to shinjitai, katakana to hiragana"
+    },
+    ProfileName { name: "plain", flavour: Flavour::Plain, doc: "Unicode folds only (NFKC, width, case, kana)" },
+];
+
 /// Builds the fold table a profile name stands for: its id and bytes.
 pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), BookError> {
-    let flavour = match name {
-        "zh" => Flavour::Zh,
-        "ja" => Flavour::Ja,
-        "plain" => Flavour::Plain,
-        other => return Err(BookError::Invalid(format!("unknown profile {other:?}: expected zh, ja or plain"))),
+    let Some(flavour) = PROFILES.iter().find(|profile| profile.name == name).map(|profile| profile.flavour) else {
+        let names: Vec<&str> = PROFILES.iter().map(|profile| profile.name).collect();
+        let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+        return Err(BookError::Invalid(format!("unknown profile {name:?}: expected {} or {last}", rest.join(", "))));
     };
     let profile = ProfileBuilder::new(flavour)
         .build()
@@ -103,7 +221,8 @@ pub fn build_profile(name: &str) -> Result<(Hash32, Vec<u8>), BookError> {
 }
 
 /// Fills in the fold table of every `config_set` that names a profile without one,
-/// and returns the tables to store with the batch.
+/// and returns the tables to store with the batch. Every write does this on its way
+/// to `decide` ([`Book::submit_labelled`]), so no caller has to.
 pub fn fill_profiles(bodies: &mut [Labelled]) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
     let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
     for labelled in bodies.iter_mut() {
@@ -124,10 +243,23 @@ pub fn fill_profiles(bodies: &mut [Labelled]) -> Result<Vec<(Hash32, Vec<u8>)>, 
     Ok(blobs)
 }
 
+/// `blobs` and the fold tables `bodies` name without one ([`fill_profiles`]), each once.
+fn with_profiles(
+    bodies: &mut [Labelled],
+    mut blobs: Vec<(Hash32, Vec<u8>)>,
+) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
+    for (id, bytes) in fill_profiles(bodies)? {
+        if !blobs.iter().any(|(known, _)| *known == id) {
+            blobs.push((id, bytes));
+        }
+    }
+    Ok(blobs)
+}
+
 fn check_envelope(write: &WriteOptions, bodies: &[Labelled]) -> Result<(), BookError> {
     for labelled in bodies {
         let source = write.source.as_deref().unwrap_or(&labelled.default_source);
-        validate_envelope(&write.actor, source).map_err(|error| BookError::Invalid(error.to_string()))?;
+        validate_envelope(write.actor.as_str(), source).map_err(|error| BookError::Invalid(error.to_string()))?;
     }
     Ok(())
 }
@@ -156,7 +288,7 @@ impl Book {
             return Err(ledger::OpenError::Exists { path: path.display().to_string() }.into());
         }
         let source = write.source.clone().unwrap_or_else(|| "init".to_owned());
-        let write = WriteOptions { source: Some(source), expect_head: Some(Seq::ZERO), ..write.clone() };
+        let write = WriteOptions { source: Some(source), expect_head: Some(Seq::ZERO), ..write.acting_as(INIT_ACTOR) };
         let (table, bytes) = build_profile(profile)?;
         let config = Body::ConfigSet(ConfigSet {
             assembly: AssemblyConfig::default(),
@@ -204,16 +336,19 @@ impl Book {
     }
 
     /// Submits `bodies` as one atomic batch with `write`'s actor, sources and
-    /// expected head. A refusal names the body by its label.
+    /// expected head. A `config_set` that names a profile without its fold table gets
+    /// the table built and stored with the batch ([`fill_profiles`]). A refusal names
+    /// the body by its label.
     pub fn submit_labelled(
         &mut self,
         write: &WriteOptions,
-        bodies: Vec<Labelled>,
+        mut bodies: Vec<Labelled>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<Written, BookError> {
+        let blobs = with_profiles(&mut bodies, blobs)?;
         let (events, labels) = labelled_events(write, bodies)?;
         match self.submit(&events, write.expect_head, blobs) {
-            Ok(submitted) => Ok(Written { submitted, labels }),
+            Ok(submitted) => Ok(Written { submitted, labels, warnings: Vec::new() }),
             Err(error) => Err(name_refusal(error, &labels)),
         }
     }
@@ -223,14 +358,50 @@ impl Book {
     pub fn check_labelled(
         &mut self,
         write: &WriteOptions,
-        bodies: Vec<Labelled>,
+        mut bodies: Vec<Labelled>,
         blobs: &[(Hash32, Vec<u8>)],
     ) -> Result<Written, BookError> {
+        let blobs = with_profiles(&mut bodies, blobs.to_vec())?;
         let (events, labels) = labelled_events(write, bodies)?;
-        match self.dry_submit(&events, blobs) {
-            Ok(submitted) => Ok(Written { submitted, labels }),
+        match self.dry_submit(&events, &blobs) {
+            Ok(submitted) => Ok(Written { submitted, labels, warnings: Vec::new() }),
             Err(error) => Err(name_refusal(error, &labels)),
         }
+    }
+
+    /// Appends bodies its caller wrote (a command's, the lines of an events file, the
+    /// events of a request) as one atomic batch ([`Book::submit_labelled`]). A term
+    /// put replaces the whole term: unless `replace` says that is meant, every put
+    /// that leaves out fields the current version of its term has set is named in
+    /// the answer's warnings, with the fields it drops.
+    pub fn append(&mut self, write: &WriteOptions, bodies: Vec<Labelled>, replace: bool) -> Result<Written, BookError> {
+        let mut warnings = Vec::new();
+        let puts = || {
+            bodies.iter().filter_map(|labelled| match &labelled.body {
+                Body::TermPut(put) => Some(put),
+                _ => None,
+            })
+        };
+        if !replace && puts().next().is_some() {
+            let state = self.state(None)?;
+            for put in puts() {
+                let dropped = match state.terms().get(&put.id) {
+                    Some(term) if !term.retired => dropped_fields(&term.put, put),
+                    _ => Vec::new(),
+                };
+                if !dropped.is_empty() {
+                    warnings.push(format!(
+                        "the put replaces {} entirely and drops its {}; an edit changes single fields, and a put \
+                         marked replace says the loss is meant",
+                        put.id,
+                        dropped.join(", ")
+                    ));
+                }
+            }
+        }
+        let mut written = self.submit_labelled(write, bodies, Vec::new())?;
+        written.warnings = warnings;
+        Ok(written)
     }
 
     /// Plans a rollback to revision `to` against the current head. Rolling back to
@@ -295,9 +466,10 @@ impl Book {
     pub fn log_range(&self, from: Seq, to: Option<Seq>) -> Result<(Seq, Seq), BookError> {
         let from = from.max(Seq(1));
         if let Some(to) = to.filter(|to| *to < from) {
-            return Err(BookError::Invalid(format!(
-                "revision {from} is after revision {to}: no event is in that range"
-            )));
+            return Err(BookError::InvalidField {
+                field: "to",
+                message: format!("revision {from} is after revision {to}: no event is in that range"),
+            });
         }
         let head = self.ledger().head()?.seq;
         for revision in [Some(from), to].into_iter().flatten() {
@@ -367,50 +539,239 @@ impl Book {
 }
 
 /// Changes to some fields of a term; a `None` field stays as it is. For an optional
-/// field, `Some(None)` clears it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// field, `Some(None)` clears it. Its JSON form (the body of `PATCH …/terms/{id}`) has
+/// one member per field changed, `null` for a field cleared (`decl: []` clears the
+/// declension forms); [`TERM_FIELDS`] lists the fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TermEdit {
     /// New source surface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub src: Option<String>,
     /// New rendering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<String>,
     /// New sense, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub sense: Option<Option<String>>,
     /// New category, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub kind: Option<Option<String>>,
     /// New gender, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub gender: Option<Option<Gender>>,
     /// New declension forms (empty clears them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decl: Option<Vec<String>>,
     /// New speech note, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub speech: Option<Option<String>>,
     /// New translator note, or cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub note: Option<Option<String>>,
     /// New first chapter of the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<u32>,
     /// New last chapter, or open-ended.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub until: Option<Option<u32>>,
     /// New review status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
     /// New priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// Whether the term is constant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constant: Option<bool>,
     /// New secondary keys, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub secondary: Option<Option<SecondaryKeys>>,
     /// New logic for the secondary keys the term already has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secondary_logic: Option<KeyLogic>,
     /// New superseded record, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub supersedes: Option<Option<RecordId>>,
     /// New owner, or none (the book's default).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub owner: Option<Option<String>>,
     /// New owner role, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub owner_role: Option<Option<String>>,
     /// New release list, or none (the book's default).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub release_to: Option<Option<Vec<String>>>,
     /// New release list of the note, or none (whoever reads the term).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "clearable")]
     pub note_release_to: Option<Option<Vec<String>>>,
 }
+
+/// The JSON form of a field an edit can clear: absent, unchanged; `null`, cleared;
+/// a value, set.
+mod clearable {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer, T: Serialize>(value: &Option<Option<T>>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(inner) => inner.serialize(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(deserializer).map(Some)
+    }
+}
+
+/// What a field of a term holds, as an edit takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A line of text.
+    Text,
+    /// A list of texts (`a,b` on the command line).
+    Texts,
+    /// A chapter number.
+    Chapter,
+    /// A signed number.
+    Integer,
+    /// `true` or `false`.
+    Flag,
+    /// A grammatical gender: `m`, `f`, `n` or `pl`.
+    Gender,
+    /// A review status: `approved`, `auto` or `draft`.
+    Status,
+    /// Secondary keys with their logic.
+    Keys,
+    /// How secondary keys combine: `and_any`, `and_all`, `not_any` or `not_all`.
+    Logic,
+    /// A record id (`T-2`).
+    Record,
+}
+
+/// Whether and how an edit clears a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clear {
+    /// It cannot be cleared.
+    No,
+    /// `null` clears it (`--clear-NAME`).
+    Null,
+    /// An empty list clears it (`--clear-NAME`).
+    Empty,
+}
+
+/// One field of a term an edit can change: its name (the JSON member, and the
+/// command line's `--NAME`), whether and how an edit clears it (`--clear-NAME`),
+/// what it holds, and what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct TermField {
+    /// The name.
+    pub name: &'static str,
+    /// How an edit clears it.
+    pub clear: Clear,
+    /// What it holds.
+    pub value: FieldValue,
+    /// What it is, in one line.
+    pub doc: &'static str,
+}
+
+/// Every field of a term an edit can change, in the order of [`TermEdit`]: the one
+/// list the API's schema is built from and the command line and the docs are checked
+/// against. Adding a field adds it to [`TermEdit`], here and to the docs.
+pub const TERM_FIELDS: &[TermField] = &[
+    TermField { name: "src", clear: Clear::No, value: FieldValue::Text, doc: "New source surface." },
+    TermField { name: "dst", clear: Clear::No, value: FieldValue::Text, doc: "New rendering." },
+    TermField { name: "sense", clear: Clear::Null, value: FieldValue::Text, doc: "New sense, or `null` for none." },
+    TermField { name: "kind", clear: Clear::Null, value: FieldValue::Text, doc: "New category, or `null` for none." },
+    TermField {
+        name: "gender",
+        clear: Clear::Null,
+        value: FieldValue::Gender,
+        doc: "New grammatical gender (`m`, `f`, `n`, `pl`), or `null` for none.",
+    },
+    TermField {
+        name: "decl",
+        clear: Clear::Empty,
+        value: FieldValue::Texts,
+        doc: "New declension forms; `[]` removes them all.",
+    },
+    TermField {
+        name: "speech",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New speech note, or `null` for none.",
+    },
+    TermField {
+        name: "note",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New translator note, or `null` for none.",
+    },
+    TermField { name: "since", clear: Clear::No, value: FieldValue::Chapter, doc: "New first chapter of the window." },
+    TermField {
+        name: "until",
+        clear: Clear::Null,
+        value: FieldValue::Chapter,
+        doc: "New last chapter of the window, or `null` for an open-ended one.",
+    },
+    TermField {
+        name: "status",
+        clear: Clear::No,
+        value: FieldValue::Status,
+        doc: "New review status (`approved`, `auto`, `draft`).",
+    },
+    TermField { name: "priority", clear: Clear::No, value: FieldValue::Integer, doc: "New priority." },
+    TermField {
+        name: "constant",
+        clear: Clear::No,
+        value: FieldValue::Flag,
+        doc: "Whether the term is injected into every chunk inside its window.",
+    },
+    TermField {
+        name: "secondary",
+        clear: Clear::Null,
+        value: FieldValue::Keys,
+        doc: "New secondary keys (`keys` and `logic`), or `null` for none.",
+    },
+    TermField {
+        name: "secondary_logic",
+        clear: Clear::No,
+        value: FieldValue::Logic,
+        doc: "New logic for the secondary keys the term already has.",
+    },
+    TermField {
+        name: "supersedes",
+        clear: Clear::Null,
+        value: FieldValue::Record,
+        doc: "New superseded record, or `null` for none.",
+    },
+    TermField {
+        name: "owner",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New owner (a declared party), or `null` for the book's default.",
+    },
+    TermField {
+        name: "owner_role",
+        clear: Clear::Null,
+        value: FieldValue::Text,
+        doc: "New owner role, or `null` for none.",
+    },
+    TermField {
+        name: "release_to",
+        clear: Clear::Null,
+        value: FieldValue::Texts,
+        doc: "New release list, or `null` for the book's default.",
+    },
+    TermField {
+        name: "note_release_to",
+        clear: Clear::Null,
+        value: FieldValue::Texts,
+        doc: "New release list of the note, or `null`: whoever reads the term.",
+    },
+];
 
 fn set<T: Clone>(field: &mut T, value: &Option<T>) {
     if let Some(value) = value {
@@ -513,16 +874,6 @@ impl Book {
         let bodies = Labelled::numbered(vec![Body::TermPut(put)], TERM_EDIT_SOURCE);
         self.submit_labelled(&write, bodies, Vec::new())
     }
-
-    /// What a whole-record put would drop from the current version of its term
-    /// (nothing for a new or retired term).
-    pub fn fields_dropped_by(&mut self, put: &TermPut) -> Result<Vec<&'static str>, BookError> {
-        let state = self.state(None)?;
-        Ok(match state.terms().get(&put.id) {
-            Some(term) if !term.retired => dropped_fields(&term.put, put),
-            _ => Vec::new(),
-        })
-    }
 }
 
 /// The events of a labelled batch with `write`'s envelope, and their labels.
@@ -537,7 +888,7 @@ fn labelled_events(write: &WriteOptions, bodies: Vec<Labelled>) -> Result<(Vec<N
         labels.push(labelled.label);
         events.push(NewEvent {
             recorded_at_ms: write.recorded_at_ms,
-            actor: write.actor.clone(),
+            actor: write.actor.as_str().to_owned(),
             source,
             body: labelled.body,
         });
@@ -559,5 +910,86 @@ fn name_refusal(error: BookError, labels: &[String]) -> BookError {
     match label {
         Some(label) => BookError::RejectedAt { label: label.clone(), rejection: Box::new(rejection) },
         None => BookError::Rejected(rejection),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An edit that sets every field.
+    fn full() -> TermEdit {
+        TermEdit {
+            src: Some("萧炎".into()),
+            dst: Some("Сяо Янь".into()),
+            sense: Some(Some("hero".into())),
+            kind: Some(Some("character".into())),
+            gender: Some(Some(Gender::Masculine)),
+            decl: Some(vec!["Сяо Яня".into()]),
+            speech: Some(Some("curt".into())),
+            note: Some(Some("the lead".into())),
+            since: Some(2),
+            until: Some(Some(9)),
+            status: Some(Status::Draft),
+            priority: Some(3),
+            constant: Some(true),
+            secondary: Some(Some(SecondaryKeys { logic: KeyLogic::AndAll, keys: vec!["火".into()] })),
+            secondary_logic: Some(KeyLogic::NotAny),
+            supersedes: Some(Some("T-9".parse().unwrap())),
+            owner: Some(Some("human:names-editor".into())),
+            owner_role: Some(Some("names editor".into())),
+            release_to: Some(Some(vec!["*".into()])),
+            note_release_to: Some(Some(vec!["human:editors".into()])),
+        }
+    }
+
+    fn base() -> TermPut {
+        TermPut {
+            id: "T-1".parse().unwrap(),
+            src: "炎".into(),
+            sense: None,
+            dst: "Янь".into(),
+            kind: None,
+            gender: None,
+            decl: Vec::new(),
+            speech: None,
+            note: None,
+            window: Window { since: 1, until: None },
+            status: Status::Approved,
+            priority: 0,
+            constant: false,
+            secondary: None,
+            supersedes: None,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+            note_release_to: None,
+        }
+    }
+
+    #[test]
+    fn the_term_field_table_lists_every_field_of_an_edit_and_how_it_clears() {
+        let value = serde_json::to_value(full()).unwrap();
+        let mut members: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut listed: Vec<&str> = TERM_FIELDS.iter().map(|field| field.name).collect();
+        members.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(members, listed, "TermEdit and TERM_FIELDS name the same fields");
+        assert_eq!(serde_json::from_value::<TermEdit>(value).unwrap(), full(), "the JSON form reads back");
+        for field in TERM_FIELDS {
+            let cleared = if field.clear == Clear::Empty { "[]" } else { "null" };
+            let edit: TermEdit = serde_json::from_str(&format!("{{\"{}\": {cleared}}}", field.name)).unwrap();
+            assert_eq!(edit.is_empty(), field.clear == Clear::No, "{}: {edit:?}", field.name);
+            if field.clear != Clear::No {
+                let cleared = edit.apply(&full().apply(&base()));
+                let json = serde_json::to_value(&cleared).unwrap();
+                let member = match field.name {
+                    "since" | "until" => json["window"][field.name].clone(),
+                    name => json[name].clone(),
+                };
+                assert!(member.is_null() || member == serde_json::json!([]), "{}: {member}", field.name);
+            }
+        }
+        assert!(serde_json::from_str::<TermEdit>(r#"{"dest": "x"}"#).is_err(), "an unknown field is refused");
     }
 }

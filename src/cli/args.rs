@@ -46,8 +46,8 @@ pub enum Command {
     /// Create a new book with its normalization profile (the first event).
     Init {
         /// Which fold table to build from OpenCC and Unicode data.
-        #[arg(long, value_enum, default_value = "zh")]
-        profile: ProfileArg,
+        #[arg(long, default_value = "zh", value_parser = profile_names())]
+        profile: String,
         #[command(flatten)]
         write: WriteOpts,
     },
@@ -55,6 +55,10 @@ pub enum Command {
     Apply {
         /// The file, or `-` for standard input.
         file: PathBuf,
+        /// Let a term put replace an existing term entirely without warning about the
+        /// fields it drops.
+        #[arg(long)]
+        replace: bool,
         #[command(flatten)]
         write: WriteOpts,
     },
@@ -355,21 +359,12 @@ pub struct ImportArgs {
     pub target_lang: String,
 }
 
-/// What `lorebank export` writes.
-#[derive(Debug, Clone, Copy)]
-pub enum ExportFormat {
-    /// Another tool's glossary format.
-    Tool(formats::Format),
-    /// The compact one-line-per-record form of the additive memory profile.
-    Profile,
-}
-
 /// `--format` of `export`: a format name, or `profile`.
-fn export_format_name(text: &str) -> Result<ExportFormat, String> {
-    if text == "profile" {
-        return Ok(ExportFormat::Profile);
+fn export_format_name(text: &str) -> Result<book::ExportForm, String> {
+    match book::ExportForm::from_name(text) {
+        Some(form) => Ok(form),
+        None => format_name(text).map(book::ExportForm::Tool).map_err(|error| format!("{error}, or profile")),
     }
-    format_name(text).map(ExportFormat::Tool).map_err(|error| format!("{error}, or profile"))
 }
 
 /// `lorebank export`.
@@ -379,7 +374,7 @@ pub struct ExportArgs {
     /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx; or
     /// profile, the profile's one line per record (docs/governance.md).
     #[arg(long, value_parser = export_format_name)]
-    pub format: ExportFormat,
+    pub format: book::ExportForm,
     /// Only what a translator of this chapter may see (the spoiler gate); chapters
     /// start at 1. Without it, every active record.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -460,7 +455,7 @@ pub enum ReviewCommand {
         /// `C-…` or `T-…`.
         id: String,
         /// Reason code, lowercase snake_case (`not_a_name`, `spoiler`).
-        #[arg(long, default_value = "rejected")]
+        #[arg(long, default_value = book::review::REJECTED)]
         reason: String,
         /// Free note.
         #[arg(long)]
@@ -474,7 +469,7 @@ pub enum ReviewCommand {
         /// `C-…` or `T-…`.
         id: String,
         /// Reason code, lowercase snake_case.
-        #[arg(long, default_value = "verify")]
+        #[arg(long, default_value = book::review::VERIFY)]
         reason: String,
         /// Free note.
         #[arg(long)]
@@ -542,14 +537,11 @@ fn format_name(text: &str) -> Result<formats::Format, String> {
     })
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ProfileArg {
-    /// Chinese: traditional and regional variants fold to simplified.
-    Zh,
-    /// Japanese: kyūjitai fold to shinjitai, katakana to hiragana.
-    Ja,
-    /// Unicode folds only (NFKC, width, case, kana).
-    Plain,
+/// `init --profile`: the book's profiles ([`book::service::PROFILES`]).
+fn profile_names() -> clap::builder::PossibleValuesParser {
+    let names =
+        book::service::PROFILES.iter().map(|profile| clap::builder::PossibleValue::new(profile.name).help(profile.doc));
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 /// Options shared by every command that appends.

@@ -9,7 +9,7 @@ use book::Book;
 use ledger_model::*;
 use suggest::{ModelFiles, ModelOptions, SuggestError};
 
-use crate::cli::args::{DedupeArgs, EmbedCommand, ModelFilesArgs, PoolingArg, SetModelArgs, SuggestArgs, WriteOpts};
+use crate::cli::args::{DedupeArgs, EmbedCommand, ModelFilesArgs, PoolingArg, SetModelArgs, SuggestArgs};
 use crate::cli::{open_book, open_reader, read_text, write_options, Target};
 use crate::failure::{Failure, Kind};
 use crate::render::{json, print, text};
@@ -28,14 +28,6 @@ fn files(args: &ModelFilesArgs, command: &str) -> Result<ModelFiles, Failure> {
         Failure::invalid(format!("{command} needs the model file: pass --model FILE or set LOREBANK_EMBED_MODEL"))
     })?;
     Ok(ModelFiles { model, tokenizer: args.tokenizer.clone(), operator_libraries: args.operator_libraries.clone() })
-}
-
-fn embed_write(write: &WriteOpts) -> book::WriteOptions {
-    let mut options = write_options(write);
-    if write.actor.is_none() {
-        options.actor = suggest::DEFAULT_ACTOR.to_owned();
-    }
-    options
 }
 
 pub fn pooling(arg: PoolingArg) -> EmbeddingPooling {
@@ -76,9 +68,8 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
             Ok(())
         }
         EmbedCommand::Refresh { files: args, all } => {
-            let files = files(args, "embed refresh")?;
+            let models = suggest::Models::new(files(args, "embed refresh")?);
             let mut book = open_book(book)?;
-            let mut model = suggest::Model::for_book(&mut book, &files)?;
             let bar = std::io::stderr().is_terminal().then(|| {
                 let bar = indicatif::ProgressBar::new(0);
                 bar.set_style(
@@ -89,16 +80,19 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
                 );
                 bar
             });
-            let refreshed = suggest::refresh(&mut book, &mut model, *all, |done, total| {
-                if let Some(bar) = &bar {
-                    bar.set_length(total);
-                    bar.set_position(done);
-                }
+            let (model, refreshed) = models.with_model(&mut book, |book, model| {
+                let refreshed = suggest::refresh(book, model, *all, |done, total| {
+                    if let Some(bar) = &bar {
+                        bar.set_length(total);
+                        bar.set_position(done);
+                    }
+                })?;
+                Ok((model.id(), refreshed))
             })?;
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            print(json, || json::embed::refreshed(&model.id().to_string(), &refreshed), || text::refreshed(&refreshed));
+            print(json, || json::embed::refreshed(&model.to_string(), &refreshed), || text::refreshed(&refreshed));
             Ok(())
         }
         EmbedCommand::Status => {
@@ -110,14 +104,15 @@ pub fn embed(book: &Target, command: &EmbedCommand, json: bool) -> Result<(), Fa
 }
 
 pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Failure> {
-    let files = files(&args.files, "suggest")?;
+    let models = suggest::Models::new(files(&args.files, "suggest")?);
     let text = read_text(&args.text, crate::input::CHUNK)?;
     let chunk = chunk_key(args.chunk.as_deref(), &args.text);
     let mut book: Book = if args.dry_run { open_reader(book)? } else { open_book(book)? };
-    let mut model = suggest::Model::for_book(&mut book, &files)?;
-    let write = embed_write(&args.write);
+    let write = write_options(&args.write);
     let options = suggest::SuggestOptions { min_score: args.min_score, phrases: args.phrases, dry_run: args.dry_run };
-    let suggested = suggest::suggest(&mut book, &mut model, args.chapter, &chunk, &text, &options, &write)?;
+    let suggested = models.with_model(&mut book, |book, model| {
+        suggest::suggest(book, model, args.chapter, &chunk, &text, &options, &write)
+    })?;
     print(
         json,
         || json::embed::suggested(&suggested, args.dry_run),
@@ -127,10 +122,11 @@ pub fn suggest(book: &Target, args: &SuggestArgs, json: bool) -> Result<(), Fail
 }
 
 pub fn dedupe(book: &Target, args: &DedupeArgs, json: bool) -> Result<(), Failure> {
-    let files = files(&args.files, "dedupe")?;
+    let models = suggest::Models::new(files(&args.files, "dedupe")?);
     let mut book: Book = if args.dry_run { open_reader(book)? } else { open_book(book)? };
-    let mut model = suggest::Model::for_book(&mut book, &files)?;
-    let deduped = suggest::dedupe(&mut book, &mut model, args.min_score, args.dry_run, &embed_write(&args.write))?;
+    let write = write_options(&args.write);
+    let deduped = models
+        .with_model(&mut book, |book, model| suggest::dedupe(book, model, args.min_score, args.dry_run, &write))?;
     print(json, || json::embed::deduped(&deduped, args.dry_run), || text::deduped(&deduped, args.dry_run));
     Ok(())
 }

@@ -3,18 +3,25 @@
 
 use std::path::Path;
 
-use book::{Book, ImportOptions};
+use book::{Book, Exported, ImportOptions};
 use ledger_model::Seq;
 
-use crate::cli::args::{ExportArgs, ExportFormat, ImportArgs};
+use crate::cli::args::{ExportArgs, ImportArgs};
 use crate::failure::Failure;
 use crate::render::{json, print, text};
 
-pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: bool) -> Result<(), Failure> {
+/// The glossary file of `import`, its name and bytes: from stdin it needs `--format`
+/// (locally and with `--server`).
+pub fn import_file(args: &ImportArgs) -> Result<(String, Vec<u8>), Failure> {
     let (name, bytes) = read_bytes(&args.file)?;
     if name == "stdin" && args.format.is_none() {
         return Err(Failure::invalid("importing from stdin needs --format (there is no file name to detect it by)"));
     }
+    Ok((name, bytes))
+}
+
+pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: bool) -> Result<(), Failure> {
+    let (name, bytes) = import_file(args)?;
     let options = ImportOptions {
         format: args.format,
         strict: args.strict,
@@ -29,39 +36,33 @@ pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: boo
     Ok(())
 }
 
-/// `export --format profile`: the profile's compact form (no chapter gate: every
-/// active record with its own window).
-fn export_profile(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, json: bool) -> Result<(), Failure> {
-    if args.chapter.is_some() {
-        return Err(Failure::invalid(
-            "--chapter: the profile form lists every active record with its own window; export it without --chapter",
-        ));
+/// `--json` prints the export's report, so the file itself needs `-o FILE` (locally
+/// and with `--server`).
+pub fn check_output(args: &ExportArgs, json: bool) -> Result<(), Failure> {
+    if json && args.output.is_none() {
+        return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
     }
-    let export = book.export_profile(reader, args.as_of.map(Seq))?;
-    match &args.output {
-        Some(path) => write_whole(path, export.text.as_bytes(), Some(book))?,
-        None => crate::render::output::write_bytes(export.text.as_bytes()),
-    }
-    let output = args.output.as_deref().and_then(Path::to_str);
-    print(json, || json::exported_profile(&export, output), || text::exported_profile(&export));
     Ok(())
 }
 
 pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, json: bool) -> Result<(), Failure> {
-    if json && args.output.is_none() {
-        return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
-    }
-    let format = match args.format {
-        ExportFormat::Tool(format) => format,
-        ExportFormat::Profile => return export_profile(book, reader, args, json),
+    check_output(args, json)?;
+    let exported = book.export_as(reader, args.format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
+    let bytes = match &exported {
+        Exported::Tool(export) => &export.bytes[..],
+        Exported::Profile(export) => export.text.as_bytes(),
     };
-    let export = book.export(reader, format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
     match &args.output {
-        Some(path) => write_whole(path, &export.bytes, Some(book))?,
-        None => crate::render::output::write_bytes(&export.bytes),
+        Some(path) => write_whole(path, bytes, Some(book))?,
+        None => crate::render::output::write_bytes(bytes),
     }
     let output = args.output.as_deref().and_then(Path::to_str);
-    print(json, || json::export(&export, output), || text::exported(&export));
+    match &exported {
+        Exported::Tool(export) => print(json, || json::export(export, output), || text::exported(export)),
+        Exported::Profile(export) => {
+            print(json, || json::exported_profile(export, output), || text::exported_profile(export))
+        }
+    }
     Ok(())
 }
 

@@ -16,14 +16,13 @@ pub mod review;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use book::{Book, Labelled, Patience, WriteOptions};
+use book::{Actor, Book, Labelled, Patience, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
-use serde_json::json;
 
 use crate::cli::args::*;
-use crate::failure::{Failure, Kind};
-use crate::input::{Bound, CHUNK, EVENTS_FILE, GLOSSARY_FILE};
+use crate::failure::Failure;
+use crate::input::{Bound, CHUNK, EVENTS_FILE};
 use crate::render::{json, output, print, submitted, text};
 
 /// Runs one command line: locally on the book file, or with `--server` against a
@@ -54,7 +53,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     match args.command {
         Command::Serve(serve) => serve_command(serve),
         Command::Openapi => openapi(),
-        Command::Init { profile, write } => init(&book?.path, profile, &write, json),
+        Command::Init { profile, write } => init(&book?.path, &profile, &write, json),
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
             glossary::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
@@ -71,7 +70,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Command::Audit { chapter } => chunks::audit(&mut open_reader(&book?)?, chapter, json),
         Command::Impact { since, term } => impact(&book?, since, term.as_deref(), json),
-        Command::Apply { file, write } => apply(&book?, &file, &write, json),
+        Command::Apply { file, replace, write } => apply(&book?, &file, replace, &write, json),
         Command::Import(import) => {
             let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             interchange::import(&mut book, &import, now_ms(), json)
@@ -220,36 +219,17 @@ fn expect_import(
     write: &WriteOpts,
     json: bool,
 ) -> Result<(), Failure> {
-    let bytes = read_bytes(file, GLOSSARY_FILE)?;
+    let (name, bytes) = interchange::read_bytes(file)?;
     let mut book = if dry_run { open_reader(book)? } else { open_book(book)? };
-    let name = file.file_name().map_or_else(|| "stdin".to_owned(), |name| name.to_string_lossy().into_owned());
-    let mut options = write_options(write);
-    if write.actor.is_none() {
-        options.actor = "import:cast-list".to_owned();
-    }
-    let imported = book.expect_import(&name, &bytes, format, dry_run, &options)?;
+    let imported = book.expect_import(&name, &bytes, format, dry_run, &write_options(write))?;
     print(json, || json::expect_imported(&imported, dry_run), || text::expect_imported(&imported, dry_run));
     Ok(())
 }
 
 fn term_put_command(book: &Target, put: &TermPutArgs, json: bool) -> Result<(), Failure> {
     let events = term_put(put)?;
-    let mut book = open_book(book)?;
-    let mut warnings = Vec::new();
-    if !put.replace {
-        if let Some(Body::TermPut(new)) = events.first() {
-            let dropped = book.fields_dropped_by(new)?;
-            if !dropped.is_empty() {
-                warnings.push(format!(
-                    "term put replaces {} entirely and drops its {}; `term edit` changes single fields, `--replace` silences this",
-                    new.id,
-                    dropped.join(", ")
-                ));
-            }
-        }
-    }
-    let written = book.submit_labelled(&write_options(&put.write), Labelled::numbered(events, "cli"), Vec::new())?;
-    submitted(&written.submitted, &written.labels, &warnings, json);
+    let written = open_book(book)?.append(&write_options(&put.write), Labelled::appended(events), put.replace)?;
+    submitted(&written, json);
     Ok(())
 }
 
@@ -257,7 +237,7 @@ fn term_edit_command(book: &Target, edit: &TermEditArgs, json: bool) -> Result<(
     let id = record_id("id", &edit.id)?;
     let changes = term_edit(edit)?;
     let written = open_book(book)?.term_edit(id, &changes, &write_options(&edit.write))?;
-    submitted(&written.submitted, &written.labels, &[], json);
+    submitted(&written, json);
     Ok(())
 }
 
@@ -463,7 +443,7 @@ impl Target {
         let json = self.json;
         Patience::telling(self.wait, move |message| {
             if json {
-                errln!("{}", json!({ "waiting": { "message": message } }));
+                errln!("{}", serde_json::json!({ "waiting": { "message": message } }));
             } else {
                 errln!("note: {message}");
             }
@@ -496,67 +476,70 @@ pub fn default_actor() -> String {
 
 pub fn write_options(write: &WriteOpts) -> WriteOptions {
     WriteOptions {
-        actor: write.actor.clone().unwrap_or_else(default_actor),
+        actor: actor(write.actor.clone()),
         source: write.source.clone(),
         expect_head: write.expect_head.map(Seq),
         recorded_at_ms: now_ms(),
     }
 }
 
-/// Submits one atomic batch (`decide` against the head, then append) and prints the
+/// The actor `--actor` names, or the caller: the user at the terminal.
+pub fn actor(named: Option<String>) -> Actor {
+    named.map_or_else(|| Actor::Caller(default_actor()), Actor::Named)
+}
+
+/// Appends one atomic batch (`decide` against the head, then append) and prints the
 /// outcome.
 fn append_batch(
     book: &Target,
     write: &WriteOpts,
     bodies: Vec<Labelled>,
-    blobs: Vec<(Hash32, Vec<u8>)>,
+    replace: bool,
     json: bool,
 ) -> Result<(), Failure> {
-    let written = open_book(book)?.submit_labelled(&write_options(write), bodies, blobs)?;
-    submitted(&written.submitted, &written.labels, &[], json);
+    let written = open_book(book)?.append(&write_options(write), bodies, replace)?;
+    submitted(&written, json);
     Ok(())
 }
 
 fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Result<(), Failure> {
-    append_batch(book, write, Labelled::numbered(bodies, "cli"), Vec::new(), json)
+    append_batch(book, write, Labelled::appended(bodies), false, json)
 }
 
-fn init(book: &Path, profile: ProfileArg, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let name = match profile {
-        ProfileArg::Zh => "zh",
-        ProfileArg::Ja => "ja",
-        ProfileArg::Plain => "plain",
-    };
-    let options = WriteOptions {
-        actor: write.actor.clone().unwrap_or_else(|| "system:init".to_owned()),
-        source: write.source.clone(),
-        expect_head: Some(Seq::ZERO),
-        recorded_at_ms: now_ms(),
-    };
-    let initialized = Book::init(book, name, &options)?;
-    if !json {
-        text::initialized(book, name, &initialized);
-    }
-    submitted(&initialized.written.submitted, &initialized.written.labels, &[], json);
+fn init(book: &Path, profile: &str, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let initialized = Book::init(book, profile, &write_options(write))?;
+    // A book is named by its file's stem, as a server's library names its files.
+    let name = book.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    print(
+        json,
+        || json::initialized(&name, &initialized),
+        || {
+            text::initialized(book, profile, &initialized);
+            text::submitted(&initialized.written);
+        },
+    );
     Ok(())
 }
 
-fn apply(book: &Target, file: &Path, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+fn apply(book: &Target, file: &Path, replace: bool, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let text = read_text(file, EVENTS_FILE)?;
-    // Errors and default sources name the file, not its whole path.
-    let name = if file.as_os_str() == "-" {
+    let bodies = crate::input::event_lines(&file_label(file), &text).map_err(Failure::invalid)?;
+    append_batch(book, write, bodies, replace, json)
+}
+
+/// How an events file is named in errors and default sources: its name, not its
+/// whole path (`stdin` for `-`).
+pub fn file_label(file: &Path) -> String {
+    if file.as_os_str() == "-" {
         "stdin".to_owned()
     } else {
         file.file_name().map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned())
-    };
-    let mut bodies = crate::input::event_lines(&name, &text).map_err(Failure::invalid)?;
-    let blobs = book::service::fill_profiles(&mut bodies)?;
-    append_batch(book, write, bodies, blobs, json)
+    }
 }
 
 fn rollback(book: &Target, to: Seq, reason: Option<String>, write: &WriteOpts, json: bool) -> Result<(), Failure> {
     let written = open_book(book)?.rollback(to, reason, &write_options(write))?;
-    submitted(&written.submitted, &written.labels, &[], json);
+    submitted(&written, json);
     Ok(())
 }
 
@@ -567,9 +550,6 @@ fn term_show(book: &Target, id: RecordId, as_of: Option<u64>, json: bool) -> Res
 }
 
 fn log(book: &Target, from: u64, to: Option<u64>, json: bool) -> Result<(), Failure> {
-    if let Some(to) = to.filter(|to| *to < from) {
-        return Err(Failure::invalid(format!("--from {from} is after --to {to}: no event is in that range")));
-    }
     open_reader(book)?.events(Seq(from), to.map(Seq), |event| {
         let line = if json { json::event(&event).to_string() } else { text::event_line(&event) };
         outln!("{line}");
@@ -587,16 +567,84 @@ fn verify(book: &Target, json: bool) -> Result<(), Failure> {
             Ok(())
         }
         Err(error) => {
-            let (seq, object) = match &error {
-                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
-                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
-                _ => (None, None),
-            };
-            let failure = Failure::from(error);
-            if json && failure.kind == Kind::Corrupted {
-                outln!("{}", json!({ "ok": false, "seq": seq, "object": object, "message": failure.message }));
+            let error = book::BookError::from(error);
+            if let Some(damaged) = json::verify_failed(&error).filter(|_| json) {
+                outln!("{damaged}");
             }
-            Err(failure)
+            Err(error.into())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A value of each kind of field, as the command line takes it.
+    fn sample(value: book::FieldValue) -> &'static str {
+        match value {
+            book::FieldValue::Text => "x",
+            book::FieldValue::Texts | book::FieldValue::Keys => "a,b",
+            book::FieldValue::Chapter => "3",
+            book::FieldValue::Integer => "2",
+            book::FieldValue::Flag => "true",
+            book::FieldValue::Gender => "m",
+            book::FieldValue::Status => "draft",
+            book::FieldValue::Logic => "and-all",
+            book::FieldValue::Record => "T-2",
+        }
+    }
+
+    fn flag(name: &str) -> String {
+        name.replace('_', "-")
+    }
+
+    /// The edit `term edit T-1 ARGS…` makes, in its JSON form.
+    fn edit(args: &[&str]) -> serde_json::Value {
+        let argv = [&["lorebank", "term", "edit", "T-1"][..], args].concat();
+        let Command::Term(TermCommand::Edit(edit)) = Args::try_parse_from(argv).unwrap().command else {
+            unreachable!("term edit parses as term edit")
+        };
+        serde_json::to_value(term_edit(&edit).unwrap()).unwrap()
+    }
+
+    /// `term edit` has `--FIELD` for every field of `book::TERM_FIELDS` and
+    /// `--clear-FIELD` for every clearable one, each changing that field alone, and
+    /// nothing else but the write's options; docs/cli.md names each flag.
+    #[test]
+    fn term_edit_takes_exactly_the_fields_of_the_books_list() {
+        let command = Args::command();
+        let term = command.find_subcommand("term").unwrap();
+        let clap_edit = term.find_subcommand("edit").unwrap();
+        let globals: Vec<&str> = command.get_arguments().filter_map(clap::Arg::get_long).collect();
+        let mut taken: Vec<String> = clap_edit
+            .get_arguments()
+            .filter_map(clap::Arg::get_long)
+            .filter(|long| !globals.contains(long) && !["actor", "source", "expect-head"].contains(long))
+            .map(str::to_owned)
+            .collect();
+        let mut listed = Vec::new();
+        let docs = include_str!("../../docs/cli.md");
+        let synopsis = &docs[docs.find("* `term edit ID").unwrap()..docs.find("* `term retire ID").unwrap()];
+        for field in book::TERM_FIELDS {
+            let name = flag(field.name);
+            let set = edit(&[&format!("--{name}"), sample(field.value)]);
+            assert_eq!(set.as_object().unwrap().keys().collect::<Vec<_>>(), [field.name], "--{name}: {set}");
+            assert!(synopsis.contains(&format!("--{name} ")), "docs/cli.md names --{name}");
+            listed.push(name.clone());
+            if field.clear != book::Clear::No {
+                let cleared = edit(&[&format!("--clear-{name}")]);
+                let empty = if field.clear == book::Clear::Empty { json!([]) } else { json!(null) };
+                assert_eq!(cleared, json!({ field.name: empty }), "--clear-{name}");
+                assert!(synopsis.contains(&format!("--clear-{name}")), "docs/cli.md names --clear-{name}");
+                listed.push(format!("clear-{name}"));
+            }
+        }
+        taken.sort();
+        listed.sort();
+        assert_eq!(taken, listed, "term edit's flags are the fields of book::TERM_FIELDS");
     }
 }

@@ -6,16 +6,23 @@
 //! `--json` print the context as they do locally. A problem answer becomes the same
 //! exit code as the local failure. The bearer token, when the server needs one, is
 //! read from `LOREBANK_TOKEN`.
+//!
+//! Every request is built as a struct literal of the types the server parses
+//! (`http::requests`), so a field the server takes cannot be left out here without
+//! the compiler saying so; one function per command, as `cli::run` has.
 
 use std::io::Read;
+use std::path::Path;
 use std::time::Duration;
 
 use ledger_model::*;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cli::args::*;
-use crate::cli::{default_actor, read_text, record_id, single_write, term_edit, term_put};
+use crate::cli::{default_actor, file_label, read_text, record_id, single_write, term_edit, term_put};
 use crate::failure::{Failure, Kind};
+use crate::http::requests::*;
 
 /// A connection to the server.
 struct Remote {
@@ -27,7 +34,7 @@ struct Remote {
     agent: ureq::Agent,
 }
 
-/// How a request goes: method, path under the book (or absolute), query, body.
+/// What a request sends.
 enum Send {
     Json(Value),
     Ndjson(String),
@@ -45,21 +52,24 @@ impl Remote {
         Ok(name)
     }
 
-    fn book_url(&self, rest: &str) -> Result<String, Failure> {
-        Ok(format!("{}/v1/books/{}{rest}", self.base, self.book()?))
+    /// The URL of `rest` under the book, with `query` (a struct of `http::requests`).
+    fn book_url(&self, rest: &str, query: &impl Serialize) -> Result<String, Failure> {
+        let url = format!("{}/v1/books/{}{rest}", self.base, self.book()?);
+        let query = serde_urlencoded::to_string(query)
+            .map_err(|error| Failure::invalid(format!("the request's query: {error}")))?;
+        Ok(if query.is_empty() { url } else { format!("{url}?{query}") })
     }
 
-    fn call(&self, method: &str, url: &str, query: &[(&str, String)], send: Send) -> Result<ureq::Response, Failure> {
+    fn call(&self, method: &str, url: &str, send: Send) -> Result<ureq::Response, Failure> {
         let mut request = self.agent.request(method, url);
-        for (name, value) in query {
-            request = request.query(name, value);
-        }
         if let Some(token) = &self.token {
             request = request.set("Authorization", &format!("Bearer {token}"));
         }
         if let Some(party) = &self.party {
             request = request.set("Lorebank-Party", party);
         }
+        // Who is at the terminal: the actor of a write that names none, as locally.
+        request = request.set("Lorebank-Actor", &default_actor());
         let answer = match send {
             Send::Json(value) => request.set("Content-Type", "application/json").send_string(&value.to_string()),
             Send::Ndjson(text) => request.set("Content-Type", "application/x-ndjson").send_string(&text),
@@ -75,10 +85,21 @@ impl Remote {
         }
     }
 
-    fn json(&self, method: &str, url: &str, query: &[(&str, String)], send: Send) -> Result<Value, Failure> {
-        let response = self.call(method, url, query, send)?;
+    fn json(&self, method: &str, url: &str, send: Send) -> Result<Value, Failure> {
+        let response = self.call(method, url, send)?;
         let text = response.into_string().map_err(|error| Failure::io(format!("reading the answer: {error}")))?;
         serde_json::from_str(&text).map_err(|error| Failure::io(format!("the server's answer is not JSON: {error}")))
+    }
+
+    /// `GET rest?query`: the answer.
+    fn get(&self, rest: &str, query: &impl Serialize) -> Result<Value, Failure> {
+        self.json("GET", &self.book_url(rest, query)?, Send::Empty)
+    }
+
+    /// `method rest` with the JSON `body` (a struct of `http::requests`): the answer.
+    fn send(&self, method: &str, rest: &str, body: &impl Serialize) -> Result<Value, Failure> {
+        let body = serde_json::to_value(body).map_err(|error| Failure::invalid(format!("the request: {error}")))?;
+        self.json(method, &self.book_url(rest, &())?, Send::Json(body))
     }
 }
 
@@ -99,53 +120,34 @@ fn problem(status: u16, response: ureq::Response) -> Failure {
     Failure { kind, message: detail }
 }
 
-fn write_fields(write: &WriteOpts) -> Value {
-    json!({
-        "actor": write.actor.clone().unwrap_or_else(default_actor),
-        "source": write.source,
-        "expected_head": write.expect_head,
-    })
+/// Prints an answer as `--json` prints it locally.
+fn print(answer: Value) -> Result<(), Failure> {
+    outln!("{answer}");
+    Ok(())
 }
 
-fn append_json(bodies: &[Body], write: &WriteOpts) -> Value {
-    let mut value = write_fields(write);
-    value["events"] = json!(bodies);
-    value
+/// The JSON form of event bodies.
+fn events(bodies: &[Body]) -> Result<Vec<Value>, Failure> {
+    bodies
+        .iter()
+        .map(|body| serde_json::to_value(body).map_err(|error| Failure::invalid(format!("an event: {error}"))))
+        .collect()
 }
 
-fn opt<T: ToString>(name: &'static str, value: Option<T>) -> Vec<(&'static str, String)> {
-    value.map(|value| (name, value.to_string())).into_iter().collect()
-}
-
-/// The fields of a term edit as a PATCH body: a field left out stays, `null` clears.
-fn edit_json(edit: &book::TermEdit, write: &WriteOpts) -> Value {
-    let mut value = write_fields(write);
-    let mut set = |name: &str, field: Option<Value>| {
-        if let Some(field) = field {
-            value[name] = field;
-        }
+/// An append of `bodies` (`POST …/events`).
+fn append(remote: &Remote, bodies: &[Body], write: &WriteOpts, replace: bool) -> Result<(), Failure> {
+    let request = AppendRequest {
+        events: events(bodies)?,
+        actor: write.actor.clone(),
+        source: write.source.clone(),
+        expected_head: write.expect_head,
+        replace: Some(replace),
     };
-    set("src", edit.src.as_ref().map(|v| json!(v)));
-    set("dst", edit.dst.as_ref().map(|v| json!(v)));
-    set("sense", edit.sense.as_ref().map(|v| json!(v)));
-    set("kind", edit.kind.as_ref().map(|v| json!(v)));
-    set("gender", edit.gender.as_ref().map(|v| json!(v)));
-    set("decl", edit.decl.as_ref().map(|v| json!(v)));
-    set("speech", edit.speech.as_ref().map(|v| json!(v)));
-    set("note", edit.note.as_ref().map(|v| json!(v)));
-    set("since", edit.since.map(|v| json!(v)));
-    set("until", edit.until.map(|v| json!(v)));
-    set("status", edit.status.map(|v| json!(v)));
-    set("priority", edit.priority.map(|v| json!(v)));
-    set("constant", edit.constant.map(|v| json!(v)));
-    set("secondary", edit.secondary.as_ref().map(|v| json!(v)));
-    set("secondary_logic", edit.secondary_logic.map(|v| json!(v)));
-    set("supersedes", edit.supersedes.map(|v| json!(v.map(|id| id.to_string()))));
-    set("owner", edit.owner.as_ref().map(|v| json!(v)));
-    set("owner_role", edit.owner_role.as_ref().map(|v| json!(v)));
-    set("release_to", edit.release_to.as_ref().map(|v| json!(v)));
-    set("note_release_to", edit.note_release_to.as_ref().map(|v| json!(v)));
-    value
+    print(remote.send("POST", "/events", &request)?)
+}
+
+fn write_fields(write: &WriteOpts) -> WriteFields {
+    WriteFields { actor: write.actor.clone(), source: write.source.clone(), expected_head: write.expect_head }
 }
 
 /// Runs `args.command` against the server at `server`.
@@ -165,284 +167,204 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
     let token = std::env::var("LOREBANK_TOKEN").ok().filter(|token| !token.is_empty());
     let remote = Remote { base, book, token, party: args.party.clone(), agent };
     let json = args.json;
-    let answer = match &args.command {
+    match &args.command {
         Command::Serve(_) | Command::Openapi => {
-            return Err(Failure::invalid("serve and openapi run locally, not with --server"))
+            Err(Failure::invalid("serve and openapi run locally, not with --server"))
         }
         Command::Backup { .. }
         | Command::Restore { .. }
         | Command::ExportArchive { .. }
-        | Command::ImportArchive { .. } => {
-            return Err(Failure::invalid(
-                "backup, restore, export-archive and import-archive work on a book file, not with --server",
-            ))
-        }
-        Command::Init { profile, write } => {
-            let profile = match profile {
-                ProfileArg::Zh => "zh",
-                ProfileArg::Ja => "ja",
-                ProfileArg::Plain => "plain",
-            };
-            let actor = write.actor.clone().unwrap_or_else(|| "system:init".to_owned());
-            let body = json!({ "profile": profile, "actor": actor, "source": write.source });
-            remote.json("PUT", &remote.book_url("")?, &[], Send::Json(body))?
-        }
-        Command::Apply { file, write } => {
-            let text = read_text(file, crate::input::EVENTS_FILE)?;
-            let mut query = vec![("actor", write.actor.clone().unwrap_or_else(default_actor))];
-            query.extend(opt("source", write.source.clone()));
-            query.extend(opt("expected_head", write.expect_head));
-            remote.json("POST", &remote.book_url("/events")?, &query, Send::Ndjson(text))?
-        }
-        Command::Term(TermCommand::Put(put)) => {
-            let bodies = term_put(put)?;
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&bodies, &put.write)))?
-        }
-        Command::Term(TermCommand::Edit(edit)) => {
-            let id = record_id("id", &edit.id)?;
-            let body = edit_json(&term_edit(edit)?, &edit.write);
-            remote.json("PATCH", &remote.book_url(&format!("/terms/{id}"))?, &[], Send::Json(body))?
-        }
+        | Command::ImportArchive { .. } => Err(Failure::invalid(
+            "backup, restore, export-archive and import-archive work on a book file, not with --server",
+        )),
+        Command::Init { profile, write } => init(&remote, profile, write),
+        Command::Apply { file, replace, write } => apply(&remote, file, *replace, write),
+        Command::Term(TermCommand::Put(put)) => append(&remote, &term_put(put)?, &put.write, put.replace),
+        Command::Term(TermCommand::Edit(edit)) => edit_term(&remote, edit),
         Command::Term(TermCommand::Retire { write, .. })
         | Command::Alias(AliasCommand::Add { write, .. } | AliasCommand::Remove { write, .. })
         | Command::Summary(SummaryCommand::Put { write, .. } | SummaryCommand::Retire { write, .. }) => {
-            let bodies = single_write(&args.command)?.unwrap_or_default();
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&bodies, write)))?
+            append(&remote, &single_write(&args.command)?.unwrap_or_default(), write, false)
         }
-        Command::Term(TermCommand::Show { id, as_of }) => {
-            let id = record_id("id", id)?;
-            remote.json("GET", &remote.book_url(&format!("/terms/{id}"))?, &opt("as_of", *as_of), Send::Empty)?
-        }
+        Command::Term(TermCommand::Show { id, as_of }) => term_show(&remote, id, *as_of),
         Command::Show { as_of, chapter } => {
-            let mut query = opt("as_of", *as_of);
-            query.extend(opt("chapter", *chapter));
-            remote.json("GET", &remote.book_url("/glossary")?, &query, Send::Empty)?
+            print(remote.get("/glossary", &GlossaryQuery { chapter: *chapter, as_of: *as_of })?)
         }
-        Command::Snapshot { as_of } => {
-            remote.json("GET", &remote.book_url("/snapshot")?, &opt("as_of", *as_of), Send::Empty)?
-        }
-        Command::Diff { from, to } => {
-            let query = [("from", from.to_string()), ("to", to.to_string())];
-            remote.json("GET", &remote.book_url("/diff")?, &query, Send::Empty)?
-        }
-        Command::Rollback { to, reason, write } => {
-            let mut body = write_fields(write);
-            body["to"] = json!(to);
-            body["reason"] = json!(reason);
-            remote.json("POST", &remote.book_url("/rollback")?, &[], Send::Json(body))?
-        }
-        Command::Rebuild => remote.json("POST", &remote.book_url("/rebuild")?, &[], Send::Empty)?,
-        Command::Verify => {
-            let answer = remote.json("POST", &remote.book_url("/verify")?, &[], Send::Empty)?;
-            if answer["ok"] == json!(false) {
-                outln!("{answer}");
-                let message = answer["message"].as_str().unwrap_or("verify failed").to_owned();
-                return Err(Failure { kind: Kind::Corrupted, message });
-            }
-            answer
-        }
+        Command::Snapshot { as_of } => print(remote.get("/snapshot", &AsOfQuery { as_of: *as_of })?),
+        Command::Diff { from, to } => print(remote.get("/diff", &DiffQuery { from: Some(*from), to: Some(*to) })?),
+        Command::Rollback { to, reason, write } => rollback(&remote, *to, reason.clone(), write),
+        Command::Rebuild => print(remote.json("POST", &remote.book_url("/rebuild", &())?, Send::Empty)?),
+        Command::Verify => verify(&remote),
         Command::Assemble { chapter, chunk, text, prev, dry_run } => {
-            let body = json!({
-                "chapter": chapter,
-                "chunk": chunk,
-                "text": read_text(text, crate::input::CHUNK)?,
-                "prev": prev,
-                "record": !dry_run,
-            });
-            let answer = remote.json("POST", &remote.book_url("/assemble")?, &[], Send::Json(body))?;
-            if !json {
-                out!("{}", answer["context"].as_str().unwrap_or_default());
-                let recorded = if *dry_run { "receipt (not recorded)" } else { "receipt" };
-                errln!("{recorded} {}", answer["receipt"].as_str().unwrap_or_default());
-                return Ok(());
-            }
-            answer
+            assemble(&remote, *chapter, chunk, text, prev.clone(), *dry_run, json)
         }
         Command::Replay { receipt, snapshot, chapter, text } => {
-            let answer = match (receipt, snapshot, chapter, text) {
-                (_, Some(snapshot), Some(chapter), Some(text)) => {
-                    let body = json!({ "snapshot": snapshot, "chapter": chapter, "text": read_text(text, crate::input::CHUNK)? });
-                    remote.json("POST", &remote.book_url("/replay")?, &[], Send::Json(body))?
-                }
-                (Some(receipt), _, _, _) => {
-                    remote.json("POST", &remote.book_url(&format!("/receipts/{receipt}/replay"))?, &[], Send::Empty)?
-                }
-                _ => return Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
-            };
-            if json {
-                outln!("{answer}");
-            } else {
-                out!("{}", answer["context"].as_str().unwrap_or_default());
-            }
-            if answer["identical"] == json!(false) {
-                let at = answer["first_difference"].as_u64().unwrap_or(0);
-                return Err(Failure {
-                    kind: Kind::Mismatch,
-                    message: format!("replay differs from the recorded output at byte {at}"),
-                });
-            }
-            return Ok(());
+            replay(&remote, receipt.as_deref(), snapshot.as_deref(), *chapter, text.as_deref(), json)
         }
-        Command::Audit { chapter } => {
-            remote.json("GET", &remote.book_url("/audit")?, &[("chapter", chapter.to_string())], Send::Empty)?
-        }
+        Command::Audit { chapter } => print(remote.get("/audit", &ChapterQuery { chapter: Some(*chapter) })?),
         Command::Impact { since, term } => {
-            let mut query = opt("since", *since);
-            query.extend(opt("term", term.clone()));
-            remote.json("GET", &remote.book_url("/impact")?, &query, Send::Empty)?
+            print(remote.get("/impact", &ImpactQuery { since: *since, term: term.clone() })?)
         }
-        Command::Log { from, to } => return log(&remote, *from, *to),
-        Command::Import(import) => {
-            let (file, bytes) = crate::cli::interchange::read_bytes(&import.file)?;
-            let mut query = vec![("file", file), ("target_lang", import.target_lang.clone())];
-            query.extend(opt("format", import.format.map(|format| format.name())));
-            query.extend(opt("actor", import.actor.clone()));
-            query.extend(opt("expected_head", import.expect_head));
-            query.extend(import.strict.then(|| ("strict", "true".to_owned())));
-            query.extend(import.dry_run.then(|| ("dry_run", "true".to_owned())));
-            remote.json("POST", &remote.book_url("/import")?, &query, Send::Bytes(bytes))?
-        }
-        Command::Export(export) => return export_remote(&remote, export, json),
-        Command::Check(check) => {
-            let translation = read_text(&check.translation, crate::input::CHUNK)?;
-            let body = json!({
-                "translation": translation,
-                "propose": check.propose,
-                "record": !check.dry_run,
-                "actor": check.actor.clone().unwrap_or_else(default_actor),
-            });
-            let url = remote.book_url(&format!("/receipts/{}/check", check.receipt))?;
-            remote.json("POST", &url, &[], Send::Json(body))?
-        }
-        Command::Review(ReviewCommand::List { owner }) => {
-            remote.json("GET", &remote.book_url("/review")?, &opt("owner", owner.clone()), Send::Empty)?
-        }
-        Command::Expect(ExpectCommand::Import { file, format, dry_run, write }) => {
-            let (name, bytes) = crate::cli::interchange::read_bytes(file)?;
-            let mut query = vec![("file", name)];
-            query.extend(opt("format", format.map(|format| format.name())));
-            query.extend(opt("actor", write.actor.clone()));
-            query.extend(opt("expected_head", write.expect_head));
-            query.extend(dry_run.then(|| ("dry_run", "true".to_owned())));
-            remote.json("POST", &remote.book_url("/expected")?, &query, Send::Bytes(bytes))?
-        }
-        Command::Expect(ExpectCommand::Add { surface, kind, note, write }) => {
-            let body = Body::ConceptExpected(ConceptExpected {
-                surface: surface.clone(),
-                kind: kind.clone(),
-                note: note.clone(),
-            });
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write)))?
-        }
-        Command::Expect(ExpectCommand::Drop { surface, write }) => {
-            let body = Body::ConceptDropped(ConceptDropped { surface: surface.clone() });
-            remote.json("POST", &remote.book_url("/events")?, &[], Send::Json(append_json(&[body], write)))?
-        }
-        Command::Coverage { chapter } => {
-            remote.json("GET", &remote.book_url("/coverage")?, &opt("chapter", *chapter), Send::Empty)?
-        }
-        Command::Profile(ProfileCommand::Check { require }) => {
-            let answer = remote.json("GET", &remote.book_url("/profile")?, &[], Send::Empty)?;
-            outln!("{answer}");
-            book::governance::require_level(answer["level"].as_u64().unwrap_or(0), *require)?;
-            return Ok(());
-        }
-        Command::Review(ReviewCommand::Show { id }) => {
-            let id = record_id("id", id)?;
-            remote.json("GET", &remote.book_url(&format!("/review/{id}"))?, &[], Send::Empty)?
-        }
-        Command::Review(ReviewCommand::Accept { id, dst, gender, kind, note, term, write }) => {
-            let id = record_id("id", id)?;
-            let gender = gender.map(|arg| crate::render::text::word(&crate::cli::gender(arg)));
-            let body = json!({
-                "dst": dst, "gender": gender, "kind": kind, "note": note, "term": term,
-                "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
-            });
-            remote.json("POST", &remote.book_url(&format!("/review/{id}/accept"))?, &[], Send::Json(body))?
-        }
-        Command::Review(
-            ReviewCommand::Reject { id, reason, note, write } | ReviewCommand::Verify { id, reason, note, write },
-        ) => {
-            let id = record_id("id", id)?;
-            let what =
-                if matches!(args.command, Command::Review(ReviewCommand::Reject { .. })) { "reject" } else { "verify" };
-            let body = json!({
-                "reason": reason, "note": note,
-                "actor": write.actor.clone().unwrap_or_else(default_actor), "source": write.source,
-            });
-            remote.json("POST", &remote.book_url(&format!("/review/{id}/{what}"))?, &[], Send::Json(body))?
-        }
-        Command::Scan { chapter, chunk, text, dry_run, write } => {
-            let text = read_text(text, crate::input::CHUNK)?;
-            let body = json!({
-                "chunk": chunk, "text": text, "dry_run": dry_run,
-                "actor": write.actor.clone().unwrap_or_else(default_actor),
-            });
-            remote.json("POST", &remote.book_url(&format!("/chapters/{chapter}/scan"))?, &[], Send::Json(body))?
-        }
-        // The server embeds with its own model files (`serve --embed-model`): --model
-        // and --tokenizer are not sent.
-        Command::Embed(EmbedCommand::SetModel(set)) => {
-            let options = crate::cli::embed::model_options(set);
-            let mut body = write_fields(&set.write);
-            body["name"] = json!(options.name);
-            body["pooling"] = json!(options.pooling);
-            body["normalize"] = json!(options.normalize);
-            body["output"] = json!(options.output);
-            body["dim"] = json!(options.dim);
-            body["suggest_min_score"] = json!(options.suggest_min_score);
-            body["dedupe_min_score"] = json!(options.dedupe_min_score);
-            remote.json("PUT", &remote.book_url("/embedding")?, &[], Send::Json(body))?
-        }
-        Command::Embed(EmbedCommand::Refresh { all, .. }) => {
-            remote.json("POST", &remote.book_url("/embedding/refresh")?, &[], Send::Json(json!({ "all": all })))?
-        }
-        Command::Embed(EmbedCommand::Status) => {
-            remote.json("GET", &remote.book_url("/embedding")?, &[], Send::Empty)?
-        }
-        Command::Suggest(suggest) => {
-            let text = read_text(&suggest.text, crate::input::CHUNK)?;
-            let body = json!({
-                "chunk": crate::cli::embed::chunk_key(suggest.chunk.as_deref(), &suggest.text),
-                "text": text,
-                "dry_run": suggest.dry_run,
-                "min_score": suggest.min_score,
-                "phrases": suggest.phrases,
-                "actor": suggest.write.actor.clone().unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned()),
-            });
-            let url = remote.book_url(&format!("/chapters/{}/suggest", suggest.chapter))?;
-            remote.json("POST", &url, &[], Send::Json(body))?
-        }
-        Command::Dedupe(dedupe) => {
-            let body = json!({
-                "dry_run": dedupe.dry_run,
-                "min_score": dedupe.min_score,
-                "actor": dedupe.write.actor.clone().unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned()),
-            });
-            remote.json("POST", &remote.book_url("/dedupe")?, &[], Send::Json(body))?
-        }
+        Command::Log { from, to } => log(&remote, *from, *to),
+        Command::Import(import) => import_file(&remote, import),
+        Command::Export(export) => export_file(&remote, export, json),
+        Command::Check(check) => check_translation(&remote, check),
+        Command::Review(command) => review(&remote, command),
+        Command::Expect(command) => expect(&remote, command),
+        Command::Coverage { chapter } => print(remote.get("/coverage", &ChapterQuery { chapter: *chapter })?),
+        Command::Profile(ProfileCommand::Check { require }) => profile_check(&remote, *require),
+        Command::Scan { chapter, chunk, text, dry_run, write } => scan(&remote, *chapter, chunk, text, *dry_run, write),
+        Command::Embed(command) => embed(&remote, command),
+        Command::Suggest(args) => suggest(&remote, args),
+        Command::Dedupe(args) => dedupe(&remote, args),
+    }
+}
+
+fn init(remote: &Remote, profile: &str, write: &WriteOpts) -> Result<(), Failure> {
+    let request = CreateBook { profile: profile.to_owned(), actor: write.actor.clone(), source: write.source.clone() };
+    print(remote.send("PUT", "", &request)?)
+}
+
+/// `apply`: the file's lines as an NDJSON append, named as the local command names
+/// them.
+fn apply(remote: &Remote, file: &Path, replace: bool, write: &WriteOpts) -> Result<(), Failure> {
+    let text = read_text(file, crate::input::EVENTS_FILE)?;
+    let query = AppendQuery {
+        actor: write.actor.clone(),
+        source: write.source.clone(),
+        expected_head: write.expect_head,
+        replace: Some(replace),
+        file: Some(file_label(file)),
     };
+    print(remote.json("POST", &remote.book_url("/events", &query)?, Send::Ndjson(text))?)
+}
+
+fn edit_term(remote: &Remote, edit: &TermEditArgs) -> Result<(), Failure> {
+    let id = record_id("id", &edit.id)?;
+    let request = TermEditRequest { edit: term_edit(edit)?, write: write_fields(&edit.write) };
+    print(remote.send("PATCH", &format!("/terms/{id}"), &request)?)
+}
+
+fn term_show(remote: &Remote, id: &str, as_of: Option<u64>) -> Result<(), Failure> {
+    let id = record_id("id", id)?;
+    print(remote.get(&format!("/terms/{id}"), &AsOfQuery { as_of })?)
+}
+
+fn rollback(remote: &Remote, to: u64, reason: Option<String>, write: &WriteOpts) -> Result<(), Failure> {
+    let request = RollbackRequest {
+        to,
+        reason,
+        actor: write.actor.clone(),
+        source: write.source.clone(),
+        expected_head: write.expect_head,
+    };
+    print(remote.send("POST", "/rollback", &request)?)
+}
+
+/// `verify`: a damaged book is answered `ok: false` (200), printed and exit 3.
+fn verify(remote: &Remote) -> Result<(), Failure> {
+    let answer = remote.json("POST", &remote.book_url("/verify", &())?, Send::Empty)?;
     outln!("{answer}");
+    if answer["ok"] == json!(false) {
+        let message = answer["message"].as_str().unwrap_or("verify failed").to_owned();
+        return Err(Failure { kind: Kind::Corrupted, message });
+    }
     Ok(())
 }
 
-/// An export fetched from the server, written like a local one (the report on
-/// stderr comes from the answer's headers).
-fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(), Failure> {
-    if json && export.output.is_none() {
-        return Err(Failure::invalid("--json prints the export's report, so the file needs -o FILE"));
-    }
-    let format = match export.format {
-        ExportFormat::Tool(format) => format.name(),
-        ExportFormat::Profile => "profile",
+fn assemble(
+    remote: &Remote,
+    chapter: u32,
+    chunk: &str,
+    text: &Path,
+    prev: Option<String>,
+    dry_run: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let request = AssembleRequest {
+        chapter,
+        chunk: chunk.to_owned(),
+        text: read_text(text, crate::input::CHUNK)?,
+        prev,
+        record: Some(!dry_run),
     };
-    let mut query = vec![("format", format.to_owned()), ("target_lang", export.target_lang.clone())];
-    query.extend(opt("chapter", export.chapter));
-    query.extend(opt("as_of", export.as_of));
-    let response = remote.call("GET", &remote.book_url("/export")?, &query, Send::Empty)?;
+    let answer = remote.send("POST", "/assemble", &request)?;
+    if json {
+        return print(answer);
+    }
+    out!("{}", answer["context"].as_str().unwrap_or_default());
+    let recorded = if dry_run { "receipt (not recorded)" } else { "receipt" };
+    errln!("{recorded} {}", answer["receipt"].as_str().unwrap_or_default());
+    Ok(())
+}
+
+fn replay(
+    remote: &Remote,
+    receipt: Option<&str>,
+    snapshot: Option<&str>,
+    chapter: Option<u32>,
+    text: Option<&Path>,
+    json: bool,
+) -> Result<(), Failure> {
+    let answer = match (receipt, snapshot, chapter, text) {
+        (_, Some(snapshot), Some(chapter), Some(text)) => {
+            let request = SnapshotAssembleRequest {
+                snapshot: snapshot.to_owned(),
+                chapter,
+                text: read_text(text, crate::input::CHUNK)?,
+            };
+            remote.send("POST", "/replay", &request)?
+        }
+        (Some(receipt), _, _, _) => {
+            remote.json("POST", &remote.book_url(&format!("/receipts/{receipt}/replay"), &())?, Send::Empty)?
+        }
+        _ => return Err(Failure::invalid("replay needs a RECEIPT, or --snapshot with --chapter and --text")),
+    };
+    if json {
+        outln!("{answer}");
+    } else {
+        out!("{}", answer["context"].as_str().unwrap_or_default());
+    }
+    if answer["identical"] == json!(false) {
+        let at = answer["first_difference"].as_u64().unwrap_or(0);
+        return Err(Failure {
+            kind: Kind::Mismatch,
+            message: format!("replay differs from the recorded output at byte {at}"),
+        });
+    }
+    Ok(())
+}
+
+fn import_file(remote: &Remote, import: &ImportArgs) -> Result<(), Failure> {
+    let (file, bytes) = crate::cli::interchange::import_file(import)?;
+    let query = ImportQuery {
+        format: import.format.map(|format| format.name().to_owned()),
+        file: Some(file),
+        strict: Some(import.strict),
+        dry_run: Some(import.dry_run),
+        actor: import.actor.clone(),
+        expected_head: import.expect_head,
+        target_lang: Some(import.target_lang.clone()),
+    };
+    print(remote.json("POST", &remote.book_url("/import", &query)?, Send::Bytes(bytes))?)
+}
+
+/// An export fetched from the server, written like a local one: the file to `-o
+/// FILE` or stdout, and its report from the answer's `Lorebank-Export` header.
+fn export_file(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(), Failure> {
+    crate::cli::interchange::check_output(export, json)?;
+    let query = ExportQuery {
+        format: Some(export.format.name().to_owned()),
+        chapter: export.chapter,
+        as_of: export.as_of,
+        target_lang: Some(export.target_lang.clone()),
+    };
+    let response = remote.call("GET", &remote.book_url("/export", &query)?, Send::Empty)?;
     let header = |name: &str| response.header(name).unwrap_or("").to_owned();
     let (revision, snapshot, lost) =
         (header("lorebank-revision"), header("lorebank-snapshot"), header("lorebank-lost"));
+    let mut report: Value = serde_json::from_str(&header("lorebank-export"))
+        .map_err(|error| Failure::io(format!("the server's export report is not JSON: {error}")))?;
     let mut bytes = Vec::new();
     response
         .into_reader()
@@ -453,28 +375,177 @@ fn export_remote(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(),
         None => crate::render::output::write_bytes(&bytes),
     }
     if json {
-        outln!(
-            "{}",
-            json!({ "format": format, "bytes": bytes.len(), "revision": revision, "snapshot": snapshot, "lost": lost })
-        );
+        report["output"] = json!(export.output.as_deref().and_then(Path::to_str));
+        outln!("{report}");
     } else {
         errln!(
             "exported {} as {} at revision {revision} (snapshot {snapshot}); lost: {}",
             bytes.len(),
-            format,
+            export.format.name(),
             if lost.is_empty() { "nothing" } else { &lost }
         );
     }
     Ok(())
 }
 
+fn check_translation(remote: &Remote, check: &CheckArgs) -> Result<(), Failure> {
+    let request = CheckRequest {
+        translation: read_text(&check.translation, crate::input::CHUNK)?,
+        propose: Some(check.propose),
+        record: Some(!check.dry_run),
+        actor: check.actor.clone(),
+    };
+    print(remote.send("POST", &format!("/receipts/{}/check", check.receipt), &request)?)
+}
+
+fn review(remote: &Remote, command: &ReviewCommand) -> Result<(), Failure> {
+    match command {
+        ReviewCommand::List { owner } => print(remote.get("/review", &ReviewQuery { owner: owner.clone() })?),
+        ReviewCommand::Show { id } => {
+            let id = record_id("id", id)?;
+            print(remote.get(&format!("/review/{id}"), &())?)
+        }
+        ReviewCommand::Accept { id, dst, gender, kind, note, term, write } => {
+            let id = record_id("id", id)?;
+            let request = AcceptRequest {
+                dst: dst.clone(),
+                gender: gender.map(crate::cli::gender),
+                kind: kind.clone(),
+                note: note.clone(),
+                term: term.clone(),
+                actor: write.actor.clone(),
+                source: write.source.clone(),
+                expected_head: write.expect_head,
+            };
+            print(remote.send("POST", &format!("/review/{id}/accept"), &request)?)
+        }
+        ReviewCommand::Reject { id, reason, note, write } | ReviewCommand::Verify { id, reason, note, write } => {
+            let id = record_id("id", id)?;
+            let what = if matches!(command, ReviewCommand::Reject { .. }) { "reject" } else { "verify" };
+            let request = JudgeRequest {
+                reason: Some(reason.clone()),
+                note: note.clone(),
+                actor: write.actor.clone(),
+                source: write.source.clone(),
+                expected_head: write.expect_head,
+            };
+            print(remote.send("POST", &format!("/review/{id}/{what}"), &request)?)
+        }
+    }
+}
+
+fn expect(remote: &Remote, command: &ExpectCommand) -> Result<(), Failure> {
+    match command {
+        ExpectCommand::Import { file, format, dry_run, write } => {
+            let (name, bytes) = crate::cli::interchange::read_bytes(file)?;
+            let query = ExpectQuery {
+                format: format.map(|format| format.name().to_owned()),
+                file: Some(name),
+                dry_run: Some(*dry_run),
+                actor: write.actor.clone(),
+                source: write.source.clone(),
+                expected_head: write.expect_head,
+            };
+            print(remote.json("POST", &remote.book_url("/expected", &query)?, Send::Bytes(bytes))?)
+        }
+        ExpectCommand::Add { surface, kind, note, write } => {
+            let body = Body::ConceptExpected(ConceptExpected {
+                surface: surface.clone(),
+                kind: kind.clone(),
+                note: note.clone(),
+            });
+            append(remote, &[body], write, false)
+        }
+        ExpectCommand::Drop { surface, write } => {
+            append(remote, &[Body::ConceptDropped(ConceptDropped { surface: surface.clone() })], write, false)
+        }
+    }
+}
+
+/// `profile check`: the report, and below the required level exit 2, as locally.
+fn profile_check(remote: &Remote, require: u8) -> Result<(), Failure> {
+    let answer = remote.get("/profile", &())?;
+    outln!("{answer}");
+    Ok(book::governance::require_level(answer["level"].as_u64().unwrap_or(0), require)?)
+}
+
+fn scan(
+    remote: &Remote,
+    chapter: u32,
+    chunk: &str,
+    text: &Path,
+    dry_run: bool,
+    write: &WriteOpts,
+) -> Result<(), Failure> {
+    let request = ScanRequest {
+        chunk: chunk.to_owned(),
+        text: read_text(text, crate::input::CHUNK)?,
+        dry_run: Some(dry_run),
+        actor: write.actor.clone(),
+        source: write.source.clone(),
+        expected_head: write.expect_head,
+    };
+    print(remote.send("POST", &format!("/chapters/{chapter}/scan"), &request)?)
+}
+
+/// The embedding commands. The server embeds with its own model files (`serve
+/// --embed-model`): --model and --tokenizer are not sent.
+fn embed(remote: &Remote, command: &EmbedCommand) -> Result<(), Failure> {
+    match command {
+        EmbedCommand::SetModel(set) => {
+            let options = crate::cli::embed::model_options(set);
+            let request = EmbeddingModelRequest {
+                name: options.name,
+                pooling: Some(options.pooling),
+                normalize: Some(options.normalize),
+                output: options.output,
+                dim: options.dim,
+                suggest_min_score: Some(options.suggest_min_score),
+                dedupe_min_score: Some(options.dedupe_min_score),
+                actor: set.write.actor.clone(),
+                source: set.write.source.clone(),
+                expected_head: set.write.expect_head,
+            };
+            print(remote.send("PUT", "/embedding", &request)?)
+        }
+        EmbedCommand::Refresh { all, .. } => {
+            print(remote.send("POST", "/embedding/refresh", &RefreshRequest { all: Some(*all) })?)
+        }
+        EmbedCommand::Status => print(remote.get("/embedding", &())?),
+    }
+}
+
+fn suggest(remote: &Remote, args: &SuggestArgs) -> Result<(), Failure> {
+    let request = SuggestRequest {
+        chunk: crate::cli::embed::chunk_key(args.chunk.as_deref(), &args.text),
+        text: read_text(&args.text, crate::input::CHUNK)?,
+        dry_run: Some(args.dry_run),
+        min_score: args.min_score,
+        phrases: Some(args.phrases),
+        actor: args.write.actor.clone(),
+        source: args.write.source.clone(),
+        expected_head: args.write.expect_head,
+    };
+    print(remote.send("POST", &format!("/chapters/{}/suggest", args.chapter), &request)?)
+}
+
+fn dedupe(remote: &Remote, args: &DedupeArgs) -> Result<(), Failure> {
+    let request = DedupeRequest {
+        dry_run: Some(args.dry_run),
+        min_score: args.min_score,
+        actor: args.write.actor.clone(),
+        source: args.write.source.clone(),
+        expected_head: args.write.expect_head,
+    };
+    print(remote.send("POST", "/dedupe", &request)?)
+}
+
 /// The log, page by page, each event one JSON line as it arrives.
 fn log(remote: &Remote, from: u64, to: Option<u64>) -> Result<(), Failure> {
     let mut next = Some(from);
     while let Some(from) = next {
-        let mut query = vec![("from", from.to_string())];
-        query.extend(opt("to", to));
-        let response = remote.call("GET", &remote.book_url("/events")?, &query, Send::Empty)?;
+        let query = LogQuery { from: Some(from), to, limit: None };
+        let response = remote.call("GET", &remote.book_url("/events", &query)?, Send::Empty)?;
         next = response.header("lorebank-next-from").and_then(|value| value.parse().ok());
         let mut reader = std::io::BufReader::new(response.into_reader());
         let mut line = String::new();

@@ -44,14 +44,14 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
                 term: term.as_deref().map(|term| record_id("--as", term)).transpose()?,
             };
             let written = book.review_accept(id, &acceptance, &write_options(write))?;
-            submitted(&written.submitted, &written.labels, &[], json);
+            submitted(&written, json);
         }
         ReviewCommand::Reject { id, reason, note, write } | ReviewCommand::Verify { id, reason, note, write } => {
             let verdict =
                 if matches!(command, ReviewCommand::Reject { .. }) { Verdict::Reject } else { Verdict::Verify };
             let id = record_id("id", id)?;
             let written = book.review_judge(id, verdict, reason, note.clone(), &write_options(write))?;
-            submitted(&written.submitted, &written.labels, &[], json);
+            submitted(&written, json);
         }
     }
     Ok(())

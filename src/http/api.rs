@@ -8,7 +8,7 @@
 use utoipa::OpenApi;
 
 use super::problem::ProblemBody;
-use super::routes::{
+use super::requests::{
     AcceptRequest, AppendRequest, AssembleRequest, ChapterRequest, CheckRequest, ChunkRequest, CreateBook,
     DedupeRequest, EmbeddingModelRequest, JudgeRequest, RefreshRequest, RollbackRequest, ScanRequest,
     SnapshotAssembleRequest, SuggestRequest, TermEditRequest,
@@ -102,6 +102,7 @@ fn book_info() {}
 
 #[utoipa::path(put, path = "/v1/books/{book}", tag = "books",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
@@ -122,11 +123,14 @@ fn create_book() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/events", tag = "writes",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
         ("actor" = Option<String>, Query, description = "With an NDJSON body (one event body per line, as `lorebank apply`): who makes the change"),
         ("source" = Option<String>, Query, description = "With an NDJSON body: provenance for every event"),
         ("expected_head" = Option<u64>, Query, description = "With an NDJSON body: append only if the head is still this"),
+        ("replace" = Option<bool>, Query, description = "With an NDJSON body: a term put that replaces a term and drops fields of it is meant, so no warning names them"),
+        ("file" = Option<String>, Query, description = "With an NDJSON body: the name errors and default sources (`FILE:LINE`) give its lines (default `body`)"),
     ),
     request_body(content(
         (AppendRequest = "application/json"),
@@ -199,6 +203,7 @@ fn term_show() {}
 
 #[utoipa::path(patch, path = "/v1/books/{book}/terms/{id}", tag = "writes",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "Term id, T-<number>", example = "T-1"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
@@ -249,6 +254,7 @@ fn diff() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/rollback", tag = "writes",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
@@ -450,6 +456,7 @@ fn import() {}
                 ("Lorebank-Revision" = u64, description = "The revision exported"),
                 ("Lorebank-Snapshot" = String, description = "Its snapshot ID"),
                 ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost)"),
+                ("Lorebank-Export" = String, description = "The report `export --json` prints (without `output`), as JSON with every non-ASCII character escaped"),
             )),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
@@ -461,6 +468,7 @@ fn export() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/receipts/{id}/check", tag = "chunks",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "Receipt id or a prefix of at least 8 hex digits", example = "70210ee8d906d4d844a70e47da064b0b285f7598d9bd9715158e92b999ef4632"),
     ),
@@ -507,6 +515,7 @@ fn review_item() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/review/{id}/accept", tag = "review",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
@@ -525,6 +534,7 @@ fn review_accept() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/review/{id}/reject", tag = "review",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
@@ -543,6 +553,7 @@ fn review_reject() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/review/{id}/verify", tag = "review",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("id" = String, Path, description = "A candidate (`C-…`) or a record (`T-…`)", example = "T-10"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
@@ -561,6 +572,7 @@ fn review_verify() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/scan", tag = "review",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
@@ -606,11 +618,13 @@ fn coverage() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/expected", tag = "governance",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("format" = Option<String>, Query, description = "Read the body as this glossary format (each entry's source surface); default: a cast list, one surface per line, optionally a tab and a kind"),
         ("file" = Option<String>, Query, description = "The file's name, for sources and errors"),
         ("dry_run" = Option<bool>, Query, description = "Report what would be registered; write nothing"),
         ("actor" = Option<String>, Query, description = "Who registers (default `import:cast-list`)"),
+        ("source" = Option<String>, Query, description = "Provenance for every concept (default: each entry's place in the file)"),
         ("expected_head" = Option<u64>, Query, description = "Append only if the head is still this"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
@@ -733,6 +747,7 @@ fn embedding_status() {}
 
 #[utoipa::path(put, path = "/v1/books/{book}/embedding", tag = "embedding",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),
@@ -768,6 +783,7 @@ fn embedding_refresh() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/suggest", tag = "embedding",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
@@ -788,6 +804,7 @@ fn suggest() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/dedupe", tag = "embedding",
     params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none and its use case has no actor of its own (default `tool:api`)"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
         ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and request appends nothing and gets the first answer"),
     ),

@@ -13,6 +13,7 @@ pub mod api;
 pub mod audit;
 pub mod cluster;
 pub mod problem;
+pub mod requests;
 pub mod routes;
 
 use std::sync::Arc;

@@ -112,6 +112,7 @@ impl From<BookError> for Problem {
         let detail = error.to_string();
         let at = match &error {
             BookError::RejectedAt { label, .. } => Some(label.clone()),
+            BookError::InvalidField { field, .. } => Some((*field).to_owned()),
             _ => None,
         };
         let stale = matches!(

@@ -13,14 +13,14 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use book::{Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
+use book::{Actor, Book, BookError, Chunk, Claim, Labelled, Library, OpenBook, Seen, WriteOptions};
 use ledger_model::*;
 use projections::Reader;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::problem::Problem;
+use super::requests::*;
 
 /// What the server holds: the library, its limits, and the answers of recent
 /// idempotent writes.
@@ -203,6 +203,125 @@ impl Query {
     }
 }
 
+/// Reads a query string into a request struct of [`super::requests`]: a name the
+/// struct does not have, or one given twice, is invalid ([`Query::parse`]), and so is
+/// a value that is not what its field holds (a number, `true` or `false`), named
+/// with its parameter.
+pub(crate) fn query<T: serde::de::DeserializeOwned>(raw: Option<String>) -> Result<T, Problem> {
+    let query = Query::parse(raw, field_names::<T>())?;
+    T::deserialize(QueryFields(&query.0)).map_err(|error| error.0)
+}
+
+/// A refusal of a query parameter while reading a query into a struct.
+#[derive(Debug)]
+struct QueryError(Problem);
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.detail)
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+impl serde::de::Error for QueryError {
+    fn custom<M: std::fmt::Display>(message: M) -> QueryError {
+        QueryError(Problem::invalid(format!("query: {message}")))
+    }
+}
+
+/// The parameters of a query, as a map of texts.
+struct QueryFields<'a>(&'a BTreeMap<String, String>);
+
+impl<'de> serde::Deserializer<'de> for QueryFields<'_> {
+    type Error = QueryError;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, QueryError> {
+        visitor.visit_map(QueryEntries { entries: self.0.iter(), value: None })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct QueryEntries<'a> {
+    entries: std::collections::btree_map::Iter<'a, String, String>,
+    value: Option<(&'a str, &'a str)>,
+}
+
+impl<'de> serde::de::MapAccess<'de> for QueryEntries<'_> {
+    type Error = QueryError;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, QueryError> {
+        let Some((name, text)) = self.entries.next() else { return Ok(None) };
+        self.value = Some((name, text));
+        seed.deserialize(serde::de::value::StrDeserializer::<QueryError>::new(name)).map(Some)
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, QueryError> {
+        let (name, text) = self.value.take().unwrap_or_default();
+        seed.deserialize(QueryValue { name, text })
+    }
+}
+
+/// One parameter's value.
+struct QueryValue<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+impl QueryValue<'_> {
+    fn number<N: std::str::FromStr>(&self) -> Result<N, QueryError> {
+        self.text.parse().map_err(|_| {
+            QueryError(
+                Problem::invalid(format!(
+                    "query parameter {}: {:?} is not a non-negative integer in range",
+                    self.name, self.text
+                ))
+                .at(self.name),
+            )
+        })
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for QueryValue<'_> {
+    type Error = QueryError;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, QueryError> {
+        visitor.visit_str(self.text)
+    }
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, QueryError> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_bool<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, QueryError> {
+        match self.text {
+            "false" | "0" => visitor.visit_bool(false),
+            "true" | "1" | "" => visitor.visit_bool(true),
+            other => Err(QueryError(
+                Problem::invalid(format!("query parameter {}: {other:?} is not true or false", self.name))
+                    .at(self.name),
+            )),
+        }
+    }
+
+    fn deserialize_u32<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, QueryError> {
+        visitor.visit_u32(self.number()?)
+    }
+
+    fn deserialize_u64<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, QueryError> {
+        visitor.visit_u64(self.number()?)
+    }
+
+    serde::forward_to_deserialize_any! {
+        i8 i16 i32 i64 i128 u8 u16 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
 pub(crate) fn chapter_number(chapter: u32, at: &str) -> Result<u32, Problem> {
     if chapter == 0 {
         return Err(Problem::invalid(format!("{at}: chapters start at 1")).at(at));
@@ -230,17 +349,81 @@ fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
     })
 }
 
-/// The actor of a write that names none: a valid `kind:name`, since every event
-/// must have one.
+/// The body of a term edit: its members checked against the term's fields and the
+/// write's (the edit's fields are flattened into the body, which serde cannot check
+/// for unknown members itself), then read.
+fn term_edit_body(bytes: &Bytes) -> Result<TermEditRequest, Problem> {
+    let members: serde_json::Map<String, Value> = json_body(Ok(bytes.clone()))?;
+    let known = TermEditRequest::members();
+    if let Some(unknown) = members.keys().find(|member| !known.contains(&member.as_str())) {
+        let expected: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
+        return Err(Problem::invalid(format!(
+            "body: unknown field `{unknown}`, expected one of {}",
+            expected.join(", ")
+        ))
+        .at(unknown.clone()));
+    }
+    json_body(Ok(bytes.clone())).map_err(|problem| {
+        // A flattened field's error is placed at the end of the body: name the member.
+        let culprit = members.iter().find_map(|(name, value)| {
+            let alone = Value::Object(serde_json::Map::from_iter([(name.clone(), value.clone())]));
+            serde_json::from_value::<TermEditRequest>(alone).err().map(|error| (name, error))
+        });
+        match culprit {
+            Some((name, error)) => {
+                Problem::invalid(format!("body: {name}: {}", crate::input::message(&error))).at(name.clone())
+            }
+            None => problem,
+        }
+    })
+}
+
+/// The caller of a request without a `Lorebank-Actor` header: a valid `kind:name`,
+/// since every event must have one.
 pub const DEFAULT_ACTOR: &str = "tool:api";
 
-pub(crate) fn write_options(actor: Option<String>, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
-    WriteOptions {
-        actor: actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
-        source,
-        expect_head: expected_head.map(Seq),
-        recorded_at_ms: now_ms(),
+/// The header that says who calls (`kind:name`): the actor a write records when it
+/// names none and its use case has no default actor of its own. `lorebank --server`
+/// sends the user at the terminal, as the CLI records locally.
+pub const ACTOR_HEADER: &str = "lorebank-actor";
+
+/// Who calls: the `Lorebank-Actor` header, else [`DEFAULT_ACTOR`].
+pub struct Caller(String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Caller, Problem> {
+        match parts.headers.get(ACTOR_HEADER).map(|value| value.to_str()) {
+            None => Ok(Caller(DEFAULT_ACTOR.to_owned())),
+            Some(Ok(actor)) if !actor.trim().is_empty() => Ok(Caller(actor.trim().to_owned())),
+            Some(_) => {
+                Err(Problem::invalid("header Lorebank-Actor: expected an actor `kind:name`").at("Lorebank-Actor"))
+            }
+        }
     }
+}
+
+impl Caller {
+    /// The actor a request names, or this caller.
+    pub(crate) fn actor(&self, named: Option<String>) -> Actor {
+        named.map_or_else(|| Actor::Caller(self.0.clone()), Actor::Named)
+    }
+
+    /// The write options of a request: its actor (or this caller), source and
+    /// expected head.
+    pub(crate) fn write(
+        &self,
+        actor: Option<String>,
+        source: Option<String>,
+        expected_head: Option<u64>,
+    ) -> WriteOptions {
+        write_options(self.actor(actor), source, expected_head)
+    }
+}
+
+pub(crate) fn write_options(actor: Actor, source: Option<String>, expected_head: Option<u64>) -> WriteOptions {
+    WriteOptions { actor, source, expect_head: expected_head.map(Seq), recorded_at_ms: now_ms() }
 }
 
 pub(crate) fn record_id(text: &str, at: &str) -> Result<RecordId, Problem> {
@@ -307,29 +490,18 @@ pub async fn list_books(State(server): Shared) -> Result<Response, Problem> {
     ok(json!({ "books": names }))
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"profile": "zh", "actor": "human:editor"}))]
-#[serde(deny_unknown_fields)]
-pub struct CreateBook {
-    /// The normalization profile: `zh`, `ja` or `plain`.
-    pub profile: String,
-    /// Who creates the book, `kind:name` (default `tool:api`).
-    pub actor: Option<String>,
-    /// Provenance (default `init`).
-    pub source: Option<String>,
-}
-
 pub async fn create_book(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let keyed = asked.claim(&name, &bytes)?;
     let request: CreateBook = json_body(Ok(bytes))?;
-    let write = write_options(request.actor, request.source, None);
+    let write = caller.write(request.actor, request.source, None);
     if let Some((key, claim)) = &keyed {
         if let Some((status, answer)) = server.kept_answer(&name, key, claim)? {
             return Ok(replayed(status, &answer));
@@ -340,10 +512,7 @@ pub async fn create_book(
         let claim = keyed.as_ref().map(|(_, claim)| *claim);
         match server.library.create_claimed(&name, &request.profile, &write, claim) {
             Ok(initialized) => {
-                let mut value = crate::render::json::submitted(&initialized.written.submitted, &[]);
-                value["book"] = json!(name);
-                value["profile"] = json!(initialized.profile);
-                value["table"] = json!(initialized.table.to_hex());
+                let value = crate::render::json::initialized(&name, &initialized);
                 if let Some((key, claim)) = keyed {
                     server.keep_answer(&name, key, &claim, StatusCode::CREATED, &value);
                 }
@@ -385,22 +554,6 @@ pub async fn book_info(State(server): Shared, path: Result<Path<String>, PathRej
 }
 
 // ----- writes -----
-
-/// An append as a JSON object.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"events": [{"term_put": {"id": "T-11", "src": "旧塔", "dst": "Старая башня", "kind": "place", "gender": "f"}}], "actor": "human:editor", "source": "review-2"}))]
-#[serde(deny_unknown_fields)]
-pub struct AppendRequest {
-    /// Event bodies, as in `lorebank apply` (docs/events.md).
-    #[schema(value_type = Vec<Object>)]
-    pub events: Vec<Value>,
-    /// Who makes the change, `kind:name`.
-    pub actor: Option<String>,
-    /// Provenance for every event (default: `http:events[i]`).
-    pub source: Option<String>,
-    /// Append only if the head is still this; otherwise 409 and nothing is written.
-    pub expected_head: Option<u64>,
-}
 
 fn is_ndjson(headers: &HeaderMap) -> bool {
     headers
@@ -504,21 +657,19 @@ pub async fn append(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
-    let (mut bodies, write) = if is_ndjson(&headers) {
-        let query = Query::parse(raw, &["actor", "source", "expected_head"])?;
+    let (bodies, write, replace) = if is_ndjson(&headers) {
+        let query: AppendQuery = query(raw)?;
         let text = std::str::from_utf8(&bytes)
             .map_err(|error| Problem::invalid(format!("body: not UTF-8 at byte {}", error.valid_up_to())).at("body"))?;
-        let bodies = crate::input::event_lines("body", text).map_err(Problem::invalid)?;
-        let write = write_options(
-            query.text("actor").map(str::to_owned),
-            query.text("source").map(str::to_owned),
-            query.number("expected_head")?,
-        );
-        (bodies, write)
+        let bodies =
+            crate::input::event_lines(query.file.as_deref().unwrap_or("body"), text).map_err(Problem::invalid)?;
+        let write = caller.write(query.actor, query.source, query.expected_head);
+        (bodies, write, query.replace.unwrap_or(false))
     } else {
         Query::parse(raw, &[])?;
         let request: AppendRequest = json_body(Ok(bytes.clone()))?;
@@ -527,12 +678,13 @@ pub async fn append(
             let label = format!("events[{index}]");
             let body: Body = serde_json::from_value(value)
                 .map_err(|error| Problem::invalid(format!("{label}: {error}")).at(label.clone()))?;
-            bodies.push(Labelled { default_source: format!("http:{label}"), label, body });
+            bodies.push(Labelled::at(label, body));
         }
         if bodies.is_empty() {
             return Err(Problem::invalid("events: no events").at("events"));
         }
-        (bodies, write_options(request.actor, request.source, request.expected_head))
+        let write = caller.write(request.actor, request.source, request.expected_head);
+        (bodies, write, request.replace.unwrap_or(false))
     };
     if bodies.len() > server.limits.events_max {
         return Err(Problem::new(
@@ -541,10 +693,9 @@ pub async fn append(
             format!("{} events in one append; the limit is {}", bodies.len(), server.limits.events_max),
         ));
     }
-    let blobs = book::service::fill_profiles(&mut bodies)?;
     write_once(server, name, &asked, &bytes, move |book| {
-        let written = book.submit_labelled(&write, bodies, blobs)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        let written = book.append(&write, bodies, replace)?;
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -558,134 +709,40 @@ fn reused_key() -> Problem {
     .at("Idempotency-Key")
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"to": 15, "reason": "keep the published names", "actor": "human:editor"}))]
-#[serde(deny_unknown_fields)]
-pub struct RollbackRequest {
-    /// The revision to return to.
-    pub to: u64,
-    /// Why.
-    pub reason: Option<String>,
-    pub actor: Option<String>,
-    pub source: Option<String>,
-    pub expected_head: Option<u64>,
-}
-
 pub async fn rollback(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let request: RollbackRequest = json_body(Ok(bytes.clone()))?;
-    let write = write_options(request.actor, request.source, request.expected_head);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.rollback(Seq(request.to), request.reason, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
-}
-
-fn double<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(deserializer).map(Some)
-}
-
-/// Changes to some fields of a term: a field left out stays as it is; `null`
-/// clears an optional one.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"dst": "Секта Светильника", "status": "approved", "actor": "human:editor", "source": "review-2"}))]
-#[serde(deny_unknown_fields)]
-pub struct TermEditRequest {
-    pub src: Option<String>,
-    pub dst: Option<String>,
-    #[serde(default, deserialize_with = "double")]
-    pub sense: Option<Option<String>>,
-    #[serde(default, deserialize_with = "double")]
-    pub kind: Option<Option<String>>,
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<String>)]
-    pub gender: Option<Option<Gender>>,
-    pub decl: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "double")]
-    pub speech: Option<Option<String>>,
-    #[serde(default, deserialize_with = "double")]
-    pub note: Option<Option<String>>,
-    pub since: Option<u32>,
-    #[serde(default, deserialize_with = "double")]
-    pub until: Option<Option<u32>>,
-    #[schema(value_type = Option<String>)]
-    pub status: Option<Status>,
-    pub priority: Option<i32>,
-    pub constant: Option<bool>,
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<Object>)]
-    pub secondary: Option<Option<SecondaryKeys>>,
-    /// New logic for the secondary keys the term already has.
-    #[schema(value_type = Option<String>)]
-    pub secondary_logic: Option<KeyLogic>,
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<String>)]
-    pub supersedes: Option<Option<RecordId>>,
-    /// New owner (a declared party), or `null` for the book's default.
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<String>)]
-    pub owner: Option<Option<String>>,
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<String>)]
-    pub owner_role: Option<Option<String>>,
-    /// New release list, or `null` for the book's default.
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<Vec<String>>)]
-    pub release_to: Option<Option<Vec<String>>>,
-    /// New release list of the note, or `null`: whoever reads the term.
-    #[serde(default, deserialize_with = "double")]
-    #[schema(value_type = Option<Vec<String>>)]
-    pub note_release_to: Option<Option<Vec<String>>>,
-    pub actor: Option<String>,
-    pub source: Option<String>,
-    pub expected_head: Option<u64>,
 }
 
 pub async fn term_edit(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "term id")?;
     let id = record_id(&id, "id")?;
     let bytes = body_bytes(body)?;
-    let request: TermEditRequest = json_body(Ok(bytes.clone()))?;
-    let edit = book::TermEdit {
-        src: request.src,
-        dst: request.dst,
-        sense: request.sense,
-        kind: request.kind,
-        gender: request.gender,
-        decl: request.decl,
-        speech: request.speech,
-        note: request.note,
-        since: request.since,
-        until: request.until,
-        status: request.status,
-        priority: request.priority,
-        constant: request.constant,
-        secondary: request.secondary,
-        secondary_logic: request.secondary_logic,
-        supersedes: request.supersedes,
-        owner: request.owner,
-        owner_role: request.owner_role,
-        release_to: request.release_to,
-        note_release_to: request.note_release_to,
-    };
-    let write = write_options(request.actor, request.source, request.expected_head);
+    let request = term_edit_body(&bytes)?;
+    let edit = request.edit;
+    let write = caller.write(request.write.actor, request.write.source, request.write.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.term_edit(id, &edit, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -699,9 +756,9 @@ pub async fn glossary(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["chapter", "as_of"])?;
-    let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
-    let as_of = query.number::<u64>("as_of")?.map(Seq);
+    let query: GlossaryQuery = query(raw)?;
+    let chapter = query.chapter.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
+    let as_of = query.as_of.map(Seq);
     let value = on_book(server, name, move |open| {
         let glossary = open.lock().glossary(&reader, as_of, chapter)?;
         Ok(crate::render::json::glossary(&glossary))
@@ -717,7 +774,7 @@ pub async fn term_show(
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "term id")?;
     let id = record_id(&id, "id")?;
-    let as_of = Query::parse(raw, &["as_of"])?.number::<u64>("as_of")?.map(Seq);
+    let as_of = query::<AsOfQuery>(raw)?.as_of.map(Seq);
     let value = on_book(server, name, move |open| {
         let book = open.lock();
         let head = book.ledger().head().map_err(BookError::from)?.seq;
@@ -737,7 +794,7 @@ pub async fn snapshot(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let as_of = Query::parse(raw, &["as_of"])?.number::<u64>("as_of")?.map(Seq);
+    let as_of = query::<AsOfQuery>(raw)?.as_of.map(Seq);
     let value =
         on_book(server, name, move |open| Ok(crate::render::json::snapshot(&open.lock().snapshot_info(as_of)?)))
             .await?;
@@ -750,10 +807,9 @@ pub async fn diff(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["from", "to"])?;
-    let from =
-        query.number::<u64>("from")?.ok_or_else(|| Problem::invalid("query parameter from: required").at("from"))?;
-    let to = query.number::<u64>("to")?;
+    let query: DiffQuery = query(raw)?;
+    let from = query.from.ok_or_else(|| Problem::invalid("query parameter from: required").at("from"))?;
+    let to = query.to;
     let diff = super::audit::diff(server, name, from, to).await?;
     ok(crate::render::json::diff(&diff.old, &diff.new, &diff.records, &diff.config))
 }
@@ -763,17 +819,8 @@ pub async fn verify(State(server): Shared, path: Result<Path<String>, PathReject
     let value = on_book(server, name, move |open| match open.lock().verify() {
         Ok(report) => Ok(crate::render::json::verified(&report)),
         Err(error) => {
-            let (seq, object) = match &error {
-                ledger::VerifyError::Corrupted { seq, .. } => (Some(seq.0), None),
-                ledger::VerifyError::Damaged { object, .. } => (None, Some(object.clone())),
-                _ => (None, None),
-            };
             let error = BookError::from(error);
-            if error.class() == book::ErrorClass::Corrupt {
-                Ok(json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() }))
-            } else {
-                Err(error.into())
-            }
+            crate::render::json::verify_failed(&error).ok_or_else(|| error.into())
         }
     })
     .await?;
@@ -796,26 +843,21 @@ pub async fn log(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["from", "to", "limit"])?;
-    let from = query.number::<u64>("from")?.unwrap_or(1).max(1);
-    let to = query.number::<u64>("to")?;
+    let query: LogQuery = query(raw)?;
+    let from = query.from.unwrap_or(1).max(1);
+    let to = query.to;
     let page_max = server.limits.log_page_max;
-    let limit = query.number::<u64>("limit")?.unwrap_or(page_max);
+    let limit = query.limit.unwrap_or(page_max);
     if limit == 0 || limit > page_max {
         return Err(Problem::invalid(format!("query parameter limit: expected 1 to {page_max}")).at("limit"));
-    }
-    if let Some(to) = to.filter(|to| *to < from) {
-        return Err(Problem::invalid(format!("from {from} is after to {to}: no event is in that range")).at("to"));
     }
     // A revision past the head is out of range, as for every read that names one.
     let (ledger, end) = on_book(server, name, move |open| {
         let book = open.lock();
-        let (_, end) = book.log_range(Seq(from), to.map(Seq)).map_err(|error| {
-            let at = match &error {
-                BookError::BeyondHead { revision, .. } if *revision == Seq(from) => "from",
-                _ => "to",
-            };
-            Problem::from(error).at(at)
+        let (_, end) = book.log_range(Seq(from), to.map(Seq)).map_err(|error| match &error {
+            BookError::BeyondHead { revision, .. } if *revision == Seq(from) => Problem::from(error).at("from"),
+            BookError::BeyondHead { .. } => Problem::from(error).at("to"),
+            _ => Problem::from(error),
         })?;
         Ok((book.ledger_handle(), end.0))
     })
@@ -858,22 +900,6 @@ pub async fn log(
 
 // ----- chunks -----
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"chapter": 1, "chunk": "2", "text": "下塔的时候，白衣先生已经在台阶下等他。", "prev": "70210ee8", "record": false}))]
-#[serde(deny_unknown_fields)]
-pub struct AssembleRequest {
-    /// Chapter of the chunk; chapters start at 1.
-    pub chapter: u32,
-    /// Key of the chunk within the chapter.
-    pub chunk: String,
-    /// The chunk text.
-    pub text: String,
-    /// The previous receipt of the same chapter (id or prefix of at least 8 hex digits).
-    pub prev: Option<String>,
-    /// Record a receipt (default true); false assembles only (a dry run).
-    pub record: Option<bool>,
-}
-
 fn prev_receipt(open: &OpenBook, reader: &Reader, prev: Option<&str>) -> Result<Option<Hash32>, Problem> {
     Ok(prev.map(|prev| open.lock().receipt_for(reader, prev).map(|(id, _)| id)).transpose()?)
 }
@@ -899,28 +925,6 @@ pub async fn assemble(
     })
     .await?;
     ok(value)
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"key": "1", "text": "沈照十五岁，是灯宗年纪最小的弟子。"}))]
-#[serde(deny_unknown_fields)]
-pub struct ChunkRequest {
-    /// Key of the chunk within the chapter.
-    pub key: String,
-    /// The chunk text.
-    pub text: String,
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"chunks": [{"key": "1", "text": "沈照十五岁，是灯宗年纪最小的弟子。"}, {"key": "2", "text": "先生名叫顾寒川。"}], "record": true}))]
-#[serde(deny_unknown_fields)]
-pub struct ChapterRequest {
-    /// The chunks in order; each one's previous receipt is the one before it.
-    pub chunks: Vec<ChunkRequest>,
-    /// The receipt before the first chunk, if any.
-    pub prev: Option<String>,
-    /// Record the receipts (default true), all in one group commit.
-    pub record: Option<bool>,
 }
 
 pub async fn assemble_chapter(
@@ -990,18 +994,6 @@ pub async fn replay_receipt(
     ok(value)
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"snapshot": "d78da758451855dc0fcc47231c1af5cdb8cba9c7b8a30d563fd240ce6f9332a0", "chapter": 1, "text": "沈照十五岁，是灯宗年纪最小的弟子。"}))]
-#[serde(deny_unknown_fields)]
-pub struct SnapshotAssembleRequest {
-    /// The snapshot ID (64 hex digits) to assemble against.
-    pub snapshot: String,
-    /// Chapter; chapters start at 1.
-    pub chapter: u32,
-    /// The chunk text.
-    pub text: String,
-}
-
 pub async fn replay_snapshot(
     State(server): Shared,
     Extension(reader): Extension<Reader>,
@@ -1028,8 +1020,8 @@ pub async fn audit(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let chapter = Query::parse(raw, &["chapter"])?
-        .number::<u32>("chapter")?
+    let chapter = query::<ChapterQuery>(raw)?
+        .chapter
         .ok_or_else(|| Problem::invalid("query parameter chapter: required").at("chapter"))?;
     let chapter = chapter_number(chapter, "chapter")?;
     let value = on_book(server, name, move |open| Ok(crate::render::json::audit(&open.lock().audit(chapter)?))).await?;
@@ -1042,14 +1034,9 @@ pub async fn impact(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["since", "term"])?;
-    let since = query.number::<u64>("since")?.map(Seq);
-    // Revision 0 is the book before its first event: no config, so no chunk can be
-    // assembled against it.
-    if since == Some(Seq(0)) {
-        return Err(Problem::invalid("query parameter since: revisions start at 1").at("since"));
-    }
-    let term = query.text("term").map(|term| record_id(term, "term")).transpose()?;
+    let query: ImpactQuery = query(raw)?;
+    let since = query.since.map(Seq);
+    let term = query.term.as_deref().map(|term| record_id(term, "term")).transpose()?;
     let value =
         on_book(server, name, move |open| Ok(crate::render::json::impact(&open.lock().impact(since, term)?))).await?;
     ok(value)
@@ -1057,19 +1044,8 @@ pub async fn impact(
 
 // ----- interchange -----
 
-fn flag(query: &Query, name: &str) -> Result<bool, Problem> {
-    match query.text(name) {
-        None | Some("false") | Some("0") => Ok(false),
-        Some("true") | Some("1") | Some("") => Ok(true),
-        Some(other) => {
-            Err(Problem::invalid(format!("query parameter {name}: {other:?} is not true or false")).at(name))
-        }
-    }
-}
-
-fn format_param(query: &Query) -> Result<Option<formats::Format>, Problem> {
-    query
-        .text("format")
+fn format_param(format: Option<&str>) -> Result<Option<formats::Format>, Problem> {
+    format
         .map(|name| {
             formats::Format::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = formats::Format::ALL.iter().map(|format| format.name()).collect();
@@ -1091,18 +1067,17 @@ pub async fn import(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["format", "file", "strict", "dry_run", "actor", "expected_head", "target_lang"])?;
-    let format = format_param(&query)?;
-    let file = query.text("file").unwrap_or("upload").to_owned();
-    let dry_run = flag(&query, "dry_run")?;
+    let query: ImportQuery = query(raw)?;
+    let file = query.file.unwrap_or_else(|| "upload".to_owned());
+    let dry_run = query.dry_run.unwrap_or(false);
     let options = book::ImportOptions {
-        format,
-        strict: flag(&query, "strict")?,
+        format: format_param(query.format.as_deref())?,
+        strict: query.strict.unwrap_or(false),
         dry_run,
-        actor: query.text("actor").map(str::to_owned),
-        expect_head: query.number("expected_head")?.map(Seq),
+        actor: query.actor,
+        expect_head: query.expected_head.map(Seq),
         recorded_at_ms: now_ms(),
-        target_lang: query.text("target_lang").map(str::to_owned),
+        target_lang: query.target_lang,
     };
     let bytes = body_bytes(body)?;
     write_once(server, name, &asked, &bytes.clone(), move |book| {
@@ -1119,71 +1094,88 @@ pub async fn export(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["format", "chapter", "as_of", "target_lang"])?;
-    if query.text("format") == Some("profile") {
-        if query.text("chapter").is_some() {
-            return Err(Problem::invalid(
-                "query parameter chapter: the profile form lists every active record with its own window",
-            )
-            .at("chapter"));
-        }
-        let as_of = query.number::<u64>("as_of")?.map(Seq);
-        let export = on_book(server, name, move |open| Ok(open.lock().export_profile(&reader, as_of)?)).await?;
-        let mut response = (StatusCode::OK, export.text).into_response();
-        let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-        headers.insert("lorebank-revision", HeaderValue::from(export.revision.0));
-        if let Ok(snapshot) = HeaderValue::from_str(&export.snapshot.to_string()) {
-            headers.insert("lorebank-snapshot", snapshot);
-        }
-        return Ok(response);
-    }
-    let format =
-        format_param(&query)?.ok_or_else(|| Problem::invalid("query parameter format: required").at("format"))?;
-    let chapter = query.number::<u32>("chapter")?.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
-    let as_of = query.number::<u64>("as_of")?.map(Seq);
-    let target_lang = query.text("target_lang").map(str::to_owned);
-    let export = on_book(server, name, move |open| {
-        Ok(open.lock().export(&reader, format, chapter, as_of, target_lang.as_deref())?)
+    let query: ExportQuery = query(raw)?;
+    let form = match query.format.as_deref() {
+        None => return Err(Problem::invalid("query parameter format: required").at("format")),
+        Some(name) => book::ExportForm::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = formats::Format::ALL.iter().map(|format| format.name()).collect();
+            Problem::invalid(format!(
+                "query parameter format: unknown format {name:?}; one of {}, or profile",
+                names.join(", ")
+            ))
+            .at("format")
+        })?,
+    };
+    let chapter = query.chapter.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
+    let as_of = query.as_of.map(Seq);
+    let target_lang = query.target_lang;
+    let exported = on_book(server, name, move |open| {
+        Ok(open.lock().export_as(&reader, form, chapter, as_of, target_lang.as_deref())?)
     })
     .await?;
-    let lost: Vec<String> = export.lost.iter().map(|group| format!("{}={}", group.what, group.at.len())).collect();
-    let mut response = (StatusCode::OK, export.bytes).into_response();
+    let (mut response, revision, snapshot, report) = match exported {
+        book::Exported::Profile(export) => {
+            let report = crate::render::json::exported_profile(&export, None);
+            let mut response = (StatusCode::OK, export.text).into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+            (response, export.revision, export.snapshot, report)
+        }
+        book::Exported::Tool(export) => {
+            let report = crate::render::json::export(&export, None);
+            let lost: Vec<String> =
+                export.lost.iter().map(|group| format!("{}={}", group.what, group.at.len())).collect();
+            let format = export.format;
+            let mut response = (StatusCode::OK, export.bytes).into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
+            let file = format!("attachment; filename=\"glossary.{}\"", format.extension());
+            headers.insert(
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&file).map_err(|_| Problem::invalid("file name"))?,
+            );
+            // Field names are ASCII (lorebank's own, or the format's): a header can carry them.
+            let lost = HeaderValue::from_str(&lost.join(", ")).unwrap_or_else(|_| HeaderValue::from_static("?"));
+            headers.insert("lorebank-lost", lost);
+            (response, export.revision, export.snapshot, report)
+        }
+    };
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
-    let file = format!("attachment; filename=\"glossary.{}\"", format.extension());
-    headers
-        .insert(header::CONTENT_DISPOSITION, HeaderValue::from_str(&file).map_err(|_| Problem::invalid("file name"))?);
-    headers.insert("lorebank-revision", HeaderValue::from(export.revision.0));
+    headers.insert("lorebank-revision", HeaderValue::from(revision.0));
     headers.insert(
         "lorebank-snapshot",
-        HeaderValue::from_str(&export.snapshot.to_string()).map_err(|_| Problem::invalid("snapshot"))?,
+        HeaderValue::from_str(&snapshot.to_string()).map_err(|_| Problem::invalid("snapshot"))?,
     );
-    // Field names are ASCII (lorebank's own, or the format's): a header can carry them.
-    let lost = HeaderValue::from_str(&lost.join(", ")).unwrap_or_else(|_| HeaderValue::from_static("?"));
-    headers.insert("lorebank-lost", lost);
+    // The report `export --json` prints (without `output`), as ASCII JSON.
+    if let Ok(report) = HeaderValue::from_str(&ascii_json(&report)) {
+        headers.insert("lorebank-export", report);
+    }
     Ok(response)
+}
+
+/// `value` as JSON with every character outside printable ASCII escaped (`\\uXXXX`),
+/// so that a header can carry it.
+fn ascii_json(value: &Value) -> String {
+    let mut out = String::new();
+    for c in value.to_string().chars() {
+        if (' '..='~').contains(&c) {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
 }
 
 // ----- post-check, review, names -----
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"translation": "Шэнь Чжао поднял фонарь.", "propose": false, "record": true}))]
-#[serde(deny_unknown_fields)]
-pub struct CheckRequest {
-    /// The translation of the chunk.
-    pub translation: String,
-    /// Write a `verify` verdict on each record found missing or wrongly rendered.
-    pub propose: Option<bool>,
-    /// Store the check beside the receipt (default true).
-    pub record: Option<bool>,
-    /// Who proposes, `kind:name`.
-    pub actor: Option<String>,
-}
-
 pub async fn check(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, receipt) = book_and::<String>(path, "receipt")?;
@@ -1192,7 +1184,7 @@ pub async fn check(
     let options = book::check::CheckOptions {
         record,
         propose: request.propose.unwrap_or(false),
-        actor: request.actor.unwrap_or_else(|| DEFAULT_ACTOR.to_owned()),
+        actor: caller.actor(request.actor).as_str().to_owned(),
         recorded_at_ms: now_ms(),
     };
     let value = on_book(server, name, move |open| {
@@ -1220,7 +1212,7 @@ pub async fn review_list(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let owner = Query::parse(raw, &["owner"])?.text("owner").map(str::to_owned);
+    let owner = query::<ReviewQuery>(raw)?.owner;
     let value = on_book(server, name, move |open| {
         Ok(crate::render::json::review_list(&open.lock().review_list(owner.as_deref())?))
     })
@@ -1228,45 +1220,11 @@ pub async fn review_list(
     ok(value)
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"dst": "Старый даос", "gender": "m", "kind": "character", "actor": "human:editor"}))]
-#[serde(deny_unknown_fields)]
-pub struct AcceptRequest {
-    /// The rendering (a candidate without a suggested one needs it).
-    pub dst: Option<String>,
-    /// Grammatical gender: `m`, `f`, `n` or `pl`.
-    #[schema(value_type = Option<String>)]
-    pub gender: Option<Gender>,
-    /// Category.
-    pub kind: Option<String>,
-    /// Free note.
-    pub note: Option<String>,
-    /// The id of the new term (default: the next free one).
-    pub term: Option<String>,
-    /// Who accepts, `kind:name`.
-    pub actor: Option<String>,
-    /// Provenance.
-    pub source: Option<String>,
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"reason": "not_a_name", "actor": "human:editor"}))]
-#[serde(deny_unknown_fields)]
-pub struct JudgeRequest {
-    /// Reason code, lowercase snake_case.
-    pub reason: Option<String>,
-    /// Free note.
-    pub note: Option<String>,
-    /// Who judges, `kind:name`.
-    pub actor: Option<String>,
-    /// Provenance.
-    pub source: Option<String>,
-}
-
 pub async fn review_accept(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, id) = book_and::<String>(path, "id")?;
@@ -1281,10 +1239,10 @@ pub async fn review_accept(
         note: request.note,
         term,
     };
-    let write = write_options(request.actor, request.source, None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_accept(id, &acceptance, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -1293,6 +1251,7 @@ async fn judge(
     server: Arc<Server>,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
     verdict: Verdict,
 ) -> Result<Response, Problem> {
@@ -1300,12 +1259,11 @@ async fn judge(
     let id = record_id(&id, "id")?;
     let bytes = body_bytes(body)?;
     let request: JudgeRequest = json_body(Ok(bytes.clone()))?;
-    let reason =
-        request.reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
-    let write = write_options(request.actor, request.source, None);
+    let reason = request.reason.unwrap_or_else(|| book::review::default_reason(verdict).to_owned());
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let written = book.review_judge(id, verdict, &reason, request.note, &write)?;
-        Ok(crate::render::json::submitted(&written.submitted, &[]))
+        Ok(crate::render::json::submitted(&written))
     })
     .await
 }
@@ -1314,38 +1272,27 @@ pub async fn review_reject(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    judge(server, path, asked, body, Verdict::Reject).await
+    judge(server, path, asked, caller, body, Verdict::Reject).await
 }
 
 pub async fn review_verify(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    judge(server, path, asked, body, Verdict::Verify).await
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"chunk": "1", "text": "空空道人笑道：“空空道人来也。”", "dry_run": true}))]
-#[serde(deny_unknown_fields)]
-pub struct ScanRequest {
-    /// Key of the chunk within the chapter.
-    pub chunk: String,
-    /// The chunk text.
-    pub text: String,
-    /// List what would be proposed; write nothing.
-    pub dry_run: Option<bool>,
-    /// Who proposes, `kind:name`.
-    pub actor: Option<String>,
+    judge(server, path, asked, caller, body, Verdict::Verify).await
 }
 
 pub async fn scan(
     State(server): Shared,
     path: Result<Path<(String, u32)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
@@ -1353,7 +1300,7 @@ pub async fn scan(
     let bytes = body_bytes(body)?;
     let request: ScanRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let write = write_options(request.actor, Some(format!("ch{chapter}/{}", request.chunk)), None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
         let scanned = book.scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
         Ok(crate::render::json::scanned(&scanned, dry_run))
@@ -1380,10 +1327,7 @@ pub async fn coverage(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let chapter = Query::parse(raw, &["chapter"])?
-        .number::<u32>("chapter")?
-        .map(|chapter| chapter_number(chapter, "chapter"))
-        .transpose()?;
+    let chapter = query::<ChapterQuery>(raw)?.chapter.map(|chapter| chapter_number(chapter, "chapter")).transpose()?;
     let value =
         on_book(server, name, move |open| Ok(crate::render::json::coverage(&open.lock().coverage(chapter)?))).await?;
     ok(value)
@@ -1394,15 +1338,15 @@ pub async fn expect_import(
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
-    let query = Query::parse(raw, &["format", "file", "dry_run", "actor", "expected_head"])?;
-    let format = format_param(&query)?;
-    let file = query.text("file").unwrap_or("cast list").to_owned();
-    let dry_run = flag(&query, "dry_run")?;
-    let actor = Some(query.text("actor").unwrap_or("import:cast-list").to_owned());
-    let write = write_options(actor, None, query.number("expected_head")?);
+    let query: ExpectQuery = query(raw)?;
+    let format = format_param(query.format.as_deref())?;
+    let file = query.file.unwrap_or_else(|| "cast list".to_owned());
+    let dry_run = query.dry_run.unwrap_or(false);
+    let write = caller.write(query.actor, query.source, query.expected_head);
     let bytes = body_bytes(body)?;
     write_once(server, name, &asked, &bytes.clone(), move |book| {
         let imported = book.expect_import(&file, &bytes, format, dry_run, &write)?;
@@ -1414,20 +1358,16 @@ pub async fn expect_import(
 // ----- embedding -----
 
 /// The embedding model files the server was started with (`--embed-model`), and the
-/// models it has loaded from them, each checked to be a book's model.
+/// models it has loaded from them ([`suggest::Models`]).
 #[derive(Default)]
 pub struct Embedding {
-    files: Option<suggest::ModelFiles>,
-    models: Mutex<Vec<suggest::Model>>,
+    models: Option<suggest::Models>,
 }
 
-/// Models kept loaded (books of one library usually share one).
-const MODELS_KEPT: usize = 4;
-
 impl Embedding {
-    /// The server's model files, or the problem of a server without them.
-    fn files(&self) -> Result<&suggest::ModelFiles, Problem> {
-        self.files.as_ref().ok_or_else(|| {
+    /// The server's models, or the problem of a server without model files.
+    fn models(&self) -> Result<&suggest::Models, Problem> {
+        self.models.as_ref().ok_or_else(|| {
             Problem::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "embedding-unavailable",
@@ -1437,36 +1377,20 @@ impl Embedding {
         })
     }
 
-    /// Runs `work` with the book's model: one already loaded, or loaded now from the
-    /// server's files and checked against the book's identity.
+    /// Runs `work` with the book's model ([`suggest::Models::with_model`]).
     fn with_model<T>(
         &self,
         book: &mut book::Book,
         work: impl FnOnce(&mut book::Book, &mut suggest::Model) -> Result<T, suggest::SuggestError>,
     ) -> Result<T, Problem> {
-        let files = self.files()?;
-        let state = book.state(None)?;
-        let set = state.embedding_model().map(|(set, _)| set.clone()).ok_or(suggest::SuggestError::NoModel)?;
-        let mut models = self.models.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let index = match models.iter().position(|model| model.is(&set)) {
-            Some(index) => index,
-            None => {
-                let model = suggest::Model::load(files, &set)?;
-                if models.len() >= MODELS_KEPT {
-                    models.remove(0);
-                }
-                models.push(model);
-                models.len() - 1
-            }
-        };
-        Ok(work(book, &mut models[index])?)
+        Ok(self.models()?.with_model(book, work)?)
     }
 }
 
 impl Server {
     /// The server with embedding model files: the embedding routes use them.
     pub fn with_embedding(mut self, files: Option<suggest::ModelFiles>) -> Server {
-        self.embedding = Embedding { files, models: Mutex::new(Vec::new()) };
+        self.embedding = Embedding { models: files.map(suggest::Models::new) };
         self
     }
 }
@@ -1482,37 +1406,11 @@ pub async fn embedding_status(
     ok(value)
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"name": "lorebank-tiny-char-mean-32", "pooling": "mean", "normalize": true, "output": "last_hidden_state", "actor": "human:editor"}))]
-#[serde(deny_unknown_fields)]
-pub struct EmbeddingModelRequest {
-    /// The name to record.
-    pub name: String,
-    /// `mean` (the default), `cls` or `in_graph`.
-    #[schema(value_type = Option<String>)]
-    pub pooling: Option<EmbeddingPooling>,
-    /// Scale vectors to unit length (default true).
-    pub normalize: Option<bool>,
-    /// The graph output to read (default: the first).
-    pub output: Option<String>,
-    /// The vector dimension, for a graph whose output does not declare it.
-    pub dim: Option<u32>,
-    /// The lowest score of a suggestion, in millionths of a cosine (default 800000).
-    pub suggest_min_score: Option<i32>,
-    /// The lowest score of a dedupe pair, in millionths (default 920000).
-    pub dedupe_min_score: Option<i32>,
-    /// Who sets it, `kind:name`.
-    pub actor: Option<String>,
-    /// Provenance.
-    pub source: Option<String>,
-    /// Append only if the head is still this.
-    pub expected_head: Option<u64>,
-}
-
 pub async fn embedding_set_model(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
@@ -1529,23 +1427,15 @@ pub async fn embedding_set_model(
             request.normalize.unwrap_or(true),
         )
     };
-    let write = write_options(request.actor, request.source, request.expected_head);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
-        let files = embedding.embedding.files()?;
+        let files = embedding.embedding.models()?.files();
         let set = suggest::set_model(book, files, &options, &write)?;
         let status = suggest::status(book)?;
         Ok(crate::render::json::embed::set_model(&set, &status))
     })
     .await
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"all": false}))]
-#[serde(deny_unknown_fields)]
-pub struct RefreshRequest {
-    /// Recompute every term's vectors, fresh or not.
-    pub all: Option<bool>,
 }
 
 pub async fn embedding_refresh(
@@ -1566,29 +1456,11 @@ pub async fn embedding_refresh(
     ok(value)
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"chunk": "1", "text": "“林月”来了。", "dry_run": true}))]
-#[serde(deny_unknown_fields)]
-pub struct SuggestRequest {
-    /// Key of the chunk within the chapter.
-    pub chunk: String,
-    /// The chunk text.
-    pub text: String,
-    /// List what would be proposed; write nothing.
-    pub dry_run: Option<bool>,
-    /// The lowest score proposed, in millionths (default: the book's).
-    pub min_score: Option<i32>,
-    /// Also compare the chunk's phrases of 3 to 6 characters with the terms it does
-    /// not name (descriptive mentions; one embedding per phrase). Default false.
-    pub phrases: Option<bool>,
-    /// Who proposes, `kind:name` (default `tool:embed`).
-    pub actor: Option<String>,
-}
-
 pub async fn suggest(
     State(server): Shared,
     path: Result<Path<(String, u32)>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
@@ -1596,8 +1468,7 @@ pub async fn suggest(
     let bytes = body_bytes(body)?;
     let request: SuggestRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let actor = request.actor.unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned());
-    let write = write_options(Some(actor), Some(format!("ch{chapter}/{}", request.chunk)), None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
         embedding.embedding.with_model(book, |book, model| {
@@ -1613,30 +1484,18 @@ pub async fn suggest(
     .await
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"dry_run": true}))]
-#[serde(deny_unknown_fields)]
-pub struct DedupeRequest {
-    /// List the pairs; write nothing.
-    pub dry_run: Option<bool>,
-    /// The lowest score proposed, in millionths (default: the book's).
-    pub min_score: Option<i32>,
-    /// Who proposes, `kind:name` (default `tool:embed`).
-    pub actor: Option<String>,
-}
-
 pub async fn dedupe(
     State(server): Shared,
     path: Result<Path<String>, PathRejection>,
     asked: Asked,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
     let request: DedupeRequest = json_body(Ok(bytes.clone()))?;
     let dry_run = request.dry_run.unwrap_or(false);
-    let actor = request.actor.unwrap_or_else(|| suggest::DEFAULT_ACTOR.to_owned());
-    let write = write_options(Some(actor), Some("dedupe".to_owned()), None);
+    let write = caller.write(request.actor, request.source, request.expected_head);
     let embedding = Arc::clone(&server);
     write_once(server, name, &asked, &bytes, move |book| {
         embedding.embedding.with_model(book, |book, model| {

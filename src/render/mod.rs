@@ -19,8 +19,7 @@ pub fn print(json: bool, as_json: impl FnOnce() -> Value, as_text: impl FnOnce()
     }
 }
 
-/// Prints the outcome of a write; `notes` are the caller's warnings, shown with
-/// those of `decide`.
-pub fn submitted(submitted: &book::Submitted, labels: &[String], notes: &[String], json: bool) {
-    print(json, || json::submitted(submitted, notes), || text::submitted(submitted, labels, notes));
+/// Prints the outcome of a write with every warning of it.
+pub fn submitted(written: &book::Written, json: bool) {
+    print(json, || json::submitted(written), || text::submitted(written));
 }

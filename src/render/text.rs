@@ -11,7 +11,7 @@ use book::chunks::{Impacted, Replayed, Staleness};
 use book::interchange::Grouped;
 use book::reads::{Audit, AuditedChunk, Diff, Glossary, Rebuilt, SnapshotInfo};
 use book::review::{ReviewItem, Scanned};
-use book::{Assembled, Copy, ImportReport, Submitted};
+use book::{Assembled, Copy, ImportReport, Written};
 use ledger::Appended;
 use ledger_model::*;
 use projections::{Reader, RecordDiff, State};
@@ -139,13 +139,12 @@ pub fn appended(appended: &Appended) {
 }
 
 /// The outcome of a write: what was appended (or that nothing was), the events
-/// skipped as identical, the warnings (`notes`, the caller's, first; then those of
-/// `decide`) on stderr, and the snapshot.
-pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String]) {
+/// skipped as identical, every warning (the use case's, then those of `decide`) on
+/// stderr, and the snapshot.
+pub fn submitted(written: &Written) {
+    let (submitted, labels) = (&written.submitted, &written.labels);
     let dropped: Vec<&str> =
         submitted.decision.dropped.iter().map(|index| labels.get(*index).map_or("", String::as_str)).collect();
-    let warnings: Vec<String> =
-        notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
     let head = submitted.revision.0;
     match &submitted.appended {
         Some(appended) => self::appended(appended),
@@ -155,7 +154,7 @@ pub fn submitted(submitted: &Submitted, labels: &[String], notes: &[String]) {
         let which = dropped.iter().filter(|label| !label.is_empty()).cloned().collect::<Vec<_>>().join(", ");
         outln!("{} event(s) identical to the current version were skipped {which}", dropped.len());
     }
-    for warning in &warnings {
+    for warning in written.all_warnings() {
         errln!("warning: {warning}");
     }
     outln!("snapshot {}", submitted.snapshot);
@@ -237,7 +236,7 @@ pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: boo
         outln!("  + {} ({})", entry.concept.surface, entry.at);
     }
     if let Some(written) = &imported.written {
-        submitted(&written.submitted, &written.labels, &[]);
+        submitted(written);
     }
 }
 
@@ -477,7 +476,7 @@ pub fn model_set(set: &suggest::ModelSet, status: &suggest::VectorStatus) {
                     status.n_stale
                 );
             }
-            submitted(&written.submitted, &written.labels, &[]);
+            submitted(written);
         }
     }
 }
@@ -754,7 +753,7 @@ pub fn checked(checked: &Checked, stored: bool) {
         outln!("stored beside the receipt (translation {})", &checked.stored.translation_hash.to_hex()[..16]);
     }
     if let Some(written) = &checked.proposed {
-        submitted(&written.submitted, &written.labels, &[]);
+        submitted(written);
     }
 }
 
@@ -816,7 +815,7 @@ pub fn scanned(scanned: &Scanned, dry_run: bool) {
     }
     match (&scanned.written, dry_run) {
         (_, true) => outln!("dry run: {} candidate(s) would be proposed or updated", scanned.proposed.len()),
-        (Some(written), false) => submitted(&written.submitted, &written.labels, &[]),
+        (Some(written), false) => submitted(written),
         (None, false) => outln!("no change: every sighting is already in the candidates' evidence"),
     }
 }
@@ -888,7 +887,7 @@ fn score(millionths: i32) -> String {
 fn finish(n_proposed: usize, written: Option<&book::Written>, dry_run: bool) {
     match (written, dry_run) {
         (_, true) => outln!("dry run: {n_proposed} candidate(s) would be proposed or updated"),
-        (Some(written), false) => submitted(&written.submitted, &written.labels, &[]),
+        (Some(written), false) => submitted(written),
         (None, false) => outln!("no change: every finding is already a candidate"),
     }
 }

@@ -266,7 +266,7 @@ pub async fn review_write(
     let fields: ReviewForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
     let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
-    let write = write_options(Some(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
+    let write = write_options(book::Actor::Named(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
     let gender = gender(fields.gender)?;
     let (dst, kind, note, reason) = (given(fields.dst), given(fields.kind), given(fields.note), given(fields.reason));
     let book = name.clone();
@@ -278,8 +278,7 @@ pub async fn review_write(
                 book.review_accept(id, &acceptance, &write)?
             }
             Some(verdict) => {
-                let reason =
-                    reason.unwrap_or_else(|| if verdict == Verdict::Reject { "rejected" } else { "verify" }.into());
+                let reason = reason.unwrap_or_else(|| book::review::default_reason(verdict).to_owned());
                 book.review_judge(id, verdict, &reason, note, &write)?
             }
         };

@@ -91,7 +91,9 @@ fn apart(a: &TermPut, b: &TermPut) -> bool {
 /// proposed keeps its candidate (updated when its score or texts changed, left alone
 /// when judged); running again changes nothing.
 ///
-/// Needs fresh vectors of every active term ([`crate::refresh`]).
+/// Needs fresh vectors of every active term ([`crate::refresh`]). The actor, unless
+/// one is named, is [`crate::DEFAULT_ACTOR`]; the source, unless one is given,
+/// `dedupe`.
 pub fn dedupe(
     book: &mut Book,
     model: &mut Model,
@@ -232,7 +234,11 @@ pub fn dedupe(
         None
     } else {
         let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
-        Some(book.submit_labelled(write, Labelled::numbered(bodies, "dedupe"), Vec::new())?)
+        Some(book.submit_labelled(
+            &write.acting_as(crate::DEFAULT_ACTOR),
+            Labelled::numbered(bodies, "dedupe"),
+            Vec::new(),
+        )?)
     };
     Ok(Deduped { n_terms: terms.len(), min_score, pairs, n_over_limit, proposed, written })
 }

@@ -22,8 +22,10 @@
 //!
 //! * [`ModelFiles`] name an ONNX model and its tokenizer on this machine;
 //!   [`set_model`] loads them with [`ModelOptions`] and records their identity as the
-//!   book's `embedding_model_set`. [`Model::for_book`] loads files as the book's model
-//!   and refuses them, naming every difference, when their identity is not the book's.
+//!   book's `embedding_model_set`. [`Models::with_model`] runs a use case with the
+//!   book's model, loaded from files ([`Model::for_book`]) and kept, refused, naming
+//!   every difference, when their identity is not the book's; the CLI and the server
+//!   both reach a book's model through it.
 //! * [`refresh`] embeds each active term's texts (source, aliases, rendering, note)
 //!   that have no vectors under the book's model, and drops stale vectors (another
 //!   model's, or of texts since changed). [`status`] counts fresh, missing and stale
@@ -52,8 +54,8 @@ pub mod vectors;
 pub use dedupe::{dedupe, Deduped, Pair, DEDUPE_PAIRS_MAX};
 pub use error::SuggestError;
 pub use model::{
-    identity_of, model_id, set_model, Model, ModelFiles, ModelOptions, ModelSet, DEDUPE_MIN_SCORE_DEFAULT,
-    SUGGEST_MIN_SCORE_DEFAULT,
+    identity_of, model_id, set_model, Model, ModelFiles, ModelOptions, ModelSet, Models, DEDUPE_MIN_SCORE_DEFAULT,
+    MODELS_KEPT, SUGGEST_MIN_SCORE_DEFAULT,
 };
 pub use refresh::{refresh, Refreshed, Skipped, REFRESH_TERMS_PER_COMMIT};
 pub use suggest::{
@@ -62,5 +64,7 @@ pub use suggest::{
 };
 pub use vectors::{status, Role, VectorStatus, VECTORS_SET};
 
-/// The actor of suggestions and dedupe pairs when the caller names none.
+/// The actor of suggestions and dedupe pairs when none is named (`suggest()` and
+/// `dedupe()` apply it; a caller passes its own identity as
+/// [`book::Actor::Caller`]).
 pub const DEFAULT_ACTOR: &str = "tool:embed";

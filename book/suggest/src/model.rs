@@ -252,6 +252,59 @@ impl Model {
     }
 }
 
+/// The models most a [`Models`] keeps loaded (the books of one library usually share
+/// one).
+pub const MODELS_KEPT: usize = 4;
+
+/// The embedding models loaded from one set of model files, each checked to be a
+/// book's model before it is used: what every caller reaches a book's model through
+/// ([`Models::with_model`]). A server keeps one for all its books; a command makes
+/// one for its one call.
+#[derive(Debug)]
+pub struct Models {
+    files: ModelFiles,
+    loaded: std::sync::Mutex<Vec<Model>>,
+}
+
+impl Models {
+    /// No model loaded yet from `files`.
+    pub fn new(files: ModelFiles) -> Models {
+        Models { files, loaded: std::sync::Mutex::new(Vec::new()) }
+    }
+
+    /// The model files.
+    pub fn files(&self) -> &ModelFiles {
+        &self.files
+    }
+
+    /// Runs `work` with the model of `book` at its head: one loaded before from these
+    /// files that is the book's, or the files loaded now and checked to be it
+    /// ([`Model::load`]: refused, naming every difference, when they are not).
+    /// [`SuggestError::NoModel`] when the book has none. The least recently loaded
+    /// model goes when more than [`MODELS_KEPT`] would be kept.
+    pub fn with_model<T>(
+        &self,
+        book: &mut Book,
+        work: impl FnOnce(&mut Book, &mut Model) -> Result<T, SuggestError>,
+    ) -> Result<T, SuggestError> {
+        let state = book.state(None)?;
+        let set = book_model(&state)?;
+        let mut loaded = self.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let index = match loaded.iter().position(|model| model.is(set)) {
+            Some(index) => index,
+            None => {
+                let model = Model::load(&self.files, set)?;
+                if loaded.len() >= MODELS_KEPT {
+                    loaded.remove(0);
+                }
+                loaded.push(model);
+                loaded.len() - 1
+            }
+        };
+        work(book, &mut loaded[index])
+    }
+}
+
 /// What [`set_model`] recorded.
 #[derive(Debug)]
 pub struct ModelSet {

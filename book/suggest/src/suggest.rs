@@ -147,7 +147,8 @@ pub(crate) fn lang_of(state: &projections::State) -> Result<Lang, SuggestError> 
 ///
 /// Needs fresh vectors of every term of the chapter ([`crate::refresh`]). The same
 /// model, book and chunk give the same spans, phrases, scores and candidates in the
-/// same order.
+/// same order. The actor, unless one is named, is [`crate::DEFAULT_ACTOR`]; the
+/// source, unless one is given, `chCHAPTER/CHUNK`.
 pub fn suggest(
     book: &mut Book,
     model: &mut Model,
@@ -376,7 +377,11 @@ pub fn suggest(
     } else {
         let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
         let source = format!("ch{chapter}/{chunk_key}");
-        Some(book.submit_labelled(write, Labelled::numbered(bodies, &source), Vec::new())?)
+        Some(book.submit_labelled(
+            &write.acting_as(crate::DEFAULT_ACTOR),
+            Labelled::numbered(bodies, &source),
+            Vec::new(),
+        )?)
     };
     Ok(Suggested { spans, phrases, n_phrases, min_score, proposed, written })
 }

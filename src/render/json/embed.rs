@@ -28,7 +28,7 @@ pub fn set_model(set: &ModelSet, vectors: &VectorStatus) -> Value {
     json!({
         "model": model(&set.set),
         "replaced": set.replaced.as_ref().map(model),
-        "written": set.written.as_ref().map(|written| super::submitted(&written.submitted, &[])),
+        "written": set.written.as_ref().map(super::submitted),
         "status": status(vectors),
     })
 }
@@ -101,7 +101,7 @@ pub fn suggested(suggested: &Suggested, dry_run: bool) -> Value {
         "phrases": phrases,
         "n_phrases": suggested.n_phrases,
         "proposed": suggested.proposed.iter().map(candidate).collect::<Vec<_>>(),
-        "written": suggested.written.as_ref().map(|written| super::submitted(&written.submitted, &[])),
+        "written": suggested.written.as_ref().map(super::submitted),
     })
 }
 
@@ -121,6 +121,6 @@ pub fn deduped(deduped: &Deduped, dry_run: bool) -> Value {
         })).collect::<Vec<_>>(),
         "n_over_limit": deduped.n_over_limit,
         "proposed": deduped.proposed.iter().map(candidate).collect::<Vec<_>>(),
-        "written": deduped.written.as_ref().map(|written| super::submitted(&written.submitted, &[])),
+        "written": deduped.written.as_ref().map(super::submitted),
     })
 }

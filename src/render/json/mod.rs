@@ -7,7 +7,7 @@ pub mod embed;
 use book::assemble::Assembly;
 use book::chunks::{Impacted, Replayed, Staleness};
 use book::reads::{Audit, AuditedChunk, Glossary, Rebuilt, SnapshotInfo};
-use book::{Assembled, Submitted};
+use book::{Assembled, Written};
 use ledger_model::*;
 use projections::{FieldChange, RecordDiff, State};
 use serde_json::{json, Value};
@@ -29,11 +29,10 @@ pub fn verdict_text(verdict: &Option<(Verdict, String)>) -> Option<String> {
     verdict.as_ref().map(|(verdict, reason)| format!("{}:{reason}", crate::render::text::word(verdict)))
 }
 
-/// The outcome of a write; `notes` are the caller's warnings, shown with the ones
-/// from `decide`.
-pub fn submitted(submitted: &Submitted, notes: &[String]) -> Value {
-    let warnings: Vec<String> =
-        notes.iter().cloned().chain(submitted.decision.warnings.iter().map(ToString::to_string)).collect();
+/// The outcome of a write, with every warning of it (the use case's, then those of
+/// `decide`).
+pub fn submitted(written: &Written) -> Value {
+    let submitted = &written.submitted;
     let appended = submitted.appended.as_ref();
     json!({
         "first": appended.map(|a| a.first.0),
@@ -42,8 +41,18 @@ pub fn submitted(submitted: &Submitted, notes: &[String]) -> Value {
         "hash": appended.map(|a| a.hash.to_hex()),
         "snapshot": submitted.snapshot.to_string(),
         "n_dropped": submitted.decision.dropped.len(),
-        "warnings": warnings,
+        "warnings": written.all_warnings(),
     })
+}
+
+/// A book just created (`init`, `PUT /v1/books/{book}`): the write of its first
+/// event, the book's name, its profile and the id of its fold table.
+pub fn initialized(book: &str, initialized: &book::Initialized) -> Value {
+    let mut value = submitted(&initialized.written);
+    value["book"] = json!(book);
+    value["profile"] = json!(initialized.profile);
+    value["table"] = json!(initialized.table.to_hex());
+    value
 }
 
 /// The active glossary at a revision and chapter.
@@ -349,7 +358,7 @@ pub fn expect_imported(imported: &book::governance::ExpectImported, dry_run: boo
         "dry_run": dry_run,
         "added": imported.added.iter().map(entry).collect::<Vec<_>>(),
         "unchanged": imported.unchanged.iter().map(entry).collect::<Vec<_>>(),
-        "written": imported.written.as_ref().map(|written| submitted(&written.submitted, &[])),
+        "written": imported.written.as_ref().map(submitted),
     })
 }
 
@@ -458,6 +467,19 @@ pub fn verified(report: &ledger::VerifyReport) -> Value {
         "n_derived": report.n_derived,
         "n_derived_ignored": report.n_derived_dropped,
     })
+}
+
+/// The answer of a verify that found the book damaged: `ok: false`, the first bad
+/// event's seq or the damaged object, and the book's message; `None` when the
+/// failure is no damage (the storage failed), which is an error instead.
+pub fn verify_failed(error: &book::BookError) -> Option<Value> {
+    let (seq, object) = match error {
+        book::BookError::Verify(ledger::VerifyError::Corrupted { seq, .. }) => (Some(seq.0), None),
+        book::BookError::Verify(ledger::VerifyError::Damaged { object, .. }) => (None, Some(object.clone())),
+        _ => (None, None),
+    };
+    (error.class() == book::ErrorClass::Corrupt)
+        .then(|| json!({ "ok": false, "seq": seq, "object": object, "message": error.to_string() }))
 }
 
 /// A stored receipt with the texts it names.
@@ -620,7 +642,7 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
         "stored": stored,
         "failed": checked.failed(),
         "items": items,
-        "proposed": checked.proposed.as_ref().map(|written| submitted(&written.submitted, &[])),
+        "proposed": checked.proposed.as_ref().map(submitted),
     })
 }
 
@@ -687,7 +709,7 @@ pub fn scanned(scanned: &book::review::Scanned, dry_run: bool) -> Value {
         "dry_run": dry_run,
         "sightings": sightings,
         "proposed": scanned.proposed.iter().map(|proposed| proposed.id.to_string()).collect::<Vec<_>>(),
-        "written": scanned.written.as_ref().map(|written| submitted(&written.submitted, &[])),
+        "written": scanned.written.as_ref().map(submitted),
     })
 }
 
