@@ -94,7 +94,7 @@ async fn openapi() -> Response {
 
 /// The routes a party may use (method, route): those that read through the party's
 /// view of a book. Every other route reads or writes the book's full view.
-const PARTY_ROUTES: &[(&str, &str)] = &[
+pub const PARTY_ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/status"),
     ("GET", "/v1/books"),
     ("GET", "/v1/books/{book}"),
