@@ -49,19 +49,6 @@ pub fn refreshed(model_id: &str, refreshed: &Refreshed) -> Value {
     })
 }
 
-fn candidate(candidate: &CandidateProposed) -> Value {
-    json!({
-        "id": candidate.id.to_string(),
-        "surface": candidate.surface,
-        "origin": candidate.origin,
-        "trust": candidate.trust,
-        "score": candidate.score,
-        "related": candidate.related.map(|id| id.to_string()),
-        "duplicate": candidate.duplicate.map(|id| id.to_string()),
-        "evidence": candidate.evidence,
-    })
-}
-
 pub fn suggested(suggested: &Suggested, dry_run: bool) -> Value {
     let spans: Vec<Value> = suggested
         .spans
@@ -100,7 +87,7 @@ pub fn suggested(suggested: &Suggested, dry_run: bool) -> Value {
         "spans": spans,
         "phrases": phrases,
         "n_phrases": suggested.n_phrases,
-        "proposed": suggested.proposed.iter().map(candidate).collect::<Vec<_>>(),
+        "proposed": suggested.proposed.iter().map(super::candidate).collect::<Vec<_>>(),
         "written": suggested.written.as_ref().map(super::submitted),
     })
 }
@@ -120,7 +107,7 @@ pub fn deduped(deduped: &Deduped, dry_run: bool) -> Value {
             "candidate": pair.candidate.map(|id| id.to_string()),
         })).collect::<Vec<_>>(),
         "n_over_limit": deduped.n_over_limit,
-        "proposed": deduped.proposed.iter().map(candidate).collect::<Vec<_>>(),
+        "proposed": deduped.proposed.iter().map(super::candidate).collect::<Vec<_>>(),
         "written": deduped.written.as_ref().map(super::submitted),
     })
 }

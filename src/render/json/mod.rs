@@ -229,17 +229,31 @@ pub fn rebuilt(rebuilt: &Rebuilt) -> Value {
     })
 }
 
+/// A hit as an assembly and a receipt show it alike (a receipt adds its version).
+fn hit_json(
+    term: u32,
+    text: &str,
+    bytes: (u32, u32),
+    chars: (u32, u32),
+    disposition: book::assemble::Disposition,
+    reason: Option<book::assemble::Reason>,
+) -> Value {
+    json!({
+        "term": format!("T-{term}"),
+        "text": text,
+        "bytes": [bytes.0, bytes.1],
+        "chars": [chars.0, chars.1],
+        "disposition": disposition,
+        "reason": reason,
+    })
+}
+
 pub fn assembly(assembly: &Assembly) -> Value {
     json!({
         "context": assembly.context,
-        "hits": assembly.hits.iter().map(|hit| json!({
-            "term": format!("T-{}", hit.term),
-            "text": hit.text,
-            "bytes": [hit.bytes.0, hit.bytes.1],
-            "chars": [hit.chars.0, hit.chars.1],
-            "disposition": hit.disposition,
-            "reason": hit.reason,
-        })).collect::<Vec<_>>(),
+        "hits": assembly.hits.iter().map(|hit| {
+            hit_json(hit.term, &hit.text, hit.bytes, hit.chars, hit.disposition, hit.reason)
+        }).collect::<Vec<_>>(),
         "injected": assembly.injected.iter().map(|entry| json!({
             "term": format!("T-{}", entry.term),
             "via": entry.via,
@@ -493,15 +507,11 @@ pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output
         "chunk": receipt.chunk_key,
         "prev": receipt.prev.map(|prev| prev.to_hex()),
         "sticky_in": ids("T", &receipt.sticky_in),
-        "hits": receipt.hits.iter().map(|hit| json!({
-            "term": format!("T-{}", hit.term),
-            "version": hit.version,
-            "text": hit.text,
-            "bytes": [hit.bytes.0, hit.bytes.1],
-            "chars": [hit.chars.0, hit.chars.1],
-            "disposition": hit.disposition,
-            "reason": hit.reason,
-        })).collect::<Vec<_>>(),
+        "hits": receipt.hits.iter().map(|hit| {
+            let mut value = hit_json(hit.term, &hit.text, hit.bytes, hit.chars, hit.disposition, hit.reason);
+            value["version"] = json!(hit.version);
+            value
+        }).collect::<Vec<_>>(),
         "injected": receipt.injected.iter().map(|entry| json!({
             "term": format!("T-{}", entry.term),
             "version": entry.version,
@@ -647,21 +657,30 @@ pub fn checked(checked: &book::check::Checked, stored: bool) -> Value {
 }
 
 /// One item of the review queue.
+/// A proposed candidate: what the embedding tier answers of each, and the first
+/// members of a candidate in the review queue.
+pub fn candidate(candidate: &CandidateProposed) -> Value {
+    json!({
+        "id": candidate.id.to_string(),
+        "surface": candidate.surface,
+        "origin": candidate.origin,
+        "trust": candidate.trust,
+        "score": candidate.score,
+        "related": candidate.related.map(|id| id.to_string()),
+        "duplicate": candidate.duplicate.map(|id| id.to_string()),
+        "evidence": candidate.evidence,
+    })
+}
+
 pub fn review_item(item: &book::review::ReviewItem) -> Value {
     match item {
-        book::review::ReviewItem::Candidate { proposed, sightings } => json!({
-            "id": proposed.id.to_string(),
-            "type": "candidate",
-            "surface": proposed.surface,
-            "suggested_dst": proposed.suggested_dst,
-            "origin": proposed.origin,
-            "trust": proposed.trust,
-            "score": proposed.score,
-            "related": proposed.related.map(|id| id.to_string()),
-            "duplicate": proposed.duplicate.map(|id| id.to_string()),
-            "sightings": sightings,
-            "evidence": proposed.evidence,
-        }),
+        book::review::ReviewItem::Candidate { proposed, sightings } => {
+            let mut value = candidate(proposed);
+            value["type"] = json!("candidate");
+            value["suggested_dst"] = json!(proposed.suggested_dst);
+            value["sightings"] = json!(sightings);
+            value
+        }
         book::review::ReviewItem::Flagged { put, why, owner, owner_role } => json!({
             "id": put.id.to_string(),
             "type": "record",
