@@ -235,12 +235,15 @@ impl Book {
             recorded_at_ms: options.recorded_at_ms,
         };
         let n_events = plan.bodies.len();
+        let head = state.revision();
         let (written, revision, snapshot) = if plan.bodies.is_empty() {
-            (false, state.revision(), self.snapshot_id(&state))
+            (false, head, self.snapshot_id(&state))
         } else if options.dry_run {
             let checked = self.check_labelled(&write, plan.bodies, &[])?;
-            (false, state.revision(), checked.submitted.snapshot)
+            (false, head, checked.submitted.snapshot)
         } else {
+            // The write changes the head in place once nothing here holds it.
+            drop(state);
             let done = self.submit_labelled(&write, plan.bodies, Vec::new())?;
             let revision = done.submitted.revision;
             (done.submitted.appended.is_some(), revision, done.submitted.snapshot)

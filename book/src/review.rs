@@ -253,6 +253,13 @@ impl Book {
         acceptance: &Acceptance,
         write: &WriteOptions,
     ) -> Result<Written, BookError> {
+        let bodies = self.acceptance_of(id, acceptance)?;
+        self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new())
+    }
+
+    /// What accepting `id` appends ([`Book::review_accept`]), read at the head; the
+    /// head is let go of before the write, which then changes it in place.
+    fn acceptance_of(&mut self, id: RecordId, acceptance: &Acceptance) -> Result<Vec<Body>, BookError> {
         let state = self.state(None)?;
         let mut bodies = Vec::new();
         match id.kind() {
@@ -262,8 +269,7 @@ impl Book {
                     .get(&id)
                     .ok_or_else(|| BookError::Invalid(format!("{id}: no such candidate")))?;
                 if let Some(related) = candidate.proposed.related {
-                    bodies.extend(accept_related(&candidate.proposed, related, acceptance)?);
-                    return self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new());
+                    return accept_related(&candidate.proposed, related, acceptance);
                 }
                 let Some(dst) = acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) else {
                     return Err(BookError::Invalid(format!(
@@ -336,7 +342,7 @@ impl Book {
             }
             RecordKind::Summary => return Err(BookError::Invalid(format!("{id}: summaries are not reviewed"))),
         }
-        self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new())
+        Ok(bodies)
     }
 
     /// Writes the verdict `verdict` (reject or verify) on candidate or record `id`
@@ -433,6 +439,8 @@ impl Book {
             sightings.push((sighting, candidate.id));
         }
         let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        // The write changes the head in place once nothing here holds it.
+        drop(state);
         let written = if dry_run || proposed.is_empty() {
             None
         } else {

@@ -230,6 +230,8 @@ pub fn dedupe(
             }
         }
     }
+    // The write changes the head in place once nothing here holds it.
+    drop(state);
     let written = if dry_run || proposed.is_empty() {
         None
     } else {

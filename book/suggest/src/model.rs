@@ -367,6 +367,8 @@ pub fn set_model(
     let id = identity.id();
     let state = book.state(None)?;
     let replaced = state.embedding_model().map(|(current, _)| current.clone()).filter(|current| *current != set);
+    // The write changes the head in place once nothing here holds it.
+    drop(state);
     let written = book.submit_labelled(
         write,
         Labelled::numbered(vec![Body::EmbeddingModelSet(set.clone())], "embed"),

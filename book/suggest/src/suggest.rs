@@ -372,6 +372,8 @@ pub fn suggest(
         phrase.candidate = Some(sight(&phrase.surface, chars, "phrase ", &phrase.nearest)?);
     }
     let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+    // The write changes the head in place once nothing here holds it.
+    drop(state);
     let written = if dry_run || proposed.is_empty() {
         None
     } else {
