@@ -412,17 +412,9 @@ impl Book {
             let line = format!("ch{chapter}/{chunk_key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
             let candidate = match by_surface.entry(folded) {
                 std::collections::btree_map::Entry::Occupied(known) => known.into_mut(),
-                std::collections::btree_map::Entry::Vacant(new) => new.insert(CandidateProposed {
-                    id: free.take()?,
-                    surface: sighting.surface.clone(),
-                    suggested_dst: None,
-                    evidence: None,
-                    origin: Origin::Extractor,
-                    trust: Trust::Normal,
-                    score: None,
-                    related: None,
-                    duplicate: None,
-                }),
+                std::collections::btree_map::Entry::Vacant(new) => {
+                    new.insert(CandidateProposed::new(free.take()?, sighting.surface.clone(), Origin::Extractor))
+                }
             };
             let evidence = candidate.evidence.clone().unwrap_or_default();
             if !evidence.lines().any(|known| known == line) {

@@ -207,15 +207,11 @@ pub fn dedupe(
             None => free.take().map_err(book::BookError::from)?,
         };
         let fresh = CandidateProposed {
-            id,
-            surface,
-            suggested_dst: None,
             evidence: Some(single(&line)),
-            origin: Origin::Embedding,
-            trust: Trust::Low,
             score: Some(pair.score),
             related: Some(pair.first),
             duplicate: Some(pair.second),
+            ..CandidateProposed::new(id, surface, Origin::Embedding)
         };
         match existing {
             Some((existing, judged)) => {

@@ -333,15 +333,9 @@ pub fn suggest(
         if !by_key.contains_key(&key) {
             let candidate = free.take().map_err(book::BookError::from)?;
             let proposed = CandidateProposed {
-                id: candidate,
-                surface: surface.to_owned(),
-                suggested_dst: None,
-                evidence: None,
-                origin: Origin::Embedding,
-                trust: Trust::Low,
                 score: Some(*score),
                 related: Some(*id),
-                duplicate: None,
+                ..CandidateProposed::new(candidate, surface, Origin::Embedding)
             };
             by_key.insert(key.clone(), (proposed, false));
         }
