@@ -28,6 +28,21 @@ pub struct Copy {
     pub n_bytes: u64,
 }
 
+impl Copy {
+    /// What the ledger copied to `path`, with the snapshot ID at the copy's head.
+    fn of(path: &Path, copied: Copied, snapshot: SnapshotId) -> Copy {
+        Copy {
+            path: path.to_owned(),
+            n_events: copied.n_events,
+            head: copied.head,
+            snapshot,
+            n_blobs: copied.n_blobs,
+            n_documents: copied.n_documents,
+            n_bytes: copied.n_bytes,
+        }
+    }
+}
+
 impl From<BackupError> for BookError {
     fn from(error: BackupError) -> BookError {
         match error {
@@ -52,15 +67,7 @@ impl From<BackupError> for BookError {
 fn snapshot_of(path: &Path, copied: Copied) -> Result<Copy, BookError> {
     let mut book = Book::new(Ledger::open_read_only(path)?);
     let info = book.snapshot_info(None)?;
-    Ok(Copy {
-        path: path.to_owned(),
-        n_events: copied.n_events,
-        head: copied.head,
-        snapshot: info.snapshot,
-        n_blobs: copied.n_blobs,
-        n_documents: copied.n_documents,
-        n_bytes: copied.n_bytes,
-    })
+    Ok(Copy::of(path, copied, info.snapshot))
 }
 
 /// Checks the staged copy as `Book::verify` does (fold tables, receipts and their
@@ -109,15 +116,7 @@ impl Book {
     pub fn export_archive(&mut self, out: &Path, replace: bool) -> Result<Copy, BookError> {
         let copied = self.ledger().export_archive(out, replace)?;
         let info = self.snapshot_info(Some(copied.head.seq))?;
-        Ok(Copy {
-            path: out.to_owned(),
-            n_events: copied.n_events,
-            head: copied.head,
-            snapshot: info.snapshot,
-            n_blobs: copied.n_blobs,
-            n_documents: copied.n_documents,
-            n_bytes: copied.n_bytes,
-        })
+        Ok(Copy::of(out, copied, info.snapshot))
     }
 
     /// Creates the book `book` (which must not exist) from the archive file

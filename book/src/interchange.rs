@@ -667,18 +667,23 @@ fn alias_changes(
     bodies
 }
 
+/// The group of `what` in `groups`, added at the end when there is none yet.
+fn group_of<'a>(groups: &'a mut Vec<Grouped>, what: &str) -> &'a mut Grouped {
+    let index = match groups.iter().position(|group| group.what == what) {
+        Some(index) => index,
+        None => {
+            groups.push(Grouped { what: what.to_owned(), at: Vec::new(), values: Vec::new() });
+            groups.len() - 1
+        }
+    };
+    &mut groups[index]
+}
+
 /// Lost fields grouped by field, in order of first appearance.
 fn group_lost(lost: &[Lost]) -> Vec<Grouped> {
     let mut groups: Vec<Grouped> = Vec::new();
     for item in lost {
-        let index = match groups.iter().position(|group| group.what == item.field) {
-            Some(index) => index,
-            None => {
-                groups.push(Grouped { what: item.field.clone(), at: Vec::new(), values: Vec::new() });
-                groups.len() - 1
-            }
-        };
-        let group = &mut groups[index];
+        let group = group_of(&mut groups, &item.field);
         group.at.push(item.at.clone());
         if let Some(value) = &item.value {
             if group.values.len() < VALUES_SHOWN && !group.values.contains(value) {
@@ -693,15 +698,9 @@ fn group_lost(lost: &[Lost]) -> Vec<Grouped> {
 fn group_notices(notices: &[Notice]) -> Vec<Grouped> {
     let mut groups: Vec<Grouped> = Vec::new();
     for notice in notices {
-        let index = match groups.iter().position(|group| group.what == notice.message) {
-            Some(index) => index,
-            None => {
-                groups.push(Grouped { what: notice.message.clone(), at: Vec::new(), values: Vec::new() });
-                groups.len() - 1
-            }
-        };
+        let group = group_of(&mut groups, &notice.message);
         if let Some(at) = &notice.at {
-            groups[index].at.push(at.clone());
+            group.at.push(at.clone());
         }
     }
     groups
