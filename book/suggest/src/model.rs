@@ -74,6 +74,20 @@ impl ModelOptions {
     }
 }
 
+/// The lowest score a use case proposes: `asked`, else the book's `default` (a score
+/// of its `embedding_model_set`); one outside -[`limits::SCORE_MAX`]..=[`limits::SCORE_MAX`]
+/// millionths is refused.
+pub(crate) fn min_score(asked: Option<i32>, default: i32) -> Result<i32, SuggestError> {
+    let min_score = asked.unwrap_or(default);
+    if !(-limits::SCORE_MAX..=limits::SCORE_MAX).contains(&min_score) {
+        return Err(SuggestError::Invalid(format!(
+            "min score {min_score} is outside -{0}..={0} (millionths)",
+            limits::SCORE_MAX
+        )));
+    }
+    Ok(min_score)
+}
+
 fn pooling(pooling: EmbeddingPooling) -> Pooling {
     match pooling {
         EmbeddingPooling::Mean => Pooling::Mean,

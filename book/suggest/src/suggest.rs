@@ -6,15 +6,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use book::{Book, Labelled, WriteOptions, Written};
+use book::{Book, WriteOptions, Written};
 use embed::Matrix;
 use ledger_model::*;
-use names::{Lang, Scanner, Sighting};
+use names::{Lang, Sighting};
 
 use crate::error::SuggestError;
 use crate::evidence::add_line;
 use crate::model::Model;
-use crate::vectors::{self, Role};
+use crate::vectors::{self, Role, TermVectors};
 
 /// Neighbours looked at per span: the best row decides, the rest is room for rows of
 /// the same term.
@@ -119,6 +119,31 @@ fn sentence(text: &str, start: usize, end: usize) -> String {
     chars[from..to].iter().filter(|c| !c.is_control()).collect::<String>().trim().to_owned()
 }
 
+/// What a row of a search matrix holds: the term, which of its texts, and the text.
+type Row = (RecordId, Role, String);
+
+/// The stored rows of the surfaces (source and aliases) of `terms`, as a matrix to
+/// search, and the term, role and text of each row.
+fn surface_rows<'a>(
+    dim: u32,
+    stored: &BTreeMap<RecordId, TermVectors>,
+    terms: impl IntoIterator<Item = &'a vectors::Versioned>,
+) -> Result<(Matrix, Vec<Row>), SuggestError> {
+    let mut matrix = Matrix::new(dim as usize).map_err(|error| SuggestError::Invalid(error.to_string()))?;
+    let mut rows = Vec::new();
+    for term in terms {
+        for (index, row) in &stored[&term.id].rows {
+            let (role, text) = &term.texts[usize::from(*index)];
+            if role.is_surface() {
+                // A stored row of the wrong shape is derived data gone wrong.
+                matrix.push(row).map_err(|error| SuggestError::Invalid(format!("vectors of {}: {error}", term.id)))?;
+                rows.push((term.id, *role, text.clone()));
+            }
+        }
+    }
+    Ok((matrix, rows))
+}
+
 /// The language of the book's profile, which the name cues need.
 pub(crate) fn lang_of(state: &projections::State) -> Result<Lang, SuggestError> {
     match state.config().map(|config| config.profile.name.as_str()) {
@@ -165,29 +190,14 @@ pub fn suggest(
     let state = book.state(None)?;
     let (set, _) = vectors::book_terms(&state)?;
     model.check(&set)?;
-    let min_score = min_score.unwrap_or(set.suggest_min_score);
-    if !(-limits::SCORE_MAX..=limits::SCORE_MAX).contains(&min_score) {
-        return Err(SuggestError::Invalid(format!(
-            "min score {min_score} is outside -{0}..={0} (millionths)",
-            limits::SCORE_MAX
-        )));
-    }
+    let min_score = crate::model::min_score(min_score, set.suggest_min_score)?;
     let lang = lang_of(&state)?;
     let profile = book.profile(&state)?;
-    let fold = |text: &str| match &profile {
-        Some(profile) => profile.fold(text),
-        None => text.to_owned(),
-    };
     // Every surface of every active term, in any window, is known; what the
     // assembly matched is covered.
-    let mut known: BTreeSet<String> = BTreeSet::new();
-    for active in state.active_terms(None) {
-        known.insert(fold(&active.term.put.src));
-        known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
-    }
-    let assembled = book.assembler()?.assemble_chunk(chapter, chunk_key, text, None, false)?;
-    let covered: Vec<(u32, u32)> = assembled.receipt.hits.iter().map(|hit| hit.bytes).collect();
-    let found = Scanner::new(lang).scan(text, &covered, &|surface: &str| known.contains(&fold(surface)));
+    let names = book.chunk_names(profile, chapter, chunk_key, text)?;
+    let fold = |text: &str| names.fold(text);
+    let found = names.unknown(lang, text);
 
     // The terms of the chapter and their surface rows, in id order.
     let in_chapter: BTreeSet<RecordId> = state.active_terms(Some(chapter)).iter().map(|active| active.id).collect();
@@ -199,20 +209,7 @@ pub fn suggest(
         found.into_iter().map(|sighting| Span { sighting, nearest: None, candidate: None }).collect();
     if !spans.is_empty() && !terms.is_empty() {
         let stored = vectors::load_all(book, &set, &terms)?;
-        let mut matrix = Matrix::new(set.dim as usize).map_err(|error| SuggestError::Invalid(error.to_string()))?;
-        let mut rows: Vec<(RecordId, Role, String)> = Vec::new();
-        for term in &terms {
-            for (index, row) in &stored[&term.id].rows {
-                let (role, text) = &term.texts[usize::from(*index)];
-                if role.is_surface() {
-                    // A stored row of the wrong shape is derived data gone wrong.
-                    matrix
-                        .push(row)
-                        .map_err(|error| SuggestError::Invalid(format!("vectors of {}: {error}", term.id)))?;
-                    rows.push((term.id, *role, text.clone()));
-                }
-            }
-        }
+        let (matrix, rows) = surface_rows(set.dim, &stored, &terms)?;
         let surfaces: Vec<&str> = spans.iter().map(|span| span.sighting.surface.as_str()).collect();
         let queries = model.embed(&surfaces)?;
         let queries: Vec<&[f32]> = queries.iter().map(|vector| vector.as_slice()).collect();
@@ -230,10 +227,10 @@ pub fn suggest(
     let mut phrases = Vec::new();
     let mut n_phrases = 0;
     if with_phrases {
-        let named: BTreeSet<u32> = assembled.receipt.hits.iter().map(|hit| hit.term).collect();
+        let named: BTreeSet<u32> = names.assembled.receipt.hits.iter().map(|hit| hit.term).collect();
         let unnamed: Vec<&vectors::Versioned> =
             terms.iter().filter(|term| !named.contains(&term.id.number())).collect();
-        let all = phrases_of(text, lang, &covered, &|surface: &str| known.contains(&fold(surface)));
+        let all = phrases_of(text, lang, names.covered(), &|surface: &str| names.is_known(surface));
         // Distinct texts, embedded once each, in first-occurrence order.
         let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
         let mut texts: Vec<&str> = Vec::new();
@@ -251,19 +248,7 @@ pub fn suggest(
         }
         if !texts.is_empty() && !unnamed.is_empty() {
             let stored = vectors::load_all(book, &set, &terms)?;
-            let mut matrix = Matrix::new(set.dim as usize).map_err(|error| SuggestError::Invalid(error.to_string()))?;
-            let mut rows: Vec<(RecordId, Role, String)> = Vec::new();
-            for term in &unnamed {
-                for (index, row) in &stored[&term.id].rows {
-                    let (role, row_text) = &term.texts[usize::from(*index)];
-                    if role.is_surface() {
-                        matrix
-                            .push(row)
-                            .map_err(|error| SuggestError::Invalid(format!("vectors of {}: {error}", term.id)))?;
-                        rows.push((term.id, *role, row_text.clone()));
-                    }
-                }
-            }
+            let (matrix, rows) = surface_rows(set.dim, &stored, unnamed)?;
             let mut best: Vec<Option<(usize, i32)>> = Vec::with_capacity(texts.len());
             for batch in texts.chunks(EMBED_BATCH) {
                 let vectors = model.embed(batch)?;
@@ -368,17 +353,8 @@ pub fn suggest(
     let proposed: Vec<CandidateProposed> = changed.into_values().collect();
     // The write changes the head in place once nothing here holds it.
     drop(state);
-    let written = if dry_run || proposed.is_empty() {
-        None
-    } else {
-        let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
-        let source = format!("ch{chapter}/{chunk_key}");
-        Some(book.submit_labelled(
-            &write.acting_as(crate::DEFAULT_ACTOR),
-            Labelled::numbered(bodies, &source),
-            Vec::new(),
-        )?)
-    };
+    let source = format!("ch{chapter}/{chunk_key}");
+    let written = book.propose(&write.acting_as(crate::DEFAULT_ACTOR), &proposed, &source, dry_run)?;
     Ok(Suggested { spans, phrases, n_phrases, min_score, proposed, written })
 }
 
