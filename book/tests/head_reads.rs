@@ -110,3 +110,32 @@ fn writes_that_read_the_head_first_copy_no_state() {
         assert!(bytes < copy_bytes, "{what} allocated {bytes} bytes: a copy of the head is {copy_bytes}");
     }
 }
+
+/// Reads of ascending revisions below the head (an audit, a term's timeline) fold
+/// each one on from the one before in place: a step of one event copies no state (it
+/// costs the ledger's read of the event, about half a megabyte of buffers).
+#[test]
+fn ascending_reads_fold_on_in_place() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book(dir.path(), 4_000);
+    let first = book.state(None).unwrap().revision();
+    for number in 4_001..4_011 {
+        let put = vec![Body::TermPut(TermPut::new(term(number), format!("白云{number}"), "Бай Юнь"))];
+        book.submit_labelled(&write(), Labelled::numbered(put, "test"), Vec::new()).unwrap();
+    }
+    book.wait_for_checkpoint();
+    let copy_bytes = {
+        let head = book.state(None).unwrap();
+        let head: &State = &head;
+        allocated(|| head.clone()).1
+    };
+    book.state(Some(Seq(first.0 + 1))).unwrap();
+    let steps: Vec<u64> = (first.0 + 2..first.0 + 10)
+        .map(|revision| allocated(|| book.state(Some(Seq(revision))).unwrap().revision()).1)
+        .collect();
+    eprintln!("bytes allocated by reads of ascending revisions, one event apart (a copy: {copy_bytes}): {steps:?}");
+    for bytes in steps {
+        assert!(bytes < copy_bytes / 4, "a step allocated {bytes} bytes, a copy is {copy_bytes}");
+    }
+}
