@@ -301,13 +301,14 @@ impl Models {
         book: &mut Book,
         work: impl FnOnce(&mut Book, &mut Model) -> Result<T, SuggestError>,
     ) -> Result<T, SuggestError> {
-        let state = book.state(None)?;
-        let set = book_model(&state)?;
+        // The head is let go of before `work`, so a write of it changes the head in
+        // place instead of copying it.
+        let set = book_model(&*book.state(None)?)?.clone();
         let mut loaded = self.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let index = match loaded.iter().position(|model| model.is(set)) {
+        let index = match loaded.iter().position(|model| model.is(&set)) {
             Some(index) => index,
             None => {
-                let model = Model::load(&self.files, set)?;
+                let model = Model::load(&self.files, &set)?;
                 if loaded.len() >= MODELS_KEPT {
                     loaded.remove(0);
                 }
