@@ -62,7 +62,7 @@ fn main() {
         let (mut copy_ms, mut id_ms) = (Vec::new(), Vec::new());
         for _ in 0..20 {
             let started = Instant::now();
-            let copy = state.clone();
+            let copy = projections::State::clone(&state);
             copy_ms.push(started.elapsed().as_secs_f64() * 1e3);
             drop(copy);
             let started = Instant::now();

@@ -28,8 +28,8 @@ pub const CUT_VIEW_CONTEXT: &str = "lorebank 2026-12-02 party view cut by the he
 /// What a reader may read at one revision ([`Book::read_at`]).
 #[derive(Clone, Debug)]
 pub struct ReadAt {
-    /// The book's full state at the revision.
-    pub full: State,
+    /// The book's full state at the revision, shared with the book.
+    pub full: Arc<State>,
     /// The reader's view of it, when it is not the full state.
     view: Option<State>,
     /// Whether the head took away something the revision released to the reader.
@@ -46,9 +46,10 @@ impl ReadAt {
         self.view.as_ref().unwrap_or(&self.full)
     }
 
-    /// What the reader sees, owned.
-    pub fn into_view(self) -> State {
-        self.view.unwrap_or(self.full)
+    /// What the reader sees, shared: the book's own state for the full view, the
+    /// reader's view (made for this read) otherwise.
+    pub fn into_view(self) -> Arc<State> {
+        self.view.map_or(self.full, Arc::new)
     }
 }
 
@@ -96,10 +97,12 @@ pub const CHECKPOINTS_KEPT: usize = 6;
 pub struct Book {
     ledger: Arc<Ledger>,
     /// The state at the head as last seen, kept so writes need not refold the log.
-    head: Option<State>,
+    /// Reads share it ([`Book::state`]); a write decides on it in place, copying it
+    /// first only while a reader still holds it ([`Book::submit`]).
+    head: Option<Arc<State>>,
     /// The last state computed below the head, so a command asking for ascending
     /// revisions (audit, diff) folds each event once.
-    recent: Option<State>,
+    recent: Option<Arc<State>>,
     /// When checkpoints are written.
     policy: CheckpointPolicy,
     /// The checkpoint being written in the background, if any.
@@ -184,12 +187,12 @@ impl Book {
     pub fn resident_bytes(&mut self) -> u64 {
         let frozen: usize = self.frozen.values().map(|frozen| frozen.heap_bytes()).sum();
         let profiles: usize = self.profiles.values().map(|profile| profile.heap_bytes()).sum();
-        let revision = |state: &Option<State>| state.as_ref().map_or(Seq::ZERO, State::revision);
+        let revision = |state: &Option<Arc<State>>| state.as_ref().map_or(Seq::ZERO, |state| state.revision());
         let key = (revision(&self.head), revision(&self.recent));
         let (head, recent) = match self.state_bytes {
             Some((known, bytes)) if known == key => bytes,
             _ => {
-                let encoded = |state: &Option<State>| {
+                let encoded = |state: &Option<Arc<State>>| {
                     state
                         .as_ref()
                         .map_or(0, |state| checkpoint::encode(state, SnapshotId(Hash32::GENESIS)).len() as u64)
@@ -199,10 +202,9 @@ impl Book {
                 bytes
             }
         };
-        // Each assembler shares the frozen projections and holds a copy of the head state.
-        let n_states = 1 + self.assemblers.len() as u64;
+        // Each assembler shares the frozen projections and the head state.
         let tracker = self.tracker.as_ref().map_or(0, |(_, tracker)| tracker.heap_bytes()) as u64;
-        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (n_states * head + recent) + tracker
+        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker
     }
 
     /// Sets when checkpoints are written (tests and benchmarks; the default suits a
@@ -240,11 +242,14 @@ impl Book {
     /// The state as of revision `as_of` (the head when `None`): from memory, or from
     /// the newest checkpoint at or before it, folding only the events after that.
     /// Calls `progress` with (events folded, events to fold) now and then.
+    ///
+    /// The state is shared with the book, which keeps it for the next read: a read at
+    /// a revision the book holds (the head, or the last one below it) copies nothing.
     pub fn state_with_progress(
         &mut self,
         as_of: Option<Seq>,
         mut progress: impl FnMut(u64, u64),
-    ) -> Result<State, BookError> {
+    ) -> Result<Arc<State>, BookError> {
         let head = self.ledger.head()?.seq;
         let to = match as_of {
             Some(revision) if revision > head => return Err(BookError::BeyondHead { revision, head }),
@@ -253,10 +258,18 @@ impl Book {
         };
         for known in [&self.head, &self.recent].into_iter().flatten() {
             if known.revision() == to {
-                return Ok(known.clone());
+                return Ok(Arc::clone(known));
             }
         }
-        let mut state = self.start_for(to)?;
+        let mut shared = self.start_for(to)?;
+        // The state this fold replaces lets go of it first, so a fold that starts from
+        // it (a head another writer moved, the next of ascending revisions) goes on in
+        // place; a start something else still holds is copied.
+        let replaced = if to == head { &mut self.head } else { &mut self.recent };
+        if replaced.as_ref().is_some_and(|old| Arc::ptr_eq(old, &shared)) {
+            *replaced = None;
+        }
+        let state = Arc::make_mut(&mut shared);
         let n_to_fold = to.0 - state.revision().0;
         let mut n_done = 0u64;
         if n_to_fold > 0 {
@@ -271,24 +284,24 @@ impl Book {
         }
         progress(n_done, n_to_fold);
         if to == head {
-            self.head = Some(state.clone());
+            self.head = Some(Arc::clone(&shared));
         } else {
-            self.recent = Some(state.clone());
+            self.recent = Some(Arc::clone(&shared));
         }
-        Ok(state)
+        Ok(shared)
     }
 
     /// Where a fold up to `to` starts: the latest of the states in memory and the
     /// newest usable checkpoint at or before `to`, or the empty book. A checkpoint
     /// that does not decode to a state of its own revision is dropped (on a writable
     /// book) and the next older one tried.
-    fn start_for(&mut self, to: Seq) -> Result<State, BookError> {
+    fn start_for(&mut self, to: Seq) -> Result<Arc<State>, BookError> {
         let in_memory = [&self.head, &self.recent]
             .into_iter()
             .flatten()
             .filter(|known| known.revision() <= to)
             .max_by_key(|known| known.revision());
-        let from_memory = in_memory.map_or(Seq::ZERO, State::revision);
+        let from_memory = in_memory.map_or(Seq::ZERO, |known| known.revision());
         let mut below = to;
         while below > from_memory {
             let Some((info, bytes)) = self.ledger.checkpoint_at_or_before(below)? else { break };
@@ -298,7 +311,7 @@ impl Book {
             match checkpoint::decode(&bytes) {
                 Ok((state, snapshot)) if state.revision() == info.revision => {
                     self.snapshot_ids.insert(info.revision, snapshot);
-                    return Ok(state);
+                    return Ok(Arc::new(state));
                 }
                 _ => {
                     if !self.ledger.is_read_only() {
@@ -315,7 +328,9 @@ impl Book {
     /// in the background if one is due under the policy. The writer's answer does
     /// not wait for it; dropping the book does. A checkpoint that fails to be
     /// written is derived data lost, nothing more: reads fold a longer tail.
-    fn checkpoint_if_due(&mut self, state: &State, snapshot: SnapshotId, now_ms: u64) {
+    /// The thread shares `state`: a write that comes before it is done copies the
+    /// head instead of changing what is being encoded.
+    fn checkpoint_if_due(&mut self, state: &Arc<State>, snapshot: SnapshotId, now_ms: u64) {
         if self.ledger.is_read_only() {
             return;
         }
@@ -331,7 +346,7 @@ impl Book {
         }
         self.wait_for_checkpoint();
         let ledger = Arc::clone(&self.ledger);
-        let state = state.clone();
+        let state = Arc::clone(state);
         let keep = self.policy.keep;
         self.checkpointing = Some(std::thread::spawn(move || {
             let bytes = checkpoint::encode(&state, snapshot);
@@ -367,8 +382,9 @@ impl Book {
         Ok(())
     }
 
-    /// The state as of revision `as_of` (the head when `None`).
-    pub fn state(&mut self, as_of: Option<Seq>) -> Result<State, BookError> {
+    /// The state as of revision `as_of` (the head when `None`), shared with the book
+    /// ([`Book::state_with_progress`]).
+    pub fn state(&mut self, as_of: Option<Seq>) -> Result<Arc<State>, BookError> {
         self.state_with_progress(as_of, |_, _| {})
     }
 
@@ -414,19 +430,21 @@ impl Book {
         expected_head: Option<Seq>,
         blobs: Vec<(Hash32, Vec<u8>)>,
     ) -> Result<Submitted, BookError> {
-        // The head state itself is decided on, in place, not a copy of it; and the
-        // snapshot ID comes from the head's tracker, touched by the batch.
-        let mut state = self.take_head()?;
+        // The head state itself is decided on, in place, not a copy of it (unless a
+        // reader still holds it: copy on write); and the snapshot ID comes from the
+        // head's tracker, touched by the batch.
+        let mut shared = self.take_head()?;
+        let state = Arc::make_mut(&mut shared);
         let head = state.revision();
         let mut tracker = match self.tracker.take() {
             Some((at, tracker)) if at == head => tracker,
-            _ => SnapshotTracker::of(&state),
+            _ => SnapshotTracker::of(state),
         };
-        let decided = match self.decide_against(&mut state, batch, expected_head, &blobs) {
+        let decided = match self.decide_against(state, batch, expected_head, &blobs) {
             Ok(decided) => decided,
             Err(error) => {
                 // A refusal leaves the state as it was.
-                self.head = Some(state);
+                self.head = Some(shared);
                 self.tracker = Some((head, tracker));
                 return Err(error);
             }
@@ -438,11 +456,11 @@ impl Book {
         for event in &events {
             touches.add(Touched::of(&event.body));
         }
-        tracker.touch_all(&state, &mut touches);
-        let snapshot = tracker.id(&state);
+        tracker.touch_all(state, &mut touches);
+        let snapshot = tracker.id(state);
         let accepted = |events| Accepted { events, dropped, warnings };
         if events.is_empty() {
-            self.head = Some(state);
+            self.head = Some(shared);
             self.tracker = Some((head, tracker));
             return Ok(Submitted { decision: accepted(events), revision, appended: None, snapshot });
         }
@@ -459,17 +477,16 @@ impl Book {
         self.tracker = Some((revision, tracker));
         self.snapshot_ids.insert(appended.last, snapshot);
         let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
-        self.checkpoint_if_due(&state, snapshot, now_ms);
-        self.head = Some(state);
+        self.checkpoint_if_due(&shared, snapshot, now_ms);
+        self.head = Some(shared);
         Ok(Submitted { decision: accepted(events), revision, appended: Some(appended), snapshot })
     }
 
     /// Decides `batch` against the head as [`Book::submit`] would, and writes
     /// nothing: what a dry run reports.
     pub fn dry_submit(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
-        let head = self.take_head()?;
-        let mut after = head.clone();
-        self.head = Some(head);
+        // A dry run decides on a copy: the head it shares stays as it was.
+        let mut after = State::clone(&*self.state(None)?);
         let Decided { events, dropped, warnings } = self.decide_against(&mut after, batch, None, blobs)?;
         Ok(Submitted {
             decision: Accepted { events, dropped, warnings },
@@ -480,13 +497,14 @@ impl Book {
     }
 
     /// The state at the head, taken out of the book (folded first when the book does
-    /// not hold it): the caller puts it, or what it became, back.
-    fn take_head(&mut self) -> Result<State, BookError> {
-        let at_head = self.ledger.head()?.seq;
-        match self.head.take() {
-            Some(state) if state.revision() == at_head => Ok(state),
-            _ => self.state(None).inspect(|_| self.head = None),
-        }
+    /// not hold it): the caller puts it, or what it became, back. The assemblers kept
+    /// for the head let go of it too, so a write that changes it copies it only when a
+    /// caller still holds it; they are made again from the kept frozen projections.
+    fn take_head(&mut self) -> Result<Arc<State>, BookError> {
+        self.assemblers.clear();
+        let state = self.state(None)?;
+        self.head = None;
+        Ok(state)
     }
 
     /// Everything [`Book::submit`] does before it appends, on `state` (the head, or a
@@ -660,7 +678,7 @@ impl Book {
         let head = self.state(None)?;
         self.check_reader(&head, reader)?;
         let head_snapshot = self.snapshot_id(&head);
-        // At the head the revision is the head itself: no second copy of it.
+        // At the head the revision is the head itself, shared.
         let past = match as_of {
             Some(revision) if revision != head.revision() => Some(self.state(Some(revision))?),
             _ => None,
@@ -913,7 +931,7 @@ impl Book {
         }
         let entries: Vec<(Hash32, Seq)> = first.into_iter().map(|(id, revision)| (id.0, revision)).collect();
         self.ledger.index_snapshots(&entries)?;
-        self.head = Some(state);
+        self.head = Some(Arc::new(state));
         self.recent = None;
         Ok(n_ends)
     }

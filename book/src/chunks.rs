@@ -382,13 +382,7 @@ impl Book {
         self.check_reader(&state, reader)?;
         let (frozen, _) = self.frozen_for(&state, reader)?;
         let snapshot = self.snapshot_id(&state);
-        let assembler = Assembler {
-            ledger: self.ledger_handle(),
-            state: Arc::new(state),
-            frozen,
-            snapshot,
-            reader: reader.clone(),
-        };
+        let assembler = Assembler { ledger: self.ledger_handle(), state, frozen, snapshot, reader: reader.clone() };
         self.set_assembler_cache(reader.clone(), assembler.clone());
         Ok(assembler)
     }

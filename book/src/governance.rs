@@ -271,6 +271,8 @@ impl Book {
         let (added, unchanged): (Vec<CastEntry>, Vec<CastEntry>) = entries.into_iter().partition(|entry| {
             state.expected().get(&entry.concept.surface).map(|e| &e.concept) != Some(&entry.concept)
         });
+        // The write changes the head in place once nothing here holds it.
+        drop(state);
         let bodies: Vec<Labelled> = added
             .iter()
             .map(|entry| Labelled {

@@ -235,12 +235,15 @@ impl Book {
             recorded_at_ms: options.recorded_at_ms,
         };
         let n_events = plan.bodies.len();
+        let head = state.revision();
         let (written, revision, snapshot) = if plan.bodies.is_empty() {
-            (false, state.revision(), self.snapshot_id(&state))
+            (false, head, self.snapshot_id(&state))
         } else if options.dry_run {
             let checked = self.check_labelled(&write, plan.bodies, &[])?;
-            (false, state.revision(), checked.submitted.snapshot)
+            (false, head, checked.submitted.snapshot)
         } else {
+            // The write changes the head in place once nothing here holds it.
+            drop(state);
             let done = self.submit_labelled(&write, plan.bodies, Vec::new())?;
             let revision = done.submitted.revision;
             (done.submitted.appended.is_some(), revision, done.submitted.snapshot)
@@ -416,18 +419,7 @@ fn plan(
         Some(profile) => profile.fold(text),
         None => text.to_owned(),
     };
-    let carried = format.fields();
-    // The book's surfaces: a record by (folded src, sense), and by folded alias.
-    let mut by_src: BTreeMap<(String, Option<String>), Vec<RecordId>> = BTreeMap::new();
-    let mut by_alias: BTreeMap<String, RecordId> = BTreeMap::new();
-    for active in state.active_terms(None) {
-        by_src.entry((fold(&active.term.put.src), active.term.put.sense.clone())).or_default().push(active.id);
-        for surface in active.term.aliases.keys() {
-            by_alias.insert(fold(surface), active.id);
-        }
-    }
-    let mut free_terms = state.free_ids(RecordKind::Term);
-    let mut plan = Plan {
+    let plan = Plan {
         bodies: Vec::new(),
         imported: Vec::new(),
         updated: Vec::new(),
@@ -436,26 +428,74 @@ fn plan(
         lost: parsed.lost,
         notices: parsed.notices,
     };
-    let mut seen: BTreeMap<(String, Option<String>), At> = BTreeMap::new();
+    let mut planner = Planner::new(state, &fold, format.fields(), name, plan);
     for entry in parsed.entries {
-        let at = entry.at;
-        let term = entry.term;
-        let label = format!("{name} {at}");
-        let source = format!("{name}{}", at.source_suffix());
-        let key = (fold(&term.src), term.sense.clone());
-        if let Some(first) = seen.get(&key) {
+        planner.entry(entry)?;
+    }
+    for summary in parsed.summaries {
+        planner.summary(summary);
+    }
+    Ok(planner.plan)
+}
+
+/// An import being planned ([`plan`]): the book's surfaces, and the plan so far.
+struct Planner<'a> {
+    state: &'a State,
+    fold: &'a dyn Fn(&str) -> String,
+    /// The fields the format carries.
+    carried: Fields,
+    /// The file's name, for labels and sources.
+    name: &'a str,
+    /// The book's active terms by (folded src, sense).
+    by_src: BTreeMap<(String, Option<String>), Vec<RecordId>>,
+    /// The book's active terms by folded alias.
+    by_alias: BTreeMap<String, RecordId>,
+    free_terms: projections::FreeIds,
+    /// The place of the entry of each (folded src, sense) planned so far.
+    seen: BTreeMap<(String, Option<String>), At>,
+    plan: Plan,
+}
+
+impl<'a> Planner<'a> {
+    fn new(
+        state: &'a State,
+        fold: &'a dyn Fn(&str) -> String,
+        carried: Fields,
+        name: &'a str,
+        plan: Plan,
+    ) -> Planner<'a> {
+        let mut by_src: BTreeMap<(String, Option<String>), Vec<RecordId>> = BTreeMap::new();
+        let mut by_alias: BTreeMap<String, RecordId> = BTreeMap::new();
+        for active in state.active_terms(None) {
+            by_src.entry((fold(&active.term.put.src), active.term.put.sense.clone())).or_default().push(active.id);
+            for surface in active.term.aliases.keys() {
+                by_alias.insert(fold(surface), active.id);
+            }
+        }
+        let free_terms = state.free_ids(RecordKind::Term);
+        Planner { state, fold, carried, name, by_src, by_alias, free_terms, seen: BTreeMap::new(), plan }
+    }
+
+    /// Plans one entry: an update of the record it matches by source and sense, a
+    /// new record, or nothing (an alias of a record that says the same, or skipped).
+    fn entry(&mut self, entry: formats::Entry) -> Result<(), BookError> {
+        let formats::Entry { at, term } = entry;
+        let label = format!("{} {at}", self.name);
+        let source = format!("{}{}", self.name, at.source_suffix());
+        let key = ((self.fold)(&term.src), term.sense.clone());
+        if let Some(first) = self.seen.get(&key) {
             return Err(BookError::Invalid(format!(
                 "{label}: field src: {} folds to the same surface as the entry at {first}; a book holds one \
                  record per surface and sense (merge the two entries, or give them senses)",
                 term.src
             )));
         }
-        seen.insert(key.clone(), at.clone());
-        let matched = match by_src.get(&key).map(Vec::as_slice) {
+        self.seen.insert(key.clone(), at.clone());
+        let matched = match self.by_src.get(&key).map(Vec::as_slice) {
             Some([id]) => Some(*id),
             Some(ids) if ids.len() > 1 => {
                 let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-                plan.skipped.push(Skipped {
+                self.plan.skipped.push(Skipped {
                     at,
                     reason: format!(
                         "{} matches several records ({}) with different windows; edit them in lorebank",
@@ -463,97 +503,118 @@ fn plan(
                         ids.join(", ")
                     ),
                 });
-                continue;
+                return Ok(());
             }
             _ => None,
         };
-        let push = |plan: &mut Plan, body: Body| {
-            plan.bodies.push(Labelled { label: label.clone(), default_source: source.clone(), body });
-        };
+        let place = (at, label, source);
         match matched {
-            Some(id) => {
-                let current = &state.terms()[&id];
-                let (put, fields) = merged(&current.put, &term, carried);
-                let alias_bodies = alias_changes(id, current, &term, carried, &fold);
-                if fields.is_empty() && alias_bodies.is_empty() {
-                    plan.unchanged.push(Placed { at, id, src: term.src, fields });
-                    continue;
-                }
-                let mut fields = fields;
-                if !alias_bodies.is_empty() && !fields.contains(&"aliases") {
-                    fields.push("aliases");
-                }
-                if put != current.put {
-                    push(&mut plan, Body::TermPut(put));
-                }
-                for body in alias_bodies {
-                    push(&mut plan, body);
-                }
-                plan.updated.push(Placed { at, id, src: term.src, fields });
+            Some(id) => self.update(id, place, term),
+            None if term.sense.is_none() && self.by_alias.contains_key(&key.0) => {
+                let id = self.by_alias[&key.0];
+                self.alias_entry(id, place.0, term);
             }
-            None if term.sense.is_none() && by_alias.contains_key(&key.0) => {
-                let id = by_alias[&key.0];
-                let current = &state.terms()[&id];
-                let (_, fields) = merged(&current.put, &Term { src: current.put.src.clone(), ..term.clone() }, carried);
-                if fields.is_empty() {
-                    plan.unchanged.push(Placed { at, id, src: term.src, fields });
-                } else {
-                    plan.skipped.push(Skipped {
-                        at,
-                        reason: format!(
-                            "{} is an alias of {id} ({}), whose {} differ; a record has one rendering: edit {id} in \
-                             lorebank",
-                            term.src,
-                            current.put.src,
-                            fields.join(", ")
-                        ),
-                    });
-                }
-            }
-            None => {
-                let id = free_terms.take().map_err(|error| BookError::Invalid(format!("{label}: {error}")))?;
-                let put = TermPut {
-                    id,
-                    src: term.src.clone(),
-                    sense: term.sense.clone(),
-                    dst: term.dst.clone(),
-                    kind: term.kind.clone(),
-                    gender: term.gender,
-                    decl: term.decl.clone(),
-                    speech: term.speech.clone(),
-                    note: term.note.clone(),
-                    window: term.window,
-                    status: term.status,
-                    priority: term.priority,
-                    constant: term.constant,
-                    secondary: term.secondary.clone(),
-                    ..TermPut::new(id, term.src.clone(), term.dst.clone())
-                };
-                push(&mut plan, Body::TermPut(put));
-                for alias in &term.aliases {
-                    push(
-                        &mut plan,
-                        Body::AliasAdded(AliasAdded {
-                            id,
-                            surface: alias.surface.clone(),
-                            kind: alias.kind,
-                            window: alias.window,
-                            release_to: None,
-                        }),
-                    );
-                }
-                plan.imported.push(Placed { at, id, src: term.src, fields: Vec::new() });
-            }
+            None => self.new_term(place, term)?,
+        }
+        Ok(())
+    }
+
+    /// Adds `body` to the plan, labelled and sourced by its entry's place.
+    fn push(&mut self, (_, label, source): &(At, String, String), body: Body) {
+        self.plan.bodies.push(Labelled { label: label.clone(), default_source: source.clone(), body });
+    }
+
+    /// An entry that matches record `id`: the put and alias changes that carry its
+    /// fields over, or nothing when it says what the record says.
+    fn update(&mut self, id: RecordId, place: (At, String, String), term: Term) {
+        let current = &self.state.terms()[&id];
+        let (put, fields) = merged(&current.put, &term, self.carried);
+        let alias_bodies = alias_changes(id, current, &term, self.carried, self.fold);
+        let at = place.0.clone();
+        if fields.is_empty() && alias_bodies.is_empty() {
+            self.plan.unchanged.push(Placed { at, id, src: term.src, fields });
+            return;
+        }
+        let mut fields = fields;
+        if !alias_bodies.is_empty() && !fields.contains(&"aliases") {
+            fields.push("aliases");
+        }
+        if put != current.put {
+            self.push(&place, Body::TermPut(put));
+        }
+        for body in alias_bodies {
+            self.push(&place, body);
+        }
+        self.plan.updated.push(Placed { at, id, src: term.src, fields });
+    }
+
+    /// An entry without a sense whose source is an alias of record `id`: unchanged
+    /// when it says what the record says, else skipped (a record has one rendering).
+    fn alias_entry(&mut self, id: RecordId, at: At, term: Term) {
+        let current = &self.state.terms()[&id];
+        let (_, fields) = merged(&current.put, &Term { src: current.put.src.clone(), ..term.clone() }, self.carried);
+        if fields.is_empty() {
+            self.plan.unchanged.push(Placed { at, id, src: term.src, fields });
+        } else {
+            self.plan.skipped.push(Skipped {
+                at,
+                reason: format!(
+                    "{} is an alias of {id} ({}), whose {} differ; a record has one rendering: edit {id} in \
+                     lorebank",
+                    term.src,
+                    current.put.src,
+                    fields.join(", ")
+                ),
+            });
         }
     }
-    for summary in parsed.summaries {
-        let label = format!("{name} {}", summary.at);
-        let source = format!("{name}{}", summary.at.source_suffix());
+
+    /// An entry that matches no record: a new term under the next free id, with its
+    /// aliases.
+    fn new_term(&mut self, place: (At, String, String), term: Term) -> Result<(), BookError> {
+        let id = self.free_terms.take().map_err(|error| BookError::Invalid(format!("{}: {error}", place.1)))?;
+        let put = TermPut {
+            id,
+            src: term.src.clone(),
+            sense: term.sense.clone(),
+            dst: term.dst.clone(),
+            kind: term.kind.clone(),
+            gender: term.gender,
+            decl: term.decl.clone(),
+            speech: term.speech.clone(),
+            note: term.note.clone(),
+            window: term.window,
+            status: term.status,
+            priority: term.priority,
+            constant: term.constant,
+            secondary: term.secondary.clone(),
+            ..TermPut::new(id, term.src.clone(), term.dst.clone())
+        };
+        self.push(&place, Body::TermPut(put));
+        for alias in &term.aliases {
+            let alias = AliasAdded {
+                id,
+                surface: alias.surface.clone(),
+                kind: alias.kind,
+                window: alias.window,
+                release_to: None,
+            };
+            self.push(&place, Body::AliasAdded(alias));
+        }
+        self.plan.imported.push(Placed { at: place.0, id, src: term.src, fields: Vec::new() });
+        Ok(())
+    }
+
+    /// A summary of a lore format: put under its own id unless the book has it as
+    /// it is.
+    fn summary(&mut self, summary: formats::ImportedSummary) {
+        let label = format!("{} {}", self.name, summary.at);
+        let source = format!("{}{}", self.name, summary.at.source_suffix());
         let id = summary.put.id;
         let scope = scope_label(summary.put.scope);
-        match state.summaries().get(&id) {
+        match self.state.summaries().get(&id) {
             Some(current) if !current.retired && current.put == summary.put => {
-                plan.unchanged.push(Placed { at: summary.at, id, src: scope, fields: Vec::new() });
+                self.plan.unchanged.push(Placed { at: summary.at, id, src: scope, fields: Vec::new() });
             }
             current => {
                 let fields = match current {
@@ -562,15 +623,14 @@ fn plan(
                 };
                 let placed = Placed { at: summary.at, id, src: scope, fields };
                 if placed.fields.is_empty() {
-                    plan.imported.push(placed);
+                    self.plan.imported.push(placed);
                 } else {
-                    plan.updated.push(placed);
+                    self.plan.updated.push(placed);
                 }
-                plan.bodies.push(Labelled { label, default_source: source, body: Body::SummaryPut(summary.put) });
+                self.plan.bodies.push(Labelled { label, default_source: source, body: Body::SummaryPut(summary.put) });
             }
         }
     }
-    Ok(plan)
 }
 
 fn scope_label(scope: Scope) -> String {
@@ -664,18 +724,23 @@ fn alias_changes(
     bodies
 }
 
+/// The group of `what` in `groups`, added at the end when there is none yet.
+fn group_of<'a>(groups: &'a mut Vec<Grouped>, what: &str) -> &'a mut Grouped {
+    let index = match groups.iter().position(|group| group.what == what) {
+        Some(index) => index,
+        None => {
+            groups.push(Grouped { what: what.to_owned(), at: Vec::new(), values: Vec::new() });
+            groups.len() - 1
+        }
+    };
+    &mut groups[index]
+}
+
 /// Lost fields grouped by field, in order of first appearance.
 fn group_lost(lost: &[Lost]) -> Vec<Grouped> {
     let mut groups: Vec<Grouped> = Vec::new();
     for item in lost {
-        let index = match groups.iter().position(|group| group.what == item.field) {
-            Some(index) => index,
-            None => {
-                groups.push(Grouped { what: item.field.clone(), at: Vec::new(), values: Vec::new() });
-                groups.len() - 1
-            }
-        };
-        let group = &mut groups[index];
+        let group = group_of(&mut groups, &item.field);
         group.at.push(item.at.clone());
         if let Some(value) = &item.value {
             if group.values.len() < VALUES_SHOWN && !group.values.contains(value) {
@@ -690,15 +755,9 @@ fn group_lost(lost: &[Lost]) -> Vec<Grouped> {
 fn group_notices(notices: &[Notice]) -> Vec<Grouped> {
     let mut groups: Vec<Grouped> = Vec::new();
     for notice in notices {
-        let index = match groups.iter().position(|group| group.what == notice.message) {
-            Some(index) => index,
-            None => {
-                groups.push(Grouped { what: notice.message.clone(), at: Vec::new(), values: Vec::new() });
-                groups.len() - 1
-            }
-        };
+        let group = group_of(&mut groups, &notice.message);
         if let Some(at) = &notice.at {
-            groups[index].at.push(at.clone());
+            group.at.push(at.clone());
         }
     }
     groups

@@ -167,6 +167,27 @@ struct Shelves {
     n_closed: u64,
 }
 
+impl Shelves {
+    /// What the open books hold, by their own estimates.
+    fn resident_bytes(&self) -> u64 {
+        self.open.values().map(|open| open.resident_bytes()).sum()
+    }
+
+    /// Takes the least recently used open book no caller holds off the shelves, if
+    /// there is one, and counts it closed.
+    fn close_idlest(&mut self, now: Instant) -> Option<Arc<OpenBook>> {
+        let victim = self
+            .open
+            .iter()
+            .filter(|(_, open)| Arc::strong_count(open) == 1)
+            .max_by_key(|(_, open)| open.idle_for(now))
+            .map(|(name, _)| name.clone())?;
+        let open = self.open.remove(&victim)?;
+        self.n_closed += 1;
+        Some(open)
+    }
+}
+
 /// A directory of books.
 pub struct Library {
     dir: PathBuf,
@@ -293,20 +314,11 @@ impl Library {
                 let over_count = shelves.open.len() >= self.limits.max_open;
                 // Room for the book about to open, at least an open ledger's worth.
                 let over_bytes = self.limits.max_open_bytes < u64::MAX
-                    && shelves.open.values().map(|open| open.resident_bytes()).sum::<u64>()
-                        + crate::book::OPEN_LEDGER_BYTES
-                        > self.limits.max_open_bytes;
+                    && shelves.resident_bytes() + crate::book::OPEN_LEDGER_BYTES > self.limits.max_open_bytes;
                 if !over_count && !over_bytes {
                     break;
                 }
-                let now = Instant::now();
-                let victim = shelves
-                    .open
-                    .iter()
-                    .filter(|(_, open)| Arc::strong_count(open) == 1)
-                    .max_by_key(|(_, open)| open.idle_for(now))
-                    .map(|(name, _)| name.clone());
-                let Some(victim) = victim else {
+                let Some(open) = shelves.close_idlest(Instant::now()) else {
                     // Over the bytes only: every open book is in use, and one more may
                     // still open (a budget of memory is not a reason to refuse work).
                     if over_count {
@@ -317,10 +329,7 @@ impl Library {
                     }
                     break;
                 };
-                if let Some(open) = shelves.open.remove(&victim) {
-                    closing.push(open);
-                    shelves.n_closed += 1;
-                }
+                closing.push(open);
             }
             refused
         };
@@ -382,16 +391,9 @@ impl Library {
         {
             let mut shelves = self.shelves();
             let now = Instant::now();
-            while shelves.open.values().map(|open| open.resident_bytes()).sum::<u64>() > self.limits.max_open_bytes {
-                let victim = shelves
-                    .open
-                    .iter()
-                    .filter(|(_, open)| Arc::strong_count(open) == 1)
-                    .max_by_key(|(_, open)| open.idle_for(now))
-                    .map(|(name, _)| name.clone());
-                let Some(open) = victim.and_then(|victim| shelves.open.remove(&victim)) else { break };
+            while shelves.resident_bytes() > self.limits.max_open_bytes {
+                let Some(open) = shelves.close_idlest(now) else { break };
                 closing.push(open);
-                shelves.n_closed += 1;
             }
         }
         self.closed(closing);

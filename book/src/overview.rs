@@ -4,6 +4,7 @@
 //! [`Book::verify`].
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use ledger::{Head, VerifyError, VerifyReport};
 use ledger_model::*;
@@ -22,8 +23,8 @@ pub struct Overview {
     pub head: Head,
     /// The head's snapshot ID.
     pub snapshot: SnapshotId,
-    /// The state at the head.
-    pub state: State,
+    /// The state at the head, shared with the book.
+    pub state: Arc<State>,
     /// Every chapter with recorded chunks: (chapter, recorded chunks, receipts filed).
     pub chapters: Vec<(u32, u64, u64)>,
     /// The latest events, newest first.

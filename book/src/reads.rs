@@ -2,6 +2,8 @@
 //! snapshot ID, the difference between two revisions, a rebuild of the derived caches,
 //! and the audit of a chapter's recorded chunks. Callers render them.
 
+use std::sync::Arc;
+
 use ledger_model::*;
 use projections::{diff, FieldChange, Provenance, Reader, RecordDiff, SnapshotId, State};
 
@@ -15,8 +17,8 @@ use assembly::receipt::{Receipt, ReceiptEntry, ReceiptHit, ReceiptRule};
 #[derive(Clone, Debug)]
 pub struct Glossary {
     /// The state folded to the revision, as the reader sees it
-    /// ([`State::view_for`]).
-    pub state: State,
+    /// ([`State::view_for`]); the full view shares the book's.
+    pub state: Arc<State>,
     /// Who reads it.
     pub reader: Reader,
     /// Its snapshot ID.
@@ -39,10 +41,10 @@ pub struct SnapshotInfo {
 /// What differs between two revisions.
 #[derive(Clone, Debug)]
 pub struct Diff {
-    /// The state at the first revision.
-    pub old: State,
-    /// The state at the second revision.
-    pub new: State,
+    /// The state at the first revision, shared with the book.
+    pub old: Arc<State>,
+    /// The state at the second revision, shared with the book.
+    pub new: Arc<State>,
     /// Records added, removed and changed.
     pub records: Vec<RecordDiff>,
     /// The config change, if any.
@@ -210,10 +212,12 @@ impl Book {
         let mut order: Vec<usize> = (0..receipts.len()).collect();
         order.sort_by_key(|&index| receipts[index].1.revision);
         let mut audited: Vec<Option<AuditedChunk>> = vec![None; receipts.len()];
-        let mut then: Option<State> = None;
+        let mut then: Option<Arc<State>> = None;
         for index in order {
             let (id, receipt) = &receipts[index];
             if then.as_ref().is_none_or(|then| then.revision() != receipt.revision) {
+                // Let go of the revision before, so the book folds on from it in place.
+                then.take();
                 then = Some(self.state(Some(receipt.revision))?);
             }
             let then = then.as_ref().expect("folded above");

@@ -19,13 +19,62 @@
 //! nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use ledger_model::*;
+use matcher::Profile;
 use names::{Lang, Scanner, Sighting};
 
 use crate::book::Book;
+use crate::chunks::Assembled;
 use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions, Written};
+
+/// What the book knows of the names in one chunk at the head ([`Book::chunk_names`]),
+/// which the name alarm ([`Book::scan_names`]) and the embedding tier's suggestions
+/// read the chunk against: every surface of every active term (source and aliases),
+/// in any window (a name the book knows is never unknown, spoiler or not), folded by
+/// the book's profile, and the chunk assembled for the full view (not recorded),
+/// whose hits cover what the book matches lexically.
+#[derive(Debug)]
+pub struct ChunkNames {
+    profile: Option<Arc<Profile>>,
+    known: BTreeSet<String>,
+    /// The chunk assembled at the head.
+    pub assembled: Assembled,
+    covered: Vec<(u32, u32)>,
+}
+
+impl ChunkNames {
+    /// `text` folded by the book's profile (as it is, when the book has none).
+    pub fn fold(&self, text: &str) -> String {
+        fold_by(self.profile.as_deref(), text)
+    }
+
+    /// Whether `surface` folds as a surface the book knows.
+    pub fn is_known(&self, surface: &str) -> bool {
+        self.known.contains(&self.fold(surface))
+    }
+
+    /// The byte spans `[start, end)` of the chunk its hits cover.
+    pub fn covered(&self) -> &[(u32, u32)] {
+        &self.covered
+    }
+
+    /// The name-like spans of the chunk (`text`, in `lang`) that neither a known
+    /// surface nor a hit covers, in text order.
+    pub fn unknown(&self, lang: Lang, text: &str) -> Vec<Sighting> {
+        Scanner::new(lang).scan(text, &self.covered, &|surface: &str| self.is_known(surface))
+    }
+}
+
+/// `text` folded by `profile`, or as it is without one.
+fn fold_by(profile: Option<&Profile>, text: &str) -> String {
+    match profile {
+        Some(profile) => profile.fold(text),
+        None => text.to_owned(),
+    }
+}
 
 /// The evidence a candidate keeps, at most (a note is at most 2,000 characters).
 const EVIDENCE_CHARS_MAX: usize = 1_800;
@@ -253,6 +302,13 @@ impl Book {
         acceptance: &Acceptance,
         write: &WriteOptions,
     ) -> Result<Written, BookError> {
+        let bodies = self.acceptance_of(id, acceptance)?;
+        self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new())
+    }
+
+    /// What accepting `id` appends ([`Book::review_accept`]), read at the head; the
+    /// head is let go of before the write, which then changes it in place.
+    fn acceptance_of(&mut self, id: RecordId, acceptance: &Acceptance) -> Result<Vec<Body>, BookError> {
         let state = self.state(None)?;
         let mut bodies = Vec::new();
         match id.kind() {
@@ -262,8 +318,7 @@ impl Book {
                     .get(&id)
                     .ok_or_else(|| BookError::Invalid(format!("{id}: no such candidate")))?;
                 if let Some(related) = candidate.proposed.related {
-                    bodies.extend(accept_related(&candidate.proposed, related, acceptance)?);
-                    return self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new());
+                    return accept_related(&candidate.proposed, related, acceptance);
                 }
                 let Some(dst) = acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) else {
                     return Err(BookError::Invalid(format!(
@@ -336,7 +391,7 @@ impl Book {
             }
             RecordKind::Summary => return Err(BookError::Invalid(format!("{id}: summaries are not reviewed"))),
         }
-        self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new())
+        Ok(bodies)
     }
 
     /// Writes the verdict `verdict` (reject or verify) on candidate or record `id`
@@ -351,6 +406,27 @@ impl Book {
     ) -> Result<Written, BookError> {
         let body = Body::DispositionSet(DispositionSet { target: id, verdict, reason: reason.to_owned(), note });
         self.submit_labelled(write, Labelled::numbered(vec![body], "review"), Vec::new())
+    }
+
+    /// What the book knows of the names in chunk `chunk_key` of `chapter` (its text
+    /// `text`) at the head ([`ChunkNames`]), folded by `profile` (the book's).
+    pub fn chunk_names(
+        &mut self,
+        profile: Option<Arc<Profile>>,
+        chapter: u32,
+        chunk_key: &str,
+        text: &str,
+    ) -> Result<ChunkNames, BookError> {
+        let state = self.state(None)?;
+        let fold = |text: &str| fold_by(profile.as_deref(), text);
+        let mut known = BTreeSet::new();
+        for active in state.active_terms(None) {
+            known.insert(fold(&active.term.put.src));
+            known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
+        }
+        let assembled = self.assembler()?.assemble_chunk(chapter, chunk_key, text, None, false)?;
+        let covered = assembled.receipt.hits.iter().map(|hit| hit.bytes).collect();
+        Ok(ChunkNames { profile, known, assembled, covered })
     }
 
     /// Scans chunk `chunk_key` of `chapter` for name-like spans that no record,
@@ -376,21 +452,9 @@ impl Book {
                 )))
             }
         };
-        let fold = |text: &str| match &profile {
-            Some(profile) => profile.fold(text),
-            None => text.to_owned(),
-        };
-        // Every surface of every active record, in any window: a name the book knows
-        // is never unknown, spoiler or not.
-        let mut known: BTreeSet<String> = BTreeSet::new();
-        for active in state.active_terms(None) {
-            known.insert(fold(&active.term.put.src));
-            known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
-        }
-        let assembled = self.assembler()?.assemble_chunk(chapter, chunk_key, text, None, false)?;
-        let covered: Vec<(u32, u32)> = assembled.receipt.hits.iter().map(|hit| hit.bytes).collect();
-        let is_known = |surface: &str| known.contains(&fold(surface));
-        let found = Scanner::new(lang).scan(text, &covered, &is_known);
+        let names = self.chunk_names(profile, chapter, chunk_key, text)?;
+        let found = names.unknown(lang, text);
+        let fold = |text: &str| names.fold(text);
         // Candidates by folded surface: the open ones and those already judged.
         let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
         for candidate in state.candidates().values() {
@@ -406,17 +470,9 @@ impl Book {
             let line = format!("ch{chapter}/{chunk_key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
             let candidate = match by_surface.entry(folded) {
                 std::collections::btree_map::Entry::Occupied(known) => known.into_mut(),
-                std::collections::btree_map::Entry::Vacant(new) => new.insert(CandidateProposed {
-                    id: free.take()?,
-                    surface: sighting.surface.clone(),
-                    suggested_dst: None,
-                    evidence: None,
-                    origin: Origin::Extractor,
-                    trust: Trust::Normal,
-                    score: None,
-                    related: None,
-                    duplicate: None,
-                }),
+                std::collections::btree_map::Entry::Vacant(new) => {
+                    new.insert(CandidateProposed::new(free.take()?, sighting.surface.clone(), Origin::Extractor))
+                }
             };
             let evidence = candidate.evidence.clone().unwrap_or_default();
             if !evidence.lines().any(|known| known == line) {
@@ -433,14 +489,27 @@ impl Book {
             sightings.push((sighting, candidate.id));
         }
         let proposed: Vec<CandidateProposed> = changed.into_values().collect();
-        let written = if dry_run || proposed.is_empty() {
-            None
-        } else {
-            let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
-            let source = format!("ch{chapter}/{chunk_key}");
-            Some(self.submit_labelled(write, Labelled::numbered(bodies, &source), Vec::new())?)
-        };
+        // The write changes the head in place once nothing here holds it.
+        drop(state);
+        let written = self.propose(write, &proposed, &format!("ch{chapter}/{chunk_key}"), dry_run)?;
         Ok(Scanned { sightings, proposed, written })
+    }
+
+    /// Appends the candidates `proposed` in one batch, each event's default source
+    /// `source` (`ch3/12` for a chunk's), unless `dry_run` or there are none: the one
+    /// write of the name alarm and of the embedding tier's suggest and dedupe.
+    pub fn propose(
+        &mut self,
+        write: &WriteOptions,
+        proposed: &[CandidateProposed],
+        source: &str,
+        dry_run: bool,
+    ) -> Result<Option<Written>, BookError> {
+        if dry_run || proposed.is_empty() {
+            return Ok(None);
+        }
+        let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
+        Ok(Some(self.submit_labelled(write, Labelled::numbered(bodies, source), Vec::new())?))
     }
 }
 

@@ -87,7 +87,7 @@ fn fresh_read(path: &Path, as_of: Option<Seq>, writable: bool) -> (State, u64) {
     let mut book = if writable { Book::open(path).unwrap() } else { Book::new(Ledger::open_read_only(path).unwrap()) };
     let mut n_folded = 0;
     let state = book.state_with_progress(as_of, |_, total| n_folded = total).unwrap();
-    (state, n_folded)
+    (State::clone(&state), n_folded)
 }
 
 fn plain() -> &'static matcher::Profile {

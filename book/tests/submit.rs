@@ -42,7 +42,7 @@ fn a_refused_batch_leaves_the_head_as_it_was_and_every_answered_id_is_the_folded
     let stale = book.submit(&[event(term(3, "白衣先生", "Господин в белом"))], Some(Seq(1)), vec![]).unwrap_err();
     assert!(stale.to_string().contains("expected"), "{stale}");
     assert_eq!(book.state(None).unwrap(), before, "a refused batch changed the head");
-    assert_eq!(folded(&book).0, before);
+    assert_eq!(folded(&book).0, *before);
 
     // The writes after the refusals answer the IDs a fresh fold gives, as do a no-op
     // batch and a dry run.
@@ -59,6 +59,6 @@ fn a_refused_batch_leaves_the_head_as_it_was_and_every_answered_id_is_the_folded
         let (state, snapshot) = folded(&book);
         assert_eq!(submitted.snapshot, snapshot);
         assert_eq!(submitted.revision, state.revision());
-        assert_eq!(book.state(None).unwrap(), state);
+        assert_eq!(*book.state(None).unwrap(), state);
     }
 }

@@ -1,5 +1,6 @@
 //! Differences between two states, record by record and field by field.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 
 use ledger_model::*;
@@ -88,58 +89,46 @@ fn rule_fields(a: &crate::state::Rule, b: &crate::state::Rule) -> Vec<FieldChang
     out
 }
 
+/// Adds to `out` the records of one kind added, removed and changed (their `fields`)
+/// from `old` to `new`, counting only those that are `active`, in id order.
+fn records<T>(
+    out: &mut Vec<RecordDiff>,
+    old: &BTreeMap<RecordId, T>,
+    new: &BTreeMap<RecordId, T>,
+    active: impl Fn(&T) -> bool,
+    fields: impl Fn(&T, &T) -> Vec<FieldChange>,
+) {
+    let ids: BTreeSet<RecordId> = old.keys().chain(new.keys()).copied().collect();
+    for id in ids {
+        let before = old.get(&id).filter(|record| active(record));
+        let after = new.get(&id).filter(|record| active(record));
+        match (before, after) {
+            (None, Some(_)) => out.push(RecordDiff::Added(id)),
+            (Some(_), None) => out.push(RecordDiff::Removed(id)),
+            (Some(a), Some(b)) => {
+                let changes = fields(a, b);
+                if !changes.is_empty() {
+                    out.push(RecordDiff::Changed(id, changes));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+}
+
 /// Active records added, removed and changed from `old` to `new`, by id; and the
 /// config change, if any.
 pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     let mut out = Vec::new();
-    let ids: std::collections::BTreeSet<RecordId> = old.terms.keys().chain(new.terms.keys()).copied().collect();
-    for id in ids {
-        let before = old.terms.get(&id).filter(|term| !term.retired);
-        let after = new.terms.get(&id).filter(|term| !term.retired);
-        match (before, after) {
-            (None, Some(_)) => out.push(RecordDiff::Added(id)),
-            (Some(_), None) => out.push(RecordDiff::Removed(id)),
-            (Some(a), Some(b)) => {
-                let changes = term_fields(a, b);
-                if !changes.is_empty() {
-                    out.push(RecordDiff::Changed(id, changes));
-                }
-            }
-            (None, None) => {}
-        }
-    }
-    let ids: std::collections::BTreeSet<RecordId> = old.summaries.keys().chain(new.summaries.keys()).copied().collect();
-    for id in ids {
-        let before = old.summaries.get(&id).filter(|s| !s.retired);
-        let after = new.summaries.get(&id).filter(|s| !s.retired);
-        match (before, after) {
-            (None, Some(_)) => out.push(RecordDiff::Added(id)),
-            (Some(_), None) => out.push(RecordDiff::Removed(id)),
-            (Some(a), Some(b)) => {
-                let changes = summary_fields(&a.put, &b.put);
-                if !changes.is_empty() {
-                    out.push(RecordDiff::Changed(id, changes));
-                }
-            }
-            (None, None) => {}
-        }
-    }
-    let ids: std::collections::BTreeSet<RecordId> = old.rules.keys().chain(new.rules.keys()).copied().collect();
-    for id in ids {
-        let before = old.rules.get(&id).filter(|r| !r.retired);
-        let after = new.rules.get(&id).filter(|r| !r.retired);
-        match (before, after) {
-            (None, Some(_)) => out.push(RecordDiff::Added(id)),
-            (Some(_), None) => out.push(RecordDiff::Removed(id)),
-            (Some(a), Some(b)) => {
-                let changes = rule_fields(a, b);
-                if !changes.is_empty() {
-                    out.push(RecordDiff::Changed(id, changes));
-                }
-            }
-            (None, None) => {}
-        }
-    }
+    records(&mut out, &old.terms, &new.terms, |term| !term.retired, term_fields);
+    records(
+        &mut out,
+        &old.summaries,
+        &new.summaries,
+        |summary| !summary.retired,
+        |a, b| summary_fields(&a.put, &b.put),
+    );
+    records(&mut out, &old.rules, &new.rules, |rule| !rule.retired, rule_fields);
     out.sort_by_key(|change| match change {
         RecordDiff::Added(id) | RecordDiff::Removed(id) | RecordDiff::Changed(id, _) => *id,
     });

@@ -53,6 +53,24 @@ impl fmt::Display for PlanError {
 
 impl std::error::Error for PlanError {}
 
+/// The disposition that gives record `id` back the verdict it `was` given when the one
+/// it has `now` is another (withdrawn when it had none), in a rollback to `to`.
+fn verdict_back(
+    id: RecordId,
+    now: Option<&(Verdict, String)>,
+    was: Option<&(Verdict, String)>,
+    to: Seq,
+) -> Option<Body> {
+    if now.map(|(verdict, _)| *verdict) == was.map(|(verdict, _)| *verdict) {
+        return None;
+    }
+    let (verdict, reason) = match was {
+        Some((verdict, reason)) => (*verdict, reason.clone()),
+        None => (Verdict::Withdraw, ROLLBACK_REASON.to_owned()),
+    };
+    Some(Body::DispositionSet(DispositionSet { target: id, verdict, reason, note: Some(format!("rollback to {to}")) }))
+}
+
 /// The bodies that turn `head` into a state with `target`'s snapshot, ending with a
 /// `rollback_marker` to `target.revision()`.
 pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Result<Vec<Body>, PlanError> {
@@ -94,20 +112,7 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
                         alias_adds.push(Body::AliasAdded(alias.clone()));
                     }
                 }
-                let current_verdict = now.and_then(|term| term.verdict.as_ref()).map(|(verdict, _)| *verdict);
-                let past_verdict = was.verdict.as_ref().map(|(verdict, _)| *verdict);
-                if current_verdict != past_verdict {
-                    let (verdict, reason) = match &was.verdict {
-                        Some((verdict, reason)) => (*verdict, reason.clone()),
-                        None => (Verdict::Withdraw, ROLLBACK_REASON.to_owned()),
-                    };
-                    verdicts.push(Body::DispositionSet(DispositionSet {
-                        target: id,
-                        verdict,
-                        reason,
-                        note: Some(format!("rollback to {to}")),
-                    }));
-                }
+                verdicts.extend(verdict_back(id, now.and_then(|term| term.verdict.as_ref()), was.verdict.as_ref(), to));
             }
         }
     }
@@ -140,19 +145,7 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
                 if now.map(|r| &r.put) != Some(&was.put) {
                     rules.push(Body::RulePut(was.put.clone()));
                 }
-                let current = now.and_then(|r| r.verdict.as_ref()).map(|(verdict, _)| *verdict);
-                if current != was.verdict.as_ref().map(|(verdict, _)| *verdict) {
-                    let (verdict, reason) = match &was.verdict {
-                        Some((verdict, reason)) => (*verdict, reason.clone()),
-                        None => (Verdict::Withdraw, ROLLBACK_REASON.to_owned()),
-                    };
-                    rule_verdicts.push(Body::DispositionSet(DispositionSet {
-                        target: id,
-                        verdict,
-                        reason,
-                        note: Some(format!("rollback to {to}")),
-                    }));
-                }
+                rule_verdicts.extend(verdict_back(id, now.and_then(|r| r.verdict.as_ref()), was.verdict.as_ref(), to));
             }
             (None, None) => {}
         }

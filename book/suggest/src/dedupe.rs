@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use book::{Book, Labelled, WriteOptions, Written};
+use book::{Book, WriteOptions, Written};
 use embed::{Matrix, QUERIES_PER_CALL_MAX};
 use ledger_model::*;
 
@@ -104,13 +104,7 @@ pub fn dedupe(
     let state = book.state(None)?;
     let (set, terms) = vectors::book_terms(&state)?;
     model.check(&set)?;
-    let min_score = min_score.unwrap_or(set.dedupe_min_score);
-    if !(-limits::SCORE_MAX..=limits::SCORE_MAX).contains(&min_score) {
-        return Err(SuggestError::Invalid(format!(
-            "min score {min_score} is outside -{0}..={0} (millionths)",
-            limits::SCORE_MAX
-        )));
-    }
+    let min_score = crate::model::min_score(min_score, set.dedupe_min_score)?;
     let stored = vectors::load_all(book, &set, &terms)?;
     let dim = set.dim as usize;
     let bad = |error: embed::SearchError| SuggestError::Invalid(format!("stored vectors: {error}"));
@@ -207,15 +201,11 @@ pub fn dedupe(
             None => free.take().map_err(book::BookError::from)?,
         };
         let fresh = CandidateProposed {
-            id,
-            surface,
-            suggested_dst: None,
             evidence: Some(single(&line)),
-            origin: Origin::Embedding,
-            trust: Trust::Low,
             score: Some(pair.score),
             related: Some(pair.first),
             duplicate: Some(pair.second),
+            ..CandidateProposed::new(id, surface, Origin::Embedding)
         };
         match existing {
             Some((existing, judged)) => {
@@ -230,15 +220,8 @@ pub fn dedupe(
             }
         }
     }
-    let written = if dry_run || proposed.is_empty() {
-        None
-    } else {
-        let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
-        Some(book.submit_labelled(
-            &write.acting_as(crate::DEFAULT_ACTOR),
-            Labelled::numbered(bodies, "dedupe"),
-            Vec::new(),
-        )?)
-    };
+    // The write changes the head in place once nothing here holds it.
+    drop(state);
+    let written = book.propose(&write.acting_as(crate::DEFAULT_ACTOR), &proposed, "dedupe", dry_run)?;
     Ok(Deduped { n_terms: terms.len(), min_score, pairs, n_over_limit, proposed, written })
 }

@@ -74,6 +74,20 @@ impl ModelOptions {
     }
 }
 
+/// The lowest score a use case proposes: `asked`, else the book's `default` (a score
+/// of its `embedding_model_set`); one outside -[`limits::SCORE_MAX`]..=[`limits::SCORE_MAX`]
+/// millionths is refused.
+pub(crate) fn min_score(asked: Option<i32>, default: i32) -> Result<i32, SuggestError> {
+    let min_score = asked.unwrap_or(default);
+    if !(-limits::SCORE_MAX..=limits::SCORE_MAX).contains(&min_score) {
+        return Err(SuggestError::Invalid(format!(
+            "min score {min_score} is outside -{0}..={0} (millionths)",
+            limits::SCORE_MAX
+        )));
+    }
+    Ok(min_score)
+}
+
 fn pooling(pooling: EmbeddingPooling) -> Pooling {
     match pooling {
         EmbeddingPooling::Mean => Pooling::Mean,
@@ -287,13 +301,14 @@ impl Models {
         book: &mut Book,
         work: impl FnOnce(&mut Book, &mut Model) -> Result<T, SuggestError>,
     ) -> Result<T, SuggestError> {
-        let state = book.state(None)?;
-        let set = book_model(&state)?;
+        // The head is let go of before `work`, so a write of it changes the head in
+        // place instead of copying it.
+        let set = book_model(&*book.state(None)?)?.clone();
         let mut loaded = self.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let index = match loaded.iter().position(|model| model.is(set)) {
+        let index = match loaded.iter().position(|model| model.is(&set)) {
             Some(index) => index,
             None => {
-                let model = Model::load(&self.files, set)?;
+                let model = Model::load(&self.files, &set)?;
                 if loaded.len() >= MODELS_KEPT {
                     loaded.remove(0);
                 }
@@ -367,6 +382,8 @@ pub fn set_model(
     let id = identity.id();
     let state = book.state(None)?;
     let replaced = state.embedding_model().map(|(current, _)| current.clone()).filter(|current| *current != set);
+    // The write changes the head in place once nothing here holds it.
+    drop(state);
     let written = book.submit_labelled(
         write,
         Labelled::numbered(vec![Body::EmbeddingModelSet(set.clone())], "embed"),

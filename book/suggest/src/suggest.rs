@@ -6,15 +6,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use book::{Book, Labelled, WriteOptions, Written};
+use book::review::ChunkNames;
+use book::{Book, WriteOptions, Written};
 use embed::Matrix;
 use ledger_model::*;
-use names::{Lang, Scanner, Sighting};
+use names::{Lang, Sighting};
 
 use crate::error::SuggestError;
 use crate::evidence::add_line;
 use crate::model::Model;
-use crate::vectors::{self, Role};
+use crate::vectors::{self, Role, TermVectors};
 
 /// Neighbours looked at per span: the best row decides, the rest is room for rows of
 /// the same term.
@@ -119,6 +120,31 @@ fn sentence(text: &str, start: usize, end: usize) -> String {
     chars[from..to].iter().filter(|c| !c.is_control()).collect::<String>().trim().to_owned()
 }
 
+/// What a row of a search matrix holds: the term, which of its texts, and the text.
+type Row = (RecordId, Role, String);
+
+/// The stored rows of the surfaces (source and aliases) of `terms`, as a matrix to
+/// search, and the term, role and text of each row.
+fn surface_rows<'a>(
+    dim: u32,
+    stored: &BTreeMap<RecordId, TermVectors>,
+    terms: impl IntoIterator<Item = &'a vectors::Versioned>,
+) -> Result<(Matrix, Vec<Row>), SuggestError> {
+    let mut matrix = Matrix::new(dim as usize).map_err(|error| SuggestError::Invalid(error.to_string()))?;
+    let mut rows = Vec::new();
+    for term in terms {
+        for (index, row) in &stored[&term.id].rows {
+            let (role, text) = &term.texts[usize::from(*index)];
+            if role.is_surface() {
+                // A stored row of the wrong shape is derived data gone wrong.
+                matrix.push(row).map_err(|error| SuggestError::Invalid(format!("vectors of {}: {error}", term.id)))?;
+                rows.push((term.id, *role, text.clone()));
+            }
+        }
+    }
+    Ok((matrix, rows))
+}
+
 /// The language of the book's profile, which the name cues need.
 pub(crate) fn lang_of(state: &projections::State) -> Result<Lang, SuggestError> {
     match state.config().map(|config| config.profile.name.as_str()) {
@@ -165,29 +191,13 @@ pub fn suggest(
     let state = book.state(None)?;
     let (set, _) = vectors::book_terms(&state)?;
     model.check(&set)?;
-    let min_score = min_score.unwrap_or(set.suggest_min_score);
-    if !(-limits::SCORE_MAX..=limits::SCORE_MAX).contains(&min_score) {
-        return Err(SuggestError::Invalid(format!(
-            "min score {min_score} is outside -{0}..={0} (millionths)",
-            limits::SCORE_MAX
-        )));
-    }
+    let min_score = crate::model::min_score(min_score, set.suggest_min_score)?;
     let lang = lang_of(&state)?;
     let profile = book.profile(&state)?;
-    let fold = |text: &str| match &profile {
-        Some(profile) => profile.fold(text),
-        None => text.to_owned(),
-    };
     // Every surface of every active term, in any window, is known; what the
     // assembly matched is covered.
-    let mut known: BTreeSet<String> = BTreeSet::new();
-    for active in state.active_terms(None) {
-        known.insert(fold(&active.term.put.src));
-        known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
-    }
-    let assembled = book.assembler()?.assemble_chunk(chapter, chunk_key, text, None, false)?;
-    let covered: Vec<(u32, u32)> = assembled.receipt.hits.iter().map(|hit| hit.bytes).collect();
-    let found = Scanner::new(lang).scan(text, &covered, &|surface: &str| known.contains(&fold(surface)));
+    let names = book.chunk_names(profile, chapter, chunk_key, text)?;
+    let found = names.unknown(lang, text);
 
     // The terms of the chapter and their surface rows, in id order.
     let in_chapter: BTreeSet<RecordId> = state.active_terms(Some(chapter)).iter().map(|active| active.id).collect();
@@ -195,157 +205,214 @@ pub fn suggest(
         .into_iter()
         .filter(|term| in_chapter.contains(&term.id))
         .collect();
+    let compared = Compared { set: &set, terms };
     let mut spans: Vec<Span> =
         found.into_iter().map(|sighting| Span { sighting, nearest: None, candidate: None }).collect();
-    if !spans.is_empty() && !terms.is_empty() {
-        let stored = vectors::load_all(book, &set, &terms)?;
-        let mut matrix = Matrix::new(set.dim as usize).map_err(|error| SuggestError::Invalid(error.to_string()))?;
-        let mut rows: Vec<(RecordId, Role, String)> = Vec::new();
-        for term in &terms {
-            for (index, row) in &stored[&term.id].rows {
-                let (role, text) = &term.texts[usize::from(*index)];
-                if role.is_surface() {
-                    // A stored row of the wrong shape is derived data gone wrong.
-                    matrix
-                        .push(row)
-                        .map_err(|error| SuggestError::Invalid(format!("vectors of {}: {error}", term.id)))?;
-                    rows.push((term.id, *role, text.clone()));
-                }
+    nearest_terms(book, model, &compared, &mut spans)?;
+    let (mut phrases, n_phrases) = if with_phrases {
+        near_phrases(book, model, &compared, &names, lang, text, min_score)?
+    } else {
+        (Vec::new(), 0)
+    };
+
+    let mut sightings = Sightings::new(&state, &names, (chapter, chunk_key, text));
+    for span in &mut spans {
+        let Some(nearest) = &span.nearest else { continue };
+        if nearest.3 < min_score {
+            continue;
+        }
+        let chars = (span.sighting.chars.0 as usize, span.sighting.chars.1 as usize);
+        span.candidate = Some(sightings.sight(&span.sighting.surface, chars, "", nearest)?);
+    }
+    for phrase in &mut phrases {
+        let chars = (phrase.chars.0 as usize, phrase.chars.1 as usize);
+        phrase.candidate = Some(sightings.sight(&phrase.surface, chars, "phrase ", &phrase.nearest)?);
+    }
+    let proposed: Vec<CandidateProposed> = sightings.changed.into_values().collect();
+    // The write changes the head in place once nothing here holds it.
+    drop(state);
+    let source = format!("ch{chapter}/{chunk_key}");
+    let written = book.propose(&write.acting_as(crate::DEFAULT_ACTOR), &proposed, &source, dry_run)?;
+    Ok(Suggested { spans, phrases, n_phrases, min_score, proposed, written })
+}
+
+/// What [`suggest`] compares a chunk with: the terms of the chapter (with their texts,
+/// in id order) under the book's model.
+struct Compared<'a> {
+    set: &'a EmbeddingModelSet,
+    terms: Vec<vectors::Versioned>,
+}
+
+impl Compared<'_> {
+    /// The search matrix of the surface rows of `these` terms of the chapter, and what
+    /// each row is; the vectors of every term of the chapter must be fresh.
+    fn matrix<'t>(
+        &'t self,
+        book: &Book,
+        these: impl IntoIterator<Item = &'t vectors::Versioned>,
+    ) -> Result<(Matrix, Vec<Row>), SuggestError> {
+        let stored = vectors::load_all(book, self.set, &self.terms)?;
+        surface_rows(self.set.dim, &stored, these)
+    }
+}
+
+/// Finds the term of the chapter nearest to each span (by its best surface row).
+fn nearest_terms(book: &Book, model: &mut Model, compared: &Compared, spans: &mut [Span]) -> Result<(), SuggestError> {
+    if spans.is_empty() || compared.terms.is_empty() {
+        return Ok(());
+    }
+    let (matrix, rows) = compared.matrix(book, &compared.terms)?;
+    let surfaces: Vec<&str> = spans.iter().map(|span| span.sighting.surface.as_str()).collect();
+    let queries = model.embed(&surfaces)?;
+    let queries: Vec<&[f32]> = queries.iter().map(|vector| vector.as_slice()).collect();
+    let neighbours = matrix.search(&queries, NEIGHBOURS).map_err(|error| SuggestError::Invalid(error.to_string()))?;
+    for (span, neighbours) in spans.iter_mut().zip(neighbours) {
+        if let Some(best) = neighbours.first() {
+            let (id, role, text) = &rows[best.index as usize];
+            span.nearest = Some((*id, *role, text.clone(), best.score.millionths()));
+        }
+    }
+    Ok(())
+}
+
+/// The phrases of the chunk ([`phrases_of`]) compared with the terms of the chapter
+/// the chunk does not name: those at `min_score` or more that no overlapping phrase
+/// beats, in text order; and the number of distinct phrases compared.
+fn near_phrases(
+    book: &Book,
+    model: &mut Model,
+    compared: &Compared,
+    names: &ChunkNames,
+    lang: Lang,
+    text: &str,
+    min_score: i32,
+) -> Result<(Vec<Phrase>, usize), SuggestError> {
+    let named: BTreeSet<u32> = names.assembled.receipt.hits.iter().map(|hit| hit.term).collect();
+    let unnamed: Vec<&vectors::Versioned> =
+        compared.terms.iter().filter(|term| !named.contains(&term.id.number())).collect();
+    let all = phrases_of(text, lang, names.covered(), &|surface: &str| names.is_known(surface));
+    // Distinct texts, embedded once each, in first-occurrence order.
+    let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut texts: Vec<&str> = Vec::new();
+    for phrase in &all {
+        distinct.entry(phrase.surface.as_str()).or_insert_with(|| {
+            texts.push(phrase.surface.as_str());
+            texts.len() - 1
+        });
+    }
+    let n_phrases = texts.len();
+    if n_phrases > PHRASES_MAX {
+        return Err(SuggestError::Invalid(format!(
+            "the chunk gives {n_phrases} distinct phrases, more than the limit of {PHRASES_MAX}: split it"
+        )));
+    }
+    if texts.is_empty() || unnamed.is_empty() {
+        return Ok((Vec::new(), n_phrases));
+    }
+    let (matrix, rows) = compared.matrix(book, unnamed)?;
+    let mut best: Vec<Option<(usize, i32)>> = Vec::with_capacity(texts.len());
+    for batch in texts.chunks(EMBED_BATCH) {
+        let vectors = model.embed(batch)?;
+        let queries: Vec<&[f32]> = vectors.iter().map(|vector| vector.as_slice()).collect();
+        let neighbours = matrix.search(&queries, 1).map_err(|error| SuggestError::Invalid(error.to_string()))?;
+        best.extend(neighbours.iter().map(|top| top.first().map(|n| (n.index as usize, n.score.millionths()))));
+    }
+    let scored = all.iter().filter_map(|phrase| {
+        let (row, score) = best[distinct[phrase.surface.as_str()]]?;
+        Some((score, phrase, row))
+    });
+    let phrases = best_of_overlapping(scored, min_score)
+        .into_iter()
+        .map(|(score, phrase, row)| {
+            let (id, role, row_text) = &rows[row];
+            Phrase {
+                surface: phrase.surface.clone(),
+                bytes: phrase.bytes,
+                chars: phrase.chars,
+                nearest: (*id, *role, row_text.clone(), score),
+                candidate: None,
+            }
+        })
+        .collect();
+    Ok((phrases, n_phrases))
+}
+
+/// Of phrases scored (score, phrase, row), those at `min_score` or more that no
+/// overlapping one beats (a higher score, then the earlier, then the shorter), so each
+/// mention gives one phrase; in text order.
+fn best_of_overlapping<'p>(
+    scored: impl Iterator<Item = (i32, &'p PhraseSpan, usize)>,
+    min_score: i32,
+) -> Vec<(i32, &'p PhraseSpan, usize)> {
+    let mut ranked: Vec<(i32, &PhraseSpan, usize)> = scored.filter(|(score, _, _)| *score >= min_score).collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.chars.0.cmp(&b.1.chars.0)).then(a.1.chars.1.cmp(&b.1.chars.1)));
+    let mut kept: Vec<(i32, &PhraseSpan, usize)> = Vec::new();
+    for candidate in ranked {
+        let (start, end) = candidate.1.chars;
+        if kept.iter().all(|(_, other, _)| end <= other.chars.0 || other.chars.1 <= start) {
+            kept.push(candidate);
+        }
+    }
+    kept.sort_by_key(|(_, phrase, _)| phrase.chars);
+    kept
+}
+
+/// The candidates of the embedding tier that a chunk's sightings create or add
+/// evidence to ([`suggest`]), keyed by (folded surface, term), open or judged.
+struct Sightings<'a> {
+    state: &'a projections::State,
+    names: &'a ChunkNames,
+    /// The chapter, chunk key and text of the chunk.
+    chunk: (u32, &'a str, &'a str),
+    by_key: BTreeMap<(String, RecordId), (CandidateProposed, bool)>,
+    free: projections::FreeIds,
+    /// The candidates to write, new or with new evidence.
+    changed: BTreeMap<RecordId, CandidateProposed>,
+}
+
+impl<'a> Sightings<'a> {
+    fn new(state: &'a projections::State, names: &'a ChunkNames, chunk: (u32, &'a str, &'a str)) -> Sightings<'a> {
+        let mut by_key: BTreeMap<(String, RecordId), (CandidateProposed, bool)> = BTreeMap::new();
+        for candidate in state.candidates().values() {
+            let proposed = &candidate.proposed;
+            if let (Origin::Embedding, Some(related), None) = (proposed.origin, proposed.related, proposed.duplicate) {
+                by_key
+                    .entry((names.fold(&proposed.surface), related))
+                    .or_insert_with(|| (proposed.clone(), candidate.verdict.is_some()));
             }
         }
-        let surfaces: Vec<&str> = spans.iter().map(|span| span.sighting.surface.as_str()).collect();
-        let queries = model.embed(&surfaces)?;
-        let queries: Vec<&[f32]> = queries.iter().map(|vector| vector.as_slice()).collect();
-        let neighbours =
-            matrix.search(&queries, NEIGHBOURS).map_err(|error| SuggestError::Invalid(error.to_string()))?;
-        for (span, neighbours) in spans.iter_mut().zip(neighbours) {
-            if let Some(best) = neighbours.first() {
-                let (id, role, text) = &rows[best.index as usize];
-                span.nearest = Some((*id, *role, text.clone(), best.score.millionths()));
-            }
-        }
+        let free = state.free_ids(RecordKind::Candidate);
+        Sightings { state, names, chunk, by_key, free, changed: BTreeMap::new() }
     }
 
-    // The phrases: compared with the terms of the chapter the chunk does not name.
-    let mut phrases = Vec::new();
-    let mut n_phrases = 0;
-    if with_phrases {
-        let named: BTreeSet<u32> = assembled.receipt.hits.iter().map(|hit| hit.term).collect();
-        let unnamed: Vec<&vectors::Versioned> =
-            terms.iter().filter(|term| !named.contains(&term.id.number())).collect();
-        let all = phrases_of(text, lang, &covered, &|surface: &str| known.contains(&fold(surface)));
-        // Distinct texts, embedded once each, in first-occurrence order.
-        let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut texts: Vec<&str> = Vec::new();
-        for phrase in &all {
-            distinct.entry(phrase.surface.as_str()).or_insert_with(|| {
-                texts.push(phrase.surface.as_str());
-                texts.len() - 1
-            });
-        }
-        n_phrases = texts.len();
-        if n_phrases > PHRASES_MAX {
-            return Err(SuggestError::Invalid(format!(
-                "the chunk gives {n_phrases} distinct phrases, more than the limit of {PHRASES_MAX}: split it"
-            )));
-        }
-        if !texts.is_empty() && !unnamed.is_empty() {
-            let stored = vectors::load_all(book, &set, &terms)?;
-            let mut matrix = Matrix::new(set.dim as usize).map_err(|error| SuggestError::Invalid(error.to_string()))?;
-            let mut rows: Vec<(RecordId, Role, String)> = Vec::new();
-            for term in &unnamed {
-                for (index, row) in &stored[&term.id].rows {
-                    let (role, row_text) = &term.texts[usize::from(*index)];
-                    if role.is_surface() {
-                        matrix
-                            .push(row)
-                            .map_err(|error| SuggestError::Invalid(format!("vectors of {}: {error}", term.id)))?;
-                        rows.push((term.id, *role, row_text.clone()));
-                    }
-                }
-            }
-            let mut best: Vec<Option<(usize, i32)>> = Vec::with_capacity(texts.len());
-            for batch in texts.chunks(EMBED_BATCH) {
-                let vectors = model.embed(batch)?;
-                let queries: Vec<&[f32]> = vectors.iter().map(|vector| vector.as_slice()).collect();
-                let neighbours =
-                    matrix.search(&queries, 1).map_err(|error| SuggestError::Invalid(error.to_string()))?;
-                best.extend(neighbours.iter().map(|top| top.first().map(|n| (n.index as usize, n.score.millionths()))));
-            }
-            // At the minimum or more; the best of overlapping phrases wins (then the
-            // earlier, then the shorter), so each mention gives one phrase.
-            let mut ranked: Vec<(i32, &PhraseSpan, usize)> = all
-                .iter()
-                .filter_map(|phrase| {
-                    let (row, score) = best[distinct[phrase.surface.as_str()]]?;
-                    (score >= min_score).then_some((score, phrase, row))
-                })
-                .collect();
-            ranked
-                .sort_by(|a, b| b.0.cmp(&a.0).then(a.1.chars.0.cmp(&b.1.chars.0)).then(a.1.chars.1.cmp(&b.1.chars.1)));
-            let mut kept: Vec<(i32, &PhraseSpan, usize)> = Vec::new();
-            for candidate in ranked {
-                let (start, end) = candidate.1.chars;
-                if kept.iter().all(|(_, other, _)| end <= other.chars.0 || other.chars.1 <= start) {
-                    kept.push(candidate);
-                }
-            }
-            kept.sort_by_key(|(_, phrase, _)| phrase.chars);
-            for (score, phrase, row) in kept {
-                let (id, role, row_text) = &rows[row];
-                phrases.push(Phrase {
-                    surface: phrase.surface.clone(),
-                    bytes: phrase.bytes,
-                    chars: phrase.chars,
-                    nearest: (*id, *role, row_text.clone(), score),
-                    candidate: None,
-                });
-            }
-        }
-    }
-
-    // Candidates of the embedding tier by (folded surface, term), open or judged.
-    let mut by_key: BTreeMap<(String, RecordId), (CandidateProposed, bool)> = BTreeMap::new();
-    for candidate in state.candidates().values() {
-        let proposed = &candidate.proposed;
-        if let (Origin::Embedding, Some(related), None) = (proposed.origin, proposed.related, proposed.duplicate) {
-            by_key
-                .entry((fold(&proposed.surface), related))
-                .or_insert_with(|| (proposed.clone(), candidate.verdict.is_some()));
-        }
-    }
-    let mut free = state.free_ids(RecordKind::Candidate);
-    let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
-    // One sighting: `surface` at chars `[start, end)` near the term, as evidence of the
-    // candidate of (surface, term), which it creates when there is none.
-    let mut sight = |surface: &str,
-                     (start, end): (usize, usize),
-                     what: &str,
-                     (id, role, nearest_text, score): &(RecordId, Role, String, i32)|
-     -> Result<RecordId, SuggestError> {
+    /// One sighting: `surface` at chars `[start, end)` near the term, as evidence of
+    /// the candidate of (surface, term), which it creates when there is none. A judged
+    /// candidate is left alone.
+    fn sight(
+        &mut self,
+        surface: &str,
+        (start, end): (usize, usize),
+        what: &str,
+        (id, role, nearest_text, score): &(RecordId, Role, String, i32),
+    ) -> Result<RecordId, SuggestError> {
+        let (chapter, chunk_key, text) = self.chunk;
         let line = format!(
             "ch{chapter}/{chunk_key}@{start}-{end} {what}near {id} {} {nearest_text} {}: «{}»",
             role.as_str(),
             embed::Score::from_millionths(*score),
             sentence(text, start, end)
         );
-        let key = (fold(surface), *id);
-        if !by_key.contains_key(&key) {
-            let candidate = free.take().map_err(book::BookError::from)?;
+        let key = (self.names.fold(surface), *id);
+        if !self.by_key.contains_key(&key) {
+            let candidate = self.free.take().map_err(book::BookError::from)?;
             let proposed = CandidateProposed {
-                id: candidate,
-                surface: surface.to_owned(),
-                suggested_dst: None,
-                evidence: None,
-                origin: Origin::Embedding,
-                trust: Trust::Low,
                 score: Some(*score),
                 related: Some(*id),
-                duplicate: None,
+                ..CandidateProposed::new(candidate, surface, Origin::Embedding)
             };
-            by_key.insert(key.clone(), (proposed, false));
+            self.by_key.insert(key.clone(), (proposed, false));
         }
-        let Some((candidate, judged)) = by_key.get_mut(&key) else {
+        let Some((candidate, judged)) = self.by_key.get_mut(&key) else {
             return Err(SuggestError::Invalid(format!("no candidate for {surface} near {id}")));
         };
         if *judged {
@@ -354,36 +421,11 @@ pub fn suggest(
         let before = candidate.clone();
         candidate.evidence = Some(add_line(candidate.evidence.as_deref(), &line));
         candidate.score = Some(candidate.score.unwrap_or(*score).max(*score));
-        if *candidate != before || !state.candidates().contains_key(&candidate.id) {
-            changed.insert(candidate.id, candidate.clone());
+        if *candidate != before || !self.state.candidates().contains_key(&candidate.id) {
+            self.changed.insert(candidate.id, candidate.clone());
         }
         Ok(candidate.id)
-    };
-    for span in &mut spans {
-        let Some(nearest) = &span.nearest else { continue };
-        if nearest.3 < min_score {
-            continue;
-        }
-        let chars = (span.sighting.chars.0 as usize, span.sighting.chars.1 as usize);
-        span.candidate = Some(sight(&span.sighting.surface, chars, "", nearest)?);
     }
-    for phrase in &mut phrases {
-        let chars = (phrase.chars.0 as usize, phrase.chars.1 as usize);
-        phrase.candidate = Some(sight(&phrase.surface, chars, "phrase ", &phrase.nearest)?);
-    }
-    let proposed: Vec<CandidateProposed> = changed.into_values().collect();
-    let written = if dry_run || proposed.is_empty() {
-        None
-    } else {
-        let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
-        let source = format!("ch{chapter}/{chunk_key}");
-        Some(book.submit_labelled(
-            &write.acting_as(crate::DEFAULT_ACTOR),
-            Labelled::numbered(bodies, &source),
-            Vec::new(),
-        )?)
-    };
-    Ok(Suggested { spans, phrases, n_phrases, min_score, proposed, written })
 }
 
 /// A phrase of a chunk, before it is compared.

@@ -411,6 +411,26 @@ pub struct CandidateProposed {
     pub duplicate: Option<RecordId>,
 }
 
+impl CandidateProposed {
+    /// A candidate of `origin` for `surface`, with nothing suggested, no evidence, no
+    /// score and no related term, at the trust its origin allows: low for the
+    /// embedding tier, normal for every other origin. The usual start of a candidate
+    /// built in code (`CandidateProposed { score, related, ..new }`).
+    pub fn new(id: RecordId, surface: impl Into<String>, origin: Origin) -> CandidateProposed {
+        CandidateProposed {
+            id,
+            surface: surface.into(),
+            suggested_dst: None,
+            evidence: None,
+            origin,
+            trust: if origin == Origin::Embedding { Trust::Low } else { Trust::Normal },
+            score: None,
+            related: None,
+            duplicate: None,
+        }
+    }
+}
+
 /// What produced a candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -699,6 +699,15 @@ mod tests {
     }
 
     #[test]
+    fn a_new_candidate_has_the_trust_its_origin_allows() {
+        for origin in [Origin::Extractor, Origin::Embedding, Origin::Postcheck, Origin::Import] {
+            let candidate = CandidateProposed::new("C-1".parse().unwrap(), "炎儿", origin);
+            assert_eq!(candidate.trust == Trust::Low, origin == Origin::Embedding, "{origin:?}");
+            assert_eq!(validate_body(&Body::CandidateProposed(candidate), &Rules::default()), Ok(()), "{origin:?}");
+        }
+    }
+
+    #[test]
     fn an_embedding_model_names_its_bad_field() {
         let model = EmbeddingModelSet {
             name: "lorebank-tiny".into(),

@@ -3,7 +3,9 @@
 //! is spent, naming the limit (the CLI exits 2, the server answers 413). The table in
 //! docs/operations.md ("Limits") lists them.
 
-use super::{BATCH_BYTES_MAX, BATCH_EVENTS_MAX, EVENT_BYTES_MAX, NOTE_CHARS_MAX, SUMMARY_CHARS_MAX};
+use super::{
+    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, DOCUMENT_BYTES_MAX, EVENT_BYTES_MAX, NOTE_CHARS_MAX, SUMMARY_CHARS_MAX,
+};
 
 /// Largest chunk text (`--text`, a chunk of a request) or translation of a chunk
 /// (`check --translation`), in bytes: the matcher's own limit on a text it folds
@@ -18,6 +20,10 @@ pub const EVENTS_FILE_BYTES_MAX: usize = 2 * BATCH_BYTES_MAX;
 pub const GLOSSARY_FILE_BYTES_MAX: usize = 16 << 20;
 /// Largest token file of the server (`serve --token-file`), in bytes.
 pub const TOKEN_FILE_BYTES_MAX: usize = 1 << 20;
+/// Largest archive file an archive import reads (`import-archive ARCHIVE`,
+/// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
+/// Sixteen times the file of a book of a million events (docs/benchmarks.md).
+pub const ARCHIVE_BYTES_MAX: u64 = 4 << 30;
 
 /// Most members (parts) of an XLSX workbook's zip archive.
 pub const XLSX_PARTS_MAX: usize = 10_000;
@@ -46,6 +52,11 @@ const _: () = assert!(EVENTS_FILE_BYTES_MAX >= BATCH_BYTES_MAX);
 // Every limit fits the 32-bit offsets and counts of the readers.
 const _: () = assert!(CHUNK_BYTES_MAX <= u32::MAX as usize);
 const _: () = assert!(EVENTS_FILE_BYTES_MAX <= u32::MAX as usize);
+// An archive holds a whole book: at least a full batch and the largest document, and
+// more than any file of events or glossary.
+const _: () = assert!(ARCHIVE_BYTES_MAX >= (BATCH_BYTES_MAX + DOCUMENT_BYTES_MAX) as u64);
+const _: () = assert!(ARCHIVE_BYTES_MAX >= EVENTS_FILE_BYTES_MAX as u64);
+const _: () = assert!(ARCHIVE_BYTES_MAX >= GLOSSARY_FILE_BYTES_MAX as u64);
 // A workbook is a glossary file; what it inflates to may be larger than its bytes.
 const _: () = assert!(GLOSSARY_FILE_BYTES_MAX as u64 <= XLSX_INFLATED_BYTES_MAX);
 // Every row holds at least one cell, and a shared string no cell uses is waste.
