@@ -54,6 +54,38 @@ pub fn checkpoint_bucket(library: &str) -> String {
     format!("lorebank-{library}-checkpoints")
 }
 
+/// How long a node that starts waits for JetStream to answer the creation of its
+/// library's stream and checkpoint store: a cluster still electing its leaders, or
+/// busy, answers late, and a node that gave up at once would fail to start.
+const STARTUP_PATIENCE: Duration = Duration::from_secs(30);
+
+/// The kinds of a stream creation that timed out, which [`patiently`] tries again.
+macro_rules! stream_timed_out {
+    () => {
+        jetstream::context::CreateStreamErrorKind::TimedOut
+            | jetstream::context::CreateStreamErrorKind::JetStreamUnavailable
+    };
+}
+
+/// Runs `attempt` until it succeeds, fails for a reason `again` does not name, or
+/// [`STARTUP_PATIENCE`] has passed, waiting a little longer between tries.
+async fn patiently<T, E, F: std::future::Future<Output = Result<T, E>>>(
+    mut attempt: impl FnMut() -> F,
+    again: impl Fn(&E) -> bool,
+) -> Result<T, E> {
+    let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
+    let mut pause = Duration::from_millis(250);
+    loop {
+        match attempt().await {
+            Err(error) if again(&error) && tokio::time::Instant::now() + pause < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(4));
+            }
+            result => return result,
+        }
+    }
+}
+
 fn unavailable(error: impl std::fmt::Display) -> LogError {
     LogError::Unavailable(error.to_string())
 }
@@ -90,10 +122,12 @@ impl JetStream {
             discard: stream::DiscardPolicy::Old,
             ..Default::default()
         };
-        let mut stream = context
-            .get_or_create_stream(config)
-            .await
-            .map_err(|error| format!("cannot find or create the stream {name}: {error}"))?;
+        let mut stream = patiently(
+            || context.get_or_create_stream(config.clone()),
+            |error| matches!(error.kind(), stream_timed_out!()),
+        )
+        .await
+        .map_err(|error| format!("cannot find or create the stream {name}: {error}"))?;
         let info = stream.info().await.map_err(|error| format!("stream {name}: {error}"))?;
         if !info.config.subjects.contains(&subjects) {
             return Err(format!("the stream {name} exists but does not hold the subjects {subjects}"));
@@ -107,16 +141,29 @@ impl JetStream {
         let bucket = checkpoint_bucket(&options.library);
         let checkpoints = match context.get_object_store(&bucket).await {
             Ok(store) => store,
-            Err(_) => context
-                .create_object_store(object_store::Config {
+            Err(_) => {
+                let config = object_store::Config {
                     bucket: bucket.clone(),
                     description: Some(format!("lorebank library {}: one checkpoint per book", options.library)),
                     num_replicas: options.replicas,
                     storage: stream::StorageType::File,
                     ..Default::default()
-                })
+                };
+                // A bucket is a stream: its creation times out the way the stream's can,
+                // and says so only as a failed bucket creation.
+                patiently(
+                    || context.create_object_store(config.clone()),
+                    |error| {
+                        matches!(
+                            error.kind(),
+                            jetstream::context::CreateKeyValueErrorKind::TimedOut
+                                | jetstream::context::CreateKeyValueErrorKind::BucketCreate
+                        )
+                    },
+                )
                 .await
-                .map_err(|error| format!("cannot find or create the object store {bucket}: {error}"))?,
+                .map_err(|error| format!("cannot find or create the object store {bucket}: {error}"))?
+            }
         };
         Ok(JetStream { runtime, client, stream, context, checkpoints, timeout: options.timeout })
     }
