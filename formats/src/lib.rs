@@ -50,11 +50,14 @@ pub enum Format {
     /// TBX: reads TBX 2008 (`martif`) and TBX-Basic 2019 (DCA and DCT); writes
     /// TBX-Basic 2019 DCA.
     Tbx,
+    /// TBX 2008: reads what [`Format::Tbx`] reads; writes TBX-Basic 2008 (`martif`),
+    /// the generation translate-toolkit, Weblate and OmegaT read.
+    Tbx2008,
 }
 
 impl Format {
     /// Every format, in the order of the docs.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::GalTransl,
         Format::Sakura,
         Format::SakuraText,
@@ -67,6 +70,7 @@ impl Format {
         Format::OmegaT,
         Format::OmegaTCsv,
         Format::Tbx,
+        Format::Tbx2008,
     ];
 
     /// The name `--format` takes.
@@ -84,6 +88,7 @@ impl Format {
             Format::OmegaT => "omegat",
             Format::OmegaTCsv => "omegat-csv",
             Format::Tbx => "tbx",
+            Format::Tbx2008 => "tbx-2008",
         }
     }
 
@@ -102,7 +107,7 @@ impl Format {
             Format::SillyTavern => "sillytavern",
             Format::NovelAi => "novelai",
             Format::OmegaT | Format::OmegaTCsv => "omegat",
-            Format::Tbx => "tbx",
+            Format::Tbx | Format::Tbx2008 => "tbx",
         }
     }
 
@@ -114,7 +119,7 @@ impl Format {
             Format::LinguaGachaXlsx | Format::AiNieeXlsx => "xlsx",
             Format::NovelAi => "lorebook",
             Format::OmegaTCsv => "csv",
-            Format::Tbx => "tbx",
+            Format::Tbx | Format::Tbx2008 => "tbx",
         }
     }
 
@@ -129,7 +134,7 @@ impl Format {
             Format::LinguaGachaXlsx | Format::AiNieeXlsx => {
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
             }
-            Format::Tbx => "application/x-tbx+xml",
+            Format::Tbx | Format::Tbx2008 => "application/x-tbx+xml",
         }
     }
 
