@@ -43,7 +43,8 @@ pub enum Format {
     SillyTavern,
     /// NovelAI `.lorebook` JSON.
     NovelAi,
-    /// OmegaT tab-separated glossary (`.txt`, `.utf8`, `.tab`, `.tsv`).
+    /// OmegaT tab-separated glossary (`.txt`, `.utf8`, `.tab`, `.tsv`); an export is
+    /// written for a `.utf8` file.
     OmegaT,
     /// OmegaT comma-separated glossary (`.csv`).
     OmegaTCsv,
@@ -114,7 +115,10 @@ impl Format {
     /// The usual file extension of an export, without the dot.
     pub fn extension(self) -> &'static str {
         match self {
-            Format::GalTransl | Format::SakuraText | Format::OmegaT => "txt",
+            Format::GalTransl | Format::SakuraText => "txt",
+            // OmegaT reads a `.utf8` glossary as UTF-8 whatever it holds; an export has
+            // no coding comment (translate-toolkit would read it as an entry).
+            Format::OmegaT => "utf8",
             Format::Sakura | Format::LinguaGacha | Format::AiNiee | Format::SillyTavern => "json",
             Format::LinguaGachaXlsx | Format::AiNieeXlsx => "xlsx",
             Format::NovelAi => "lorebook",
