@@ -219,6 +219,28 @@ fn a_utf16_file_reads_like_its_utf8_twin() {
     assert_eq!(read(Format::Tbx, &big, &languages("ja")).unwrap(), basic_ja());
 }
 
+#[test]
+fn a_file_in_the_legacy_encoding_its_declaration_names_reads_like_its_utf8_twin() {
+    // A real tool may write TBX in a code page (Okapi's test02 is windows-1254); the
+    // XML declaration names it, and every XML reader honours it.
+    let text = String::from_utf8(fixture("basic-dca-ja.tbx")).unwrap();
+    assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), "{text}");
+    let text = text.replacen("encoding=\"UTF-8\"", "encoding='shift_jis'", 1);
+    let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&text);
+    assert!(!unmappable);
+    let parsed = read(Format::Tbx, &bytes, &languages("ja")).unwrap();
+    let notice = Notice { at: None, message: "decoded as Shift_JIS, the encoding the XML declaration names".into() };
+    assert_eq!(parsed, Parsed { notices: vec![notice], ..basic_ja() });
+    // A byte order mark decides over the declaration; UTF-8 and unknown labels are UTF-8.
+    for declared in ["utf-8", "UTF8", "klingon"] {
+        let text = text.replacen("'shift_jis'", &format!("'{declared}'"), 1);
+        assert_eq!(read(Format::Tbx, text.as_bytes(), &languages("ja")).unwrap(), basic_ja(), "{declared}");
+    }
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend(text.as_bytes());
+    assert_eq!(read(Format::Tbx, &with_bom, &languages("ja")).unwrap(), basic_ja());
+}
+
 const V3: &str = r#"<tbx type="TBX-Basic" style="dca" xml:lang="ja" xmlns="urn:iso:std:iso:30042:ed-2">"#;
 
 #[test]
@@ -339,7 +361,17 @@ fn bad_files_fail_naming_line_entry_and_field() {
         (
             "martif in a namespace",
             br#"<martif xmlns="urn:iso:std:iso:30042:ed-2"/>"#.to_vec(),
-            error(line(1), Some("xmlns"), "a TBX 2008 <martif> is in no namespace, this one is in \"urn:iso:std:iso:30042:ed-2\""),
+            error(line(1), Some("xmlns"), "a TBX 2008 <martif> is in no namespace, this one is in \"urn:iso:std:iso:30042:ed-2\", the namespace of TBX v3's <tbx>: remove the xmlns attribute to read it as TBX 2008"),
+        ),
+        (
+            "martif in another namespace",
+            br#"<martif xmlns="http://example.org/martif"/>"#.to_vec(),
+            error(line(1), Some("xmlns"), "a TBX 2008 <martif> is in no namespace, this one is in \"http://example.org/martif\""),
+        ),
+        (
+            "not in the encoding the declaration names",
+            b"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<martif>\x81\x20</martif>".to_vec(),
+            error(line(2), None, "not Shift_JIS as the XML declaration says (malformed bytes at offset 51)"),
         ),
         ("no text", b"<martif>\n<martifHeader/></martif>".to_vec(), error(line(1), Some("text"), "<martif> has no <text> element")),
         ("no body", format!("{V3}\n<text/></tbx>").into(), error(line(2), Some("body"), "<text> has no <body> element")),

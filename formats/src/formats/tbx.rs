@@ -48,6 +48,12 @@ pub(super) fn read(bytes: &[u8], languages: &Languages) -> Result<Parsed, ReadEr
     let root = &document.root;
     let dialect = dialect(root)?;
     let mut parsed = Parsed::default();
+    if let Some(encoding) = document.legacy_encoding {
+        parsed.notices.push(Notice {
+            at: None,
+            message: format!("decoded as {encoding}, the encoding the XML declaration names"),
+        });
+    }
     if document.doctype {
         parsed.notices.push(Notice {
             at: None,
@@ -82,6 +88,16 @@ fn dialect(root: &Element) -> Result<Dialect, ReadError> {
     match root.name.as_str() {
         "martif" => match &root.ns {
             None => Ok(TBX_2008),
+            // translate-toolkit accepts a martif in any default namespace; no tool is
+            // known to write one, and TBX 2008 has none (docs/formats.md).
+            Some(ns) if ns == TBX_NS => Err(ReadError::at(
+                at,
+                "xmlns",
+                format!(
+                    "a TBX 2008 <martif> is in no namespace, this one is in {ns:?}, the namespace of TBX v3's <tbx>: \
+                     remove the xmlns attribute to read it as TBX 2008"
+                ),
+            )),
             Some(ns) => Err(ReadError::at(
                 at,
                 "xmlns",
