@@ -151,3 +151,41 @@ fn import_and_export_over_http_and_with_server() {
         "萧炎\tСяо Янь\t主角\n药老\tЯо Лао\n纳兰嫣然\tНалань Яньжань\t未婚妻\n"
     );
 }
+
+#[test]
+fn tbx_2008_and_omegat_exports_are_the_same_from_the_cli_and_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve::Server::start(dir.path(), &[]);
+    server.create("wuchuan");
+    server.send("POST", "/v1/books/wuchuan/import?file=g.txt", &[], GLOSSARY.as_bytes()).ok();
+    let url = format!("http://{}", server.addr);
+    for (format, media_type, file_name, starts) in [
+        (
+            "tbx-2008",
+            "application/x-tbx+xml",
+            "glossary.tbx",
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<martif type=\"TBX-Basic\" xml:lang=\"zh\">\n",
+        ),
+        ("omegat", "text/plain; charset=utf-8", "glossary.utf8", "萧炎\tСяо Янь\t主角\n"),
+    ] {
+        let export = server.get(&format!("/v1/books/wuchuan/export?format={format}"));
+        assert_eq!(export.status, 200, "{}", export.text());
+        assert_eq!(export.header("content-type"), Some(media_type), "{format}");
+        let disposition = format!("attachment; filename=\"{file_name}\"");
+        assert_eq!(export.header("content-disposition"), Some(disposition.as_str()), "{format}");
+        assert!(export.text().starts_with(starts), "{format}: {}", export.text());
+        let output = std::process::Command::new(serve::BIN)
+            .args(["--server", &url, "--book", "wuchuan", "export", "--format", format])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(String::from_utf8(output.stdout).unwrap(), export.text(), "{format}");
+        // Saved under the name the server gives it, it imports into a new book whole.
+        let book = Book::new();
+        let file = write_file(dir.path(), file_name, &export.text());
+        let report = book.json(&["import", &file]);
+        let expected = if format == "omegat" { "omegat" } else { "tbx" };
+        assert_eq!((report["format"].as_str(), report["detected"].as_bool()), (Some(expected), Some(true)));
+        assert_eq!((report["counts"]["imported"].as_u64(), report["counts"]["lost"].as_u64()), (Some(3), Some(0)));
+    }
+}

@@ -2,7 +2,8 @@
 //! never duplicates), idempotence, atomic refusal of bad files and of `--strict`
 //! losses, provenance of every event, the spoiler gate of exports, and the round
 //! trips of every format (export → import into an empty book gives the same
-//! snapshot ID; import → export → import appends nothing).
+//! snapshot ID; import → export → import appends nothing), and OmegaT's own glossaries
+//! imported once and exported to what translate-toolkit reads.
 
 use book::{Book, BookError, ImportOptions};
 use formats::{Fields, Format};
@@ -479,5 +480,97 @@ fn each_format_round_trips_a_fixed_book() {
             }));
         }
         round_trip(format, bodies).unwrap_or_else(|error| panic!("{format}: {error}"));
+    }
+}
+
+/// OmegaT's own test glossaries (`formats/tests/fixtures/real/omegat/`, GPL, with their
+/// provenance): the format detected from each name and content, and the entries
+/// OmegaT's tests assert, as (src, dst, note).
+/// Entries of a glossary as (src, dst, note).
+type Entries = &'static [(&'static str, &'static str, &'static str)];
+
+const OMEGAT_REAL: &[(&str, Format, Entries)] = &[
+    (
+        "test.tab",
+        Format::OmegaT,
+        &[
+            ("kde", "koo moo", ""),
+            ("question", "qqqqq", ""),
+            ("地球システム", "System Terre", "https://fr.wikipedia.org/wiki/Science_du_syst%C3%A8me_Terre"),
+            ("손가락", "Korean Term", ""),
+        ],
+    ),
+    (
+        "testUTF16LE.txt",
+        Format::OmegaT,
+        &[("UTF", "Unicode Transformation Format", "Comment #1"), ("LE", "Little Endian", "Comment #2")],
+    ),
+    (
+        "test.csv",
+        Format::OmegaTCsv,
+        &[
+            ("kde", "csv kde", ""),
+            ("question", "csv q", ""),
+            ("kde; question", "comma", ""),
+            ("kde, qu", "comma dot", ""),
+            ("\"kde\",\"q\"", "cdk", ""),
+            ("\"\"k", "k", ""),
+            ("zz\"zz", "zz", ""),
+        ],
+    ),
+    ("test-magiccomment.tab", Format::OmegaT, &[]),
+    ("test-magiccomment-bom.tab", Format::OmegaT, &[]),
+    ("project__glossary.txt", Format::OmegaT, &[("Introduction", "紹介", ""), ("Error", "エラー", "")]),
+    ("project_CN_JP__glossary.txt", Format::OmegaT, &[]),
+];
+
+/// Imports each of OmegaT's own glossaries into an empty book (the report as the docs
+/// promise it), imports it again (nothing appended), exports it with `--format omegat`
+/// (translate-toolkit reads exactly the book's entries from it) and imports that into
+/// another empty book (the same snapshot ID).
+#[test]
+fn omegats_own_glossaries_import_once_and_export_to_what_translate_toolkit_reads() {
+    use test_support::interchange::{fixture, translate_toolkit, ToolkitStore};
+    let dir = tempfile::tempdir().unwrap();
+    for (number, (file, format, entries)) in OMEGAT_REAL.iter().enumerate() {
+        let bytes = fixture(&format!("real/omegat/{file}"));
+        let mut book = zh_book(&dir.path().join(format!("{number}.lorebank")), Vec::new());
+        let report = book.import(file, &bytes, &import_options()).unwrap_or_else(|error| panic!("{file}: {error}"));
+        assert_eq!((report.format, report.detected, report.actor.as_str()), (*format, true, "import:omegat"), "{file}");
+        let imported: Vec<&str> = report.imported.iter().map(|placed| placed.src.as_str()).collect();
+        let sources: Vec<&str> = entries.iter().map(|(src, _, _)| *src).collect();
+        assert_eq!(imported, sources, "{file}");
+        assert!(report.lost.is_empty() && report.updated.is_empty(), "{file}: {:?}", report.lost);
+        let skipped: Vec<String> =
+            report.skipped.iter().map(|skipped| format!("{}: {}", skipped.at, skipped.reason)).collect();
+        if *file == "project_CN_JP__glossary.txt" {
+            // Six spaces where OmegaT needs a tab: OmegaT reads nothing from these lines.
+            assert_eq!(skipped, ["line 2: no tab: fewer than 2 columns", "line 3: no tab: fewer than 2 columns"]);
+        } else {
+            assert!(skipped.is_empty(), "{file}: {skipped:?}");
+        }
+        // The one notice of a file with entries says how OmegaT's matching differs.
+        let activation = report.notices.iter().any(|notice| notice.what.starts_with("OmegaT shows a glossary entry"));
+        assert_eq!(activation, !entries.is_empty(), "{file}: {:?}", report.notices);
+        assert_eq!(report.written, !entries.is_empty(), "{file}");
+
+        let again = book.import(file, &bytes, &import_options()).unwrap();
+        assert!(!again.written, "{file}: a second import wrote");
+        assert_eq!((again.unchanged.len(), again.snapshot), (entries.len(), report.snapshot), "{file}");
+
+        let export = book.export(&book::Reader::Full, Format::OmegaT, None, None, None).unwrap();
+        assert!(export.lost.is_empty(), "{file}: {:?}", export.lost);
+        let read: Vec<(String, String, String)> = translate_toolkit(ToolkitStore::OmegaT, &export.bytes)
+            .into_iter()
+            .map(|unit| (unit.source.unwrap(), unit.target.unwrap(), unit.notes.unwrap_or_default()))
+            .collect();
+        let expected: Vec<(String, String, String)> =
+            entries.iter().map(|(src, dst, note)| (src.to_string(), dst.to_string(), note.to_string())).collect();
+        assert_eq!(read, expected, "{file}: translate-toolkit");
+
+        let mut copy = zh_book(&dir.path().join(format!("{number}-copy.lorebank")), Vec::new());
+        let back = copy.import("glossary.utf8", &export.bytes, &import_options()).unwrap();
+        assert_eq!(back.format, Format::OmegaT, "{file}: the export named .utf8 is detected");
+        assert_eq!(back.snapshot, export.snapshot, "{file}: the export imported into an empty book differs");
     }
 }

@@ -43,18 +43,22 @@ pub enum Format {
     SillyTavern,
     /// NovelAI `.lorebook` JSON.
     NovelAi,
-    /// OmegaT tab-separated glossary (`.txt`, `.utf8`, `.tab`, `.tsv`).
+    /// OmegaT tab-separated glossary (`.txt`, `.utf8`, `.tab`, `.tsv`); an export is
+    /// written for a `.utf8` file.
     OmegaT,
     /// OmegaT comma-separated glossary (`.csv`).
     OmegaTCsv,
     /// TBX: reads TBX 2008 (`martif`) and TBX-Basic 2019 (DCA and DCT); writes
     /// TBX-Basic 2019 DCA.
     Tbx,
+    /// TBX 2008: reads what [`Format::Tbx`] reads; writes TBX-Basic 2008 (`martif`),
+    /// the generation translate-toolkit, Weblate and OmegaT read.
+    Tbx2008,
 }
 
 impl Format {
     /// Every format, in the order of the docs.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::GalTransl,
         Format::Sakura,
         Format::SakuraText,
@@ -67,6 +71,7 @@ impl Format {
         Format::OmegaT,
         Format::OmegaTCsv,
         Format::Tbx,
+        Format::Tbx2008,
     ];
 
     /// The name `--format` takes.
@@ -84,6 +89,7 @@ impl Format {
             Format::OmegaT => "omegat",
             Format::OmegaTCsv => "omegat-csv",
             Format::Tbx => "tbx",
+            Format::Tbx2008 => "tbx-2008",
         }
     }
 
@@ -102,19 +108,22 @@ impl Format {
             Format::SillyTavern => "sillytavern",
             Format::NovelAi => "novelai",
             Format::OmegaT | Format::OmegaTCsv => "omegat",
-            Format::Tbx => "tbx",
+            Format::Tbx | Format::Tbx2008 => "tbx",
         }
     }
 
     /// The usual file extension of an export, without the dot.
     pub fn extension(self) -> &'static str {
         match self {
-            Format::GalTransl | Format::SakuraText | Format::OmegaT => "txt",
+            Format::GalTransl | Format::SakuraText => "txt",
+            // OmegaT reads a `.utf8` glossary as UTF-8 whatever it holds; an export has
+            // no coding comment (translate-toolkit would read it as an entry).
+            Format::OmegaT => "utf8",
             Format::Sakura | Format::LinguaGacha | Format::AiNiee | Format::SillyTavern => "json",
             Format::LinguaGachaXlsx | Format::AiNieeXlsx => "xlsx",
             Format::NovelAi => "lorebook",
             Format::OmegaTCsv => "csv",
-            Format::Tbx => "tbx",
+            Format::Tbx | Format::Tbx2008 => "tbx",
         }
     }
 
@@ -129,7 +138,7 @@ impl Format {
             Format::LinguaGachaXlsx | Format::AiNieeXlsx => {
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
             }
-            Format::Tbx => "application/x-tbx+xml",
+            Format::Tbx | Format::Tbx2008 => "application/x-tbx+xml",
         }
     }
 

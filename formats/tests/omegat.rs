@@ -1,6 +1,7 @@
 //! OmegaT glossaries, tab- and comma-separated: every fixture read exactly, every
 //! bad file refused with its line and field, detection, exports byte for byte, the
-//! CSV export opened by Python's csv module, round trips and fixed points.
+//! tab-separated export read by translate-toolkit's `OmegaTFile` and the CSV export by
+//! Python's csv module, round trips and fixed points.
 
 // A test reads its fixtures and runs other tools; the crate itself does no I/O (clippy.toml).
 #![allow(clippy::disallowed_methods)]
@@ -11,7 +12,9 @@ use formats::{
     detect, read, write, At, Entry, ExportInput, ExportTerm, Format, Lost, Notice, Parsed, ReadError, Skipped, Term,
 };
 use proptest::prelude::*;
-use test_support::interchange::{self, alias, as_export, fixture, languages, lost, numbered, terms_of};
+use test_support::interchange::{
+    self, alias, as_export, fixture, languages, lost, numbered, terms_of, translate_toolkit, ToolkitStore, ToolkitUnit,
+};
 use test_support::records::term_id;
 
 const ACTIVATION: &str = "OmegaT shows a glossary entry when the tokens of its source (lower-cased, stemmed; an \
@@ -446,10 +449,10 @@ fn pitfalls() -> ExportInput {
 #[test]
 fn the_tab_separated_export_is_omegats_file_with_one_line_per_surface() {
     let exported = write(Format::OmegaT, &pitfalls()).unwrap();
+    // No header line: translate-toolkit would read OmegaT's as an entry.
     assert_eq!(
-        String::from_utf8(exported.bytes).unwrap(),
-        "# Glossary in tab-separated format -*- coding: utf-8 -*-\n\
-         罗峰\tЛо Фэн\tmain character\n\
+        String::from_utf8(exported.bytes.clone()).unwrap(),
+        "罗峰\tЛо Фэн\tmain character\n\
          罗先生\tЛо Фэн\tmain character\n\
          \u{20}#峰\tЛо Фэн\tmain character\n\
          星辰塔\tБашня\ta \"tower\", floor one second line\n\
@@ -457,6 +460,72 @@ fn the_tab_separated_export_is_omegats_file_with_one_line_per_surface() {
          英雄\tГерой\tГерой\n"
     );
     assert_eq!(exported.lost, pitfall_losses("tab, line break or control character"));
+    // Saved as `.utf8` (OmegaT reads it as UTF-8 whatever it holds), it is detected.
+    assert_eq!(Format::OmegaT.extension(), "utf8");
+    assert_eq!(detect("glossary.utf8", &exported.bytes), Ok(Format::OmegaT));
+}
+
+/// What translate-toolkit should read from a tab-separated export: the entries
+/// lorebank reads from it, except that a key starting with `#` keeps the space the
+/// writer puts before it (OmegaT and lorebank trim it; translate-toolkit trims
+/// nothing).
+fn toolkit_entries(parsed: &Parsed) -> Vec<ToolkitUnit> {
+    parsed
+        .entries
+        .iter()
+        .map(|entry| {
+            let term = &entry.term;
+            let source = if term.src.starts_with('#') { format!(" {}", term.src) } else { term.src.clone() };
+            ToolkitUnit {
+                id: Some(source.clone()),
+                source: Some(source),
+                target: Some(term.dst.clone()),
+                notes: term.note.clone(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn translate_toolkit_reads_the_tab_separated_export_entry_for_entry() {
+    let mut inputs = vec![pitfalls()];
+    for name in ["glossary.txt", "japanese-bom.utf8", "utf16le.tsv", "gb18030.txt", "shift_jis.txt"] {
+        inputs.push(as_export(&parse(Format::OmegaT, &fixture(&format!("omegat/{name}"))).unwrap(), "zh"));
+    }
+    for input in inputs {
+        let exported = write(Format::OmegaT, &input).unwrap();
+        let parsed = parse(Format::OmegaT, &exported.bytes).unwrap();
+        assert!(parsed.skipped.is_empty() && parsed.lost.is_empty(), "{parsed:?}");
+        let units = translate_toolkit(ToolkitStore::OmegaT, &exported.bytes);
+        assert_eq!(units, toolkit_entries(&parsed));
+        // One unit per line the export wrote: nothing more (no header line) and
+        // nothing less.
+        assert_eq!(units.len(), exported.bytes.iter().filter(|&&byte| byte == b'\n').count());
+    }
+}
+
+#[test]
+fn a_key_starting_with_a_byte_order_mark_is_written_without_it() {
+    // Without a header line the first key starts the file, where OmegaT and lorebank
+    // take a U+FEFF for the byte order mark and translate-toolkit keeps it.
+    let input = ExportInput {
+        terms: vec![term(1, Term { aliases: vec![alias("\u{feff}罗先生")], ..Term::new("\u{feff}罗峰", "Ло Фэн") })],
+        ..ExportInput::default()
+    };
+    let exported = write(Format::OmegaT, &input).unwrap();
+    assert_eq!(String::from_utf8(exported.bytes.clone()).unwrap(), "罗峰\tЛо Фэн\n罗先生\tЛо Фэн\n");
+    let at = At::Record(term_id(1));
+    let value = "starts with U+FEFF, which reads as a byte order mark";
+    assert_eq!(
+        exported.lost,
+        vec![
+            Lost { at: at.clone(), field: "aliases".into(), value: None },
+            lost(&at, "src", value),
+            lost(&at, "aliases", value)
+        ]
+    );
+    let units = translate_toolkit(ToolkitStore::OmegaT, &exported.bytes);
+    assert_eq!(units, toolkit_entries(&parse(Format::OmegaT, &exported.bytes).unwrap()));
 }
 
 /// What an export of [`pitfalls`] reports: the aliases (written as lines of their

@@ -1,6 +1,8 @@
 //! TBX: the fixtures read exactly as docs/formats.md maps them, bad files fail
-//! with an error naming line, entry and field, exports read back to what was
-//! exported and pass a RELAX NG schema and the TBX-Basic DCA rules (lxml).
+//! with an error naming line, entry and field, exports of both generations read back
+//! to what was exported; a `tbx` export passes a RELAX NG schema and the TBX-Basic DCA
+//! rules, a `tbx-2008` export the TBX 2008 and TBX-Basic 2008 DTDs and the TBX-Basic
+//! XCS (lxml), and translate-toolkit reads a `tbx-2008` export as the exported pairs.
 
 // A test reads its fixtures and runs other tools; the crate itself does no I/O (clippy.toml).
 #![allow(clippy::disallowed_methods)]
@@ -13,7 +15,10 @@ use formats::{
 };
 use ledger_model::{AliasKind, Gender, Status, Window};
 use proptest::prelude::*;
-use test_support::interchange::{alias, as_export, error, export_input, languages, lost, terms_of, uid};
+use test_support::interchange::{
+    alias, as_export, error, export_input, languages, lost, terms_of, translate_toolkit, try_translate_toolkit, uid,
+    ToolkitStore, ToolkitUnit,
+};
 use test_support::records::term_id;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tbx");
@@ -214,6 +219,28 @@ fn a_utf16_file_reads_like_its_utf8_twin() {
     assert_eq!(read(Format::Tbx, &big, &languages("ja")).unwrap(), basic_ja());
 }
 
+#[test]
+fn a_file_in_the_legacy_encoding_its_declaration_names_reads_like_its_utf8_twin() {
+    // A real tool may write TBX in a code page (Okapi's test02 is windows-1254); the
+    // XML declaration names it, and every XML reader honours it.
+    let text = String::from_utf8(fixture("basic-dca-ja.tbx")).unwrap();
+    assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), "{text}");
+    let text = text.replacen("encoding=\"UTF-8\"", "encoding='shift_jis'", 1);
+    let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&text);
+    assert!(!unmappable);
+    let parsed = read(Format::Tbx, &bytes, &languages("ja")).unwrap();
+    let notice = Notice { at: None, message: "decoded as Shift_JIS, the encoding the XML declaration names".into() };
+    assert_eq!(parsed, Parsed { notices: vec![notice], ..basic_ja() });
+    // A byte order mark decides over the declaration; UTF-8 and unknown labels are UTF-8.
+    for declared in ["utf-8", "UTF8", "klingon"] {
+        let text = text.replacen("'shift_jis'", &format!("'{declared}'"), 1);
+        assert_eq!(read(Format::Tbx, text.as_bytes(), &languages("ja")).unwrap(), basic_ja(), "{declared}");
+    }
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend(text.as_bytes());
+    assert_eq!(read(Format::Tbx, &with_bom, &languages("ja")).unwrap(), basic_ja());
+}
+
 const V3: &str = r#"<tbx type="TBX-Basic" style="dca" xml:lang="ja" xmlns="urn:iso:std:iso:30042:ed-2">"#;
 
 #[test]
@@ -334,7 +361,17 @@ fn bad_files_fail_naming_line_entry_and_field() {
         (
             "martif in a namespace",
             br#"<martif xmlns="urn:iso:std:iso:30042:ed-2"/>"#.to_vec(),
-            error(line(1), Some("xmlns"), "a TBX 2008 <martif> is in no namespace, this one is in \"urn:iso:std:iso:30042:ed-2\""),
+            error(line(1), Some("xmlns"), "a TBX 2008 <martif> is in no namespace, this one is in \"urn:iso:std:iso:30042:ed-2\", the namespace of TBX v3's <tbx>: remove the xmlns attribute to read it as TBX 2008"),
+        ),
+        (
+            "martif in another namespace",
+            br#"<martif xmlns="http://example.org/martif"/>"#.to_vec(),
+            error(line(1), Some("xmlns"), "a TBX 2008 <martif> is in no namespace, this one is in \"http://example.org/martif\""),
+        ),
+        (
+            "not in the encoding the declaration names",
+            b"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<martif>\x81\x20</martif>".to_vec(),
+            error(line(2), None, "not Shift_JIS as the XML declaration says (malformed bytes at offset 51)"),
         ),
         ("no text", b"<martif>\n<martifHeader/></martif>".to_vec(), error(line(1), Some("text"), "<martif> has no <text> element")),
         ("no body", format!("{V3}\n<text/></tbx>").into(), error(line(2), Some("body"), "<text> has no <body> element")),
@@ -468,51 +505,149 @@ fn an_export_reports_what_tbx_cannot_hold() {
         ],
         ..Term::new("椎名真昼", "Махиру")
     };
-    let exported = write(Format::Tbx, &export(vec![term])).unwrap();
     let at = At::Record(term_id(1));
     let field = |field: &str| Lost { at: at.clone(), field: field.into(), value: None };
-    assert_eq!(
-        exported.lost,
-        vec![
-            field("window"),
-            field("status"),
-            lost(&at, "note", "character U+0007 dropped: XML cannot hold it"),
-            lost(&at, "note", "white space around the note (a reader trims it)"),
-            lost(&at, "gender", "pl (TBX-Basic's grammaticalGender has no plural)"),
-            lost(&at, "aliases.kind", "まひる: kind reading"),
-            lost(&at, "aliases.window", "天使: window 5.."),
-        ]
-    );
-    let text = String::from_utf8(exported.bytes).unwrap();
-    assert!(text.contains("<note>bell\n</note>"), "{text}");
-    assert!(!text.contains("grammaticalGender"), "{text}");
+    for format in [Format::Tbx, Format::Tbx2008] {
+        let exported = write(format, &export(vec![term.clone()])).unwrap();
+        assert_eq!(
+            exported.lost,
+            vec![
+                field("window"),
+                field("status"),
+                lost(&at, "note", "character U+0007 dropped: XML cannot hold it"),
+                lost(&at, "note", "white space around the note (a reader trims it)"),
+                lost(&at, "gender", "pl (TBX-Basic's grammaticalGender has no plural)"),
+                lost(&at, "aliases.kind", "まひる: kind reading"),
+                lost(&at, "aliases.window", "天使: window 5.."),
+            ],
+            "{format}"
+        );
+        let text = String::from_utf8(exported.bytes).unwrap();
+        assert!(text.contains("<note>bell\n</note>"), "{text}");
+        assert!(!text.contains("grammaticalGender"), "{text}");
+    }
 }
 
 #[test]
 fn an_export_without_terms_is_refused() {
-    // TBX requires at least one conceptEntry in the body.
-    let error = write(Format::Tbx, &export(vec![])).unwrap_err();
-    assert_eq!(error.format, Format::Tbx);
-    assert_eq!(error.message, "a TBX body holds at least one conceptEntry, and there is no term to export");
+    // TBX requires at least one concept in the body.
+    for (format, concept) in [(Format::Tbx, "conceptEntry"), (Format::Tbx2008, "termEntry")] {
+        let error = write(format, &export(vec![])).unwrap_err();
+        assert_eq!(error.format, format);
+        assert_eq!(error.message, format!("a TBX body holds at least one {concept}, and there is no term to export"));
+    }
+}
+
+const FIXTURES_AND_SOURCES: [(&str, &str); 3] =
+    [("martif-2008-zh.tbx", "zh"), ("basic-dca-ja.tbx", "ja"), ("basic-dct-ja.tbx", "ja")];
+
+#[test]
+fn read_write_read_is_a_fixed_point_for_every_fixture_in_both_generations() {
+    for format in [Format::Tbx, Format::Tbx2008] {
+        for (name, source) in FIXTURES_AND_SOURCES {
+            let first = read(format, &fixture(name), &languages(source)).unwrap();
+            let exported = write(format, &as_export(&first, source)).unwrap();
+            assert_eq!(exported.lost, vec![], "{name} as {format}");
+            let second = read(format, &exported.bytes, &languages(source)).unwrap();
+            assert_eq!(terms_of(&second), terms_of(&first), "{name} as {format}");
+            assert_eq!((second.skipped.len(), second.lost.len(), second.notices.len()), (0, 0, 0), "{name}");
+            let again = write(format, &as_export(&second, source)).unwrap();
+            assert_eq!(again.bytes, exported.bytes, "{name} as {format}");
+        }
+    }
 }
 
 #[test]
-fn read_write_read_is_a_fixed_point_for_every_fixture() {
-    for (name, source) in [("martif-2008-zh.tbx", "zh"), ("basic-dca-ja.tbx", "ja"), ("basic-dct-ja.tbx", "ja")] {
-        let first = read(Format::Tbx, &fixture(name), &languages(source)).unwrap();
-        let exported = write(Format::Tbx, &as_export(&first, source)).unwrap();
-        assert_eq!(exported.lost, vec![], "{name}");
-        let second = read(Format::Tbx, &exported.bytes, &languages(source)).unwrap();
-        assert_eq!(terms_of(&second), terms_of(&first), "{name}");
-        assert_eq!((second.skipped.len(), second.lost.len(), second.notices.len()), (0, 0, 0), "{name}");
-        let again = write(Format::Tbx, &as_export(&second, source)).unwrap();
-        assert_eq!(again.bytes, exported.bytes, "{name}");
-    }
+fn a_tbx_2008_export_is_tbx_basic_2008_in_the_documented_shape() {
+    let term = Term {
+        kind: Some("character".into()),
+        gender: Some(Gender::Feminine),
+        decl: vec!["Махиру Сиины".into()],
+        note: Some("<b> & \"q\" 'a'\r\nline".into()),
+        aliases: vec![alias("真昼")],
+        ..Term::new("椎名真昼", "Махиру & <Сиина>")
+    };
+    let input = export(vec![term, Term::new("天使様", "Ангел")]);
+    let exported = write(Format::Tbx2008, &input).unwrap();
+    assert_eq!(exported.lost, vec![]);
+    let expected = r#"<?xml version="1.0" encoding="UTF-8"?>
+<martif type="TBX-Basic" xml:lang="ja">
+  <martifHeader>
+    <fileDesc>
+      <sourceDesc>
+        <p>lorebank export for chapter 12</p>
+      </sourceDesc>
+    </fileDesc>
+    <encodingDesc>
+      <p type="XCSURI">TBXBasicXCSV02.xcs</p>
+    </encodingDesc>
+  </martifHeader>
+  <text>
+    <body>
+      <termEntry id="T-1">
+        <descrip type="subjectField">character</descrip>
+        <note>&lt;b&gt; &amp; "q" 'a'&#13;
+line</note>
+        <langSet xml:lang="ja">
+          <tig>
+            <term>椎名真昼</term>
+            <termNote type="partOfSpeech">noun</termNote>
+          </tig>
+          <tig>
+            <term>真昼</term>
+            <termNote type="partOfSpeech">noun</termNote>
+          </tig>
+        </langSet>
+        <langSet xml:lang="ru">
+          <tig>
+            <term>Махиру &amp; &lt;Сиина&gt;</term>
+            <termNote type="partOfSpeech">noun</termNote>
+            <termNote type="grammaticalGender">feminine</termNote>
+            <note>decl: Махиру Сиины</note>
+          </tig>
+        </langSet>
+      </termEntry>
+      <termEntry id="T-2">
+        <langSet xml:lang="ja">
+          <tig>
+            <term>天使様</term>
+            <termNote type="partOfSpeech">noun</termNote>
+          </tig>
+        </langSet>
+        <langSet xml:lang="ru">
+          <tig>
+            <term>Ангел</term>
+            <termNote type="partOfSpeech">noun</termNote>
+          </tig>
+        </langSet>
+      </termEntry>
+    </body>
+  </text>
+</martif>
+"#;
+    assert_eq!(String::from_utf8(exported.bytes.clone()).unwrap(), expected);
+    // The same concepts as the TBX v3 export: both read back to the same entries.
+    let v3 = write(Format::Tbx, &input).unwrap();
+    let back = read(Format::Tbx2008, &exported.bytes, &languages("ja")).unwrap();
+    assert_eq!(back.entries[0].term.note.as_deref(), Some("<b> & \"q\" 'a'\r\nline"));
+    assert_eq!(back, read(Format::Tbx, &v3.bytes, &languages("ja")).unwrap());
 }
 
 /// Runs check_tbx.py (RELAX NG with lxml, then the TBX-Basic DCA rules) on `files`;
 /// fails, never skips, when python3 or lxml is missing.
 fn check_tbx(files: &[PathBuf]) -> std::process::Output {
+    run_check("check_tbx.py", files)
+}
+
+/// Runs check_tbx2008.py (the TBX 2008 and TBX-Basic 2008 DTDs with lxml, then every
+/// data category against the TBX-Basic XCS) on `files`.
+fn check_tbx2008(files: &[PathBuf]) -> std::process::Output {
+    run_check("check_tbx2008.py", files)
+}
+
+/// Runs the checker `script` of this folder on `files`; fails, never skips, when
+/// python3 or lxml is missing.
+fn run_check(script: &str, files: &[PathBuf]) -> std::process::Output {
     let probe = Command::new("python3").args(["-c", "import lxml.etree"]).output();
     match probe {
         Ok(output) if output.status.success() => {}
@@ -522,7 +657,7 @@ fn check_tbx(files: &[PathBuf]) -> std::process::Output {
         ),
         Err(error) => panic!("python3 is needed to check TBX exports ({error}): run scripts/setup.sh"),
     }
-    Command::new("python3").arg(Path::new(FIXTURES).join("check_tbx.py")).args(files).output().unwrap()
+    Command::new("python3").arg(Path::new(FIXTURES).join(script)).args(files).output().unwrap()
 }
 
 #[test]
@@ -590,6 +725,142 @@ fn the_lxml_check_refuses_what_is_not_tbx_basic_dca() {
     }
 }
 
+/// Terms holding every character TBX escapes, in every field the writers carry.
+fn special() -> Term {
+    Term {
+        kind: Some("a<b>&c\"d'e".into()),
+        note: Some("]]> & <!-- -->".into()),
+        decl: vec!["<&>".into()],
+        gender: Some(Gender::Neuter),
+        aliases: vec![alias("別名 & <それ>")],
+        ..Term::new("\"引用\" & <タグ>", "'кавычки' & <теги>")
+    }
+}
+
+/// The `tbx-2008` exports of every fixture and of [`special`], written to files.
+fn tbx_2008_exports(dir: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut files = Vec::new();
+    for (name, source) in FIXTURES_AND_SOURCES {
+        let parsed = read(Format::Tbx2008, &fixture(name), &languages(source)).unwrap();
+        let path = dir.join(format!("export-of-{name}"));
+        std::fs::write(&path, write(Format::Tbx2008, &as_export(&parsed, source)).unwrap().bytes).unwrap();
+        files.push(path);
+    }
+    let path = dir.join("export-special.tbx");
+    std::fs::write(&path, write(Format::Tbx2008, &export(vec![special()])).unwrap().bytes).unwrap();
+    files.push(path);
+    files
+}
+
+#[test]
+fn tbx_2008_exports_pass_both_dtds_and_the_tbx_basic_xcs_in_lxml() {
+    let files = tbx_2008_exports(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tbx-2008-exports"));
+    let output = check_tbx2008(&files);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("checked 4 files, 0 problems"), "{stdout}");
+}
+
+#[test]
+fn the_tbx_2008_check_refuses_what_is_not_tbx_basic_2008() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tbx-2008-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let export =
+        String::from_utf8(write(Format::Tbx2008, &export(vec![Term::new("真昼", "Махиру")])).unwrap().bytes).unwrap();
+    // The v3 export and the v3 DCA fixture are not TBX 2008 at all.
+    let mut files = vec![Path::new(FIXTURES).join("basic-dca-ja.tbx")];
+    for (name, bad) in [
+        ("ntig.tbx", export.replace("<tig>", "<ntig><termGrp>").replace("</tig>", "</termGrp></ntig>")),
+        (
+            "termnote-in-langset.tbx",
+            export.replace(
+                "<langSet xml:lang=\"ru\">",
+                "<langSet xml:lang=\"ru\"><termNote type=\"partOfSpeech\">noun</termNote>",
+            ),
+        ),
+        ("pos-off-picklist.tbx", export.replace(">noun<", ">plural<")),
+        (
+            "subject-in-tig.tbx",
+            export.replace(
+                "<termNote type=\"partOfSpeech\">noun</termNote>",
+                "<descrip type=\"subjectField\">x</descrip>",
+            ),
+        ),
+        ("not-basic.tbx", export.replace("type=\"TBX-Basic\"", "type=\"TBX\"")),
+        ("no-xcs.tbx", export.replace("TBXBasicXCSV02.xcs", "TBXXCSV02.xcs")),
+        (
+            "note-after-langset.tbx",
+            export.replace("</langSet>\n      </termEntry>", "</langSet><note>x</note></termEntry>"),
+        ),
+        (
+            "v3.tbx",
+            String::from_utf8(write(Format::Tbx, &export_input(vec![Term::new("a", "b")])).unwrap().bytes).unwrap(),
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bad).unwrap();
+        files.push(path);
+    }
+    for file in files {
+        let output = check_tbx2008(std::slice::from_ref(&file));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(!output.status.success(), "{} passed:\n{stdout}", file.display());
+        assert!(!stdout.contains(" 0 problems"), "{stdout}");
+    }
+}
+
+/// What translate-toolkit's `tbxfile` should read from an export of `terms`: one unit
+/// per term, named by the record id, its source the term's `src` and its target `dst`.
+fn exported_pairs(input: &ExportInput) -> Vec<ToolkitUnit> {
+    input
+        .terms
+        .iter()
+        .map(|export| ToolkitUnit {
+            id: Some(export.id.to_string()),
+            source: Some(export.term.src.clone()),
+            target: Some(export.term.dst.clone()),
+            notes: None,
+        })
+        .collect()
+}
+
+/// translate-toolkit's units without their notes (which hold what lorebank wrote as
+/// notes and part of speech, checked apart).
+fn without_notes(units: Vec<ToolkitUnit>) -> Vec<ToolkitUnit> {
+    units.into_iter().map(|unit| ToolkitUnit { notes: None, ..unit }).collect()
+}
+
+#[test]
+fn translate_toolkit_reads_a_tbx_2008_export_as_the_exported_pairs() {
+    let mut inputs = vec![export(vec![special(), Term::new("天使様", "Ангел")])];
+    for (name, source) in FIXTURES_AND_SOURCES {
+        inputs.push(as_export(&read(Format::Tbx2008, &fixture(name), &languages(source)).unwrap(), source));
+    }
+    for input in inputs {
+        let bytes = write(Format::Tbx2008, &input).unwrap().bytes;
+        let expected = exported_pairs(&input);
+        // Without languages, translate-toolkit takes the first langSet as the source and
+        // the second as the target; with them, it picks the sections by xml:lang.
+        assert_eq!(without_notes(translate_toolkit(ToolkitStore::Tbx(None), &bytes)), expected);
+        let languages = Some((input.source_lang.as_str(), input.target_lang.as_str()));
+        assert_eq!(without_notes(translate_toolkit(ToolkitStore::Tbx(languages), &bytes)), expected);
+    }
+    // The notes: the concept's note and the rendering's declension forms.
+    let term = Term {
+        note: Some("heroine".into()), decl: vec!["Махиру Сиины".into()], ..Term::new("真昼", "Махиру")
+    };
+    let units = translate_toolkit(ToolkitStore::Tbx(None), &write(Format::Tbx2008, &export(vec![term])).unwrap().bytes);
+    assert_eq!(units[0].notes.as_deref(), Some("heroine\ndecl: Махиру Сиины"));
+}
+
+#[test]
+fn translate_toolkit_refuses_the_tbx_v3_export_which_is_why_tbx_2008_exists() {
+    let bytes = write(Format::Tbx, &export(vec![Term::new("真昼", "Махиру")])).unwrap().bytes;
+    let error = try_translate_toolkit(ToolkitStore::Tbx(None), &bytes).unwrap_err();
+    assert_eq!(error, "AssertionError");
+}
+
 /// Whether an error says where: every error but the two about the file as a whole.
 fn placed(error: &ReadError) -> bool {
     error.at.is_some()
@@ -627,11 +898,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn write_then_read_gives_back_every_carried_field(terms in prop::collection::vec(term(), 1..6)) {
+    fn write_then_read_gives_back_every_carried_field(
+        terms in prop::collection::vec(term(), 1..6),
+        format in prop_oneof![Just(Format::Tbx), Just(Format::Tbx2008)],
+    ) {
         let input = export(terms.clone());
-        let exported = write(Format::Tbx, &input).unwrap();
+        let exported = write(format, &input).unwrap();
         prop_assert_eq!(&exported.lost, &vec![]);
-        let parsed = read(Format::Tbx, &exported.bytes, &languages("ja")).unwrap();
+        let parsed = read(format, &exported.bytes, &languages("ja")).unwrap();
         prop_assert_eq!(parsed.skipped, vec![]);
         prop_assert_eq!(parsed.lost, vec![]);
         prop_assert_eq!(parsed.notices, vec![]);
@@ -649,8 +923,12 @@ proptest! {
     }
 
     #[test]
-    fn a_damaged_export_reads_or_fails_with_a_place(cut in 0usize..2000, byte in any::<u8>()) {
-        let mut bytes = write(Format::Tbx, &export(vec![Term::new("真昼", "Махиру")])).unwrap().bytes;
+    fn a_damaged_export_reads_or_fails_with_a_place(
+        cut in 0usize..2000,
+        byte in any::<u8>(),
+        format in prop_oneof![Just(Format::Tbx), Just(Format::Tbx2008)],
+    ) {
+        let mut bytes = write(format, &export(vec![Term::new("真昼", "Махиру")])).unwrap().bytes;
         let at = cut % bytes.len();
         bytes[at] = byte;
         if let Err(error) = read(Format::Tbx, &bytes, &languages("ja")) {

@@ -338,7 +338,8 @@ pub struct ImportArgs {
     pub file: PathBuf,
     /// The format (default: detected from the file name and content): galtransl,
     /// sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx,
-    /// sillytavern, novelai, omegat, omegat-csv, tbx.
+    /// sillytavern, novelai, omegat, omegat-csv, tbx, tbx-2008 (tbx and tbx-2008
+    /// both read TBX 2008 and TBX v3).
     #[arg(long, value_parser = format_name)]
     pub format: Option<formats::Format>,
     /// Refuse the import (exit 2, nothing written) if any entry would be skipped
@@ -371,7 +372,8 @@ fn export_format_name(text: &str) -> Result<book::ExportForm, String> {
 #[derive(Debug, ClapArgs)]
 pub struct ExportArgs {
     /// The format: galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx,
-    /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx; or
+    /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx (TBX-Basic
+    /// 2019), tbx-2008 (TBX-Basic 2008, for translate-toolkit, Weblate and OmegaT); or
     /// profile, the profile's one line per record (docs/governance.md).
     #[arg(long, value_parser = export_format_name)]
     pub format: book::ExportForm,

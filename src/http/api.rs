@@ -397,7 +397,7 @@ fn impact() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/import", tag = "writes",
     params(
-        ("format" = Option<String>, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx; detected from `file` and the content when left out", example = "galtransl"),
+        ("format" = Option<String>, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx or tbx-2008 (both TBX names read TBX 2008 and TBX v3); detected from `file` and the content when left out", example = "galtransl"),
         ("file" = Option<String>, Query, description = "The file's name: for detection, errors and every event's source (`FILE:LINE`); default `upload`", example = "glossary.txt"),
         ("strict" = Option<bool>, Query, description = "Refuse the import (400, nothing written) if any entry would be skipped or any field lost"),
         ("dry_run" = Option<bool>, Query, description = "Report what the import would do; write nothing"),
@@ -417,7 +417,7 @@ fn import() {}
 #[utoipa::path(get, path = "/v1/books/{book}/export", tag = "reads",
     params(
         ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
-        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx", example = "sillytavern"),
+        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx (TBX-Basic 2019) or tbx-2008 (TBX-Basic 2008, which translate-toolkit, Weblate and OmegaT read)", example = "sillytavern"),
         ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate)", minimum = 1),
         ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
         ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX (default `ru`)"),

@@ -30,7 +30,7 @@ pub(crate) fn fields(format: Format) -> Fields {
         Format::SillyTavern => sillytavern::FIELDS,
         Format::NovelAi => novelai::FIELDS,
         Format::OmegaT | Format::OmegaTCsv => omegat::FIELDS,
-        Format::Tbx => tbx::FIELDS,
+        Format::Tbx | Format::Tbx2008 => tbx::FIELDS,
     }
 }
 
@@ -48,7 +48,7 @@ pub(crate) fn read(format: Format, bytes: &[u8], languages: &Languages) -> Resul
         Format::NovelAi => novelai::read(bytes),
         Format::OmegaT => omegat::read_tsv(bytes),
         Format::OmegaTCsv => omegat::read_csv(bytes),
-        Format::Tbx => tbx::read(bytes, languages),
+        Format::Tbx | Format::Tbx2008 => tbx::read(bytes, languages),
     }
 }
 
@@ -66,6 +66,7 @@ pub(crate) fn write(format: Format, input: &ExportInput) -> Result<Exported, Wri
         Format::OmegaT => omegat::write_tsv(input),
         Format::OmegaTCsv => omegat::write_csv(input),
         Format::Tbx => tbx::write(input),
+        Format::Tbx2008 => tbx::write_2008(input),
     }?;
     let mut lost = unheld_fields(format.fields(), input);
     if !format.has_summaries() {

@@ -23,9 +23,6 @@ mod omegat_encoding;
 
 pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
 
-/// The first line of a tab-separated glossary OmegaT creates, and of an export.
-pub(super) const TSV_HEADER: &str = "# Glossary in tab-separated format -*- coding: utf-8 -*-";
-
 const ACTIVATION: &str = "OmegaT shows a glossary entry when the tokens of its source (lower-cased, stemmed; an \
     all-caps term only in all-caps text) occur among the tokens of the segment, or, for a CJK term in a language \
     written without spaces, when the term occurs in the segment as a substring; lorebank matches keys \
@@ -335,9 +332,25 @@ fn export_rows(input: &ExportInput, separator: Separator) -> (Vec<Vec<String>>, 
         let at = At::Record(export.id);
         let dst = written(&mut lost, &at, "dst", &term.dst, separator);
         let note = term.note.as_deref().map(|note| written(&mut lost, &at, "note", note, separator));
-        let mut keys = vec![written(&mut lost, &at, "src", &term.src, separator)];
-        keys.extend(term.aliases.iter().map(|alias| written(&mut lost, &at, "aliases", &alias.surface, separator)));
-        for key in keys {
+        let mut keys = vec![("src", written(&mut lost, &at, "src", &term.src, separator))];
+        keys.extend(
+            term.aliases.iter().map(|alias| ("aliases", written(&mut lost, &at, "aliases", &alias.surface, separator))),
+        );
+        for (name, mut key) in keys {
+            // A tab-separated export has no header line, so a key may start the file,
+            // where OmegaT and lorebank read a U+FEFF as its byte order mark (and
+            // translate-toolkit keeps it): left out of every key, and reported.
+            if matches!(separator, Separator::Tab) && key.starts_with('\u{feff}') {
+                lost.push(Lost {
+                    at: at.clone(),
+                    field: name.to_owned(),
+                    value: Some("starts with U+FEFF, which reads as a byte order mark".into()),
+                });
+                key = trim(key.trim_start_matches('\u{feff}')).to_owned();
+                if key.is_empty() {
+                    continue;
+                }
+            }
             let mut row = vec![key, dst.clone()];
             row.extend(note.iter().filter(|note| !note.is_empty()).cloned());
             rows.push(row);
@@ -346,13 +359,14 @@ fn export_rows(input: &ExportInput, separator: Separator) -> (Vec<Vec<String>>, 
     (rows, lost)
 }
 
-/// UTF-8, the header line OmegaT writes into a new glossary, then `src⇥dst[⇥note]`
-/// lines ended by `\n`. A key starting with `#` (which would make a comment) is
-/// written after a space, which the reader trims.
+/// UTF-8 without a byte order mark or a header line, `src⇥dst[⇥note]` lines ended
+/// by `\n`: what OmegaT reads from a `.utf8` file (UTF-8 whatever it holds) and
+/// translate-toolkit's `OmegaTFile` reads line for line (it takes OmegaT's header
+/// line for an entry). A key starting with `#` (which would make a comment) is written
+/// after a space, which OmegaT and lorebank trim.
 pub(super) fn write_tsv(input: &ExportInput) -> Result<Exported, WriteError> {
     let (rows, lost) = export_rows(input, Separator::Tab);
-    let mut out = String::from(TSV_HEADER);
-    out.push('\n');
+    let mut out = String::new();
     for row in rows {
         if row[0].starts_with('#') {
             out.push(' ');

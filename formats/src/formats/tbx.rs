@@ -1,7 +1,8 @@
 //! TBX: reads TBX 2008 (`<martif>`, `termEntry/langSet/(tig|ntig/termGrp)/term`) and
 //! TBX v3 (`<tbx>` in `urn:iso:std:iso:30042:ed-2`, `conceptEntry/langSec/termSec/
 //! term`, TBX-Basic, TBX-Min or TBX-Core, DCA or DCT style); writes TBX-Basic 2019 in
-//! DCA style. docs/formats.md maps every element.
+//! DCA style (`tbx`) and TBX-Basic 2008 (`tbx-2008`), the same concepts and data
+//! categories in the elements of each generation. docs/formats.md maps every element.
 //!
 //! One concept is one entry. Its terms in the book's source language are `src` (the
 //! first) and aliases (the others), its first term in the target language is `dst`;
@@ -47,6 +48,12 @@ pub(super) fn read(bytes: &[u8], languages: &Languages) -> Result<Parsed, ReadEr
     let root = &document.root;
     let dialect = dialect(root)?;
     let mut parsed = Parsed::default();
+    if let Some(encoding) = document.legacy_encoding {
+        parsed.notices.push(Notice {
+            at: None,
+            message: format!("decoded as {encoding}, the encoding the XML declaration names"),
+        });
+    }
     if document.doctype {
         parsed.notices.push(Notice {
             at: None,
@@ -81,6 +88,16 @@ fn dialect(root: &Element) -> Result<Dialect, ReadError> {
     match root.name.as_str() {
         "martif" => match &root.ns {
             None => Ok(TBX_2008),
+            // translate-toolkit accepts a martif in any default namespace; no tool is
+            // known to write one, and TBX 2008 has none (docs/formats.md).
+            Some(ns) if ns == TBX_NS => Err(ReadError::at(
+                at,
+                "xmlns",
+                format!(
+                    "a TBX 2008 <martif> is in no namespace, this one is in {ns:?}, the namespace of TBX v3's <tbx>: \
+                     remove the xmlns attribute to read it as TBX 2008"
+                ),
+            )),
             Some(ns) => Err(ReadError::at(
                 at,
                 "xmlns",
@@ -421,34 +438,79 @@ fn short(text: &str) -> String {
 /// TBX-Basic 2019, DCA style: the document shape of docs/formats.md, one
 /// `conceptEntry` per term (id = record id) in the order given (id order).
 pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
+    write_as(&V3_OUT, input)
+}
+
+/// TBX-Basic 2008 (`martif`): the same concepts, terms and data categories as
+/// [`write`], in the elements of TBX 2008 (`termEntry`, `langSet`, `tig`).
+pub(super) fn write_2008(input: &ExportInput) -> Result<Exported, WriteError> {
+    write_as(&TBX_2008_OUT, input)
+}
+
+/// What one generation of TBX writes around the same concepts.
+struct Written {
+    format: Format,
+    dialect: Dialect,
+    /// The document up to `<text>`, given the source language (an attribute value)
+    /// and what the export is for.
+    head: fn(&str, &str) -> String,
+    /// The closing tag of the root.
+    root_end: &'static str,
+}
+
+const V3_OUT: Written = Written { format: Format::Tbx, dialect: TBX_V3, head: v3_head, root_end: "</tbx>" };
+const TBX_2008_OUT: Written =
+    Written { format: Format::Tbx2008, dialect: TBX_2008, head: martif_head, root_end: "</martif>" };
+
+fn v3_head(source_lang: &str, description: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <?xml-model href=\"https://raw.githubusercontent.com/LTAC-Global/TBX_Core_RNG/master/TBXcoreStructV03.rng\" \
+         type=\"application/xml\" schematypens=\"http://relaxng.org/ns/structure/1.0\"?>\n\
+         <?xml-model href=\"https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCA/TBX-Basic_DCA.sch\" \
+         type=\"application/xml\" schematypens=\"http://purl.oclc.org/dsdl/schematron\"?>\n\
+         <tbx type=\"TBX-Basic\" style=\"dca\" xml:lang=\"{source_lang}\" xmlns=\"{TBX_NS}\">\n\
+         \x20 <tbxHeader>\n    <fileDesc>\n      <sourceDesc>\n        <p>{description}</p>\n      </sourceDesc>\n    \
+         </fileDesc>\n  </tbxHeader>\n"
+    )
+}
+
+/// The TBX-Basic 2008 header: no DOCTYPE (a reader would have to fetch the DTD by
+/// a relative name), the XCS of TBX-Basic named as the LISA sample names it.
+fn martif_head(source_lang: &str, description: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <martif type=\"TBX-Basic\" xml:lang=\"{source_lang}\">\n\
+         \x20 <martifHeader>\n    <fileDesc>\n      <sourceDesc>\n        <p>{description}</p>\n      </sourceDesc>\n    \
+         </fileDesc>\n    <encodingDesc>\n      <p type=\"XCSURI\">{TBX_BASIC_2008_XCS}</p>\n    </encodingDesc>\n  \
+         </martifHeader>\n"
+    )
+}
+
+/// The XCS (data categories and picklists) of TBX-Basic 2008, as its sample names it.
+const TBX_BASIC_2008_XCS: &str = "TBXBasicXCSV02.xcs";
+
+/// Writes `input` in the shape of `out`: one concept per term (id = record id) in the
+/// order given (id order); the source-language section holds `src` and the aliases,
+/// the target-language section the rendering with its gender and declension forms.
+fn write_as(out: &Written, input: &ExportInput) -> Result<Exported, WriteError> {
+    let Dialect { concept, language, terms, .. } = out.dialect;
+    let term_element = terms[0];
     if input.terms.is_empty() {
         return Err(WriteError {
-            format: Format::Tbx,
-            message: "a TBX body holds at least one conceptEntry, and there is no term to export".into(),
+            format: out.format,
+            message: format!("a TBX body holds at least one {concept}, and there is no term to export"),
         });
     }
-    let mut out = String::new();
     let mut lost = Vec::new();
-    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(
-        "<?xml-model href=\"https://raw.githubusercontent.com/LTAC-Global/TBX_Core_RNG/master/TBXcoreStructV03.rng\" \
-         type=\"application/xml\" schematypens=\"http://relaxng.org/ns/structure/1.0\"?>\n",
-    );
-    out.push_str(
-        "<?xml-model href=\"https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCA/TBX-Basic_DCA.sch\" \
-         type=\"application/xml\" schematypens=\"http://purl.oclc.org/dsdl/schematron\"?>\n",
-    );
     let source_lang = attribute(&input.source_lang);
     let target_lang = attribute(&input.target_lang);
-    out.push_str(&format!("<tbx type=\"TBX-Basic\" style=\"dca\" xml:lang=\"{source_lang}\" xmlns=\"{TBX_NS}\">\n"));
     let description = match input.chapter {
         Some(chapter) => format!("lorebank export for chapter {chapter}"),
         None => "lorebank export".to_owned(),
     };
-    out.push_str(&format!(
-        "  <tbxHeader>\n    <fileDesc>\n      <sourceDesc>\n        <p>{description}</p>\n      </sourceDesc>\n    </fileDesc>\n  </tbxHeader>\n"
-    ));
-    out.push_str("  <text>\n    <body>\n");
+    let mut doc = (out.head)(&source_lang, &description);
+    doc.push_str("  <text>\n    <body>\n");
     for export in &input.terms {
         let term = &export.term;
         let at = At::Record(export.id);
@@ -463,25 +525,26 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
             }
             escaped
         };
-        out.push_str(&format!("      <conceptEntry id=\"{}\">\n", export.id));
+        doc.push_str(&format!("      <{concept} id=\"{}\">\n", export.id));
         if let Some(kind) = &term.kind {
-            out.push_str(&format!("        <descrip type=\"subjectField\">{}</descrip>\n", text("kind", kind)));
+            doc.push_str(&format!("        <descrip type=\"subjectField\">{}</descrip>\n", text("kind", kind)));
         }
         if let Some(note) = &term.note {
-            out.push_str(&format!("        <note>{}</note>\n", text("note", note)));
+            doc.push_str(&format!("        <note>{}</note>\n", text("note", note)));
         }
-        out.push_str(&format!("        <langSec xml:lang=\"{source_lang}\">\n"));
+        doc.push_str(&format!("        <{language} xml:lang=\"{source_lang}\">\n"));
         let mut surfaces = vec![text("src", &term.src)];
         surfaces.extend(term.aliases.iter().map(|alias| text("aliases", &alias.surface)));
         for surface in surfaces {
-            out.push_str(&format!(
-                "          <termSec>\n            <term>{surface}</term>\n            <termNote type=\"partOfSpeech\">noun</termNote>\n          </termSec>\n"
+            doc.push_str(&format!(
+                "          <{term_element}>\n            <term>{surface}</term>\n            \
+                 <termNote type=\"partOfSpeech\">noun</termNote>\n          </{term_element}>\n"
             ));
         }
-        out.push_str("        </langSec>\n");
-        out.push_str(&format!("        <langSec xml:lang=\"{target_lang}\">\n          <termSec>\n"));
-        out.push_str(&format!("            <term>{}</term>\n", text("dst", &term.dst)));
-        out.push_str("            <termNote type=\"partOfSpeech\">noun</termNote>\n");
+        doc.push_str(&format!("        </{language}>\n"));
+        doc.push_str(&format!("        <{language} xml:lang=\"{target_lang}\">\n          <{term_element}>\n"));
+        doc.push_str(&format!("            <term>{}</term>\n", text("dst", &term.dst)));
+        doc.push_str("            <termNote type=\"partOfSpeech\">noun</termNote>\n");
         let gender = match term.gender {
             Some(Gender::Masculine) => Some("masculine"),
             Some(Gender::Feminine) => Some("feminine"),
@@ -489,48 +552,56 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
             Some(Gender::Plural) | None => None,
         };
         if let Some(gender) = gender {
-            out.push_str(&format!("            <termNote type=\"grammaticalGender\">{gender}</termNote>\n"));
+            doc.push_str(&format!("            <termNote type=\"grammaticalGender\">{gender}</termNote>\n"));
         }
         for form in &term.decl {
-            out.push_str(&format!("            <note>{DECL_PREFIX} {}</note>\n", text("decl", form)));
+            doc.push_str(&format!("            <note>{DECL_PREFIX} {}</note>\n", text("decl", form)));
         }
-        out.push_str("          </termSec>\n        </langSec>\n      </conceptEntry>\n");
-        if term.note.as_deref().is_some_and(|note| note.trim() != note) {
-            // A reader trims the text of an element (TBX files are indented).
+        doc.push_str(&format!("          </{term_element}>\n        </{language}>\n      </{concept}>\n"));
+        lost.extend(unwritten(&at, term));
+    }
+    doc.push_str(&format!("    </body>\n  </text>\n{}\n", out.root_end));
+    Ok(Exported { bytes: doc.into_bytes(), lost })
+}
+
+/// What of `term` no generation of TBX-Basic holds, beyond the fields TBX does not
+/// carry at all (which the dispatcher reports).
+fn unwritten(at: &At, term: &Term) -> Vec<Lost> {
+    let mut lost = Vec::new();
+    if term.note.as_deref().is_some_and(|note| note.trim() != note) {
+        // A reader trims the text of an element (TBX files are indented).
+        lost.push(Lost {
+            at: at.clone(),
+            field: "note".into(),
+            value: Some("white space around the note (a reader trims it)".into()),
+        });
+    }
+    if term.gender == Some(Gender::Plural) {
+        lost.push(Lost {
+            at: at.clone(),
+            field: "gender".into(),
+            value: Some("pl (TBX-Basic's grammaticalGender has no plural)".into()),
+        });
+    }
+    for alias in &term.aliases {
+        if alias.kind != AliasKind::Variant {
+            let kind = format!("{:?}", alias.kind).to_lowercase();
             lost.push(Lost {
                 at: at.clone(),
-                field: "note".into(),
-                value: Some("white space around the note (a reader trims it)".into()),
+                field: "aliases.kind".into(),
+                value: Some(format!("{}: kind {kind}", short(&alias.surface))),
             });
         }
-        if term.gender == Some(Gender::Plural) {
+        if let Some(window) = alias.window {
+            let until = window.until.map(|until| until.to_string()).unwrap_or_default();
             lost.push(Lost {
                 at: at.clone(),
-                field: "gender".into(),
-                value: Some("pl (TBX-Basic's grammaticalGender has no plural)".into()),
+                field: "aliases.window".into(),
+                value: Some(format!("{}: window {}..{until}", short(&alias.surface), window.since)),
             });
-        }
-        for alias in &term.aliases {
-            if alias.kind != AliasKind::Variant {
-                let kind = format!("{:?}", alias.kind).to_lowercase();
-                lost.push(Lost {
-                    at: at.clone(),
-                    field: "aliases.kind".into(),
-                    value: Some(format!("{}: kind {kind}", short(&alias.surface))),
-                });
-            }
-            if let Some(window) = alias.window {
-                let until = window.until.map(|until| until.to_string()).unwrap_or_default();
-                lost.push(Lost {
-                    at: at.clone(),
-                    field: "aliases.window".into(),
-                    value: Some(format!("{}: window {}..{until}", short(&alias.surface), window.since)),
-                });
-            }
         }
     }
-    out.push_str("    </body>\n  </text>\n</tbx>\n");
-    Ok(Exported { bytes: out.into_bytes(), lost })
+    lost
 }
 
 /// `value` as XML character data, and the first character XML 1.0 cannot hold at all

@@ -1,5 +1,6 @@
-//! The XML under TBX: bytes decoded (UTF-8, or UTF-16 with a byte order mark) and
-//! parsed with quick-xml into a small element tree, every element with its line.
+//! The XML under TBX: bytes decoded (UTF-8, or UTF-16 with a byte order mark, or the
+//! legacy encoding the XML declaration names) and parsed with quick-xml into a small
+//! element tree, every element with its line.
 //!
 //! Only well-formed XML gets through, and every error names a line and a column. No
 //! DTD is ever read: a `<!DOCTYPE>` is noted and skipped, nothing it names is
@@ -85,28 +86,88 @@ pub(super) struct Document {
     pub root: Element,
     /// Whether the document had a `<!DOCTYPE>` (skipped).
     pub doctype: bool,
+    /// The legacy encoding the XML declaration named and the bytes were decoded from
+    /// (`windows-1254`); `None` for UTF-8 and UTF-16.
+    pub legacy_encoding: Option<&'static str>,
 }
 
 /// Decodes and parses `bytes`.
 pub(super) fn parse(bytes: &[u8]) -> Result<Document, ReadError> {
-    let text = decode(bytes)?;
+    let (text, legacy_encoding) = decode(bytes)?;
     check_chars(&text)?;
-    build(&text)
+    let mut document = build(&text)?;
+    document.legacy_encoding = legacy_encoding;
+    Ok(document)
 }
 
-/// UTF-16 (little or big endian) when the file starts with its byte order mark,
-/// otherwise UTF-8 (a byte order mark allowed).
-fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, ReadError> {
+/// UTF-16 (little or big endian) when the file starts with its byte order mark, UTF-8
+/// when it starts with UTF-8's; otherwise the encoding its XML declaration names when
+/// that is a legacy one lorebank knows by that label (WHATWG's labels: `windows-1254`,
+/// `iso-8859-1`, `shift_jis`, `gb2312`, …), and UTF-8 when it names none (or UTF-8, or
+/// an encoding lorebank does not know).
+fn decode(bytes: &[u8]) -> Result<(Cow<'_, str>, Option<&'static str>), ReadError> {
     let utf16 = if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
         Some((encoding_rs::UTF_16LE, rest))
     } else {
         bytes.strip_prefix(b"\xFE\xFF").map(|rest| (encoding_rs::UTF_16BE, rest))
     };
-    match utf16 {
-        Some((encoding, rest)) => encoding.decode_without_bom_handling_and_without_replacement(rest).ok_or_else(|| {
+    if let Some((encoding, rest)) = utf16 {
+        let text = encoding.decode_without_bom_handling_and_without_replacement(rest).ok_or_else(|| {
             ReadError::file(format!("not valid {} (it starts with its byte order mark)", encoding.name()))
-        }),
-        None => utf8(without_bom(bytes)).map(Cow::Borrowed),
+        })?;
+        return Ok((text, None));
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Ok((Cow::Borrowed(utf8(without_bom(bytes))?), None));
+    }
+    match declared_legacy_encoding(bytes) {
+        Some(encoding) => Ok((Cow::Owned(decode_legacy(encoding, bytes)?), Some(encoding.name()))),
+        None => Ok((Cow::Borrowed(utf8(bytes)?), None)),
+    }
+}
+
+/// The encoding the XML declaration at the start of `bytes` names (`<?xml version="1.0"
+/// encoding="windows-1254"?>`), when it is one other than UTF-8 and UTF-16.
+fn declared_legacy_encoding(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let head = bytes.strip_prefix(b"<?xml").filter(|head| head.first().is_some_and(u8::is_ascii_whitespace))?;
+    let end = head.iter().take(512).position(|&byte| byte == b'>')?;
+    let declaration = std::str::from_utf8(&head[..end]).ok()?;
+    let (_, after) = declaration.split_once("encoding")?;
+    let value = after.trim_start().strip_prefix('=')?.trim_start();
+    let quote = value.chars().next().filter(|&c| c == '"' || c == '\'')?;
+    let (label, _) = value[1..].split_once(quote)?;
+    let encoding = encoding_rs::Encoding::for_label(label.trim().as_bytes())?;
+    let unicode = [encoding_rs::UTF_8, encoding_rs::UTF_16LE, encoding_rs::UTF_16BE, encoding_rs::REPLACEMENT];
+    (!unicode.contains(&encoding)).then_some(encoding)
+}
+
+/// `bytes` decoded as `encoding`, or an error naming the line of the first byte
+/// sequence that is not in it.
+fn decode_legacy(encoding: &'static encoding_rs::Encoding, bytes: &[u8]) -> Result<String, ReadError> {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut text = String::with_capacity(
+        decoder.max_utf8_buffer_length_without_replacement(bytes.len()).unwrap_or(bytes.len().saturating_mul(3)),
+    );
+    let (result, read) = decoder.decode_to_string_without_replacement(bytes, &mut text, true);
+    match result {
+        encoding_rs::DecoderResult::InputEmpty => Ok(text),
+        encoding_rs::DecoderResult::Malformed(bad, after) => {
+            let offset = read.saturating_sub(usize::from(bad) + usize::from(after));
+            let line = text.bytes().filter(|&byte| byte == b'\n').count() as u64 + 1;
+            Err(ReadError {
+                limit: None,
+                at: Some(At::Line(line)),
+                field: None,
+                message: format!(
+                    "not {} as the XML declaration says (malformed bytes at offset {offset})",
+                    encoding.name()
+                ),
+            })
+        }
+        // The buffer is as large as the decoder asks for the whole input.
+        encoding_rs::DecoderResult::OutputFull => {
+            Err(ReadError::file(format!("cannot decode the file as {}", encoding.name())))
+        }
     }
 }
 
@@ -241,7 +302,7 @@ fn build(text: &str) -> Result<Document, ReadError> {
                     return Err(invalid(text, text.len() as u64, message));
                 }
                 return match root {
-                    Some(root) => Ok(Document { root, doctype }),
+                    Some(root) => Ok(Document { root, doctype, legacy_encoding: None }),
                     None => Err(ReadError::file("invalid XML: no root element")),
                 };
             }

@@ -189,3 +189,104 @@ pub mod strategies {
         })
     }
 }
+
+/// What translate-toolkit (the reader of Weblate, Pootle and Virtaal) makes of a
+/// file: one unit, as its store gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolkitUnit {
+    /// `getid()`: a TBX `termEntry@id`, or the source.
+    pub id: Option<String>,
+    /// `source`.
+    pub source: Option<String>,
+    /// `target`.
+    pub target: Option<String>,
+    /// `getnotes()`, `None` when empty.
+    pub notes: Option<String>,
+}
+
+/// The store of translate-toolkit a file is read with.
+#[derive(Clone, Copy, Debug)]
+pub enum ToolkitStore<'a> {
+    /// `translate.storage.tbx.tbxfile`, with the source and target languages to pick
+    /// (`None`: the first `langSet` is the source and the second the target).
+    Tbx(Option<(&'a str, &'a str)>),
+    /// `translate.storage.omegat.OmegaTFile`, the store of `.utf8` glossaries.
+    OmegaT,
+}
+
+/// Reads `bytes` with translate-toolkit (`scripts/setup.sh` installs it, pinned) and
+/// returns its units in order; fails, never skips, when python3 or translate-toolkit
+/// is missing, and when the store refuses the file (with Python's message).
+pub fn translate_toolkit(store: ToolkitStore<'_>, bytes: &[u8]) -> Vec<ToolkitUnit> {
+    try_translate_toolkit(store, bytes)
+        .unwrap_or_else(|error| panic!("translate-toolkit refused the file ({store:?}): {error}"))
+}
+
+/// [`translate_toolkit`], with a refusal of the file as the last line Python printed
+/// to stderr (`AssertionError`, `ValueError: …`).
+pub fn try_translate_toolkit(store: ToolkitStore<'_>, bytes: &[u8]) -> Result<Vec<ToolkitUnit>, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let probe = Command::new("python3").args(["-c", "import translate.storage.tbx, translate.storage.omegat"]).output();
+    match probe {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => panic!(
+            "this test reads exports with the Python package translate-toolkit: run scripts/setup.sh ({})",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ),
+        Err(error) => {
+            panic!("python3 is needed to read exports with translate-toolkit ({error}): run scripts/setup.sh")
+        }
+    }
+    // Each field as `=` and its UTF-8 in hex, or `-` for None: no quoting to get wrong.
+    let script = "import io, sys\n\
+                  from translate.storage import omegat, tbx\n\
+                  data = io.BytesIO(sys.stdin.buffer.read())\n\
+                  if sys.argv[1] == 'tbx':\n\
+                  \x20   languages = sys.argv[2:4] if len(sys.argv) > 3 else (None, None)\n\
+                  \x20   store = tbx.tbxfile(data, sourcelanguage=languages[0], targetlanguage=languages[1])\n\
+                  else:\n\
+                  \x20   store = omegat.OmegaTFile(data)\n\
+                  def field(text):\n\
+                  \x20   return '-' if text is None else '=' + text.encode('utf-8').hex()\n\
+                  for unit in store.units:\n\
+                  \x20   print(field(unit.getid()), field(unit.source), field(unit.target), field(unit.getnotes() or None))\n";
+    let mut command = Command::new("python3");
+    command.args(["-c", script]);
+    match store {
+        ToolkitStore::Tbx(languages) => {
+            command.arg("tbx");
+            if let Some((source, target)) = languages {
+                command.args([source, target]);
+            }
+        }
+        ToolkitStore::OmegaT => {
+            command.arg("omegat");
+        }
+    }
+    let mut child =
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run python3");
+    child.stdin.take().expect("stdin").write_all(bytes).expect("write to python3");
+    let output = child.wait_with_output().expect("python3");
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(stderr.lines().last().unwrap_or("").to_owned());
+    }
+    let field = |text: &str| -> Option<String> {
+        let hex = text.strip_prefix('=')?;
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex from the script"))
+            .collect();
+        Some(String::from_utf8(bytes).expect("UTF-8 from the script"))
+    };
+    Ok(String::from_utf8(output.stdout)
+        .expect("ASCII from the script")
+        .lines()
+        .map(|line| {
+            let fields: Vec<Option<String>> = line.split(' ').map(field).collect();
+            let [id, source, target, notes] = <[Option<String>; 4]>::try_from(fields).expect("four fields a unit");
+            ToolkitUnit { id, source, target, notes }
+        })
+        .collect())
+}
