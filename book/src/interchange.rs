@@ -11,6 +11,13 @@
 //! in file order; a summary keeps the id it was exported under. So importing the
 //! same file twice appends nothing, and a book exported in id order and imported
 //! into an empty book gets its ids back when they were dense.
+//!
+//! **Shared keys.** Entries of one file may share keys (every entry a key hits is
+//! activated in the lore tools); `collisions` settles which record each entry is and
+//! what the book keeps of each shared key, and the report names every decision with
+//! both places. No file is refused for it.
+
+mod collisions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,6 +30,7 @@ use projections::{Reader, SnapshotId, State};
 use crate::book::Book;
 use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions};
+use collisions::Identity;
 
 /// The language of the renderings when a caller names none.
 pub const TARGET_LANG: &str = "ru";
@@ -73,6 +81,81 @@ pub struct Grouped {
 /// How many distinct values a lost field lists.
 pub const VALUES_SHOWN: usize = 5;
 
+pub use collisions::SENSE_BASE_CHARS_MAX;
+
+/// What a key is to an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRole {
+    /// Its `src`: the surface its record is found by.
+    Src,
+    /// One of its aliases.
+    Alias,
+}
+
+impl KeyRole {
+    /// The word the report uses: `src` or `alias`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyRole::Src => "src",
+            KeyRole::Alias => "alias",
+        }
+    }
+}
+
+/// What an import did with a key that an earlier entry of the file holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The later entry is a record of its own under this sense (its rendering), with
+    /// all its keys.
+    Sense(String),
+    /// The alias is left out of the later entry's record.
+    Dropped,
+    /// Both entries are records of the book whose windows share no chapter, so both
+    /// keep the key; the later one holds it in this window.
+    Window(Window),
+}
+
+impl Outcome {
+    /// The word the report uses: `sense`, `dropped` or `window`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Sense(_) => "sense",
+            Outcome::Dropped => "dropped",
+            Outcome::Window(_) => "window",
+        }
+    }
+}
+
+/// A key two entries of one file share (their surfaces fold alike), and what the
+/// import did about it (docs/formats.md, "Entries that share keys").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collision {
+    /// The key, as the later entry writes it.
+    pub key: String,
+    /// Where the later entry is.
+    pub at: At,
+    /// What the key is to the later entry.
+    pub role: KeyRole,
+    /// Where the earlier entry is, which keeps the key as it is.
+    pub first: At,
+    /// What the key is to the earlier entry.
+    pub first_role: KeyRole,
+    /// What the import did with the later entry.
+    pub outcome: Outcome,
+}
+
+impl std::fmt::Display for Collision {
+    /// `Vera (src) is the src of entry 1: sense "Hugo Lockwood"`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}) is the {} of {}: ", self.key, self.role.name(), self.first_role.name(), self.first)?;
+        match &self.outcome {
+            Outcome::Sense(sense) => write!(f, "a record of its own with the sense {sense:?}"),
+            Outcome::Dropped => write!(f, "left out of this entry"),
+            Outcome::Window(window) => write!(f, "both keep it, this entry in {window}"),
+        }
+    }
+}
+
 /// What an import did, or would do (dry run), entry by entry.
 #[derive(Clone, Debug)]
 pub struct ImportReport {
@@ -92,6 +175,9 @@ pub struct ImportReport {
     pub unchanged: Vec<Placed>,
     /// Entries it leaves out, and why.
     pub skipped: Vec<Skipped>,
+    /// Keys an entry shares with an earlier entry, and what was done, in the order of
+    /// the later entry.
+    pub collisions: Vec<Collision>,
     /// Foreign fields lorebank cannot represent, by field.
     pub lost: Vec<Grouped>,
     /// What behaves differently, or what the reader changed.
@@ -176,7 +262,9 @@ pub struct Export {
 impl Book {
     /// Imports the glossary file `file` (its name, for detection, errors and
     /// sources; its content `bytes`) as one atomic batch. Bad files, and with
-    /// `strict` any skipped entry or lost field, are refused with nothing written.
+    /// `strict` any skipped entry, collision or lost field, are refused with nothing
+    /// written; without `strict`, entries that share keys are settled and reported,
+    /// never refused.
     pub fn import(&mut self, file: &str, bytes: &[u8], options: &ImportOptions) -> Result<ImportReport, BookError> {
         let name = file_label(file);
         let invalid = |error: formats::ReadError| BookError::of_file(&name, error);
@@ -195,7 +283,7 @@ impl Book {
         let plan = plan(&state, profile.as_ref(), format, &name, parsed)?;
         let lost = group_lost(&plan.lost);
         let notices = group_notices(&plan.notices);
-        if options.strict && (!plan.skipped.is_empty() || !lost.is_empty()) {
+        if options.strict && (!plan.skipped.is_empty() || !plan.collisions.is_empty() || !lost.is_empty()) {
             let n_lost: usize = lost.iter().map(|group| group.at.len()).sum();
             let mut what = Vec::new();
             if let Some(skipped) = plan.skipped.first() {
@@ -204,6 +292,13 @@ impl Book {
                     count(plan.skipped.len(), "entry", "entries"),
                     skipped.at,
                     skipped.reason
+                ));
+            }
+            if let Some(collision) = plan.collisions.first() {
+                what.push(format!(
+                    "{} (first: {name} {}: {collision})",
+                    count(plan.collisions.len(), "key shared", "keys shared"),
+                    collision.at,
                 ));
             }
             if let Some(group) = lost.first() {
@@ -254,6 +349,7 @@ impl Book {
             updated: plan.updated,
             unchanged: plan.unchanged,
             skipped: plan.skipped,
+            collisions: plan.collisions,
             lost,
             notices,
             n_events,
@@ -399,6 +495,7 @@ struct Plan {
     updated: Vec<Placed>,
     unchanged: Vec<Placed>,
     skipped: Vec<Skipped>,
+    collisions: Vec<Collision>,
     lost: Vec<Lost>,
     notices: Vec<Notice>,
 }
@@ -417,15 +514,8 @@ fn plan(
         None => text.to_owned(),
     };
     let carried = format.fields();
-    // The book's surfaces: a record by (folded src, sense), and by folded alias.
-    let mut by_src: BTreeMap<(String, Option<String>), Vec<RecordId>> = BTreeMap::new();
-    let mut by_alias: BTreeMap<String, RecordId> = BTreeMap::new();
-    for active in state.active_terms(None) {
-        by_src.entry((fold(&active.term.put.src), active.term.put.sense.clone())).or_default().push(active.id);
-        for surface in active.term.aliases.keys() {
-            by_alias.insert(fold(surface), active.id);
-        }
-    }
+    let index = collisions::Index::of(state, &fold);
+    let settlement = collisions::settle(parsed.entries, &index, &fold);
     let mut free_terms = state.free_ids(RecordKind::Term);
     let mut plan = Plan {
         bodies: Vec::new(),
@@ -433,45 +523,20 @@ fn plan(
         updated: Vec::new(),
         unchanged: Vec::new(),
         skipped: parsed.skipped,
+        collisions: settlement.collisions,
         lost: parsed.lost,
         notices: parsed.notices,
     };
-    let mut seen: BTreeMap<(String, Option<String>), At> = BTreeMap::new();
-    for entry in parsed.entries {
-        let at = entry.at;
-        let term = entry.term;
+    for settled in settlement.entries {
+        let collisions::Settled { at, term, identity } = settled;
         let label = format!("{name} {at}");
         let source = format!("{name}{}", at.source_suffix());
-        let key = (fold(&term.src), term.sense.clone());
-        if let Some(first) = seen.get(&key) {
-            return Err(BookError::Invalid(format!(
-                "{label}: field src: {} folds to the same surface as the entry at {first}; a book holds one \
-                 record per surface and sense (merge the two entries, or give them senses)",
-                term.src
-            )));
-        }
-        seen.insert(key.clone(), at.clone());
-        let matched = match by_src.get(&key).map(Vec::as_slice) {
-            Some([id]) => Some(*id),
-            Some(ids) if ids.len() > 1 => {
-                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-                plan.skipped.push(Skipped {
-                    at,
-                    reason: format!(
-                        "{} matches several records ({}) with different windows; edit them in lorebank",
-                        term.src,
-                        ids.join(", ")
-                    ),
-                });
-                continue;
-            }
-            _ => None,
-        };
         let push = |plan: &mut Plan, body: Body| {
             plan.bodies.push(Labelled { label: label.clone(), default_source: source.clone(), body });
         };
-        match matched {
-            Some(id) => {
+        match identity {
+            Identity::Skip(reason) => plan.skipped.push(Skipped { at, reason }),
+            Identity::Record(id) => {
                 let current = &state.terms()[&id];
                 let (put, fields) = merged(&current.put, &term, carried);
                 let alias_bodies = alias_changes(id, current, &term, carried, &fold);
@@ -491,8 +556,7 @@ fn plan(
                 }
                 plan.updated.push(Placed { at, id, src: term.src, fields });
             }
-            None if term.sense.is_none() && by_alias.contains_key(&key.0) => {
-                let id = by_alias[&key.0];
+            Identity::AliasOf(id) => {
                 let current = &state.terms()[&id];
                 let (_, fields) = merged(&current.put, &Term { src: current.put.src.clone(), ..term.clone() }, carried);
                 if fields.is_empty() {
@@ -510,7 +574,7 @@ fn plan(
                     });
                 }
             }
-            None => {
+            Identity::New => {
                 let id = free_terms.take().map_err(|error| BookError::Invalid(format!("{label}: {error}")))?;
                 let put = TermPut {
                     id,
