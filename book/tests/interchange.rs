@@ -4,12 +4,14 @@
 //! trips of every format (export → import into an empty book gives the same
 //! snapshot ID; import → export → import appends nothing).
 
-use book::interchange::Outcome;
+use book::interchange::{Collision, KeyRole, Outcome};
 use book::{Book, BookError, ImportOptions};
 use formats::{Fields, Format};
 use ledger_model::*;
 use proptest::prelude::*;
 use test_support::books::{import_options, zh_book};
+use test_support::interchange;
+use test_support::profiles::zh_profile;
 use test_support::records::term_id;
 
 fn head(book: &mut Book) -> Seq {
@@ -435,6 +437,123 @@ fn windowed_versions_of_one_name_keep_their_records_by_rendering_then_in_order()
     let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
     let skipped: Vec<String> = report.skipped.iter().map(|skipped| skipped.at.to_string()).collect();
     assert_eq!((skipped, report.written), (vec!["line 2".to_owned(), "line 3".to_owned()], false));
+}
+
+/// Keys of generated files: few, so entries share them often; 蕭炎 folds to 萧炎.
+const SHARED_KEYS: &[&str] = &["萧炎", "蕭炎", "炎帝", "药老", "魂殿", "云岚宗"];
+/// Renderings of generated files: few, so senses take numbers.
+const SHARED_RENDERINGS: &[&str] = &["Сяо Янь", "Яо Лао", "Император Пламени"];
+
+/// Up to 11 terms whose src and aliases are drawn from [`SHARED_KEYS`].
+fn sharing_terms() -> impl Strategy<Value = Vec<formats::Term>> {
+    let term = (
+        prop::sample::select(SHARED_KEYS),
+        prop::sample::select(SHARED_RENDERINGS),
+        prop::sample::subsequence(SHARED_KEYS, 0..4),
+    );
+    prop::collection::vec(term, 1..12).prop_map(|terms| {
+        terms
+            .into_iter()
+            .map(|(src, dst, aliases)| {
+                let aliases = aliases.into_iter().filter(|alias| *alias != src).map(interchange::alias).collect();
+                formats::Term { aliases, ..formats::Term::new(src, dst) }
+            })
+            .collect()
+    })
+}
+
+/// Imports `terms` written as `format` into an empty zh book, and checks that no key
+/// is lost silently: every entry the reader returns is skipped with a reason or is a
+/// new record with its src, under the sense its src collision names (none without
+/// one), and with every alias but those a collision says were dropped because an
+/// earlier entry's record holds them in that sense; and a re-import appends nothing.
+fn shared_keys_import(format: Format, terms: Vec<formats::Term>) -> Result<(), TestCaseError> {
+    let input = formats::ExportInput {
+        source_lang: "zh".into(),
+        target_lang: "ru".into(),
+        chapter: None,
+        terms: interchange::numbered(terms),
+        summaries: Vec::new(),
+    };
+    let bytes = formats::write(format, &input).unwrap_or_else(|error| panic!("{format}: {error}")).bytes;
+    let parsed = interchange::read_as("zh", format, &bytes);
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let name = format!("shared.{}", format.extension());
+    let options = ImportOptions { format: Some(format), ..import_options() };
+    let report = book.import(&name, &bytes, &options).map_err(|error| TestCaseError::fail(format!("{error}")))?;
+    let fold = |text: &str| zh_profile().fold(text);
+    let state = book.state(None).unwrap();
+    let record_at = |at: &formats::At| report.imported.iter().find(|placed| &placed.at == at).map(|placed| placed.id);
+    for entry in &parsed.entries {
+        if report.skipped.iter().any(|skipped| skipped.at == entry.at) {
+            continue;
+        }
+        let id = record_at(&entry.at);
+        prop_assert!(id.is_some(), "{format}: the entry at {} is neither imported nor skipped", entry.at);
+        let put = &state.terms()[&id.unwrap()].put;
+        let here: Vec<&Collision> = report.collisions.iter().filter(|collision| collision.at == entry.at).collect();
+        let sense = here.iter().find_map(|collision| match &collision.outcome {
+            Outcome::Sense(sense) if collision.role == KeyRole::Src => Some(sense.clone()),
+            _ => None,
+        });
+        prop_assert_eq!((&put.src, &put.sense), (&entry.term.src, &sense), "{}: the record of {}", format, entry.at);
+        let record = &state.terms()[&id.unwrap()];
+        for alias in &entry.term.aliases {
+            let kept = record.aliases.contains_key(&alias.surface);
+            let dropped = here.iter().find(|collision| {
+                collision.key == alias.surface
+                    && collision.role == KeyRole::Alias
+                    && collision.outcome == Outcome::Dropped
+            });
+            prop_assert!(
+                kept != dropped.is_some(),
+                "{format}: alias {} of {}: kept {kept}, dropped {dropped:?}",
+                alias.surface,
+                entry.at
+            );
+            if let Some(dropped) = dropped {
+                // The earlier entry really holds it, in this sense.
+                let first = record_at(&dropped.first).map(|first| &state.terms()[&first]);
+                let holds = first.is_some_and(|first| {
+                    first.put.sense == put.sense
+                        && std::iter::once(&first.put.src)
+                            .chain(first.aliases.keys())
+                            .any(|surface| fold(surface) == fold(&alias.surface))
+                });
+                prop_assert!(holds, "{format}: {} claims {} holds {}", entry.at, dropped.first, alias.surface);
+            }
+        }
+        prop_assert_eq!(
+            record.aliases.len(),
+            entry.term.aliases.len() - here.iter().filter(|c| c.outcome == Outcome::Dropped).count()
+        );
+    }
+    // Every collision is between two entries of the file, the earlier one first.
+    let places: Vec<&formats::At> = parsed.entries.iter().map(|entry| &entry.at).collect();
+    for collision in &report.collisions {
+        let at = places.iter().position(|at| **at == collision.at);
+        let first = places.iter().position(|at| **at == collision.first);
+        prop_assert!(first.is_some() && first < at, "{format}: {collision:?}");
+    }
+    let head = book.state(None).unwrap().revision();
+    let again = book.import(&name, &bytes, &options).unwrap();
+    prop_assert!(!again.written, "{format}: a re-import wrote {:?}", again);
+    prop_assert_eq!(&again.collisions, &report.collisions);
+    prop_assert_eq!(book.state(None).unwrap().revision(), head);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn files_whose_entries_share_keys_import_every_key_or_report_it_and_reimport_to_nothing(
+        format in prop::sample::select(&Format::ALL[..]),
+        terms in sharing_terms(),
+    ) {
+        shared_keys_import(format, terms)?;
+    }
 }
 
 #[test]
