@@ -68,6 +68,47 @@ fn a_refused_import_exits_2_and_writes_nothing() {
 }
 
 #[test]
+fn entries_that_share_keys_import_and_each_shared_key_is_reported_with_both_places() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let world = r#"{"entries": {
+        "1": {"uid": 1, "key": ["敌人", "战斗", "遭遇"], "comment": "敌人索引"},
+        "2": {"uid": 2, "key": ["战斗系统", "遭遇"], "comment": "Система боя"},
+        "6": {"uid": 6, "key": ["敌人", "战斗", "遭遇"], "comment": "<敌人>"}}}"#;
+    let file = write_file(dir.path(), "world.json", world);
+    let strict = book.fails(&["import", "--strict", &file], 2);
+    assert!(
+        strict.contains(
+            "a strict import refuses any loss: 2 keys shared (first: world.json uid 2: 遭遇 (alias) is the alias of uid \
+             1: left out of this entry); nothing written"
+        ),
+        "{strict}"
+    );
+    assert_eq!(book.head(), 1);
+    let out = book.ok(&["import", &file]);
+    assert!(out.contains("3 imported, 0 updated, 0 unchanged, 0 skipped, 2 shared key(s), 0 field(s) lost"), "{out}");
+    assert!(
+        out.contains(
+            "  shared    uid 6: 敌人 (src) is the src of uid 1: a record of its own with the sense \"<敌人>\"\n"
+        ),
+        "{out}"
+    );
+    let again = book.json(&["import", &file]);
+    assert_eq!((again["written"].clone(), again["counts"]["collisions"].clone()), (Value::Bool(false), Value::from(2)));
+    assert_eq!(
+        again["collisions"],
+        serde_json::json!([
+            {"key": "遭遇", "at": "uid 2", "as": "alias", "with": "uid 1", "with_as": "alias", "outcome": "dropped"},
+            {"key": "敌人", "at": "uid 6", "as": "src", "with": "uid 1", "with_as": "src", "outcome": "sense",
+             "sense": "<敌人>"}
+        ])
+    );
+    let terms = book.json(&["show"]);
+    let senses: Vec<Value> = terms["terms"].as_array().unwrap().iter().map(|term| term["sense"].clone()).collect();
+    assert_eq!(senses, [Value::Null, Value::Null, Value::from("<敌人>")]);
+}
+
+#[test]
 fn import_from_stdin_needs_a_format() {
     let book = Book::new();
     let output = book.run_with_stdin(&["import", "-"], Some(GLOSSARY));

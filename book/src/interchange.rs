@@ -11,6 +11,13 @@
 //! in file order; a summary keeps the id it was exported under. So importing the
 //! same file twice appends nothing, and a book exported in id order and imported
 //! into an empty book gets its ids back when they were dense.
+//!
+//! **Shared keys.** Entries of one file may share keys (every entry a key hits is
+//! activated in the lore tools); `collisions` settles which record each entry is and
+//! what the book keeps of each shared key, and the report names every decision with
+//! both places. No file is refused for it.
+
+mod collisions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,6 +30,7 @@ use projections::{Reader, SnapshotId, State};
 use crate::book::Book;
 use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions};
+use collisions::Identity;
 
 /// The language of the renderings when a caller names none.
 pub const TARGET_LANG: &str = "ru";
@@ -73,6 +81,81 @@ pub struct Grouped {
 /// How many distinct values a lost field lists.
 pub const VALUES_SHOWN: usize = 5;
 
+pub use collisions::SENSE_BASE_CHARS_MAX;
+
+/// What a key is to an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRole {
+    /// Its `src`: the surface its record is found by.
+    Src,
+    /// One of its aliases.
+    Alias,
+}
+
+impl KeyRole {
+    /// The word the report uses: `src` or `alias`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyRole::Src => "src",
+            KeyRole::Alias => "alias",
+        }
+    }
+}
+
+/// What an import did with a key that an earlier entry of the file holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The later entry is a record of its own under this sense (its rendering), with
+    /// all its keys.
+    Sense(String),
+    /// The alias is left out of the later entry's record.
+    Dropped,
+    /// Both entries are records of the book whose windows share no chapter, so both
+    /// keep the key; the later one holds it in this window.
+    Window(Window),
+}
+
+impl Outcome {
+    /// The word the report uses: `sense`, `dropped` or `window`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Sense(_) => "sense",
+            Outcome::Dropped => "dropped",
+            Outcome::Window(_) => "window",
+        }
+    }
+}
+
+/// A key two entries of one file share (their surfaces fold alike), and what the
+/// import did about it (docs/formats.md, "Entries that share keys").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collision {
+    /// The key, as the later entry writes it.
+    pub key: String,
+    /// Where the later entry is.
+    pub at: At,
+    /// What the key is to the later entry.
+    pub role: KeyRole,
+    /// Where the earlier entry is, which keeps the key as it is.
+    pub first: At,
+    /// What the key is to the earlier entry.
+    pub first_role: KeyRole,
+    /// What the import did with the later entry.
+    pub outcome: Outcome,
+}
+
+impl std::fmt::Display for Collision {
+    /// `Vera (src) is the src of entry 1: sense "Hugo Lockwood"`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}) is the {} of {}: ", self.key, self.role.name(), self.first_role.name(), self.first)?;
+        match &self.outcome {
+            Outcome::Sense(sense) => write!(f, "a record of its own with the sense {sense:?}"),
+            Outcome::Dropped => write!(f, "left out of this entry"),
+            Outcome::Window(window) => write!(f, "both keep it, this entry in {window}"),
+        }
+    }
+}
+
 /// What an import did, or would do (dry run), entry by entry.
 #[derive(Clone, Debug)]
 pub struct ImportReport {
@@ -92,6 +175,9 @@ pub struct ImportReport {
     pub unchanged: Vec<Placed>,
     /// Entries it leaves out, and why.
     pub skipped: Vec<Skipped>,
+    /// Keys an entry shares with an earlier entry, and what was done, in the order of
+    /// the later entry.
+    pub collisions: Vec<Collision>,
     /// Foreign fields lorebank cannot represent, by field.
     pub lost: Vec<Grouped>,
     /// What behaves differently, or what the reader changed.
@@ -176,7 +262,9 @@ pub struct Export {
 impl Book {
     /// Imports the glossary file `file` (its name, for detection, errors and
     /// sources; its content `bytes`) as one atomic batch. Bad files, and with
-    /// `strict` any skipped entry or lost field, are refused with nothing written.
+    /// `strict` any skipped entry, collision or lost field, are refused with nothing
+    /// written; without `strict`, entries that share keys are settled and reported,
+    /// never refused.
     pub fn import(&mut self, file: &str, bytes: &[u8], options: &ImportOptions) -> Result<ImportReport, BookError> {
         let name = file_label(file);
         let invalid = |error: formats::ReadError| BookError::of_file(&name, error);
@@ -195,7 +283,7 @@ impl Book {
         let plan = plan(&state, profile.as_ref(), format, &name, parsed)?;
         let lost = group_lost(&plan.lost);
         let notices = group_notices(&plan.notices);
-        if options.strict && (!plan.skipped.is_empty() || !lost.is_empty()) {
+        if options.strict && (!plan.skipped.is_empty() || !plan.collisions.is_empty() || !lost.is_empty()) {
             let n_lost: usize = lost.iter().map(|group| group.at.len()).sum();
             let mut what = Vec::new();
             if let Some(skipped) = plan.skipped.first() {
@@ -204,6 +292,13 @@ impl Book {
                     count(plan.skipped.len(), "entry", "entries"),
                     skipped.at,
                     skipped.reason
+                ));
+            }
+            if let Some(collision) = plan.collisions.first() {
+                what.push(format!(
+                    "{} (first: {name} {}: {collision})",
+                    count(plan.collisions.len(), "key shared", "keys shared"),
+                    collision.at,
                 ));
             }
             if let Some(group) = lost.first() {
@@ -257,6 +352,7 @@ impl Book {
             updated: plan.updated,
             unchanged: plan.unchanged,
             skipped: plan.skipped,
+            collisions: plan.collisions,
             lost,
             notices,
             n_events,
@@ -402,6 +498,7 @@ struct Plan {
     updated: Vec<Placed>,
     unchanged: Vec<Placed>,
     skipped: Vec<Skipped>,
+    collisions: Vec<Collision>,
     lost: Vec<Lost>,
     notices: Vec<Notice>,
 }
@@ -419,18 +516,21 @@ fn plan(
         Some(profile) => profile.fold(text),
         None => text.to_owned(),
     };
+    let index = collisions::Index::of(state, &fold);
+    let settlement = collisions::settle(parsed.entries, &index, &fold);
     let plan = Plan {
         bodies: Vec::new(),
         imported: Vec::new(),
         updated: Vec::new(),
         unchanged: Vec::new(),
         skipped: parsed.skipped,
+        collisions: settlement.collisions,
         lost: parsed.lost,
         notices: parsed.notices,
     };
     let mut planner = Planner::new(state, &fold, format.fields(), name, plan);
-    for entry in parsed.entries {
-        planner.entry(entry)?;
+    for settled in settlement.entries {
+        planner.entry(settled)?;
     }
     for summary in parsed.summaries {
         planner.summary(summary);
@@ -438,7 +538,8 @@ fn plan(
     Ok(planner.plan)
 }
 
-/// An import being planned ([`plan`]): the book's surfaces, and the plan so far.
+/// An import being planned ([`plan`]): the entries settled against the book and
+/// each other ([`collisions::settle`]), and the plan so far.
 struct Planner<'a> {
     state: &'a State,
     fold: &'a dyn Fn(&str) -> String,
@@ -446,13 +547,7 @@ struct Planner<'a> {
     carried: Fields,
     /// The file's name, for labels and sources.
     name: &'a str,
-    /// The book's active terms by (folded src, sense).
-    by_src: BTreeMap<(String, Option<String>), Vec<RecordId>>,
-    /// The book's active terms by folded alias.
-    by_alias: BTreeMap<String, RecordId>,
     free_terms: projections::FreeIds,
-    /// The place of the entry of each (folded src, sense) planned so far.
-    seen: BTreeMap<(String, Option<String>), At>,
     plan: Plan,
 }
 
@@ -464,57 +559,22 @@ impl<'a> Planner<'a> {
         name: &'a str,
         plan: Plan,
     ) -> Planner<'a> {
-        let mut by_src: BTreeMap<(String, Option<String>), Vec<RecordId>> = BTreeMap::new();
-        let mut by_alias: BTreeMap<String, RecordId> = BTreeMap::new();
-        for active in state.active_terms(None) {
-            by_src.entry((fold(&active.term.put.src), active.term.put.sense.clone())).or_default().push(active.id);
-            for surface in active.term.aliases.keys() {
-                by_alias.insert(fold(surface), active.id);
-            }
-        }
         let free_terms = state.free_ids(RecordKind::Term);
-        Planner { state, fold, carried, name, by_src, by_alias, free_terms, seen: BTreeMap::new(), plan }
+        Planner { state, fold, carried, name, free_terms, plan }
     }
 
-    /// Plans one entry: an update of the record it matches by source and sense, a
-    /// new record, or nothing (an alias of a record that says the same, or skipped).
-    fn entry(&mut self, entry: formats::Entry) -> Result<(), BookError> {
-        let formats::Entry { at, term } = entry;
+    /// Plans one settled entry: an update of the record it is, nothing for an alias
+    /// of a record that says the same (else skipped), a new record, or skipped.
+    fn entry(&mut self, settled: collisions::Settled) -> Result<(), BookError> {
+        let collisions::Settled { at, term, identity } = settled;
         let label = format!("{} {at}", self.name);
         let source = format!("{}{}", self.name, at.source_suffix());
-        let key = ((self.fold)(&term.src), term.sense.clone());
-        if let Some(first) = self.seen.get(&key) {
-            return Err(BookError::Invalid(format!(
-                "{label}: field src: {} folds to the same surface as the entry at {first}; a book holds one \
-                 record per surface and sense (merge the two entries, or give them senses)",
-                term.src
-            )));
-        }
-        self.seen.insert(key.clone(), at.clone());
-        let matched = match self.by_src.get(&key).map(Vec::as_slice) {
-            Some([id]) => Some(*id),
-            Some(ids) if ids.len() > 1 => {
-                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-                self.plan.skipped.push(Skipped {
-                    at,
-                    reason: format!(
-                        "{} matches several records ({}) with different windows; edit them in lorebank",
-                        term.src,
-                        ids.join(", ")
-                    ),
-                });
-                return Ok(());
-            }
-            _ => None,
-        };
         let place = (at, label, source);
-        match matched {
-            Some(id) => self.update(id, place, term),
-            None if term.sense.is_none() && self.by_alias.contains_key(&key.0) => {
-                let id = self.by_alias[&key.0];
-                self.alias_entry(id, place.0, term);
-            }
-            None => self.new_term(place, term)?,
+        match identity {
+            Identity::Skip(reason) => self.plan.skipped.push(Skipped { at: place.0, reason }),
+            Identity::Record(id) => self.update(id, place, term),
+            Identity::AliasOf(id) => self.alias_entry(id, place.0, term),
+            Identity::New => self.new_term(place, term)?,
         }
         Ok(())
     }

@@ -5,11 +5,14 @@
 //! snapshot ID; import → export → import appends nothing), and OmegaT's own glossaries
 //! imported once and exported to what translate-toolkit reads.
 
+use book::interchange::{Collision, KeyRole, Outcome};
 use book::{Book, BookError, ImportOptions};
 use formats::{Fields, Format};
 use ledger_model::*;
 use proptest::prelude::*;
 use test_support::books::{import_options, zh_book};
+use test_support::interchange;
+use test_support::profiles::zh_profile;
 use test_support::records::term_id;
 
 fn head(book: &mut Book) -> Seq {
@@ -167,12 +170,6 @@ fn bad_files_are_refused_naming_file_place_and_field() {
     let cases: &[(&str, &[u8], &str)] = &[
         ("g.txt", b"\xc3\x28\tx\n", "g.txt: line 1: not UTF-8 (invalid byte at offset 0); save the file as UTF-8"),
         ("g.txt", "\tСяо Янь\n".as_bytes(), "g.txt: line 1: field src: empty source term"),
-        (
-            "g.txt",
-            "萧炎\tСяо Янь\n蕭炎\tСяо Янь 2\n".as_bytes(),
-            "g.txt line 2: field src: 蕭炎 folds to the same surface as the entry at line 1; a book holds one record \
-             per surface and sense (merge the two entries, or give them senses)",
-        ),
         ("d.json", b"[{\"src\": 5, \"dst\": \"x\"}]", "d.json: entry 1: field src: must be a string, not 5"),
         (
             "d.json",
@@ -192,6 +189,387 @@ fn bad_files_are_refused_naming_file_place_and_field() {
     let message = error.to_string();
     assert!(message.starts_with("g.txt line 2: "), "{message}");
     assert!(message.contains("《》"), "{message}");
+    assert_eq!(head(&mut book), Seq(1));
+}
+
+// ----- entries that share keys -----
+
+/// A SillyTavern world of `(uid, keys, comment)` entries, every other field left out
+/// (SillyTavern's defaults).
+fn world(entries: &[(u32, &[&str], &str)]) -> Vec<u8> {
+    let entries: serde_json::Map<String, serde_json::Value> = entries
+        .iter()
+        .map(|(uid, keys, comment)| {
+            (uid.to_string(), serde_json::json!({ "uid": uid, "key": keys, "comment": comment }))
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({ "entries": entries })).unwrap()
+}
+
+/// A collision as (key, at, as, with, with_as, outcome), in words.
+type CollisionRow = (String, String, &'static str, String, &'static str, String);
+
+/// A term as (id, src, sense, dst, alias surfaces).
+type TermRow = (String, String, Option<String>, String, Vec<String>);
+
+/// The collisions of a report, in words.
+fn collisions(report: &book::ImportReport) -> Vec<CollisionRow> {
+    report
+        .collisions
+        .iter()
+        .map(|collision| {
+            let outcome = match &collision.outcome {
+                Outcome::Sense(sense) => format!("sense {sense}"),
+                Outcome::Dropped => "dropped".into(),
+                Outcome::Window(window) => format!("window {window}"),
+            };
+            (
+                collision.key.clone(),
+                collision.at.to_string(),
+                collision.role.name(),
+                collision.first.to_string(),
+                collision.first_role.name(),
+                outcome,
+            )
+        })
+        .collect()
+}
+
+/// Every active term as (id, src, sense, dst, alias surfaces).
+fn terms(book: &mut Book) -> Vec<TermRow> {
+    let state = book.state(None).unwrap();
+    state
+        .active_terms(None)
+        .iter()
+        .map(|active| {
+            let put = &active.term.put;
+            let aliases = active.term.aliases.values().map(|alias| alias.surface.clone()).collect();
+            (active.id.to_string(), put.src.clone(), put.sense.clone(), put.dst.clone(), aliases)
+        })
+        .collect()
+}
+
+fn c(key: &str, at: &str, role: &'static str, first: &str, first_role: &'static str, outcome: &str) -> CollisionRow {
+    (key.into(), at.into(), role, first.into(), first_role, outcome.into())
+}
+
+fn t(id: &str, src: &str, sense: Option<&str>, dst: &str, aliases: &[&str]) -> TermRow {
+    (
+        id.into(),
+        src.into(),
+        sense.map(str::to_owned),
+        dst.into(),
+        aliases.iter().map(|alias| alias.to_string()).collect(),
+    )
+}
+
+/// The world of the issue: three entries keyed 敌人, 战斗, 遭遇 (an index, an opening
+/// and a closing tag), which SillyTavern activates together.
+#[test]
+fn entries_with_one_src_are_senses_named_by_their_rendering_with_all_their_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let file = world(&[
+        (1, &["敌人", "战斗", "遭遇"], "敌人索引"),
+        (2, &["战斗系统", "遭遇"], "Система боя"),
+        (6, &["敌人", "战斗", "遭遇"], "<敌人>"),
+        (7, &["敌人", "战斗", "遭遇"], "</敌人>"),
+    ]);
+    let report = book.import("world.json", &file, &import_options()).unwrap();
+    assert!(report.written && report.skipped.is_empty(), "{report:?}");
+    assert_eq!(
+        collisions(&report),
+        [
+            c("遭遇", "uid 2", "alias", "uid 1", "alias", "dropped"),
+            c("敌人", "uid 6", "src", "uid 1", "src", "sense <敌人>"),
+            c("敌人", "uid 7", "src", "uid 1", "src", "sense </敌人>"),
+        ]
+    );
+    assert_eq!(
+        report.collisions[1].to_string(),
+        "敌人 (src) is the src of uid 1: a record of its own with the sense \"<敌人>\""
+    );
+    assert_eq!(report.collisions[0].to_string(), "遭遇 (alias) is the alias of uid 1: left out of this entry");
+    assert_eq!(
+        terms(&mut book),
+        [
+            t("T-1", "敌人", None, "敌人索引", &["战斗", "遭遇"]),
+            t("T-2", "战斗系统", None, "Система боя", &[]),
+            t("T-3", "敌人", Some("<敌人>"), "<敌人>", &["战斗", "遭遇"]),
+            t("T-4", "敌人", Some("</敌人>"), "</敌人>", &["战斗", "遭遇"]),
+        ]
+    );
+    // Found again: the same file appends nothing, and neither does the book's own
+    // export, which carries no sense but the rendering; into an empty book it gives
+    // the same records.
+    let again = book.import("world.json", &file, &import_options()).unwrap();
+    assert!(!again.written);
+    assert_eq!((again.unchanged.len(), again.collisions.len()), (4, 3));
+    let export = book.export(&book::Reader::Full, Format::SillyTavern, None, None, None).unwrap();
+    assert!(!book.import("export.json", &export.bytes, &import_options()).unwrap().written);
+    let mut copy = zh_book(&dir.path().join("c.lorebank"), Vec::new());
+    let copied = copy.import("export.json", &export.bytes, &import_options()).unwrap();
+    assert_eq!(copied.snapshot, export.snapshot);
+}
+
+#[test]
+fn an_entry_whose_src_is_an_earlier_alias_is_a_sense_and_keeps_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    // NovelAI's slice in small: Harbinger is an alias of the first entry and the src
+    // of the second, whose alias Tempus is the first's src; 炎帝 is every key of the
+    // third, an alias the first holds.
+    let file = world(&[
+        (0, &["Tempus", "Harbinger", "炎帝"], "Темпус"),
+        (1, &["Harbinger", "Tempus", "Elijah Thril"], "Кольцо Темпуса"),
+        (2, &["炎帝"], "Император Пламени"),
+    ]);
+    let report = book.import("world.json", &file, &import_options()).unwrap();
+    assert_eq!(
+        collisions(&report),
+        [
+            c("Harbinger", "uid 1", "src", "uid 0", "alias", "sense Кольцо Темпуса"),
+            c("炎帝", "uid 2", "src", "uid 0", "alias", "sense Император Пламени"),
+        ]
+    );
+    assert_eq!(
+        terms(&mut book),
+        [
+            t("T-1", "Tempus", None, "Темпус", &["Harbinger", "炎帝"]),
+            t("T-2", "Harbinger", Some("Кольцо Темпуса"), "Кольцо Темпуса", &["Elijah Thril", "Tempus"]),
+            t("T-3", "炎帝", Some("Император Пламени"), "Император Пламени", &[]),
+        ]
+    );
+    assert!(!book.import("world.json", &file, &import_options()).unwrap().written);
+}
+
+#[test]
+fn a_rendering_already_held_by_the_surface_takes_a_number_and_an_edit_updates_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    // 蕭炎 folds to 萧炎: three entries for one name in three arcs, one rendering.
+    let file = "萧炎\tСяо Янь\tпервая арка\n蕭炎\tСяо Янь\tвторая арка\n萧炎\tСяо Янь\tтретья арка\n";
+    let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
+    assert_eq!(
+        collisions(&report),
+        [
+            c("蕭炎", "line 2", "src", "line 1", "src", "sense Сяо Янь #2"),
+            c("萧炎", "line 3", "src", "line 1", "src", "sense Сяо Янь #3"),
+        ]
+    );
+    let senses: Vec<Option<String>> = terms(&mut book).into_iter().map(|(_, _, sense, ..)| sense).collect();
+    assert_eq!(senses, [None, Some("Сяо Янь #2".into()), Some("Сяо Янь #3".into())]);
+    let edited = file.replace("вторая арка", "вторая арка, после изгнания");
+    let report = book.import("g.txt", edited.as_bytes(), &import_options()).unwrap();
+    let updated: Vec<(RecordId, Vec<&str>)> =
+        report.updated.iter().map(|placed| (placed.id, placed.fields.clone())).collect();
+    assert_eq!((updated, report.imported.len(), report.unchanged.len()), (vec![(term_id(2), vec!["note"])], 0, 2));
+}
+
+/// A book with two windowed versions of 萧炎 (chapters 1-10 and 11-), each with the
+/// alias 炎子 in its own chapters.
+fn versioned_book(path: &std::path::Path) -> Book {
+    let early =
+        TermPut { window: Window { since: 1, until: Some(10) }, ..TermPut::new(term_id(1), "萧炎", "Сяо Янь") };
+    let late = TermPut {
+        window: Window { since: 11, until: None },
+        ..TermPut::new(term_id(2), "萧炎", "Император Пламени")
+    };
+    let alias = |number| {
+        Body::AliasAdded(AliasAdded {
+            id: term_id(number),
+            surface: "炎子".into(),
+            kind: AliasKind::Variant,
+            window: None,
+            release_to: None,
+        })
+    };
+    zh_book(path, vec![Body::TermPut(early), Body::TermPut(late), alias(1), alias(2)])
+}
+
+#[test]
+fn windowed_versions_of_one_name_keep_their_records_by_rendering_then_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = versioned_book(&dir.path().join("b.lorebank"));
+    let before = terms(&mut book);
+    // The whole book's export has both versions, in id order: found again, nothing
+    // appended, both keys reported as kept in chapters of their own.
+    let export = book.export(&book::Reader::Full, Format::SillyTavern, None, None, None).unwrap();
+    let report = book.import("world.json", &export.bytes, &import_options()).unwrap();
+    assert!(!report.written, "{report:?}");
+    assert_eq!(
+        collisions(&report),
+        [
+            c("萧炎", "uid 1", "src", "uid 0", "src", "window ch 11.."),
+            c("炎子", "uid 1", "alias", "uid 0", "alias", "window ch 11.."),
+        ]
+    );
+    // One entry is the version with its rendering; another rendering is skipped.
+    let one = book.import("g.txt", "萧炎\tИмператор Пламени\tпосле арки\n".as_bytes(), &import_options()).unwrap();
+    assert_eq!(one.updated.iter().map(|placed| placed.id).collect::<Vec<_>>(), [term_id(2)]);
+    let other = book.import("g.txt", "萧炎\tДругой\n".as_bytes(), &import_options()).unwrap();
+    assert_eq!(
+        other.skipped[0].reason,
+        "萧炎 matches several records (T-1, T-2) with different windows, and none of them by its rendering; edit them \
+         in lorebank"
+    );
+    // A whole file with one rendering changed: the left-over entry is the left-over
+    // version.
+    let file = "萧炎\tСяо Янь-младший\n萧炎\tИмператор Пламени\tпосле арки\n";
+    let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
+    let updated: Vec<(RecordId, Vec<&str>)> =
+        report.updated.iter().map(|placed| (placed.id, placed.fields.clone())).collect();
+    assert_eq!(updated, [(term_id(1), vec!["dst"])]);
+    assert_eq!(collisions(&report), [c("萧炎", "line 2", "src", "line 1", "src", "window ch 11..")]);
+    // An entry beyond the versions is a sense of its own.
+    let file = "萧炎\tСяо Янь-младший\n萧炎\tИмператор Пламени\tпосле арки\n萧炎\tДругой\n";
+    let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
+    assert_eq!(report.imported.iter().map(|placed| placed.id).collect::<Vec<_>>(), [term_id(3)]);
+    assert_eq!(
+        collisions(&report),
+        [
+            c("萧炎", "line 2", "src", "line 1", "src", "window ch 11.."),
+            c("萧炎", "line 3", "src", "line 1", "src", "sense Другой"),
+        ]
+    );
+    assert_eq!(before.len() + 1, terms(&mut book).len());
+    // Two entries left for one version: neither can be told, both are skipped.
+    let file = "萧炎\tИмператор Пламени\tпосле арки\n萧炎\tA\n萧炎\tB\n";
+    let report = book.import("g.txt", file.as_bytes(), &import_options()).unwrap();
+    let skipped: Vec<String> = report.skipped.iter().map(|skipped| skipped.at.to_string()).collect();
+    assert_eq!((skipped, report.written), (vec!["line 2".to_owned(), "line 3".to_owned()], false));
+}
+
+/// Keys of generated files: few, so entries share them often; 蕭炎 folds to 萧炎.
+const SHARED_KEYS: &[&str] = &["萧炎", "蕭炎", "炎帝", "药老", "魂殿", "云岚宗"];
+/// Renderings of generated files: few, so senses take numbers.
+const SHARED_RENDERINGS: &[&str] = &["Сяо Янь", "Яо Лао", "Император Пламени"];
+
+/// Up to 11 terms whose src and aliases are drawn from [`SHARED_KEYS`].
+fn sharing_terms() -> impl Strategy<Value = Vec<formats::Term>> {
+    let term = (
+        prop::sample::select(SHARED_KEYS),
+        prop::sample::select(SHARED_RENDERINGS),
+        prop::sample::subsequence(SHARED_KEYS, 0..4),
+    );
+    prop::collection::vec(term, 1..12).prop_map(|terms| {
+        terms
+            .into_iter()
+            .map(|(src, dst, aliases)| {
+                let aliases = aliases.into_iter().filter(|alias| *alias != src).map(interchange::alias).collect();
+                formats::Term { aliases, ..formats::Term::new(src, dst) }
+            })
+            .collect()
+    })
+}
+
+/// Imports `terms` written as `format` into an empty zh book, and checks that no key
+/// is lost silently: every entry the reader returns is skipped with a reason or is a
+/// new record with its src, under the sense its src collision names (none without
+/// one), and with every alias but those a collision says were dropped because an
+/// earlier entry's record holds them in that sense; and a re-import appends nothing.
+fn shared_keys_import(format: Format, terms: Vec<formats::Term>) -> Result<(), TestCaseError> {
+    let input = formats::ExportInput {
+        source_lang: "zh".into(),
+        target_lang: "ru".into(),
+        chapter: None,
+        terms: interchange::numbered(terms),
+        summaries: Vec::new(),
+    };
+    let bytes = formats::write(format, &input).unwrap_or_else(|error| panic!("{format}: {error}")).bytes;
+    let parsed = interchange::read_as("zh", format, &bytes);
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let name = format!("shared.{}", format.extension());
+    let options = ImportOptions { format: Some(format), ..import_options() };
+    let report = book.import(&name, &bytes, &options).map_err(|error| TestCaseError::fail(format!("{error}")))?;
+    let fold = |text: &str| zh_profile().fold(text);
+    let state = book.state(None).unwrap();
+    let record_at = |at: &formats::At| report.imported.iter().find(|placed| &placed.at == at).map(|placed| placed.id);
+    for entry in &parsed.entries {
+        if report.skipped.iter().any(|skipped| skipped.at == entry.at) {
+            continue;
+        }
+        let id = record_at(&entry.at);
+        prop_assert!(id.is_some(), "{format}: the entry at {} is neither imported nor skipped", entry.at);
+        let put = &state.terms()[&id.unwrap()].put;
+        let here: Vec<&Collision> = report.collisions.iter().filter(|collision| collision.at == entry.at).collect();
+        let sense = here.iter().find_map(|collision| match &collision.outcome {
+            Outcome::Sense(sense) if collision.role == KeyRole::Src => Some(sense.clone()),
+            _ => None,
+        });
+        prop_assert_eq!((&put.src, &put.sense), (&entry.term.src, &sense), "{}: the record of {}", format, entry.at);
+        let record = &state.terms()[&id.unwrap()];
+        for alias in &entry.term.aliases {
+            let kept = record.aliases.contains_key(&alias.surface);
+            let dropped = here.iter().find(|collision| {
+                collision.key == alias.surface
+                    && collision.role == KeyRole::Alias
+                    && collision.outcome == Outcome::Dropped
+            });
+            prop_assert!(
+                kept != dropped.is_some(),
+                "{format}: alias {} of {}: kept {kept}, dropped {dropped:?}",
+                alias.surface,
+                entry.at
+            );
+            if let Some(dropped) = dropped {
+                // The earlier entry really holds it, in this sense.
+                let first = record_at(&dropped.first).map(|first| &state.terms()[&first]);
+                let holds = first.is_some_and(|first| {
+                    first.put.sense == put.sense
+                        && std::iter::once(&first.put.src)
+                            .chain(first.aliases.keys())
+                            .any(|surface| fold(surface) == fold(&alias.surface))
+                });
+                prop_assert!(holds, "{format}: {} claims {} holds {}", entry.at, dropped.first, alias.surface);
+            }
+        }
+        prop_assert_eq!(
+            record.aliases.len(),
+            entry.term.aliases.len() - here.iter().filter(|c| c.outcome == Outcome::Dropped).count()
+        );
+    }
+    // Every collision is between two entries of the file, the earlier one first.
+    let places: Vec<&formats::At> = parsed.entries.iter().map(|entry| &entry.at).collect();
+    for collision in &report.collisions {
+        let at = places.iter().position(|at| **at == collision.at);
+        let first = places.iter().position(|at| **at == collision.first);
+        prop_assert!(first.is_some() && first < at, "{format}: {collision:?}");
+    }
+    let head = book.state(None).unwrap().revision();
+    let again = book.import(&name, &bytes, &options).unwrap();
+    prop_assert!(!again.written, "{format}: a re-import wrote {:?}", again);
+    prop_assert_eq!(&again.collisions, &report.collisions);
+    prop_assert_eq!(book.state(None).unwrap().revision(), head);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn files_whose_entries_share_keys_import_every_key_or_report_it_and_reimport_to_nothing(
+        format in prop::sample::select(&Format::ALL[..]),
+        terms in sharing_terms(),
+    ) {
+        shared_keys_import(format, terms)?;
+    }
+}
+
+#[test]
+fn strict_refuses_a_shared_key_naming_the_first_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), Vec::new());
+    let strict = ImportOptions { strict: true, ..import_options() };
+    let file = "萧炎\tСяо Янь\n药老\tЯо Лао\n蕭炎\tИмператор Пламени\n";
+    let error = book.import("g.txt", file.as_bytes(), &strict).unwrap_err();
+    assert_eq!(error.class(), book::ErrorClass::Invalid);
+    assert_eq!(
+        error.to_string(),
+        "a strict import refuses any loss: 1 key shared (first: g.txt line 3: 蕭炎 (src) is the src of line 1: a record \
+         of its own with the sense \"Император Пламени\"); nothing written"
+    );
     assert_eq!(head(&mut book), Seq(1));
 }
 

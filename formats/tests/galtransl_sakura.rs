@@ -32,6 +32,8 @@ const TRIMMED: &str = "whitespace around a field trimmed (GalTransl keeps it)";
 const COMMENT_WITH_A_TAB: &str = "a `//` line with a tab is an entry, in GalTransl too (a comment line has no tab)";
 const BOM: &str = "byte order mark dropped from the first key (GalTransl keeps it as part of the key)";
 const NOT_AN_ENTRY: &str = "no tab, four spaces or `->`: not an entry";
+const SAKURA_COMMENT: &str = "a line starting with `//` or `\\\\` is a comment, skipped as manga-image-translator \
+    skips it; SakuraLLM's own reader (translate_epub.py) refuses a `//` line without `->`";
 
 // ---------------------------------------------------------------------------------
 // Fixtures
@@ -553,6 +555,62 @@ fn a_galtransl_file_in_the_sakura_line_form_with_a_header_is_detected_as_galtran
         detect("gpt_dict.txt", "ダリヤ->Дария #名字\n\n黑塔->Чёрная башня\n".as_bytes()),
         Ok(Format::SakuraText)
     );
+}
+
+#[test]
+fn sakura_text_comment_lines_are_skipped_as_manga_image_translator_writes_them() {
+    // manga-image-translator's dict/sakura_dict.txt starts so (the real file is in
+    // tests/data/formats/real/sakura): a `//` line without `->`, then a `\\` line
+    // that holds `->` and `#`, then entries.
+    let text =
+        "// 示例字典，可自行添加或修改\n\\\\Sakura Format Glossary (Format: source term->target term #comment) \n\
+                安芸倫也->安艺伦也 #名字\n\n  // 缩进的注释\n倫也->伦也\n";
+    assert_eq!(detect("sakura_dict.txt", text.as_bytes()), Ok(Format::SakuraText));
+    let parsed = parse(Format::SakuraText, text.as_bytes());
+    assert_eq!(
+        parsed.entries,
+        vec![entry(At::Line(3), "安芸倫也", "安艺伦也", Some("名字")), entry(At::Line(6), "倫也", "伦也", None)]
+    );
+    assert_eq!((parsed.skipped, parsed.lost), (vec![], vec![]));
+    assert_eq!(
+        parsed.notices,
+        vec![
+            notice(Some(At::Line(1)), SAKURA_COMMENT),
+            notice(Some(At::Line(2)), SAKURA_COMMENT),
+            notice(Some(At::Line(5)), SAKURA_COMMENT),
+            notice(None, SAKURA_ACTIVATION),
+        ]
+    );
+    // A GalTransl dictionary with the same header stays GalTransl: its entries have tabs.
+    let galtransl = "// 格式为日文[Tab]中文[Tab]解释(可不写)\n大家さん\t房东\n";
+    assert_eq!(detect("项目GPT字典.txt", galtransl.as_bytes()), Ok(Format::GalTransl));
+    // Only comments: nothing in the Sakura form, so GalTransl, which skips them too.
+    assert_eq!(detect("dict.txt", "// a\n\\\\ b\n".as_bytes()), Ok(Format::GalTransl));
+}
+
+#[test]
+fn sakura_text_export_writes_a_key_that_would_read_as_a_comment_full_width() {
+    let input = export_input(vec![
+        Term { aliases: vec![alias("\\\\ｂ")], ..Term::new("//注释", "Комментарий") },
+        Term::new("/一/", "Косая"),
+    ]);
+    let exported = write(Format::SakuraText, &input).expect("export");
+    assert_eq!(
+        String::from_utf8(exported.bytes.clone()).expect("UTF-8"),
+        "／/注释->Комментарий\n＼\\ｂ->Комментарий\n/一/->Косая\n"
+    );
+    assert_eq!(
+        exported.lost,
+        vec![
+            // The format carries no aliases: each is a line of its own.
+            lost(At::Record(term_id(1)), "aliases", None),
+            lost(At::Record(term_id(1)), "src", "starts with `//`, a comment to the format's reader"),
+            lost(At::Record(term_id(1)), "aliases", "starts with `\\\\`, a comment to the format's reader"),
+        ]
+    );
+    let read = parse(Format::SakuraText, &exported.bytes);
+    let keys: Vec<&str> = read.entries.iter().map(|entry| entry.term.src.as_str()).collect();
+    assert_eq!(keys, ["／/注释", "＼\\ｂ", "/一/"]);
 }
 
 #[test]

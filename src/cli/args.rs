@@ -64,7 +64,8 @@ pub enum Command {
     },
     /// Import a glossary file of another tool (GalTransl, SakuraLLM, LinguaGacha,
     /// AiNiee, SillyTavern, NovelAI, OmegaT, TBX) as one atomic batch, and report
-    /// what was imported, updated, unchanged, skipped and lost (docs/formats.md).
+    /// what was imported, updated, unchanged, skipped, shared between entries and
+    /// lost (docs/formats.md).
     Import(ImportArgs),
     /// Write the glossary a translator of a chapter sees at a revision in another
     /// tool's format (the spoiler gate applies).
@@ -342,8 +343,8 @@ pub struct ImportArgs {
     /// both read TBX 2008 and TBX v3).
     #[arg(long, value_parser = format_name)]
     pub format: Option<formats::Format>,
-    /// Refuse the import (exit 2, nothing written) if any entry would be skipped
-    /// or any field lost.
+    /// Refuse the import (exit 2, nothing written) if any entry would be skipped,
+    /// any key shared between entries or any field lost.
     #[arg(long)]
     pub strict: bool,
     /// Report what the import would do; write nothing.

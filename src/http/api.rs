@@ -399,7 +399,7 @@ fn impact() {}
     params(
         ("format" = Option<String>, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx or tbx-2008 (both TBX names read TBX 2008 and TBX v3); detected from `file` and the content when left out", example = "galtransl"),
         ("file" = Option<String>, Query, description = "The file's name: for detection, errors and every event's source (`FILE:LINE`); default `upload`", example = "glossary.txt"),
-        ("strict" = Option<bool>, Query, description = "Refuse the import (400, nothing written) if any entry would be skipped or any field lost"),
+        ("strict" = Option<bool>, Query, description = "Refuse the import (400, nothing written) if any entry would be skipped, any key shared between entries or any field lost"),
         ("dry_run" = Option<bool>, Query, description = "Report what the import would do; write nothing"),
         ("actor" = Option<String>, Query, description = "Who imports (default `import:<tool>`)"),
         ("expected_head" = Option<u64>, Query, description = "Import only if the head is still this"),
@@ -407,8 +407,8 @@ fn impact() {}
     ),
     request_body(content((String = "application/octet-stream")), description = "The glossary file's bytes"),
     responses(
-        (status = 200, description = "The import report: imported, updated, unchanged, skipped (with reasons) and lost fields (docs/formats.md)", body = Object),
-        (status = 400, description = "A bad file, named by line, entry or uid and field; or --strict and something would be lost; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 200, description = "The import report: imported, updated, unchanged, skipped (with reasons), keys shared between entries (collisions, with both places and what was done) and lost fields (docs/formats.md)", body = Object),
+        (status = 400, description = "A bad file, named by line, entry or uid and field; or --strict and something would be lost or a key shared; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]

@@ -412,7 +412,7 @@ pub struct ImportQuery {
     pub format: Option<String>,
     /// The file's name (default `upload`).
     pub file: Option<String>,
-    /// Refuse any loss.
+    /// Refuse any loss or shared key.
     pub strict: Option<bool>,
     /// Report; write nothing.
     pub dry_run: Option<bool>,

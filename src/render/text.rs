@@ -824,7 +824,7 @@ pub fn scanned(scanned: &Scanned, dry_run: bool) {
 pub fn import_report(report: &ImportReport, dry_run: bool) {
     let how = if report.detected { "detected" } else { "--format" };
     outln!(
-        "{} ({}, {how}) as {}: {} imported, {} updated, {} unchanged, {} skipped, {} field(s) lost",
+        "{} ({}, {how}) as {}: {} imported, {} updated, {} unchanged, {} skipped, {} shared key(s), {} field(s) lost",
         report.file,
         report.format,
         report.actor,
@@ -832,6 +832,7 @@ pub fn import_report(report: &ImportReport, dry_run: bool) {
         report.updated.len(),
         report.unchanged.len(),
         report.skipped.len(),
+        report.collisions.len(),
         report.n_lost()
     );
     for placed in report.imported.iter().take(SHOWN) {
@@ -846,6 +847,10 @@ pub fn import_report(report: &ImportReport, dry_run: bool) {
         outln!("  skipped   {}: {}", skipped.at, skipped.reason);
     }
     more(report.skipped.len());
+    for collision in report.collisions.iter().take(SHOWN) {
+        outln!("  shared    {}: {collision}", collision.at);
+    }
+    more(report.collisions.len());
     lost_text(&report.lost);
     for notice in &report.notices {
         match notice.at.first() {

@@ -144,7 +144,7 @@ pub(super) fn write(input: &ExportInput) -> Result<Exported, WriteError> {
         }
         cleaned
     };
-    let lost = surface_lines(input, clean, "tab, line break or `->`", &["^^", "1^"], |key, dst, note| {
+    let lost = surface_lines(input, clean, "tab, line break or `->`", &["^^", "1^"], &[], |key, dst, note| {
         out.push_str(key);
         out.push('\t');
         out.push_str(dst);

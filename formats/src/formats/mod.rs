@@ -126,8 +126,9 @@ pub(crate) fn is_default(term: &Term, field: Fields) -> bool {
 /// `case_sensitive` LinguaGacha, with `srt` AiNiee, a `{src: dst}` object
 /// LinguaGacha, any other list of `{src, dst, info}` Sakura. Any other text: OmegaT
 /// when its first line is a `#` comment naming the tab-separated format or a coding,
-/// Sakura text when every line that is not blank uses `->` and none has a tab, otherwise GalTransl; a file that
-/// starts with a UTF-16 byte order mark is OmegaT.
+/// Sakura text when every line that is neither blank nor a `//` or `\\` comment uses
+/// `->` and none has a tab, otherwise GalTransl; a file that starts with a UTF-16 byte
+/// order mark is OmegaT.
 pub fn detect(file_name: &str, bytes: &[u8]) -> Result<Format, ReadError> {
     within_limit(bytes)?;
     let extension = file_name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
@@ -205,7 +206,9 @@ fn detect_text(text: &[u8]) -> Format {
     if first_line.starts_with('#') && (first_line.contains("tab-separated") || first_line.contains("coding:")) {
         return Format::OmegaT;
     }
-    let lines = || text.lines().filter(|line| !line.trim().is_empty());
+    // Comment lines (`//`, `\\`) are neither form: manga-image-translator writes them
+    // in Sakura text and skips them, GalTransl skips those without a tab.
+    let lines = || text.lines().filter(|line| !line.trim().is_empty() && !text::is_comment_line(line.trim()));
     // Sakura's reader refuses a line without `->`; GalTransl reads both forms.
     if lines().next().is_some() && lines().all(|line| line.contains("->") && !line.contains('\t')) {
         return Format::SakuraText;

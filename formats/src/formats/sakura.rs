@@ -1,16 +1,22 @@
 //! SakuraLLM `gpt_dict`: a JSON list of `{src, dst, info}`, or text lines
 //! `src->dst #info` as `translate_epub.py --gpt_dict_path` reads them (each line
-//! stripped, empty lines skipped, a second `->` or `#` refused).
+//! stripped, empty lines skipped, a second `->` or `#` refused), with the comment
+//! lines (`//`, `\\`) of manga-image-translator, which writes such files, skipped.
 
 use serde_json::Value;
 
-use crate::formats::text::{non_empty, parse_json, surface_lines, trimmed, utf8, without_bom};
+use crate::formats::text::{
+    is_comment_line, non_empty, parse_json, surface_lines, trimmed, utf8, without_bom, COMMENT_STARTS,
+};
 use crate::{At, Entry, ExportInput, Exported, Fields, Lost, Notice, Parsed, ReadError, Skipped, Term, WriteError};
 
 pub(super) const FIELDS: Fields = Fields(Fields::DST.0 | Fields::NOTE.0);
 
 const ACTIVATION: &str = "Sakura clients inject every entry whose src occurs in the text (a case-sensitive \
     substring, in file order); lorebank matches keys leftmost-longest on folded text, inside their windows";
+
+const COMMENT: &str = "a line starting with `//` or `\\\\` is a comment, skipped as manga-image-translator skips it; \
+    SakuraLLM's own reader (translate_epub.py) refuses a `//` line without `->`";
 
 pub(super) fn read_json(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let value: Value = parse_json(bytes)?;
@@ -64,6 +70,10 @@ pub(super) fn read_text(bytes: &[u8]) -> Result<Parsed, ReadError> {
         let at = At::Line(index as u64 + 1);
         let line = line.trim();
         if line.is_empty() {
+            continue;
+        }
+        if is_comment_line(line) {
+            parsed.notices.push(Notice { at: Some(at), message: COMMENT.into() });
             continue;
         }
         let parts: Vec<&str> = line.split("->").collect();
@@ -133,7 +143,7 @@ fn pretty(value: &impl serde::Serialize) -> Vec<u8> {
 pub(super) fn write_text(input: &ExportInput) -> Result<Exported, WriteError> {
     let mut out = String::new();
     let clean = |line: &str| line.replace("->", "→").replace('#', "＃");
-    let lost = surface_lines(input, clean, "`->`, `#` or line break", &[], |key, dst, note| {
+    let lost = surface_lines(input, clean, "`->`, `#` or line break", &[], &COMMENT_STARTS, |key, dst, note| {
         out.push_str(key);
         out.push_str("->");
         out.push_str(dst);

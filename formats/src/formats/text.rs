@@ -74,11 +74,16 @@ pub(crate) fn non_empty(text: &str) -> Option<String> {
 /// format's reader takes for flags of the key, GalTransl's `^^` and `1^`) is written
 /// as it is and reported, and one of nothing but flags is left out and reported; so
 /// is a leading U+FEFF of a key, which reads as a byte order mark on the first line.
+/// A key starting with one of `comments` (what the format's reader takes for the
+/// start of a comment line, Sakura text's `//` and `\\`) is written with its first
+/// character full-width (`／`, `＼`, which the book's profiles fold back), and
+/// reported.
 pub(crate) fn surface_lines(
     input: &crate::ExportInput,
     clean: impl Fn(&str) -> String,
     what: &str,
     flags: &[&str],
+    comments: &[&str],
     mut write: impl FnMut(&str, &str, Option<&str>),
 ) -> Vec<crate::Lost> {
     use crate::{At, Lost};
@@ -139,8 +144,38 @@ pub(crate) fn surface_lines(
                     value: Some(format!("starts with `{flag}`, a flag to the format's reader")),
                 });
             }
+            let key = match comments.iter().find(|comment| key.starts_with(**comment)) {
+                Some(comment) => {
+                    lost.push(Lost {
+                        at: at.clone(),
+                        field: name.to_owned(),
+                        value: Some(format!("starts with `{comment}`, a comment to the format's reader")),
+                    });
+                    let mut chars = key.chars();
+                    chars.next().map(full_width).into_iter().chain(chars).collect()
+                }
+                None => key,
+            };
             write(&key, &dst, note.as_deref());
         }
     }
     lost
 }
+
+/// The full-width form of a printable ASCII character (`/` is `／`), which NFKC
+/// folds back; any other character as it is.
+fn full_width(c: char) -> char {
+    match c {
+        '!'..='~' => char::from_u32(c as u32 + 0xFEE0).unwrap_or(c),
+        other => other,
+    }
+}
+
+/// Whether a stripped line of Sakura text is a comment: it starts with `//` or `\\`,
+/// as manga-image-translator, which writes such files, reads them.
+pub(crate) fn is_comment_line(line: &str) -> bool {
+    COMMENT_STARTS.iter().any(|start| line.starts_with(start))
+}
+
+/// What starts a comment line of Sakura text.
+pub(crate) const COMMENT_STARTS: [&str; 2] = ["//", "\\\\"];

@@ -565,6 +565,7 @@ pub fn import_report(report: &book::ImportReport, dry_run: bool) -> Value {
         report.skipped.iter().map(|skip| json!({ "at": skip.at.to_string(), "reason": skip.reason })).collect();
     let notices: Vec<Value> =
         report.notices.iter().map(|notice| json!({ "message": notice.what, "at": places(&notice.at) })).collect();
+    let collisions: Vec<Value> = report.collisions.iter().map(collision).collect();
     json!({
         "file": report.file,
         "format": report.format.name(),
@@ -580,15 +581,36 @@ pub fn import_report(report: &book::ImportReport, dry_run: bool) -> Value {
             "updated": report.updated.len(),
             "unchanged": report.unchanged.len(),
             "skipped": report.skipped.len(),
+            "collisions": report.collisions.len(),
             "lost": report.n_lost(),
         },
         "imported": placed(&report.imported),
         "updated": placed(&report.updated),
         "unchanged": placed(&report.unchanged),
         "skipped": skipped,
+        "collisions": collisions,
         "lost": grouped_lost(&report.lost),
         "notices": notices,
     })
+}
+
+/// A key two entries of an imported file share, and what was done: `sense` names the
+/// later entry's sense, `window` the chapters it keeps the key in.
+fn collision(collision: &book::interchange::Collision) -> Value {
+    let mut value = json!({
+        "key": collision.key,
+        "at": collision.at.to_string(),
+        "as": collision.role.name(),
+        "with": collision.first.to_string(),
+        "with_as": collision.first_role.name(),
+        "outcome": collision.outcome.name(),
+    });
+    match &collision.outcome {
+        book::interchange::Outcome::Sense(sense) => value["sense"] = json!(sense),
+        book::interchange::Outcome::Window(at) => value["window"] = window(Some(*at)),
+        book::interchange::Outcome::Dropped => {}
+    }
+    value
 }
 
 /// What an export wrote (without its bytes).

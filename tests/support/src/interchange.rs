@@ -1,6 +1,7 @@
 //! Glossary files of other tools in tests: the fixtures of the `formats` crate, the
-//! values its readers return and its writers take, and (feature `strategies`) the
-//! proptest strategies of terms a format carries.
+//! real files of the tools (`tests/data/formats/real/`), the values its readers
+//! return and its writers take, and (feature `strategies`) the proptest strategies of
+//! terms a format carries.
 
 use std::borrow::Borrow;
 
@@ -15,6 +16,13 @@ use crate::records::term_id;
 /// `formats/tests/fixtures/`.
 pub fn fixture(path: &str) -> Vec<u8> {
     let full = format!("{}/../../formats/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&full).unwrap_or_else(|error| panic!("{full}: {error}"))
+}
+
+/// The bytes of a real file of a tool, by its path under `tests/data/formats/real/`
+/// (each folder's README.md gives its provenance and licence).
+pub fn real_file(path: &str) -> Vec<u8> {
+    let full = format!("{}/../data/formats/real/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&full).unwrap_or_else(|error| panic!("{full}: {error}"))
 }
 
