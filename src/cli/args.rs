@@ -408,7 +408,8 @@ pub struct CheckArgs {
     /// Do not store the check beside the receipt.
     #[arg(long)]
     pub dry_run: bool,
-    /// Who proposes (with --propose), `kind:name`.
+    /// Who checks, `kind:name`: the actor the stored check is filed with, and who
+    /// proposes (with --propose).
     #[arg(long, env = "LOREBANK_ACTOR")]
     pub actor: Option<String>,
 }
