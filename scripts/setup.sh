@@ -9,6 +9,7 @@
 #   * schemathesis (PyPI): the contract run of the HTTP API (scripts/contract.sh)
 #   * openpyxl, lxml (PyPI): the parsers LinguaGacha and AiNiee read XLSX with, and
 #     an XML validator, which the interchange tests open exported files with
+#   * translate-toolkit (PyPI): its TMX reader reads back the TMX exports in the tests
 #   * pymorphy3 with its Russian dictionaries (PyPI): the independent oracle for the
 #     case forms the post-check generates for common nouns and adjectives
 #   * onnx (PyPI): writes the embed crate's tiny test model
@@ -44,7 +45,7 @@ for arg in "$@"; do
 done
 
 APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server)
-PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
+PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 translate-toolkit==3.20.4 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -60,7 +61,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml, pymorphy3, onnx' 2>/dev/null; then
+if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml, translate.storage.tmx, pymorphy3, onnx' 2>/dev/null; then
     echo "setup: installing ${PIP_PACKAGES[*]} with pip"
     python3 -m pip install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
 fi
