@@ -438,10 +438,10 @@ fn import() {}
     params(
         ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("book" = String, Path, description = "Book name", pattern = "^[a-z0-9][a-z0-9_-]{0,63}$", example = "wuchuan"),
-        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx", example = "sillytavern"),
-        ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate)", minimum = 1),
-        ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
-        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX (default `ru`)"),
+        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv or tbx; profile (the profile's compact form); tmx (a translation memory, TMX 1.4b, of each recorded chunk's source text and its latest checked translation)", example = "sillytavern"),
+        ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate); with tmx, only the chunks of this chapter", minimum = 1),
+        ("as_of" = Option<u64>, Query, description = "Revision (default the head); not with tmx"),
+        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX, and of the translations, for TMX (default `ru`)"),
     ),
     responses(
         (status = 200, description = "The file, in the format's media type",
@@ -451,17 +451,18 @@ fn import() {}
                 (Object = "application/json"),
                 (String = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
                 (String = "application/x-tbx+xml"),
+                (String = "application/x-tmx+xml"),
             ),
             headers(
                 ("Lorebank-Revision" = u64, description = "The revision exported"),
                 ("Lorebank-Snapshot" = String, description = "Its snapshot ID"),
-                ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost)"),
+                ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost; not sent with tmx)"),
                 ("Lorebank-Export" = String, description = "The report `export --json` prints (without `output`), as JSON with every non-ASCII character escaped"),
             )),
         (status = 401, description = "Missing or wrong bearer token", body = ProblemBody, content_type = "application/problem+json",
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 400, description = "Bad format, chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Bad format, chapter, revision or language, or a translation memory over TMX_TEXT_BYTES_MAX", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn export() {}
