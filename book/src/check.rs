@@ -83,7 +83,9 @@ struct FilingBytes {
 }
 
 impl CheckFiling {
-    fn encode(&self) -> Result<Vec<u8>, BookError> {
+    /// The bytes of an index entry: the bare check id without a time and an actor,
+    /// else the canonical bytes of the filing ([`FILING_FORMAT`]).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BookError> {
         let Some((recorded_at_ms, actor)) = &self.recorded else { return Ok(self.check.0.to_vec()) };
         let bytes = FilingBytes {
             format: FILING_FORMAT,
@@ -94,7 +96,9 @@ impl CheckFiling {
         ledger_model::codec::encode(&bytes).map_err(|error| BookError::Invalid(format!("check filing: {error}")))
     }
 
-    fn decode(bytes: &[u8]) -> Result<CheckFiling, String> {
+    /// Reads an index entry, refusing any bytes [`CheckFiling::to_bytes`] would not
+    /// write.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CheckFiling, String> {
         if let Ok(id) = <[u8; 32]>::try_from(bytes) {
             return Ok(CheckFiling { check: Hash32(id), recorded: None });
         }
@@ -215,7 +219,7 @@ impl Book {
             if filings.last().is_none_or(|last| last.check != id) {
                 let n = u32::try_from(filings.len()).map_err(|_| BookError::Invalid("too many checks".into()))?;
                 let filing = CheckFiling { check: id, recorded: Some((options.recorded_at_ms, options.actor.clone())) };
-                blobs.push((index_id(receipt_id, n), filing.encode()?));
+                blobs.push((index_id(receipt_id, n), filing.to_bytes()?));
             }
             self.ledger().file_documents(Vec::<Document>::new(), blobs)?;
         }
@@ -270,7 +274,7 @@ impl Book {
         let mut filings = Vec::new();
         for n in 0.. {
             let Some(bytes) = self.ledger().blob(index_id(receipt, n))? else { break };
-            let filing = CheckFiling::decode(&bytes).map_err(|error| {
+            let filing = CheckFiling::from_bytes(&bytes).map_err(|error| {
                 BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not a filing: {error}"))
             })?;
             filings.push(filing);

@@ -155,6 +155,29 @@ fn a_filing_of_a_bare_check_id_reads_as_a_check_without_time_or_actor() {
 }
 
 #[test]
+fn a_filing_has_one_byte_form() {
+    use book::check::CheckFiling;
+    // Format 1 (varint), the check id, the time (varint), the actor (length, bytes).
+    let filing = CheckFiling { check: Hash32([7; 32]), recorded: Some((1_700_000_000_000, "human:anna".into())) };
+    let bytes = filing.to_bytes().unwrap();
+    let mut expected = vec![1];
+    expected.extend([7; 32]);
+    expected.extend([0xfd, 0x00, 0x68, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00]);
+    expected.push(10);
+    expected.extend(b"human:anna");
+    assert_eq!(bytes, expected);
+    assert_eq!(CheckFiling::from_bytes(&bytes), Ok(filing));
+    let bare = CheckFiling { check: Hash32([7; 32]), recorded: None };
+    assert_eq!(bare.to_bytes().unwrap(), vec![7; 32]);
+    // Anything else is refused: another format, trailing bytes, a short id.
+    let mut other = bytes.clone();
+    other[0] = 2;
+    assert!(CheckFiling::from_bytes(&other).is_err());
+    assert!(CheckFiling::from_bytes(&[bytes.as_slice(), &[0]].concat()).is_err());
+    assert!(CheckFiling::from_bytes(&[7; 31]).is_err());
+}
+
+#[test]
 fn a_translation_too_large_to_store_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = book(&dir.path().join("b.lorebank"));
