@@ -9,7 +9,7 @@
 #   * schemathesis (PyPI): the contract run of the HTTP API (scripts/contract.sh)
 #   * openpyxl, lxml (PyPI): the parsers LinguaGacha and AiNiee read XLSX with, and
 #     an XML validator, which the interchange tests open exported files with
-#   * translate-toolkit (PyPI): the reader of TBX and OmegaT glossaries that Weblate,
+#   * translate-toolkit (PyPI): the reader of TBX, OmegaT and TMX files that Weblate,
 #     Pootle and Virtaal use, which the interchange tests read exports with
 #   * pymorphy3 with its Russian dictionaries (PyPI): the independent oracle for the
 #     case forms the post-check generates for common nouns and adjectives
@@ -62,7 +62,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml, translate.storage.tbx, pymorphy3, onnx' 2>/dev/null; then
+if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml, translate.storage.tbx, translate.storage.tmx, pymorphy3, onnx' 2>/dev/null; then
     echo "setup: installing ${PIP_PACKAGES[*]} with pip"
     python3 -m pip install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
 fi

@@ -230,3 +230,79 @@ fn tbx_2008_and_omegat_exports_are_the_same_from_the_cli_and_over_http() {
         assert_eq!((report["counts"]["imported"].as_u64(), report["counts"]["lost"].as_u64()), (Some(3), Some(0)));
     }
 }
+
+#[test]
+fn a_translation_memory_on_the_cli_over_http_and_with_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("memory.lorebank");
+    serve::cli_ok(&book, &["init"]);
+    let glossary = write_file(dir.path(), "g.txt", GLOSSARY);
+    serve::cli_ok(&book, &["import", &glossary]);
+    let first = write_file(dir.path(), "1.txt", "萧炎来了。药老说：“走吧！”");
+    let second = write_file(dir.path(), "2.txt", "纳兰嫣然笑了。");
+    let translation = write_file(dir.path(), "1.ru.txt", "Сяо Янь пришёл. Яо Лао сказал: «Идём!»");
+    let assembled: Value = serde_json::from_str(&serve::cli_ok(
+        &book,
+        &["--json", "assemble", "--chapter", "1", "--chunk", "1", "--text", &first],
+    ))
+    .unwrap();
+    let receipt = assembled["receipt"].as_str().unwrap().to_owned();
+    serve::cli_ok(&book, &["assemble", "--chapter", "1", "--chunk", "2", "--text", &second]);
+    serve::cli_ok(&book, &["check", "--receipt", &receipt, "--translation", &translation]);
+
+    // To stdout, with the report on stderr; to a file, with the report as JSON.
+    let output = serve::cli(&book, &["export", "--format", "tmx"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let memory = output.stdout;
+    let text = String::from_utf8(memory.clone()).unwrap();
+    assert!(
+        text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE tmx SYSTEM \"tmx14.dtd\">"),
+        "{text}"
+    );
+    assert!(text.contains("<seg>Яо Лао сказал: «Идём!»</seg>") && text.contains("creationid=\"human:test\""), "{text}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("exported 1 chunk(s) of every chapter as 2 TMX unit(s) (1 chunk(s) by sentence), zh to ru"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unchecked chapter 1 chunk \"2\""), "{stderr}");
+    let file = dir.path().join("out.tmx");
+    let report: Value = serde_json::from_str(&serve::cli_ok(
+        &book,
+        &["--json", "export", "--format", "tmx", "-o", file.to_str().unwrap()],
+    ))
+    .unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), memory);
+    assert_eq!((report["format"].as_str(), report["n_units"].as_u64()), (Some("tmx"), Some(2)));
+    assert_eq!(report["unchecked"]["count"], 1);
+    assert_eq!(report["unchecked"]["chunks"][0]["chunk"], "2");
+    let error = String::from_utf8(serve::cli(&book, &["export", "--format", "tmx", "--as-of", "2"]).stderr).unwrap();
+    assert!(error.contains("as_of: a translation memory"), "{error}");
+
+    // Over HTTP: the same bytes, as application/x-tmx+xml.
+    let server = serve::Server::start(dir.path(), &[]);
+    let export = server.get("/v1/books/memory/export?format=tmx");
+    assert_eq!(export.status, 200, "{}", export.text());
+    assert_eq!(export.header("content-type"), Some("application/x-tmx+xml"));
+    assert_eq!(export.header("content-disposition"), Some("attachment; filename=\"translations.tmx\""));
+    assert_eq!(export.body, memory);
+    let header: Value = serde_json::from_str(export.header("lorebank-export").unwrap()).unwrap();
+    assert_eq!((header["n_chunks"].as_u64(), header["output"].is_null()), (Some(1), true));
+    let problem = server.get("/v1/books/memory/export?format=tmx&as_of=2").problem(400, "invalid");
+    assert_eq!(problem["at"], "as_of", "{problem}");
+    let problem = server.get("/v1/books/memory/export?format=tmx&target_lang=r%22u").problem(400, "invalid");
+    assert_eq!(problem["at"], "target_lang", "{problem}");
+    let problem = server.get("/v1/books/memory/export?format=tmxx").problem(400, "invalid");
+    assert!(problem["detail"].as_str().unwrap().contains("profile or tmx"), "{problem}");
+
+    // The CLI with --server: the same file.
+    let url = format!("http://{}", server.addr);
+    let output = std::process::Command::new(serve::BIN)
+        .args(["--server", &url, "--book", "memory", "export", "--format", "tmx"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.stdout, memory);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("exported 1 chunk(s) as 2 TMX unit(s)") && stderr.contains("unchecked 1"), "{stderr}");
+}

@@ -77,6 +77,9 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("export --format profile -o out.txt", Mode::Both, 0),
     ("export --format profile --chapter 1 -o out.txt", Mode::Both, 2),
     ("export --format galtransl", Mode::Both, 2),
+    ("export --format tmx -o out.tmx", Mode::Both, 0),
+    ("export --format tmx --chapter 1 --target-lang ru -o out.tmx", Mode::Both, 0),
+    ("export --format tmx --as-of 2 -o out.tmx", Mode::Both, 2),
     ("check --receipt {receipt} --translation translation.txt", Mode::Both, 0),
     ("check --receipt {receipt} --translation translation.txt --propose", Mode::Both, 0),
     ("review list", Mode::Both, 0),
@@ -273,7 +276,7 @@ fn answer(output: &Output) -> Answer {
     Answer { code: output.status.code(), stdout: json_lines(&output.stdout), stderr: json_lines(&output.stderr) }
 }
 
-/// The prepared book: its file, head, one receipt and the snapshot it was made at.
+/// The prepared book: its file, head, one receipt (checked) and the snapshot it was made at.
 struct Prepared {
     file: PathBuf,
     head: u64,
@@ -301,6 +304,8 @@ fn prepare(dir: &Path) -> Prepared {
     run("embed set-model --name lorebank-tiny-char-mean-32 --output last_hidden_state");
     run("embed refresh");
     let assembled = run("assemble --chapter 1 --chunk 1 --text chunk.txt");
+    // A checked translation, which the translation memory exports.
+    run(&format!("check --receipt {} --translation translation.txt", assembled["receipt"].as_str().unwrap()));
     run("scan --chapter 1 --chunk 1 --text chunk.txt");
     run("expect add 药尘");
     let head = run("verify")["head"].as_u64().unwrap();

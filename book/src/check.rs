@@ -7,9 +7,12 @@
 //! **Storage.** A check is a blob whose id is the blake3 hash of its bytes (it holds
 //! the receipt id, the translation's hash, the translation itself and the result, so
 //! it can be re-run and compared); the checks of one receipt are listed, in the order
-//! they were made, by index blobs whose ids are derived from the receipt id and a
-//! position (blobs are never rewritten). Both are derived data: the log never refers
-//! to them.
+//! they were filed, by index blobs whose ids are derived from the receipt id and a
+//! position (blobs are never rewritten). An index entry is a *filing*
+//! ([`CheckFiling`]): the check's id, when it was recorded and by whom. A check is
+//! filed again when it is not already the receipt's latest (a translation checked,
+//! replaced and checked again becomes the latest again), never twice in a row. Both
+//! are derived data: the log never refers to them.
 
 use ledger::Document;
 use ledger_model::*;
@@ -27,6 +30,9 @@ const CHECK_CONTEXT: &str = "lorebank 2026 postcheck v1";
 const INDEX_CONTEXT: &str = "lorebank 2026 postcheck index v1";
 /// The byte form of [`StoredCheck`].
 pub const CHECK_FORMAT: u16 = 1;
+/// The byte form of a [`CheckFiling`] that records its time and actor. An index
+/// entry of exactly 32 bytes is the bare check id filed before filings held them.
+pub const FILING_FORMAT: u16 = 1;
 
 /// A check as stored: what was checked and what was found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,13 +61,62 @@ impl StoredCheck {
     }
 }
 
+/// One entry of a receipt's check index: which check was filed, and when and by whom
+/// it was recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckFiling {
+    /// The check's id.
+    pub check: Hash32,
+    /// When it was recorded (unix milliseconds, informational only) and by which
+    /// actor; `None` for an entry filed before filings held them.
+    pub recorded: Option<(u64, String)>,
+}
+
+/// The byte form of a filing with its time and actor.
+#[derive(Serialize, Deserialize)]
+struct FilingBytes {
+    /// [`FILING_FORMAT`].
+    format: u16,
+    check: Hash32,
+    recorded_at_ms: u64,
+    actor: String,
+}
+
+impl CheckFiling {
+    /// The bytes of an index entry: the bare check id without a time and an actor,
+    /// else the canonical bytes of the filing ([`FILING_FORMAT`]).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BookError> {
+        let Some((recorded_at_ms, actor)) = &self.recorded else { return Ok(self.check.0.to_vec()) };
+        let bytes = FilingBytes {
+            format: FILING_FORMAT,
+            check: self.check,
+            recorded_at_ms: *recorded_at_ms,
+            actor: actor.clone(),
+        };
+        ledger_model::codec::encode(&bytes).map_err(|error| BookError::Invalid(format!("check filing: {error}")))
+    }
+
+    /// Reads an index entry, refusing any bytes [`CheckFiling::to_bytes`] would not
+    /// write.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CheckFiling, String> {
+        if let Ok(id) = <[u8; 32]>::try_from(bytes) {
+            return Ok(CheckFiling { check: Hash32(id), recorded: None });
+        }
+        let filing: FilingBytes = ledger_model::codec::decode_strict(bytes).map_err(|error| error.to_string())?;
+        if filing.format != FILING_FORMAT {
+            return Err(format!("filing format {} is not {FILING_FORMAT}", filing.format));
+        }
+        Ok(CheckFiling { check: filing.check, recorded: Some((filing.recorded_at_ms, filing.actor)) })
+    }
+}
+
 /// The content id of a check's bytes.
 fn check_id(bytes: &[u8]) -> Hash32 {
     Hash32(*blake3::Hasher::new_derive_key(CHECK_CONTEXT).update(bytes).finalize().as_bytes())
 }
 
 /// The id of the `n`th entry (from 0) of the check index of `receipt`: a blob
-/// holding the id of that check. Blobs are never rewritten, so the index grows by
+/// holding that filing ([`CheckFiling`]). Blobs are never rewritten, so the index grows by
 /// one blob per check.
 fn index_id(receipt: Hash32, n: u32) -> Hash32 {
     let mut hasher = blake3::Hasher::new_derive_key(INDEX_CONTEXT);
@@ -98,9 +153,10 @@ pub struct CheckOptions {
     /// Write a `verify` disposition (reason `postcheck_missing` or
     /// `postcheck_wrong_rendering`) for each failing record, for a reviewer.
     pub propose: bool,
-    /// Who proposes.
+    /// Who checks: the actor a recorded check is filed with, and who proposes.
     pub actor: String,
-    /// When, in unix milliseconds (informational only).
+    /// When, in unix milliseconds (informational only): the time a recorded check is
+    /// filed with, and the proposals'.
     pub recorded_at_ms: u64,
 }
 
@@ -155,11 +211,15 @@ impl Book {
         }
         let id = check_id(&bytes);
         if options.record {
-            let known = self.check_ids(receipt_id)?;
+            // The filing stores the actor, so it is held to the rule of an event's.
+            ledger_model::validate::validate_envelope(&options.actor, "postcheck")
+                .map_err(|error| BookError::InvalidField { field: "actor", message: error.to_string() })?;
+            let filings = self.check_filings(receipt_id)?;
             let mut blobs = vec![(id, bytes)];
-            if !known.contains(&id) {
-                let n = u32::try_from(known.len()).map_err(|_| BookError::Invalid("too many checks".into()))?;
-                blobs.push((index_id(receipt_id, n), id.0.to_vec()));
+            if filings.last().is_none_or(|last| last.check != id) {
+                let n = u32::try_from(filings.len()).map_err(|_| BookError::Invalid("too many checks".into()))?;
+                let filing = CheckFiling { check: id, recorded: Some((options.recorded_at_ms, options.actor.clone())) };
+                blobs.push((index_id(receipt_id, n), filing.to_bytes()?));
             }
             self.ledger().file_documents(Vec::<Document>::new(), blobs)?;
         }
@@ -209,35 +269,41 @@ impl Book {
         Ok(checked)
     }
 
-    /// The ids of the stored checks of `receipt`, oldest first.
-    fn check_ids(&self, receipt: Hash32) -> Result<Vec<Hash32>, BookError> {
-        let mut ids = Vec::new();
+    /// The filings of the checks of `receipt`, oldest first.
+    pub fn check_filings(&self, receipt: Hash32) -> Result<Vec<CheckFiling>, BookError> {
+        let mut filings = Vec::new();
         for n in 0.. {
             let Some(bytes) = self.ledger().blob(index_id(receipt, n))? else { break };
-            let id = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
-                BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not an id"))
+            let filing = CheckFiling::from_bytes(&bytes).map_err(|error| {
+                BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not a filing: {error}"))
             })?;
-            ids.push(Hash32(id));
+            filings.push(filing);
         }
-        Ok(ids)
+        Ok(filings)
     }
 
-    /// The stored checks of receipt `receipt`, oldest first. A check that no longer
-    /// decodes or hashes to its id is corruption.
-    pub fn checks_of(&self, receipt: Hash32) -> Result<Vec<(Hash32, StoredCheck)>, BookError> {
-        let mut out = Vec::new();
-        for id in self.check_ids(receipt)? {
-            let bytes = self
-                .ledger()
-                .blob(id)?
-                .ok_or_else(|| BookError::Corrupted(format!("check {id} of receipt {receipt} is not stored")))?;
-            let stored = StoredCheck::decode(&bytes)
-                .map_err(|error| BookError::Corrupted(format!("check {id} does not decode: {error}")))?;
-            if check_id(&bytes) != id || stored.receipt != receipt {
-                return Err(BookError::Corrupted(format!("check {id} is not the check it is filed as")));
-            }
-            out.push((id, stored));
+    /// The stored check `id` of receipt `receipt`. A check that is missing, no longer
+    /// decodes or hashes to its id is corruption (its filing names it).
+    pub fn stored_check(&self, receipt: Hash32, id: Hash32) -> Result<StoredCheck, BookError> {
+        let bytes = self
+            .ledger()
+            .blob(id)?
+            .ok_or_else(|| BookError::Corrupted(format!("check {id} of receipt {receipt} is not stored")))?;
+        let stored = StoredCheck::decode(&bytes)
+            .map_err(|error| BookError::Corrupted(format!("check {id} does not decode: {error}")))?;
+        if check_id(&bytes) != id || stored.receipt != receipt {
+            return Err(BookError::Corrupted(format!("check {id} is not the check it is filed as")));
         }
-        Ok(out)
+        Ok(stored)
+    }
+
+    /// The stored checks of receipt `receipt`, one per filing, oldest first (a check
+    /// filed again after another is listed again). A check that no longer decodes or
+    /// hashes to its id is corruption.
+    pub fn checks_of(&self, receipt: Hash32) -> Result<Vec<(Hash32, StoredCheck)>, BookError> {
+        self.check_filings(receipt)?
+            .into_iter()
+            .map(|filing| Ok((filing.check, self.stored_check(receipt, filing.check)?)))
+            .collect()
     }
 }

@@ -393,7 +393,7 @@ impl Book {
     }
 
     /// A stored text by id, checked.
-    fn text(&self, id: Hash32, what: &str) -> Result<String, BookError> {
+    pub(crate) fn text(&self, id: Hash32, what: &str) -> Result<String, BookError> {
         text_in(self.ledger(), id, what)
     }
 

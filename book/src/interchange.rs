@@ -207,6 +207,9 @@ pub enum ExportForm {
     /// The compact one-line-per-record form of the additive memory profile
     /// ([`Book::export_profile`]).
     Profile,
+    /// A translation memory (TMX 1.4b) of the checked translations of the recorded
+    /// chunks ([`Book::export_tmx`]).
+    Tmx,
 }
 
 impl ExportForm {
@@ -215,6 +218,7 @@ impl ExportForm {
         match self {
             ExportForm::Tool(format) => format.name(),
             ExportForm::Profile => "profile",
+            ExportForm::Tmx => "tmx",
         }
     }
 
@@ -222,6 +226,7 @@ impl ExportForm {
     pub fn from_name(name: &str) -> Option<ExportForm> {
         match name {
             "profile" => Some(ExportForm::Profile),
+            "tmx" => Some(ExportForm::Tmx),
             name => Format::from_name(name).map(ExportForm::Tool),
         }
     }
@@ -234,6 +239,8 @@ pub enum Exported {
     Tool(Export),
     /// The profile's compact form.
     Profile(crate::governance::ProfileExport),
+    /// The translation memory.
+    Tmx(crate::tmx::TmxExport),
 }
 
 /// An export: the bytes and what they leave out.
@@ -368,7 +375,9 @@ impl Book {
     /// and without a chapter every active record; the profile form lists every
     /// active record with its own window, so a chapter is invalid there. Exports what
     /// `reader` sees ([`State::view_for`]): a party's export holds no record, alias
-    /// or note not released to it.
+    /// or note not released to it. The translation memory holds the chunks of
+    /// `chapter` (all without one) and their checks, which have no revision, so
+    /// `as_of` is invalid there.
     pub fn export_as(
         &mut self,
         reader: &Reader,
@@ -386,6 +395,16 @@ impl Book {
                     .into(),
             }),
             ExportForm::Profile => Ok(Exported::Profile(self.export_profile(reader, as_of)?)),
+            ExportForm::Tmx if as_of.is_some() => Err(BookError::InvalidField {
+                field: "as_of",
+                message: "as_of: a translation memory holds the recorded chunks and their checks, which are filed \
+                          beside the log, not in it, and have no revision; export it without one"
+                    .into(),
+            }),
+            ExportForm::Tmx => {
+                let options = crate::tmx::TmxOptions::new(chapter, target_lang.map(str::to_owned));
+                Ok(Exported::Tmx(self.export_tmx(reader, &options)?))
+            }
         }
     }
 

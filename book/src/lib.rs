@@ -31,6 +31,7 @@ pub mod reads;
 pub mod review;
 pub mod service;
 pub mod timeline;
+pub mod tmx;
 
 pub use archive::Copy;
 pub use assembly::{assemble, receipt};
@@ -49,3 +50,4 @@ pub use service::{
     Actor, Clear, FieldValue, Initialized, Labelled, RollbackPlan, TermEdit, TermField, WriteOptions, Written,
     TERM_FIELDS,
 };
+pub use tmx::{TmxExport, TmxOptions};

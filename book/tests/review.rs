@@ -90,6 +90,94 @@ fn a_check_finds_what_the_translation_left_out_and_is_stored_beside_the_receipt(
 }
 
 #[test]
+fn a_check_is_filed_with_its_time_and_actor_and_again_only_when_it_is_not_the_latest() {
+    use book::check::CheckFiling;
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book(&dir.path().join("b.lorebank"));
+    let receipt = recorded(&mut book);
+    let receipt_id = Hash32::from_hex(&receipt).unwrap();
+    let at = |recorded_at_ms: u64, actor: &str| CheckOptions {
+        record: true,
+        propose: false,
+        actor: actor.into(),
+        recorded_at_ms,
+    };
+    let first = book.check(&receipt, "Шэнь Чжао.", &at(1_000, "human:anna")).unwrap().id;
+    // The same check right after is not filed again: its filing keeps the first time.
+    book.check(&receipt, "Шэнь Чжао.", &at(2_000, "human:boris")).unwrap();
+    let second = book.check(&receipt, "Шэнь Чжао у реки.", &at(3_000, "human:boris")).unwrap().id;
+    // Back to the first translation: it is the latest again, filed with its new time.
+    book.check(&receipt, "Шэнь Чжао.", &at(4_000, "tool:pipeline")).unwrap();
+    let filed = |check: Hash32, at_ms: u64, actor: &str| CheckFiling { check, recorded: Some((at_ms, actor.into())) };
+    assert_eq!(
+        book.check_filings(receipt_id).unwrap(),
+        vec![
+            filed(first, 1_000, "human:anna"),
+            filed(second, 3_000, "human:boris"),
+            filed(first, 4_000, "tool:pipeline")
+        ]
+    );
+    let checks: Vec<Hash32> = book.checks_of(receipt_id).unwrap().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(checks, vec![first, second, first]);
+    // A filing holds its actor, so an actor an event could not name is refused, and
+    // nothing is filed; a dry run files nothing and names no one.
+    let error = book.check(&receipt, "Шэнь Чжао!", &at(5_000, "anna")).unwrap_err();
+    assert!(matches!(error, book::BookError::InvalidField { field: "actor", .. }), "{error}");
+    let dry = CheckOptions { record: false, ..at(5_000, "anna") };
+    book.check(&receipt, "Шэнь Чжао!", &dry).unwrap();
+    assert_eq!(book.check_filings(receipt_id).unwrap().len(), 3);
+}
+
+#[test]
+fn a_filing_of_a_bare_check_id_reads_as_a_check_without_time_or_actor() {
+    // Index entries written before filings held a time and an actor are the check id
+    // alone (32 bytes), at the ids book/src/check.rs derives.
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book(&dir.path().join("b.lorebank"));
+    let receipt = recorded(&mut book);
+    let receipt_id = Hash32::from_hex(&receipt).unwrap();
+    let dry = CheckOptions { record: false, ..options(false) };
+    let checked = book.check(&receipt, "Шэнь Чжао.", &dry).unwrap();
+    let bytes = checked.stored.encode().unwrap();
+    let index = |n: u32| {
+        let mut hasher = blake3::Hasher::new_derive_key("lorebank 2026 postcheck index v1");
+        Hash32(*hasher.update(&receipt_id.0).update(&n.to_le_bytes()).finalize().as_bytes())
+    };
+    book.ledger().file_documents(Vec::new(), vec![(checked.id, bytes), (index(0), checked.id.0.to_vec())]).unwrap();
+    let filings = book.check_filings(receipt_id).unwrap();
+    assert_eq!(filings, vec![book::check::CheckFiling { check: checked.id, recorded: None }]);
+    assert_eq!(book.checks_of(receipt_id).unwrap()[0].1, checked.stored);
+    // An entry that is neither is damage, named.
+    book.ledger().file_documents(Vec::new(), vec![(index(1), vec![1, 2, 3])]).unwrap();
+    let error = book.check_filings(receipt_id).unwrap_err();
+    assert!(error.to_string().contains("check index entry 1"), "{error}");
+    assert_eq!(error.class(), book::ErrorClass::Corrupt);
+}
+
+#[test]
+fn a_filing_has_one_byte_form() {
+    use book::check::CheckFiling;
+    // Format 1 (varint), the check id, the time (varint), the actor (length, bytes).
+    let filing = CheckFiling { check: Hash32([7; 32]), recorded: Some((1_700_000_000_000, "human:anna".into())) };
+    let bytes = filing.to_bytes().unwrap();
+    let mut expected = vec![1];
+    expected.extend([7; 32]);
+    expected.extend([0xfd, 0x00, 0x68, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00]);
+    expected.push(10);
+    expected.extend(b"human:anna");
+    assert_eq!(bytes, expected);
+    assert_eq!(CheckFiling::from_bytes(&bytes), Ok(filing));
+    let bare = CheckFiling { check: Hash32([7; 32]), recorded: None };
+    assert_eq!(bare.to_bytes().unwrap(), vec![7; 32]);
+    // Anything else is refused: another format, trailing bytes, a short id.
+    let mut other = bytes.clone();
+    other[0] = 2;
+    assert!(CheckFiling::from_bytes(&other).is_err());
+    assert!(CheckFiling::from_bytes(&[bytes.as_slice(), &[0]].concat()).is_err());
+    assert!(CheckFiling::from_bytes(&[7; 31]).is_err());
+}
+
+#[test]
 fn a_translation_too_large_to_store_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = book(&dir.path().join("b.lorebank"));

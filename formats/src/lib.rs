@@ -9,6 +9,10 @@
 //! an [`ExportInput`] into bytes plus what the format cannot hold. Nothing is lost
 //! silently: every field a mapping drops is reported, counted by the caller.
 //!
+//! Beside the glossaries, [`tmx`] writes a translation memory (TMX 1.4b) of the
+//! source texts and checked translations a book gathers; it is written only, never
+//! read.
+//!
 //! It must not do I/O (bytes in, bytes out), read a clock or draw random numbers, and
 //! it knows nothing of books, revisions or the ledger: matching imported entries to
 //! records, allocating ids and writing events belong to `book`. Every file format
@@ -19,6 +23,7 @@ use std::fmt;
 use ledger_model::{AliasKind, Gender, RecordId, SecondaryKeys, Status, SummaryPut, Window};
 
 mod formats;
+pub mod tmx;
 
 pub use formats::detect;
 

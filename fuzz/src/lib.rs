@@ -383,13 +383,20 @@ pub fn import(data: &[u8]) {
     assert_eq!(summaries(&second), summaries(&third), "{format}: summaries are not a fixed point");
 }
 
-/// The post-check and the name alarm on arbitrary text, and the check decoder on
-/// arbitrary bytes: never a panic; every span lies on char boundaries inside the
-/// text; a decoded check is canonical (it encodes back to exactly the input).
+/// The post-check and the name alarm on arbitrary text, and the check decoder and
+/// the decoder of a check's filing on arbitrary bytes: never a panic; every span lies
+/// on char boundaries inside the text; a decoded check or filing is canonical (it
+/// encodes back to exactly the input). And what the translation memory does with the
+/// text: split into sentences by either rule, the pieces join back into the text, and
+/// written as a pair, it is refused exactly when XML 1.0 cannot hold a character of it.
 pub fn loop_checks(data: &[u8]) {
     use ledger_model::Gender;
     if let Ok(check) = postcheck::Check::from_bytes(data) {
         assert_eq!(check.to_bytes(), data, "a decoded check is not canonical");
+    }
+    if let Ok(filing) = book::check::CheckFiling::from_bytes(data) {
+        let bytes = filing.to_bytes().unwrap_or_else(|error| panic!("a decoded check filing does not encode: {error}"));
+        assert_eq!(bytes, data, "a decoded check filing is not canonical");
     }
     let text = String::from_utf8_lossy(data);
     let rendering = |term: u32, dst: &str, gender: Option<Gender>, kind: Option<&str>| postcheck::Rendering {
@@ -423,6 +430,30 @@ pub fn loop_checks(data: &[u8]) {
             assert_eq!(&text[start..end], sighting.surface, "a sighting's span is not its surface");
         }
     }
+    memory_of(&text);
+}
+
+/// `text` split by each sentence rule, and written as both sides of a pair of a
+/// translation memory.
+fn memory_of(text: &str) {
+    use formats::tmx::{sentences, Origin, Pair, SentenceRule, TmxInput, Written};
+    for rule in [SentenceRule::Cjk, SentenceRule::Russian] {
+        assert_eq!(sentences(text, rule).concat(), text, "{rule:?}: the sentences do not join back into the text");
+    }
+    let hash = ledger_model::Hash32([7; 32]);
+    let pair = Pair {
+        source: text.to_owned(),
+        target: text.to_owned(),
+        created: None,
+        changed: None,
+        origin: Origin { chapter: 1, chunk_key: "1".into(), receipt: hash, snapshot: hash, check: hash },
+    };
+    let input =
+        TmxInput { tool_version: "0".into(), source_lang: "zh".into(), target_lang: "ru".into(), pairs: vec![pair] };
+    let written = formats::tmx::write(&input);
+    let refused = formats::tmx::unrepresentable(text).is_some();
+    assert_eq!(written.written[0] == Written::Refused, refused, "refused {:?}", written.refused);
+    assert!(std::str::from_utf8(&written.bytes).is_ok(), "the memory is not UTF-8");
 }
 
 /// Bytes of an archive's end frame: tag, length, five counts, head hash, checksum.

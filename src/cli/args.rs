@@ -361,11 +361,11 @@ pub struct ImportArgs {
     pub target_lang: String,
 }
 
-/// `--format` of `export`: a format name, or `profile`.
+/// `--format` of `export`: a format name, `profile` or `tmx`.
 fn export_format_name(text: &str) -> Result<book::ExportForm, String> {
     match book::ExportForm::from_name(text) {
         Some(form) => Ok(form),
-        None => format_name(text).map(book::ExportForm::Tool).map_err(|error| format!("{error}, or profile")),
+        None => format_name(text).map(book::ExportForm::Tool).map_err(|error| format!("{error}, profile or tmx")),
     }
 }
 
@@ -375,21 +375,25 @@ pub struct ExportArgs {
     /// The format: galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx,
     /// ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx (TBX-Basic
     /// 2019), tbx-2008 (TBX-Basic 2008, for translate-toolkit, Weblate and OmegaT); or
-    /// profile, the profile's one line per record (docs/governance.md).
+    /// profile, the profile's one line per record (docs/governance.md); or tmx, a
+    /// translation memory (TMX 1.4b) of each recorded chunk's source text and its
+    /// latest checked translation (docs/formats.md).
     #[arg(long, value_parser = export_format_name)]
     pub format: book::ExportForm,
     /// Only what a translator of this chapter may see (the spoiler gate); chapters
-    /// start at 1. Without it, every active record.
+    /// start at 1. Without it, every active record. With tmx: only the chunks of
+    /// this chapter.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub chapter: Option<u32>,
-    /// Revision (default: the head).
+    /// Revision (default: the head); not with tmx.
     #[arg(long, value_name = "R")]
     pub as_of: Option<u64>,
     /// Write the file here (replaced whole, never left half-written) instead of to
     /// standard output.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Language of the renderings, for formats with language sections (TBX).
+    /// Language of the renderings, for formats with language sections (TBX), and
+    /// of the translations (TMX).
     #[arg(long, default_value = "ru", value_name = "LANG")]
     pub target_lang: String,
 }
@@ -411,7 +415,8 @@ pub struct CheckArgs {
     /// Do not store the check beside the receipt.
     #[arg(long)]
     pub dry_run: bool,
-    /// Who proposes (with --propose), `kind:name`.
+    /// Who checks, `kind:name`: the actor the stored check is filed with, and who
+    /// proposes (with --propose).
     #[arg(long, env = "LOREBANK_ACTOR")]
     pub actor: Option<String>,
 }

@@ -51,6 +51,7 @@ pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, 
     let bytes = match &exported {
         Exported::Tool(export) => &export.bytes[..],
         Exported::Profile(export) => export.text.as_bytes(),
+        Exported::Tmx(export) => &export.bytes[..],
     };
     match &args.output {
         Some(path) => write_whole(path, bytes, Some(book))?,
@@ -62,6 +63,7 @@ pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, 
         Exported::Profile(export) => {
             print(json, || json::exported_profile(export, output), || text::exported_profile(export))
         }
+        Exported::Tmx(export) => print(json, || json::exported_tmx(export, output), || text::exported_tmx(export)),
     }
     Ok(())
 }

@@ -377,6 +377,16 @@ fn export_file(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(), F
     if json {
         report["output"] = json!(export.output.as_deref().and_then(Path::to_str));
         outln!("{report}");
+    } else if export.format == book::ExportForm::Tmx {
+        errln!(
+            "exported {} chunk(s) as {} TMX unit(s) at revision {revision} (snapshot {snapshot}); unchecked {}, \
+             withheld {}, refused {}",
+            report["n_chunks"],
+            report["n_units"],
+            report["unchecked"]["count"],
+            report["withheld"]["count"],
+            report["refused"]["count"]
+        );
     } else {
         errln!(
             "exported {} as {} at revision {revision} (snapshot {snapshot}); lost: {}",

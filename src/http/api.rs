@@ -417,10 +417,10 @@ fn import() {}
 #[utoipa::path(get, path = "/v1/books/{book}/export", tag = "reads",
     params(
         ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
-        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx (TBX-Basic 2019) or tbx-2008 (TBX-Basic 2008, which translate-toolkit, Weblate and OmegaT read)", example = "sillytavern"),
-        ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate)", minimum = 1),
-        ("as_of" = Option<u64>, Query, description = "Revision (default the head)"),
-        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX (default `ru`)"),
+        ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx (TBX-Basic 2019) or tbx-2008 (TBX-Basic 2008, which translate-toolkit, Weblate and OmegaT read); profile (the profile's compact form) or tmx (a TMX 1.4b memory of the recorded chunks and their checked translations)", example = "sillytavern"),
+        ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate); with tmx, only the chunks of this chapter", minimum = 1),
+        ("as_of" = Option<u64>, Query, description = "Revision (default the head); not with tmx"),
+        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX, and of the translations, for TMX (default `ru`)"),
     ),
     responses(
         (status = 200, description = "The file, in the format's media type",
@@ -430,14 +430,15 @@ fn import() {}
                 (Object = "application/json"),
                 (String = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
                 (String = "application/x-tbx+xml"),
+                (String = "application/x-tmx+xml"),
             ),
             headers(
                 ("Lorebank-Revision" = u64, description = "The revision exported"),
                 ("Lorebank-Snapshot" = String, description = "Its snapshot ID"),
-                ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost)"),
+                ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost; not sent with tmx)"),
                 ("Lorebank-Export" = String, description = "The report `export --json` prints (without `output`), as JSON with every non-ASCII character escaped"),
             )),
-        (status = 400, description = "Bad format, chapter or revision", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Bad format, chapter, revision or language, or a translation memory over TMX_TEXT_BYTES_MAX", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn export() {}
 

@@ -116,7 +116,7 @@ pub struct CheckRequest {
     pub propose: Option<bool>,
     /// Store the check beside the receipt (default true).
     pub record: Option<bool>,
-    /// Who proposes, `kind:name`.
+    /// Who checks (the stored check is filed with this actor) and proposes, `kind:name`.
     pub actor: Option<String>,
 }
 

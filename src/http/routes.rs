@@ -1087,6 +1087,9 @@ pub async fn import(
     .await
 }
 
+/// The media type of a translation-memory export (TMX has no registered one).
+pub const TMX_MEDIA_TYPE: &str = "application/x-tmx+xml";
+
 pub async fn export(
     State(server): Shared,
     Extension(reader): Extension<Reader>,
@@ -1100,7 +1103,7 @@ pub async fn export(
         Some(name) => book::ExportForm::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = formats::Format::ALL.iter().map(|format| format.name()).collect();
             Problem::invalid(format!(
-                "query parameter format: unknown format {name:?}; one of {}, or profile",
+                "query parameter format: unknown format {name:?}; one of {}, profile or tmx",
                 names.join(", ")
             ))
             .at("format")
@@ -1137,6 +1140,17 @@ pub async fn export(
             // Field names are ASCII (lorebank's own, or the format's): a header can carry them.
             let lost = HeaderValue::from_str(&lost.join(", ")).unwrap_or_else(|_| HeaderValue::from_static("?"));
             headers.insert("lorebank-lost", lost);
+            (response, export.revision, export.snapshot, report)
+        }
+        book::Exported::Tmx(export) => {
+            let report = crate::render::json::exported_tmx(&export, None);
+            let mut response = (StatusCode::OK, export.bytes).into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(TMX_MEDIA_TYPE));
+            headers.insert(
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_static("attachment; filename=\"translations.tmx\""),
+            );
             (response, export.revision, export.snapshot, report)
         }
     };

@@ -463,6 +463,49 @@ pub fn exported_profile(export: &book::governance::ProfileExport) {
     );
 }
 
+/// The report of a translation-memory export, on stderr.
+pub fn exported_tmx(export: &book::TmxExport) {
+    let chapters = export.chapter.map_or_else(|| "every chapter".to_owned(), |chapter| format!("chapter {chapter}"));
+    errln!(
+        "exported {} chunk(s) of {chapters} as {} TMX unit(s) ({} chunk(s) by sentence), {} to {}, at revision {} \
+         (snapshot {})",
+        export.n_chunks,
+        export.n_units,
+        export.n_sentence_chunks,
+        export.source_lang,
+        export.target_lang,
+        export.revision,
+        export.snapshot
+    );
+    let chunk = |chunk: &book::tmx::ChunkRef| {
+        format!("chapter {} chunk {:?} (receipt {})", chunk.chapter, chunk.chunk_key, &chunk.receipt.to_hex()[..16])
+    };
+    let more =
+        |count: usize, shown: usize| if count > shown { format!(" and {} more", count - shown) } else { String::new() };
+    for (word, why, listed) in [
+        ("unchecked", "no check of its latest receipt", &export.unchecked),
+        ("withheld", "its receipt names what the head no longer releases to the party", &export.withheld),
+    ] {
+        for item in &listed.first {
+            errln!("  {word:<9} {}: {why}", chunk(item));
+        }
+        if listed.count > listed.first.len() {
+            errln!("  {word:<9}{}", more(listed.count, listed.first.len()));
+        }
+    }
+    for item in &export.refused.first {
+        errln!(
+            "  refused   {}: its {} holds U+{:04X}, which XML 1.0 cannot hold",
+            chunk(&item.chunk),
+            item.side.name(),
+            item.character as u32
+        );
+    }
+    if export.refused.count > export.refused.first.len() {
+        errln!("  refused  {}", more(export.refused.count, export.refused.first.len()));
+    }
+}
+
 /// The book's embedding model after `embed set-model`, and what it replaced.
 pub fn model_set(set: &suggest::ModelSet, status: &suggest::VectorStatus) {
     outln!("embedding model {} (id {})", suggest::identity_of(&set.set), &set.id.to_string()[..16]);

@@ -99,3 +99,14 @@ pub const SAME_DST_TERMS_LISTED_MAX: usize = 20;
 // and id each) stay far below one event's size.
 const _: () = assert!(SAME_DST_TERMS_LISTED_MAX >= 2);
 const _: () = assert!(SAME_DST_TERMS_LISTED_MAX * (KEY_CHARS_MAX * 4 + 32) < EVENT_BYTES_MAX);
+
+/// Most bytes of text (source texts and translations together, in UTF-8) one
+/// translation-memory export (`lorebank export --format tmx`) gathers: the file it
+/// writes grows with the stored chunks, so an export past this is refused, naming
+/// the limit, before the document is built (export a chapter at a time).
+pub const TMX_TEXT_BYTES_MAX: usize = 256 << 20;
+/// Most chunks each list of a translation-memory export's report names (unchecked,
+/// withheld, refused); it counts them all.
+pub const TMX_CHUNKS_LISTED_MAX: usize = 20;
+// A chapter's chunk and its translation fit one export.
+const _: () = assert!(TMX_TEXT_BYTES_MAX >= input::CHUNK_BYTES_MAX + DOCUMENT_BYTES_MAX);

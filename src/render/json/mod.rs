@@ -629,6 +629,39 @@ pub fn export(export: &book::Export, output: Option<&str>) -> Value {
     })
 }
 
+/// The report of a translation-memory export (`export --format tmx --json`).
+pub fn exported_tmx(export: &book::TmxExport, output: Option<&str>) -> Value {
+    let chunk = |chunk: &book::tmx::ChunkRef| json!({ "chapter": chunk.chapter, "chunk": chunk.chunk_key, "receipt": chunk.receipt.to_hex() });
+    let listed = |listed: &book::tmx::Listed<book::tmx::ChunkRef>| json!({ "count": listed.count, "chunks": listed.first.iter().map(chunk).collect::<Vec<_>>() });
+    let refused: Vec<Value> = export
+        .refused
+        .first
+        .iter()
+        .map(|item| {
+            let mut value = chunk(&item.chunk);
+            value["side"] = json!(item.side.name());
+            value["character"] = json!(format!("U+{:04X}", item.character as u32));
+            value
+        })
+        .collect();
+    json!({
+        "format": "tmx",
+        "output": output,
+        "bytes": export.bytes.len(),
+        "revision": export.revision.0,
+        "snapshot": export.snapshot.to_string(),
+        "chapter": export.chapter,
+        "source_lang": export.source_lang,
+        "target_lang": export.target_lang,
+        "n_chunks": export.n_chunks,
+        "n_sentence_chunks": export.n_sentence_chunks,
+        "n_units": export.n_units,
+        "unchecked": listed(&export.unchecked),
+        "withheld": listed(&export.withheld),
+        "refused": { "count": export.refused.count, "chunks": refused },
+    })
+}
+
 fn span(bytes: (u32, u32)) -> Value {
     json!([bytes.0, bytes.1])
 }

@@ -298,3 +298,23 @@ pub fn try_translate_toolkit(store: ToolkitStore<'_>, bytes: &[u8]) -> Result<Ve
         })
         .collect())
 }
+
+/// Runs `formats/tests/fixtures/tmx/check_tmx.py` on `files` (TMX documents whose
+/// sources are in `source_lang` and translations in `target_lang`): each validated
+/// against the TMX 1.4b DTD with lxml and read with translate-toolkit's `tmxfile`.
+/// Its output is one JSON line per file (see the script). Fails, never skips, when
+/// python3, lxml or translate-toolkit is missing.
+pub fn check_tmx(source_lang: &str, target_lang: &str, files: &[std::path::PathBuf]) -> std::process::Output {
+    use std::process::Command;
+    let probe = Command::new("python3").args(["-c", "import lxml.etree, translate.storage.tmx"]).output();
+    match probe {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => panic!(
+            "checking TMX exports needs the Python packages lxml and translate-toolkit: run scripts/setup.sh ({})",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ),
+        Err(error) => panic!("python3 is needed to check TMX exports ({error}): run scripts/setup.sh"),
+    }
+    let script = format!("{}/../../formats/tests/fixtures/tmx/check_tmx.py", env!("CARGO_MANIFEST_DIR"));
+    Command::new("python3").arg(script).arg(source_lang).arg(target_lang).args(files).output().expect("run python3")
+}
