@@ -27,8 +27,9 @@ macro_rules! out {
     };
 }
 
-// The modules, lowest first: each uses only those above it (`tests/architecture.rs`,
-// `the_modules_of_the_application_use_only_lower_ones`).
+// The modules, in rustfmt's order; their layering, lowest first, is failure < input <
+// render < http < ui < serve < cli, each using only lower ones (`MODULES` in
+// tests/architecture.rs, `the_modules_of_the_application_use_only_lower_ones`).
 mod cli;
 mod failure;
 mod http;

@@ -28,8 +28,9 @@
 //! crates it depends on too, since they link the same library; unit tests inside a
 //! crate's `src/` may not, because they would link a second copy of that crate.
 //!
-//! It holds helpers, never tests: no `#[test]`, and the few checks it makes (the round
-//! trips every glossary format keeps) return what they read and wrote, so what a test
+//! It holds helpers, never tests of other crates: its only `#[test]`s are the
+//! harness's own, and the few checks it makes (the round trips every glossary format
+//! keeps) return what they read and wrote, so what a test
 //! is about stays in the test. A helper only one crate's tests use stays in that
 //! crate's `tests/` (its fixtures, its simulated book). It must never reach a normal
 //! dependency, nor grow a rule of its own that the code under test should hold.
