@@ -101,6 +101,8 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("term edit T-1", Mode::Both, 2),
     ("term show T-1", Mode::Both, 0),
     ("term show X-1", Mode::Both, 2),
+    // A revision after the head is out of range for every read, on the file too.
+    ("term show T-1 --as-of 999", Mode::Both, 2),
     ("term retire T-2 --reason dup", Mode::Both, 0),
     ("alias add T-1 萧哥 --kind nickname --since 2", Mode::Both, 0),
     ("alias remove T-3 林哥", Mode::Both, 0),

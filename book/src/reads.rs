@@ -160,6 +160,15 @@ impl Book {
         Ok(SnapshotInfo { snapshot, revision: state.revision(), first_revision })
     }
 
+    /// [`Book::diff`] from revision `from` to `to`, the head when `None`.
+    pub fn diff_until(&mut self, from: Seq, to: Option<Seq>) -> Result<Diff, BookError> {
+        let to = match to {
+            Some(to) => to,
+            None => self.ledger().head()?.seq,
+        };
+        self.diff(from, to)
+    }
+
     /// What differs from revision `from` to revision `to`.
     pub fn diff(&mut self, from: Seq, to: Seq) -> Result<Diff, BookError> {
         // The lower revision first, so the higher one folds on from it.

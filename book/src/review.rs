@@ -522,8 +522,21 @@ pub fn default_reason(verdict: Verdict) -> &'static str {
     }
 }
 
+/// The reason code a reviewer is offered for `verdict` on `item`: a candidate is
+/// rejected as [`NOT_A_NAME`] (what the name alarm mostly gets wrong), anything else as
+/// [`default_reason`] says.
+pub fn offered_reason(item: &ReviewItem, verdict: Verdict) -> &'static str {
+    match (item, verdict) {
+        (ReviewItem::Candidate { .. }, Verdict::Reject) => NOT_A_NAME,
+        _ => default_reason(verdict),
+    }
+}
+
 /// The default reason code of a rejection.
 pub const REJECTED: &str = "rejected";
+
+/// The reason code of a candidate that is no name.
+pub const NOT_A_NAME: &str = "not_a_name";
 
 /// The default reason code of a verification.
 pub const VERIFY: &str = "verify";

@@ -442,11 +442,16 @@ impl Book {
         self.submit_rollback(plan, write)
     }
 
-    /// Every event about record `id` up to `as_of` (the head when `None`): its
-    /// puts, aliases, retirement, verdicts, and puts that supersede it.
+    /// Every event about record `id` up to `as_of` (the head when `None`; a revision
+    /// after the head is [`BookError::BeyondHead`]): its puts, aliases, retirement,
+    /// verdicts, and puts that supersede it.
     pub fn term_history(&self, id: RecordId, as_of: Option<Seq>) -> Result<Vec<Event>, BookError> {
+        let head = self.ledger().head()?.seq;
+        if let Some(revision) = as_of.filter(|revision| *revision > head) {
+            return Err(BookError::BeyondHead { revision, head });
+        }
         let mut versions = Vec::new();
-        self.ledger().scan(Seq(1), as_of.unwrap_or(Seq(u64::MAX)), |event| {
+        self.ledger().scan(Seq(1), as_of.unwrap_or(head), |event| {
             let touches = event.content.body.record() == Some(id)
                 || matches!(&event.content.body, Body::TermPut(put) if put.supersedes == Some(id));
             if touches {

@@ -63,15 +63,7 @@ pub(crate) async fn preview(server: Arc<Server>, name: String, to: Seq) -> Resul
 
 /// The difference from revision `from` to `to` (the head when `None`).
 pub(crate) async fn diff(server: Arc<Server>, name: String, from: u64, to: Option<u64>) -> Result<Diff, Problem> {
-    on_book(server, name, move |open| {
-        let mut book = open.lock();
-        let to = match to {
-            Some(to) => Seq(to),
-            None => book.ledger().head().map_err(BookError::from)?.seq,
-        };
-        Ok(book.diff(Seq(from), to)?)
-    })
-    .await
+    on_book(server, name, move |open| Ok(open.lock().diff_until(Seq(from), to.map(Seq))?)).await
 }
 
 pub(crate) async fn queue(server: Arc<Server>, name: String) -> Result<ReviewQueue, Problem> {

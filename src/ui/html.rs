@@ -12,7 +12,7 @@ use book::overview::Overview;
 use book::preview::RollbackPreview;
 use book::queue::ReviewQueue;
 use book::reads::Diff;
-use book::review::ReviewItem;
+use book::review::{offered_reason, ReviewItem};
 use book::timeline::Timeline;
 use ledger_model::*;
 use maud::{html, Markup, DOCTYPE};
@@ -913,14 +913,14 @@ pub fn review(chrome: &Chrome, name: &str, queue: &ReviewQueue, notice: Option<&
                     form.judge method="post" action=(action("reject")) {
                         input type="hidden" name="csrf" value=(chrome.csrf);
                         input type="hidden" name="actor" value=(actor);
-                        label { "reason " input type="text" name="reason" size="14" value=(if matches!(entry.item, ReviewItem::Candidate { .. }) { "not_a_name" } else { "rejected" }); }
+                        label { "reason " input type="text" name="reason" size="14" value=(offered_reason(&entry.item, Verdict::Reject)); }
                         " "
                         button.reject type="submit" { "Reject" }
                     }
                     form.judge method="post" action=(action("verify")) {
                         input type="hidden" name="csrf" value=(chrome.csrf);
                         input type="hidden" name="actor" value=(actor);
-                        input type="hidden" name="reason" value="verify";
+                        input type="hidden" name="reason" value=(offered_reason(&entry.item, Verdict::Verify));
                         button.verify type="submit" { "Verify" }
                     }
                 }
