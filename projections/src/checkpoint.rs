@@ -22,8 +22,8 @@ use crate::state::State;
 /// [`State`]. A change of either bumps it; checkpoints of another format are dropped
 /// and rewritten, never upcast (they are derived). Format 2: the state of schema 2
 /// (rules, governance, expected concepts, summary provenance). Format 3: the
-/// embedding model and the candidates' related terms.
-pub const CHECKPOINT_FORMAT: u16 = 3;
+/// embedding model and the candidates' related terms. Format 4: the book's languages.
+pub const CHECKPOINT_FORMAT: u16 = 4;
 
 #[derive(Serialize)]
 struct DocRef<'s> {

@@ -564,7 +564,9 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::AliasAdded(AliasAdded { id, surface, .. }) | Body::AliasRemoved(AliasRemoved { id, surface }) => {
             Some(format!("{kind} {id} {surface:?}"))
         }
-        Body::ConfigSet(_) | Body::GovernanceSet(_) | Body::EmbeddingModelSet(_) => Some(kind.to_owned()),
+        Body::ConfigSet(_) | Body::GovernanceSet(_) | Body::EmbeddingModelSet(_) | Body::LanguagesSet(_) => {
+            Some(kind.to_owned())
+        }
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -659,6 +661,9 @@ fn is_noop(state: &State, body: &Body) -> bool {
         Body::RulePut(put) => state.rules.get(&put.id).is_some_and(|rule| !rule.retired && rule.put == *put),
         Body::GovernanceSet(governance) => state.governance_set().is_some_and(|(current, _)| current == governance),
         Body::EmbeddingModelSet(model) => state.embedding_model().is_some_and(|(current, _)| current == model),
+        // Declaring the defaults in a book that never declared its languages changes
+        // nothing either.
+        Body::LanguagesSet(languages) => state.languages_declared() == *languages,
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
         }
@@ -840,7 +845,7 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
             Err(reject(index, Problem::RollbackBeyondHead { to: marker.to, head }))
         }
         Body::RollbackMarker(_) => Ok(()),
-        Body::EmbeddingModelSet(_) => Ok(()),
+        Body::EmbeddingModelSet(_) | Body::LanguagesSet(_) => Ok(()),
     }
 }
 

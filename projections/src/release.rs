@@ -196,6 +196,7 @@ impl State {
             governance: self.governance.clone(),
             expected: BTreeMap::new(),
             embedding_model: None,
+            languages: self.languages.clone(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

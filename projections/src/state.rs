@@ -103,6 +103,8 @@ pub struct State {
     pub(crate) expected: BTreeMap<String, Expected>,
     /// The embedding model the book keeps vectors of (outside the snapshot).
     pub(crate) embedding_model: Option<(EmbeddingModelSet, Provenance)>,
+    /// The languages the book declared last (outside the snapshot).
+    pub(crate) languages: Option<(LanguagesSet, Provenance)>,
 }
 
 impl State {
@@ -165,6 +167,39 @@ impl State {
     /// snapshot: it changes no assembly.
     pub fn embedding_model(&self) -> Option<(&EmbeddingModelSet, &Provenance)> {
         self.embedding_model.as_ref().map(|(model, provenance)| (model, provenance))
+    }
+
+    /// The book's last `languages_set` and its provenance, if it declared its
+    /// languages. Outside the snapshot: no assembly reads them.
+    pub fn languages_set(&self) -> Option<(&LanguagesSet, &Provenance)> {
+        self.languages.as_ref().map(|(languages, provenance)| (languages, provenance))
+    }
+
+    /// The languages declared, or none declared (the defaults) when the book never
+    /// declared any: what a rollback restores and `diff` compares through
+    /// [`State::source_lang`] and [`State::target_lang`].
+    pub fn languages_declared(&self) -> LanguagesSet {
+        self.languages.as_ref().map(|(languages, _)| languages.clone()).unwrap_or_default()
+    }
+
+    /// The language of the book's source text (a BCP 47 tag): the declared one, else
+    /// the profile's (`zh`, `ja`; `und` for any other profile or before the first
+    /// config), as [`LanguagesSet::source_in`] says.
+    pub fn source_lang(&self) -> &str {
+        let profile = self.config().map_or("", |config| config.profile.name.as_str());
+        match &self.languages {
+            Some((languages, _)) => languages.source_in(profile),
+            None => ledger_model::language::profile_language(profile),
+        }
+    }
+
+    /// The language of the book's renderings (a BCP 47 tag): the declared one, else
+    /// `ru` ([`ledger_model::language::TARGET_LANG_DEFAULT`]).
+    pub fn target_lang(&self) -> &str {
+        match &self.languages {
+            Some((languages, _)) => languages.target(),
+            None => ledger_model::language::TARGET_LANG_DEFAULT,
+        }
     }
 
     /// The current configuration, if one was set.
@@ -316,6 +351,7 @@ impl State {
                 self.expected.remove(&dropped.surface);
             }
             Body::EmbeddingModelSet(model) => self.embedding_model = Some((model, provenance)),
+            Body::LanguagesSet(languages) => self.languages = Some((languages, provenance)),
         }
     }
 }

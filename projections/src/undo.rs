@@ -33,6 +33,7 @@ enum Saved {
     Governance(Option<(GovernanceSet, Provenance)>),
     Expected(String, Option<Expected>),
     EmbeddingModel(Option<(EmbeddingModelSet, Provenance)>),
+    Languages(Option<(LanguagesSet, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -133,6 +134,7 @@ impl Journal {
                 Saved::Expected(surface.clone(), state.expected.get(surface).cloned())
             }
             Body::EmbeddingModelSet(_) => Saved::EmbeddingModel(state.embedding_model.clone()),
+            Body::LanguagesSet(_) => Saved::Languages(state.languages.clone()),
         };
         self.saved.push(saved);
     }
@@ -170,6 +172,7 @@ impl Journal {
                 Saved::Governance(old) => state.governance = old,
                 Saved::Expected(surface, old) => put_back(&mut state.expected, surface, old),
                 Saved::EmbeddingModel(old) => state.embedding_model = old,
+                Saved::Languages(old) => state.languages = old,
             }
         }
         state.revision = self.revision;

@@ -267,3 +267,43 @@ fn the_embedding_model_is_configuration_outside_the_snapshot() {
     let party = projections::Reader::Party("tool:pipeline".into());
     assert!(sim.state.view_for(&party).embedding_model().is_none());
 }
+
+#[test]
+fn the_languages_are_configuration_outside_the_snapshot_with_the_profile_as_default() {
+    let languages = |source: Option<&str>, target: Option<&str>| {
+        Body::LanguagesSet(LanguagesSet { source: source.map(Into::into), target: target.map(Into::into) })
+    };
+    let mut sim = Sim::default();
+    // Before any config and any declaration: undetermined source, Russian renderings.
+    assert_eq!((sim.state.source_lang(), sim.state.target_lang()), ("und", "ru"));
+    sim.ok(vec![config("ja")]);
+    sim.ok(vec![Body::TermPut(put("T-1", "真昼", "Махиру"))]);
+    assert_eq!((sim.state.source_lang(), sim.state.target_lang()), ("ja", "ru"));
+    let before = sim.state.snapshot_id();
+    // Declaring the defaults in a book that declares none changes nothing.
+    assert!(sim.ok(vec![languages(None, None)]).events.is_empty());
+    assert!(sim.state.languages_set().is_none());
+    sim.ok(vec![languages(Some("en"), Some("es"))]);
+    assert_eq!((sim.state.source_lang(), sim.state.target_lang()), ("en", "es"));
+    assert_eq!(sim.state.snapshot_id(), before, "no render format injects a language, so no snapshot ID holds one");
+    assert!(sim.ok(vec![languages(Some("en"), Some("es"))]).events.is_empty());
+    // A declaration is whole: a language left out is the default again.
+    sim.ok(vec![languages(None, Some("de"))]);
+    assert_eq!((sim.state.source_lang(), sim.state.target_lang()), ("ja", "de"));
+    // A source left out follows the profile.
+    sim.ok(vec![config("zh")]);
+    assert_eq!(sim.state.source_lang(), "zh");
+    // Two declarations in one batch are two writes of one thing.
+    let twice = sim.submit(vec![languages(Some("en"), None), languages(Some("fr"), None)]).unwrap_err();
+    assert!(matches!(twice.problem, Problem::Duplicate { .. }), "{twice}");
+    // A party's view keeps the languages: an export for a party is written in them.
+    let party = projections::Reader::Party("tool:pipeline".into());
+    assert_eq!(sim.state.view_for(&party).target_lang(), "de");
+}
+
+fn config(profile: &str) -> Body {
+    Body::ConfigSet(ConfigSet {
+        assembly: AssemblyConfig::default(),
+        profile: ProfileRef { name: profile.into(), table: Some(Hash32([1; 32])) },
+    })
+}

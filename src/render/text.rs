@@ -111,6 +111,11 @@ pub fn describe(body: &Body) -> String {
         Body::ConceptExpected(concept) => format!("concept_expected {}", concept.surface),
         Body::ConceptDropped(concept) => format!("concept_dropped {}", concept.surface),
         Body::EmbeddingModelSet(model) => format!("embedding_model_set {} dim {}", model.name, model.dim),
+        Body::LanguagesSet(languages) => format!(
+            "languages_set source {}, target {}",
+            languages.source.as_deref().unwrap_or("(the profile's)"),
+            languages.target.as_deref().unwrap_or(ledger_model::language::TARGET_LANG_DEFAULT)
+        ),
     }
 }
 

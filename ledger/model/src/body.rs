@@ -8,7 +8,8 @@
 //! on candidates) and five kinds (rules, the book's governance, expected concepts);
 //! then the embedding tier: the record a candidate is close to (`related`, and a
 //! `duplicate` for a dedupe pair) and the book's embedding model
-//! ([`EmbeddingModelSet`]). Schema-1 payloads are read through [`crate::schema1`].
+//! ([`EmbeddingModelSet`]); then the book's languages ([`LanguagesSet`]). Schema-1
+//! payloads are read through [`crate::schema1`].
 //!
 //! The same types are the JSON form that `lorebank apply` reads: externally tagged,
 //! snake_case (`{"term_put": {"id": "T-1", ...}}`), unknown fields refused.
@@ -53,11 +54,13 @@ pub enum Body {
     ConceptDropped(ConceptDropped),
     /// The book's embedding model: whose vectors it keeps, and how suggestions are made.
     EmbeddingModelSet(EmbeddingModelSet),
+    /// The languages of the book's source text and of its renderings.
+    LanguagesSet(LanguagesSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 16] = [
+    pub const KIND_NAMES: [&'static str; 17] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -74,6 +77,7 @@ impl Body {
         "concept_expected",
         "concept_dropped",
         "embedding_model_set",
+        "languages_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -95,6 +99,7 @@ impl Body {
             Body::ConceptExpected(_) => "concept_expected",
             Body::ConceptDropped(_) => "concept_dropped",
             Body::EmbeddingModelSet(_) => "embedding_model_set",
+            Body::LanguagesSet(_) => "languages_set",
         }
     }
 
@@ -116,7 +121,8 @@ impl Body {
             | Body::GovernanceSet(_)
             | Body::ConceptExpected(_)
             | Body::ConceptDropped(_)
-            | Body::EmbeddingModelSet(_) => None,
+            | Body::EmbeddingModelSet(_)
+            | Body::LanguagesSet(_) => None,
         }
     }
 }
@@ -831,4 +837,39 @@ pub enum EmbeddingPooling {
     Cls,
     /// The graph pools itself.
     InGraph,
+}
+
+/// The languages of the book, declared whole (a later one replaces it): of its source
+/// text and of its renderings, each a BCP 47 language tag (RFC 5646) in canonical
+/// case (`en`, `zh-Hant`, `pt-BR`; [`crate::language::language_tag`]). A language
+/// left out (`None`) is the book's default: the source language of the profile
+/// ([`crate::language::profile_language`]: `zh`, `ja`, else `und`) and the target
+/// language [`crate::language::TARGET_LANG_DEFAULT`] (`ru`), which is what a book
+/// that never declares its languages has.
+///
+/// Configuration outside the snapshot: no render format injects a language, so the
+/// languages change no assembly and no snapshot ID. They name the language sections
+/// of the interchange formats that have them (TBX's `xml:lang`), on import and on
+/// export.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguagesSet {
+    /// The language of the source text (`en`); `None`: the profile's.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The language of the renderings (`es`); `None`: `ru`.
+    #[serde(default)]
+    pub target: Option<String>,
+}
+
+impl LanguagesSet {
+    /// The source language these declare, in a book of profile `profile`.
+    pub fn source_in<'l>(&'l self, profile: &str) -> &'l str {
+        self.source.as_deref().unwrap_or_else(|| crate::language::profile_language(profile))
+    }
+
+    /// The target language these declare.
+    pub fn target(&self) -> &str {
+        self.target.as_deref().unwrap_or(crate::language::TARGET_LANG_DEFAULT)
+    }
 }

@@ -5,8 +5,8 @@
 //! read through [`schema1`]), the
 //! newtypes for ids, seqs, hashes and chapter windows ([`ids`]), the canonical
 //! bincode codec ([`codec`]), the stored record layout and hash chain ([`record`]),
-//! validation of what a new event can tell alone ([`validate`]) and the named limits
-//! ([`limits`]).
+//! validation of what a new event can tell alone ([`validate`]), the check of a
+//! book's language tags ([`language`]) and the named limits ([`limits`]).
 //!
 //! It is pure: no files, no database, no clock, no randomness. `ledger` stores the
 //! bytes this crate produces; `projections` and `book` fold the events it decodes
@@ -32,6 +32,7 @@
 pub mod body;
 pub mod codec;
 pub mod ids;
+pub mod language;
 pub mod limits;
 pub mod record;
 pub mod schema1;

@@ -64,6 +64,10 @@ pub const EMBEDDING_DIM_MAX: u32 = 8_192;
 /// crate's `OPERATOR_LIBRARIES_MAX`).
 pub const EMBEDDING_OPERATOR_LIBRARIES_MAX: usize = 8;
 
+/// Longest language tag of a book (`languages_set`), in characters (ASCII): RFC 5646
+/// §4.4.1 asks for at least 35, and a tag with several variants and extensions fits.
+pub const LANGUAGE_TAG_CHARS_MAX: usize = 64;
+
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;

@@ -276,6 +276,11 @@ impl Path<'_> {
         Ok(())
     }
 
+    /// A BCP 47 language tag in canonical case ([`crate::language::language_tag`]).
+    fn opt_language(&self, field: &str, value: &Option<String>) -> Check {
+        value.as_deref().map_or(Ok(()), |tag| crate::language::language_tag(tag).map_err(|why| self.err(field, why)))
+    }
+
     fn chapter(&self, field: &str, chapter: u32) -> Check {
         if chapter == 0 {
             return Err(self.err(field, "chapters are numbered from 1, got 0"));
@@ -356,6 +361,10 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
         }
         Body::ConceptDropped(concept) => p.line("surface", &concept.surface, KEY_CHARS_MAX),
         Body::EmbeddingModelSet(model) => embedding_model_set(p, model),
+        Body::LanguagesSet(languages) => {
+            p.opt_language("source", &languages.source)?;
+            p.opt_language("target", &languages.target)
+        }
     }
 }
 
@@ -705,6 +714,22 @@ mod tests {
             assert_eq!(candidate.trust == Trust::Low, origin == Origin::Embedding, "{origin:?}");
             assert_eq!(validate_body(&Body::CandidateProposed(candidate), &Rules::default()), Ok(()), "{origin:?}");
         }
+    }
+
+    #[test]
+    fn languages_name_their_bad_field() {
+        let languages = |source: Option<&str>, target: Option<&str>| {
+            Body::LanguagesSet(LanguagesSet { source: source.map(Into::into), target: target.map(Into::into) })
+        };
+        assert_eq!(validate_body(&languages(Some("en"), Some("es")), &Rules::default()), Ok(()));
+        assert_eq!(validate_body(&languages(None, None), &Rules::default()), Ok(()));
+        assert_eq!(field_of(languages(Some("en_US"), Some("es"))), "languages_set.source");
+        assert_eq!(field_of(languages(Some("en"), Some("ES"))), "languages_set.target");
+        let error = validate_body(&languages(None, Some("")), &Rules::default()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "field `languages_set.target`: must not be empty: a BCP 47 language tag like `en`, `zh-Hant` or `pt-BR`"
+        );
     }
 
     #[test]

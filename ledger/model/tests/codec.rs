@@ -59,7 +59,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::GovernanceSet(_)
         | Body::ConceptExpected(_)
         | Body::ConceptDropped(_)
-        | Body::EmbeddingModelSet(_) => 16,
+        | Body::EmbeddingModelSet(_)
+        | Body::LanguagesSet(_) => 17,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

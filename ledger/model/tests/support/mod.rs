@@ -276,6 +276,14 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 }),
             ),
         ),
+        (
+            "languages_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::LanguagesSet(LanguagesSet { source: Some("en".into()), target: Some("es-419".into()) }),
+            ),
+        ),
     ]);
     examples
 }
@@ -571,6 +579,8 @@ pub fn body() -> impl Strategy<Value = Body> {
                     })
                 }
             ),
+        (prop::option::of(text(8)), prop::option::of(text(8)))
+            .prop_map(|(source, target)| Body::LanguagesSet(LanguagesSet { source, target })),
     ]
 }
 
