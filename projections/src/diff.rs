@@ -117,7 +117,8 @@ fn records<T>(
 }
 
 /// Active records added, removed and changed from `old` to `new`, by id; and the
-/// config change, if any.
+/// changes of the book's configuration: `config`, `governance` and `languages` (the
+/// source and target languages in force, declared or by default).
 pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     let mut out = Vec::new();
     records(&mut out, &old.terms, &new.terms, |term| !term.retired, term_fields);
@@ -144,5 +145,7 @@ pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
         })
     };
     field(&mut config, "governance", &governance(old), &governance(new));
+    let languages = |state: &State| (state.source_lang().to_owned(), state.target_lang().to_owned());
+    field(&mut config, "languages", &languages(old), &languages(new));
     (out, config)
 }

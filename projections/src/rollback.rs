@@ -4,7 +4,10 @@
 //!
 //! The plan restores everything a snapshot covers (active terms with content,
 //! aliases and verdicts; active summaries; active rules with their verdicts; the
-//! governance; config). The review queue (candidates and their verdicts), the
+//! governance; config), and the book's languages, which no snapshot covers but which
+//! say how the glossary of that revision is read and written (a book rolled back to
+//! before its first `languages_set` gets one that declares none: the defaults). The
+//! review queue (candidates and their verdicts), the
 //! register of expected concepts and the embedding model are not part of a snapshot
 //! and are left as they are: vectors are named by the model's identity and the
 //! texts they embed, so a rollback that brings back an older record finds its vectors
@@ -172,6 +175,10 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
         if head.config() != Some(config) {
             plan.push(Body::ConfigSet(config.clone()));
         }
+    }
+    let languages_then = target.languages_declared();
+    if head.languages_declared() != languages_then {
+        plan.push(Body::LanguagesSet(languages_then));
     }
     plan.push(Body::RollbackMarker(RollbackMarker { to, reason }));
     Ok(plan)

@@ -9,7 +9,8 @@
 //!
 //! The histories include governance: owners and release lists on terms, aliases and
 //! summaries, governance sets (policy, parties, defaults), rules, and expected
-//! concepts, so every property holds of schema-2 books too.
+//! concepts, so every property holds of schema-2 books too; and the book's languages
+//! (`languages_set`), which a rollback restores although no snapshot covers them.
 
 mod support;
 
@@ -23,6 +24,8 @@ const SURFACES: &[&str] = &["萧炎", "蕭炎", "药老", "藥老", "纳兰嫣�
 const DSTS: &[&str] = &["Сяо Янь", "Яо Лао", "Налань", "Юньшань", "Император"];
 
 const PARTIES: &[&str] = &["human:editors", "tool:pipeline"];
+
+const LANGUAGES: &[&str] = &["en", "es", "zh-Hant", "ru"];
 
 /// A release list by number: `*`, one party, or nobody.
 fn release_list(code: u8) -> Vec<String> {
@@ -91,6 +94,10 @@ enum Op {
     RuleRetire(u32),
     Expect(usize),
     Drop(usize),
+    Languages {
+        source: Option<usize>,
+        target: Option<usize>,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -114,6 +121,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (1u32..4).prop_map(Op::RuleRetire),
         1 => (0..SURFACES.len()).prop_map(Op::Expect),
         1 => (0..SURFACES.len()).prop_map(Op::Drop),
+        1 => (prop::option::of(0..LANGUAGES.len()), prop::option::of(0..LANGUAGES.len()))
+            .prop_map(|(source, target)| Op::Languages { source, target }),
     ]
 }
 
@@ -203,6 +212,10 @@ fn body(op: &Op) -> Body {
             Body::ConceptExpected(ConceptExpected { surface: SURFACES[surface].into(), kind: None, note: None })
         }
         Op::Drop(surface) => Body::ConceptDropped(ConceptDropped { surface: SURFACES[surface].into() }),
+        Op::Languages { source, target } => Body::LanguagesSet(LanguagesSet {
+            source: source.map(|language| LANGUAGES[language].into()),
+            target: target.map(|language| LANGUAGES[language].into()),
+        }),
     }
 }
 
@@ -277,6 +290,12 @@ proptest! {
         let decision = sim.submit(plan).unwrap_or_else(|rejection| panic!("rollback refused: {rejection}"));
         prop_assert!(decision.events.last().is_some_and(|event| matches!(event.body, Body::RollbackMarker(_))));
         prop_assert_eq!(sim.state.snapshot_id(), target.snapshot_id());
+        // The languages are no part of a snapshot, and come back all the same.
+        prop_assert_eq!(sim.state.languages_declared(), target.languages_declared());
+        prop_assert_eq!(
+            (sim.state.source_lang(), sim.state.target_lang()),
+            (target.source_lang(), target.target_lang())
+        );
         let (records, config) = diff(&target, &sim.state);
         prop_assert!(records.is_empty(), "diff after rollback: {:?}", records);
         prop_assert!(config.is_empty());

@@ -297,9 +297,13 @@ pub fn diff(diff: &Diff, from: Seq, to: Seq) {
             }
         }
     }
-    if !config.is_empty() {
+    let changed = |fields: &[&str]| config.iter().any(|change| fields.contains(&change.field));
+    if changed(&["config", "governance"]) {
         let as_json = |state: &State| serde_json::to_value(state.config()).unwrap_or(Value::Null);
         outln!("~ config: {} -> {}", as_json(old), as_json(new));
+    }
+    if changed(&["languages"]) {
+        outln!("~ languages: {} -> {}", json::languages(old), json::languages(new));
     }
 }
 

@@ -200,11 +200,14 @@ pub fn diff(old: &State, new: &State, records: &[RecordDiff], config: &[FieldCha
         }
     }
     let as_json = |state: &State| serde_json::to_value(state.config()).unwrap_or(Value::Null);
-    let config: Vec<Value> = if config.is_empty() {
-        Vec::new()
-    } else {
-        vec![json!({ "field": "config", "old": as_json(old), "new": as_json(new) })]
-    };
+    let any_of = |fields: &[&str]| config.iter().any(|change| fields.contains(&change.field));
+    let mut config = Vec::new();
+    if any_of(&["config", "governance"]) {
+        config.push(json!({ "field": "config", "old": as_json(old), "new": as_json(new) }));
+    }
+    if any_of(&["languages"]) {
+        config.push(json!({ "field": "languages", "old": languages(old), "new": languages(new) }));
+    }
     json!({
         "from": old.revision().0,
         "to": new.revision().0,
@@ -213,6 +216,11 @@ pub fn diff(old: &State, new: &State, records: &[RecordDiff], config: &[FieldCha
         "changed": changed,
         "config": config,
     })
+}
+
+/// The languages in force in `state`, declared or by default: `{"source", "target"}`.
+pub fn languages(state: &State) -> Value {
+    json!({ "source": state.source_lang(), "target": state.target_lang() })
 }
 
 pub fn rebuilt(rebuilt: &Rebuilt) -> Value {
