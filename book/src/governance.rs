@@ -249,8 +249,8 @@ impl Book {
             Some(format) => {
                 let state = self.state(None)?;
                 let languages = formats::Languages {
-                    source: crate::interchange::source_lang(&state),
-                    target: crate::interchange::TARGET_LANG.to_owned(),
+                    source: state.source_lang().to_owned(),
+                    target: state.target_lang().to_owned(),
                 };
                 let parsed =
                     formats::read(format, bytes, &languages).map_err(|error| BookError::of_file(&name, error))?;

@@ -32,8 +32,9 @@ use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions};
 use collisions::Identity;
 
-/// The language of the renderings when a caller names none.
-pub const TARGET_LANG: &str = "ru";
+/// The language of the renderings of a book that declares none (a `languages_set`
+/// declares a book's languages; [`State::target_lang`] is the one in force).
+pub const TARGET_LANG: &str = ledger_model::language::TARGET_LANG_DEFAULT;
 
 /// How to import.
 #[derive(Clone, Debug)]
@@ -50,7 +51,11 @@ pub struct ImportOptions {
     pub expect_head: Option<Seq>,
     /// When, in unix milliseconds (informational only).
     pub recorded_at_ms: u64,
-    /// Language of the renderings (TBX language sections); [`TARGET_LANG`] when `None`.
+    /// Language of the source text in this file (TBX language sections); the
+    /// book's ([`State::source_lang`]) when `None`.
+    pub source_lang: Option<String>,
+    /// Language of the renderings in this file (TBX language sections); the book's
+    /// ([`State::target_lang`]) when `None`.
     pub target_lang: Option<String>,
 }
 
@@ -272,7 +277,12 @@ impl Book {
     /// `strict` any skipped entry, collision or lost field, are refused with nothing
     /// written; without `strict`, entries that share keys are settled and reported,
     /// never refused.
+    /// A format with language sections reads the book's languages, or those the
+    /// options name for this file (BCP 47 tags in canonical case, refused naming
+    /// `source_lang` or `target_lang` otherwise).
     pub fn import(&mut self, file: &str, bytes: &[u8], options: &ImportOptions) -> Result<ImportReport, BookError> {
+        crate::service::check_language("source_lang", options.source_lang.as_deref())?;
+        crate::service::check_language("target_lang", options.target_lang.as_deref())?;
         let name = file_label(file);
         let invalid = |error: formats::ReadError| BookError::of_file(&name, error);
         let (format, detected) = match options.format {
@@ -282,8 +292,8 @@ impl Book {
         let state = self.state(None)?;
         let profile = self.profile(&state)?;
         let languages = Languages {
-            source: source_lang(&state),
-            target: options.target_lang.clone().unwrap_or_else(|| TARGET_LANG.to_owned()),
+            source: options.source_lang.clone().unwrap_or_else(|| state.source_lang().to_owned()),
+            target: options.target_lang.clone().unwrap_or_else(|| state.target_lang().to_owned()),
         };
         let parsed = formats::read(format, bytes, &languages).map_err(invalid)?;
         let actor = options.actor.clone().unwrap_or_else(|| format!("import:{}", format.tool()));
@@ -378,6 +388,9 @@ impl Book {
     /// or note not released to it. The translation memory holds the chunks of
     /// `chapter` (all without one) and their checks, which have no revision, so
     /// `as_of` is invalid there.
+    /// A format with language sections writes the book's languages at `as_of`, the
+    /// target language `target_lang` when given (a BCP 47 tag in canonical case,
+    /// refused naming `target_lang` otherwise).
     pub fn export_as(
         &mut self,
         reader: &Reader,
@@ -418,6 +431,7 @@ impl Book {
         as_of: Option<Seq>,
         target_lang: Option<&str>,
     ) -> Result<Export, BookError> {
+        crate::service::check_language("target_lang", target_lang)?;
         let read = self.read_at(reader, as_of)?;
         let snapshot = read.snapshot;
         let state = read.view();
@@ -443,8 +457,8 @@ impl Book {
         let summaries: Vec<SummaryPut> =
             state.visible_summaries(chapter).into_iter().map(|summary| summary.put.clone()).collect();
         let input = ExportInput {
-            source_lang: source_lang(state),
-            target_lang: target_lang.unwrap_or(TARGET_LANG).to_owned(),
+            source_lang: state.source_lang().to_owned(),
+            target_lang: target_lang.unwrap_or(state.target_lang()).to_owned(),
             chapter,
             terms,
             summaries,
@@ -462,15 +476,6 @@ impl Book {
             rejected,
             lost: group_lost(&exported.lost),
         })
-    }
-}
-
-/// The language of the book's source text: its profile's (`zh`, `ja`), or `und`
-/// (undetermined) for a profile that names no language.
-pub(crate) fn source_lang(state: &State) -> String {
-    match state.config().map(|config| config.profile.name.as_str()) {
-        Some(name @ ("zh" | "ja")) => name.to_owned(),
-        _ => "und".to_owned(),
     }
 }
 

@@ -337,24 +337,27 @@ impl Library {
         refused.map_or(Ok(()), Err)
     }
 
-    /// Creates book `name` with `profile` (see [`Book::init`]); it is not opened.
+    /// Creates book `name` with `profile` and the default languages (see
+    /// [`Book::init`]); it is not opened.
     pub fn create(&self, name: &str, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
-        self.create_claimed(name, profile, write, None)
+        self.create_claimed(name, profile, &ledger_model::LanguagesSet::default(), write, None)
     }
 
-    /// [`Library::create`], the first batch carrying `claim`'s idempotency marker.
+    /// [`Library::create`] in `languages` ([`Book::init_in`]), the first batch
+    /// carrying `claim`'s idempotency marker.
     pub fn create_claimed(
         &self,
         name: &str,
         profile: &str,
+        languages: &ledger_model::LanguagesSet,
         write: &WriteOptions,
         claim: Option<crate::idempotency::Claim>,
     ) -> Result<Initialized, BookError> {
         let path = self.path_of(name)?;
         let _opening = self.opening.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match &self.origin {
-            Some(origin) => Book::init_with(&path, profile, write, claim, |temp| origin.create(name, temp)),
-            None => Book::init_with(&path, profile, write, claim, |temp| Ok(ledger::Ledger::create(temp)?)),
+            Some(origin) => Book::init_with(&path, profile, languages, write, claim, |temp| origin.create(name, temp)),
+            None => Book::init_with(&path, profile, languages, write, claim, |temp| Ok(ledger::Ledger::create(temp)?)),
         }
     }
 

@@ -152,6 +152,14 @@ impl Book {
         Ok(Glossary { state: read.into_view(), reader: reader.clone(), snapshot, chapter })
     }
 
+    /// The languages of the book at revision `as_of` (the head when `None`): its
+    /// source and target language, declared or by default ([`State::source_lang`],
+    /// [`State::target_lang`]).
+    pub fn languages(&mut self, as_of: Option<Seq>) -> Result<formats::Languages, BookError> {
+        let state = self.state(as_of)?;
+        Ok(formats::Languages { source: state.source_lang().to_owned(), target: state.target_lang().to_owned() })
+    }
+
     /// The snapshot ID at revision `as_of` (the head when `None`).
     pub fn snapshot_info(&mut self, as_of: Option<Seq>) -> Result<SnapshotInfo, BookError> {
         let state = self.state(as_of)?;

@@ -177,7 +177,12 @@ pub struct Initialized {
     pub profile: String,
     /// The id of its fold table.
     pub table: Hash32,
-    /// The write of the first `config_set`.
+    /// The language of its source text: the one asked for, else the profile's.
+    pub source_lang: String,
+    /// The language of its renderings: the one asked for, else `ru`.
+    pub target_lang: String,
+    /// The write of the first batch: the `config_set`, and a `languages_set` when
+    /// a language was asked for.
     pub written: Written,
 }
 
@@ -256,6 +261,16 @@ fn with_profiles(
     Ok(blobs)
 }
 
+/// A language a caller named for `field` (`source_lang`, `target_lang`), if any: a
+/// BCP 47 tag in canonical case ([`ledger_model::language::language_tag`]), refused
+/// naming the field otherwise.
+pub(crate) fn check_language(field: &'static str, tag: Option<&str>) -> Result<(), BookError> {
+    match tag.map(ledger_model::language::language_tag) {
+        Some(Err(why)) => Err(BookError::InvalidField { field, message: format!("{field}: {why}") }),
+        _ => Ok(()),
+    }
+}
+
 fn check_envelope(write: &WriteOptions, bodies: &[Labelled]) -> Result<(), BookError> {
     for labelled in bodies {
         let source = write.source.as_deref().unwrap_or(&labelled.default_source);
@@ -268,9 +283,24 @@ impl Book {
     /// Creates a book at `path` whose first event is the `config_set` of `profile`,
     /// in one step: everything is checked first, the book is built in a temporary
     /// file beside `path`, and linked into place only when complete. Refuses when
-    /// `path` exists. On failure nothing is left at `path`.
+    /// `path` exists. On failure nothing is left at `path`. The book has the default
+    /// languages (see [`Book::init_in`]).
     pub fn init(path: &Path, profile: &str, write: &WriteOptions) -> Result<Initialized, BookError> {
-        Book::init_with(path, profile, write, None, |temp| Ok(Ledger::create(temp)?))
+        Book::init_in(path, profile, &LanguagesSet::default(), write)
+    }
+
+    /// [`Book::init`] of a book in `languages`: a language named there (a BCP 47
+    /// tag in canonical case, refused naming `source_lang` or `target_lang`
+    /// otherwise) is declared by a `languages_set` in the first batch, after the
+    /// `config_set`; one left out is the default (the profile's source language, the
+    /// target `ru`), and a book that names neither has no `languages_set`, as before.
+    pub fn init_in(
+        path: &Path,
+        profile: &str,
+        languages: &LanguagesSet,
+        write: &WriteOptions,
+    ) -> Result<Initialized, BookError> {
+        Book::init_with(path, profile, languages, write, None, |temp| Ok(Ledger::create(temp)?))
     }
 
     /// [`Book::init`], with the ledger of the temporary file made by `create` (a
@@ -280,10 +310,13 @@ impl Book {
     pub fn init_with(
         path: &Path,
         profile: &str,
+        languages: &LanguagesSet,
         write: &WriteOptions,
         claim: Option<crate::idempotency::Claim>,
         create: impl FnOnce(&Path) -> Result<Ledger, BookError>,
     ) -> Result<Initialized, BookError> {
+        check_language("source_lang", languages.source.as_deref())?;
+        check_language("target_lang", languages.target.as_deref())?;
         if path.exists() {
             return Err(ledger::OpenError::Exists { path: path.display().to_string() }.into());
         }
@@ -294,7 +327,11 @@ impl Book {
             assembly: AssemblyConfig::default(),
             profile: ProfileRef { name: profile.to_owned(), table: Some(table) },
         });
-        let bodies = vec![Labelled { label: String::new(), default_source: "init".to_owned(), body: config }];
+        let mut bodies = vec![Labelled { label: String::new(), default_source: "init".to_owned(), body: config }];
+        if *languages != LanguagesSet::default() {
+            let body = Body::LanguagesSet(languages.clone());
+            bodies.push(Labelled { label: String::new(), default_source: "init".to_owned(), body });
+        }
         check_envelope(&write, &bodies)?;
         let file_name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
         // Unique per process and call, so concurrent inits never share a temporary file.
@@ -325,7 +362,14 @@ impl Book {
         };
         let _ = std::fs::remove_file(&temp);
         match linked {
-            Ok(()) => Ok(Initialized { path: path.to_owned(), profile: profile.to_owned(), table, written }),
+            Ok(()) => Ok(Initialized {
+                path: path.to_owned(),
+                profile: profile.to_owned(),
+                table,
+                source_lang: languages.source_in(profile).to_owned(),
+                target_lang: languages.target().to_owned(),
+                written,
+            }),
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
                 Err(ledger::OpenError::Exists { path: path.display().to_string() }.into())
             }

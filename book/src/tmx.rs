@@ -22,14 +22,13 @@ use projections::{Reader, SnapshotId};
 use crate::book::Book;
 use crate::chunks::reader_of;
 use crate::error::BookError;
-use crate::interchange::{source_lang, TARGET_LANG};
 
 /// What to export.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TmxOptions {
     /// Only the chunks of this chapter; every chapter when `None`.
     pub chapter: Option<u32>,
-    /// The language of the translations; [`TARGET_LANG`] when `None`.
+    /// The language of the translations; the book's target language when `None`.
     pub target_lang: Option<String>,
     /// Most bytes of text the export gathers, sources and translations together
     /// ([`limits::TMX_TEXT_BYTES_MAX`] by [`TmxOptions::new`]); past it the export is
@@ -120,32 +119,19 @@ pub struct TmxExport {
     pub refused: Listed<RefusedChunk>,
 }
 
-/// Refuses a language tag that is not 1 to 35 ASCII letters, digits and hyphens,
-/// starting with a letter (the shape of a BCP 47 tag; what an `xml:lang` holds).
-fn check_language(field: &'static str, lang: &str) -> Result<(), BookError> {
-    let shaped = (1..=35).contains(&lang.len())
-        && lang.starts_with(|c: char| c.is_ascii_alphabetic())
-        && lang.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    if shaped {
-        Ok(())
-    } else {
-        let shown: String = lang.chars().take(40).collect();
-        Err(BookError::InvalidField {
-            field,
-            message: format!("{field}: {shown:?} is not a language tag (1 to 35 ASCII letters, digits and hyphens)"),
-        })
-    }
-}
-
 impl Book {
     /// The translation memory of what was translated: each chunk's source text beside
     /// its latest checked translation (see the module's documentation for which
     /// pair), as TMX 1.4b, read as `reader`. A party gets only its own receipts.
+    /// Sources are in the book's source language, translations in its target
+    /// language or the one `options` names (a BCP 47 tag in canonical case, refused
+    /// naming `target_lang` otherwise).
     pub fn export_tmx(&mut self, reader: &Reader, options: &TmxOptions) -> Result<TmxExport, BookError> {
-        let target_lang = options.target_lang.clone().unwrap_or_else(|| TARGET_LANG.to_owned());
-        check_language("target_lang", &target_lang)?;
+        crate::service::check_language("target_lang", options.target_lang.as_deref())?;
         let read = self.read_at(reader, None)?;
-        let (revision, snapshot, source_lang) = (read.view().revision(), read.snapshot, source_lang(read.view()));
+        let view = read.view();
+        let (revision, snapshot, source_lang) = (view.revision(), read.snapshot, view.source_lang().to_owned());
+        let target_lang = options.target_lang.clone().unwrap_or_else(|| view.target_lang().to_owned());
         drop(read);
 
         // The receipts filed under each chunk, in arrival order.

@@ -459,9 +459,10 @@ pub struct ExportTerm {
 /// revision may see, already through the spoiler gate, in id order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExportInput {
-    /// Language of the source text (`zh`, `ja`): the book's profile name.
+    /// Language of the source text, a BCP 47 tag (`zh`, `ja`, `en`): the book's.
     pub source_lang: String,
-    /// Language of the renderings (`ru`).
+    /// Language of the renderings, a BCP 47 tag (`ru`, `es`): the book's, or the one
+    /// the export names.
     pub target_lang: String,
     /// The chapter the export is for, if any.
     pub chapter: Option<u32>,
@@ -484,9 +485,9 @@ pub struct Exported {
 /// reads as source and as rendering.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Languages {
-    /// Language of the source text (`zh`, `ja`): the book's profile name.
+    /// Language of the source text, a BCP 47 tag (`zh`, `ja`, `en`): the book's.
     pub source: String,
-    /// Language of the renderings (`ru`).
+    /// Language of the renderings, a BCP 47 tag (`ru`, `es`): the book's.
     pub target: String,
 }
 

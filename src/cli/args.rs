@@ -48,6 +48,14 @@ pub enum Command {
         /// Which fold table to build from OpenCC and Unicode data.
         #[arg(long, default_value = "zh", value_parser = profile_names())]
         profile: String,
+        /// The language of the source text, a BCP 47 tag in canonical case (`en`,
+        /// `zh-Hant`); default: the profile's (`zh`, `ja`, `und` for plain).
+        #[arg(long, value_name = "TAG")]
+        source_lang: Option<String>,
+        /// The language of the renderings, a BCP 47 tag in canonical case (`es`,
+        /// `pt-BR`); default: `ru`.
+        #[arg(long, value_name = "TAG")]
+        target_lang: Option<String>,
         #[command(flatten)]
         write: WriteOpts,
     },
@@ -356,9 +364,14 @@ pub struct ImportArgs {
     /// Append only if the head is still N; otherwise exit 5 and write nothing.
     #[arg(long, value_name = "N")]
     pub expect_head: Option<u64>,
-    /// Language of the renderings, for formats with language sections (TBX).
-    #[arg(long, default_value = "ru", value_name = "LANG")]
-    pub target_lang: String,
+    /// Language of the source text in this file, for formats with language
+    /// sections (TBX): a BCP 47 tag; default: the book's.
+    #[arg(long, value_name = "TAG")]
+    pub source_lang: Option<String>,
+    /// Language of the renderings in this file, for formats with language sections
+    /// (TBX): a BCP 47 tag; default: the book's.
+    #[arg(long, value_name = "TAG")]
+    pub target_lang: Option<String>,
 }
 
 /// `--format` of `export`: a format name, `profile` or `tmx`.
@@ -393,9 +406,9 @@ pub struct ExportArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Language of the renderings, for formats with language sections (TBX), and
-    /// of the translations (TMX).
-    #[arg(long, default_value = "ru", value_name = "LANG")]
-    pub target_lang: String,
+    /// of the translations (TMX): a BCP 47 tag; default: the book's.
+    #[arg(long, value_name = "TAG")]
+    pub target_lang: Option<String>,
 }
 
 /// `lorebank check`.

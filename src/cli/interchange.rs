@@ -29,7 +29,8 @@ pub fn import(book: &mut Book, args: &ImportArgs, recorded_at_ms: u64, json: boo
         actor: args.actor.clone(),
         expect_head: args.expect_head.map(Seq),
         recorded_at_ms,
-        target_lang: Some(args.target_lang.clone()),
+        source_lang: args.source_lang.clone(),
+        target_lang: args.target_lang.clone(),
     };
     let report = book.import(&name, &bytes, &options)?;
     print(json, || json::import_report(&report, args.dry_run), || text::import_report(&report, args.dry_run));
@@ -47,7 +48,8 @@ pub fn check_output(args: &ExportArgs, json: bool) -> Result<(), Failure> {
 
 pub fn export(book: &mut Book, reader: &projections::Reader, args: &ExportArgs, json: bool) -> Result<(), Failure> {
     check_output(args, json)?;
-    let exported = book.export_as(reader, args.format, args.chapter, args.as_of.map(Seq), Some(&args.target_lang))?;
+    let exported =
+        book.export_as(reader, args.format, args.chapter, args.as_of.map(Seq), args.target_lang.as_deref())?;
     let bytes = match &exported {
         Exported::Tool(export) => &export.bytes[..],
         Exported::Profile(export) => export.text.as_bytes(),

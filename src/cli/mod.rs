@@ -53,7 +53,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     match args.command {
         Command::Serve(serve) => serve_command(serve),
         Command::Openapi => openapi(),
-        Command::Init { profile, write } => init(&book?.path, &profile, &write, json),
+        Command::Init { profile, source_lang, target_lang, write } => {
+            let languages = LanguagesSet { source: source_lang, target: target_lang };
+            init(&book?.path, &profile, &languages, &write, json)
+        }
         Command::Term(TermCommand::Show { id, as_of }) => term_show(&book?, record_id("id", &id)?, as_of, json),
         Command::Show { as_of, chapter } => {
             glossary::show(&mut open_reader(&book?)?, &reader, as_of.map(Seq), chapter, json)
@@ -506,8 +509,8 @@ fn commit(book: &Target, write: &WriteOpts, bodies: Vec<Body>, json: bool) -> Re
     append_batch(book, write, Labelled::appended(bodies), false, json)
 }
 
-fn init(book: &Path, profile: &str, write: &WriteOpts, json: bool) -> Result<(), Failure> {
-    let initialized = Book::init(book, profile, &write_options(write))?;
+fn init(book: &Path, profile: &str, languages: &LanguagesSet, write: &WriteOpts, json: bool) -> Result<(), Failure> {
+    let initialized = Book::init_in(book, profile, languages, &write_options(write))?;
     // A book is named by its file's stem, as a server's library names its files.
     let name = book.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
     print(

@@ -177,7 +177,9 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         | Command::ImportArchive { .. } => Err(Failure::invalid(
             "backup, restore, export-archive and import-archive work on a book file, not with --server",
         )),
-        Command::Init { profile, write } => init(&remote, profile, write),
+        Command::Init { profile, source_lang, target_lang, write } => {
+            init(&remote, profile, source_lang, target_lang, write)
+        }
         Command::Apply { file, replace, write } => apply(&remote, file, *replace, write),
         Command::Term(TermCommand::Put(put)) => append(&remote, &term_put(put)?, &put.write, put.replace),
         Command::Term(TermCommand::Edit(edit)) => edit_term(&remote, edit),
@@ -220,8 +222,20 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
     }
 }
 
-fn init(remote: &Remote, profile: &str, write: &WriteOpts) -> Result<(), Failure> {
-    let request = CreateBook { profile: profile.to_owned(), actor: write.actor.clone(), source: write.source.clone() };
+fn init(
+    remote: &Remote,
+    profile: &str,
+    source_lang: &Option<String>,
+    target_lang: &Option<String>,
+    write: &WriteOpts,
+) -> Result<(), Failure> {
+    let request = CreateBook {
+        profile: profile.to_owned(),
+        source_lang: source_lang.clone(),
+        target_lang: target_lang.clone(),
+        actor: write.actor.clone(),
+        source: write.source.clone(),
+    };
     print(remote.send("PUT", "", &request)?)
 }
 
@@ -344,7 +358,8 @@ fn import_file(remote: &Remote, import: &ImportArgs) -> Result<(), Failure> {
         dry_run: Some(import.dry_run),
         actor: import.actor.clone(),
         expected_head: import.expect_head,
-        target_lang: Some(import.target_lang.clone()),
+        source_lang: import.source_lang.clone(),
+        target_lang: import.target_lang.clone(),
     };
     print(remote.json("POST", &remote.book_url("/import", &query)?, Send::Bytes(bytes))?)
 }
@@ -357,7 +372,7 @@ fn export_file(remote: &Remote, export: &ExportArgs, json: bool) -> Result<(), F
         format: Some(export.format.name().to_owned()),
         chapter: export.chapter,
         as_of: export.as_of,
-        target_lang: Some(export.target_lang.clone()),
+        target_lang: export.target_lang.clone(),
     };
     let response = remote.call("GET", &remote.book_url("/export", &query)?, Send::Empty)?;
     let header = |name: &str| response.header(name).unwrap_or("").to_owned();

@@ -172,7 +172,7 @@ fn list_books() {}
 
 #[utoipa::path(get, path = "/v1/books/{book}", tag = "books",
     responses(
-        (status = 200, description = "Head, chain hash and snapshot ID", body = Object),
+        (status = 200, description = "Head, chain hash, snapshot ID, and the book's languages at the head (`source_lang`, `target_lang`: BCP 47 tags, declared or by default)", body = Object),
         (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
         (status = 503, description = "The book is held by another process", body = ProblemBody, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
@@ -185,10 +185,10 @@ fn book_info() {}
     ),
     request_body = CreateBook,
     responses(
-        (status = 201, description = "Created, with its first event (the config)", body = Object),
+        (status = 201, description = "Created, with its first batch (the config, and a `languages_set` when a language was named), its profile, fold table and languages (`source_lang`, `target_lang`)", body = Object),
         (status = 200, description = "A retry with the same Idempotency-Key after the first answer was forgotten: from the book's marker, `first`, `head` and `hash`", body = Object,
             headers(("Idempotent-Replayed" = String, description = "`true`"))),
-        (status = 400, description = "Invalid name, body or profile", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Invalid name, body, profile or language tag (`source_lang`, `target_lang`: the problem's `at` names it); nothing was created", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "The book exists", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -403,12 +403,13 @@ fn impact() {}
         ("dry_run" = Option<bool>, Query, description = "Report what the import would do; write nothing"),
         ("actor" = Option<String>, Query, description = "Who imports (default `import:<tool>`)"),
         ("expected_head" = Option<u64>, Query, description = "Import only if the head is still this"),
-        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX language sections (default `ru`)"),
+        ("source_lang" = Option<String>, Query, description = "Language of the source text in this file, for TBX language sections: a BCP 47 tag in canonical case (default: the book's)", example = "en"),
+        ("target_lang" = Option<String>, Query, description = "Language of the renderings in this file, for TBX language sections: a BCP 47 tag in canonical case (default: the book's)", example = "es"),
     ),
     request_body(content((String = "application/octet-stream")), description = "The glossary file's bytes"),
     responses(
         (status = 200, description = "The import report: imported, updated, unchanged, skipped (with reasons), keys shared between entries (collisions, with both places and what was done) and lost fields (docs/formats.md)", body = Object),
-        (status = 400, description = "A bad file, named by line, entry or uid and field; or --strict and something would be lost or a key shared; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "A bad file, named by line, entry or uid and field; a bad language tag; or --strict and something would be lost or a key shared; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
@@ -420,7 +421,7 @@ fn import() {}
         ("format" = String, Query, description = "galtransl, sakura, sakura-text, linguagacha, linguagacha-xlsx, ainiee, ainiee-xlsx, sillytavern, novelai, omegat, omegat-csv, tbx (TBX-Basic 2019) or tbx-2008 (TBX-Basic 2008, which translate-toolkit, Weblate and OmegaT read); profile (the profile's compact form) or tmx (a TMX 1.4b memory of the recorded chunks and their checked translations)", example = "sillytavern"),
         ("chapter" = Option<u32>, Query, description = "Only what a translator of this chapter may see (the spoiler gate); with tmx, only the chunks of this chapter", minimum = 1),
         ("as_of" = Option<u64>, Query, description = "Revision (default the head); not with tmx"),
-        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX, and of the translations, for TMX (default `ru`)"),
+        ("target_lang" = Option<String>, Query, description = "Language of the renderings, for TBX, and of the translations, for TMX (default: the book's target language, at the revision exported for TBX); a BCP 47 tag in canonical case"),
     ),
     responses(
         (status = 200, description = "The file, in the format's media type",
@@ -438,7 +439,7 @@ fn import() {}
                 ("Lorebank-Lost" = String, description = "Fields the format cannot hold, as `field=count, …` (empty when nothing is lost; not sent with tmx)"),
                 ("Lorebank-Export" = String, description = "The report `export --json` prints (without `output`), as JSON with every non-ASCII character escaped"),
             )),
-        (status = 400, description = "Bad format, chapter, revision or language, or a translation memory over TMX_TEXT_BYTES_MAX", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 400, description = "Bad format, chapter, revision or target_lang (not a BCP 47 tag in canonical case), or a translation memory over TMX_TEXT_BYTES_MAX", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn export() {}
 

@@ -13,11 +13,20 @@ use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaFormat,
 use utoipa::openapi::{KnownFormat, RefOr};
 
 #[derive(Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"profile": "zh", "actor": "human:editor"}))]
+#[schema(example = json!({"profile": "plain", "source_lang": "en", "target_lang": "es", "actor": "human:editor"}))]
 #[serde(deny_unknown_fields)]
 pub struct CreateBook {
     /// The normalization profile: `zh`, `ja` or `plain`.
     pub profile: String,
+    /// The language of the source text, a BCP 47 tag in canonical case (`en`,
+    /// `zh-Hant`); default: the profile's (`zh`, `ja`, `und` for `plain`). Recorded as
+    /// a `languages_set` in the first batch when given.
+    #[serde(default)]
+    pub source_lang: Option<String>,
+    /// The language of the renderings, a BCP 47 tag in canonical case (`es`,
+    /// `pt-BR`); default: `ru`.
+    #[serde(default)]
+    pub target_lang: Option<String>,
     /// Who creates the book, `kind:name` (default `system:init`).
     pub actor: Option<String>,
     /// Provenance (default `init`).
@@ -420,7 +429,9 @@ pub struct ImportQuery {
     pub actor: Option<String>,
     /// Append only if the head is still this.
     pub expected_head: Option<u64>,
-    /// Language of the renderings.
+    /// Language of the source text in this file (default: the book's).
+    pub source_lang: Option<String>,
+    /// Language of the renderings in this file (default: the book's).
     pub target_lang: Option<String>,
 }
 
@@ -452,7 +463,7 @@ pub struct ExportQuery {
     pub chapter: Option<u32>,
     /// Revision.
     pub as_of: Option<u64>,
-    /// Language of the renderings.
+    /// Language of the renderings (default: the book's).
     pub target_lang: Option<String>,
 }
 

@@ -510,7 +510,8 @@ pub async fn create_book(
     let library = Arc::clone(&server);
     let (status, value, replayed_now) = blocking(move || {
         let claim = keyed.as_ref().map(|(_, claim)| *claim);
-        match server.library.create_claimed(&name, &request.profile, &write, claim) {
+        let languages = ledger_model::LanguagesSet { source: request.source_lang, target: request.target_lang };
+        match server.library.create_claimed(&name, &request.profile, &languages, &write, claim) {
             Ok(initialized) => {
                 let value = crate::render::json::initialized(&name, &initialized);
                 if let Some((key, claim)) = keyed {
@@ -541,12 +542,15 @@ pub async fn book_info(State(server): Shared, path: Result<Path<String>, PathRej
     let value = on_book(server, name.clone(), move |open| {
         let mut book = open.lock();
         let info = book.snapshot_info(None)?;
+        let languages = book.languages(None)?;
         let head = book.ledger().head().map_err(BookError::from)?;
         Ok(json!({
             "book": name,
             "head": head.seq.0,
             "hash": head.hash.to_hex(),
             "snapshot": info.snapshot.to_string(),
+            "source_lang": languages.source,
+            "target_lang": languages.target,
         }))
     })
     .await?;
@@ -1072,6 +1076,7 @@ pub async fn import(
         actor: query.actor,
         expect_head: query.expected_head.map(Seq),
         recorded_at_ms: now_ms(),
+        source_lang: query.source_lang,
         target_lang: query.target_lang,
     };
     let bytes = body_bytes(body)?;

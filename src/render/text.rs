@@ -168,6 +168,7 @@ pub fn submitted(written: &Written) {
 /// A book just created: its file, profile and fold table (the write follows).
 pub fn initialized(path: &Path, profile: &str, initialized: &book::Initialized) {
     outln!("created {} with the {profile} profile (fold table {})", path.display(), &initialized.table.to_hex()[..16]);
+    outln!("languages: source {}, target {}", initialized.source_lang, initialized.target_lang);
 }
 
 /// The glossary a chapter's translator sees (or the whole book's): active terms
@@ -179,6 +180,7 @@ pub fn glossary(glossary: &Glossary, reader: &Reader, chapter: Option<u32>) {
     let at = chapter.map(|chapter| format!(", chapter {chapter}")).unwrap_or_default();
     let party = reader.party().map(|party| format!(", as {party}")).unwrap_or_default();
     outln!("revision {}{at}{party}; snapshot {}", state.revision(), &snapshot.to_string()[..16]);
+    outln!("languages: source {}, target {}", state.source_lang(), state.target_lang());
     outln!("{} active term(s)", terms.len());
     for active in &terms {
         let put = &active.term.put;

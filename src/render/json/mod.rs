@@ -52,6 +52,8 @@ pub fn initialized(book: &str, initialized: &book::Initialized) -> Value {
     value["book"] = json!(book);
     value["profile"] = json!(initialized.profile);
     value["table"] = json!(initialized.table.to_hex());
+    value["source_lang"] = json!(initialized.source_lang);
+    value["target_lang"] = json!(initialized.target_lang);
     value
 }
 
@@ -132,6 +134,8 @@ pub fn glossary(glossary: &Glossary) -> Value {
         "snapshot": snapshot.to_string(),
         "party": glossary.reader.party(),
         "conflict_policy": state.conflict_policy(),
+        "source_lang": state.source_lang(),
+        "target_lang": state.target_lang(),
         "terms": terms,
         "summaries": summaries,
         "rules": rules,

@@ -63,6 +63,7 @@ pub fn import_options() -> ImportOptions {
         actor: None,
         expect_head: None,
         recorded_at_ms: 0,
+        source_lang: None,
         target_lang: None,
     }
 }
