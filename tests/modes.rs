@@ -49,6 +49,7 @@ const FILES: &[(&str, &str)] = &[
         "{\"term_put\":{\"id\":\"T-1\",\"src\":\"萧炎\",\"dst\":\"Сяо Янь\"}}\n{\"term_put\":{\"id\":\"T-9\",\"src\":\"古河\",\"dst\":\"Гу Хэ\"}}\n",
     ),
     ("glossary.txt", "纳兰嫣然\tНалань Яньжань\n古河\tГу Хэ\t丹师\n"),
+    ("languages.jsonl", "{\"languages_set\":{\"source\":\"zh-Hant\",\"target\":\"en\"}}\n"),
     ("cast.txt", "萧战\tcharacter\n萧薰儿\tcharacter\n"),
     ("translation.txt", "Сяо Янь смотрел на небо."),
 ];
@@ -69,10 +70,17 @@ enum Mode {
 /// modes must give (with `--server`, for a command that refuses it).
 const CASES: &[(&str, Mode, i32)] = &[
     ("init --profile plain", Mode::Create, 0),
+    ("init --profile plain --source-lang en --target-lang es", Mode::Create, 0),
     ("apply more.jsonl", Mode::Both, 0),
+    ("apply languages.jsonl", Mode::Both, 0),
     ("apply more.jsonl --replace", Mode::Both, 0),
     ("import glossary.txt --format galtransl", Mode::Both, 0),
     ("import glossary.txt --format galtransl --dry-run", Mode::Both, 0),
+    ("import glossary.txt --format galtransl --source-lang zh-Hant --target-lang en", Mode::Both, 0),
+    ("import glossary.txt --format galtransl --target-lang RU", Mode::Both, 2),
+    ("export --format tbx -o out.tbx", Mode::Both, 0),
+    ("export --format tbx --target-lang es-419 -o out.tbx", Mode::Both, 0),
+    ("export --format tbx --target-lang es_419 -o out.tbx", Mode::Both, 2),
     ("export --format galtransl -o out.txt", Mode::Both, 0),
     ("export --format profile -o out.txt", Mode::Both, 0),
     ("export --format profile --chapter 1 -o out.txt", Mode::Both, 2),
