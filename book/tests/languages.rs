@@ -3,10 +3,13 @@
 //! import and export of a format with language sections (an English-to-Spanish
 //! TBX-Basic termbase into a `plain` book, which without them skips every concept),
 //! overridden for one file, changed later by a `languages_set`, restored by a
-//! rollback, shown by `diff`, and kept out of the snapshot ID.
+//! rollback, shown by `diff`, and kept out of the snapshot ID; the translation memory
+//! is written in them too.
 
 use std::path::Path;
 
+use book::check::CheckOptions;
+use book::tmx::TmxOptions;
 use book::{Book, BookError, ImportOptions, Labelled, Reader, WriteOptions};
 use formats::Format;
 use ledger_model::*;
@@ -201,4 +204,24 @@ fn bad_tags_are_refused_naming_the_field_and_nothing_is_written() {
     assert!(error.to_string().contains("languages_set.source"), "{error}");
     assert_eq!(head(&mut book), at);
     assert_eq!(in_force(&mut book), pair("en", "es"));
+}
+
+#[test]
+fn the_translation_memory_is_written_in_the_book_s_languages() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book_in(&dir.path().join("b.lorebank"), "zh", &languages(Some("zh-Hant"), Some("uk")));
+    let put = Body::TermPut(TermPut::new("T-1".parse().unwrap(), "沈照", "Шень Чжао"));
+    book.append(&write(), Labelled::appended(vec![put]), false).unwrap();
+    let receipt = book.assemble_chunk(&Reader::Full, 1, "1", "沈照来了。", None, true).unwrap().id.to_hex();
+    let checking = CheckOptions { record: true, propose: false, actor: "human:test".into(), recorded_at_ms: 1 };
+    book.check(&receipt, "Шень Чжао прийшов.", &checking).unwrap();
+    let exported = book.export_tmx(&Reader::Full, &TmxOptions::new(None, None)).unwrap();
+    assert_eq!((exported.source_lang.as_str(), exported.target_lang.as_str(), exported.n_units), ("zh-Hant", "uk", 1));
+    let text = String::from_utf8(exported.bytes).unwrap();
+    assert!(text.contains("srclang=\"zh-Hant\"") && text.contains("xml:lang=\"uk\""), "{text}");
+    // Named for one file, another target language; refused when not canonical.
+    let named = book.export_tmx(&Reader::Full, &TmxOptions::new(None, Some("be".into()))).unwrap();
+    assert_eq!(named.target_lang, "be");
+    let error = book.export_tmx(&Reader::Full, &TmxOptions::new(None, Some("UK".into()))).unwrap_err();
+    assert!(matches!(error, BookError::InvalidField { field: "target_lang", .. }), "{error}");
 }
