@@ -139,8 +139,20 @@ def main(url, token, har_path, held_book, party_token):
                      headers=scanned), "POST a scan with a new Idempotency-Key")
     expect(422, call(authorized, "POST", f"{books}/chapters/1/scan", json={"chunk": "k2", "text": "“林月”走了。"},
                      headers=scanned), "POST another scan with the same Idempotency-Key")
+    # And a post-check, which may propose verdicts: its key reused with another
+    # translation of the same receipt (422).
+    assembled = call(authorized, "POST", f"{books}/assemble", json={"chapter": 1, "chunk": "contract-check", "text": "沈照来了。"})
+    expect(200, assembled, "POST an assembly to check a translation of")
+    checked_url = f"{books}/receipts/{assembled.json().get('receipt', 'none')}/check"
+    checked = {"Idempotency-Key": "contract-check"}
+    expect(200, call(authorized, "POST", checked_url, json={"translation": "Шэнь Чжао пришёл."}, headers=checked),
+           "POST a check with a new Idempotency-Key")
+    expect(422, call(authorized, "POST", checked_url, json={"translation": "Он пришёл."}, headers=checked),
+           "POST another check with the same Idempotency-Key")
     expect(409, call(authorized, "POST", f"{books}/expected", params={"file": "cast.txt", **stale},
                      content="孤岛\n".encode()), "POST expected concepts with a stale expected_head")
+    expect(200, call(authorized, "POST", f"{books}/expected", params={"file": "cast.txt"}, content="孤岛\n".encode()),
+           "POST expected concepts")
     expect(413, call(authorized, "POST", f"{books}/expected", params={"file": "cast.txt"}, content=b"x" * (1 << 20 | 1)),
            "POST expected concepts over --body-limit")
     # The embedding tier on the example book, with the server's tiny model: set it,
@@ -154,6 +166,13 @@ def main(url, token, har_path, held_book, party_token):
     expect(200, call(authorized, "POST", f"{books}/chapters/1/suggest",
                      json={"chunk": "1", "text": "“林月”来了。", "dry_run": True}), "POST suggest")
     expect(200, call(authorized, "POST", f"{books}/dedupe", json={"dry_run": True}), "POST dedupe")
+    # The three that may propose candidates refuse a stale expected_head too.
+    stale = {"expected_head": call(authorized, "GET", books).json()["head"] - 1}
+    expect(409, call(authorized, "POST", f"{books}/chapters/1/scan",
+                     json={"chunk": "k3", "text": "“林月”来了。", **stale}), "POST a scan with a stale expected_head")
+    expect(409, call(authorized, "POST", f"{books}/chapters/1/suggest",
+                     json={"chunk": "1", "text": "“苏晴”来了。", **stale}), "POST suggest with a stale expected_head")
+    expect(409, call(authorized, "POST", f"{books}/dedupe", json=stale), "POST dedupe with a stale expected_head")
     expect(404, call(authorized, "GET", f"{books}/receipts/{'f' * 64}"), "GET a receipt the book does not have")
     expect(404, call(authorized, "GET", f"{books}/terms/T-999"), "GET a term the book does not have")
     expect(404, call(authorized, "GET", f"{books}/terms/T-999/timeline"), "GET the timeline of a term the book does not have")

@@ -357,12 +357,14 @@ fn a_client_that_trickles_its_headers_is_cut_off() {
 
 /// Every route that appends events, each with a request and another request for the
 /// same key, in an order that lets each one write: (method, path, content type,
-/// body, other body). Creating a book is one of them.
-fn keyed_writes() -> Vec<(&'static str, &'static str, &'static str, String, String)> {
+/// body, other body). Creating a book is one of them, and a check of `receipt` that
+/// proposes a verdict another.
+fn keyed_writes(receipt: &str) -> Vec<(&'static str, String, &'static str, String, String)> {
     let json = "application/json";
     let text = "application/octet-stream";
     let body = |value: Value| value.to_string();
-    vec![
+    let check = |translation: &str| body(json!({ "translation": translation, "propose": true, "actor": "human:test" }));
+    let writes: Vec<(&'static str, &str, &'static str, String, String)> = vec![
         (
             "POST",
             "/v1/books/a/events",
@@ -421,7 +423,16 @@ fn keyed_writes() -> Vec<(&'static str, &'static str, &'static str, String, Stri
             body(json!({ "profile": "zh", "actor": "human:test" })),
             body(json!({ "profile": "ja", "actor": "human:test" })),
         ),
-    ]
+    ];
+    // The check leaves out 萧炎's rendering, so it fails and proposes a verdict.
+    let check_path = format!("/v1/books/a/receipts/{receipt}/check");
+    std::iter::once(("POST", check_path, json, check("Он улыбнулся."), check("Он ушёл.")))
+        .chain(
+            writes.into_iter().map(|(method, path, content_type, first, other)| {
+                (method, path.to_owned(), content_type, first, other)
+            }),
+        )
+        .collect()
 }
 
 fn book_of(path: &str) -> &str {
@@ -436,7 +447,11 @@ fn every_write_route_appends_once_per_idempotency_key_and_refuses_the_key_with_a
         r#"{"candidate_proposed":{"id":"C-2","surface":"药尘","origin":"extractor"}}"#,
     ];
     server.append_lines("a", "actor=human:test", &candidates).ok();
-    let writes = keyed_writes();
+    let assembled = json!({ "chapter": 1, "chunk": "1", "text": "萧炎笑了。" }).to_string();
+    let receipt =
+        server.send("POST", "/v1/books/a/assemble", &[("Content-Type", "application/json")], assembled.as_bytes());
+    assert_eq!(receipt.status, 200, "{}", receipt.text());
+    let writes = keyed_writes(receipt.json()["receipt"].as_str().unwrap());
     let mut firsts = Vec::new();
     for (index, (method, path, content_type, first, other)) in writes.iter().enumerate() {
         let key = format!("retry-{index}");

@@ -497,7 +497,9 @@ impl Book {
 
     /// Appends the candidates `proposed` in one batch, each event's default source
     /// `source` (`ch3/12` for a chunk's), unless `dry_run` or there are none: the one
-    /// write of the name alarm and of the embedding tier's suggest and dedupe.
+    /// write of the name alarm and of the embedding tier's suggest and dedupe. With
+    /// nothing to propose a stale `expect_head` still refuses (unless `dry_run`): the
+    /// caller asked for a write against a head that has moved.
     pub fn propose(
         &mut self,
         write: &WriteOptions,
@@ -505,7 +507,16 @@ impl Book {
         source: &str,
         dry_run: bool,
     ) -> Result<Option<Written>, BookError> {
-        if dry_run || proposed.is_empty() {
+        if dry_run {
+            return Ok(None);
+        }
+        if proposed.is_empty() {
+            if let Some(expected) = write.expect_head {
+                let actual = self.state(None)?.revision();
+                if expected != actual {
+                    return Err(ledger::AppendError::Conflict { expected, actual }.into());
+                }
+            }
             return Ok(None);
         }
         let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();

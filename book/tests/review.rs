@@ -246,6 +246,13 @@ fn the_alarm_proposes_unknown_names_once_and_adds_later_sightings_as_evidence() 
     let head = book.state(None).unwrap().revision();
     assert!(book.scan_names(2, "1", text, false, &write()).unwrap().written.is_none());
     assert_eq!(book.state(None).unwrap().revision(), head);
+    // With nothing to write, a stale expected head still refuses; a dry run never does.
+    let stale = WriteOptions { expect_head: Some(Seq(head.0 - 1)), ..write() };
+    let refused = book.scan_names(2, "1", text, false, &stale).unwrap_err();
+    assert!(refused.to_string().contains("expected head"), "{refused}");
+    assert!(book.scan_names(2, "1", text, true, &stale).is_ok());
+    let current = WriteOptions { expect_head: Some(head), ..write() };
+    assert!(book.scan_names(2, "1", text, false, &current).unwrap().written.is_none());
     book.scan_names(3, "4", "空空道人又来了，空空道人笑道。", false, &write()).unwrap();
     let state = book.state(None).unwrap();
     let daoists: Vec<&CandidateProposed> =

@@ -63,7 +63,8 @@ impl utoipa::Modify for Security {
 /// What the operations share, declared once here and added to each by [`Shared`]:
 /// the book of a `{book}` path and its 404 (unless the route names more that may be
 /// missing), the bearer token's 401, the 403 of a token bound to a party (which of
-/// the two depends on `PARTY_ROUTES`), and on the routes of
+/// the two depends on `PARTY_ROUTES`), the 409 of every operation that takes an
+/// `expected_head` (in its query or its body), and on the routes of
 /// `KEYED_ROUTES` the `Idempotency-Key` header and its 422. So the document says of
 /// auth and idempotency exactly what the router's lists decide.
 #[utoipa::path(post, path = "/shared",
@@ -76,6 +77,7 @@ impl utoipa::Modify for Security {
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 403, description = "The token reads as a party, and this operation reads the book's full view", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "No such book", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "Idempotency-Key reused with a different request", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn shared() {}
@@ -86,6 +88,18 @@ fn shared() {}
         (status = 403, description = "The token reads as a party other than the Lorebank-Party header names", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn shared_party() {}
+
+/// Whether the JSON of a schema has a member `name` under some `properties`.
+fn names_member(schema: &serde_json::Value, name: &str) -> bool {
+    match schema {
+        serde_json::Value::Object(members) => {
+            members.get("properties").and_then(|properties| properties.get(name)).is_some()
+                || members.values().any(|value| names_member(value, name))
+        }
+        serde_json::Value::Array(items) => items.iter().any(|item| names_member(item, name)),
+        _ => false,
+    }
+}
 
 /// The route that creates a book (the one `{book}` route that never answers 404).
 const CREATE: (&str, &str) = ("PUT", "/v1/books/{book}");
@@ -105,6 +119,25 @@ impl utoipa::Modify for Shared {
         let (book, key) = (parameter("book"), parameter("Idempotency-Key"));
         let response = |operation: &utoipa::openapi::path::Operation, status: &str| {
             operation.responses.responses.get(status).cloned()
+        };
+        let schemas = openapi.components.as_ref().map(|components| components.schemas.clone()).unwrap_or_default();
+        // Whether an operation takes an `expected_head`, as a parameter or a member of
+        // its JSON body (the body's schema read as JSON, so any nesting counts).
+        let takes_expected_head = |operation: &utoipa::openapi::path::Operation| {
+            let in_parameters =
+                operation.parameters.iter().flatten().any(|parameter| parameter.name == "expected_head");
+            let in_body = operation.request_body.iter().flat_map(|body| body.content.values()).any(|content| {
+                let schema = match &content.schema {
+                    Some(utoipa::openapi::RefOr::Ref(reference)) => {
+                        let name = reference.ref_location.rsplit('/').next().unwrap_or_default();
+                        schemas.get(name).and_then(|schema| serde_json::to_value(schema).ok())
+                    }
+                    Some(schema) => serde_json::to_value(schema).ok(),
+                    None => None,
+                };
+                schema.is_some_and(|schema| names_member(&schema, "expected_head"))
+            });
+            in_parameters || in_body
         };
         for (path, item) in openapi.paths.paths.iter_mut() {
             let operations =
@@ -126,6 +159,7 @@ impl utoipa::Modify for Shared {
                 if parameters.is_empty() {
                     operation.parameters = None;
                 }
+                let conflicts = takes_expected_head(operation);
                 let responses = &mut operation.responses.responses;
                 let forbidden = if super::PARTY_ROUTES.contains(&route) {
                     response(&party, "403")
@@ -138,6 +172,7 @@ impl utoipa::Modify for Shared {
                     // Every route in a book answers 404 for a book that is not there, but the
                     // one that creates it.
                     ("404", (in_a_book && route != CREATE).then(|| response(&shared, "404")).flatten()),
+                    ("409", conflicts.then(|| response(&shared, "409")).flatten()),
                     ("422", keyed.then(|| response(&shared, "422")).flatten()),
                 ];
                 for (status, answer) in statuses {
@@ -211,7 +246,6 @@ fn create_book() {}
         (status = 200, description = "Appended (or every event was a no-op)", body = Object,
             headers(("Idempotent-Replayed" = String, description = "`true` when this is the answer of an earlier request with the same Idempotency-Key"))),
         (status = 400, description = "A bad event, named by its index or line; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Too many events or body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn append() {}
@@ -262,7 +296,6 @@ fn term_show() {}
     responses(
         (status = 200, description = "The new version appended", body = Object),
         (status = 400, description = "Bad field, unknown or retired term, or nothing to change", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn term_edit() {}
 
@@ -295,7 +328,6 @@ fn diff() {}
     responses(
         (status = 200, description = "Compensating events appended", body = Object),
         (status = 400, description = "Bad revision", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "expected_head is not the head", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn rollback() {}
 
@@ -410,7 +442,6 @@ fn impact() {}
     responses(
         (status = 200, description = "The import report: imported, updated, unchanged, skipped (with reasons), keys shared between entries (collisions, with both places and what was done) and lost fields (docs/formats.md)", body = Object),
         (status = 400, description = "A bad file, named by line, entry or uid and field; a bad language tag; or --strict and something would be lost or a key shared; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn import() {}
@@ -556,7 +587,6 @@ fn coverage() {}
     responses(
         (status = 200, description = "Concepts registered and already registered, in one atomic batch", body = Object),
         (status = 400, description = "A bad file or concept, named by its line; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn expect_import() {}
@@ -639,7 +669,6 @@ fn embedding_status() {}
     responses(
         (status = 200, description = "The identity of the server's model files, read with these options, recorded as the book's embedding model (`embedding_model_set`; no write when unchanged); vectors of another model are now stale", body = Object),
         (status = 400, description = "A bad body, or options the model files do not fit (an output it lacks, another dim); nothing was written", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "expected_head is not the head; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
         (status = 503, description = "Embedding cannot run here (the server has no --embed-model, or no ONNX Runtime library), or the book is held by another process; nothing was written", body = ProblemBody, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]

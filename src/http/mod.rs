@@ -120,6 +120,7 @@ pub const KEYED_ROUTES: &[(&str, &str)] = &[
     ("PATCH", "/v1/books/{book}/terms/{id}"),
     ("POST", "/v1/books/{book}/rollback"),
     ("POST", "/v1/books/{book}/import"),
+    ("POST", "/v1/books/{book}/receipts/{id}/check"),
     ("POST", "/v1/books/{book}/review/{id}/accept"),
     ("POST", "/v1/books/{book}/review/{id}/reject"),
     ("POST", "/v1/books/{book}/review/{id}/verify"),

@@ -1189,11 +1189,13 @@ fn ascii_json(value: &Value) -> String {
 pub async fn check(
     State(server): Shared,
     path: Result<Path<(String, String)>, PathRejection>,
+    asked: Asked,
     caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, receipt) = book_and::<String>(path, "receipt")?;
-    let request: CheckRequest = json_body(body)?;
+    let bytes = body_bytes(body)?;
+    let request: CheckRequest = json_body(Ok(bytes.clone()))?;
     let record = request.record.unwrap_or(true);
     let options = book::check::CheckOptions {
         record,
@@ -1201,12 +1203,14 @@ pub async fn check(
         actor: caller.actor(request.actor).as_str().to_owned(),
         recorded_at_ms: now_ms(),
     };
-    let value = on_book(server, name, move |open| {
-        let checked = open.lock().check(&receipt, &request.translation, &options)?;
+    // A check that proposes verdicts appends them: its key is claimed like every
+    // write's (a check that appends nothing leaves no marker, and filing the same
+    // check again files nothing).
+    write_once(server, name, &asked, &bytes, move |book| {
+        let checked = book.check(&receipt, &request.translation, &options)?;
         Ok(crate::render::json::checked(&checked, record))
     })
-    .await?;
-    ok(value)
+    .await
 }
 
 pub async fn review_item(
