@@ -107,7 +107,7 @@ impl Table {
 /// by [`Index::locate`].
 ///
 /// Derived data: [`Index::build`] of the same chapters with the same profile always
-/// gives an equal index.
+/// gives an equal index with the same bytes ([`Index::to_bytes`]).
 #[derive(Clone)]
 pub struct Index {
     pub(crate) profile: Profile,

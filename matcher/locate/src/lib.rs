@@ -9,14 +9,14 @@
 //! context over that span only, never over the wrapper, whose glossary keys would
 //! otherwise activate entries.
 //!
-//! It owns the [`Index`] of a book's text (derived data, built deterministically) and
-//! the rules that find a chunk in a request. It does not
+//! It owns the [`Index`] of a book's text (derived data, built deterministically, with
+//! a checked byte form) and the rules that find a chunk in a request. It does not
 //! store text, read requests off the network or decide what to do when nothing is
 //! found: the caller refuses or forwards, per its setting, or takes the chapter from a
 //! header ([`Options::chapter`]).
 //!
 //! Pure: no I/O, no clock, no randomness, no hash-map iteration (see `clippy.toml`).
-//! The same chapters and profile always give the same index, and
+//! The same chapters and profile always give the same index and the same bytes, and
 //! the same request always gives the same answer. Any text is accepted; nothing here
 //! panics on input, and nothing grows past the limits below.
 //!
@@ -34,6 +34,8 @@
 //! * [`Outcome`] says whether one chunk was found, several equally well
 //!   ([`Outcome::Ambiguous`]: a line repeated in two chapters), or none that passes
 //!   the thresholds; each answer carries the request's [`Coverage`].
+//! * [`Index::to_bytes`] / [`Index::from_bytes`] store and load an index; the loader
+//!   checks a blake3 hash, the profile and every count and offset.
 //!
 //! # Example: a traditional chunk in GalTransl's prompt
 //!
@@ -157,13 +159,17 @@
 //!
 //! # Lower-level APIs you can ignore
 //!
-//! [`Index::heap_bytes`] is for a caller's memory budget.
+//! [`Index::heap_bytes`] is for a caller's memory budget; the byte form's constants
+//! ([`INDEX_MAGIC`], [`INDEX_FORMAT_VERSION`], [`INDEX_HASH_CONTEXT`]) are for tools
+//! that inspect stored bytes.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+mod bytes;
 mod fold;
 mod index;
 mod search;
 
+pub use bytes::{DecodeError, INDEX_FORMAT_VERSION, INDEX_HASH_CONTEXT, INDEX_MAGIC};
 pub use index::{BuildError, Index};
 pub use search::{Coverage, Located, Options, Outcome, RequestError};
 
