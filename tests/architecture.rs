@@ -17,6 +17,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("formats", &["ledger-model"]),
     ("postcheck", &["ledger-model"]),
     ("names", &["ledger-model", "matcher"]),
+    // Finding the registered chunk in a tool's request: the fold, nothing else.
+    ("locate", &["matcher"]),
     ("book", &["ledger", "projections", "ledger-model", "matcher", "assembly", "formats", "postcheck", "names"]),
     // The use cases that need a book and a model: the only crate with both in reach.
     ("suggest", &["book", "embed", "ledger-model", "projections", "names"]),
@@ -52,7 +54,16 @@ const TIERS: &[(&str, &[&str])] = &[
     // Pure: bytes and values in, bytes and values out; no storage, no clock, no model.
     (
         "pure",
-        &["ledger/model", "matcher", "matcher/names", "projections", "replay/assembly", "replay/postcheck", "formats"],
+        &[
+            "ledger/model",
+            "matcher",
+            "matcher/names",
+            "matcher/locate",
+            "projections",
+            "replay/assembly",
+            "replay/postcheck",
+            "formats",
+        ],
     ),
     // Storage and runtime: the redb ledger, the ONNX model.
     ("storage and runtime", &["ledger", "embed"]),
@@ -103,6 +114,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // Replication is transport and protocol: no HTTP, no model, no embedding.
     ("cluster", &["axum", "embed", "ort", "tokenizers", "reqwest", "suggest"]),
     ("names", &["redb", "ledger", "projections", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
+    ("locate", &["redb", "ledger", "projections", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
 ];
 
 struct Graph {

@@ -59,6 +59,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "replica",
         "derived",
         "batch",
+        "locate",
     ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
@@ -124,4 +125,9 @@ fn fuzz_derived_seeds() {
 #[test]
 fn fuzz_batch_seeds() {
     run("fuzz_batch", bodies::batch);
+}
+
+#[test]
+fn fuzz_locate_seeds() {
+    run("fuzz_locate", bodies::locate);
 }

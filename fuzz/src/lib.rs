@@ -714,3 +714,75 @@ pub fn batch(data: &[u8]) {
         assert!(terms.len() <= limits::SAME_DST_TERMS_LISTED_MAX && terms.len() <= *n_terms && *n_terms >= 2);
     }
 }
+
+/// Length of the header of a locate index's byte form; its hash is at 40..72 and
+/// covers the rest.
+const LOCATE_HEADER_LEN: usize = 72;
+
+/// A small locate index (two chapters, the plain profile) and its bytes.
+fn locate_index() -> &'static (locate::Index, Vec<u8>) {
+    static INDEX: OnceLock<(locate::Index, Vec<u8>)> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let chapters = [
+            (1, "第一回\r\n\r\n    诗曰：\r\n\r\n    混沌未分天地乱茫茫渺渺无人见。\r\n\r\n    自从盘古破鸿蒙开辟从兹清浊辨。\r\n"),
+            (2, "「どうも御退屈様、もう帰りましょう」と茶を注《つ》ぎ易《か》えて迷亭の前へ出す。\n「ええ」\n"),
+        ];
+        let index = locate::Index::build(plain(), chapters).expect("a small index");
+        let bytes = index.to_bytes();
+        (index, bytes)
+    })
+}
+
+/// Locate index bytes with the body hash recomputed.
+fn reseal_locate(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.len() >= LOCATE_HEADER_LEN {
+        let hash = blake3::derive_key(locate::INDEX_HASH_CONTEXT, &bytes[LOCATE_HEADER_LEN..]);
+        bytes[40..72].copy_from_slice(&hash);
+    }
+    bytes
+}
+
+/// Every span of a locate answer lies on char boundaries of the request and of its
+/// chapter's text.
+fn check_located(index: &locate::Index, request: &str) {
+    let outcome = index.locate(request).expect("a request under the limit");
+    let spans = match outcome {
+        locate::Outcome::Found { chunk, .. } => vec![chunk],
+        locate::Outcome::Ambiguous { candidates, .. } => candidates,
+        locate::Outcome::NotFound { nearest, .. } => nearest.into_iter().collect(),
+    };
+    for span in spans {
+        assert!(request.get(span.request.clone()).is_some(), "a request span off its char boundaries");
+        let text = index.chapter_text(span.chapter).expect("a located chapter is registered");
+        assert!(text.get(span.source.clone()).is_some(), "a source span off its char boundaries");
+    }
+}
+
+/// `fuzz_locate`: the first byte picks. 0: the rest, as bytes of a locate index
+/// (`locate::Index::from_bytes`), never panics the decoder, and what decodes encodes
+/// to exactly them and locates without a panic. 1: the rest XOR-ed onto a valid
+/// index's bytes, with the hash recomputed, reaches the checks behind the hash: refused,
+/// or decoded to an index that encodes to the same bytes and answers a request with
+/// spans on char boundaries. 2: the rest, as a request to the valid index, gives spans
+/// on char boundaries.
+pub fn locate(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else { return };
+    let (index, valid) = locate_index();
+    let request = "Translate:\n混沌未分天地乱茫茫渺渺无人见。\n「どうも御退屈様、もう帰りましょう」";
+    match pick % 3 {
+        0 => {
+            if let Ok(decoded) = locate::Index::from_bytes(rest, plain()) {
+                assert_eq!(decoded.to_bytes(), rest, "an index that decodes must encode to the same bytes");
+                check_located(&decoded, request);
+            }
+        }
+        1 => {
+            let bytes = reseal_locate(xor(valid, rest));
+            if let Ok(decoded) = locate::Index::from_bytes(&bytes, plain()) {
+                assert_eq!(decoded.to_bytes(), bytes, "an index that decodes must encode to the same bytes");
+                check_located(&decoded, request);
+            }
+        }
+        _ => check_located(index, &String::from_utf8_lossy(rest)),
+    }
+}
