@@ -34,6 +34,41 @@ pub struct Settings {
     pub embed: Option<suggest::ModelFiles>,
     /// The replicated library to join (`--cluster`).
     pub cluster: Option<cluster::ClusterSettings>,
+    /// The translation proxy's upstream (`--upstream`).
+    pub upstream: Option<UpstreamSettings>,
+}
+
+/// The translation proxy's flags (docs/proxy.md).
+#[derive(Clone, Debug)]
+pub struct UpstreamSettings {
+    pub url: String,
+    /// The environment variable holding the upstream's key.
+    pub key_env: Option<String>,
+    /// The file holding the upstream's key.
+    pub key_file: Option<PathBuf>,
+    pub timeout: Duration,
+    pub unplaced: crate::http::proxy::Unplaced,
+    pub propose: bool,
+}
+
+/// The upstream of `settings`, its key read from the variable or file named (and
+/// never printed).
+fn upstream(settings: &UpstreamSettings) -> Result<crate::http::proxy::Upstream, Failure> {
+    let key = match (&settings.key_env, &settings.key_file) {
+        (Some(name), _) => Some(std::env::var(name).map_err(|_| {
+            Failure::invalid(format!("--upstream-key-env {name}: the variable is not set or not UTF-8"))
+        })?),
+        (None, Some(path)) => {
+            let bytes = crate::input::read_bounded(path, crate::input::TOKEN_FILE)
+                .map_err(|failure| Failure::invalid(format!("--upstream-key-file {}", failure.message)))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Failure::invalid(format!("--upstream-key-file {}: not UTF-8", path.display())))?;
+            Some(text.trim().to_owned())
+        }
+        (None, None) => None,
+    };
+    crate::http::proxy::Upstream::new(&settings.url, key, settings.timeout, settings.unplaced, settings.propose)
+        .map_err(Failure::invalid)
 }
 
 /// The whole server over `server`: the API and the pages, the timeout, the body
@@ -84,6 +119,10 @@ async fn method_not_allowed(request: Request) -> Response {
 /// Cuts a request off after `timeout`, body reading included: a client that
 /// trickles its body holds neither a book nor the writer, only its connection.
 async fn within(timeout: Duration, request: Request, next: Next) -> Response {
+    // The translation proxy bounds its own wait for the upstream (--upstream-timeout).
+    if request.uri().path().starts_with("/proxy/") {
+        return next.run(request).await;
+    }
     match tokio::time::timeout(timeout, next.run(request)).await {
         Ok(response) => response,
         Err(_) => Problem::new(
@@ -163,6 +202,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         .parse()
         .map_err(|_| Failure::invalid(format!("--listen {:?}: expected IP:PORT (127.0.0.1:7373)", settings.listen)))?;
     let tokens = settings.token_file.as_deref().map(read_tokens).transpose()?.unwrap_or_default();
+    let upstream = settings.upstream.as_ref().map(upstream).transpose()?;
     if !address.ip().is_loopback() && tokens.is_empty() {
         return Err(Failure::invalid(format!(
             "--listen {address} is not a loopback address: pass --token-file so that clients must authenticate"
@@ -189,7 +229,8 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
         None => Library::new(&settings.dir, limits)?,
     };
     let keys = Arc::new(crate::ui::Keys::generate().map_err(Failure::io)?);
-    let mut server = Server::new(library, settings.limits, tokens).with_embedding(settings.embed.clone());
+    let mut server =
+        Server::new(library, settings.limits, tokens).with_embedding(settings.embed.clone()).with_upstream(upstream);
     if let Some(joined) = &joined {
         server = server.with_cluster(Arc::clone(joined));
     }

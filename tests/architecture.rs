@@ -19,7 +19,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("names", &["ledger-model", "matcher"]),
     // Finding the registered chunk in a tool's request: the fold, nothing else.
     ("locate", &["matcher"]),
-    ("book", &["ledger", "projections", "ledger-model", "matcher", "assembly", "formats", "postcheck", "names"]),
+    (
+        "book",
+        &["ledger", "projections", "ledger-model", "matcher", "assembly", "formats", "postcheck", "names", "locate"],
+    ),
     // The use cases that need a book and a model: the only crate with both in reach.
     ("suggest", &["book", "embed", "ledger-model", "projections", "names"]),
     ("cluster", &["ledger", "ledger-model", "book"]),

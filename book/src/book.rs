@@ -124,6 +124,9 @@ pub struct Book {
     /// The idempotency claim whose marker the next appended batch carries
     /// ([`Book::claimed`]).
     claim: Option<crate::idempotency::Claim>,
+    /// The translation proxy's index of the source text, by the head revision it was
+    /// built at ([`Book::proxy_locate`]).
+    pub(crate) proxy_index: Option<(Seq, Arc<locate::Index>)>,
 }
 
 /// What `decide` said of an accepted batch, without the state it leads to: the book
@@ -168,6 +171,7 @@ impl Book {
             assemblers: BTreeMap::new(),
             state_bytes: None,
             claim: None,
+            proxy_index: None,
         }
     }
 

@@ -19,7 +19,7 @@ const _: () = assert!(limits::input::CHUNK_BYTES_MAX == matcher::TEXT_BYTES_MAX)
 
 /// A refused filing, in the receipt's terms: the document key is the chunk key, the
 /// document the receipt.
-fn receipt_refused(error: AppendError) -> BookError {
+pub(crate) fn receipt_refused(error: AppendError) -> BookError {
     match error {
         AppendError::DocumentKey { key, reason } => BookError::Invalid(format!("chunk key {key:?}: {reason}")),
         AppendError::DocumentTooLarge { n_bytes, bytes_max } => {
@@ -27,6 +27,22 @@ fn receipt_refused(error: AppendError) -> BookError {
         }
         other => other.into(),
     }
+}
+
+/// What recording `assembled` (of chunk text `text`) files: the receipt, a document
+/// filed under its chapter and chunk key, and its input and output texts as blobs.
+pub(crate) fn receipt_filing(assembled: &Assembled, text: &str) -> (Document, [(Hash32, Vec<u8>); 2]) {
+    let document = Document {
+        id: assembled.id,
+        bytes: assembled.receipt.encode(),
+        group: assembled.receipt.chapter,
+        key: assembled.receipt.chunk_key.clone(),
+    };
+    let texts = [
+        (assembled.receipt.input, text.as_bytes().to_vec()),
+        (assembled.receipt.output, assembled.assembly.context.as_bytes().to_vec()),
+    ];
+    (document, texts)
 }
 
 /// An assembly and its receipt.
@@ -201,7 +217,7 @@ fn text_in(ledger: &Ledger, id: Hash32, what: &str) -> Result<String, BookError>
 }
 
 /// The receipt `prev` names, which must be of `chapter`.
-fn previous_in(ledger: &Ledger, prev: Option<Hash32>, chapter: u32) -> Result<Option<Receipt>, BookError> {
+pub(crate) fn previous_in(ledger: &Ledger, prev: Option<Hash32>, chapter: u32) -> Result<Option<Receipt>, BookError> {
     let Some(prev) = prev else { return Ok(None) };
     let (_, receipt) = receipt_in(ledger, &prev.to_hex())?;
     if receipt.chapter != chapter {
@@ -264,7 +280,7 @@ impl Assembler {
 
     /// Assembles one chunk; `prev` is the receipt before it in the chapter, when
     /// known (scene inertia).
-    fn assemble_after(
+    pub(crate) fn assemble_after(
         &self,
         chapter: u32,
         chunk_key: &str,
@@ -333,15 +349,9 @@ impl Assembler {
         let mut documents = Vec::new();
         let mut blobs = Vec::new();
         for (assembled, text) in chunks {
-            // A receipt is a document filed under its chapter and chunk key.
-            documents.push(Document {
-                id: assembled.id,
-                bytes: assembled.receipt.encode(),
-                group: assembled.receipt.chapter,
-                key: assembled.receipt.chunk_key.clone(),
-            });
-            blobs.push((assembled.receipt.input, text.as_bytes().to_vec()));
-            blobs.push((assembled.receipt.output, assembled.assembly.context.as_bytes().to_vec()));
+            let (document, texts) = receipt_filing(assembled, text);
+            documents.push(document);
+            blobs.extend(texts);
         }
         self.ledger.file_documents(documents, blobs).map_err(receipt_refused)
     }

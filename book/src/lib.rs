@@ -26,6 +26,7 @@ pub mod interchange;
 pub mod library;
 pub mod overview;
 pub mod preview;
+pub mod proxy;
 pub mod queue;
 pub mod reads;
 pub mod review;

@@ -338,6 +338,28 @@ pub struct ServeArgs {
     /// the onnxruntime-extensions library `scripts/setup.sh --real-model` installs.
     #[arg(long, value_name = "FILE", requires = "embed_model")]
     pub embed_operator_library: Vec<PathBuf>,
+    /// Serve the translation proxy (docs/proxy.md): forward OpenAI-compatible chat
+    /// requests of `/proxy/BOOK/v1/chat/completions` to this base URL
+    /// (`http://127.0.0.1:8080/v1`) with the book's context injected.
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// The environment variable that holds the upstream's API key.
+    #[arg(long, value_name = "NAME", requires = "upstream", conflicts_with = "upstream_key_file")]
+    pub upstream_key_env: Option<String>,
+    /// The file that holds the upstream's API key.
+    #[arg(long, value_name = "FILE", requires = "upstream")]
+    pub upstream_key_file: Option<PathBuf>,
+    /// How long to wait for the upstream's answer to begin, and between two pieces of it.
+    #[arg(long, default_value = "120", value_name = "SECONDS", value_parser = wait_seconds, requires = "upstream")]
+    pub upstream_timeout: Duration,
+    /// Forward a request in which no chunk of the book is found without context
+    /// (saying so in `Lorebank-Injected: none`) instead of refusing it.
+    #[arg(long, requires = "upstream")]
+    pub proxy_forward_unplaced: bool,
+    /// Post-check proxied translations with `propose`: a `verify` verdict for each
+    /// failing term, for a reviewer.
+    #[arg(long, requires = "upstream")]
+    pub proxy_propose: bool,
 }
 
 /// `lorebank import`.

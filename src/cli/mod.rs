@@ -160,6 +160,18 @@ fn serve_command(serve: ServeArgs) -> Result<(), Failure> {
             body_bytes_max: serve.body_limit as usize,
             timeout_s: serve.request_timeout.as_secs_f64().max(0.001),
         },
+        upstream: serve.upstream.map(|url| crate::serve::UpstreamSettings {
+            url,
+            key_env: serve.upstream_key_env,
+            key_file: serve.upstream_key_file,
+            timeout: serve.upstream_timeout,
+            unplaced: if serve.proxy_forward_unplaced {
+                crate::http::proxy::Unplaced::Forward
+            } else {
+                crate::http::proxy::Unplaced::Refuse
+            },
+            propose: serve.proxy_propose,
+        }),
         embed: serve.embed_model.map(|model| suggest::ModelFiles {
             model,
             tokenizer: serve.embed_tokenizer,

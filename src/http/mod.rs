@@ -13,6 +13,7 @@ pub mod api;
 pub mod audit;
 pub mod cluster;
 pub mod problem;
+pub mod proxy;
 pub mod requests;
 pub mod routes;
 
@@ -82,8 +83,26 @@ pub fn router(server: &Arc<Server>) -> Router<Arc<Server>> {
         .route("/v1/books/{book}/terms/{id}/timeline", get(audit::timeline_json))
         .route("/v1/books/{book}/rollback/preview", get(audit::preview_json))
         .route("/v1/books/{book}/review/queue", get(audit::queue_json))
+        .merge(proxy_routes(server))
         .route_layer(middleware::from_fn_with_state(Arc::clone(server), authorize));
     Router::new().route("/openapi.json", get(openapi)).merge(books)
+}
+
+/// The translation proxy's routes (docs/proxy.md), when the server has an upstream;
+/// not part of `/v1` or its OpenAPI document.
+fn proxy_routes(server: &Arc<Server>) -> Router<Arc<Server>> {
+    if server.upstream.is_none() {
+        return Router::new();
+    }
+    let mut routes = Router::new();
+    for prefix in
+        ["/proxy/{book}", "/proxy/{book}/chapters/{chapter}", "/proxy/{book}/chapters/{chapter}/chunks/{chunk}"]
+    {
+        routes = routes
+            .route(&format!("{prefix}/v1/chat/completions"), post(proxy::chat))
+            .route(&format!("{prefix}/v1/models"), get(proxy::models));
+    }
+    routes
 }
 
 async fn openapi() -> Response {

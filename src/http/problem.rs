@@ -19,7 +19,8 @@ pub struct Problem {
     pub stale: bool,
     /// The class: `invalid`, `not-found`, `conflict`, `corrupted`, `io`, `busy`,
     /// `too-large`, `timeout`, `unauthorized`, `method-not-allowed`,
-    /// `embedding-unavailable`.
+    /// `embedding-unavailable`, and the proxy's `chunk-not-found`,
+    /// `upstream-unavailable`, `upstream-timeout`.
     pub kind: &'static str,
     pub detail: String,
     /// The event, line or field the problem names, when it names one.
@@ -63,6 +64,9 @@ fn title(kind: &str) -> &'static str {
         "forbidden" => "Not allowed for this caller; nothing was written",
         "method-not-allowed" => "Method not allowed on this resource",
         "embedding-unavailable" => "Embedding cannot run on this server; nothing was written",
+        "chunk-not-found" => "No chunk of the book's source text was found in the request; nothing was sent upstream",
+        "upstream-unavailable" => "The upstream model server could not be reached; nothing was recorded",
+        "upstream-timeout" => "The upstream model server did not answer in time; nothing was recorded",
         _ => "Error",
     }
 }

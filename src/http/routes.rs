@@ -35,6 +35,8 @@ pub struct Server {
     answers: Mutex<Answers>,
     /// The embedding model files and the models loaded from them.
     pub embedding: Embedding,
+    /// The translation proxy's upstream (`--upstream`), if any.
+    pub upstream: Option<Arc<super::proxy::Upstream>>,
 }
 
 /// One bearer token of `--token-file`.
@@ -81,7 +83,14 @@ impl Server {
             cluster: None,
             answers: Mutex::new(Answers::default()),
             embedding: Embedding::default(),
+            upstream: None,
         }
+    }
+
+    /// The server of a translation proxy (`--upstream`).
+    pub fn with_upstream(mut self, upstream: Option<super::proxy::Upstream>) -> Server {
+        self.upstream = upstream.map(Arc::new);
+        self
     }
 
     /// The server of a node of a replicated library.

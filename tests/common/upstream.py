@@ -1,0 +1,101 @@
+"""A deterministic stand-in for an OpenAI-compatible model server (tests/proxy.rs).
+
+Usage: upstream.py LOG_FILE. Prints its port on the first line of stdout. Every
+request is appended to LOG_FILE as one JSON line (method, path, authorization, body).
+The request's "model" decides the answer:
+
+* ok: a chat completion whose text is TRANSLATION (streamed as server-sent events in
+  pieces, usage in the last event, then `data: [DONE]`, when "stream" is true);
+* fail: 500 with an error body;
+* cut: a stream of two pieces, then the connection closes mid-chunk;
+* hang: no answer for 30 s.
+"""
+
+import json
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TRANSLATION = "Царь обезьян поклонился, и Сунь Укун вышел за ворота."
+LOCK = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def record(self, body):
+        with LOCK, open(sys.argv[1], "a", encoding="utf-8") as log:
+            log.write(json.dumps({
+                "method": self.command,
+                "path": self.path,
+                "authorization": self.headers.get("Authorization"),
+                "body": body,
+            }, ensure_ascii=False) + "\n")
+
+    def send_json(self, status, value):
+        data = json.dumps(value, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def do_GET(self):
+        self.record(None)
+        self.send_json(200, {"object": "list", "data": [{"id": "stand-in", "object": "model"}]})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.record(body)
+        model = body.get("model")
+        if model == "hang":
+            time.sleep(30)
+            return
+        if model == "fail":
+            self.send_json(500, {"error": {"message": "the stand-in failed", "type": "server_error"}})
+            return
+        usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        if not body.get("stream"):
+            self.send_json(200, {
+                "id": "chatcmpl-1", "object": "chat.completion", "model": "stand-in-1",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": TRANSLATION},
+                             "finish_reason": "stop"}],
+                "usage": usage,
+            })
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        pieces = [TRANSLATION[i:i + 9] for i in range(0, len(TRANSLATION), 9)]
+        for n, piece in enumerate(pieces):
+            event = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "stand-in-1",
+                     "choices": [{"index": 0, "delta": {"content": piece}}]}
+            self.chunk(("data: " + json.dumps(event, ensure_ascii=False) + "\n\n").encode())
+            if model == "cut" and n == 1:
+                self.wfile.write(b"40\r\ndata: {\"choi")
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+        last = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "stand-in-1",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}
+        self.chunk(("data: " + json.dumps(last) + "\n\n").encode())
+        self.chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+server.serve_forever()

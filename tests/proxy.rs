@@ -1,0 +1,342 @@
+//! The translation proxy end to end (docs/proxy.md): `lorebank serve --upstream`
+//! against a deterministic stand-in model server (`tests/common/upstream.py`), with
+//! the chunk named by the `Lorebank-Chapter` and `Lorebank-Chunk` headers, on real
+//! text of 西游记 (`tests/data/corpora/xiyouji-head.txt`).
+
+#[path = "common/serve.rs"]
+mod serve;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use serve::{request, try_request, Server};
+
+const KEY: &str = "sk-upstream-SECRET-7f3c9e1d";
+const TRANSLATION: &str = "Царь обезьян поклонился, и Сунь Укун вышел за ворота.";
+
+/// The stand-in model server, killed when dropped.
+struct Upstream {
+    child: Child,
+    port: u16,
+    log: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Upstream {
+    fn start() -> Upstream {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("requests.jsonl");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/upstream.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs the stand-in upstream");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().parse().unwrap_or_else(|_| panic!("the stand-in printed {line:?}"));
+        Upstream { child, port, log, _dir: dir }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The requests it received, oldest first.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Real lines of chapter 1 of 西游记 (the 美猴王 learning from 祖师), used as the
+/// chunks of the proxied chapters.
+fn chunk_text(n: usize) -> String {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpora/xiyouji-head.txt")).unwrap();
+    let line = text.lines().find(|line| line.contains("话表美猴王得了姓名")).unwrap().trim();
+    let chars: Vec<char> = line.chars().collect();
+    // Every chunk holds 美猴王, 悟空 and 祖师; later chunks are longer.
+    chars[..60 + n.min(40)].iter().collect()
+}
+
+/// A library whose book `a` has 美猴王 and 悟空 for every chapter and 祖师 only from
+/// chapter 4 on, served as a proxy of `upstream` with `extra` flags.
+fn proxy(upstream: &Upstream, extra: &[&str]) -> (tempfile::TempDir, Server) {
+    let root = tempfile::tempdir().unwrap();
+    let books = root.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    let setup = Server::start(&books, &[]);
+    setup.create("a");
+    let lines = [
+        json!({ "term_put": { "id": "T-1", "src": "美猴王", "dst": "Царь обезьян" } }).to_string(),
+        json!({ "term_put": { "id": "T-2", "src": "悟空", "dst": "Укун" } }).to_string(),
+        json!({ "term_put": { "id": "T-3", "src": "祖师", "dst": "Патриарх Бодхи", "window": { "since": 4 } } })
+            .to_string(),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    assert_eq!(setup.append_lines("a", "actor=human:test", &lines).status, 200);
+    drop(setup);
+    let url = upstream.url();
+    let mut flags = vec!["--upstream", url.as_str(), "--upstream-key-env", "PROXY_TEST_KEY", "--upstream-timeout", "2"];
+    flags.extend_from_slice(extra);
+    let server = Server::start_with_env(&books, "127.0.0.1:0", &flags, &[("PROXY_TEST_KEY", KEY)]);
+    (root, server)
+}
+
+fn chat_body(model: &str, text: &str, stream: bool) -> Vec<u8> {
+    json!({
+        "model": model,
+        "stream": stream,
+        "messages": [
+            { "role": "system", "content": "You translate Chinese novels into Russian." },
+            { "role": "user", "content": format!("Translate into Russian:\n{text}") },
+        ],
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn chat(server: &Server, chapter: u32, chunk: &str, body: &[u8]) -> serve::Reply {
+    let chapter = chapter.to_string();
+    server.send(
+        "POST",
+        "/proxy/a/v1/chat/completions",
+        &[("Content-Type", "application/json"), ("Lorebank-Chapter", &chapter), ("Lorebank-Chunk", chunk)],
+        body,
+    )
+}
+
+/// The chunks of `chapter` as the audit shows them.
+fn audited(server: &Server, chapter: u32) -> Vec<Value> {
+    server.get(&format!("/v1/books/a/audit?chapter={chapter}")).ok()["chunks"].as_array().unwrap().clone()
+}
+
+/// The text of every delta of a server-sent event stream.
+fn streamed_text(body: &[u8]) -> String {
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter(|data| *data != "[DONE]")
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .filter_map(|event| event.pointer("/choices/0/delta/content").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+fn assert_no_key(what: &str, bytes: &[u8]) {
+    assert!(!bytes.windows(KEY.len()).any(|window| window == KEY.as_bytes()), "the upstream key is in {what}");
+}
+
+#[test]
+fn a_proxied_chunk_gets_its_context_and_records_receipt_translation_and_check_once() {
+    let upstream = Upstream::start();
+    let (_root, server) = proxy(&upstream, &[]);
+    let text = chunk_text(0);
+
+    // Chapter 3, non-streaming.
+    let body = chat_body("ok", &text, false);
+    let answer = chat(&server, 3, "0001", &body);
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.json()["choices"][0]["message"]["content"], TRANSLATION);
+    assert_eq!(answer.header("lorebank-injected"), Some("context"));
+    let receipt = answer.header("lorebank-receipt").unwrap().to_owned();
+    let sent = upstream.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["path"], "/v1/chat/completions");
+    assert_eq!(sent[0]["authorization"], format!("Bearer {KEY}"));
+    let messages = sent[0]["body"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "the system message is extended, not doubled");
+    let system = messages[0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You translate Chinese novels into Russian.\n\n"), "{system}");
+    assert!(system.contains("Царь обезьян") && system.contains("Укун"), "{system}");
+    // The spoiler gate: 祖师 is released from chapter 4 only.
+    assert!(!system.contains("Патриарх"), "{system}");
+    assert_eq!(messages[1]["content"], format!("Translate into Russian:\n{text}"));
+
+    // The receipt: chapter, chunk key, its context is the one injected, and it replays.
+    let shown = server.get(&format!("/v1/books/a/receipts/{receipt}")).ok();
+    assert_eq!(shown["chapter"], 3, "{shown}");
+    assert_eq!(shown["chunk"], "0001", "{shown}");
+    let replayed = server.send("POST", &format!("/v1/books/a/receipts/{receipt}/replay"), &[], b"").ok();
+    assert_eq!(replayed["identical"], true, "{replayed}");
+    assert!(system.ends_with(replayed["context"].as_str().unwrap()), "{system}\n---\n{replayed}");
+    // The translation is checked and stored beside the receipt.
+    let chunks = audited(&server, 3);
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0]["receipt"], receipt);
+    assert_eq!(chunks[0]["checks"].as_array().unwrap().len(), 1, "{}", chunks[0]);
+
+    // A retry of the same body is answered again and records nothing twice.
+    let again = chat(&server, 3, "0001", &body);
+    assert_eq!(again.status, 200);
+    assert_eq!(again.header("lorebank-receipt"), Some(receipt.as_str()));
+    assert_eq!(upstream.requests().len(), 2);
+    assert_eq!(audited(&server, 3)[0]["checks"].as_array().unwrap().len(), 1);
+
+    // Chapter 4 gets 祖师.
+    let answer = chat(&server, 4, "0001", &chat_body("ok", &text, false));
+    assert_eq!(answer.status, 200);
+    let system = upstream.requests()[2]["body"]["messages"][0]["content"].as_str().unwrap().to_owned();
+    assert!(system.contains("Патриарх Бодхи"), "{system}");
+
+    // Streaming: the next chunk of chapter 3, its prev the first one's receipt.
+    let answer = chat(&server, 3, "0002", &chat_body("ok", &chunk_text(10), true));
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+    assert_eq!(streamed_text(&answer.body), TRANSLATION);
+    assert!(answer.text().ends_with("data: [DONE]\n\n"));
+    let second = answer.header("lorebank-receipt").unwrap().to_owned();
+    let shown = server.get(&format!("/v1/books/a/receipts/{second}")).ok();
+    assert_eq!(shown["prev"], receipt, "{shown}");
+    let chunks = audited(&server, 3);
+    assert_eq!(chunks.len(), 2);
+    assert_eq!(chunks[1]["checks"].as_array().unwrap().len(), 1, "{}", chunks[1]);
+
+    // The models route is passed through.
+    let models = server.get("/proxy/a/v1/models").ok();
+    assert_eq!(models["data"][0]["id"], "stand-in");
+
+    // The key is in no answer, log line or stored byte; the receipt replays with the
+    // CLI once the server is stopped.
+    for (what, bytes) in [("an answer", answer.body.clone()), ("a receipt", shown.to_string().into_bytes())] {
+        assert_no_key(what, &bytes);
+    }
+    let (status, stderr) = server.terminate();
+    assert!(status.success(), "{stderr}");
+    assert_no_key("the server's log", stderr.as_bytes());
+    let book = _root.path().join("books/a.lorebank");
+    assert_no_key("the book", &std::fs::read(&book).unwrap());
+    let replay = Command::new(serve::BIN)
+        .args(["--json", "--book"])
+        .arg(&book)
+        .args(["replay", &second])
+        .env_remove("LOREBANK_BOOK")
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    let replayed: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(replayed["identical"], true, "{replayed}");
+}
+
+#[test]
+fn upstream_failures_reach_the_tool_as_sent_and_record_nothing() {
+    let upstream = Upstream::start();
+    let (_root, server) = proxy(&upstream, &[]);
+    let text = chunk_text(0);
+
+    let failed = chat(&server, 5, "0001", &chat_body("fail", &text, false));
+    assert_eq!(failed.status, 500);
+    assert_eq!(failed.json()["error"]["message"], "the stand-in failed");
+    let failed = chat(&server, 5, "0002", &chat_body("fail", &text, true));
+    assert_eq!(failed.status, 500);
+
+    // A stream cut mid-chunk reaches the tool cut.
+    let chapter = "5".to_string();
+    let cut = try_request(
+        &server.addr,
+        "POST",
+        "/proxy/a/v1/chat/completions",
+        &[("Content-Type", "application/json"), ("Lorebank-Chapter", &chapter), ("Lorebank-Chunk", "0003")],
+        &chat_body("cut", &text, true),
+    );
+    assert!(cut.is_err(), "a cut stream answered whole: {:?}", cut.map(|reply| reply.text()));
+
+    // A hanging upstream is cut off by --upstream-timeout (2 s).
+    let started = Instant::now();
+    let hung = chat(&server, 5, "0004", &chat_body("hang", &text, false));
+    assert_eq!(hung.status, 504, "{}", hung.text());
+    assert_eq!(hung.json()["type"], "urn:lorebank:problem:upstream-timeout");
+    assert!(started.elapsed() < Duration::from_secs(20));
+
+    assert!(audited(&server, 5).is_empty(), "{:?}", audited(&server, 5));
+
+    // Without the headers and without source text, the request is refused by default.
+    let unplaced = server.send(
+        "POST",
+        "/proxy/a/v1/chat/completions",
+        &[("Content-Type", "application/json")],
+        &chat_body("ok", &text, false),
+    );
+    assert_eq!(unplaced.status, 422, "{}", unplaced.text());
+    assert_eq!(unplaced.json()["type"], "urn:lorebank:problem:chunk-not-found");
+    // A chunk without its chapter, and a body that is no chat, are refused.
+    let lonely = server.send(
+        "POST",
+        "/proxy/a/v1/chat/completions",
+        &[("Content-Type", "application/json"), ("Lorebank-Chunk", "0001")],
+        &chat_body("ok", &text, false),
+    );
+    assert_eq!(lonely.status, 400, "{}", lonely.text());
+    let nochat = chat(&server, 5, "0009", b"{\"model\":\"ok\"}");
+    assert_eq!(nochat.status, 400, "{}", nochat.text());
+    assert_eq!(upstream.requests().iter().filter(|request| request["body"]["model"] == "ok").count(), 0);
+    for (_, bytes) in [("", failed.body), ("", hung.body), ("", unplaced.body)] {
+        assert_no_key("an answer", &bytes);
+    }
+    assert_no_key("the server's log", server.stderr().as_bytes());
+}
+
+#[test]
+fn an_unplaced_request_can_be_forwarded_without_context() {
+    let upstream = Upstream::start();
+    let (_root, server) = proxy(&upstream, &["--proxy-forward-unplaced"]);
+    let body = chat_body("ok", &chunk_text(0), false);
+    let answer = server.send("POST", "/proxy/a/v1/chat/completions", &[("Content-Type", "application/json")], &body);
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.header("lorebank-injected"), Some("none"));
+    assert!(answer.header("lorebank-unplaced").is_some());
+    let sent = upstream.requests();
+    assert_eq!(sent[0]["body"], serde_json::from_slice::<Value>(&body).unwrap(), "forwarded as sent");
+}
+
+#[test]
+fn thirty_two_concurrent_streams_are_answered_as_the_upstream_streams_and_each_recorded_once() {
+    let upstream = Upstream::start();
+    let (_root, server) = proxy(&upstream, &[]);
+    // What the upstream streams, asked directly.
+    let direct = request(
+        &format!("127.0.0.1:{}", upstream.port),
+        "POST",
+        "/v1/chat/completions",
+        &[("Content-Type", "application/json")],
+        &chat_body("ok", "直接", true),
+    );
+    assert_eq!(direct.status, 200);
+    let answers: Vec<(String, serve::Reply)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..32)
+            .map(|n| {
+                let server = &server;
+                scope.spawn(move || {
+                    let key = format!("{n:04}");
+                    let reply = chat(server, 2, &key, &chat_body("ok", &chunk_text(n), true));
+                    (key, reply)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+    });
+    for (key, reply) in &answers {
+        assert_eq!(reply.status, 200, "{key}: {}", reply.text());
+        assert!(reply.body == direct.body, "{key}: {}", reply.text());
+    }
+    let chunks = audited(&server, 2);
+    assert_eq!(chunks.len(), 32);
+    for chunk in &chunks {
+        assert_eq!(chunk["checks"].as_array().unwrap().len(), 1, "{chunk}");
+    }
+    server.verified("a");
+}
