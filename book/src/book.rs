@@ -573,12 +573,38 @@ impl Book {
             None => text.to_owned(),
         };
         let has_table = |table: Hash32| tables.contains(&table);
+        // The source texts the batch names: brought along (checked to be UTF-8 that
+        // hashes to its id, never stored under another) or stored in the book.
+        let mut texts: BTreeMap<Hash32, u64> = BTreeMap::new();
+        for event in batch {
+            let Body::SourceSet(SourceSet { chapter, text: Some(text), .. }) = &event.body else { continue };
+            if texts.contains_key(text) {
+                continue;
+            }
+            let length = match blobs.iter().find(|(id, _)| id == text) {
+                Some((_, bytes)) => {
+                    if std::str::from_utf8(bytes).is_err() || source_text_id(bytes) != *text {
+                        return Err(BookError::InvalidField {
+                            field: "source_set.text",
+                            message: format!("the text brought for chapter {chapter} is not UTF-8 hashing to {text}"),
+                        });
+                    }
+                    Some(bytes.len() as u64)
+                }
+                None => self.ledger.blob(*text)?.map(|bytes| bytes.len() as u64),
+            };
+            if let Some(length) = length {
+                texts.insert(*text, length);
+            }
+        }
+        let source_text = |text: Hash32| texts.get(&text).copied();
         let snapshot_at = |revision: Seq| targets.get(&revision).copied();
         let env = Environment {
             fold: &fold,
             render_formats: assembly::assemble::RENDER_FORMATS,
             token_estimators: assembly::assemble::TOKEN_ESTIMATORS,
             has_table: &has_table,
+            source_text: &source_text,
             snapshot_at: &snapshot_at,
         };
         Ok(decide_in_place(state, &env, batch)?)

@@ -116,6 +116,16 @@ pub fn describe(body: &Body) -> String {
             languages.source.as_deref().unwrap_or("(the profile's)"),
             languages.target.as_deref().unwrap_or(ledger_model::language::TARGET_LANG_DEFAULT)
         ),
+        Body::SourceSet(source) => match source.text {
+            Some(text) => format!(
+                "source_set chapter {}{} ({} bytes, {})",
+                source.chapter,
+                source.title.as_deref().map(|title| format!(" {title:?}")).unwrap_or_default(),
+                source.bytes,
+                &text.to_hex()[..12]
+            ),
+            None => format!("source_set chapter {} removed", source.chapter),
+        },
     }
 }
 
