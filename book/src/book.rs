@@ -759,6 +759,8 @@ impl Book {
 
     /// Verifies every stored object ([`Ledger::verify`]), then what only the book
     /// knows: every fold table a config names is stored and hashes to its id, every
+    /// chapter's source text a `source_set` names is stored, UTF-8 and hashes to its
+    /// id (its blake3), every
     /// receipt is stored under its own id with its input and output texts, and every
     /// snapshot index entry names the snapshot the log has at that revision. Names
     /// the damaged object by its role (`blob 241c… (fold table of config at event 1)`).
@@ -787,6 +789,7 @@ impl Book {
             });
         let mut state = State::new();
         let mut tables = Vec::new();
+        let mut texts: BTreeMap<Hash32, (Seq, u32)> = BTreeMap::new();
         let mut pending = index.iter().peekable();
         let mut failure = None;
         let checkpoints: BTreeSet<Seq> = self.ledger.checkpoints()?.iter().map(|info| info.revision).collect();
@@ -802,6 +805,9 @@ impl Book {
                 if let Some(table) = config.profile.table {
                     tables.push((seq, table));
                 }
+            }
+            if let Body::SourceSet(SourceSet { chapter, text: Some(text), .. }) = &event.content.body {
+                texts.entry(*text).or_insert((seq, *chapter));
             }
             touches.add(Touched::of(&event.content.body));
             state.apply_owned(event);
@@ -854,6 +860,16 @@ impl Book {
                     Ok(profile) => return Err(damaged(object(), format!("hashes to {}", profile.id()))),
                     Err(error) => return Err(damaged(object(), error.to_string())),
                 },
+            }
+        }
+        for (text, (seq, chapter)) in texts {
+            let object = || format!("blob {text} (source text of chapter {chapter} at event {seq})");
+            let bytes = self.ledger.blob(text)?.ok_or_else(|| damaged(object(), "is not stored".into()))?;
+            if source_text_id(&bytes) != text {
+                return Err(damaged(object(), format!("hashes to {}", source_text_id(&bytes))));
+            }
+            if std::str::from_utf8(&bytes).is_err() {
+                return Err(damaged(object(), "is not UTF-8".into()));
             }
         }
         for (chapter, chunk_key, position, id) in self.ledger.filed(None)? {
@@ -969,6 +985,12 @@ impl Book {
             if let Body::ConfigSet(config) = &event.content.body {
                 if config.profile.table == Some(id) {
                     role = Some(format!("fold table of config at event {}", event.seq));
+                    return ControlFlow::Break(());
+                }
+            }
+            if let Body::SourceSet(SourceSet { chapter, text: Some(text), .. }) = &event.content.body {
+                if *text == id {
+                    role = Some(format!("source text of chapter {chapter} at event {}", event.seq));
                     return ControlFlow::Break(());
                 }
             }
