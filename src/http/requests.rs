@@ -186,6 +186,44 @@ pub struct ScanRequest {
     pub expected_head: Option<u64>,
 }
 
+/// The query of a chapter's text (`PUT …/source/{chapter}`, `lorebank source add`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceQuery {
+    /// The chapter's title (none when left out).
+    pub title: Option<String>,
+    /// Who sets it, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance (default `source add`).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
+}
+
+/// One file of a source import: its name (which numbers its chapter) and its text.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceFile {
+    /// The file's name: its chapter is the first run of ASCII digits in its stem.
+    pub name: String,
+    /// The file's text (a leading byte order mark is dropped).
+    pub text: String,
+}
+
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"files": [{"name": "001.txt", "text": "第一回 灵根育孕源流出\n"}, {"name": "第2章.txt", "text": "第二回\n"}], "actor": "human:editor"}))]
+#[serde(deny_unknown_fields)]
+pub struct SourceImportRequest {
+    /// The files, a chapter each.
+    pub files: Vec<SourceFile>,
+    /// Who sets them, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance for every chapter (default: each file's name).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
+}
+
 #[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(example = json!({"name": "lorebank-tiny-char-mean-32", "pooling": "mean", "normalize": true, "output": "last_hidden_state", "actor": "human:editor"}))]
 #[serde(deny_unknown_fields)]

@@ -961,6 +961,42 @@ fn finish(n_proposed: usize, written: Option<&book::Written>, dry_run: bool) {
     }
 }
 
+/// What `source add` or `source import` did: a line per chapter.
+pub fn source_written(written: &book::SourceWritten) {
+    for put in &written.chapters {
+        let from = if put.file.is_empty() { String::new() } else { format!(" from {}", put.file) };
+        let what = if put.changed { "set" } else { "unchanged" };
+        outln!(
+            "chapter {}{from}: {what}, {} bytes, {} characters, text {}",
+            put.chapter,
+            put.bytes,
+            put.chars,
+            put.text
+        );
+    }
+    if let Some(written) = &written.written {
+        submitted(written);
+    }
+}
+
+/// The chapters with source text, one line each.
+pub fn source_list(chapters: &[book::SourceChapter]) {
+    if chapters.is_empty() {
+        outln!("no chapter has source text");
+    }
+    for chapter in chapters {
+        let title = chapter.title.as_deref().map(|title| format!(" {title}")).unwrap_or_default();
+        outln!(
+            "chapter {}{title}: {} bytes, {} characters, text {} (event {})",
+            chapter.chapter,
+            chapter.bytes,
+            chapter.chars,
+            chapter.text,
+            chapter.seq
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::utc;
