@@ -24,6 +24,10 @@ use crate::service::{Labelled, WriteOptions, Written};
 /// The UTF-8 byte order mark, dropped from the front of a text.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The chunk key a scan of a whole chapter's source text is recorded under
+/// ([`Book::scan`] without a text): its sightings read `chN/source@…`.
+pub const SOURCE_CHUNK_KEY: &str = "source";
+
 /// The default source of the event `source_add` writes (when the write names none).
 pub const SOURCE_ADD_SOURCE: &str = "source add";
 
@@ -207,6 +211,44 @@ impl Book {
         };
         let text = self.stored_text(source)?;
         Ok((chapter_of(source, provenance.seq, &text), text))
+    }
+
+    /// The name alarm ([`Book::scan_names`]) over a chunk's `text` under
+    /// `chunk_key`, or, without a text, over the whole of chapter `chapter`'s source
+    /// text, under `chunk_key` or [`SOURCE_CHUNK_KEY`]: the whole-book scan. A text
+    /// without a chunk key, or a chapter without source text, is refused naming the
+    /// field (`chunk`, `chapter`).
+    pub fn scan(
+        &mut self,
+        chapter: u32,
+        chunk_key: Option<&str>,
+        text: Option<&str>,
+        dry_run: bool,
+        write: &WriteOptions,
+    ) -> Result<crate::review::Scanned, BookError> {
+        match (text, chunk_key) {
+            (Some(text), Some(chunk_key)) => self.scan_names(chapter, chunk_key, text, dry_run, write),
+            (Some(_), None) => Err(BookError::InvalidField {
+                field: "chunk",
+                message: "a chunk's text needs its chunk key; without a text the chapter's source text is scanned"
+                    .into(),
+            }),
+            (None, chunk_key) => {
+                let text = match self.source_text(chapter) {
+                    Ok((_, text)) => text,
+                    Err(BookError::NotFound { .. }) => {
+                        return Err(BookError::InvalidField {
+                            field: "chapter",
+                            message: format!(
+                                "chapter {chapter} has no source text to scan: add it (source add) or give the chunk's text"
+                            ),
+                        })
+                    }
+                    Err(error) => return Err(error),
+                };
+                self.scan_names(chapter, chunk_key.unwrap_or(SOURCE_CHUNK_KEY), &text, dry_run, write)
+            }
+        }
     }
 
     /// The stored text a `source_set` names, checked against its id.

@@ -213,3 +213,30 @@ fn verify_names_a_damaged_text_and_copies_carry_the_texts() {
 fn flip(path: &Path, needle: &[u8]) -> usize {
     test_support::damage::flip_near(path, needle, 5, 0x01)
 }
+
+#[test]
+fn a_scan_without_a_text_reads_the_whole_chapter_and_names_a_chapter_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = init_book(&dir.path().join("b.lore"), "zh");
+    let text = slice("xiyouji-head.txt", 6_000);
+    book.source_add(1, None, text.as_bytes(), &write()).unwrap();
+    // The whole chapter, under the chunk key `source`, is what a scan of its text gives.
+    let whole = book.scan(1, None, None, true, &write()).unwrap();
+    let given = book.scan(1, Some("source"), Some(&text), true, &write()).unwrap();
+    assert_eq!(format!("{whole:?}"), format!("{given:?}"));
+    assert!(!whole.sightings.is_empty(), "西游记's opening has names the book does not know");
+    assert!(
+        whole.proposed.iter().all(|candidate| candidate.evidence.as_deref().unwrap_or("").contains("\nch1/source@")),
+        "{whole:?}"
+    );
+    let at = head(&book);
+    let error = book.scan(2, None, None, false, &write()).unwrap_err();
+    assert!(matches!(error, BookError::InvalidField { field: "chapter", .. }), "{error}");
+    assert!(error.to_string().contains("chapter 2 has no source text"), "{error}");
+    let error = book.scan(1, None, Some("萧炎"), false, &write()).unwrap_err();
+    assert!(matches!(error, BookError::InvalidField { field: "chunk", .. }), "{error}");
+    assert_eq!(head(&book), at);
+    // Written, the scan proposes candidates from the whole chapter.
+    let written = book.scan(1, None, None, false, &write()).unwrap();
+    assert!(head(&book) > at, "{written:?}");
+}

@@ -92,12 +92,14 @@ pub enum Command {
         /// Chapter of the chunk; chapters start at 1.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
-        /// Key of the chunk within the chapter.
+        /// Key of the chunk within the chapter (needed with --text; without it,
+        /// `source`).
         #[arg(long)]
-        chunk: String,
-        /// The chunk text: a file, or `-` for standard input (the default).
-        #[arg(long, default_value = "-")]
-        text: PathBuf,
+        chunk: Option<String>,
+        /// The chunk text: a file, or `-` for standard input. Left out, the whole of
+        /// the chapter's source text (`source add`) is scanned.
+        #[arg(long)]
+        text: Option<PathBuf>,
         /// List what would be proposed; write nothing.
         #[arg(long)]
         dry_run: bool,

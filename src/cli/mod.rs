@@ -103,9 +103,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             review::review(&mut book, &command, json)
         }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
-            let text = read_text(&text, CHUNK)?;
+            let text = text.map(|text| read_text(&text, CHUNK)).transpose()?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            review::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
+            review::scan(&mut book, chapter, chunk.as_deref(), text.as_deref(), dry_run, &write, json)
         }
         Command::Term(TermCommand::Put(put)) => term_put_command(&book?, &put, json),
         Command::Term(TermCommand::Edit(edit)) => term_edit_command(&book?, &edit, json),

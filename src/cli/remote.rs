@@ -216,7 +216,9 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Source(command) => source(&remote, command, json),
         Command::Coverage { chapter } => print(remote.get("/coverage", &ChapterQuery { chapter: *chapter })?),
         Command::Profile(ProfileCommand::Check { require }) => profile_check(&remote, *require),
-        Command::Scan { chapter, chunk, text, dry_run, write } => scan(&remote, *chapter, chunk, text, *dry_run, write),
+        Command::Scan { chapter, chunk, text, dry_run, write } => {
+            scan(&remote, *chapter, chunk.as_deref(), text.as_deref(), *dry_run, write)
+        }
         Command::Embed(command) => embed(&remote, command),
         Command::Suggest(args) => suggest(&remote, args),
         Command::Dedupe(args) => dedupe(&remote, args),
@@ -540,14 +542,14 @@ fn profile_check(remote: &Remote, require: u8) -> Result<(), Failure> {
 fn scan(
     remote: &Remote,
     chapter: u32,
-    chunk: &str,
-    text: &Path,
+    chunk: Option<&str>,
+    text: Option<&Path>,
     dry_run: bool,
     write: &WriteOpts,
 ) -> Result<(), Failure> {
     let request = ScanRequest {
-        chunk: chunk.to_owned(),
-        text: read_text(text, crate::input::CHUNK)?,
+        chunk: chunk.map(str::to_owned),
+        text: text.map(|text| read_text(text, crate::input::CHUNK)).transpose()?,
         dry_run: Some(dry_run),
         actor: write.actor.clone(),
         source: write.source.clone(),

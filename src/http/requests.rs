@@ -172,10 +172,11 @@ pub struct JudgeRequest {
 #[schema(example = json!({"chunk": "1", "text": "空空道人笑道：“空空道人来也。”", "dry_run": true}))]
 #[serde(deny_unknown_fields)]
 pub struct ScanRequest {
-    /// Key of the chunk within the chapter.
-    pub chunk: String,
-    /// The chunk text.
-    pub text: String,
+    /// Key of the chunk within the chapter (needed with `text`; without it, `source`).
+    pub chunk: Option<String>,
+    /// The chunk text; left out, the whole of the chapter's source text
+    /// (`PUT …/source/{chapter}`) is scanned.
+    pub text: Option<String>,
     /// List what would be proposed; write nothing.
     pub dry_run: Option<bool>,
     /// Who proposes, `kind:name`.

@@ -1320,7 +1320,7 @@ pub async fn scan(
     let dry_run = request.dry_run.unwrap_or(false);
     let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
-        let scanned = book.scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
+        let scanned = book.scan(chapter, request.chunk.as_deref(), request.text.as_deref(), dry_run, &write)?;
         Ok(crate::render::json::scanned(&scanned, dry_run))
     })
     .await
