@@ -155,6 +155,19 @@ def main(url, token, har_path, held_book, party_token):
            "POST expected concepts")
     expect(413, call(authorized, "POST", f"{books}/expected", params={"file": "cast.txt"}, content=b"x" * (1 << 20 | 1)),
            "POST expected concepts over --body-limit")
+    # The source text: a chapter set, a stale head refused, bodies over the limit.
+    expect(200, call(authorized, "PUT", f"{books}/source/1", params={"title": "第一章"},
+                     content="沈照提着长明灯。\r\n".encode()), "PUT a chapter's source text")
+    stale = {"expected_head": call(authorized, "GET", books).json()["head"] - 1}
+    expect(409, call(authorized, "PUT", f"{books}/source/2", params=stale, content="雾川。".encode()),
+           "PUT a chapter's source text with a stale expected_head")
+    expect(413, call(authorized, "PUT", f"{books}/source/2", content=b"x" * (1 << 20 | 1)),
+           "PUT a chapter's source text over --body-limit")
+    files = [{"name": "002.txt", "text": "雾川。"}]
+    expect(409, call(authorized, "POST", f"{books}/source", json={"files": files, **stale}),
+           "POST a source import with a stale expected_head")
+    expect(413, call(authorized, "POST", f"{books}/source", content=b"{" + b" " * (1 << 20) + b"}",
+                     headers={"Content-Type": "application/json"}), "POST a source import over --body-limit")
     # The embedding tier on the example book, with the server's tiny model: set it,
     # refuse a stale head, refresh, suggest and dedupe.
     model = {"name": "lorebank-tiny-char-mean-32", "output": "last_hidden_state"}

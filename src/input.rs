@@ -24,6 +24,8 @@ pub const CHUNK: Bound = Bound { name: "CHUNK_BYTES_MAX", bytes: limits::CHUNK_B
 pub const EVENTS_FILE: Bound = Bound { name: "EVENTS_FILE_BYTES_MAX", bytes: limits::EVENTS_FILE_BYTES_MAX };
 /// A glossary or cast list (`import FILE`, `expect import FILE`).
 pub const GLOSSARY_FILE: Bound = Bound { name: "GLOSSARY_FILE_BYTES_MAX", bytes: limits::GLOSSARY_FILE_BYTES_MAX };
+/// A chapter's source text (`source add FILE`, each file of `source import DIR`).
+pub const SOURCE_FILE: Bound = Bound { name: "SOURCE_FILE_BYTES_MAX", bytes: limits::SOURCE_FILE_BYTES_MAX };
 /// The server's token file (`serve --token-file`).
 pub const TOKEN_FILE: Bound = Bound { name: "TOKEN_FILE_BYTES_MAX", bytes: limits::TOKEN_FILE_BYTES_MAX };
 

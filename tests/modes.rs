@@ -52,6 +52,12 @@ const FILES: &[(&str, &str)] = &[
     ("languages.jsonl", "{\"languages_set\":{\"source\":\"zh-Hant\",\"target\":\"en\"}}\n"),
     ("cast.txt", "萧战\tcharacter\n萧薰儿\tcharacter\n"),
     ("translation.txt", "Сяо Янь смотрел на небо."),
+    // Source text: a folder of chapters numbered by name (one with a byte order mark
+    // and CRLF), and one with two files of chapter 1.
+    ("chapters/001.txt", "\u{feff}萧炎看着天空。\r\n“林月，你好。”\r\n"),
+    ("chapters/第2章.txt", "药老笑道：“药心。”\n"),
+    ("two/ch1.txt", "萧炎。\n"),
+    ("two/ch01-again.txt", "药老。\n"),
 ];
 
 /// How a case runs.
@@ -99,6 +105,10 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("review verify T-1 --reason check_it", Mode::Both, 0),
     ("scan --chapter 1 --chunk 2 --text chunk.txt", Mode::Both, 0),
     ("scan --chapter 1 --chunk 2 --text chunk.txt --dry-run", Mode::Both, 0),
+    ("scan --chapter 1", Mode::Both, 0),
+    ("scan --chapter 1 --chunk whole --dry-run", Mode::Both, 0),
+    ("scan --chapter 9", Mode::Both, 2),
+    ("scan --chapter 1 --text chunk.txt", Mode::Both, 2),
     ("scan --chapter 1 --chunk 2 --text chunk.txt --source ticket-7 --actor human:anna", Mode::Both, 0),
     ("term put --id T-1 --src 萧炎 --dst Сяо Янь", Mode::Both, 0),
     ("term put --id T-1 --src 萧炎 --dst Сяо Янь --replace", Mode::Both, 0),
@@ -137,7 +147,16 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("impact --since 0", Mode::Both, 2),
     ("expect import cast.txt", Mode::Both, 0),
     ("expect import cast.txt --dry-run", Mode::Both, 0),
-    ("expect import cast.txt --source list-2 --expect-head 11", Mode::Both, 0),
+    ("expect import cast.txt --source list-2 --expect-head 12", Mode::Both, 0),
+    ("source add chunk.txt --chapter 1 --title 第一章", Mode::Both, 0),
+    ("source add translation.txt --chapter 3 --title Три --source ticket-3 --actor human:anna", Mode::Both, 0),
+    ("source add translation.txt --chapter 3 --expect-head 1", Mode::Both, 5),
+    ("source add missing.txt --chapter 3", Mode::Both, 2),
+    ("source import chapters", Mode::Both, 0),
+    ("source import two", Mode::Both, 2),
+    ("source list", Mode::Both, 0),
+    ("source show 1", Mode::Both, 0),
+    ("source show 9", Mode::Both, 2),
     ("expect add 萧战 --kind character --note каст", Mode::Both, 0),
     ("expect drop 药尘", Mode::Both, 0),
     ("coverage", Mode::Both, 0),
@@ -294,9 +313,16 @@ struct Prepared {
     snapshot: String,
 }
 
+/// Writes `text` to `dir`/`name`, making the folders of `name`.
+fn write_file(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 fn prepare(dir: &Path) -> Prepared {
     for (name, text) in FILES {
-        std::fs::write(dir.join(name), text).unwrap();
+        write_file(dir, name, text);
     }
     std::fs::write(dir.join("prepared.jsonl"), PREPARED).unwrap();
     let run = |args: &str| {
@@ -318,6 +344,7 @@ fn prepare(dir: &Path) -> Prepared {
     run(&format!("check --receipt {} --translation translation.txt", assembled["receipt"].as_str().unwrap()));
     run("scan --chapter 1 --chunk 1 --text chunk.txt");
     run("expect add 药尘");
+    run("source add chunk.txt --chapter 1 --title 第一章");
     let head = run("verify")["head"].as_u64().unwrap();
     Prepared {
         file: dir.join("prepared.lorebank"),
@@ -348,7 +375,7 @@ fn every_command_answers_alike_on_the_file_and_through_the_server() {
         let dir = root.path().join(&name);
         std::fs::create_dir(&dir).unwrap();
         for (file, text) in FILES {
-            std::fs::write(dir.join(file), text).unwrap();
+            write_file(&dir, file, text);
         }
         let args = arguments(case, &prepared.receipt, &prepared.snapshot);
         let book_file = format!("{name}.lorebank");

@@ -1,7 +1,7 @@
 //! The translation proxy end to end (docs/proxy.md): `lorebank serve --upstream`
 //! against a deterministic stand-in model server (`tests/common/upstream.py`), with
-//! the chunk named by the `Lorebank-Chapter` and `Lorebank-Chunk` headers, on real
-//! text of 西游记 (`tests/data/corpora/xiyouji-head.txt`).
+//! the chunk named by the `Lorebank-Chapter` and `Lorebank-Chunk` headers or found in
+//! the book's source text, on real text of 西游记 (`tests/data/corpora/xiyouji-head.txt`).
 
 #[path = "common/serve.rs"]
 mod serve;
@@ -339,4 +339,55 @@ fn thirty_two_concurrent_streams_are_answered_as_the_upstream_streams_and_each_r
         assert_eq!(chunk["checks"].as_array().unwrap().len(), 1, "{chunk}");
     }
     server.verified("a");
+}
+
+/// A chapter of source text from 西游记's slice: the paragraph of 美猴王 learning
+/// from 祖师 and the two paragraphs on either side of it.
+fn source_chapter() -> String {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpora/xiyouji-head.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
+    let at = lines.iter().position(|line| line.contains("话表美猴王得了姓名")).unwrap();
+    lines[at.saturating_sub(2)..(at + 3).min(lines.len())].join("\n")
+}
+
+#[test]
+fn a_chunk_found_in_the_source_text_through_a_galtransl_prompt_gets_the_context_of_its_span() {
+    let upstream = Upstream::start();
+    let (_root, server) = proxy(&upstream, &[]);
+    let chapter = source_chapter();
+    let put = server.send("PUT", "/v1/books/a/source/2", &[("Content-Type", "text/plain")], chapter.as_bytes());
+    assert_eq!(put.status, 200, "{}", put.text());
+
+    // GalTransl's prompt: its own glossary (祖师 among its names, which chapter 2 must
+    // not get), then the first 80 chars of the paragraph.
+    let line = chapter.lines().find(|line| line.contains("话表美猴王得了姓名")).unwrap();
+    let chunk: String = line.chars().take(80).collect();
+    let prompt = format!(
+        "参考以下术语表（可为空，格式为src->dst #备注）：\n祖师->Патриарх\n美猴王->Царь обезьян\n\
+         将下面的文本从中文翻译成俄文：\n{chunk}"
+    );
+    let body = json!({ "model": "ok", "messages": [{ "role": "user", "content": prompt }] }).to_string();
+    let answer =
+        server.send("POST", "/proxy/a/v1/chat/completions", &[("Content-Type", "application/json")], body.as_bytes());
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.header("lorebank-chapter"), Some("2"));
+    let key = answer.header("lorebank-chunk").unwrap().to_owned();
+    assert!(key.starts_with("src-"), "{key}");
+    let system = upstream.requests()[0]["body"]["messages"][0]["content"].as_str().unwrap().to_owned();
+    assert!(system.contains("Царь обезьян") && system.contains("Укун"), "{system}");
+    assert!(!system.contains("Патриарх"), "the tool's glossary or a later window reached chapter 2: {system}");
+    let receipt = answer.header("lorebank-receipt").unwrap();
+    let shown = server.get(&format!("/v1/books/a/receipts/{receipt}")).ok();
+    assert_eq!((shown["chapter"].clone(), shown["chunk"].as_str()), (json!(2), Some(key.as_str())), "{shown}");
+
+    // Without source text in the chapter named, nothing is found: 422, nothing sent.
+    let elsewhere = server.send(
+        "POST",
+        "/proxy/a/chapters/5/v1/chat/completions",
+        &[("Content-Type", "application/json")],
+        body.as_bytes(),
+    );
+    assert_eq!(elsewhere.status, 422, "{}", elsewhere.text());
+    assert_eq!(upstream.requests().len(), 1);
 }

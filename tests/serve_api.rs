@@ -53,6 +53,7 @@ fn probe(method: &str, path: &str) -> (String, Value) {
         ("post", "/v1/books/{book}/chapters/{chapter}/suggest") => ("", json!({ "chunk": "1", "text": "空空道人" })),
         ("post", "/v1/books/{book}/embedding/refresh" | "/v1/books/{book}/dedupe") => ("", json!({})),
         ("put", "/v1/books/{book}/embedding") => ("", json!({ "name": "lorebank-tiny-char-mean-32" })),
+        ("post", "/v1/books/{book}/source") => ("", json!({ "files": [{ "name": "001.txt", "text": "萧炎" }] })),
         ("post", "/v1/books/{book}/events") => {
             ("", json!({ "events": [{ "term_put": { "id": "T-1", "src": "萧炎", "dst": "Сяо Янь" } }] }))
         }
@@ -98,7 +99,7 @@ fn every_documented_operation_is_routed() {
             }
         }
     }
-    assert_eq!(n_operations, 44);
+    assert_eq!(n_operations, 48);
     // The one operation that creates a book.
     let create = create.expect("PUT /v1/books/{book} is documented").replace("{book}", "nobook");
     let reply = server.put(&create, &json!({ "profile": "zh", "actor": "human:test" }));

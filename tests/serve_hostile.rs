@@ -388,6 +388,14 @@ fn keyed_writes(receipt: &str) -> Vec<(&'static str, String, &'static str, Strin
             body(json!({ "chunk": "1", "text": "沈照提着长明灯走到雾川边。空空道人坐在石上，空空道人笑了。" })),
             body(json!({ "chunk": "2", "text": "沈照提着长明灯走到雾川边。空空道人坐在石上，空空道人笑了。" })),
         ),
+        ("PUT", "/v1/books/a/source/1?title=第一章", "text/plain", "萧炎笑了。\r\n".into(), "萧炎走了。\r\n".into()),
+        (
+            "POST",
+            "/v1/books/a/source",
+            json,
+            body(json!({ "files": [{ "name": "002.txt", "text": "药老。" }], "actor": "human:test" })),
+            body(json!({ "files": [{ "name": "002.txt", "text": "药尘。" }], "actor": "human:test" })),
+        ),
         (
             "POST",
             "/v1/books/a/review/C-1/reject",

@@ -124,9 +124,9 @@ pub struct Book {
     /// The idempotency claim whose marker the next appended batch carries
     /// ([`Book::claimed`]).
     claim: Option<crate::idempotency::Claim>,
-    /// The translation proxy's index of the source text, by the head revision it was
-    /// built at ([`Book::proxy_locate`]).
-    pub(crate) proxy_index: Option<(Seq, Arc<locate::Index>)>,
+    /// The translation proxy's index of the source text, under the key of what it
+    /// was built from: the chapters' text ids and the profile ([`Book::proxy_locate`]).
+    pub(crate) proxy_index: Option<(Hash32, Arc<locate::Index>)>,
 }
 
 /// What `decide` said of an accepted batch, without the state it leads to: the book
@@ -577,12 +577,38 @@ impl Book {
             None => text.to_owned(),
         };
         let has_table = |table: Hash32| tables.contains(&table);
+        // The source texts the batch names: brought along (checked to be UTF-8 that
+        // hashes to its id, never stored under another) or stored in the book.
+        let mut texts: BTreeMap<Hash32, u64> = BTreeMap::new();
+        for event in batch {
+            let Body::SourceSet(SourceSet { chapter, text: Some(text), .. }) = &event.body else { continue };
+            if texts.contains_key(text) {
+                continue;
+            }
+            let length = match blobs.iter().find(|(id, _)| id == text) {
+                Some((_, bytes)) => {
+                    if std::str::from_utf8(bytes).is_err() || source_text_id(bytes) != *text {
+                        return Err(BookError::InvalidField {
+                            field: "source_set.text",
+                            message: format!("the text brought for chapter {chapter} is not UTF-8 hashing to {text}"),
+                        });
+                    }
+                    Some(bytes.len() as u64)
+                }
+                None => self.ledger.blob(*text)?.map(|bytes| bytes.len() as u64),
+            };
+            if let Some(length) = length {
+                texts.insert(*text, length);
+            }
+        }
+        let source_text = |text: Hash32| texts.get(&text).copied();
         let snapshot_at = |revision: Seq| targets.get(&revision).copied();
         let env = Environment {
             fold: &fold,
             render_formats: assembly::assemble::RENDER_FORMATS,
             token_estimators: assembly::assemble::TOKEN_ESTIMATORS,
             has_table: &has_table,
+            source_text: &source_text,
             snapshot_at: &snapshot_at,
         };
         Ok(decide_in_place(state, &env, batch)?)
@@ -737,6 +763,8 @@ impl Book {
 
     /// Verifies every stored object ([`Ledger::verify`]), then what only the book
     /// knows: every fold table a config names is stored and hashes to its id, every
+    /// chapter's source text a `source_set` names is stored, UTF-8 and hashes to its
+    /// id (its blake3), every
     /// receipt is stored under its own id with its input and output texts, and every
     /// snapshot index entry names the snapshot the log has at that revision. Names
     /// the damaged object by its role (`blob 241c… (fold table of config at event 1)`).
@@ -765,6 +793,7 @@ impl Book {
             });
         let mut state = State::new();
         let mut tables = Vec::new();
+        let mut texts: BTreeMap<Hash32, (Seq, u32)> = BTreeMap::new();
         let mut pending = index.iter().peekable();
         let mut failure = None;
         let checkpoints: BTreeSet<Seq> = self.ledger.checkpoints()?.iter().map(|info| info.revision).collect();
@@ -780,6 +809,9 @@ impl Book {
                 if let Some(table) = config.profile.table {
                     tables.push((seq, table));
                 }
+            }
+            if let Body::SourceSet(SourceSet { chapter, text: Some(text), .. }) = &event.content.body {
+                texts.entry(*text).or_insert((seq, *chapter));
             }
             touches.add(Touched::of(&event.content.body));
             state.apply_owned(event);
@@ -832,6 +864,16 @@ impl Book {
                     Ok(profile) => return Err(damaged(object(), format!("hashes to {}", profile.id()))),
                     Err(error) => return Err(damaged(object(), error.to_string())),
                 },
+            }
+        }
+        for (text, (seq, chapter)) in texts {
+            let object = || format!("blob {text} (source text of chapter {chapter} at event {seq})");
+            let bytes = self.ledger.blob(text)?.ok_or_else(|| damaged(object(), "is not stored".into()))?;
+            if source_text_id(&bytes) != text {
+                return Err(damaged(object(), format!("hashes to {}", source_text_id(&bytes))));
+            }
+            if std::str::from_utf8(&bytes).is_err() {
+                return Err(damaged(object(), "is not UTF-8".into()));
             }
         }
         for (chapter, chunk_key, position, id) in self.ledger.filed(None)? {
@@ -947,6 +989,12 @@ impl Book {
             if let Body::ConfigSet(config) = &event.content.body {
                 if config.profile.table == Some(id) {
                     role = Some(format!("fold table of config at event {}", event.seq));
+                    return ControlFlow::Break(());
+                }
+            }
+            if let Body::SourceSet(SourceSet { chapter, text: Some(text), .. }) = &event.content.body {
+                if *text == id {
+                    role = Some(format!("source text of chapter {chapter} at event {}", event.seq));
                     return ControlFlow::Break(());
                 }
             }

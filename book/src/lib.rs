@@ -31,6 +31,7 @@ pub mod queue;
 pub mod reads;
 pub mod review;
 pub mod service;
+pub mod source;
 pub mod timeline;
 pub mod tmx;
 
@@ -51,4 +52,5 @@ pub use service::{
     Actor, Clear, FieldValue, Initialized, Labelled, RollbackPlan, TermEdit, TermField, WriteOptions, Written,
     TERM_FIELDS,
 };
+pub use source::{SourceChapter, SourcePut, SourceWritten};
 pub use tmx::{TmxExport, TmxOptions};

@@ -276,29 +276,38 @@ fn span(range: &Option<Range<usize>>) -> Option<(u64, u64)> {
 }
 
 impl Book {
-    /// The book's source text, chapter by chapter, for the proxy's search.
-    fn source_chapters(&mut self) -> Result<Vec<(u32, String)>, BookError> {
-        // SEAM: wired to the source text (branch source)
-        Ok(Vec::new())
-    }
-
-    /// The index of the source text at the head, built once per head revision.
+    /// The index of the book's source text at the head. It is a function of the
+    /// chapters' texts and the profile only, so it is kept under a key made of them
+    /// (each chapter's number and text id, and the profile's table): a write that
+    /// changes neither (a receipt, a verdict, a term) keeps it, and a `source_set`
+    /// or a new profile builds it again.
     fn proxy_index(&mut self) -> Result<Arc<locate::Index>, BookError> {
-        let head = self.ledger().head()?.seq;
-        if let Some((revision, index)) = &self.proxy_index {
-            if *revision == head {
-                return Ok(Arc::clone(index));
-            }
-        }
-        let chapters = self.source_chapters()?;
         let state = self.state(None)?;
         let profile = self
             .profile(&state)?
             .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
+        let mut key = blake3::Hasher::new();
+        key.update(&profile.id().0);
+        let sources: Vec<SourceSet> = state.source_chapters().map(|(source, _)| source.clone()).collect();
+        for source in &sources {
+            key.update(&source.chapter.to_le_bytes());
+            key.update(&source.text.map(|id| id.0).unwrap_or_default());
+        }
+        let key = Hash32(*key.finalize().as_bytes());
+        if let Some((kept, index)) = &self.proxy_index {
+            if *kept == key {
+                return Ok(Arc::clone(index));
+            }
+        }
+        drop(state);
+        let mut chapters = Vec::with_capacity(sources.len());
+        for source in &sources {
+            chapters.push((source.chapter, self.stored_text(source)?));
+        }
         let index = locate::Index::build(&profile, chapters.iter().map(|(number, text)| (*number, text.as_str())))
             .map_err(|error| BookError::Invalid(format!("the source text cannot be indexed: {error}")))?;
         let index = Arc::new(index);
-        self.proxy_index = Some((head, Arc::clone(&index)));
+        self.proxy_index = Some((key, Arc::clone(&index)));
         Ok(index)
     }
 
@@ -332,8 +341,8 @@ impl Book {
         let index = self.proxy_index()?;
         if index.chapters().len() == 0 {
             return Ok(Placed::Unplaced(
-                "the book has no source text to find the chunk in; name it with the Lorebank-Chapter and \
-                 Lorebank-Chunk headers"
+                "the book has no source text to find the chunk in (add it with `lorebank source add`), or name \
+                 the chunk with the Lorebank-Chapter and Lorebank-Chunk headers"
                     .into(),
             ));
         }

@@ -1,6 +1,7 @@
 //! The translation proxy's rules as book use cases: a named chunk assembled and
 //! recorded once per request, its system message rebuilt byte for byte from the
-//! replayed context, and a request without source text left unplaced.
+//! replayed context, a chunk found in the source text through a tool's wrapper and
+//! assembled over its span only, and a request without source text left unplaced.
 
 use book::check::CheckOptions;
 use book::proxy::{system_message, template_hash, Answered, Hint, Placed, Usage, TEMPLATE_NAME};
@@ -73,4 +74,65 @@ fn without_a_named_chunk_or_source_text_a_request_is_unplaced() {
     assert!(matches!(placed, Placed::Unplaced(_)), "{placed:?}");
     let lonely = Hint { chapter: None, chunk: Some("0001".into()) };
     assert!(book.proxy_locate("沈照", &lonely).is_err());
+}
+
+/// Three chapters of the book's source text, written for the project.
+const CHAPTERS: [&str; 3] = [
+    "第一回\n灯宗的长老在山门前等了三天，雪落满了他的肩头。\n他说沈照迟早会回来，众弟子都不信。\n",
+    "第二回\n沈照背着剑，一个人走到雾川边，天色已经暗了。\n河上没有船，只有风吹着芦苇沙沙作响。\n他坐在石头上，等对岸的灯火一盏一盏亮起来。\n",
+    "第三回\n天亮的时候，沈照终于看见一条小船从雾里划出来。\n船上的老人问他要去哪里，他说要回山上去。\n",
+];
+
+/// What a GalTransl-like tool sends for `lines`: its instructions, its own glossary
+/// (with a name the chunk does not hold) and the lines.
+fn galtransl(lines: &[&str]) -> String {
+    format!(
+        "参考以下术语表（可为空，格式为src->dst #备注）：\n灯宗->Секта Фонаря\n沈照->Шэнь Чжао\n\
+         将下面的文本从中文翻译成俄文：\n{}",
+        lines.join("\n")
+    )
+}
+
+#[test]
+fn a_chunk_is_found_in_the_source_text_through_the_tools_wrapper_and_assembled_over_its_span_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(
+        &dir.path().join("b.lorebank"),
+        vec![
+            Body::TermPut(put(1, "沈照", "Шэнь Чжао")),
+            Body::TermPut(put(2, "雾川", "Мглистая река")),
+            Body::TermPut(put(3, "灯宗", "Секта Фонаря")),
+        ],
+    );
+    let write = test_support::books::write_as("human:editor");
+    for (number, text) in CHAPTERS.iter().enumerate() {
+        book.source_add(number as u32 + 1, None, text.as_bytes(), &write).unwrap();
+    }
+    let lines: Vec<&str> = CHAPTERS[1].lines().collect();
+    let request = galtransl(&lines[1..3]);
+    let Placed::Chunk(chunk) = book.proxy_locate(&request, &Hint::default()).unwrap() else {
+        panic!("not found");
+    };
+    assert_eq!(chunk.chapter, 2);
+    let span = chunk.source.clone().unwrap();
+    assert_eq!(chunk.text, &CHAPTERS[1][span.clone()]);
+    assert!(chunk.text.starts_with("沈照背着剑") && chunk.text.ends_with("沙沙作响。"), "{:?}", chunk.text);
+    assert_eq!(chunk.chunk_key, format!("src-{:08}-{:08}", span.start, span.end));
+    assert!(request[chunk.request.clone().unwrap()].starts_with("沈照背着剑"));
+
+    // The context is the chunk's: its names, never the glossary block's 灯宗.
+    let prepared = book.proxy_prepare(&request, &Hint::default(), None).unwrap().unwrap();
+    let context = &prepared.assembled.assembly.context;
+    assert!(context.contains("Шэнь Чжао") && context.contains("Мглистая река"), "{context}");
+    assert!(!context.contains("Секта Фонаря"), "the tool's own glossary activated an entry: {context}");
+
+    // Recorded, it is the `prev` of the next chunk of the chapter; a chapter named
+    // elsewhere finds nothing.
+    let fingerprint = book::proxy::fingerprint("b", &[request.as_bytes()]);
+    let recorded = book.proxy_record(&prepared, &answered(fingerprint), &options()).unwrap().unwrap();
+    let next = galtransl(&lines[3..4]);
+    let Placed::Chunk(following) = book.proxy_locate(&next, &Hint::default()).unwrap() else { panic!("not found") };
+    assert_eq!((following.chapter, following.prev), (2, Some(recorded.receipt)));
+    let elsewhere = Hint { chapter: Some(3), chunk: None };
+    assert!(matches!(book.proxy_locate(&request, &elsewhere).unwrap(), Placed::Unplaced(_)));
 }

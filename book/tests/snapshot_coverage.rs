@@ -8,7 +8,7 @@
 //!   format 2 instead of 1 in a book without rules) change the snapshot ID but no
 //!   assembly;
 //! * what is not covered (provenance, time, verdict reasons, candidates, retired
-//!   records, past versions) changes neither.
+//!   records, past versions, a chapter's source text) changes neither.
 
 use book::assemble::{assemble, Assembly, Previous};
 use ledger_model::*;
@@ -348,6 +348,7 @@ proptest! {
     #[test]
     fn what_is_not_covered_changes_neither(
         actor in "(human|llm|import):[a-z]{1,8}", time in any::<u64>(), reason in code(), dst in word(),
+        chapter in 1u32..200, text in any::<[u8; 32]>(), bytes in 1u64..1_000_000,
     ) {
         let mut base = Spec::base();
         base.verdict = Some((Verdict::Verify, "first_reason".into()));
@@ -371,6 +372,10 @@ proptest! {
         }));
         bodies.push(Body::TermPut(TermPut { id: id("T-7"), src: "沈照".into(), dst, ..base_term() }));
         bodies.push(Body::TermRetired(TermRetired { id: id("T-7"), reason: None }));
+        // The book's source text: a chapter set, another set and removed.
+        bodies.push(Body::SourceSet(SourceSet { chapter, title: Some(format!("第{chapter}章")), text: Some(Hash32(text)), bytes }));
+        bodies.push(Body::SourceSet(SourceSet { chapter: chapter + 1, title: None, text: Some(Hash32(text)), bytes }));
+        bodies.push(Body::SourceSet(SourceSet { chapter: chapter + 1, ..SourceSet::default() }));
         let after = state_of(&bodies, &actor, time);
         prop_assert_ne!(before.revision(), after.revision());
         prop_assert_eq!(before.snapshot_id(), after.snapshot_id());

@@ -615,12 +615,14 @@ pub fn batch(data: &[u8]) {
 
     let fold = |text: &str| plain().fold(text);
     let has_table = |_: Hash32| true;
+    let source_text = |_: Hash32| None;
     let snapshot_at = |_: Seq| None;
     let env = Environment {
         fold: &fold,
         render_formats: &[1, 2],
         token_estimators: &[1],
         has_table: &has_table,
+        source_text: &source_text,
         snapshot_at: &snapshot_at,
     };
     let event =

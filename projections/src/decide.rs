@@ -47,6 +47,10 @@ pub struct Environment<'e> {
     pub token_estimators: &'e [u16],
     /// Whether the book holds (or the batch brings) the fold table with this id.
     pub has_table: &'e dyn Fn(Hash32) -> bool,
+    /// The length in bytes of the source text blob with this id, when the book holds
+    /// it or the batch brings it (checked as UTF-8 hashing to its id); `None` when
+    /// neither.
+    pub source_text: &'e dyn Fn(Hash32) -> Option<u64>,
     /// The snapshot ID of the book at an earlier revision, for rollback markers;
     /// `None` when unknown.
     pub snapshot_at: &'e dyn Fn(Seq) -> Option<SnapshotId>,
@@ -189,6 +193,22 @@ pub enum Problem {
     },
     /// A config names a fold table the book does not hold and the batch does not bring.
     UnknownFoldTable(Hash32),
+    /// A `source_set` names a text the book does not hold and the batch does not bring.
+    UnknownSourceText {
+        /// The chapter.
+        chapter: u32,
+        /// The text's id.
+        text: Hash32,
+    },
+    /// A `source_set` says its text has another length than the stored text's.
+    SourceBytesMismatch {
+        /// The chapter.
+        chapter: u32,
+        /// What the event says.
+        declared: u64,
+        /// The stored text's length.
+        actual: u64,
+    },
     /// A rollback marker is not the last event of its batch.
     RollbackNotLast,
     /// A rollback marker closes a batch that does not bring the book to the snapshot
@@ -317,6 +337,14 @@ impl fmt::Display for Rejection {
             Problem::UnknownFoldTable(table) => write!(
                 f,
                 "fold table {table} is not stored in the book (name the profile without a table to build it)"
+            ),
+            Problem::UnknownSourceText { chapter, text } => write!(
+                f,
+                "field `source_set.text`: the text {text} of chapter {chapter} is not stored in the book and not brought with the batch"
+            ),
+            Problem::SourceBytesMismatch { chapter, declared, actual } => write!(
+                f,
+                "field `source_set.bytes`: chapter {chapter}'s text is {actual} bytes, not {declared}"
             ),
             Problem::RollbackNotLast => write!(f, "a rollback_marker must be the last event of its batch"),
             Problem::RollbackMismatch { to, expected: Some(expected), found } => write!(
@@ -567,6 +595,7 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::ConfigSet(_) | Body::GovernanceSet(_) | Body::EmbeddingModelSet(_) | Body::LanguagesSet(_) => {
             Some(kind.to_owned())
         }
+        Body::SourceSet(source) => Some(format!("{kind} chapter {}", source.chapter)),
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -664,6 +693,12 @@ fn is_noop(state: &State, body: &Body) -> bool {
         // Declaring the defaults in a book that never declared its languages changes
         // nothing either.
         Body::LanguagesSet(languages) => state.languages_declared() == *languages,
+        // The same text and title again, or the removal of a text the chapter lacks.
+        Body::SourceSet(source) => match (state.source.get(&source.chapter), source.text) {
+            (Some((current, _)), Some(_)) => current == source,
+            (None, None) => true,
+            _ => false,
+        },
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
         }
@@ -846,6 +881,14 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
         }
         Body::RollbackMarker(_) => Ok(()),
         Body::EmbeddingModelSet(_) | Body::LanguagesSet(_) => Ok(()),
+        Body::SourceSet(SourceSet { chapter, text: Some(text), bytes, .. }) => match (env.source_text)(*text) {
+            None => Err(reject(index, Problem::UnknownSourceText { chapter: *chapter, text: *text })),
+            Some(actual) if actual != *bytes => {
+                Err(reject(index, Problem::SourceBytesMismatch { chapter: *chapter, declared: *bytes, actual }))
+            }
+            Some(_) => Ok(()),
+        },
+        Body::SourceSet(_) => Ok(()),
     }
 }
 

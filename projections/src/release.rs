@@ -197,6 +197,7 @@ impl State {
             expected: BTreeMap::new(),
             embedding_model: None,
             languages: self.languages.clone(),
+            source: self.source.clone(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

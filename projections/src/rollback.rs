@@ -6,7 +6,9 @@
 //! aliases and verdicts; active summaries; active rules with their verdicts; the
 //! governance; config), and the book's languages, which no snapshot covers but which
 //! say how the glossary of that revision is read and written (a book rolled back to
-//! before its first `languages_set` gets one that declares none: the defaults). The
+//! before its first `languages_set` gets one that declares none: the defaults), and
+//! the source text of every chapter as it stood then (a `source_set` naming the text
+//! then, already stored, or one removing a text the chapter did not have). The
 //! review queue (candidates and their verdicts), the
 //! register of expected concepts and the embedding model are not part of a snapshot
 //! and are left as they are: vectors are named by the model's identity and the
@@ -179,6 +181,15 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
     let languages_then = target.languages_declared();
     if head.languages_declared() != languages_then {
         plan.push(Body::LanguagesSet(languages_then));
+    }
+    let chapters: BTreeSet<u32> = head.source.keys().chain(target.source.keys()).copied().collect();
+    for chapter in chapters {
+        match (head.source_chapter(chapter), target.source_chapter(chapter)) {
+            (Some((now, _)), Some((then, _))) if now == then => {}
+            (_, Some((then, _))) => plan.push(Body::SourceSet(then.clone())),
+            (Some(_), None) => plan.push(Body::SourceSet(SourceSet { chapter, ..SourceSet::default() })),
+            (None, None) => {}
+        }
     }
     plan.push(Body::RollbackMarker(RollbackMarker { to, reason }));
     Ok(plan)

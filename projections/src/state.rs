@@ -105,6 +105,9 @@ pub struct State {
     pub(crate) embedding_model: Option<(EmbeddingModelSet, Provenance)>,
     /// The languages the book declared last (outside the snapshot).
     pub(crate) languages: Option<(LanguagesSet, Provenance)>,
+    /// The source text of each chapter that has one, by chapter (outside the
+    /// snapshot): its last `source_set`, whose `text` is always present.
+    pub(crate) source: BTreeMap<u32, (SourceSet, Provenance)>,
 }
 
 impl State {
@@ -200,6 +203,18 @@ impl State {
             Some((languages, _)) => languages.target(),
             None => ledger_model::language::TARGET_LANG_DEFAULT,
         }
+    }
+
+    /// The chapters that have source text, in chapter order, each with its last
+    /// `source_set` (which names the text) and its provenance. Outside the snapshot:
+    /// no assembly reads them.
+    pub fn source_chapters(&self) -> impl Iterator<Item = (&SourceSet, &Provenance)> {
+        self.source.values().map(|(source, provenance)| (source, provenance))
+    }
+
+    /// Chapter `chapter`'s source text as last set, if it has one.
+    pub fn source_chapter(&self, chapter: u32) -> Option<(&SourceSet, &Provenance)> {
+        self.source.get(&chapter).map(|(source, provenance)| (source, provenance))
     }
 
     /// The current configuration, if one was set.
@@ -352,6 +367,14 @@ impl State {
             }
             Body::EmbeddingModelSet(model) => self.embedding_model = Some((model, provenance)),
             Body::LanguagesSet(languages) => self.languages = Some((languages, provenance)),
+            Body::SourceSet(source) => match source.text {
+                Some(_) => {
+                    self.source.insert(source.chapter, (source, provenance));
+                }
+                None => {
+                    self.source.remove(&source.chapter);
+                }
+            },
         }
     }
 }

@@ -34,6 +34,7 @@ enum Saved {
     Expected(String, Option<Expected>),
     EmbeddingModel(Option<(EmbeddingModelSet, Provenance)>),
     Languages(Option<(LanguagesSet, Provenance)>),
+    Source(u32, Option<(SourceSet, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -135,6 +136,7 @@ impl Journal {
             }
             Body::EmbeddingModelSet(_) => Saved::EmbeddingModel(state.embedding_model.clone()),
             Body::LanguagesSet(_) => Saved::Languages(state.languages.clone()),
+            Body::SourceSet(source) => Saved::Source(source.chapter, state.source.get(&source.chapter).cloned()),
         };
         self.saved.push(saved);
     }
@@ -173,6 +175,7 @@ impl Journal {
                 Saved::Expected(surface, old) => put_back(&mut state.expected, surface, old),
                 Saved::EmbeddingModel(old) => state.embedding_model = old,
                 Saved::Languages(old) => state.languages = old,
+                Saved::Source(chapter, old) => put_back(&mut state.source, chapter, old),
             }
         }
         state.revision = self.revision;

@@ -307,3 +307,51 @@ fn config(profile: &str) -> Body {
         profile: ProfileRef { name: profile.into(), table: Some(Hash32([1; 32])) },
     })
 }
+
+#[test]
+fn source_text_is_kept_by_chapter_outside_the_snapshot_and_a_rollback_restores_it() {
+    // The simulated book holds every text but the all-zero id, as long as its first byte.
+    let text = |length: u8, tag: u8| {
+        let mut id = [tag; 32];
+        id[0] = length;
+        Hash32(id)
+    };
+    let set = |chapter: u32, title: Option<&str>, id: Hash32| {
+        Body::SourceSet(SourceSet { chapter, title: title.map(Into::into), text: Some(id), bytes: u64::from(id.0[0]) })
+    };
+    let removed = |chapter: u32| Body::SourceSet(SourceSet { chapter, ..SourceSet::default() });
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
+    let before = sim.state.snapshot_id();
+    sim.ok(vec![set(1, Some("第一章"), text(10, 1)), set(2, None, text(20, 2))]);
+    let at_2 = sim.state.revision();
+    assert_eq!(sim.state.snapshot_id(), before, "a chapter's text is in no snapshot");
+    let chapters: Vec<(u32, Option<Hash32>)> =
+        sim.state.source_chapters().map(|(source, _)| (source.chapter, source.text)).collect();
+    assert_eq!(chapters, [(1, Some(text(10, 1))), (2, Some(text(20, 2)))]);
+    // The same text and title again is nothing; another title is a change.
+    assert!(sim.ok(vec![set(1, Some("第一章"), text(10, 1))]).events.is_empty());
+    sim.ok(vec![set(1, Some("第一章 风起"), text(30, 3)), removed(2)]);
+    assert_eq!(sim.state.source_chapter(1).unwrap().0.text, Some(text(30, 3)));
+    assert!(sim.state.source_chapter(2).is_none());
+    // Removing a text the chapter lacks is nothing.
+    assert!(sim.ok(vec![removed(7)]).events.is_empty());
+    // A text the book does not hold, a length that is not the text's, two of one chapter.
+    let unknown = Body::SourceSet(SourceSet { chapter: 3, title: None, text: Some(Hash32([0; 32])), bytes: 5 });
+    let unknown = sim.submit(vec![unknown]).unwrap_err();
+    assert!(matches!(unknown.problem, Problem::UnknownSourceText { chapter: 3, .. }), "{unknown}");
+    assert!(unknown.to_string().contains("source_set.text"), "{unknown}");
+    let wrong = Body::SourceSet(SourceSet { chapter: 3, title: None, text: Some(text(5, 9)), bytes: 6 });
+    let wrong = sim.submit(vec![wrong]).unwrap_err();
+    assert!(matches!(wrong.problem, Problem::SourceBytesMismatch { chapter: 3, declared: 6, actual: 5 }), "{wrong}");
+    let twice = sim.submit(vec![set(4, None, text(5, 4)), set(4, None, text(6, 4))]).unwrap_err();
+    assert!(matches!(twice.problem, Problem::Duplicate { .. }), "{twice}");
+    // A rollback brings back the texts of then, and the snapshot stays.
+    let target = sim.at(at_2.0).clone();
+    let plan = projections::plan_rollback(&sim.state, &target, None).unwrap();
+    sim.ok(plan);
+    let chapters: Vec<(u32, Option<String>, Option<Hash32>)> =
+        sim.state.source_chapters().map(|(source, _)| (source.chapter, source.title.clone(), source.text)).collect();
+    assert_eq!(chapters, [(1, Some("第一章".to_owned()), Some(text(10, 1))), (2, None, Some(text(20, 2)))]);
+    assert_eq!(sim.state.snapshot_id(), target.snapshot_id());
+}

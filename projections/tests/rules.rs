@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use ledger_model::*;
 use projections::{decide, Environment, Rejection, SnapshotId};
-use support::{has_table, Sim, RENDER_FORMATS, TOKEN_ESTIMATORS};
+use support::{has_table, source_text, Sim, RENDER_FORMATS, TOKEN_ESTIMATORS};
 use test_support::records::put;
 
 /// The simulated profile, plus what real profiles do to invisible characters (drop
@@ -55,6 +55,7 @@ fn judge(sim: &Sim, lines: &[&str]) -> Result<(), Rejection> {
         render_formats: RENDER_FORMATS,
         token_estimators: TOKEN_ESTIMATORS,
         has_table: &has_table,
+        source_text: &source_text,
         snapshot_at: &snapshot_at,
     };
     decide(&sim.state, &env, &batch).map(|_| ())

@@ -92,12 +92,14 @@ pub enum Command {
         /// Chapter of the chunk; chapters start at 1.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
-        /// Key of the chunk within the chapter.
+        /// Key of the chunk within the chapter (needed with --text; without it,
+        /// `source`).
         #[arg(long)]
-        chunk: String,
-        /// The chunk text: a file, or `-` for standard input (the default).
-        #[arg(long, default_value = "-")]
-        text: PathBuf,
+        chunk: Option<String>,
+        /// The chunk text: a file, or `-` for standard input. Left out, the whole of
+        /// the chapter's source text (`source add`) is scanned.
+        #[arg(long)]
+        text: Option<PathBuf>,
         /// List what would be proposed; write nothing.
         #[arg(long)]
         dry_run: bool,
@@ -213,6 +215,9 @@ pub enum Command {
     /// The register of expected concepts (a cast list the book must cover).
     #[command(subcommand)]
     Expect(ExpectCommand),
+    /// The book's source text, a chapter at a time (docs/cli.md#source).
+    #[command(subcommand)]
+    Source(SourceCommand),
     /// Expected concepts no record covers, and recorded chunks where an expected
     /// surface got nothing injected.
     Coverage {
@@ -519,6 +524,41 @@ pub enum ReviewCommand {
         note: Option<String>,
         #[command(flatten)]
         write: WriteOpts,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SourceCommand {
+    /// Set chapter N's text to FILE (UTF-8; a byte order mark is dropped, line ends
+    /// are kept byte for byte); the same text and title again write nothing.
+    Add {
+        /// The text file, or `-` for standard input.
+        file: PathBuf,
+        /// The chapter; chapters start at 1.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        chapter: u32,
+        /// The chapter's title (none when left out).
+        #[arg(long)]
+        title: Option<String>,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// Set the text of a chapter per file of DIR (its regular files, not its
+    /// subfolders), each numbered by the first run of ASCII digits in its name's stem
+    /// (`001.txt`, `ch12-title.md`, `第3章.txt`), all in one batch or none.
+    Import {
+        /// The folder.
+        dir: PathBuf,
+        #[command(flatten)]
+        write: WriteOpts,
+    },
+    /// The chapters that have text: chapter, title, bytes, characters, text id.
+    List,
+    /// Chapter N's text, byte for byte (with --json, and what the list says of it).
+    Show {
+        /// The chapter.
+        #[arg(value_parser = clap::value_parser!(u32).range(1..))]
+        chapter: u32,
     },
 }
 

@@ -22,7 +22,7 @@ use projections::Reader;
 
 use crate::cli::args::*;
 use crate::failure::Failure;
-use crate::input::{Bound, CHUNK, EVENTS_FILE};
+use crate::input::{Bound, CHUNK, EVENTS_FILE, SOURCE_FILE};
 use crate::render::{json, output, print, submitted, text};
 
 /// Runs one command line: locally on the book file, or with `--server` against a
@@ -88,6 +88,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Expect(ExpectCommand::Drop { surface, write }) => {
             commit(&book?, &write, vec![Body::ConceptDropped(ConceptDropped { surface })], json)
         }
+        Command::Source(command) => source(&book?, command, json),
         Command::Coverage { chapter } => glossary::coverage(&mut open_reader(&book?)?, chapter, json),
         Command::Profile(ProfileCommand::Check { require }) => {
             glossary::profile_check(&mut open_reader(&book?)?, require, json)
@@ -102,9 +103,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             review::review(&mut book, &command, json)
         }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
-            let text = read_text(&text, CHUNK)?;
+            let text = text.map(|text| read_text(&text, CHUNK)).transpose()?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
-            review::scan(&mut book, chapter, &chunk, &text, dry_run, &write, json)
+            review::scan(&mut book, chapter, chunk.as_deref(), text.as_deref(), dry_run, &write, json)
         }
         Command::Term(TermCommand::Put(put)) => term_put_command(&book?, &put, json),
         Command::Term(TermCommand::Edit(edit)) => term_edit_command(&book?, &edit, json),
@@ -239,6 +240,64 @@ fn expect_import(
     let imported = book.expect_import(&name, &bytes, format, dry_run, &write_options(write))?;
     print(json, || json::expect_imported(&imported, dry_run), || text::expect_imported(&imported, dry_run));
     Ok(())
+}
+
+/// `source add|import|list|show`.
+fn source(book: &Target, command: SourceCommand, json: bool) -> Result<(), Failure> {
+    match command {
+        SourceCommand::Add { file, chapter, title, write } => {
+            let bytes = read_bytes(&file, SOURCE_FILE)?;
+            let written = open_book(book)?.source_add(chapter, title, &bytes, &write_options(&write))?;
+            print(json, || json::source_written(&written), || text::source_written(&written));
+        }
+        SourceCommand::Import { dir, write } => {
+            let files = read_source_dir(&dir)?;
+            let written = open_book(book)?.source_import(files, &write_options(&write))?;
+            print(json, || json::source_written(&written), || text::source_written(&written));
+        }
+        SourceCommand::List => {
+            let chapters = open_reader(book)?.source_list()?;
+            print(json, || json::source_list(&chapters), || text::source_list(&chapters));
+        }
+        SourceCommand::Show { chapter } => {
+            let (chapter, content) = open_reader(book)?.source_text(chapter)?;
+            if json {
+                print(true, || json::source_shown(&chapter, &content), || {});
+            } else {
+                output::write_bytes(content.as_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The regular files of `dir` (not its subfolders), by name, each read through
+/// [`SOURCE_FILE`]; at most `SOURCE_IMPORT_FILES_MAX` of them.
+pub fn read_source_dir(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let shown = crate::input::shown(dir);
+    let entries = std::fs::read_dir(dir).map_err(|error| Failure::invalid(format!("{shown}: {error}")))?;
+    let mut paths = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|error| Failure::invalid(format!("{shown}: {error}")))?;
+        let kind = entry.file_type().map_err(|error| Failure::invalid(format!("{shown}: {error}")))?;
+        if kind.is_file() {
+            paths.push(entry.path());
+        }
+        if paths.len() > ledger_model::limits::input::SOURCE_IMPORT_FILES_MAX {
+            return Err(book::BookError::TooLarge(format!(
+                "{shown}: more than the limit SOURCE_IMPORT_FILES_MAX of {} files",
+                ledger_model::limits::input::SOURCE_IMPORT_FILES_MAX
+            ))
+            .into());
+        }
+    }
+    paths.sort();
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        files.push((name, crate::input::read_bounded(&path, SOURCE_FILE)?));
+    }
+    Ok(files)
 }
 
 fn term_put_command(book: &Target, put: &TermPutArgs, json: bool) -> Result<(), Failure> {

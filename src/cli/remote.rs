@@ -213,9 +213,12 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Check(check) => check_translation(&remote, check),
         Command::Review(command) => review(&remote, command),
         Command::Expect(command) => expect(&remote, command),
+        Command::Source(command) => source(&remote, command, json),
         Command::Coverage { chapter } => print(remote.get("/coverage", &ChapterQuery { chapter: *chapter })?),
         Command::Profile(ProfileCommand::Check { require }) => profile_check(&remote, *require),
-        Command::Scan { chapter, chunk, text, dry_run, write } => scan(&remote, *chapter, chunk, text, *dry_run, write),
+        Command::Scan { chapter, chunk, text, dry_run, write } => {
+            scan(&remote, *chapter, chunk.as_deref(), text.as_deref(), *dry_run, write)
+        }
         Command::Embed(command) => embed(&remote, command),
         Command::Suggest(args) => suggest(&remote, args),
         Command::Dedupe(args) => dedupe(&remote, args),
@@ -487,6 +490,48 @@ fn expect(remote: &Remote, command: &ExpectCommand) -> Result<(), Failure> {
     }
 }
 
+/// `source add|import|list|show`; `show` without `--json` prints the text itself, as
+/// locally.
+fn source(remote: &Remote, command: &SourceCommand, json: bool) -> Result<(), Failure> {
+    match command {
+        SourceCommand::Add { file, chapter, title, write } => {
+            let bytes = crate::cli::read_bytes(file, crate::input::SOURCE_FILE)?;
+            let query = SourceQuery {
+                title: title.clone(),
+                actor: write.actor.clone(),
+                source: write.source.clone(),
+                expected_head: write.expect_head,
+            };
+            print(remote.json("PUT", &remote.book_url(&format!("/source/{chapter}"), &query)?, Send::Bytes(bytes))?)
+        }
+        SourceCommand::Import { dir, write } => {
+            let mut files = Vec::new();
+            for (name, bytes) in crate::cli::read_source_dir(dir)? {
+                // A text that is not UTF-8 cannot travel as JSON: refused here as the
+                // book refuses it.
+                let text = book::source::source_text_of(&name, &bytes)?.to_owned();
+                files.push(SourceFile { name, text });
+            }
+            let request = SourceImportRequest {
+                files,
+                actor: write.actor.clone(),
+                source: write.source.clone(),
+                expected_head: write.expect_head,
+            };
+            print(remote.send("POST", "/source", &request)?)
+        }
+        SourceCommand::List => print(remote.get("/source", &())?),
+        SourceCommand::Show { chapter } => {
+            let answer = remote.get(&format!("/source/{chapter}"), &())?;
+            if json {
+                return print(answer);
+            }
+            crate::render::output::write_bytes(answer["content"].as_str().unwrap_or_default().as_bytes());
+            Ok(())
+        }
+    }
+}
+
 /// `profile check`: the report, and below the required level exit 2, as locally.
 fn profile_check(remote: &Remote, require: u8) -> Result<(), Failure> {
     let answer = remote.get("/profile", &())?;
@@ -497,14 +542,14 @@ fn profile_check(remote: &Remote, require: u8) -> Result<(), Failure> {
 fn scan(
     remote: &Remote,
     chapter: u32,
-    chunk: &str,
-    text: &Path,
+    chunk: Option<&str>,
+    text: Option<&Path>,
     dry_run: bool,
     write: &WriteOpts,
 ) -> Result<(), Failure> {
     let request = ScanRequest {
-        chunk: chunk.to_owned(),
-        text: read_text(text, crate::input::CHUNK)?,
+        chunk: chunk.map(str::to_owned),
+        text: text.map(|text| read_text(text, crate::input::CHUNK)).transpose()?,
         dry_run: Some(dry_run),
         actor: write.actor.clone(),
         source: write.source.clone(),

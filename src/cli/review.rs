@@ -60,13 +60,13 @@ pub fn review(book: &mut Book, command: &ReviewCommand, json: bool) -> Result<()
 pub fn scan(
     book: &mut Book,
     chapter: u32,
-    chunk: &str,
-    text: &str,
+    chunk: Option<&str>,
+    text: Option<&str>,
     dry_run: bool,
     write: &crate::cli::args::WriteOpts,
     json: bool,
 ) -> Result<(), Failure> {
-    let scanned = book.scan_names(chapter, chunk, text, dry_run, &write_options(write))?;
+    let scanned = book.scan(chapter, chunk, text, dry_run, &write_options(write))?;
     print(json, || json::scanned(&scanned, dry_run), || text::scanned(&scanned, dry_run));
     Ok(())
 }

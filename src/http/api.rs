@@ -11,7 +11,7 @@ use super::problem::ProblemBody;
 use super::requests::{
     AcceptRequest, AppendRequest, AssembleRequest, ChapterRequest, CheckRequest, ChunkRequest, CreateBook,
     DedupeRequest, EmbeddingModelRequest, JudgeRequest, RefreshRequest, RollbackRequest, ScanRequest,
-    SnapshotAssembleRequest, SuggestRequest, TermEditRequest,
+    SnapshotAssembleRequest, SourceFile, SourceImportRequest, SuggestRequest, TermEditRequest,
 };
 
 /// The document as pretty JSON with a final newline (the committed form).
@@ -34,13 +34,14 @@ problem details (docs/http.md).",
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
         replay_snapshot, audit, impact, import, export, check, review_list, review_item, review_accept, review_reject,
-        review_verify, scan, profile_check, coverage, expect_import, overview, event, chapter_audit, timeline,
+        review_verify, scan, profile_check, coverage, expect_import, source_list, source_import, source_show,
+        source_put, overview, event, chapter_audit, timeline,
         rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
         ChapterRequest, ChunkRequest, SnapshotAssembleRequest, CheckRequest, AcceptRequest, JudgeRequest, ScanRequest,
-        EmbeddingModelRequest, RefreshRequest, SuggestRequest, DedupeRequest
+        EmbeddingModelRequest, RefreshRequest, SuggestRequest, DedupeRequest, SourceImportRequest, SourceFile
     )),
     modifiers(&Security, &Shared),
     security(("bearer" = [])),
@@ -590,6 +591,52 @@ fn coverage() {}
         (status = 413, description = "Body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn expect_import() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/source", tag = "source",
+    responses(
+        (status = 200, description = "The chapters that have source text, in chapter order: chapter, title, text (its blake3), bytes, chars, seq (the event that set it)", body = Object),
+        (status = 400, description = "Invalid book name", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn source_list() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/source", tag = "source",
+    params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none (default `tool:api`)"),
+    ),
+    request_body = SourceImportRequest,
+    responses(
+        (status = 200, description = "Each file's chapter (the first run of ASCII digits in its name's stem), set in one atomic batch or unchanged", body = Object),
+        (status = 400, description = "A file without a chapter number, two files of one chapter, an empty text or a bad field, named; nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Body, a text or the files together over their limit", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn source_import() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/source/{chapter}", tag = "source",
+    params(
+        ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
+    ),
+    responses(
+        (status = 200, description = "The chapter's text (`content`, byte for byte as stored) with what the list says of it", body = Object),
+        (status = 400, description = "Bad chapter", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn source_show() {}
+
+#[utoipa::path(put, path = "/v1/books/{book}/source/{chapter}", tag = "source",
+    params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who calls, `kind:name`: the actor when the write names none (default `tool:api`)"),
+        ("chapter" = u32, Path, description = "The chapter; chapters start at 1", minimum = 1, example = 1),
+        ("title" = Option<String>, Query, description = "The chapter's title (none when left out)"),
+        ("actor" = Option<String>, Query, description = "Who sets it, `kind:name`"),
+        ("source" = Option<String>, Query, description = "Provenance (default `source add`)"),
+        ("expected_head" = Option<u64>, Query, description = "Append only if the head is still this"),
+    ),
+    request_body(content((String = "text/plain")), description = "The chapter's text, UTF-8 (a leading byte order mark is dropped; line ends are kept)"),
+    responses(
+        (status = 200, description = "The chapter set, or unchanged when the same text and title were there", body = Object),
+        (status = 400, description = "Bad chapter, title or query, or a text that is empty or not UTF-8 (named by line and byte); nothing was written", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Body or text over its limit", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn source_put() {}
 // The reads of the audit page (`/ui/`, docs/ui.md): each page's JSON twin.
 
 #[utoipa::path(get, path = "/v1/books/{book}/overview", tag = "audit",

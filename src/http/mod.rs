@@ -73,6 +73,8 @@ pub fn router(server: &Arc<Server>) -> Router<Arc<Server>> {
         .route("/v1/books/{book}/profile", get(routes::profile_check))
         .route("/v1/books/{book}/coverage", get(routes::coverage))
         .route("/v1/books/{book}/expected", post(routes::expect_import))
+        .route("/v1/books/{book}/source", get(routes::source_list).post(routes::source_import))
+        .route("/v1/books/{book}/source/{chapter}", get(routes::source_show).put(routes::source_put))
         .route("/v1/books/{book}/embedding", get(routes::embedding_status).put(routes::embedding_set_model))
         .route("/v1/books/{book}/embedding/refresh", post(routes::embedding_refresh))
         .route("/v1/books/{book}/chapters/{chapter}/suggest", post(routes::suggest))
@@ -145,6 +147,8 @@ pub const KEYED_ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/books/{book}/review/{id}/verify"),
     ("POST", "/v1/books/{book}/chapters/{chapter}/scan"),
     ("POST", "/v1/books/{book}/expected"),
+    ("POST", "/v1/books/{book}/source"),
+    ("PUT", "/v1/books/{book}/source/{chapter}"),
     ("PUT", "/v1/books/{book}/embedding"),
     ("POST", "/v1/books/{book}/chapters/{chapter}/suggest"),
     ("POST", "/v1/books/{book}/dedupe"),

@@ -172,15 +172,54 @@ pub struct JudgeRequest {
 #[schema(example = json!({"chunk": "1", "text": "空空道人笑道：“空空道人来也。”", "dry_run": true}))]
 #[serde(deny_unknown_fields)]
 pub struct ScanRequest {
-    /// Key of the chunk within the chapter.
-    pub chunk: String,
-    /// The chunk text.
-    pub text: String,
+    /// Key of the chunk within the chapter (needed with `text`; without it, `source`).
+    pub chunk: Option<String>,
+    /// The chunk text; left out, the whole of the chapter's source text
+    /// (`PUT …/source/{chapter}`) is scanned.
+    pub text: Option<String>,
     /// List what would be proposed; write nothing.
     pub dry_run: Option<bool>,
     /// Who proposes, `kind:name`.
     pub actor: Option<String>,
     /// Provenance (default `chCHAPTER/CHUNK`).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
+}
+
+/// The query of a chapter's text (`PUT …/source/{chapter}`, `lorebank source add`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceQuery {
+    /// The chapter's title (none when left out).
+    pub title: Option<String>,
+    /// Who sets it, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance (default `source add`).
+    pub source: Option<String>,
+    /// Append only if the head is still this.
+    pub expected_head: Option<u64>,
+}
+
+/// One file of a source import: its name (which numbers its chapter) and its text.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceFile {
+    /// The file's name: its chapter is the first run of ASCII digits in its stem.
+    pub name: String,
+    /// The file's text (a leading byte order mark is dropped).
+    pub text: String,
+}
+
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"files": [{"name": "001.txt", "text": "第一回 灵根育孕源流出\n"}, {"name": "第2章.txt", "text": "第二回\n"}], "actor": "human:editor"}))]
+#[serde(deny_unknown_fields)]
+pub struct SourceImportRequest {
+    /// The files, a chapter each.
+    pub files: Vec<SourceFile>,
+    /// Who sets them, `kind:name`.
+    pub actor: Option<String>,
+    /// Provenance for every chapter (default: each file's name).
     pub source: Option<String>,
     /// Append only if the head is still this.
     pub expected_head: Option<u64>,

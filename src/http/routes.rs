@@ -1329,10 +1329,77 @@ pub async fn scan(
     let dry_run = request.dry_run.unwrap_or(false);
     let write = caller.write(request.actor, request.source, request.expected_head);
     write_once(server, name, &asked, &bytes, move |book| {
-        let scanned = book.scan_names(chapter, &request.chunk, &request.text, dry_run, &write)?;
+        let scanned = book.scan(chapter, request.chunk.as_deref(), request.text.as_deref(), dry_run, &write)?;
         Ok(crate::render::json::scanned(&scanned, dry_run))
     })
     .await
+}
+
+// ----- source text -----
+
+pub async fn source_put(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+    asked: Asked,
+    caller: Caller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    let chapter = chapter_number(chapter, "chapter")?;
+    let query: SourceQuery = query(raw)?;
+    let write = caller.write(query.actor, query.source, query.expected_head);
+    let bytes = body_bytes(body)?;
+    let title = query.title;
+    write_once(server, name, &asked, &bytes.clone(), move |book| {
+        let written = book.source_add(chapter, title, &bytes, &write)?;
+        Ok(crate::render::json::source_written(&written))
+    })
+    .await
+}
+
+pub async fn source_import(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    asked: Asked,
+    caller: Caller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let bytes = body_bytes(body)?;
+    let request: SourceImportRequest = json_body(Ok(bytes.clone()))?;
+    let write = caller.write(request.actor, request.source, request.expected_head);
+    let files: Vec<(String, Vec<u8>)> =
+        request.files.into_iter().map(|file| (file.name, file.text.into_bytes())).collect();
+    write_once(server, name, &asked, &bytes, move |book| {
+        let written = book.source_import(files, &write)?;
+        Ok(crate::render::json::source_written(&written))
+    })
+    .await
+}
+
+pub async fn source_list(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::source_list(&open.lock().source_list()?))).await?;
+    ok(value)
+}
+
+pub async fn source_show(
+    State(server): Shared,
+    path: Result<Path<(String, u32)>, PathRejection>,
+) -> Result<Response, Problem> {
+    let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    let chapter = chapter_number(chapter, "chapter")?;
+    let value = on_book(server, name, move |open| {
+        let (chapter, text) = open.lock().source_text(chapter)?;
+        Ok(crate::render::json::source_shown(&chapter, &text))
+    })
+    .await?;
+    ok(value)
 }
 
 // ----- governance -----

@@ -116,6 +116,16 @@ pub fn describe(body: &Body) -> String {
             languages.source.as_deref().unwrap_or("(the profile's)"),
             languages.target.as_deref().unwrap_or(ledger_model::language::TARGET_LANG_DEFAULT)
         ),
+        Body::SourceSet(source) => match source.text {
+            Some(text) => format!(
+                "source_set chapter {}{} ({} bytes, {})",
+                source.chapter,
+                source.title.as_deref().map(|title| format!(" {title:?}")).unwrap_or_default(),
+                source.bytes,
+                &text.to_hex()[..12]
+            ),
+            None => format!("source_set chapter {} removed", source.chapter),
+        },
     }
 }
 
@@ -948,6 +958,42 @@ fn finish(n_proposed: usize, written: Option<&book::Written>, dry_run: bool) {
         (_, true) => outln!("dry run: {n_proposed} candidate(s) would be proposed or updated"),
         (Some(written), false) => submitted(written),
         (None, false) => outln!("no change: every finding is already a candidate"),
+    }
+}
+
+/// What `source add` or `source import` did: a line per chapter.
+pub fn source_written(written: &book::SourceWritten) {
+    for put in &written.chapters {
+        let from = if put.file.is_empty() { String::new() } else { format!(" from {}", put.file) };
+        let what = if put.changed { "set" } else { "unchanged" };
+        outln!(
+            "chapter {}{from}: {what}, {} bytes, {} characters, text {}",
+            put.chapter,
+            put.bytes,
+            put.chars,
+            put.text
+        );
+    }
+    if let Some(written) = &written.written {
+        submitted(written);
+    }
+}
+
+/// The chapters with source text, one line each.
+pub fn source_list(chapters: &[book::SourceChapter]) {
+    if chapters.is_empty() {
+        outln!("no chapter has source text");
+    }
+    for chapter in chapters {
+        let title = chapter.title.as_deref().map(|title| format!(" {title}")).unwrap_or_default();
+        outln!(
+            "chapter {}{title}: {} bytes, {} characters, text {} (event {})",
+            chapter.chapter,
+            chapter.bytes,
+            chapter.chars,
+            chapter.text,
+            chapter.seq
+        );
     }
 }
 

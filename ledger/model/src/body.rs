@@ -8,8 +8,9 @@
 //! on candidates) and five kinds (rules, the book's governance, expected concepts);
 //! then the embedding tier: the record a candidate is close to (`related`, and a
 //! `duplicate` for a dedupe pair) and the book's embedding model
-//! ([`EmbeddingModelSet`]); then the book's languages ([`LanguagesSet`]). Schema-1
-//! payloads are read through [`crate::schema1`].
+//! ([`EmbeddingModelSet`]); then the book's languages ([`LanguagesSet`]); then the
+//! book's source text, a chapter at a time ([`SourceSet`]). Schema-1 payloads are read
+//! through [`crate::schema1`].
 //!
 //! The same types are the JSON form that `lorebank apply` reads: externally tagged,
 //! snake_case (`{"term_put": {"id": "T-1", ...}}`), unknown fields refused.
@@ -56,11 +57,13 @@ pub enum Body {
     EmbeddingModelSet(EmbeddingModelSet),
     /// The languages of the book's source text and of its renderings.
     LanguagesSet(LanguagesSet),
+    /// A chapter's source text (a blob named by its blake3), or its removal.
+    SourceSet(SourceSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 17] = [
+    pub const KIND_NAMES: [&'static str; 18] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -78,6 +81,7 @@ impl Body {
         "concept_dropped",
         "embedding_model_set",
         "languages_set",
+        "source_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -100,6 +104,7 @@ impl Body {
             Body::ConceptDropped(_) => "concept_dropped",
             Body::EmbeddingModelSet(_) => "embedding_model_set",
             Body::LanguagesSet(_) => "languages_set",
+            Body::SourceSet(_) => "source_set",
         }
     }
 
@@ -122,7 +127,8 @@ impl Body {
             | Body::ConceptExpected(_)
             | Body::ConceptDropped(_)
             | Body::EmbeddingModelSet(_)
-            | Body::LanguagesSet(_) => None,
+            | Body::LanguagesSet(_)
+            | Body::SourceSet(_) => None,
         }
     }
 }
@@ -872,4 +878,33 @@ impl LanguagesSet {
     pub fn target(&self) -> &str {
         self.target.as_deref().unwrap_or(crate::language::TARGET_LANG_DEFAULT)
     }
+}
+
+/// A chapter's source text: the book's own text, stored as a blob named by its blake3
+/// ([`source_text_id`]) and written with the batch that first names it. A later
+/// `source_set` of the same chapter replaces it; one without `text` removes the
+/// chapter's text (then `title` is `None` and `bytes` 0).
+///
+/// Outside the snapshot: no assembly reads the stored text (a chunk is always given),
+/// so a chapter's text changes no snapshot ID. `scan --chapter N` reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSet {
+    /// The chapter, from 1.
+    pub chapter: u32,
+    /// The chapter's title, one line; `None`: untitled.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The blake3 of the text's UTF-8 bytes, the id of its blob; `None` removes the
+    /// chapter's text.
+    #[serde(default)]
+    pub text: Option<Hash32>,
+    /// The length of the text in bytes (0 when removed).
+    #[serde(default)]
+    pub bytes: u64,
+}
+
+/// The id of a chapter's source text: the blake3 of its UTF-8 bytes, as stored.
+pub fn source_text_id(text: &[u8]) -> Hash32 {
+    Hash32(*blake3::hash(text).as_bytes())
 }

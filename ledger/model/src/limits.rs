@@ -68,6 +68,12 @@ pub const EMBEDDING_OPERATOR_LIBRARIES_MAX: usize = 8;
 /// §4.4.1 asks for at least 35, and a tag with several variants and extensions fits.
 pub const LANGUAGE_TAG_CHARS_MAX: usize = 64;
 
+/// Largest source text of one chapter (`source_set.bytes`), in UTF-8 bytes: a long
+/// novel chapter is well under 1 MiB, and the whole of the text is one blob.
+pub const SOURCE_TEXT_BYTES_MAX: u64 = 16 * 1024 * 1024;
+/// Longest chapter title (`source_set.title`), in characters.
+pub const SOURCE_TITLE_CHARS_MAX: usize = 256;
+
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;

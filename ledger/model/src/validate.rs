@@ -365,6 +365,38 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.opt_language("source", &languages.source)?;
             p.opt_language("target", &languages.target)
         }
+        Body::SourceSet(source) => source_set(p, source),
+    }
+}
+
+/// A chapter's text: a chapter from 1, a one-line title, and a text of 1 to
+/// [`SOURCE_TEXT_BYTES_MAX`] bytes; a removal (no `text`) names no title and 0 bytes.
+fn source_set(p: &Path<'_>, source: &SourceSet) -> Check {
+    p.chapter("chapter", source.chapter)?;
+    match source.text {
+        Some(_) => {
+            if let Some(title) = &source.title {
+                p.line("title", title, SOURCE_TITLE_CHARS_MAX)?;
+            }
+            if source.bytes == 0 {
+                return Err(p.err("bytes", "a chapter's text must not be empty (leave out `text` to remove it)"));
+            }
+            if source.bytes > SOURCE_TEXT_BYTES_MAX {
+                return Err(
+                    p.err("bytes", format!("{} bytes, more than the limit of {SOURCE_TEXT_BYTES_MAX}", source.bytes))
+                );
+            }
+            Ok(())
+        }
+        None => {
+            if source.title.is_some() {
+                return Err(p.err("title", "a removal (no `text`) names no title"));
+            }
+            if source.bytes != 0 {
+                return Err(p.err("bytes", format!("a removal (no `text`) has 0 bytes, got {}", source.bytes)));
+            }
+            Ok(())
+        }
     }
 }
 
@@ -730,6 +762,31 @@ mod tests {
             error.to_string(),
             "field `languages_set.target`: must not be empty: a BCP 47 language tag like `en`, `zh-Hant` or `pt-BR`"
         );
+    }
+
+    #[test]
+    fn a_source_set_names_its_bad_field() {
+        let source = |chapter: u32, title: Option<&str>, text: Option<crate::Hash32>, bytes: u64| {
+            Body::SourceSet(SourceSet { chapter, title: title.map(Into::into), text, bytes })
+        };
+        let text = Some(crate::Hash32([7; 32]));
+        assert_eq!(validate_body(&source(1, Some("第一章 风起"), text, 12), &Rules::default()), Ok(()));
+        assert_eq!(validate_body(&source(3, None, None, 0), &Rules::default()), Ok(()));
+        assert_eq!(field_of(source(0, None, text, 12)), "source_set.chapter");
+        assert_eq!(field_of(source(1, Some("a\nb"), text, 12)), "source_set.title");
+        assert_eq!(field_of(source(1, Some(&"章".repeat(SOURCE_TITLE_CHARS_MAX + 1)), text, 12)), "source_set.title");
+        assert_eq!(field_of(source(1, None, text, 0)), "source_set.bytes");
+        assert_eq!(field_of(source(1, None, None, 5)), "source_set.bytes");
+        assert_eq!(field_of(source(1, Some("t"), None, 0)), "source_set.title");
+        let error = validate_body(&source(2, None, text, SOURCE_TEXT_BYTES_MAX + 1), &Rules::default()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "field `source_set.bytes`: {} bytes, more than the limit of {SOURCE_TEXT_BYTES_MAX}",
+                SOURCE_TEXT_BYTES_MAX + 1
+            )
+        );
+        assert_eq!(validate_body(&source(2, None, text, SOURCE_TEXT_BYTES_MAX), &Rules::default()), Ok(()));
     }
 
     #[test]

@@ -60,7 +60,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::ConceptExpected(_)
         | Body::ConceptDropped(_)
         | Body::EmbeddingModelSet(_)
-        | Body::LanguagesSet(_) => 17,
+        | Body::LanguagesSet(_)
+        | Body::SourceSet(_) => 18,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -21,6 +21,12 @@ pub fn has_table(table: Hash32) -> bool {
     table != Hash32([0; 32])
 }
 
+/// Every source text the simulated book holds: any id but all zeros, as many bytes
+/// long as its first byte says.
+pub fn source_text(text: Hash32) -> Option<u64> {
+    (text != Hash32([0; 32])).then_some(u64::from(text.0[0]))
+}
+
 /// The simulated build and book, with `snapshot_at` for rollback markers.
 pub fn env<'e>(snapshot_at: &'e dyn Fn(Seq) -> Option<SnapshotId>) -> Environment<'e> {
     Environment {
@@ -28,6 +34,7 @@ pub fn env<'e>(snapshot_at: &'e dyn Fn(Seq) -> Option<SnapshotId>) -> Environmen
         render_formats: RENDER_FORMATS,
         token_estimators: TOKEN_ESTIMATORS,
         has_table: &has_table,
+        source_text: &source_text,
         snapshot_at,
     }
 }

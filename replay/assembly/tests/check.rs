@@ -57,6 +57,7 @@ fn frozen(glossary: &str) -> Frozen {
         render_formats: assembly::assemble::RENDER_FORMATS,
         token_estimators: assembly::assemble::TOKEN_ESTIMATORS,
         has_table: &has_table,
+        source_text: &|_| None,
         snapshot_at: &|_| None,
     };
     let mut state = State::new();

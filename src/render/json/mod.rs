@@ -1066,3 +1066,47 @@ pub fn exported_profile(export: &book::governance::ProfileExport, output: Option
         "n_records": export.n_records,
     })
 }
+
+/// A chapter's source text as the book holds it (`source list`, `source show`).
+pub fn source_chapter(chapter: &book::SourceChapter) -> Value {
+    json!({
+        "chapter": chapter.chapter,
+        "title": chapter.title,
+        "text": chapter.text.to_hex(),
+        "bytes": chapter.bytes,
+        "chars": chapter.chars,
+        "seq": chapter.seq.0,
+    })
+}
+
+/// What `source add` or `source import` did.
+pub fn source_written(written: &book::SourceWritten) -> Value {
+    let chapters: Vec<Value> = written
+        .chapters
+        .iter()
+        .map(|put| {
+            json!({
+                "file": if put.file.is_empty() { None } else { Some(&put.file) },
+                "chapter": put.chapter,
+                "title": put.title,
+                "text": put.text.to_hex(),
+                "bytes": put.bytes,
+                "chars": put.chars,
+                "changed": put.changed,
+            })
+        })
+        .collect();
+    json!({ "chapters": chapters, "written": written.written.as_ref().map(submitted) })
+}
+
+/// The chapters with source text (`source list`).
+pub fn source_list(chapters: &[book::SourceChapter]) -> Value {
+    json!({ "chapters": chapters.iter().map(source_chapter).collect::<Vec<_>>() })
+}
+
+/// One chapter's text with what the list says of it (`source show --json`).
+pub fn source_shown(chapter: &book::SourceChapter, text: &str) -> Value {
+    let mut value = source_chapter(chapter);
+    value["content"] = json!(text);
+    value
+}

@@ -24,6 +24,16 @@ pub const TOKEN_FILE_BYTES_MAX: usize = 1 << 20;
 /// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
 /// Sixteen times the file of a book of a million events (docs/benchmarks.md).
 pub const ARCHIVE_BYTES_MAX: u64 = 4 << 30;
+/// Largest file of a chapter's source text (`source add FILE`, a file of `source
+/// import DIR`, the body of `PUT /v1/books/{book}/source/{chapter}`), in bytes: the
+/// text's own limit ([`super::SOURCE_TEXT_BYTES_MAX`]) and a UTF-8 byte order mark,
+/// which is dropped.
+pub const SOURCE_FILE_BYTES_MAX: usize = super::SOURCE_TEXT_BYTES_MAX as usize + 3;
+/// Most files one source import reads (`source import DIR`): a chapter each.
+pub const SOURCE_IMPORT_FILES_MAX: usize = 10_000;
+/// Most bytes the files of one source import hold together (`source import DIR`):
+/// their texts are one batch's blobs, read whole into memory.
+pub const SOURCE_IMPORT_BYTES_MAX: u64 = 256 << 20;
 
 /// Most members (parts) of an XLSX workbook's zip archive.
 pub const XLSX_PARTS_MAX: usize = 10_000;
@@ -57,6 +67,9 @@ const _: () = assert!(EVENTS_FILE_BYTES_MAX <= u32::MAX as usize);
 const _: () = assert!(ARCHIVE_BYTES_MAX >= (BATCH_BYTES_MAX + DOCUMENT_BYTES_MAX) as u64);
 const _: () = assert!(ARCHIVE_BYTES_MAX >= EVENTS_FILE_BYTES_MAX as u64);
 const _: () = assert!(ARCHIVE_BYTES_MAX >= GLOSSARY_FILE_BYTES_MAX as u64);
+// An import holds at least one chapter at its limit, and a chapter is one chunk.
+const _: () = assert!(SOURCE_IMPORT_BYTES_MAX >= super::SOURCE_TEXT_BYTES_MAX);
+const _: () = assert!(super::SOURCE_TEXT_BYTES_MAX <= CHUNK_BYTES_MAX as u64);
 // A workbook is a glossary file; what it inflates to may be larger than its bytes.
 const _: () = assert!(GLOSSARY_FILE_BYTES_MAX as u64 <= XLSX_INFLATED_BYTES_MAX);
 // Every row holds at least one cell, and a shared string no cell uses is waste.

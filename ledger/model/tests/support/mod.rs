@@ -284,6 +284,19 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 Body::LanguagesSet(LanguagesSet { source: Some("en".into()), target: Some("es-419".into()) }),
             ),
         ),
+        (
+            "source_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::SourceSet(SourceSet {
+                    chapter: 12,
+                    title: Some("第十二章 风起".into()),
+                    text: Some(source_text_id("萧炎站在山门前。\n".as_bytes())),
+                    bytes: 25,
+                }),
+            ),
+        ),
     ]);
     examples
 }
@@ -581,6 +594,14 @@ pub fn body() -> impl Strategy<Value = Body> {
             ),
         (prop::option::of(text(8)), prop::option::of(text(8)))
             .prop_map(|(source, target)| Body::LanguagesSet(LanguagesSet { source, target })),
+        (any::<u32>(), prop::option::of(text(8)), prop::option::of(any::<[u8; 32]>()), any::<u64>()).prop_map(
+            |(chapter, title, text, bytes)| Body::SourceSet(SourceSet {
+                chapter,
+                title,
+                text: text.map(Hash32),
+                bytes
+            })
+        ),
     ]
 }
 
