@@ -235,12 +235,16 @@ fn audit_names_the_event_behind_each_entry_the_spoilers_and_what_went_stale() {
     assert_eq!(by_term("T-1")["stale"]["revised_at"], 5);
     assert_eq!(chunk["rejected"][0]["term"], "T-4");
     assert_eq!(chunk["rejected"][0]["reason"], "spoiler_window");
+    assert_eq!(chunk["text"], "顾寒川看着沈照。\n");
     let text = book.ok(&["audit", "--chapter", "2"]);
     assert!(text.contains("rejected, spoiler_window") && text.contains("STALE: revised at revision 5"), "{text}");
-    // The chunk is on the re-translation list because T-1 changed.
+    assert!(text.contains("  text: 顾寒川看着沈照。\n"), "{text}");
+    // The chunk is on the re-translation list because T-1 changed, with its text.
     let impact = book.json(&["impact"]);
     assert_eq!(impact["n_chunks"], 1);
     assert_eq!(impact["chunks"][0]["terms"], serde_json::json!(["T-1"]));
+    assert_eq!(impact["chunks"][0]["text"], "顾寒川看着沈照。\n");
+    assert!(book.ok(&["impact"]).contains("    text: 顾寒川看着沈照。\n"));
     assert_eq!(book.json(&["impact", "--term", "T-2"])["n_chunks"], 0);
     assert_eq!(book.json(&["impact", "--term", "T-1"])["n_chunks"], 1);
     // Rolled back to what was injected, T-1 is current again: its content, not the seq

@@ -78,6 +78,8 @@ pub struct Impacted {
     pub chunk_key: String,
     /// The latest receipt of the chunk.
     pub receipt: Hash32,
+    /// The chunk's text (the receipt's input): what is to be translated again.
+    pub text: String,
     /// Terms whose lines differ (added, removed or changed).
     pub terms: Vec<u32>,
 }
@@ -649,7 +651,14 @@ impl Book {
             if term.is_some_and(|term| !terms.contains(&term.number())) {
                 continue;
             }
-            out.push(Impacted { chapter: receipt.chapter, chunk_key: receipt.chunk_key.clone(), receipt: id, terms });
+            let text = self.text(receipt.input, "input")?;
+            out.push(Impacted {
+                chapter: receipt.chapter,
+                chunk_key: receipt.chunk_key.clone(),
+                receipt: id,
+                text,
+                terms,
+            });
         }
         Ok(out)
     }

@@ -115,6 +115,8 @@ pub struct AuditedChunk {
     pub id: Hash32,
     /// The receipt.
     pub receipt: Receipt,
+    /// The chunk's text, as it was assembled over (the receipt's input).
+    pub text: String,
     /// What was injected, and from which event.
     pub injected: Vec<AuditedEntry>,
     /// Hits that were rejected, with their reasons.
@@ -272,8 +274,9 @@ impl Book {
             let rejected =
                 receipt.hits.iter().filter(|hit| hit.disposition == Disposition::Rejected).cloned().collect();
             let checks = self.checks_of(*id)?;
+            let text = self.text(receipt.input, "input")?;
             audited[index] =
-                Some(AuditedChunk { id: *id, receipt: receipt.clone(), injected, rejected, rules, checks });
+                Some(AuditedChunk { id: *id, receipt: receipt.clone(), text, injected, rejected, rules, checks });
         }
         let chunks = audited.into_iter().flatten().collect();
         let coverage = self.coverage(Some(chapter))?;

@@ -409,6 +409,19 @@ pub fn impact(impacted: &[Impacted]) {
             short(&chunk.receipt),
             terms.join(", ")
         );
+        outln!("    text: {}", excerpt(&chunk.text));
+    }
+}
+
+/// The first line of a chunk's text, cut at 40 chars (`…` when anything is left out):
+/// enough to find it in the tool's files; `--json` has the whole text.
+fn excerpt(text: &str) -> String {
+    let line = text.trim_start().lines().next().unwrap_or("");
+    let cut: String = line.chars().take(40).collect();
+    if cut.len() < text.trim().len() {
+        format!("{cut}…")
+    } else {
+        cut
     }
 }
 
@@ -709,6 +722,7 @@ fn audit_chunk(chunk: &AuditedChunk) {
         receipt.revision,
         short(&receipt.snapshot)
     );
+    outln!("  text: {}", excerpt(&chunk.text));
     for audited in &chunk.injected {
         let entry = &audited.entry;
         let stale_text = match audited.stale {

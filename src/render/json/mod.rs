@@ -415,6 +415,7 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
     json!({
         "chunk": receipt.chunk_key,
         "receipt": id.to_hex(),
+        "text": chunk.text,
         "revision": receipt.revision.0,
         "snapshot": receipt.snapshot.to_hex(),
         "injected": injected,
@@ -456,6 +457,7 @@ pub fn impact(impacted: &[Impacted]) -> Value {
                 "chapter": chunk.chapter,
                 "chunk": chunk.chunk_key,
                 "receipt": chunk.receipt.to_hex(),
+                "text": chunk.text,
                 "terms": ids("T", &chunk.terms),
             })
         })
