@@ -391,3 +391,66 @@ fn a_chunk_found_in_the_source_text_through_a_galtransl_prompt_gets_the_context_
     assert_eq!(elsewhere.status, 422, "{}", elsewhere.text());
     assert_eq!(upstream.requests().len(), 1);
 }
+
+#[test]
+fn hostile_requests_are_refused_before_anything_is_sent_upstream() {
+    let upstream = Upstream::start();
+    let (_root, server) = proxy(&upstream, &["--body-limit", "65536"]);
+    let chapter = source_chapter();
+    let put = |book: &str, text: &str| {
+        let reply = server.send(
+            "PUT",
+            &format!("/v1/books/{book}/source/2"),
+            &[("Content-Type", "text/plain")],
+            text.as_bytes(),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text());
+    };
+    put("a", &chapter);
+    // Book b holds other text: the slice's last long paragraph.
+    server.create("b");
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpora/xiyouji-head.txt")).unwrap();
+    let other: String = text.lines().map(str::trim).rfind(|line| line.chars().count() > 60).unwrap().to_owned();
+    assert!(!chapter.contains(&other));
+    put("b", &other);
+    let json = [("Content-Type", "application/json")];
+    let ask = |path: &str, text: &str| {
+        let body = json!({ "model": "ok", "messages": [{ "role": "user", "content": format!("翻译：\n{text}") }] });
+        server.send("POST", path, &json, body.to_string().as_bytes())
+    };
+
+    // Book b's text sent to book a is found in neither a's chapter nor anywhere of a.
+    let crossed = ask("/proxy/a/v1/chat/completions", &other);
+    assert_eq!(crossed.status, 422, "{}", crossed.text());
+    assert_eq!(crossed.json()["type"], "urn:lorebank:problem:chunk-not-found");
+    // ... and it is book b's own: found there.
+    assert_eq!(ask("/proxy/b/v1/chat/completions", &other).status, 200);
+    // A book that is not there.
+    let missing = ask("/proxy/nobook/v1/chat/completions", &other);
+    assert_eq!(missing.status, 404, "{}", missing.text());
+    // A body over --body-limit, and a huge one.
+    let big = ask("/proxy/a/v1/chat/completions", &"沈".repeat(30_000));
+    assert_eq!(big.status, 413, "{}", big.text());
+    // Bad chapter and chunk headers and path segments.
+    let body = json!({ "model": "ok", "messages": [{ "role": "user", "content": "沈照" }] }).to_string();
+    for (path, headers) in [
+        ("/proxy/a/v1/chat/completions", vec![("Lorebank-Chapter", "0")]),
+        ("/proxy/a/v1/chat/completions", vec![("Lorebank-Chapter", "x1")]),
+        ("/proxy/a/chapters/2/v1/chat/completions", vec![("Lorebank-Chapter", "3")]),
+        ("/proxy/a/chapters/0/v1/chat/completions", vec![]),
+    ] {
+        let mut headers = headers;
+        headers.push(("Content-Type", "application/json"));
+        let refused = server.send("POST", path, &headers, body.as_bytes());
+        assert_eq!(refused.status / 100, 4, "{path} {headers:?}: {}", refused.text());
+    }
+    // Not JSON, JSON of another shape, a user message without text.
+    for body in [&b"\xff\xfe not json"[..], b"[1,2]", br#"{"model":"ok","messages":[{"role":"user","content":[]}]}"#] {
+        let refused = server.send("POST", "/proxy/a/chapters/2/chunks/1/v1/chat/completions", &json, body);
+        assert_eq!(refused.status, 400, "{}", refused.text());
+    }
+    // Only book b's one answered request reached the upstream, and only b recorded.
+    assert_eq!(upstream.requests().len(), 1);
+    assert!(audited(&server, 2).is_empty());
+}
