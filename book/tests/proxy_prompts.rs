@@ -386,3 +386,67 @@ fn ainiee_common_prompt_with_previous_lines_and_its_glossary_in_the_system_messa
         &Expect { chapter: 2, lines: chunk, injected: &[1, 3, 5, 9], never: &[2, 4, 7, 8, 6] },
     );
 }
+
+/// The body `ForNovelTranslate.translate` sends (`GalTransl/Backend/ForNovelTranslate.py`
+/// l. 50–95): each line `src\tindex` (a tab in the text written `[t]`, l. 69–73), the
+/// prompt `FORNOVEL_TRANS_PROMPT_EN` filled as ForGal-json's, the glossary
+/// `CGptDict.gen_prompt(…, "tsv")` (`batch_translate`, l. 331: rows `src\tdst[\tnote]`
+/// under `SRC\tDST\tNOTE`, `GalTransl/Dictionary.py` l. 421–428), no history yet
+/// (the chapter's first lines), and the system message `FORGAL_TSV_SYSTEM` (l. 37, 91).
+fn galtransl_novel_request(lines: &[GalLine]) -> Value {
+    let strings = strings("galtransl");
+    let input: Vec<String> =
+        lines.iter().map(|line| format!("{}\t{}", line.src.replace('\t', "[t]"), line.index)).collect();
+    let mut input_text: String =
+        lines.iter().map(|l| format!("{}:{}", l.speaker, l.src)).collect::<Vec<_>>().join("\n");
+    let mut glossary = String::new();
+    for (src, dst, note) in TOOL_GLOSSARY {
+        if input_text.contains(src) {
+            glossary.push_str(&format!("{src}\t{dst}"));
+            if !note.is_empty() {
+                glossary.push_str(&format!("\t{note}"));
+            }
+            glossary.push('\n');
+            input_text = input_text.replace(src, "");
+        }
+    }
+    if !glossary.is_empty() {
+        glossary = format!("{}{glossary}", string(&strings, "TITLE_TSV"));
+    }
+    let prompt = fixture("galtransl/FORNOVEL_TRANS_PROMPT_EN.txt")
+        .replace("[translation_guideline]", &fixture("galtransl/Basic.md"))
+        .replace("[Input]", &input.join("\n"))
+        .replace("[Glossary]", &glossary)
+        .replace("[SourceLang]", "Simplified_Chinese")
+        .replace("[TargetLang]", "Russian")
+        .replace("[history_result]", &string(&strings, "history_none"));
+    json!({
+        "model": "deepseek-chat",
+        "messages": [
+            {"role": "system", "content": fixture("galtransl/FORGAL_TSV_SYSTEM.txt")},
+            {"role": "user", "content": prompt},
+        ],
+        "stream": true,
+    })
+}
+
+#[test]
+fn galtransl_fornovel_tsv_lines_in_a_chapter_where_a_gated_term_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut book, chapters) = book_with_source(dir.path());
+    // Chapter 4, paragraphs 1–2: 美猴王 rides his 筋斗云 to heaven; 筋斗云's window
+    // opens at chapter 3, so here it is injected.
+    let paragraphs = paragraphs(&chapters[3].1);
+    let chunk = &paragraphs[1..3];
+    let lines: Vec<GalLine> = chunk.iter().zip(1..).map(|(src, index)| GalLine { index, speaker: "", src }).collect();
+    let body = galtransl_novel_request(&lines);
+    golden("galtransl/request-fornovel.json", &body);
+    let (user, _) = texts_of(&body);
+    assert!(user.contains("SRC\tDST\tNOTE\n") && user.contains("筋斗云\tоблако-кувырок\n"), "{user}");
+    check(
+        &mut book,
+        &chapters,
+        &body,
+        &Expect { chapter: 4, lines: chunk, injected: &[1, 5, 7], never: &[2, 4, 6, 8] },
+    );
+}
