@@ -23,6 +23,8 @@
 #   * nats-server: NATS with JetStream, three of which tests/cluster.rs clusters on
 #     loopback ports for a library on several machines (docs/scale.md); the package's
 #     own service is not needed and the tests never use its port
+#   * openssl: the command tests/proxy.rs makes a CA and a certificate with, for the
+#     stand-in upstream it serves over TLS (--upstream-ca)
 # Idempotent: skips what is already there. Needs root or sudo for apt-get.
 #
 # Optional, with --real-model (or LOREBANK_REAL_MODEL=1): a real multilingual model for
@@ -45,7 +47,7 @@ for arg in "$@"; do
     esac
 done
 
-APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server)
+APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server openssl)
 PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 translate-toolkit==3.20.4 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
 
 as_root() {

@@ -28,6 +28,8 @@ pub const GLOSSARY_FILE: Bound = Bound { name: "GLOSSARY_FILE_BYTES_MAX", bytes:
 pub const SOURCE_FILE: Bound = Bound { name: "SOURCE_FILE_BYTES_MAX", bytes: limits::SOURCE_FILE_BYTES_MAX };
 /// The server's token file (`serve --token-file`).
 pub const TOKEN_FILE: Bound = Bound { name: "TOKEN_FILE_BYTES_MAX", bytes: limits::TOKEN_FILE_BYTES_MAX };
+/// The certificates the translation proxy trusts besides the system's (`serve --upstream-ca`).
+pub const CA_FILE: Bound = Bound { name: "CA_FILE_BYTES_MAX", bytes: limits::CA_FILE_BYTES_MAX };
 
 /// The name of `path` in errors: `stdin` for `-`.
 pub fn shown(path: &Path) -> String {

@@ -42,6 +42,8 @@ pub struct Settings {
 #[derive(Clone, Debug)]
 pub struct UpstreamSettings {
     pub url: String,
+    /// A PEM file of certificates to trust besides the system's (`--upstream-ca`).
+    pub ca: Option<PathBuf>,
     /// The environment variable holding the upstream's key.
     pub key_env: Option<String>,
     /// The file holding the upstream's key.
@@ -67,7 +69,16 @@ fn upstream(settings: &UpstreamSettings) -> Result<crate::http::proxy::Upstream,
         }
         (None, None) => None,
     };
-    crate::http::proxy::Upstream::new(&settings.url, key, settings.timeout, settings.unplaced, settings.propose)
+    let ca = match &settings.ca {
+        Some(path) => {
+            let pem = crate::input::read_bounded(path, crate::input::CA_FILE)
+                .map_err(|failure| Failure::invalid(format!("--upstream-ca {}", failure.message)))?;
+            Some((crate::input::shown(path), pem))
+        }
+        None => None,
+    };
+    let ca = ca.as_ref().map(|(name, pem)| crate::http::proxy::ExtraCa { name, pem });
+    crate::http::proxy::Upstream::new(&settings.url, ca, key, settings.timeout, settings.unplaced, settings.propose)
         .map_err(Failure::invalid)
 }
 

@@ -1,12 +1,15 @@
 //! The translation proxy end to end (docs/proxy.md): `lorebank serve --upstream`
 //! against a deterministic stand-in model server (`tests/common/upstream.py`), with
 //! the chunk named by the `Lorebank-Chapter` and `Lorebank-Chunk` headers or found in
-//! the book's source text, on real text of 西游记 (`tests/data/corpora/xiyouji-head.txt`).
+//! the book's source text, on real text of 西游记 (`tests/data/corpora/xiyouji-head.txt`);
+//! and the same stand-in served over TLS with a certificate of a CA made at test time
+//! (the `openssl` command), trusted through `--upstream-ca` only.
 
 #[path = "common/serve.rs"]
 mod serve;
 
 use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,29 +24,44 @@ struct Upstream {
     child: Child,
     port: u16,
     log: std::path::PathBuf,
+    /// Served over TLS (as `localhost`).
+    tls: bool,
     _dir: tempfile::TempDir,
 }
 
 impl Upstream {
     fn start() -> Upstream {
+        Upstream::spawn(None)
+    }
+
+    /// Served over TLS with the certificate chain and key of `pki`.
+    fn start_tls(pki: &Pki) -> Upstream {
+        Upstream::spawn(Some(pki))
+    }
+
+    fn spawn(tls: Option<&Pki>) -> Upstream {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("requests.jsonl");
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/upstream.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .arg(&log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 runs the stand-in upstream");
+        let mut command = Command::new("python3");
+        command.arg(script).arg(&log);
+        if let Some(pki) = tls {
+            command.arg("--tls").arg(&pki.cert).arg(&pki.key);
+        }
+        let mut child =
+            command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs the stand-in upstream");
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let port = line.trim().parse().unwrap_or_else(|_| panic!("the stand-in printed {line:?}"));
-        Upstream { child, port, log, _dir: dir }
+        Upstream { child, port, log, tls: tls.is_some(), _dir: dir }
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
+        if self.tls {
+            format!("https://localhost:{}/v1", self.port)
+        } else {
+            format!("http://127.0.0.1:{}/v1", self.port)
+        }
     }
 
     /// The requests it received, oldest first.
@@ -77,6 +95,11 @@ fn chunk_text(n: usize) -> String {
 /// A library whose book `a` has 美猴王 and 悟空 for every chapter and 祖师 only from
 /// chapter 4 on, served as a proxy of `upstream` with `extra` flags.
 fn proxy(upstream: &Upstream, extra: &[&str]) -> (tempfile::TempDir, Server) {
+    proxy_at(&upstream.url(), extra, &[])
+}
+
+/// [`proxy`] of the upstream at `url`, with `env` set for the server.
+fn proxy_at(url: &str, extra: &[&str], env: &[(&str, &str)]) -> (tempfile::TempDir, Server) {
     let root = tempfile::tempdir().unwrap();
     let books = root.path().join("books");
     std::fs::create_dir(&books).unwrap();
@@ -91,10 +114,11 @@ fn proxy(upstream: &Upstream, extra: &[&str]) -> (tempfile::TempDir, Server) {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     assert_eq!(setup.append_lines("a", "actor=human:test", &lines).status, 200);
     drop(setup);
-    let url = upstream.url();
-    let mut flags = vec!["--upstream", url.as_str(), "--upstream-key-env", "PROXY_TEST_KEY", "--upstream-timeout", "2"];
+    let mut flags = vec!["--upstream", url, "--upstream-key-env", "PROXY_TEST_KEY", "--upstream-timeout", "2"];
     flags.extend_from_slice(extra);
-    let server = Server::start_with_env(&books, "127.0.0.1:0", &flags, &[("PROXY_TEST_KEY", KEY)]);
+    let mut env = env.to_vec();
+    env.push(("PROXY_TEST_KEY", KEY));
+    let server = Server::start_with_env(&books, "127.0.0.1:0", &flags, &env);
     (root, server)
 }
 
@@ -453,4 +477,153 @@ fn hostile_requests_are_refused_before_anything_is_sent_upstream() {
     // Only book b's one answered request reached the upstream, and only b recorded.
     assert_eq!(upstream.requests().len(), 1);
     assert!(audited(&server, 2).is_empty());
+}
+
+/// The certificates of a TLS test, made with the `openssl` command: a CA, a server
+/// certificate it signed for `localhost` only (not for `127.0.0.1`), its key, and an
+/// unrelated CA that stands in for the system's roots (`SSL_CERT_FILE`), so that the
+/// test CA is trusted through `--upstream-ca` or not at all, whatever the machine trusts.
+struct Pki {
+    ca: PathBuf,
+    cert: PathBuf,
+    key: PathBuf,
+    system: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let output = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the openssl command makes the TLS test's certificates");
+    assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+fn pki() -> Pki {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path();
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    for (name, subject) in [("ca", "/CN=lorebank test CA"), ("system", "/CN=lorebank test system root")] {
+        let (key, pem) = (format!("{name}.key"), format!("{name}.pem"));
+        let mut args = vec!["req", "-x509", "-new", "-days", "2", "-subj", subject, "-keyout", &key, "-out", &pem];
+        args.extend_from_slice(&ec);
+        args.extend_from_slice(&["-addext", "basicConstraints=critical,CA:TRUE"]);
+        args.extend_from_slice(&["-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+        openssl(path, &args);
+    }
+    let mut args = vec!["req", "-new", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr"];
+    args.extend_from_slice(&ec);
+    openssl(path, &args);
+    std::fs::write(
+        path.join("server.ext"),
+        "subjectAltName=DNS:localhost\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(
+        path,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-set_serial",
+            "2",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.pem",
+        ],
+    );
+    Pki {
+        ca: path.join("ca.pem"),
+        cert: path.join("server.pem"),
+        key: path.join("server.key"),
+        system: path.join("system.pem"),
+        _dir: dir,
+    }
+}
+
+#[test]
+fn an_https_upstream_is_answered_through_upstream_ca_and_refused_without_it() {
+    let pki = pki();
+    let upstream = Upstream::start_tls(&pki);
+    let url = upstream.url();
+    let system = pki.system.to_str().unwrap();
+    let env = [("SSL_CERT_FILE", system)];
+    let (_root, server) = proxy_at(&url, &["--upstream-ca", pki.ca.to_str().unwrap()], &env);
+    let text = chunk_text(0);
+
+    // Trusted through --upstream-ca: a whole answer and a stream, each recorded.
+    let answer = chat(&server, 3, "0001", &chat_body("ok", &text, false));
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.json()["choices"][0]["message"]["content"], TRANSLATION);
+    assert_eq!(answer.header("lorebank-injected"), Some("context"));
+    let answer = chat(&server, 3, "0002", &chat_body("ok", &chunk_text(10), true));
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+    assert_eq!(streamed_text(&answer.body), TRANSLATION);
+    assert!(answer.text().ends_with("data: [DONE]\n\n"));
+    let models = server.get("/proxy/a/v1/models").ok();
+    assert_eq!(models["data"][0]["id"], "stand-in");
+    let sent = upstream.requests();
+    assert_eq!(sent.len(), 3);
+    for request in &sent {
+        // HTTP/1.1 agreed by ALPN, the URL's host as the server name, the key sent.
+        assert_eq!((request["sni"].as_str(), request["alpn"].as_str()), (Some("localhost"), Some("http/1.1")));
+        assert_eq!(request["authorization"], format!("Bearer {KEY}"));
+    }
+    assert_eq!(sent[0]["path"], "/v1/chat/completions");
+    let chunks = audited(&server, 3);
+    assert_eq!(chunks.len(), 2);
+    for chunk in &chunks {
+        assert_eq!(chunk["checks"].as_array().unwrap().len(), 1, "{chunk}");
+    }
+
+    // Without --upstream-ca the certificate is refused: 502 saying why, nothing
+    // reaches the upstream's handler, nothing is recorded.
+    let (_bare_root, bare) = proxy_at(&url, &[], &env);
+    for (chunk, stream) in [("0001", false), ("0002", true)] {
+        let refused = chat(&bare, 3, chunk, &chat_body("ok", &text, stream));
+        let detail = refused.problem(502, "upstream-unavailable")["detail"].as_str().unwrap().to_owned();
+        assert!(detail.contains("certificate was refused") && detail.contains("UnknownIssuer"), "{detail}");
+        assert!(detail.contains("--upstream-ca"), "{detail}");
+        assert_no_key("a refusal", &refused.body);
+    }
+    bare.get("/proxy/a/v1/models").problem(502, "upstream-unavailable");
+    assert!(audited(&bare, 3).is_empty());
+    // The certificate's name is checked too: it is not valid for 127.0.0.1.
+    let by_address = format!("https://127.0.0.1:{}/v1", upstream.port);
+    let (_address_root, by_address) = proxy_at(&by_address, &["--upstream-ca", pki.ca.to_str().unwrap()], &env);
+    let refused = chat(&by_address, 3, "0001", &chat_body("ok", &text, false));
+    let detail = refused.problem(502, "upstream-unavailable")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains("not valid for name \"127.0.0.1\""), "{detail}");
+    assert!(audited(&by_address, 3).is_empty());
+    assert_eq!(upstream.requests().len(), 3);
+    for server in [&bare, &by_address] {
+        assert_no_key("the server's log", server.stderr().as_bytes());
+    }
+
+    // A --upstream-ca that holds no certificate (here: the server's key) stops the
+    // start-up, naming the file and not echoing it.
+    let books = tempfile::tempdir().unwrap();
+    let key = pki.key.to_str().unwrap();
+    let output = Command::new(serve::BIN)
+        .args(["serve", "--dir"])
+        .arg(books.path())
+        .args(["--listen", "127.0.0.1:0", "--upstream", &url, "--upstream-ca", key])
+        .env_remove("LOREBANK_BOOK")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("--upstream-ca {key}: no certificate in it")), "{stderr}");
+    assert!(!stderr.contains("PRIVATE KEY"), "{stderr}");
 }

@@ -230,7 +230,7 @@ pub enum Command {
     Profile(ProfileCommand),
     /// Serve the HTTP/JSON API over a directory of books (docs/http.md). Stops
     /// cleanly on SIGTERM or SIGINT.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Print the OpenAPI document of the HTTP API (docs/openapi.json).
     Openapi,
     /// Back the book up to OUT while writers keep appending: a copy of one consistent
@@ -345,9 +345,14 @@ pub struct ServeArgs {
     pub embed_operator_library: Vec<PathBuf>,
     /// Serve the translation proxy (docs/proxy.md): forward OpenAI-compatible chat
     /// requests of `/proxy/BOOK/v1/chat/completions` to this base URL
-    /// (`http://127.0.0.1:8080/v1`) with the book's context injected.
+    /// (`http://127.0.0.1:8080/v1`, `https://api.deepseek.com/v1`) with the book's
+    /// context injected.
     #[arg(long, value_name = "URL")]
     pub upstream: Option<String>,
+    /// A PEM file of CA certificates an https upstream may chain to, besides the
+    /// system's (a self-hosted upstream behind a private CA).
+    #[arg(long, value_name = "FILE", requires = "upstream")]
+    pub upstream_ca: Option<PathBuf>,
     /// The environment variable that holds the upstream's API key.
     #[arg(long, value_name = "NAME", requires = "upstream", conflicts_with = "upstream_key_file")]
     pub upstream_key_env: Option<String>,

@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let single = single_write(&args.command)?;
     let reader = Reader::from_party(args.party.clone());
     match args.command {
-        Command::Serve(serve) => serve_command(serve),
+        Command::Serve(serve) => serve_command(*serve),
         Command::Openapi => openapi(),
         Command::Init { profile, source_lang, target_lang, write } => {
             let languages = LanguagesSet { source: source_lang, target: target_lang };
@@ -163,6 +163,7 @@ fn serve_command(serve: ServeArgs) -> Result<(), Failure> {
         },
         upstream: serve.upstream.map(|url| crate::serve::UpstreamSettings {
             url,
+            ca: serve.upstream_ca,
             key_env: serve.upstream_key_env,
             key_file: serve.upstream_key_file,
             timeout: serve.upstream_timeout,

@@ -1,7 +1,10 @@
 """A deterministic stand-in for an OpenAI-compatible model server (tests/proxy.rs).
 
-Usage: upstream.py LOG_FILE. Prints its port on the first line of stdout. Every
-request is appended to LOG_FILE as one JSON line (method, path, authorization, body).
+Usage: upstream.py LOG_FILE [--tls CERT KEY]. Prints its port on the first line of
+stdout. Every request is appended to LOG_FILE as one JSON line (method, path,
+authorization, body; over TLS also the server name the client sent (SNI) and the
+protocol agreed by ALPN). With --tls it serves HTTPS with the PEM certificate chain
+CERT and its key KEY; a client that refuses the certificate leaves no line.
 The request's "model" decides the answer:
 
 * ok: a chat completion whose text is TRANSLATION (streamed as server-sent events in
@@ -13,6 +16,7 @@ The request's "model" decides the answer:
 
 import json
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -29,13 +33,17 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def record(self, body):
+        line = {
+            "method": self.command,
+            "path": self.path,
+            "authorization": self.headers.get("Authorization"),
+            "body": body,
+        }
+        if isinstance(self.connection, ssl.SSLSocket):
+            line["sni"] = getattr(self.connection, "sni", None)
+            line["alpn"] = self.connection.selected_alpn_protocol()
         with LOCK, open(sys.argv[1], "a", encoding="utf-8") as log:
-            log.write(json.dumps({
-                "method": self.command,
-                "path": self.path,
-                "authorization": self.headers.get("Authorization"),
-                "body": body,
-            }, ensure_ascii=False) + "\n")
+            log.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def send_json(self, status, value):
         data = json.dumps(value, ensure_ascii=False).encode()
@@ -95,7 +103,37 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class TlsServer(ThreadingHTTPServer):
+    """Serves HTTPS: the handshake is made in the connection's own thread, so a
+    client that refuses the certificate stops nothing else."""
+
+    def __init__(self, address, handler, cert, key):
+        super().__init__(address, handler)
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(cert, key)
+        self.context.set_alpn_protocols(["http/1.1"])
+
+        def remember_sni(sock, name, _context):
+            sock.sni = name
+
+        self.context.sni_callback = remember_sni
+
+    def finish_request(self, request, client_address):
+        try:
+            request = self.context.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            request.close()
+            return
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            self.shutdown_request(request)
+
+
+if len(sys.argv) == 5 and sys.argv[2] == "--tls":
+    server = TlsServer(("127.0.0.1", 0), Handler, sys.argv[3], sys.argv[4])
+else:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 print(server.server_address[1], flush=True)
 server.serve_forever()

@@ -20,6 +20,10 @@ pub const EVENTS_FILE_BYTES_MAX: usize = 2 * BATCH_BYTES_MAX;
 pub const GLOSSARY_FILE_BYTES_MAX: usize = 16 << 20;
 /// Largest token file of the server (`serve --token-file`), in bytes.
 pub const TOKEN_FILE_BYTES_MAX: usize = 1 << 20;
+/// Largest file of certificates the translation proxy trusts besides the system's
+/// (`serve --upstream-ca`, PEM), in bytes: a whole system bundle (about 220 KB on
+/// Debian) many times over.
+pub const CA_FILE_BYTES_MAX: usize = 4 << 20;
 /// Largest archive file an archive import reads (`import-archive ARCHIVE`,
 /// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
 /// Sixteen times the file of a book of a million events (docs/benchmarks.md).
