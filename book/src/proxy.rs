@@ -20,11 +20,16 @@
 //! a named chunk, the latest receipt of the chapter's chunk key sorting just before
 //! its own. Only receipts of the full view count.
 //!
-//! **The template.** [`TEMPLATE`] (named [`TEMPLATE_NAME`]) puts the rendered context
-//! into the system message: appended to the request's first message when that is a
-//! system message (after a blank line), otherwise as a new system message prepended
-//! to the messages ([`system_message`]). An empty context injects nothing. A per-book
-//! template is not stored yet: every record names the built-in template and its hash.
+//! **The template.** The book's template (`proxy_template_set`, in the state and its
+//! snapshot), else the built-in [`TEMPLATE`] (named [`TEMPLATE_NAME`]), puts the
+//! rendered context into the system message where it says `{context}`: appended to
+//! the request's first message when that is a system message (after a blank line),
+//! otherwise as a new system message prepended to the messages ([`Template::system`]).
+//! An empty context injects nothing. The template is the one in force at the
+//! receipt's revision ([`Template::of`]); a record names it (`book@SEQ`, the seq of
+//! the `proxy_template_set` that set it, or the built-in's name) with its hash, and
+//! a replay takes the template in force at the receipt's revision again, so a
+//! template changed later changes no replay.
 //!
 //! **What is recorded** ([`Book::proxy_record`]), in one commit: the receipt (with
 //! its input and output texts, as `assemble` records), a [`ProxyRecord`] (the
@@ -40,7 +45,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use ledger_model::*;
-use projections::Reader;
+use projections::{Reader, State};
 use serde::{Deserialize, Serialize};
 
 use crate::book::Book;
@@ -63,23 +68,66 @@ const RECORD_CONTEXT: &str = "lorebank 2026 proxy record v1";
 /// blake3 `derive_key` context of a request's fingerprint and of its marker's id.
 const REQUEST_CONTEXT: &str = "lorebank 2026 proxy request v1";
 
+/// The prefix of the name of a book's own template: `book@SEQ`.
+pub const BOOK_TEMPLATE_PREFIX: &str = "book@";
+
 /// The hash of the built-in template's text.
 pub fn template_hash() -> Hash32 {
-    Hash32(*blake3::hash(TEMPLATE.as_bytes()).as_bytes())
+    hash_of(TEMPLATE)
 }
 
-/// The system message a request is sent with: the template filled with `context`,
-/// after the request's own system text `original` (a blank line between) when it has
-/// one. `None` when there is neither (an empty context injects nothing).
-pub fn system_message(context: &str, original: Option<&str>) -> Option<String> {
-    if context.is_empty() {
-        return original.map(str::to_owned);
+/// The template a proxied request's system message is made with: its name (the
+/// built-in [`TEMPLATE_NAME`], or `book@SEQ` for the book's own, set by event SEQ)
+/// and its text, `{context}` once in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    /// The name recorded.
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+impl Template {
+    /// The built-in template.
+    pub fn builtin() -> Template {
+        Template { name: TEMPLATE_NAME.to_owned(), text: TEMPLATE.to_owned() }
     }
-    let block = TEMPLATE.replace("{context}", context);
-    Some(match original {
-        Some(original) => format!("{original}\n\n{block}"),
-        None => block,
-    })
+
+    /// The template in force in `state`: the book's, else the built-in one.
+    pub fn of(state: &State) -> Template {
+        match state.proxy_template() {
+            Some((text, provenance)) => {
+                Template { name: format!("{BOOK_TEMPLATE_PREFIX}{}", provenance.seq.0), text: text.to_owned() }
+            }
+            None => Template::builtin(),
+        }
+    }
+
+    /// The blake3 of its text.
+    pub fn hash(&self) -> Hash32 {
+        hash_of(&self.text)
+    }
+
+    /// The system message a request is sent with: the template filled with `context`,
+    /// after the request's own system text `original` (a blank line between) when it
+    /// has one. `None` when there is neither (an empty context injects nothing).
+    pub fn system(&self, context: &str, original: Option<&str>) -> Option<String> {
+        if context.is_empty() {
+            return original.map(str::to_owned);
+        }
+        // `{context}` is in the template once (validated), so one replacement fills it
+        // and a `{context}` inside the context itself is left as it is.
+        let block = self.text.replacen("{context}", context, 1);
+        Some(match original {
+            Some(original) => format!("{original}\n\n{block}"),
+            None => block,
+        })
+    }
+}
+
+/// The system message of the built-in template ([`Template::system`]).
+pub fn system_message(context: &str, original: Option<&str>) -> Option<String> {
+    Template::builtin().system(context, original)
 }
 
 /// The key of the located chunk at `span` (bytes of its chapter's text).
@@ -139,6 +187,8 @@ pub struct Prepared {
     pub assembled: Assembled,
     /// The request's own system text (its first message's, when a system message).
     pub original_system: Option<String>,
+    /// The template in force at the receipt's revision.
+    pub template: Template,
     /// The system message to send ([`system_message`]).
     pub system: Option<String>,
 }
@@ -435,8 +485,9 @@ impl Book {
             &chunk.text,
             chunk.prev.zip(previous.as_ref()),
         )?;
-        let system = system_message(&assembled.assembly.context, original_system);
-        Ok(Ok(Prepared { chunk, assembled, original_system: original_system.map(str::to_owned), system }))
+        let template = Template::of(&*self.state(Some(assembled.receipt.revision))?);
+        let system = template.system(&assembled.assembly.context, original_system);
+        Ok(Ok(Prepared { chunk, assembled, original_system: original_system.map(str::to_owned), template, system }))
     }
 
     /// Whether a request with this fingerprint was recorded.
@@ -467,8 +518,8 @@ impl Book {
         let record = ProxyRecord {
             format: PROXY_RECORD_FORMAT,
             receipt,
-            template: TEMPLATE_NAME.to_owned(),
-            template_hash: template_hash(),
+            template: prepared.template.name.clone(),
+            template_hash: prepared.template.hash(),
             original_system: prepared.original_system.clone(),
             system_hash: prepared.system.as_deref().map(hash_of),
             fingerprint: answered.fingerprint,
@@ -516,20 +567,26 @@ impl Book {
         Ok(out)
     }
 
-    /// Replays a proxied receipt and rebuilds, from the context replayed, the system
-    /// message each of its proxy records sent, comparing it with the hash recorded.
+    /// Replays a proxied receipt and rebuilds, from the context replayed and the
+    /// template in force at the receipt's revision, the system message each of its
+    /// proxy records sent, comparing it with the hash recorded.
     pub fn proxy_replay(&mut self, id_or_prefix: &str) -> Result<ProxyReplayed, BookError> {
         let replayed = self.replay(&Reader::Full, id_or_prefix)?;
         let (receipt, _) = self.receipt(id_or_prefix)?;
+        let template = Template::of(&*self.state(Some(replayed.receipt.revision))?);
         let mut systems = Vec::new();
         for (id, record) in self.proxy_records(receipt)? {
-            if record.template != TEMPLATE_NAME || record.template_hash != template_hash() {
-                return Err(BookError::Unsupported(format!(
-                    "proxy template {} ({}) in proxy record {id}",
-                    record.template, record.template_hash
+            if record.template != template.name || record.template_hash != template.hash() {
+                return Err(BookError::Corrupted(format!(
+                    "proxy record {id} names template {} ({}), but the template at revision {} is {} ({})",
+                    record.template,
+                    record.template_hash,
+                    replayed.receipt.revision,
+                    template.name,
+                    template.hash()
                 )));
             }
-            let system = system_message(&replayed.context, record.original_system.as_deref());
+            let system = template.system(&replayed.context, record.original_system.as_deref());
             let same = system.as_deref().map(hash_of) == record.system_hash;
             systems.push((id, system, same));
         }

@@ -136,3 +136,69 @@ fn a_chunk_is_found_in_the_source_text_through_the_tools_wrapper_and_assembled_o
     let elsewhere = Hint { chapter: Some(3), chunk: None };
     assert!(matches!(book.proxy_locate(&request, &elsewhere).unwrap(), Placed::Unplaced(_)));
 }
+
+#[test]
+fn a_book_template_is_used_recorded_by_name_and_replays_after_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(
+        &dir.path().join("b.lorebank"),
+        vec![Body::TermPut(put(1, "沈照", "Шэнь Чжао")), Body::TermPut(put(2, "雾川", "Мглистая река"))],
+    );
+    let snapshot = |book: &mut book::Book| {
+        let state = book.state(None).unwrap();
+        book.snapshot_id(&state)
+    };
+    let set = |book: &mut book::Book, template: Option<&str>| {
+        let body = Body::ProxyTemplateSet(ProxyTemplateSet { template: template.map(Into::into) });
+        book.submit(&[test_support::records::event(body)], None, Vec::new()).unwrap_or_else(|error| panic!("{error}"));
+        book.state(None).unwrap().revision()
+    };
+    let without = snapshot(&mut book);
+    let first = "Глоссарий книги (переводи по нему):\n{context}\nКонец глоссария.";
+    let first_seq = set(&mut book, Some(first));
+    let with_first = snapshot(&mut book);
+    assert_ne!(with_first, without, "the template is in the snapshot");
+
+    // The book's template makes the system message, and the record names it.
+    let hint = Hint { chapter: Some(2), chunk: Some("0001".into()) };
+    let prepared = book.proxy_prepare("沈照渡过雾川。", &hint, Some("You translate.")).unwrap().unwrap();
+    let context = prepared.assembled.assembly.context.clone();
+    assert!(!context.is_empty());
+    let expected = format!("You translate.\n\n{}", first.replace("{context}", &context));
+    assert_eq!(prepared.system.as_deref(), Some(expected.as_str()));
+    assert_eq!(prepared.assembled.receipt.snapshot, with_first.0);
+    let fingerprint = book::proxy::fingerprint("b", &[b"2", b"0001", b"{}"]);
+    let recorded = book.proxy_record(&prepared, &answered(fingerprint), &options()).unwrap().unwrap();
+    let records = book.proxy_records(recorded.receipt).unwrap();
+    let (_, record) = &records[0];
+    assert_eq!(record.template, format!("book@{}", first_seq.0));
+    assert_eq!(record.template_hash, Hash32(*blake3::hash(first.as_bytes()).as_bytes()));
+
+    // A later template: the old receipt still replays byte for byte with the old one,
+    // and a new request uses the new one.
+    let second = "{context}\n\nTranslate with the glossary above.";
+    let second_seq = set(&mut book, Some(second));
+    let with_second = snapshot(&mut book);
+    assert!(with_second != with_first && with_second != without);
+    let replayed = book.proxy_replay(&recorded.receipt.to_hex()).unwrap();
+    assert!(replayed.replayed.identical);
+    assert_eq!(replayed.systems[0].1.as_deref(), Some(expected.as_str()));
+    assert!(replayed.systems[0].2, "the old receipt's system message replays byte for byte");
+    let next = Hint { chapter: Some(2), chunk: Some("0002".into()) };
+    let later = book.proxy_prepare("沈照渡过雾川。", &next, None).unwrap().unwrap();
+    let later_context = &later.assembled.assembly.context;
+    assert_eq!(later.system.as_deref(), Some(second.replace("{context}", later_context).as_str()));
+    assert_eq!(later.template.name, format!("book@{}", second_seq.0));
+
+    // Cleared, the built-in template is back, and so is the snapshot ID of before.
+    set(&mut book, None);
+    assert_eq!(snapshot(&mut book), without);
+    let cleared = book.proxy_prepare("沈照回头。", &next, None).unwrap().unwrap();
+    assert_eq!(cleared.template.name, TEMPLATE_NAME);
+    assert_eq!(cleared.system, system_message(&cleared.assembled.assembly.context, None));
+    // The same template twice appends nothing.
+    let head = book.state(None).unwrap().revision();
+    assert_eq!(set(&mut book, None), head);
+    // And the first receipt still replays.
+    assert!(book.proxy_replay(&recorded.receipt.to_hex()).unwrap().systems[0].2);
+}

@@ -5,8 +5,8 @@
 //!   assembly (with a witness book built for the change) and the snapshot ID;
 //! * the covered fields no render format of this build injects (a term's sense,
 //!   speech and note, an alias's kind, `min_key_chars`, the profile's name, and render
-//!   format 2 instead of 1 in a book without rules) change the snapshot ID but no
-//!   assembly;
+//!   format 2 instead of 1 in a book without rules, and the proxy template, which
+//!   only the proxy's system message reads) change the snapshot ID but no assembly;
 //! * what is not covered (provenance, time, verdict reasons, candidates, retired
 //!   records, past versions, a chapter's source text) changes neither.
 
@@ -45,6 +45,8 @@ struct Spec {
     verdict: Option<(Verdict, String)>,
     /// Further terms (witnesses), put after the main one.
     others: Vec<TermPut>,
+    /// The book's proxy template.
+    template: Option<String>,
 }
 
 impl Spec {
@@ -59,6 +61,7 @@ impl Spec {
             ],
             verdict: None,
             others: Vec::new(),
+            template: None,
         }
     }
 
@@ -74,6 +77,9 @@ impl Spec {
                 reason: reason.clone(),
                 note: None,
             }));
+        }
+        if let Some(template) = &self.template {
+            bodies.push(Body::ProxyTemplateSet(ProxyTemplateSet { template: Some(template.clone()) }));
         }
         bodies
     }
@@ -310,6 +316,11 @@ fn inert_change() -> impl Strategy<Value = (String, Spec)> {
             let mut spec = base();
             spec.config.assembly.render_format = version;
             ("render_format 2 without rules".to_owned(), spec)
+        }),
+        word().prop_map(move |word| {
+            let mut spec = base();
+            spec.template = Some(format!("{word}\n{{context}}"));
+            ("proxy template".to_owned(), spec)
         }),
     ]
 }

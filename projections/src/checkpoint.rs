@@ -23,8 +23,8 @@ use crate::state::State;
 /// and rewritten, never upcast (they are derived). Format 2: the state of schema 2
 /// (rules, governance, expected concepts, summary provenance). Format 3: the
 /// embedding model and the candidates' related terms. Format 4: the book's languages.
-/// Format 5: the book's source text by chapter.
-pub const CHECKPOINT_FORMAT: u16 = 5;
+/// Format 5: the book's source text by chapter. Format 6: the book's proxy template.
+pub const CHECKPOINT_FORMAT: u16 = 6;
 
 #[derive(Serialize)]
 struct DocRef<'s> {

@@ -596,6 +596,7 @@ fn duplicate_key(body: &Body) -> Option<String> {
             Some(kind.to_owned())
         }
         Body::SourceSet(source) => Some(format!("{kind} chapter {}", source.chapter)),
+        Body::ProxyTemplateSet(_) => Some(kind.to_owned()),
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -699,6 +700,8 @@ fn is_noop(state: &State, body: &Body) -> bool {
             (None, None) => true,
             _ => false,
         },
+        // The template in force again (or the built-in one in a book without one).
+        Body::ProxyTemplateSet(set) => state.proxy_template().map(|(template, _)| template) == set.template.as_deref(),
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
         }
@@ -888,7 +891,7 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
             }
             Some(_) => Ok(()),
         },
-        Body::SourceSet(_) => Ok(()),
+        Body::SourceSet(_) | Body::ProxyTemplateSet(_) => Ok(()),
     }
 }
 

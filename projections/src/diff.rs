@@ -117,8 +117,9 @@ fn records<T>(
 }
 
 /// Active records added, removed and changed from `old` to `new`, by id; and the
-/// changes of the book's configuration: `config`, `governance` and `languages` (the
-/// source and target languages in force, declared or by default).
+/// changes of the book's configuration: `config`, `governance`, `languages` (the
+/// source and target languages in force, declared or by default) and `proxy_template`
+/// (the book's proxy template; `None`: the built-in one).
 pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     let mut out = Vec::new();
     records(&mut out, &old.terms, &new.terms, |term| !term.retired, term_fields);
@@ -147,5 +148,7 @@ pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     field(&mut config, "governance", &governance(old), &governance(new));
     let languages = |state: &State| (state.source_lang().to_owned(), state.target_lang().to_owned());
     field(&mut config, "languages", &languages(old), &languages(new));
+    let template = |state: &State| state.proxy_template().map(|(template, _)| template.to_owned());
+    field(&mut config, "proxy_template", &template(old), &template(new));
     (out, config)
 }

@@ -198,6 +198,7 @@ impl State {
             embedding_model: None,
             languages: self.languages.clone(),
             source: self.source.clone(),
+            proxy_template: self.proxy_template.clone(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

@@ -9,6 +9,8 @@
 //! before its first `languages_set` gets one that declares none: the defaults), and
 //! the source text of every chapter as it stood then (a `source_set` naming the text
 //! then, already stored, or one removing a text the chapter did not have). The
+//! proxy template is in the snapshot and is restored too (a `proxy_template_set` of
+//! the template then, or of none: the built-in one). The
 //! review queue (candidates and their verdicts), the
 //! register of expected concepts and the embedding model are not part of a snapshot
 //! and are left as they are: vectors are named by the model's identity and the
@@ -190,6 +192,10 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
             (Some(_), None) => plan.push(Body::SourceSet(SourceSet { chapter, ..SourceSet::default() })),
             (None, None) => {}
         }
+    }
+    let template_then = target.proxy_template().map(|(template, _)| template);
+    if head.proxy_template().map(|(template, _)| template) != template_then {
+        plan.push(Body::ProxyTemplateSet(ProxyTemplateSet { template: template_then.map(str::to_owned) }));
     }
     plan.push(Body::RollbackMarker(RollbackMarker { to, reason }));
     Ok(plan)

@@ -21,7 +21,12 @@
 //! the book restricts anything, every record's effective owner and release lists (a
 //! party's assembly depends on them). A book that uses none of these has exactly the
 //! bytes, and so the ID, it had before governance existed. Owners and roles of an
-//! unrestricted book change no assembly and are not covered.
+//! unrestricted book change no assembly and are not covered. Then, only while the
+//! book has a proxy template, the encoding of a [`ProxyDoc`]: the template changes no
+//! assembly, but it makes the system message the translation proxy sends with one,
+//! and a receipt's snapshot must name what replays it. Its format ([`PROXY_FORMAT`])
+//! is a value the governance part's format never takes, so the part that follows the
+//! document is told by its first field; a book without a template keeps its bytes.
 //!
 //! The document is written with schema-1 views of the records ([`TermV1`],
 //! [`AliasV1`], [`SummaryV1`]): the fields schema 2 added to a record are covered by
@@ -40,6 +45,10 @@ use crate::state::State;
 pub const SNAPSHOT_FORMAT: u16 = 1;
 /// Version of the governance part ([`GovernanceDoc`]), its first field.
 pub const GOVERNANCE_FORMAT: u16 = 1;
+/// Version of the proxy template part ([`ProxyDoc`]), its first field: `px`, a value
+/// distinct from [`GOVERNANCE_FORMAT`] so the part after the document is told apart
+/// by it.
+pub const PROXY_FORMAT: u16 = 0x7078;
 /// blake3 `derive_key` context of snapshot IDs.
 pub const SNAPSHOT_CONTEXT: &str = "lorebank 2026-11-29 snapshot v1";
 
@@ -220,6 +229,15 @@ pub struct GovernanceDoc<'s> {
     pub release: Option<Vec<SnapshotRelease<'s>>>,
 }
 
+/// The part of a snapshot a book's proxy template adds, only while it has one.
+#[derive(Debug, Serialize)]
+pub struct ProxyDoc<'s> {
+    /// [`PROXY_FORMAT`].
+    pub format: u16,
+    /// The template in force.
+    pub template: &'s str,
+}
+
 impl GovernanceDoc<'_> {
     /// Whether it can change no assembly, and so adds nothing to the snapshot.
     pub fn is_empty(&self) -> bool {
@@ -328,13 +346,22 @@ impl State {
         }
     }
 
+    /// The proxy template part of the snapshot document, when the book has a
+    /// template.
+    pub fn proxy_doc(&self) -> Option<ProxyDoc<'_>> {
+        self.proxy_template().map(|(template, _)| ProxyDoc { format: PROXY_FORMAT, template })
+    }
+
     /// The canonical bytes of the snapshot: the document, then the governance part
-    /// unless it is empty.
+    /// unless it is empty, then the proxy template part when the book has a template.
     pub fn snapshot_bytes(&self) -> Vec<u8> {
         let mut bytes = codec::encode_large(&self.snapshot_doc()).expect("snapshot documents always encode");
         let governance = self.governance_doc();
         if !governance.is_empty() {
             bytes.extend(codec::encode_large(&governance).expect("snapshot documents always encode"));
+        }
+        if let Some(proxy) = self.proxy_doc() {
+            bytes.extend(codec::encode_large(&proxy).expect("snapshot documents always encode"));
         }
         bytes
     }
@@ -494,6 +521,9 @@ impl SnapshotTracker {
             } else {
                 hasher.update(&encoded(&0u8));
             }
+        }
+        if let Some(proxy) = state.proxy_doc() {
+            hasher.update(&encoded(&proxy));
         }
         SnapshotId(Hash32(*hasher.finalize().as_bytes()))
     }

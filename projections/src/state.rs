@@ -108,6 +108,9 @@ pub struct State {
     /// The source text of each chapter that has one, by chapter (outside the
     /// snapshot): its last `source_set`, whose `text` is always present.
     pub(crate) source: BTreeMap<u32, (SourceSet, Provenance)>,
+    /// The book's proxy template in force and the `proxy_template_set` that set it
+    /// (in the snapshot, its own part); `None`: the built-in template.
+    pub(crate) proxy_template: Option<(String, Provenance)>,
 }
 
 impl State {
@@ -203,6 +206,13 @@ impl State {
             Some((languages, _)) => languages.target(),
             None => ledger_model::language::TARGET_LANG_DEFAULT,
         }
+    }
+
+    /// The book's proxy template in force, with the provenance of the
+    /// `proxy_template_set` that set it; `None` when the proxy uses its built-in
+    /// template. In the snapshot: it changes the ID, though no assembly.
+    pub fn proxy_template(&self) -> Option<(&str, &Provenance)> {
+        self.proxy_template.as_ref().map(|(template, provenance)| (template.as_str(), provenance))
     }
 
     /// The chapters that have source text, in chapter order, each with its last
@@ -375,6 +385,7 @@ impl State {
                     self.source.remove(&source.chapter);
                 }
             },
+            Body::ProxyTemplateSet(set) => self.proxy_template = set.template.map(|template| (template, provenance)),
         }
     }
 }

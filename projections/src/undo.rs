@@ -35,6 +35,7 @@ enum Saved {
     EmbeddingModel(Option<(EmbeddingModelSet, Provenance)>),
     Languages(Option<(LanguagesSet, Provenance)>),
     Source(u32, Option<(SourceSet, Provenance)>),
+    ProxyTemplate(Option<(String, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -137,6 +138,7 @@ impl Journal {
             Body::EmbeddingModelSet(_) => Saved::EmbeddingModel(state.embedding_model.clone()),
             Body::LanguagesSet(_) => Saved::Languages(state.languages.clone()),
             Body::SourceSet(source) => Saved::Source(source.chapter, state.source.get(&source.chapter).cloned()),
+            Body::ProxyTemplateSet(_) => Saved::ProxyTemplate(state.proxy_template.clone()),
         };
         self.saved.push(saved);
     }
@@ -176,6 +178,7 @@ impl Journal {
                 Saved::EmbeddingModel(old) => state.embedding_model = old,
                 Saved::Languages(old) => state.languages = old,
                 Saved::Source(chapter, old) => put_back(&mut state.source, chapter, old),
+                Saved::ProxyTemplate(old) => state.proxy_template = old,
             }
         }
         state.revision = self.revision;

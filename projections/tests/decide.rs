@@ -355,3 +355,37 @@ fn source_text_is_kept_by_chapter_outside_the_snapshot_and_a_rollback_restores_i
     assert_eq!(chapters, [(1, Some("第一章".to_owned()), Some(text(10, 1))), (2, None, Some(text(20, 2)))]);
     assert_eq!(sim.state.snapshot_id(), target.snapshot_id());
 }
+
+#[test]
+fn the_proxy_template_is_in_the_snapshot_only_while_set_and_a_rollback_restores_it() {
+    let template = |text: Option<&str>| Body::ProxyTemplateSet(ProxyTemplateSet { template: text.map(Into::into) });
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(put("T-1", "萧炎", "Сяо Янь"))]);
+    let (before, bytes_before) = (sim.state.snapshot_id(), sim.state.snapshot_bytes());
+    // Clearing a template the book does not have is nothing.
+    assert!(sim.ok(vec![template(None)]).events.is_empty());
+    sim.ok(vec![template(Some("Глоссарий:\n\n{context}"))]);
+    let at_set = sim.state.revision();
+    assert_eq!(sim.state.proxy_template().map(|(text, by)| (text, by.seq)), Some(("Глоссарий:\n\n{context}", at_set)));
+    let with_first = sim.state.snapshot_id();
+    assert_ne!(with_first, before, "the template is in the snapshot");
+    let bytes = sim.state.snapshot_bytes();
+    assert_eq!(&bytes[..bytes_before.len()], &bytes_before[..], "its part follows the document");
+    // The same template again is nothing; another one is another snapshot.
+    assert!(sim.ok(vec![template(Some("Глоссарий:\n\n{context}"))]).events.is_empty());
+    sim.ok(vec![template(Some("{context}"))]);
+    assert_ne!(sim.state.snapshot_id(), with_first);
+    // Two in one batch are refused.
+    let twice = sim.submit(vec![template(Some("a {context}")), template(Some("b {context}"))]).unwrap_err();
+    assert!(matches!(twice.problem, Problem::Duplicate { .. }), "{twice}");
+    // A rollback brings back the template of then and its snapshot.
+    let target = sim.at(at_set.0).clone();
+    sim.ok(projections::plan_rollback(&sim.state, &target, None).unwrap());
+    assert_eq!(sim.state.snapshot_id(), with_first);
+    assert_eq!(sim.state.proxy_template().map(|(text, _)| text), Some("Глоссарий:\n\n{context}"));
+    // Cleared, the bytes and the ID are those of a book that never had one.
+    sim.ok(vec![template(None)]);
+    assert_eq!(sim.state.proxy_template(), None);
+    assert_eq!(sim.state.snapshot_bytes(), bytes_before);
+    assert_eq!(sim.state.snapshot_id(), before);
+}

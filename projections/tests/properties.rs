@@ -10,7 +10,9 @@
 //! The histories include governance: owners and release lists on terms, aliases and
 //! summaries, governance sets (policy, parties, defaults), rules, and expected
 //! concepts, so every property holds of schema-2 books too; and the book's languages
-//! (`languages_set`), which a rollback restores although no snapshot covers them.
+//! (`languages_set`), which a rollback restores although no snapshot covers them; and
+//! the proxy template (`proxy_template_set`, set and cleared), which the snapshot
+//! covers in its own part, so the tracker and rollback are held to it too.
 
 mod support;
 
@@ -26,6 +28,8 @@ const DSTS: &[&str] = &["Сяо Янь", "Яо Лао", "Налань", "Юнь�
 const PARTIES: &[&str] = &["human:editors", "tool:pipeline"];
 
 const LANGUAGES: &[&str] = &["en", "es", "zh-Hant", "ru"];
+
+const TEMPLATES: &[&str] = &["Глоссарий:\n\n{context}", "{context}", "Use these.\n{context}\n\tEnd."];
 
 /// A release list by number: `*`, one party, or nobody.
 fn release_list(code: u8) -> Vec<String> {
@@ -98,6 +102,7 @@ enum Op {
         source: Option<usize>,
         target: Option<usize>,
     },
+    Template(Option<usize>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -123,6 +128,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..SURFACES.len()).prop_map(Op::Drop),
         1 => (prop::option::of(0..LANGUAGES.len()), prop::option::of(0..LANGUAGES.len()))
             .prop_map(|(source, target)| Op::Languages { source, target }),
+        1 => prop::option::of(0..TEMPLATES.len()).prop_map(Op::Template),
     ]
 }
 
@@ -216,6 +222,9 @@ fn body(op: &Op) -> Body {
             source: source.map(|language| LANGUAGES[language].into()),
             target: target.map(|language| LANGUAGES[language].into()),
         }),
+        Op::Template(template) => {
+            Body::ProxyTemplateSet(ProxyTemplateSet { template: template.map(|n| TEMPLATES[n].into()) })
+        }
     }
 }
 
@@ -290,6 +299,10 @@ proptest! {
         let decision = sim.submit(plan).unwrap_or_else(|rejection| panic!("rollback refused: {rejection}"));
         prop_assert!(decision.events.last().is_some_and(|event| matches!(event.body, Body::RollbackMarker(_))));
         prop_assert_eq!(sim.state.snapshot_id(), target.snapshot_id());
+        prop_assert_eq!(
+            sim.state.proxy_template().map(|(template, _)| template),
+            target.proxy_template().map(|(template, _)| template)
+        );
         // The languages are no part of a snapshot, and come back all the same.
         prop_assert_eq!(sim.state.languages_declared(), target.languages_declared());
         prop_assert_eq!(
@@ -315,6 +328,9 @@ proptest! {
         }
         if let Some((governance, _)) = sim.state.governance_set() {
             bodies.push(Body::GovernanceSet(governance.clone()));
+        }
+        if let Some((template, _)) = sim.state.proxy_template() {
+            bodies.push(Body::ProxyTemplateSet(ProxyTemplateSet { template: Some(template.to_owned()) }));
         }
         // Retired terms too (and retire them again), so `supersedes` references resolve.
         // A retired term's owner and releases are in no snapshot, and may name a party

@@ -126,6 +126,14 @@ pub fn describe(body: &Body) -> String {
             ),
             None => format!("source_set chapter {} removed", source.chapter),
         },
+        Body::ProxyTemplateSet(set) => match &set.template {
+            Some(template) => format!(
+                "proxy_template_set ({} chars, {})",
+                template.chars().count(),
+                &blake3::hash(template.as_bytes()).to_hex()[..12]
+            ),
+            None => "proxy_template_set cleared (the built-in template)".to_owned(),
+        },
     }
 }
 
@@ -316,6 +324,10 @@ pub fn diff(diff: &Diff, from: Seq, to: Seq) {
     }
     if changed(&["languages"]) {
         outln!("~ languages: {} -> {}", json::languages(old), json::languages(new));
+    }
+    if changed(&["proxy_template"]) {
+        let template = |state: &State| state.proxy_template().map(|(template, _)| template.to_owned());
+        outln!("~ proxy_template: {:?} -> {:?}", template(old), template(new));
     }
 }
 

@@ -9,8 +9,9 @@
 //! then the embedding tier: the record a candidate is close to (`related`, and a
 //! `duplicate` for a dedupe pair) and the book's embedding model
 //! ([`EmbeddingModelSet`]); then the book's languages ([`LanguagesSet`]); then the
-//! book's source text, a chapter at a time ([`SourceSet`]). Schema-1 payloads are read
-//! through [`crate::schema1`].
+//! book's source text, a chapter at a time ([`SourceSet`]); then the book's proxy
+//! template ([`ProxyTemplateSet`]). Schema-1 payloads are read through
+//! [`crate::schema1`].
 //!
 //! The same types are the JSON form that `lorebank apply` reads: externally tagged,
 //! snake_case (`{"term_put": {"id": "T-1", ...}}`), unknown fields refused.
@@ -59,11 +60,14 @@ pub enum Body {
     LanguagesSet(LanguagesSet),
     /// A chapter's source text (a blob named by its blake3), or its removal.
     SourceSet(SourceSet),
+    /// The template the translation proxy puts the context into a system message
+    /// with, or back to the built-in one.
+    ProxyTemplateSet(ProxyTemplateSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 18] = [
+    pub const KIND_NAMES: [&'static str; 19] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -82,6 +86,7 @@ impl Body {
         "embedding_model_set",
         "languages_set",
         "source_set",
+        "proxy_template_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -105,6 +110,7 @@ impl Body {
             Body::EmbeddingModelSet(_) => "embedding_model_set",
             Body::LanguagesSet(_) => "languages_set",
             Body::SourceSet(_) => "source_set",
+            Body::ProxyTemplateSet(_) => "proxy_template_set",
         }
     }
 
@@ -128,7 +134,8 @@ impl Body {
             | Body::ConceptDropped(_)
             | Body::EmbeddingModelSet(_)
             | Body::LanguagesSet(_)
-            | Body::SourceSet(_) => None,
+            | Body::SourceSet(_)
+            | Body::ProxyTemplateSet(_) => None,
         }
     }
 }
@@ -907,4 +914,20 @@ pub struct SourceSet {
 /// The id of a chapter's source text: the blake3 of its UTF-8 bytes, as stored.
 pub fn source_text_id(text: &[u8]) -> Hash32 {
     Hash32(*blake3::hash(text).as_bytes())
+}
+
+/// The book's proxy template: the text the translation proxy puts the assembled
+/// context into a tool's system message with, `{context}` (exactly once) standing for
+/// the context. `None` goes back to the built-in template (`lorebank-proxy-1`). A later
+/// `proxy_template_set` replaces it.
+///
+/// In the snapshot (its own part, written only while a template is set): a receipt
+/// names the snapshot it was assembled at, and so the template its system message was
+/// made with, which replays.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyTemplateSet {
+    /// The template, `{context}` once in it; `None`: the built-in one.
+    #[serde(default)]
+    pub template: Option<String>,
 }

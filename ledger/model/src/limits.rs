@@ -74,6 +74,10 @@ pub const SOURCE_TEXT_BYTES_MAX: u64 = 16 * 1024 * 1024;
 /// Longest chapter title (`source_set.title`), in characters.
 pub const SOURCE_TITLE_CHARS_MAX: usize = 256;
 
+/// Longest proxy template of a book (`proxy_template_set.template`), in characters:
+/// a system message's preamble, not a document.
+pub const PROXY_TEMPLATE_CHARS_MAX: usize = 8_192;
+
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;

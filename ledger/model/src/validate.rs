@@ -366,6 +366,21 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             p.opt_language("target", &languages.target)
         }
         Body::SourceSet(source) => source_set(p, source),
+        Body::ProxyTemplateSet(set) => match &set.template {
+            Some(template) => proxy_template(p, template),
+            None => Ok(()),
+        },
+    }
+}
+
+/// A proxy template: free text of at most [`PROXY_TEMPLATE_CHARS_MAX`] characters
+/// (newlines and tabs, no other control character) holding `{context}` exactly once.
+fn proxy_template(p: &Path<'_>, template: &str) -> Check {
+    p.text("template", template, PROXY_TEMPLATE_CHARS_MAX)?;
+    match template.matches("{context}").count() {
+        1 => Ok(()),
+        0 => Err(p.err("template", "must contain `{context}`, where the context goes")),
+        n => Err(p.err("template", format!("contains `{{context}}` {n} times, not once"))),
     }
 }
 
@@ -762,6 +777,23 @@ mod tests {
             error.to_string(),
             "field `languages_set.target`: must not be empty: a BCP 47 language tag like `en`, `zh-Hant` or `pt-BR`"
         );
+    }
+
+    #[test]
+    fn a_proxy_template_set_names_its_bad_field() {
+        let set =
+            |template: Option<&str>| Body::ProxyTemplateSet(ProxyTemplateSet { template: template.map(Into::into) });
+        assert_eq!(validate_body(&set(None), &Rules::default()), Ok(()));
+        assert_eq!(validate_body(&set(Some("Глоссарий:\n\t{context}\n")), &Rules::default()), Ok(()));
+        assert_eq!(field_of(set(Some("no context here"))), "proxy_template_set.template");
+        assert_eq!(field_of(set(Some("{context} and {context}"))), "proxy_template_set.template");
+        assert_eq!(field_of(set(Some("bell\u{7}{context}"))), "proxy_template_set.template");
+        assert_eq!(field_of(set(Some("\r\n{context}"))), "proxy_template_set.template");
+        assert_eq!(field_of(set(Some("   "))), "proxy_template_set.template");
+        let long = format!("{}{{context}}", "я".repeat(PROXY_TEMPLATE_CHARS_MAX - 8));
+        assert_eq!(field_of(set(Some(&long))), "proxy_template_set.template");
+        let longest = format!("{}{{context}}", "я".repeat(PROXY_TEMPLATE_CHARS_MAX - 9));
+        assert_eq!(validate_body(&set(Some(&longest)), &Rules::default()), Ok(()));
     }
 
     #[test]

@@ -61,7 +61,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::ConceptDropped(_)
         | Body::EmbeddingModelSet(_)
         | Body::LanguagesSet(_)
-        | Body::SourceSet(_) => 18,
+        | Body::SourceSet(_)
+        | Body::ProxyTemplateSet(_) => 19,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -212,6 +212,10 @@ pub fn diff(old: &State, new: &State, records: &[RecordDiff], config: &[FieldCha
     if any_of(&["languages"]) {
         config.push(json!({ "field": "languages", "old": languages(old), "new": languages(new) }));
     }
+    if any_of(&["proxy_template"]) {
+        let template = |state: &State| state.proxy_template().map(|(template, _)| template.to_owned());
+        config.push(json!({ "field": "proxy_template", "old": template(old), "new": template(new) }));
+    }
     json!({
         "from": old.revision().0,
         "to": new.revision().0,

@@ -297,6 +297,16 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 }),
             ),
         ),
+        (
+            "proxy_template_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::ProxyTemplateSet(ProxyTemplateSet {
+                    template: Some("Глоссарий книги, переводи по нему:\n\n{context}".into()),
+                }),
+            ),
+        ),
     ]);
     examples
 }
@@ -602,6 +612,7 @@ pub fn body() -> impl Strategy<Value = Body> {
                 bytes
             })
         ),
+        prop::option::of(text(8)).prop_map(|template| Body::ProxyTemplateSet(ProxyTemplateSet { template })),
     ]
 }
 
