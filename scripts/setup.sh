@@ -6,6 +6,9 @@
 #     leftmost-longest matcher for the differential tests
 #   * httpx (PyPI): the HTTP client of the pipeline example (examples/pipeline),
 #     which a test runs against a live server
+#   * openai (PyPI): the official OpenAI Python client, which tests/proxy_openai.rs
+#     points at the translation proxy as a tool would (docs/proxy.md); pinned to a
+#     release so a change of the client's requests shows up as a change here
 #   * schemathesis (PyPI): the contract run of the HTTP API (scripts/contract.sh)
 #   * openpyxl, lxml (PyPI): the parsers LinguaGacha and AiNiee read XLSX with, and
 #     an XML validator, which the interchange tests open exported files with
@@ -48,7 +51,7 @@ for arg in "$@"; do
 done
 
 APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server openssl)
-PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 translate-toolkit==3.20.4 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
+PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 openai==3.51.0 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 translate-toolkit==3.20.4 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -64,7 +67,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import jieba, ahocorasick, httpx, schemathesis, openpyxl, lxml, translate.storage.tbx, translate.storage.tmx, pymorphy3, onnx' 2>/dev/null; then
+if ! python3 -c 'import jieba, ahocorasick, httpx, openai, schemathesis, openpyxl, lxml, translate.storage.tbx, translate.storage.tmx, pymorphy3, onnx' 2>/dev/null; then
     echo "setup: installing ${PIP_PACKAGES[*]} with pip"
     python3 -m pip install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
 fi

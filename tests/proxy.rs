@@ -7,79 +7,18 @@
 
 #[path = "common/serve.rs"]
 mod serve;
+#[path = "common/upstream.rs"]
+mod upstream;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use serve::{request, try_request, Server};
+use upstream::{Upstream, TRANSLATION};
 
 const KEY: &str = "sk-upstream-SECRET-7f3c9e1d";
-const TRANSLATION: &str = "Царь обезьян поклонился, и Сунь Укун вышел за ворота.";
-
-/// The stand-in model server, killed when dropped.
-struct Upstream {
-    child: Child,
-    port: u16,
-    log: std::path::PathBuf,
-    /// Served over TLS (as `localhost`).
-    tls: bool,
-    _dir: tempfile::TempDir,
-}
-
-impl Upstream {
-    fn start() -> Upstream {
-        Upstream::spawn(None)
-    }
-
-    /// Served over TLS with the certificate chain and key of `pki`.
-    fn start_tls(pki: &Pki) -> Upstream {
-        Upstream::spawn(Some(pki))
-    }
-
-    fn spawn(tls: Option<&Pki>) -> Upstream {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("requests.jsonl");
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/upstream.py");
-        let mut command = Command::new("python3");
-        command.arg(script).arg(&log);
-        if let Some(pki) = tls {
-            command.arg("--tls").arg(&pki.cert).arg(&pki.key);
-        }
-        let mut child =
-            command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs the stand-in upstream");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line.trim().parse().unwrap_or_else(|_| panic!("the stand-in printed {line:?}"));
-        Upstream { child, port, log, tls: tls.is_some(), _dir: dir }
-    }
-
-    fn url(&self) -> String {
-        if self.tls {
-            format!("https://localhost:{}/v1", self.port)
-        } else {
-            format!("http://127.0.0.1:{}/v1", self.port)
-        }
-    }
-
-    /// The requests it received, oldest first.
-    fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    }
-}
-
-impl Drop for Upstream {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Real lines of chapter 1 of 西游记 (the 美猴王 learning from 祖师), used as the
 /// chunks of the proxied chapters.
@@ -554,7 +493,7 @@ fn pki() -> Pki {
 #[test]
 fn an_https_upstream_is_answered_through_upstream_ca_and_refused_without_it() {
     let pki = pki();
-    let upstream = Upstream::start_tls(&pki);
+    let upstream = Upstream::start_tls(&pki.cert, &pki.key);
     let url = upstream.url();
     let system = pki.system.to_str().unwrap();
     let env = [("SSL_CERT_FILE", system)];

@@ -2,6 +2,8 @@
 //! terms and events they write, a book made as a client makes one, and the release
 //! `lorebank` binary with a `lorebank serve` started from it.
 
+pub mod chapters;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
