@@ -23,6 +23,7 @@ use crate::book::Book;
 use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions, Written};
 use assembly::assemble::Disposition;
+use assembly::receipt::Receipt;
 
 /// blake3 `derive_key` context of a check's id.
 const CHECK_CONTEXT: &str = "lorebank 2026 postcheck v1";
@@ -160,6 +161,9 @@ pub struct CheckOptions {
     pub recorded_at_ms: u64,
 }
 
+/// Blobs to file, each with its id.
+type Blobs = Vec<(Hash32, Vec<u8>)>;
+
 impl Book {
     /// Checks `translation` (the Russian output of the chunk whose receipt is
     /// `receipt`, by id or prefix) against every record that receipt injected for a
@@ -167,6 +171,24 @@ impl Book {
     /// version the receipt used. Never changes the translation.
     pub fn check(&mut self, receipt: &str, translation: &str, options: &CheckOptions) -> Result<Checked, BookError> {
         let (receipt_id, receipt) = self.receipt(receipt)?;
+        let (checked, blobs) = self.check_filed(receipt_id, &receipt, translation, options)?;
+        if !blobs.is_empty() {
+            self.ledger().file_documents(Vec::<Document>::new(), blobs)?;
+        }
+        self.check_proposed(receipt_id, checked, options)
+    }
+
+    /// The check of `translation` against `receipt` (id `receipt_id`, which need not
+    /// be stored yet) and, with `options.record`, the blobs that file it (the check,
+    /// and its index entry unless it is the latest already), written by the caller:
+    /// [`Book::check`] alone, the proxy with the receipt, in one commit.
+    pub(crate) fn check_filed(
+        &mut self,
+        receipt_id: Hash32,
+        receipt: &Receipt,
+        translation: &str,
+        options: &CheckOptions,
+    ) -> Result<(Checked, Blobs), BookError> {
         let then = self.state(Some(receipt.revision))?;
         let mut renderings: Vec<Rendering> = Vec::new();
         let mut surfaces = Vec::new();
@@ -210,20 +232,30 @@ impl Book {
             )));
         }
         let id = check_id(&bytes);
+        let mut blobs = Vec::new();
         if options.record {
             // The filing stores the actor, so it is held to the rule of an event's.
             ledger_model::validate::validate_envelope(&options.actor, "postcheck")
                 .map_err(|error| BookError::InvalidField { field: "actor", message: error.to_string() })?;
             let filings = self.check_filings(receipt_id)?;
-            let mut blobs = vec![(id, bytes)];
+            blobs.push((id, bytes));
             if filings.last().is_none_or(|last| last.check != id) {
                 let n = u32::try_from(filings.len()).map_err(|_| BookError::Invalid("too many checks".into()))?;
                 let filing = CheckFiling { check: id, recorded: Some((options.recorded_at_ms, options.actor.clone())) };
                 blobs.push((index_id(receipt_id, n), filing.to_bytes()?));
             }
-            self.ledger().file_documents(Vec::<Document>::new(), blobs)?;
         }
-        let mut checked = Checked { id, stored, surfaces, proposed: None };
+        Ok((Checked { id, stored, surfaces, proposed: None }, blobs))
+    }
+
+    /// With `options.propose`, writes a `verify` verdict for each record `checked`
+    /// finds missing or wrongly rendered, for a reviewer.
+    pub(crate) fn check_proposed(
+        &mut self,
+        receipt_id: Hash32,
+        mut checked: Checked,
+        options: &CheckOptions,
+    ) -> Result<Checked, BookError> {
         if options.propose {
             let short = &receipt_id.to_hex()[..16];
             let bodies: Vec<Labelled> = checked

@@ -495,10 +495,11 @@ impl Book {
         Ok(self.ledger().blob(marker_id(fingerprint))?.is_some())
     }
 
-    /// Records an answered request: the receipt, the proxy record and the request's
-    /// marker in one commit, then the post-check of the translation (stored as
-    /// `check` stores it, proposing with `options.propose`). `None` when a request
-    /// with the same fingerprint was recorded already: nothing is written.
+    /// Records an answered request: the receipt, the proxy record, the post-check of
+    /// the translation (filed as `check` files it) and the request's marker in one
+    /// commit, so a crash leaves all of them or none (and a retry records them); then,
+    /// with `options.propose`, the check's verdicts. `None` when a request with the
+    /// same fingerprint was recorded already: nothing is written.
     pub fn proxy_record(
         &mut self,
         prepared: &Prepared,
@@ -542,12 +543,15 @@ impl Book {
             )));
         }
         let id = record_id(receipt, n);
+        let (checked, check_blobs) =
+            self.check_filed(receipt, &prepared.assembled.receipt, &answered.translation, options)?;
         let (document, texts) = receipt_filing(&prepared.assembled, &prepared.chunk.text);
         let mut blobs: Vec<(Hash32, Vec<u8>)> = texts.into_iter().collect();
         blobs.push((id, bytes));
+        blobs.extend(check_blobs);
         blobs.push((marker_id(answered.fingerprint), id.0.to_vec()));
         self.ledger().file_documents(vec![document], blobs).map_err(receipt_refused)?;
-        let checked = self.check(&receipt.to_hex(), &answered.translation, options)?;
+        let checked = self.check_proposed(receipt, checked, options)?;
         Ok(Some(Recorded { receipt, record: id, checked }))
     }
 

@@ -202,3 +202,23 @@ fn a_book_template_is_used_recorded_by_name_and_replays_after_it_changes() {
     // And the first receipt still replays.
     assert!(book.proxy_replay(&recorded.receipt.to_hex()).unwrap().systems[0].2);
 }
+
+#[test]
+fn a_record_whose_check_cannot_be_filed_writes_nothing_and_a_retry_records_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = zh_book(&dir.path().join("b.lorebank"), vec![Body::TermPut(put(1, "沈照", "Шэнь Чжао"))]);
+    let hint = Hint { chapter: Some(1), chunk: Some("0001".into()) };
+    let prepared = book.proxy_prepare("沈照渡过雾川。", &hint, None).unwrap().unwrap();
+    let fingerprint = book::proxy::fingerprint("b", &[b"1", b"0001", b"{}"]);
+    // A translation whose check is over the stored document limit: refused before the
+    // receipt, the proxy record or the marker is written.
+    let huge = Answered { translation: "Шэнь Чжао. ".repeat(1 << 20), ..answered(fingerprint) };
+    assert!(book.proxy_record(&prepared, &huge, &options()).is_err());
+    assert!(!book.proxy_recorded(fingerprint).unwrap());
+    assert!(book.receipt(&prepared.assembled.id.to_hex()).is_err(), "the receipt was filed without its check");
+    assert!(book.proxy_records(prepared.assembled.id).unwrap().is_empty());
+    // The retry (the upstream's next answer) records receipt, record and check at once.
+    let recorded = book.proxy_record(&prepared, &answered(fingerprint), &options()).unwrap().unwrap();
+    assert_eq!(book.checks_of(recorded.receipt).unwrap().len(), 1);
+    assert_eq!(book.proxy_records(recorded.receipt).unwrap().len(), 1);
+}
