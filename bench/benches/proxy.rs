@@ -375,7 +375,7 @@ fn breakdown(path: &Path, chapters: &[(u32, String, Vec<String>)], requests: &[R
     println!("in-process, the found requests on a copy of the book:");
     println!("  locate::Index::locate  {}", summary(&located));
     println!("  Book::proxy_prepare    {}  (locate, previous chunk, assembly, system message)", summary(&prepared));
-    println!("  Book::proxy_record     {}  (receipt commit, then the check's commit)", summary(&recorded));
+    println!("  Book::proxy_record     {}  (receipt, record, check and marker in one commit)", summary(&recorded));
     println!("  proxy_prepare, named   {}  (previous chunk, assembly, system message)", summary(&named));
     println!("  Book::check, unstored  {}  (the post-check's work without its commit)", summary(&checked));
     println!("  write + sync_data      {}  (4 KiB appended to a file beside the book)", summary(&synced));
