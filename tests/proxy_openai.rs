@@ -24,6 +24,8 @@ use upstream::{Upstream, TRANSLATION};
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/openai_client.py");
 const KEY: &str = "sk-upstream-SECRET-openai-5b1d";
 const TOKEN: &str = "proxy-token-openai-0123456789";
+/// A token bound to the party `human:reader`.
+const PARTY_TOKEN: &str = "proxy-token-party-9876543210";
 
 /// Real text of 西游记's chapter 1 holding 美猴王 and 悟空: the `n`th chunk.
 fn chunk_text(n: usize) -> String {
@@ -82,7 +84,7 @@ fn the_openai_python_client_gets_context_injected_and_leaves_receipts_that_repla
     assert_eq!(setup.append_lines("a", "actor=human:test", &lines).status, 200);
     drop(setup);
     let tokens = root.path().join("tokens.txt");
-    std::fs::write(&tokens, format!("# the tool's key\n{TOKEN}\n")).unwrap();
+    std::fs::write(&tokens, format!("# the tool's key\n{TOKEN}\n{PARTY_TOKEN} human:reader\n")).unwrap();
     let url = upstream.url();
     let flags = [
         "--token-file",
@@ -98,6 +100,13 @@ fn the_openai_python_client_gets_context_injected_and_leaves_receipts_that_repla
     // Without the token, the proxy refuses: the client's API key is what lets it in.
     let refused = server.send("GET", "/proxy/a/v1/models", &[], b"");
     assert_eq!(refused.status, 401, "{}", refused.text());
+    // A token bound to a party is refused too: the proxy records the book's full view.
+    server.token = Some(PARTY_TOKEN.to_owned());
+    let body = json!({ "model": "ok", "messages": [{ "role": "user", "content": chunk_text(0) }] }).to_string();
+    let headers = [("Content-Type", "application/json"), ("Lorebank-Chapter", "3"), ("Lorebank-Chunk", "0001")];
+    let party = server.send("POST", "/proxy/a/v1/chat/completions", &headers, body.as_bytes());
+    assert_eq!(party.status, 403, "{}", party.text());
+    assert!(upstream.requests().is_empty(), "a refused request reached the upstream");
     server.token = Some(TOKEN.to_owned());
 
     let chunks: Vec<String> = (0..3).map(chunk_text).collect();
