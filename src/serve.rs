@@ -159,12 +159,20 @@ async fn declared(limit: usize, request: Request, next: Next) -> Response {
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
     if length.is_some_and(|length| length > limit as u64) {
-        return Problem::body_too_large(Some(limit)).into_response();
+        return closing(Problem::body_too_large(Some(limit)).into_response());
     }
     let response = next.run(request).await;
     if response.extensions().get::<problem::BodyTooLarge>().is_some() {
-        return Problem::body_too_large(Some(limit)).into_response();
+        return closing(Problem::body_too_large(Some(limit)).into_response());
     }
+    response
+}
+
+/// `response` with `Connection: close`: the request's body was not read to its end,
+/// so the connection cannot carry another request, and a client that keeps
+/// connections open is told so instead of finding it closed under its next request.
+fn closing(mut response: Response) -> Response {
+    response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
     response
 }
 

@@ -254,7 +254,10 @@ fn bodies_and_batches_over_the_limits_are_refused_with_413() {
         assert!(n > 0, "closed without an answer");
         answer.extend_from_slice(&buffer[..n]);
     }
-    serve::parse_reply(&answer).unwrap().problem(413, "too-large");
+    let refused = serve::parse_reply(&answer).unwrap();
+    // The body was not read: the answer says the connection closes.
+    assert_eq!(refused.header("connection"), Some("close"), "{:?}", refused.headers);
+    refused.problem(413, "too-large");
     // More events than allowed, in a small body.
     let four: Vec<String> = (0..4).map(|n| term_line(&format!("T-{}", n + 10), &format!("人{n}"), "x")).collect();
     let four: Vec<&str> = four.iter().map(String::as_str).collect();
