@@ -39,20 +39,7 @@ fn proxy(upstream: &Upstream, extra: &[&str]) -> (tempfile::TempDir, Server) {
 
 /// [`proxy`] of the upstream at `url`, with `env` set for the server.
 fn proxy_at(url: &str, extra: &[&str], env: &[(&str, &str)]) -> (tempfile::TempDir, Server) {
-    let root = tempfile::tempdir().unwrap();
-    let books = root.path().join("books");
-    std::fs::create_dir(&books).unwrap();
-    let setup = Server::start(&books, &[]);
-    setup.create("a");
-    let lines = [
-        json!({ "term_put": { "id": "T-1", "src": "美猴王", "dst": "Царь обезьян" } }).to_string(),
-        json!({ "term_put": { "id": "T-2", "src": "悟空", "dst": "Укун" } }).to_string(),
-        json!({ "term_put": { "id": "T-3", "src": "祖师", "dst": "Патриарх Бодхи", "window": { "since": 4 } } })
-            .to_string(),
-    ];
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    assert_eq!(setup.append_lines("a", "actor=human:test", &lines).status, 200);
-    drop(setup);
+    let (root, books) = upstream::library_with_book_a();
     let mut flags = vec!["--upstream", url, "--upstream-key-env", "PROXY_TEST_KEY", "--upstream-timeout", "2"];
     flags.extend_from_slice(extra);
     let mut env = env.to_vec();

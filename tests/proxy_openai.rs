@@ -68,21 +68,8 @@ fn run_client(server: &Server, chunks: &[String]) -> Value {
 #[test]
 fn the_openai_python_client_gets_context_injected_and_leaves_receipts_that_replay() {
     let upstream = Upstream::start();
-    let root = tempfile::tempdir().unwrap();
-    let books = root.path().join("books");
-    std::fs::create_dir(&books).unwrap();
     // The book: 美猴王 and 悟空 for every chapter, 祖师 from chapter 4 on.
-    let setup = Server::start(&books, &[]);
-    setup.create("a");
-    let lines = [
-        json!({ "term_put": { "id": "T-1", "src": "美猴王", "dst": "Царь обезьян" } }).to_string(),
-        json!({ "term_put": { "id": "T-2", "src": "悟空", "dst": "Укун" } }).to_string(),
-        json!({ "term_put": { "id": "T-3", "src": "祖师", "dst": "Патриарх Бодхи", "window": { "since": 4 } } })
-            .to_string(),
-    ];
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    assert_eq!(setup.append_lines("a", "actor=human:test", &lines).status, 200);
-    drop(setup);
+    let (root, books) = upstream::library_with_book_a();
     let tokens = root.path().join("tokens.txt");
     std::fs::write(&tokens, format!("# the tool's key\n{TOKEN}\n{PARTY_TOKEN} human:reader\n")).unwrap();
     let url = upstream.url();

@@ -1,14 +1,36 @@
 //! The deterministic stand-in model server (`tests/common/upstream.py`) started as a
 //! child process, shared by the proxy's end-to-end tests (tests/proxy.rs,
 //! tests/proxy_openai.rs); over plain HTTP, or over TLS with a certificate and key the
-//! test made.
+//! test made; and the library those tests proxy a book of.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use serde_json::Value;
+use serde_json::{json, Value};
+
+use crate::serve::Server;
+
+/// A library (its root, and the `books` directory in it) whose book `a` has 美猴王
+/// and 悟空 for every chapter and 祖师 only from chapter 4 on: the book the proxy's
+/// tests translate through. Written by a server that is stopped again.
+pub fn library_with_book_a() -> (tempfile::TempDir, PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let books = root.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    let setup = Server::start(&books, &[]);
+    setup.create("a");
+    let lines = [
+        json!({ "term_put": { "id": "T-1", "src": "美猴王", "dst": "Царь обезьян" } }).to_string(),
+        json!({ "term_put": { "id": "T-2", "src": "悟空", "dst": "Укун" } }).to_string(),
+        json!({ "term_put": { "id": "T-3", "src": "祖师", "dst": "Патриарх Бодхи", "window": { "since": 4 } } })
+            .to_string(),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    assert_eq!(setup.append_lines("a", "actor=human:test", &lines).status, 200);
+    (root, books)
+}
 
 /// The text the stand-in answers every `ok` request with.
 pub const TRANSLATION: &str = "Царь обезьян поклонился, и Сунь Укун вышел за ворота.";
