@@ -69,10 +69,6 @@ def main(url, token, har_path, held_book, party_token):
     anonymous = httpx.Client(base_url=url, timeout=30)
 
     def call(client, method, path, **kwargs):
-        # One connection a request: a 413 is answered before the body is read, and the
-        # server then closes that connection; a pooled client could send the next
-        # request on it before it sees the close.
-        kwargs["headers"] = {**kwargs.get("headers", {}), "Connection": "close"}
         response = client.request(method, path, **kwargs)
         record(method, path, response.status_code, response.headers.get("content-type", ""), "targeted")
         return response
