@@ -77,7 +77,7 @@ fn upstream(settings: &UpstreamSettings) -> Result<crate::http::proxy::Upstream,
         }
         None => None,
     };
-    let ca = ca.as_ref().map(|(name, pem)| crate::http::proxy::ExtraCa { name, pem });
+    let ca = ca.as_ref().map(|(name, pem)| chat::ExtraCa { name, pem });
     crate::http::proxy::Upstream::new(&settings.url, ca, key, settings.timeout, settings.unplaced, settings.propose)
         .map_err(Failure::invalid)
 }

@@ -34,9 +34,6 @@ use book::proxy::{Answered, Hint, Prepared, Usage};
 use futures_util::StreamExt;
 use ledger_model::Hash32;
 use serde_json::{json, Value};
-use tokio_rustls::rustls;
-use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 
 use super::problem::Problem;
 use super::routes::{blocking, body_bytes, chapter_number, in_library, now_ms, Server, Shared, ACTOR_HEADER};
@@ -56,9 +53,6 @@ pub const PROXY_ACTOR: &str = "tool:proxy";
 /// The most response text collected for recording (a longer answer is passed
 /// through and not recorded).
 pub const COLLECTED_BYTES_MAX: usize = 4 << 20;
-/// The longest wait for the upstream's connection: TCP, and the TLS handshake of an
-/// `https` upstream.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What to do with a request in which no chunk of the book is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,19 +63,19 @@ pub enum Unplaced {
     Forward,
 }
 
-/// The upstream the proxy forwards to.
-#[derive(Clone)]
+/// The flags an upstream is configured by, named in its errors.
+pub const FLAGS: chat::Flags = chat::Flags {
+    noun: "upstream",
+    url: "--upstream",
+    ca: "--upstream-ca",
+    key: "--upstream-key-env or --upstream-key-file",
+};
+
+/// The upstream the proxy forwards to: the workspace's one client
+/// ([`chat::Endpoint`]) and what the proxy does around it.
+#[derive(Clone, Debug)]
 pub struct Upstream {
-    /// `host:port`, what is connected to.
-    authority: String,
-    /// The `Host` header: the URL's authority as written.
-    host: String,
-    /// TLS, for an `https` upstream.
-    tls: Option<Tls>,
-    /// The path the OpenAI routes hang below (`/v1`), without a trailing slash.
-    base_path: String,
-    /// The credential, when one is configured.
-    key: Option<String>,
+    endpoint: chat::Endpoint,
     /// The longest wait for the response's headers, and between two pieces of its
     /// body.
     pub timeout: Duration,
@@ -90,236 +84,34 @@ pub struct Upstream {
     pub propose: bool,
 }
 
-impl std::fmt::Debug for Upstream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The key is never printed.
-        f.debug_struct("Upstream")
-            .field("authority", &self.authority)
-            .field("tls", &self.tls.is_some())
-            .field("base_path", &self.base_path)
-            .field("key", &self.key.as_ref().map(|_| "(set)"))
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
-/// Certificates to trust besides the system's (`--upstream-ca FILE`): the file's name
-/// for errors and its PEM text.
-pub struct ExtraCa<'a> {
-    pub name: &'a str,
-    pub pem: &'a [u8],
-}
-
-/// The TLS of an `https` upstream: the client's configuration and the server name the
-/// certificate must be valid for (also sent as SNI, unless it is an IP address).
-#[derive(Clone)]
-struct Tls {
-    connector: tokio_rustls::TlsConnector,
-    name: ServerName<'static>,
-}
-
-/// The roots an `https` upstream's certificate must chain to: the system's
-/// (`rustls-native-certs`: the platform's store; on Linux the OpenSSL locations, or
-/// `SSL_CERT_FILE` and `SSL_CERT_DIR` when set) and every certificate of `ca`.
-fn roots(url: &str, ca: Option<&ExtraCa>) -> Result<rustls::RootCertStore, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    // A certificate of the system's that does not parse, or a location that cannot be
-    // read, leaves the others; none at all is refused below.
-    let native = rustls_native_certs::load_native_certs();
-    roots.add_parsable_certificates(native.certs);
-    if let Some(ca) = ca {
-        let name = ca.name;
-        let mut added = 0;
-        for certificate in CertificateDer::pem_slice_iter(ca.pem) {
-            let certificate = certificate.map_err(|error| format!("--upstream-ca {name}: not PEM: {error}"))?;
-            roots
-                .add(certificate)
-                .map_err(|error| format!("--upstream-ca {name}: a certificate that cannot be trusted: {error}"))?;
-            added += 1;
-        }
-        if added == 0 {
-            return Err(format!(
-                "--upstream-ca {name}: no certificate in it (expected PEM `BEGIN CERTIFICATE` blocks)"
-            ));
-        }
-    }
-    if roots.is_empty() {
-        return Err(format!(
-            "--upstream {url:?}: no root certificates to trust: none found on this system (install its CA \
-             certificates, e.g. the ca-certificates package, or set SSL_CERT_FILE) and no --upstream-ca"
-        ));
-    }
-    Ok(roots)
-}
-
-impl Tls {
-    fn new(url: &str, host: &str, ca: Option<&ExtraCa>) -> Result<Tls, String> {
-        // An IPv6 address is written in brackets in a URL, not in a server name.
-        let bare = host.strip_prefix('[').and_then(|host| host.strip_suffix(']')).unwrap_or(host);
-        let name = ServerName::try_from(bare.to_owned())
-            .map_err(|_| format!("--upstream {url:?}: {host:?} is not a host name TLS can check a certificate for"))?;
-        // The provider async-nats builds rustls with (ring), named so that the process
-        // needs no default provider installed.
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|error| format!("cannot set up TLS: {error}"))?
-            .with_root_certificates(roots(url, ca)?)
-            .with_no_client_auth();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Tls { connector: tokio_rustls::TlsConnector::from(Arc::new(config)), name })
-    }
-}
-
-/// What a failed handshake says: for a refused certificate, what was wrong with it.
-fn handshake_failed(authority: &str, error: &std::io::Error) -> String {
-    match error.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-        Some(rustls::Error::InvalidCertificate(problem)) => {
-            let why = match problem {
-                rustls::CertificateError::UnknownIssuer => {
-                    "it is not signed by an authority this server trusts (UnknownIssuer); a private CA is trusted \
-                     with --upstream-ca FILE"
-                        .to_owned()
-                }
-                problem => problem.to_string(),
-            };
-            format!("the upstream {authority}'s TLS certificate was refused: {why}")
-        }
-        Some(other) => format!("the TLS handshake with the upstream {authority} failed: {other}"),
-        None => format!("the TLS handshake with the upstream {authority} failed: {error}"),
-    }
-}
-
 impl Upstream {
     /// The upstream at `url` (`http://host:port/v1` or `https://host/v1`), with its
     /// credential; an `https` one trusts the system's roots and those of `ca`.
     pub fn new(
         url: &str,
-        ca: Option<ExtraCa>,
+        ca: Option<chat::ExtraCa>,
         key: Option<String>,
         timeout: Duration,
         unplaced: Unplaced,
         propose: bool,
     ) -> Result<Upstream, String> {
-        let uri: axum::http::Uri = url.parse().map_err(|_| format!("--upstream {url:?}: not a URL"))?;
-        let (https, default_port) = match uri.scheme_str() {
-            Some("http") => (false, 80),
-            Some("https") => (true, 443),
-            _ => {
-                return Err(format!("--upstream {url:?}: expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH"))
-            }
-        };
-        let authority = uri.authority().ok_or_else(|| format!("--upstream {url:?}: no host"))?;
-        if authority.as_str().contains('@') {
-            return Err("--upstream: a user or password in the URL is not allowed; the key is read from \
-                        --upstream-key-env or --upstream-key-file"
-                .into());
-        }
-        let host = authority.as_str().to_owned();
-        let authority = match authority.port_u16() {
-            Some(_) => authority.to_string(),
-            None => format!("{}:{default_port}", authority.host()),
-        };
-        if uri.query().is_some() {
-            return Err(format!("--upstream {url:?}: a query is not allowed"));
-        }
-        let base_path = uri.path().trim_end_matches('/').to_owned();
-        if let Some(key) = &key {
-            if key.is_empty() || HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
-                return Err("the upstream key is empty or not a valid header value".into());
-            }
-        }
-        let tls = match (https, ca) {
-            (true, ca) => Some(Tls::new(url, uri.host().unwrap_or_default(), ca.as_ref())?),
-            (false, Some(ca)) => {
-                return Err(format!("--upstream-ca {}: the upstream {url:?} is not https", ca.name));
-            }
-            (false, None) => None,
-        };
-        Ok(Upstream { authority, host, tls, base_path, key, timeout, unplaced, propose })
+        let endpoint = chat::Endpoint::new(FLAGS, url, ca, key, timeout)?;
+        Ok(Upstream { endpoint, timeout, unplaced, propose })
     }
 
-    /// Sends one request upstream: connects (within [`CONNECT_TIMEOUT`]) and waits for
-    /// the response's headers (within `timeout`).
+    /// Sends one request upstream: connects (within [`chat::CONNECT_TIMEOUT`]) and
+    /// waits for the response's headers (within `timeout`).
     async fn send(
         &self,
         method: Method,
         route: &str,
         body: Option<Bytes>,
     ) -> Result<axum::http::Response<hyper::body::Incoming>, Problem> {
-        let connect = async {
-            let stream = tokio::net::TcpStream::connect(self.authority.as_str())
-                .await
-                .map_err(|error| unavailable(format!("cannot connect to the upstream {}: {error}", self.authority)))?;
-            let _ = stream.set_nodelay(true);
-            match &self.tls {
-                None => Ok(Connection::Plain(stream)),
-                Some(tls) => tls
-                    .connector
-                    .connect(tls.name.clone(), stream)
-                    .await
-                    .map(|stream| Connection::Tls(Box::new(stream)))
-                    .map_err(|error| unavailable(handshake_failed(&self.authority, &error))),
-            }
-        };
-        let connection = match tokio::time::timeout(CONNECT_TIMEOUT.min(self.timeout), connect).await {
-            Ok(connection) => connection?,
-            Err(_) => return Err(timed_out(&self.authority, CONNECT_TIMEOUT.min(self.timeout))),
-        };
-        let exchange = async {
-            match connection {
-                Connection::Plain(stream) => self.exchange(stream, method, route, body).await,
-                Connection::Tls(stream) => self.exchange(*stream, method, route, body).await,
-            }
-        };
-        match tokio::time::timeout(self.timeout, exchange).await {
-            Ok(result) => result,
-            Err(_) => Err(timed_out(&self.authority, self.timeout)),
-        }
+        self.endpoint.send(method, route, body).await.map_err(|failure| match failure {
+            chat::Failure::TimedOut { authority, after, .. } => timed_out(&authority, after),
+            other => unavailable(other.to_string()),
+        })
     }
-
-    /// One request over a connection made: HTTP/1.1, the response's headers.
-    async fn exchange<S>(
-        &self,
-        stream: S,
-        method: Method,
-        route: &str,
-        body: Option<Bytes>,
-    ) -> Result<axum::http::Response<hyper::body::Incoming>, Problem>
-    where
-        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        let (mut sender, connection) =
-            hyper::client::conn::http1::handshake::<_, HttpBody>(hyper_util::rt::TokioIo::new(stream))
-                .await
-                .map_err(|error| unavailable(format!("the upstream {}: {error}", self.authority)))?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        let mut request = axum::http::Request::builder()
-            .method(method)
-            .uri(format!("{}{route}", self.base_path))
-            .header(header::HOST, self.host.as_str())
-            .header(header::ACCEPT, "application/json, text/event-stream");
-        if let Some(key) = &self.key {
-            request = request.header(header::AUTHORIZATION, format!("Bearer {key}"));
-        }
-        let request = match body {
-            Some(body) => request.header(header::CONTENT_TYPE, "application/json").body(HttpBody::from(body)),
-            None => request.body(HttpBody::empty()),
-        }
-        .map_err(|error| unavailable(format!("cannot build the upstream request: {error}")))?;
-        sender
-            .send_request(request)
-            .await
-            .map_err(|error| unavailable(format!("the upstream {} failed: {error}", self.authority)))
-    }
-}
-
-/// A connection to the upstream: TCP, or TLS over it.
-enum Connection {
-    Plain(tokio::net::TcpStream),
-    Tls(Box<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>),
 }
 
 fn unavailable(detail: String) -> Problem {
