@@ -28,8 +28,53 @@ pub const GLOSSARY_FILE: Bound = Bound { name: "GLOSSARY_FILE_BYTES_MAX", bytes:
 pub const SOURCE_FILE: Bound = Bound { name: "SOURCE_FILE_BYTES_MAX", bytes: limits::SOURCE_FILE_BYTES_MAX };
 /// The server's token file (`serve --token-file`).
 pub const TOKEN_FILE: Bound = Bound { name: "TOKEN_FILE_BYTES_MAX", bytes: limits::TOKEN_FILE_BYTES_MAX };
-/// The certificates the translation proxy trusts besides the system's (`serve --upstream-ca`).
+/// The certificates an endpoint is trusted by besides the system's (`serve
+/// --upstream-ca`, `--model-ca`).
 pub const CA_FILE: Bound = Bound { name: "CA_FILE_BYTES_MAX", bytes: limits::CA_FILE_BYTES_MAX };
+
+/// Where an endpoint's settings come from: its URL, the extra certificates' file,
+/// where its key is read (a variable, or a file), the wait, and the flags they are
+/// given by, which errors name (`--upstream`, `--model-url`).
+pub struct EndpointSettings<'a> {
+    pub flags: chat::Flags,
+    /// The flags that name the key's variable and file.
+    pub key_flags: (&'static str, &'static str),
+    pub url: &'a str,
+    pub ca: Option<&'a Path>,
+    pub key_env: Option<&'a str>,
+    pub key_file: Option<&'a Path>,
+    pub timeout: std::time::Duration,
+}
+
+/// The endpoint of `settings`: its key read from the variable or file named (and
+/// never printed), its extra certificates from their file, within their limits.
+pub fn endpoint(settings: &EndpointSettings) -> Result<chat::Endpoint, Failure> {
+    let (env_flag, file_flag) = settings.key_flags;
+    let key = match (settings.key_env, settings.key_file) {
+        (Some(name), _) => Some(
+            std::env::var(name)
+                .map_err(|_| Failure::invalid(format!("{env_flag} {name}: the variable is not set or not UTF-8")))?,
+        ),
+        (None, Some(path)) => {
+            let bytes = read_bounded(path, TOKEN_FILE)
+                .map_err(|failure| Failure::invalid(format!("{file_flag} {}", failure.message)))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Failure::invalid(format!("{file_flag} {}: not UTF-8", path.display())))?;
+            Some(text.trim().to_owned())
+        }
+        (None, None) => None,
+    };
+    let ca = match settings.ca {
+        Some(path) => {
+            let pem = read_bounded(path, CA_FILE)
+                .map_err(|failure| Failure::invalid(format!("{} {}", settings.flags.ca, failure.message)))?;
+            Some((shown(path), pem))
+        }
+        None => None,
+    };
+    let ca = ca.as_ref().map(|(name, pem)| chat::ExtraCa { name, pem });
+    chat::Endpoint::new(settings.flags, settings.url, ca, key, settings.timeout).map_err(Failure::invalid)
+}
 
 /// The name of `path` in errors: `stdin` for `-`.
 pub fn shown(path: &Path) -> String {

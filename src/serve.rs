@@ -56,30 +56,21 @@ pub struct UpstreamSettings {
 /// The upstream of `settings`, its key read from the variable or file named (and
 /// never printed).
 fn upstream(settings: &UpstreamSettings) -> Result<crate::http::proxy::Upstream, Failure> {
-    let key = match (&settings.key_env, &settings.key_file) {
-        (Some(name), _) => Some(std::env::var(name).map_err(|_| {
-            Failure::invalid(format!("--upstream-key-env {name}: the variable is not set or not UTF-8"))
-        })?),
-        (None, Some(path)) => {
-            let bytes = crate::input::read_bounded(path, crate::input::TOKEN_FILE)
-                .map_err(|failure| Failure::invalid(format!("--upstream-key-file {}", failure.message)))?;
-            let text = String::from_utf8(bytes)
-                .map_err(|_| Failure::invalid(format!("--upstream-key-file {}: not UTF-8", path.display())))?;
-            Some(text.trim().to_owned())
-        }
-        (None, None) => None,
-    };
-    let ca = match &settings.ca {
-        Some(path) => {
-            let pem = crate::input::read_bounded(path, crate::input::CA_FILE)
-                .map_err(|failure| Failure::invalid(format!("--upstream-ca {}", failure.message)))?;
-            Some((crate::input::shown(path), pem))
-        }
-        None => None,
-    };
-    let ca = ca.as_ref().map(|(name, pem)| chat::ExtraCa { name, pem });
-    crate::http::proxy::Upstream::new(&settings.url, ca, key, settings.timeout, settings.unplaced, settings.propose)
-        .map_err(Failure::invalid)
+    let endpoint = crate::input::endpoint(&crate::input::EndpointSettings {
+        flags: crate::http::proxy::FLAGS,
+        key_flags: ("--upstream-key-env", "--upstream-key-file"),
+        url: &settings.url,
+        ca: settings.ca.as_deref(),
+        key_env: settings.key_env.as_deref(),
+        key_file: settings.key_file.as_deref(),
+        timeout: settings.timeout,
+    })?;
+    Ok(crate::http::proxy::Upstream {
+        endpoint,
+        timeout: settings.timeout,
+        unplaced: settings.unplaced,
+        propose: settings.propose,
+    })
 }
 
 /// The whole server over `server`: the API and the pages, the timeout, the body

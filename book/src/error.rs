@@ -99,6 +99,10 @@ pub enum BookError {
     /// A library has no book of this name.
     #[error("no book named {0} in the library")]
     NoBook(String),
+    /// A chat model could not be reached, or answered what a job cannot use; nothing
+    /// was written.
+    #[error("{0}")]
+    Model(String),
     /// A replay did not reproduce the recorded bytes.
     #[error("replay of receipt {receipt} differs from the recorded output at byte {first_difference}")]
     Mismatch {
@@ -223,7 +227,7 @@ impl BookError {
             | BookError::NoBook(_) => ErrorClass::Invalid,
             BookError::Corrupted(_) | BookError::Profile(_) => ErrorClass::Corrupt,
             BookError::Mismatch { .. } => ErrorClass::ReplayMismatch,
-            BookError::Frozen(_) => ErrorClass::Storage,
+            BookError::Frozen(_) | BookError::Model(_) => ErrorClass::Storage,
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod check;
 pub mod chunks;
 pub mod error;
 pub mod explain;
+pub mod extract;
 pub mod governance;
 pub mod idempotency;
 pub mod interchange;

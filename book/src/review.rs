@@ -69,7 +69,7 @@ impl ChunkNames {
 }
 
 /// `text` folded by `profile`, or as it is without one.
-fn fold_by(profile: Option<&Profile>, text: &str) -> String {
+pub(crate) fn fold_by(profile: Option<&Profile>, text: &str) -> String {
     match profile {
         Some(profile) => profile.fold(text),
         None => text.to_owned(),
@@ -223,6 +223,37 @@ pub struct Scanned {
     pub proposed: Vec<CandidateProposed>,
     /// The write, if anything was written.
     pub written: Option<Written>,
+}
+
+/// The language of a book's names, by its profile: `what` (the name alarm, the
+/// extraction) knows Chinese (zh) and Japanese (ja) books only.
+pub(crate) fn names_lang(state: &projections::State, what: &str) -> Result<Lang, BookError> {
+    match state.config().map(|config| config.profile.name.as_str()) {
+        Some("zh") => Ok(Lang::Zh),
+        Some("ja") => Ok(Lang::Ja),
+        other => Err(BookError::Invalid(format!(
+            "{what} knows Chinese (zh) and Japanese (ja) books, not {}",
+            other.unwrap_or("a book without a profile")
+        ))),
+    }
+}
+
+/// Adds the sighting `line` to `candidate`'s evidence (`sightings: N`, then one line a
+/// sighting, up to [`EVIDENCE_CHARS_MAX`]; past it a sighting is counted, not listed),
+/// unless the evidence lists it already. Whether the evidence changed.
+pub(crate) fn add_sighting(candidate: &mut CandidateProposed, line: &str) -> bool {
+    let evidence = candidate.evidence.clone().unwrap_or_default();
+    if evidence.lines().any(|known| known == line) {
+        return false;
+    }
+    let n = if evidence.is_empty() { 0 } else { sightings_in(Some(&evidence)) };
+    let mut lines: Vec<&str> = evidence.lines().filter(|line| !line.starts_with("sightings: ")).collect();
+    let kept: usize = lines.iter().map(|line| line.chars().count() + 1).sum();
+    if kept + line.chars().count() < EVIDENCE_CHARS_MAX {
+        lines.push(line);
+    }
+    candidate.evidence = Some(format!("sightings: {}\n{}", n + 1, lines.join("\n")));
+    true
 }
 
 /// The number of sightings an evidence text records (its first line, `sightings: N`).
@@ -442,16 +473,7 @@ impl Book {
     ) -> Result<Scanned, BookError> {
         let state = self.state(None)?;
         let profile = self.profile(&state)?;
-        let lang = match state.config().map(|config| config.profile.name.as_str()) {
-            Some("zh") => Lang::Zh,
-            Some("ja") => Lang::Ja,
-            other => {
-                return Err(BookError::Invalid(format!(
-                    "the name alarm knows Chinese (zh) and Japanese (ja) books, not {}",
-                    other.unwrap_or("a book without a profile")
-                )))
-            }
-        };
+        let lang = names_lang(&state, "the name alarm")?;
         let names = self.chunk_names(profile, chapter, chunk_key, text)?;
         let found = names.unknown(lang, text);
         let fold = |text: &str| names.fold(text);
@@ -474,16 +496,7 @@ impl Book {
                     new.insert(CandidateProposed::new(free.take()?, sighting.surface.clone(), Origin::Extractor))
                 }
             };
-            let evidence = candidate.evidence.clone().unwrap_or_default();
-            if !evidence.lines().any(|known| known == line) {
-                let n = if evidence.is_empty() { 0 } else { sightings_in(Some(&evidence)) };
-                let mut lines: Vec<&str> = evidence.lines().filter(|line| !line.starts_with("sightings: ")).collect();
-                let kept: usize = lines.iter().map(|line| line.chars().count() + 1).sum();
-                // Past the limit a sighting is counted but not listed.
-                if kept + line.chars().count() < EVIDENCE_CHARS_MAX {
-                    lines.push(&line);
-                }
-                candidate.evidence = Some(format!("sightings: {}\n{}", n + 1, lines.join("\n")));
+            if add_sighting(candidate, &line) {
                 changed.insert(candidate.id, candidate.clone());
             }
             sightings.push((sighting, candidate.id));

@@ -86,6 +86,9 @@ pub enum Command {
     /// The review queue: open candidates and flagged records, and the verdicts on them.
     #[command(subcommand)]
     Review(ReviewCommand),
+    /// Ask a chat model for the proper names of chapters and propose those the book
+    /// does not know as candidates for review (docs/model.md).
+    Extract(Box<ExtractArgs>),
     /// Look for names in a chunk that no record covers, and propose each as a
     /// candidate for review (docs/names.md).
     Scan {
@@ -441,6 +444,73 @@ pub struct ExportArgs {
     /// of the translations (TMX): a BCP 47 tag; default: the book's.
     #[arg(long, value_name = "TAG")]
     pub target_lang: Option<String>,
+}
+
+/// A chat model (any OpenAI-compatible endpoint), for the jobs that ask one
+/// (docs/model.md).
+#[derive(Debug, ClapArgs)]
+pub struct ModelArgs {
+    /// The endpoint's OpenAI base URL (`http://127.0.0.1:8080/v1`,
+    /// `https://api.deepseek.com/v1`). Left out, only the answers the book stored
+    /// are used.
+    #[arg(long, value_name = "URL", env = "LOREBANK_MODEL_URL")]
+    pub model_url: Option<String>,
+    /// The model's name, sent as `model` (and what stored answers are found by).
+    #[arg(long, value_name = "NAME", env = "LOREBANK_MODEL")]
+    pub model: String,
+    /// The environment variable that holds the endpoint's API key.
+    #[arg(long, value_name = "NAME", requires = "model_url", conflicts_with = "model_key_file")]
+    pub model_key_env: Option<String>,
+    /// The file that holds the endpoint's API key.
+    #[arg(long, value_name = "FILE", requires = "model_url")]
+    pub model_key_file: Option<PathBuf>,
+    /// A PEM file of CA certificates an https endpoint may chain to, besides the
+    /// system's.
+    #[arg(long, value_name = "FILE", requires = "model_url")]
+    pub model_ca: Option<PathBuf>,
+    /// How long to wait for each answer to begin, and between two pieces of it.
+    #[arg(long, default_value = "300", value_name = "SECONDS", value_parser = wait_seconds)]
+    pub model_timeout: Duration,
+}
+
+/// `lorebank extract`.
+#[derive(Debug, ClapArgs)]
+pub struct ExtractArgs {
+    /// The chapter, or a range of them (`3`, `1-5`); each needs its source text
+    /// (`source add`) unless --text gives the one chapter's.
+    #[arg(long, value_name = "N|A-B", value_parser = chapter_range)]
+    pub chapter: (u32, u32),
+    /// The chapter's text: a file, or `-` for standard input (one chapter only).
+    #[arg(long)]
+    pub text: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Ask the model again, even for a part whose answer the book stored.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Report what would be proposed; write nothing (no candidates, no answers).
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+/// `N` or `A-B`, chapters from 1, `A <= B`.
+pub fn chapter_range(text: &str) -> Result<(u32, u32), String> {
+    let number = |part: &str| -> Result<u32, String> {
+        match part.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("{text:?}: expected a chapter N or a range A-B of chapters from 1")),
+        }
+    };
+    let (from, to) = match text.split_once('-') {
+        Some((from, to)) => (number(from)?, number(to)?),
+        None => (number(text)?, number(text)?),
+    };
+    if from > to {
+        return Err(format!("{text:?}: the range ends before it starts"));
+    }
+    Ok((from, to))
 }
 
 /// `lorebank check`.

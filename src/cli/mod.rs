@@ -102,6 +102,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let mut book = if reads { open_reader(&book?)? } else { open_book(&book?)? };
             review::review(&mut book, &command, json)
         }
+        Command::Extract(extract) => {
+            let text = extract.text.as_ref().map(|text| read_text(text, SOURCE_FILE)).transpose()?;
+            let mut book = if extract.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
+            review::extract(&mut book, &extract, text, json)
+        }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
             let text = text.map(|text| read_text(&text, CHUNK)).transpose()?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };

@@ -6,7 +6,7 @@ use book::review::Acceptance;
 use book::Book;
 use ledger_model::*;
 
-use crate::cli::args::{CheckArgs, ReviewCommand};
+use crate::cli::args::{CheckArgs, ExtractArgs, ModelArgs, ReviewCommand};
 use crate::cli::{default_actor, gender, now_ms, read_text, record_id, write_options};
 use crate::failure::Failure;
 use crate::render::{json, print, submitted, text};
@@ -21,6 +21,66 @@ pub fn check(book: &mut Book, args: &CheckArgs, json: bool) -> Result<(), Failur
     };
     let checked = book.check(&args.receipt, &translation, &options)?;
     print(json, || json::checked(&checked, !args.dry_run), || text::checked(&checked, !args.dry_run));
+    Ok(())
+}
+
+/// The model of `--model-url` (the `chat` crate's client), as the book's jobs ask it.
+struct ChatModel {
+    endpoint: chat::Endpoint,
+    name: String,
+}
+
+impl book::extract::Model for ChatModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn complete(&self, request: &[u8]) -> Result<Vec<u8>, String> {
+        let limit = book::extract::ANSWER_BYTES_MAX;
+        let answer =
+            self.endpoint.post_blocking("/chat/completions", request.to_vec(), limit).map_err(|f| f.to_string())?;
+        if (200..300).contains(&answer.status) {
+            return Ok(answer.body);
+        }
+        let text = String::from_utf8_lossy(&answer.body);
+        let excerpt: String = text.chars().take(300).collect();
+        Err(format!("answered {}: {}", answer.status, excerpt.trim()))
+    }
+}
+
+/// The flags a model endpoint is configured by.
+const MODEL_FLAGS: chat::Flags = chat::Flags {
+    noun: "model endpoint",
+    url: "--model-url",
+    ca: "--model-ca",
+    key: "--model-key-env or --model-key-file",
+};
+
+/// The model of `args`, when a URL is given.
+fn chat_model(args: &ModelArgs) -> Result<Option<ChatModel>, Failure> {
+    let Some(url) = &args.model_url else { return Ok(None) };
+    let endpoint = crate::input::endpoint(&crate::input::EndpointSettings {
+        flags: MODEL_FLAGS,
+        key_flags: ("--model-key-env", "--model-key-file"),
+        url,
+        ca: args.model_ca.as_deref(),
+        key_env: args.model_key_env.as_deref(),
+        key_file: args.model_key_file.as_deref(),
+        timeout: args.model_timeout,
+    })?;
+    Ok(Some(ChatModel { endpoint, name: args.model.clone() }))
+}
+
+pub fn extract(book: &mut Book, args: &ExtractArgs, text: Option<String>, json: bool) -> Result<(), Failure> {
+    let model = chat_model(&args.model)?;
+    let options = book::extract::ExtractOptions {
+        model_name: Some(args.model.model.clone()),
+        fresh: args.fresh,
+        dry_run: args.dry_run,
+    };
+    let model = model.as_ref().map(|model| model as &dyn book::extract::Model);
+    let extracted = book.extract(model, args.chapter, text.as_deref(), &options, &write_options(&args.write))?;
+    print(json, || json::extracted(&extracted, args.dry_run), || text::extracted(&extracted, args.dry_run));
     Ok(())
 }
 

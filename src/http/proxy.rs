@@ -75,7 +75,7 @@ pub const FLAGS: chat::Flags = chat::Flags {
 /// ([`chat::Endpoint`]) and what the proxy does around it.
 #[derive(Clone, Debug)]
 pub struct Upstream {
-    endpoint: chat::Endpoint,
+    pub endpoint: chat::Endpoint,
     /// The longest wait for the response's headers, and between two pieces of its
     /// body.
     pub timeout: Duration,
@@ -85,20 +85,6 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    /// The upstream at `url` (`http://host:port/v1` or `https://host/v1`), with its
-    /// credential; an `https` one trusts the system's roots and those of `ca`.
-    pub fn new(
-        url: &str,
-        ca: Option<chat::ExtraCa>,
-        key: Option<String>,
-        timeout: Duration,
-        unplaced: Unplaced,
-        propose: bool,
-    ) -> Result<Upstream, String> {
-        let endpoint = chat::Endpoint::new(FLAGS, url, ca, key, timeout)?;
-        Ok(Upstream { endpoint, timeout, unplaced, propose })
-    }
-
     /// Sends one request upstream: connects (within [`chat::CONNECT_TIMEOUT`]) and
     /// waits for the response's headers (within `timeout`).
     async fn send(

@@ -910,6 +910,41 @@ pub fn scanned(scanned: &Scanned, dry_run: bool) {
     }
 }
 
+/// `lorebank extract`: the requests, then each name the model proposed and its fate.
+pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) {
+    use book::extract::NameOutcome;
+    let stored = extracted.parts.iter().filter(|part| part.stored).count();
+    outln!(
+        "{} request(s) to {} (prompt v{}), {stored} answered from the book's store",
+        extracted.parts.len(),
+        extracted.model,
+        extracted.prompt_version
+    );
+    for name in &extracted.names {
+        let fate = match name.outcome {
+            NameOutcome::Proposed => "proposed",
+            NameOutcome::Evidence => "added to the evidence of",
+            NameOutcome::Unchanged => "already in the evidence of",
+            NameOutcome::Known => "known to the book",
+            NameOutcome::NotInText => "dropped: not in the chapter's text",
+        };
+        let candidate = name.candidate.map(|id| format!(" {id}")).unwrap_or_default();
+        outln!("  ch{} {}: {fate}{candidate}", name.chapter, name.name.surface);
+    }
+    outln!(
+        "{} proposed, {} with new evidence, {} known, {} not in the text",
+        extracted.count(NameOutcome::Proposed),
+        extracted.count(NameOutcome::Evidence),
+        extracted.count(NameOutcome::Known),
+        extracted.count(NameOutcome::NotInText)
+    );
+    match (&extracted.written, dry_run) {
+        (_, true) => outln!("dry run: {} candidate(s) would be proposed or updated", extracted.proposed.len()),
+        (Some(written), false) => submitted(written),
+        (None, false) => outln!("no change to the log"),
+    }
+}
+
 /// The report of an import: what was placed where, skipped, lost and noted.
 pub fn import_report(report: &ImportReport, dry_run: bool) {
     let how = if report.detected { "detected" } else { "--format" };

@@ -11,7 +11,11 @@ The request's "model" decides the answer:
   pieces, usage in the last event, then `data: [DONE]`, when "stream" is true);
 * fail: 500 with an error body;
 * cut: a stream of two pieces, then the connection closes mid-chunk;
-* hang: no answer for 30 s.
+* hang: no answer for 30 s;
+* names: the names of NAMES found in the last user message, each with the sentence
+  (up to 。) it is first in, and one name that is not in the text (INVENTED), as the
+  JSON object `lorebank extract` asks for; names-fenced: the same inside a Markdown
+  code fence; malformed: prose instead of JSON.
 """
 
 import json
@@ -24,6 +28,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TRANSLATION = "Царь обезьян поклонился, и Сунь Укун вышел за ворота."
 LOCK = threading.Lock()
+# Names the extraction stand-in knows: surface, kind, gender, reading.
+NAMES = [
+    ("孙悟空", "person", "m", "Sūn Wùkōng"),
+    ("花果山", "place", None, "Huāguǒ Shān"),
+    ("美猴王", "person", "m", None),
+    ("须菩提祖师", "person", "m", "Xūpútí Zǔshī"),
+]
+INVENTED = "李逍遥"
+
+
+def extraction(text):
+    """The names of NAMES in `text`, and INVENTED, as `lorebank extract` asks."""
+    sentences = [part + "。" for part in text.split("。")]
+    names = []
+    for surface, kind, gender, reading in NAMES:
+        if surface in text:
+            evidence = next(sentence for sentence in sentences if surface in sentence)
+            names.append({"surface": surface, "kind": kind, "gender": gender, "reading": reading,
+                          "evidence": evidence.strip()})
+    names.append({"surface": INVENTED, "kind": "person", "gender": "m", "reading": None,
+                  "evidence": INVENTED + "笑道。"})
+    return json.dumps({"names": names}, ensure_ascii=False)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -72,10 +98,18 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(500, {"error": {"message": "the stand-in failed", "type": "server_error"}})
             return
         usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        content = TRANSLATION
+        if model in ("names", "names-fenced"):
+            user = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+            content = extraction(user)
+            if model == "names-fenced":
+                content = "```json\n" + content + "\n```"
+        if model == "malformed":
+            content = "Here are the names: 孙悟空 (person), 花果山 (place)."
         if not body.get("stream"):
             self.send_json(200, {
                 "id": "chatcmpl-1", "object": "chat.completion", "model": "stand-in-1",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": TRANSLATION},
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                              "finish_reason": "stop"}],
                 "usage": usage,
             })

@@ -462,6 +462,9 @@ pub enum Origin {
     Postcheck,
     /// An import from another tool.
     Import,
+    /// A chat model asked to extract a chapter's names (`lorebank extract`); the
+    /// evidence names the model and the prompt version.
+    Llm,
 }
 
 /// Trust level of a candidate.

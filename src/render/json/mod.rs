@@ -805,6 +805,50 @@ pub fn scanned(scanned: &book::review::Scanned, dry_run: bool) -> Value {
     })
 }
 
+/// `lorebank extract`: each request (stored or asked), each name and its fate, the
+/// candidates proposed or given evidence, the write.
+pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) -> Value {
+    let parts: Vec<Value> = extracted
+        .parts
+        .iter()
+        .map(|part| {
+            json!({
+                "chapter": part.chapter,
+                "part": part.part,
+                "request": part.request.to_hex(),
+                "exchange": part.exchange.to_hex(),
+                "stored": part.stored,
+                "names": part.names,
+            })
+        })
+        .collect();
+    let names: Vec<Value> = extracted
+        .names
+        .iter()
+        .map(|name| {
+            json!({
+                "chapter": name.chapter,
+                "surface": name.name.surface,
+                "kind": name.name.kind,
+                "gender": name.name.gender,
+                "reading": name.name.reading,
+                "evidence": name.name.evidence,
+                "outcome": name.outcome,
+                "candidate": name.candidate.map(|id| id.to_string()),
+            })
+        })
+        .collect();
+    json!({
+        "dry_run": dry_run,
+        "model": extracted.model,
+        "prompt_version": extracted.prompt_version,
+        "parts": parts,
+        "names": names,
+        "proposed": extracted.proposed.iter().map(|proposed| proposed.id.to_string()).collect::<Vec<_>>(),
+        "written": extracted.written.as_ref().map(submitted),
+    })
+}
+
 // ----- the audit page's reads (the JSON twins of its pages, docs/ui.md) -----
 
 fn staleness(stale: &Staleness) -> Value {

@@ -1,0 +1,712 @@
+//! The model in the loop, outside the hot path: a chat model asked once per chapter
+//! for its proper names (`lorebank extract`), the answers parsed strictly, checked
+//! against the text and proposed as review candidates with `origin: llm`.
+//!
+//! **The request.** A chapter is sent in parts of at most [`PART_CHARS_MAX`]
+//! characters (whole lines; a longer line is a part of its own, cut at the limit),
+//! each one chat request: the versioned prompt [`EXTRACT_PROMPT`] as the system
+//! message, the part as the user message, temperature 0 and a JSON-object answer
+//! asked for. The request's bytes are a function of the model's name, the prompt, the
+//! chapter number and the part: the same chapter asks the same question.
+//!
+//! **The answer** must be a 2xx chat completion whose message content is one JSON
+//! object `{"names": [...]}` (inside one Markdown code fence at most), each name with
+//! exactly the fields `surface`, `kind` (`person`, `place`, `organization`, `item`,
+//! `other`), `gender` (`m`, `f` or null), `reading` (string or null) and `evidence`
+//! (a sentence of the text). Anything else is an error and nothing is written. A
+//! name whose folded surface is not in the folded part is dropped and reported
+//! (the model invented it); a name the book knows (a term's source or alias, folded)
+//! is reported and not proposed.
+//!
+//! **Candidates.** One per folded surface: a surface already proposed (by the name
+//! alarm, an earlier extraction, any origin) gets the model's sighting added to its
+//! evidence; a new one is a `candidate_proposed` with `origin: llm`. An evidence line
+//! names the chapter, the model, the prompt version, kind, gender and reading, and
+//! the model's evidence sentence, so the review queue shows who proposed what.
+//!
+//! **Exchanges.** Every request and its answer are stored beside the book as a blob
+//! ([`StoredExchange`], id the blake3 of its bytes), found by the request's hash
+//! through index blobs (like a receipt's checks: blobs are never rewritten), in the
+//! same commit as the candidates. A request asked before is answered from the store
+//! (the job replays from what the model said, whatever it says next time) unless the
+//! caller asks `fresh`; without a model only stored answers are used. An answer that
+//! fails to parse is not stored.
+//!
+//! The model itself is the caller's ([`Model`]): the book does no network I/O.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ledger_model::*;
+use serde::{Deserialize, Serialize};
+
+use crate::book::Book;
+use crate::error::BookError;
+use crate::review::{add_sighting, fold_by, names_lang};
+use crate::service::{Labelled, WriteOptions, Written};
+
+/// The version of [`EXTRACT_PROMPT`], recorded in every stored exchange and evidence
+/// line. A change of the prompt's text is a new version.
+pub const EXTRACT_PROMPT_VERSION: u32 = 1;
+
+/// The system message of an extraction request; `{language}` is the book's.
+pub const EXTRACT_PROMPT: &str = "You extract proper names from a part of a {language} novel, for the glossary \
+of its Russian translation. List every proper name in the text: persons (with nicknames and titles used as names), \
+places, organizations (sects, clans, schools, ranks of an order), named items and techniques. Do not list common \
+nouns, pronouns or names of real countries used generically. Do not translate.\n\
+Answer with one JSON object and nothing else: {\"names\": [{\"surface\": ..., \"kind\": ..., \"gender\": ..., \
+\"reading\": ..., \"evidence\": ...}]}, where\n\
+- surface: the name exactly as written in the text;\n\
+- kind: one of \"person\", \"place\", \"organization\", \"item\", \"other\";\n\
+- gender: \"m\" or \"f\" when the text shows it (pronouns, kinship, address), else null;\n\
+- reading: the pinyin (Chinese) or the kana reading (Japanese), or null;\n\
+- evidence: one sentence of the text that contains the name, copied exactly.\n\
+List each name once. With no names, answer {\"names\": []}.";
+
+/// The most characters of a chapter sent in one request.
+pub const PART_CHARS_MAX: usize = 4_000;
+/// The most bytes of a model's answer read.
+pub const ANSWER_BYTES_MAX: usize = 1 << 20;
+/// The most names one answer may hold.
+pub const NAMES_PER_ANSWER_MAX: usize = 500;
+/// The longest surface a model may propose, in characters.
+pub const SURFACE_CHARS_MAX: usize = 32;
+/// The longest reading and evidence sentence kept, in characters (longer ones are
+/// cut, with `…`).
+pub const EVIDENCE_CHARS_MAX: usize = 200;
+
+/// blake3 `derive_key` context of a request's hash.
+const REQUEST_CONTEXT: &str = "lorebank 2026 model request v1";
+/// blake3 `derive_key` context of a stored exchange's id.
+const EXCHANGE_CONTEXT: &str = "lorebank 2026 model exchange v1";
+/// blake3 `derive_key` context of the id of a request's exchange index.
+const INDEX_CONTEXT: &str = "lorebank 2026 model exchange index v1";
+/// The byte form of [`StoredExchange`].
+pub const EXCHANGE_FORMAT: u16 = 1;
+/// The job an extraction's exchanges are stored under.
+pub const EXTRACT_JOB: &str = "extract";
+
+/// A chat model the caller reaches: the adapters hand the book one (the `chat`
+/// crate's endpoint); the book never reaches the network itself.
+pub trait Model {
+    /// The model's name, sent as the request's `model`.
+    fn name(&self) -> &str;
+    /// Sends a chat completion request (JSON bytes) and returns the body of a 2xx
+    /// answer, or why there is none (unreachable, timed out, another status).
+    fn complete(&self, request: &[u8]) -> Result<Vec<u8>, String>;
+}
+
+/// One request to a model and its answer, as stored beside the book.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredExchange {
+    /// [`EXCHANGE_FORMAT`].
+    pub format: u16,
+    /// The job that asked ([`EXTRACT_JOB`]).
+    pub job: String,
+    /// The version of the job's prompt.
+    pub prompt_version: u32,
+    /// The request's bytes (JSON).
+    pub request: String,
+    /// The answer's body, as the model sent it (lossless when UTF-8, which a JSON
+    /// answer is).
+    pub answer: String,
+    /// When it was asked, in unix milliseconds (informational only).
+    pub recorded_at_ms: u64,
+    /// Who asked.
+    pub actor: String,
+}
+
+impl StoredExchange {
+    /// The canonical bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, BookError> {
+        ledger_model::codec::encode_large(self).map_err(|error| BookError::Invalid(format!("exchange: {error}")))
+    }
+
+    /// Decodes canonical bytes, refusing any other.
+    pub fn decode(bytes: &[u8]) -> Result<StoredExchange, String> {
+        ledger_model::codec::decode_large_strict(bytes).map_err(|error| error.to_string())
+    }
+}
+
+/// The hash a request is found by.
+pub fn request_hash(request: &[u8]) -> Hash32 {
+    Hash32(*blake3::Hasher::new_derive_key(REQUEST_CONTEXT).update(request).finalize().as_bytes())
+}
+
+fn exchange_id(bytes: &[u8]) -> Hash32 {
+    Hash32(*blake3::Hasher::new_derive_key(EXCHANGE_CONTEXT).update(bytes).finalize().as_bytes())
+}
+
+/// The id of the `n`th entry (from 0) of the exchange index of `request`: a blob
+/// holding an exchange's id.
+fn index_id(request: Hash32, n: u32) -> Hash32 {
+    let mut hasher = blake3::Hasher::new_derive_key(INDEX_CONTEXT);
+    Hash32(*hasher.update(&request.0).update(&n.to_le_bytes()).finalize().as_bytes())
+}
+
+/// What a name is, as the model says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameKind {
+    /// A person (or a being named like one).
+    Person,
+    /// A place.
+    Place,
+    /// A sect, clan, school, order.
+    Organization,
+    /// A named item or technique.
+    Item,
+    /// Anything else.
+    Other,
+}
+
+/// A gender the text shows, as the model says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ShownGender {
+    /// Masculine (`m`).
+    #[serde(rename = "m")]
+    M,
+    /// Feminine (`f`).
+    #[serde(rename = "f")]
+    F,
+}
+
+/// One name of an answer, as the schema has it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProposedName {
+    /// The name as written in the text.
+    pub surface: String,
+    /// What it names.
+    pub kind: NameKind,
+    /// The gender the text shows, if it does.
+    pub gender: Option<ShownGender>,
+    /// Pinyin or kana, if given.
+    pub reading: Option<String>,
+    /// A sentence of the text holding the name.
+    pub evidence: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Names {
+    names: Vec<ProposedName>,
+}
+
+/// The names of a model's answer (a chat completion's body), or why it is not one.
+pub fn parse_answer(body: &[u8]) -> Result<Vec<ProposedName>, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|error| format!("not a JSON chat completion: {error}"))?;
+    let content = value
+        .pointer("/choices/0/message/content")
+        .and_then(serde_json::Value::as_str)
+        .ok_or("no choices[0].message.content string in it")?;
+    let json = unfenced(content.trim());
+    let names: Names = serde_json::from_str(json)
+        .map_err(|error| format!("its content is not the object {{\"names\": [...]}} the prompt asks for: {error}"))?;
+    if names.names.len() > NAMES_PER_ANSWER_MAX {
+        return Err(format!("{} names, more than {NAMES_PER_ANSWER_MAX}", names.names.len()));
+    }
+    for (n, name) in names.names.iter().enumerate() {
+        let chars = name.surface.trim().chars().count();
+        if chars == 0 || chars > SURFACE_CHARS_MAX {
+            return Err(format!("names[{n}].surface: {chars} characters, expected 1 to {SURFACE_CHARS_MAX}"));
+        }
+        if name.surface.chars().any(char::is_control) {
+            return Err(format!("names[{n}].surface: a control character"));
+        }
+    }
+    Ok(names.names)
+}
+
+/// `text` without one Markdown code fence around it (```` ```json … ``` ````).
+fn unfenced(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("```") else { return text };
+    let Some(body) = rest.strip_suffix("```") else { return text };
+    // The fence's info string (`json`) runs to the first newline.
+    match body.find('\n') {
+        Some(at) => body[at + 1..].trim(),
+        None => body.trim(),
+    }
+}
+
+/// The parts of a chapter's text sent one request each: whole lines up to
+/// [`PART_CHARS_MAX`] characters, a longer line cut at the limit.
+pub fn parts(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut chars) = (0, 0);
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let n = line.chars().count();
+        if chars > 0 && chars + n > PART_CHARS_MAX {
+            parts.push(&text[start..at]);
+            (start, chars) = (at, 0);
+        }
+        if n > PART_CHARS_MAX {
+            // A line over the limit: parts of it, cut on char boundaries.
+            let mut cut = at;
+            for (count, (offset, _)) in line.char_indices().enumerate() {
+                if count > 0 && count % PART_CHARS_MAX == 0 {
+                    parts.push(&text[cut..at + offset]);
+                    cut = at + offset;
+                }
+            }
+            (start, chars) = (cut, text[cut..at + line.len()].chars().count());
+        } else {
+            chars += n;
+        }
+        at += line.len();
+    }
+    if start < text.len() && !text[start..].trim().is_empty() {
+        parts.push(&text[start..]);
+    }
+    parts
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'a str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ResponseFormat {
+    r#type: &'static str,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    temperature: u8,
+    messages: [Message<'a>; 2],
+    response_format: ResponseFormat,
+}
+
+/// The bytes of the request for one part.
+pub fn extract_request(model: &str, language: &str, chapter: u32, part: &str) -> Vec<u8> {
+    let system = EXTRACT_PROMPT.replace("{language}", language);
+    let user = format!("Chapter {chapter}.\n\n{part}");
+    let request = Request {
+        model,
+        temperature: 0,
+        messages: [Message { role: "system", content: &system }, Message { role: "user", content: &user }],
+        response_format: ResponseFormat { r#type: "json_object" },
+    };
+    serde_json::to_vec(&request).unwrap_or_default()
+}
+
+/// How to extract.
+#[derive(Clone, Debug)]
+pub struct ExtractOptions {
+    /// The model's name when no model is at hand (answers are then read from the
+    /// store only); ignored when one is.
+    pub model_name: Option<String>,
+    /// Ask the model again even when the store holds an answer.
+    pub fresh: bool,
+    /// Write nothing (neither candidates nor exchanges).
+    pub dry_run: bool,
+}
+
+/// One request of an extraction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AskedPart {
+    /// The chapter.
+    pub chapter: u32,
+    /// From 1.
+    pub part: u32,
+    /// The request's hash ([`request_hash`]).
+    pub request: Hash32,
+    /// The stored exchange answering it.
+    pub exchange: Hash32,
+    /// Answered from the store, not by the model.
+    pub stored: bool,
+    /// Names in the answer.
+    pub names: u32,
+}
+
+/// What happened to a name the model proposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameOutcome {
+    /// A new candidate.
+    Proposed,
+    /// Added as evidence to the candidate its surface already has.
+    Evidence,
+    /// The evidence already listed this sighting: nothing changed.
+    Unchanged,
+    /// The book knows the surface (a term's source or alias).
+    Known,
+    /// Not in the chapter's text: the model invented it; dropped.
+    NotInText,
+}
+
+/// A name of the extraction and its fate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExtractedName {
+    /// The chapter whose answer held it.
+    pub chapter: u32,
+    /// As the model proposed it.
+    pub name: ProposedName,
+    /// What became of it.
+    pub outcome: NameOutcome,
+    /// The candidate it became or was added to.
+    pub candidate: Option<RecordId>,
+}
+
+/// What an extraction did.
+#[derive(Debug)]
+pub struct Extracted {
+    /// The model asked (or whose stored answers were read).
+    pub model: String,
+    /// [`EXTRACT_PROMPT_VERSION`].
+    pub prompt_version: u32,
+    /// Every request, in order.
+    pub parts: Vec<AskedPart>,
+    /// Every name of every answer, in order.
+    pub names: Vec<ExtractedName>,
+    /// Candidates proposed or given new evidence.
+    pub proposed: Vec<CandidateProposed>,
+    /// The write, if the log changed.
+    pub written: Option<Written>,
+}
+
+impl Extracted {
+    /// How many names had `outcome`.
+    pub fn count(&self, outcome: NameOutcome) -> usize {
+        self.names.iter().filter(|name| name.outcome == outcome).count()
+    }
+}
+
+/// The language named in the prompt.
+fn language_of(lang: names::Lang) -> &'static str {
+    match lang {
+        names::Lang::Zh => "Chinese",
+        names::Lang::Ja => "Japanese",
+    }
+}
+
+/// A text cut to `max` characters, with `…` when cut, on one line.
+fn cut(text: &str, max: usize) -> String {
+    let one_line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one_line = one_line.trim();
+    match one_line.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &one_line[..at]),
+        None => one_line.to_owned(),
+    }
+}
+
+/// The evidence line of a name the model proposed in `chapter`.
+fn evidence_line(chapter: u32, model: &str, name: &ProposedName) -> String {
+    let kind = serde_json::to_value(name.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+    let gender = match name.gender {
+        Some(ShownGender::M) => " m",
+        Some(ShownGender::F) => " f",
+        None => "",
+    };
+    let reading = match &name.reading {
+        Some(reading) if !reading.trim().is_empty() => format!(" ({})", cut(reading, EVIDENCE_CHARS_MAX)),
+        _ => String::new(),
+    };
+    format!(
+        "ch{chapter} llm {} prompt v{EXTRACT_PROMPT_VERSION}: {kind}{gender}{reading}: {}",
+        cut(model, 64),
+        cut(&name.evidence, EVIDENCE_CHARS_MAX)
+    )
+}
+
+impl Book {
+    /// The latest stored exchange answering the request of hash `request`, if any.
+    pub fn stored_exchange(&self, request: Hash32) -> Result<Option<(Hash32, StoredExchange)>, BookError> {
+        let mut latest = None;
+        for n in 0.. {
+            let Some(bytes) = self.ledger().blob(index_id(request, n))? else { break };
+            let id = <[u8; 32]>::try_from(bytes.as_slice())
+                .map(Hash32)
+                .map_err(|_| BookError::Corrupted(format!("exchange index {request} entry {n}: not an id")))?;
+            latest = Some(id);
+        }
+        let Some(id) = latest else { return Ok(None) };
+        Ok(Some((id, self.exchange(id)?)))
+    }
+
+    /// The stored exchange `id`.
+    pub fn exchange(&self, id: Hash32) -> Result<StoredExchange, BookError> {
+        let bytes = self.ledger().blob(id)?.ok_or_else(|| BookError::NotFound { what: format!("exchange {id}") })?;
+        if exchange_id(&bytes) != id {
+            return Err(BookError::Corrupted(format!("exchange {id}: its bytes do not hash to its id")));
+        }
+        StoredExchange::decode(&bytes).map_err(|why| BookError::Corrupted(format!("exchange {id}: {why}")))
+    }
+
+    /// The texts of chapters `from..=to`: `text` for the one chapter it is given for,
+    /// else each chapter's registered source text.
+    fn chapter_texts(&mut self, (from, to): (u32, u32), text: Option<&str>) -> Result<Vec<(u32, String)>, BookError> {
+        if from == 0 || from > to {
+            return Err(BookError::InvalidField {
+                field: "chapter",
+                message: format!("{from}-{to}: expected chapters from 1, in order"),
+            });
+        }
+        if let Some(text) = text {
+            if from != to {
+                return Err(BookError::InvalidField {
+                    field: "chapter",
+                    message: format!("a text is one chapter's, not chapters {from}-{to}'s"),
+                });
+            }
+            return Ok(vec![(from, text.to_owned())]);
+        }
+        let mut texts = Vec::new();
+        for chapter in from..=to {
+            match self.source_text(chapter) {
+                Ok((_, text)) => texts.push((chapter, text)),
+                Err(BookError::NotFound { .. }) => {
+                    return Err(BookError::InvalidField {
+                        field: "chapter",
+                        message: format!("chapter {chapter} has no source text: add it (source add) or give its text"),
+                    })
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(texts)
+    }
+
+    /// Asks `model` (or, without one, the store) for the proper names of chapters
+    /// `from..=to` (their registered source texts, or `text` for one chapter) and
+    /// proposes them as candidates, as the module documentation says. Nothing is
+    /// written unless every answer parses.
+    pub fn extract(
+        &mut self,
+        model: Option<&dyn Model>,
+        chapters: (u32, u32),
+        text: Option<&str>,
+        options: &ExtractOptions,
+        write: &WriteOptions,
+    ) -> Result<Extracted, BookError> {
+        let chapters = self.chapter_texts(chapters, text)?;
+        let model_name = match (model, &options.model_name) {
+            (Some(model), _) => model.name().to_owned(),
+            (None, Some(name)) => name.clone(),
+            (None, None) => {
+                return Err(BookError::InvalidField {
+                    field: "model",
+                    message: "no model named to extract with".into(),
+                })
+            }
+        };
+        let state = self.state(None)?;
+        let lang = names_lang(&state, "extraction")?;
+        let profile = self.profile(&state)?;
+        let fold = |text: &str| fold_by(profile.as_deref(), text);
+        let mut known = BTreeSet::new();
+        for active in state.active_terms(None) {
+            known.insert(fold(&active.term.put.src));
+            known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
+        }
+
+        // Ask (or read) every part first: nothing is written unless all parse.
+        let mut asked = Vec::new();
+        let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
+        let mut answers: Vec<(u32, String, Vec<ProposedName>)> = Vec::new();
+        for (chapter, text) in &chapters {
+            for (n, part) in parts(text).into_iter().enumerate() {
+                let where_ = format!("chapter {chapter} part {}", n + 1);
+                let request = extract_request(&model_name, language_of(lang), *chapter, part);
+                let hash = request_hash(&request);
+                let stored = if options.fresh { None } else { self.stored_exchange(hash)? };
+                let (exchange, answer, from_store) = match (stored, model) {
+                    (Some((id, exchange)), _) => (id, exchange.answer, true),
+                    (None, Some(model)) => {
+                        let body = model
+                            .complete(&request)
+                            .map_err(|why| BookError::Model(format!("{where_}: the model {model_name}: {why}")))?;
+                        if body.len() > ANSWER_BYTES_MAX {
+                            return Err(BookError::Model(format!(
+                                "{where_}: the answer is longer than {ANSWER_BYTES_MAX} bytes"
+                            )));
+                        }
+                        let answer = String::from_utf8(body)
+                            .map_err(|_| BookError::Model(format!("{where_}: the model's answer is not UTF-8")))?;
+                        let stored = StoredExchange {
+                            format: EXCHANGE_FORMAT,
+                            job: EXTRACT_JOB.into(),
+                            prompt_version: EXTRACT_PROMPT_VERSION,
+                            request: String::from_utf8_lossy(&request).into_owned(),
+                            answer: answer.clone(),
+                            recorded_at_ms: write.recorded_at_ms,
+                            actor: write.actor.as_str().to_owned(),
+                        };
+                        let bytes = stored.encode()?;
+                        let id = exchange_id(&bytes);
+                        let mut entry = 0;
+                        while self.ledger().blob(index_id(hash, entry))?.is_some() {
+                            entry += 1;
+                        }
+                        blobs.push((id, bytes));
+                        blobs.push((index_id(hash, entry), id.0.to_vec()));
+                        (id, answer, false)
+                    }
+                    (None, None) => {
+                        return Err(BookError::Model(format!(
+                            "{where_}: no stored answer of {model_name} to this request, and no model to ask \
+                             (give --model-url)"
+                        )))
+                    }
+                };
+                let names = parse_answer(answer.as_bytes()).map_err(|why| {
+                    BookError::Model(format!(
+                        "{where_}: the answer of {model_name} is refused: {why}; nothing was written"
+                    ))
+                })?;
+                asked.push(AskedPart {
+                    chapter: *chapter,
+                    part: n as u32 + 1,
+                    request: hash,
+                    exchange,
+                    stored: from_store,
+                    names: names.len() as u32,
+                });
+                answers.push((*chapter, fold(part), names));
+            }
+        }
+
+        // Candidates by folded surface, as the name alarm keeps them.
+        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
+        for candidate in state.candidates().values() {
+            by_surface.entry(fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
+        }
+        let mut free = state.free_ids(RecordKind::Candidate);
+        let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
+        let mut names_out = Vec::new();
+        for (chapter, folded_part, names) in answers {
+            for name in names {
+                let surface = name.surface.trim().to_owned();
+                let folded = fold(&surface);
+                let (outcome, candidate) = if !folded_part.contains(&folded) {
+                    (NameOutcome::NotInText, None)
+                } else if known.contains(&folded) {
+                    (NameOutcome::Known, None)
+                } else {
+                    let line = evidence_line(chapter, &model_name, &name);
+                    let (candidate, new) = match by_surface.entry(folded) {
+                        std::collections::btree_map::Entry::Occupied(found) => (found.into_mut(), false),
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            (slot.insert(CandidateProposed::new(free.take()?, surface.clone(), Origin::Llm)), true)
+                        }
+                    };
+                    let outcome = match (add_sighting(candidate, &line), new) {
+                        (_, true) => NameOutcome::Proposed,
+                        (true, false) => NameOutcome::Evidence,
+                        (false, false) => NameOutcome::Unchanged,
+                    };
+                    if outcome != NameOutcome::Unchanged {
+                        changed.insert(candidate.id, candidate.clone());
+                    }
+                    (outcome, Some(candidate.id))
+                };
+                names_out.push(ExtractedName { chapter, name, outcome, candidate });
+            }
+        }
+        let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        drop(state);
+
+        let written = if options.dry_run {
+            None
+        } else if proposed.is_empty() {
+            if !blobs.is_empty() {
+                self.ledger().file_documents(Vec::<ledger::Document>::new(), blobs)?;
+            }
+            // A stale head refuses even with nothing to propose, like the alarm.
+            self.propose(write, &[], "extract", false)?
+        } else {
+            let source = match chapters.as_slice() {
+                [(only, _)] => format!("extract ch{only}"),
+                _ => "extract".to_owned(),
+            };
+            let bodies = proposed.iter().cloned().map(Body::CandidateProposed).collect();
+            Some(self.submit_labelled(write, Labelled::numbered(bodies, &source), blobs)?)
+        };
+        Ok(Extracted {
+            model: model_name,
+            prompt_version: EXTRACT_PROMPT_VERSION,
+            parts: asked,
+            names: names_out,
+            proposed,
+            written,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(content: &str) -> Vec<u8> {
+        serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]})
+            .to_string()
+            .into_bytes()
+    }
+
+    #[test]
+    fn an_answer_is_parsed_strictly() {
+        let good = r#"{"names": [{"surface": "沈照", "kind": "person", "gender": "f", "reading": "Shěn Zhào", "evidence": "沈照笑道。"}]}"#;
+        let names = parse_answer(&answer(good)).unwrap();
+        assert_eq!(
+            (names[0].surface.as_str(), names[0].kind, names[0].gender),
+            ("沈照", NameKind::Person, Some(ShownGender::F))
+        );
+        assert_eq!(parse_answer(&answer(&format!("```json\n{good}\n```"))).unwrap(), names);
+        for (bad, says) in [
+            ("not json", "is not the object"),
+            (
+                r#"{"names": [{"surface": "沈照", "kind": "hero", "gender": null, "reading": null, "evidence": ""}]}"#,
+                "unknown variant",
+            ),
+            (
+                r#"{"names": [{"surface": "沈照", "kind": "person", "gender": null, "reading": null, "evidence": "", "x": 1}]}"#,
+                "unknown field",
+            ),
+            (
+                r#"{"names": [{"surface": "沈照", "kind": "person", "gender": null, "reading": null}]}"#,
+                "missing field `evidence`",
+            ),
+            (
+                r#"{"names": [{"surface": " ", "kind": "person", "gender": null, "reading": null, "evidence": ""}]}"#,
+                "names[0].surface: 0 characters",
+            ),
+            (r#"{"people": []}"#, "unknown field"),
+        ] {
+            let why = parse_answer(&answer(bad)).unwrap_err();
+            assert!(why.contains(says), "{bad}: {why}");
+        }
+        assert!(parse_answer(b"<html>").unwrap_err().starts_with("not a JSON chat completion"));
+        assert!(parse_answer(br#"{"choices": []}"#).unwrap_err().contains("no choices[0].message.content"));
+    }
+
+    #[test]
+    fn parts_are_whole_lines_within_the_limit_and_cover_the_text() {
+        let line = format!("{}\n", "字".repeat(1_500));
+        let text = line.repeat(5);
+        let parts = parts(&text);
+        assert_eq!(parts.iter().map(|part| part.chars().count()).collect::<Vec<_>>(), [3_002, 3_002, 1_501]);
+        assert_eq!(parts.concat(), text);
+        let long = "字".repeat(PART_CHARS_MAX * 2 + 5);
+        let cut = super::parts(&long);
+        assert_eq!(
+            cut.iter().map(|part| part.chars().count()).collect::<Vec<_>>(),
+            [PART_CHARS_MAX, PART_CHARS_MAX, 5]
+        );
+        assert_eq!(cut.concat(), long);
+        assert!(super::parts("").is_empty() && super::parts("\n\n").is_empty());
+    }
+
+    #[test]
+    fn the_same_part_asks_the_same_bytes() {
+        let a = extract_request("m", "Chinese", 3, "沈照笑道。");
+        assert_eq!(a, extract_request("m", "Chinese", 3, "沈照笑道。"));
+        assert_ne!(request_hash(&a), request_hash(&extract_request("m", "Chinese", 4, "沈照笑道。")));
+        let value: serde_json::Value = serde_json::from_slice(&a).unwrap();
+        assert_eq!(value["messages"][1]["content"], "Chapter 3.\n\n沈照笑道。");
+        assert_eq!(value["temperature"], 0);
+    }
+}

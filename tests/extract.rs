@@ -1,0 +1,182 @@
+//! `lorebank extract` against the stand-in model server (tests/common/upstream.py) on
+//! loopback: names proposed with `origin: llm`, an invented name dropped, a known one
+//! left, the exchange stored and replayed without the model, merged with what the
+//! name alarm finds; a malformed answer, a 500 and a model that hangs refused with
+//! nothing written.
+
+mod common;
+#[path = "common/serve.rs"]
+mod serve;
+#[path = "common/upstream.rs"]
+mod upstream;
+
+use std::time::{Duration, Instant};
+
+use common::Book;
+use serde_json::Value;
+use upstream::Upstream;
+
+/// Chapter 1: three names the stand-in knows (美猴王 is a term of the book) and
+/// nothing of its invented one.
+const CHAPTER: &str = "\
+东胜神洲有一座花果山，山上有一块仙石。\n\
+石猴出世，众猴拜他为美猴王。\n\
+后来他拜师学艺，得名孙悟空。孙悟空道：“我去也！”\n";
+
+fn book_with_chapter() -> (Book, tempfile::TempDir) {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = common::write_file(dir.path(), "001.txt", CHAPTER);
+    book.ok(&["source", "add", "--chapter", "1", &file]);
+    book.ok(&["term", "put", "--id", "T-1", "--src", "美猴王", "--dst", "Царь обезьян"]);
+    (book, dir)
+}
+
+fn extract(book: &Book, upstream: Option<&Upstream>, model: &str, more: &[&str]) -> std::process::Output {
+    let url = upstream.map(Upstream::url);
+    let mut args = vec!["--json", "extract", "--chapter", "1", "--model", model];
+    if let Some(url) = &url {
+        args.extend(["--model-url", url.as_str()]);
+    }
+    args.extend(more);
+    book.run(&args)
+}
+
+fn answer(output: &std::process::Output) -> Value {
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn outcome<'a>(answer: &'a Value, surface: &str) -> &'a Value {
+    let names = answer["names"].as_array().unwrap();
+    &names.iter().find(|name| name["surface"] == surface).unwrap_or_else(|| panic!("{surface}: {answer}"))["outcome"]
+}
+
+#[test]
+fn names_are_proposed_invented_ones_dropped_and_the_answer_replays_from_the_book() {
+    let upstream = Upstream::start();
+    let (book, _dir) = book_with_chapter();
+    let head = book.head();
+    let first = answer(&extract(&book, Some(&upstream), "names", &[]));
+    assert_eq!(outcome(&first, "孙悟空"), "proposed", "{first}");
+    assert_eq!(outcome(&first, "花果山"), "proposed", "{first}");
+    assert_eq!(outcome(&first, "美猴王"), "known", "{first}");
+    assert_eq!(outcome(&first, "李逍遥"), "not_in_text", "the invented name is dropped: {first}");
+    assert_eq!(first["parts"][0]["stored"], false);
+    assert_eq!(upstream.requests().len(), 1);
+    // The request: the versioned prompt, the chapter, a JSON answer asked for.
+    let request = &upstream.requests()[0]["body"];
+    assert_eq!(request["model"], "names");
+    assert_eq!(request["response_format"]["type"], "json_object");
+    assert!(request["messages"][1]["content"].as_str().unwrap().starts_with("Chapter 1.\n\n东胜神洲"), "{request}");
+
+    // Two candidates of origin llm, whose evidence names the model and the prompt.
+    let log = book.log();
+    assert_eq!(log.len() as u64, head + 2, "{log:?}");
+    let proposed: Vec<&Value> = log.iter().filter_map(|event| event["body"].get("candidate_proposed")).collect();
+    assert_eq!(proposed.len(), 2);
+    for candidate in &proposed {
+        assert_eq!(candidate["origin"], "llm", "{candidate}");
+        let evidence = candidate["evidence"].as_str().unwrap();
+        assert!(evidence.starts_with("sightings: 1\nch1 llm names prompt v1: "), "{evidence}");
+    }
+    let wukong = proposed.iter().find(|candidate| candidate["surface"] == "孙悟空").unwrap();
+    assert!(wukong["evidence"].as_str().unwrap().contains("person m (Sūn Wùkōng): 后来他拜师学艺，得名孙悟空。"));
+
+    // The same again: answered from the book, the model is not asked, nothing written.
+    let again = answer(&extract(&book, Some(&upstream), "names", &[]));
+    assert_eq!((again["parts"][0]["stored"].clone(), again["written"].clone()), (Value::Bool(true), Value::Null));
+    assert_eq!(again["parts"][0]["exchange"], first["parts"][0]["exchange"]);
+    assert_eq!(outcome(&again, "孙悟空"), "unchanged");
+    assert_eq!(upstream.requests().len(), 1, "a stored answer is not asked again");
+    // Without a model at all, the stored answer replays the job.
+    let offline = answer(&extract(&book, None, "names", &[]));
+    assert_eq!(offline["parts"][0]["stored"], true);
+    let unchanged: Vec<Value> = first["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| {
+            let mut name = name.clone();
+            if name["outcome"] == "proposed" {
+                name["outcome"] = "unchanged".into();
+            }
+            name
+        })
+        .collect();
+    assert_eq!(offline["names"], Value::Array(unchanged));
+    // --fresh asks again; the same answer changes nothing in the log.
+    let fresh = answer(&extract(&book, Some(&upstream), "names", &["--fresh"]));
+    assert_eq!(fresh["parts"][0]["stored"], false);
+    assert_eq!(upstream.requests().len(), 2);
+    assert_eq!(book.log().len() as u64, head + 2);
+
+    // The name alarm's sighting of 孙悟空 joins the model's candidate: one a surface.
+    let scanned = book.json(&["scan", "--chapter", "1"]);
+    let candidate = wukong["id"].as_str().unwrap();
+    let sightings = scanned["sightings"].as_array().unwrap();
+    assert!(sightings.iter().any(|s| s["surface"] == "孙悟空" && s["candidate"] == candidate), "{scanned}");
+    let queue = book.json(&["review", "show", candidate]);
+    let evidence = queue.to_string();
+    assert!(evidence.contains("llm names prompt v1") && evidence.contains("source@"), "{queue}");
+
+    // A model's fenced answer is read as the same names; another model's sighting is
+    // new evidence for the same candidate (a dry run writes it not).
+    let head = book.head();
+    let fenced = answer(&extract(&book, Some(&upstream), "names-fenced", &["--dry-run"]));
+    assert_eq!(outcome(&fenced, "花果山"), "evidence", "{fenced}");
+    assert_eq!(fenced["names"][0]["candidate"], candidate);
+    assert_eq!((fenced["written"].clone(), book.head()), (Value::Null, head));
+}
+
+#[test]
+fn a_malformed_answer_a_failure_and_a_hang_write_nothing() {
+    let upstream = Upstream::start();
+    let (book, _dir) = book_with_chapter();
+    let head = book.head();
+    let output = extract(&book, Some(&upstream), "malformed", &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let error: Value = serde_json::from_slice(&output.stderr).unwrap();
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("chapter 1 part 1: the answer of malformed is refused: its content is not"),
+        "{message}"
+    );
+    assert!(message.ends_with("nothing was written"), "{message}");
+    // Nothing stored either: without the model there is no answer to replay.
+    let output = extract(&book, None, "malformed", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no stored answer of malformed"));
+
+    let output = extract(&book, Some(&upstream), "fail", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("answered 500"), "{output:?}");
+
+    let started = Instant::now();
+    let output = extract(&book, Some(&upstream), "hang", &["--model-timeout", "1"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the model endpoint 127.0.0.1:") && stderr.contains("did not answer within 1.0 s"),
+        "{stderr}"
+    );
+    assert_eq!(book.head(), head, "nothing was written");
+}
+
+#[test]
+fn bad_arguments_exit_2_and_write_nothing() {
+    let (book, _dir) = book_with_chapter();
+    let head = book.head();
+    for (args, says) in [
+        (vec!["extract", "--chapter", "2", "--model", "m"], "chapter 2 has no source text"),
+        (vec!["extract", "--chapter", "3-1", "--model", "m"], "the range ends before it starts"),
+        (vec!["extract", "--chapter", "1-2", "--model", "m", "--text", "-"], "a text is one chapter's"),
+        (vec!["extract", "--chapter", "1", "--model", "m", "--model-url", "ftp://h/v1"], "--model-url \"ftp://h/v1\""),
+        (vec!["--server", "http://127.0.0.1:9", "extract", "--chapter", "1", "--model", "m"], "without --server"),
+    ] {
+        let stderr = book.fails(&args, 2);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    assert_eq!(book.head(), head);
+}
