@@ -24,15 +24,11 @@
 //! names the chapter, the model, the prompt version, kind, gender and reading, and
 //! the model's evidence sentence, so the review queue shows who proposed what.
 //!
-//! **Exchanges.** Every request and its answer are stored beside the book as a blob
-//! ([`StoredExchange`], id the blake3 of its bytes), found by the request's hash
-//! through index blobs (like a receipt's checks: blobs are never rewritten), in the
-//! same commit as the candidates. A request asked before is answered from the store
-//! (the job replays from what the model said, whatever it says next time) unless the
-//! caller asks `fresh`; without a model only stored answers are used. An answer that
-//! fails to parse is not stored.
-//!
-//! The model itself is the caller's ([`Model`]): the book does no network I/O.
+//! **Exchanges.** Every request and its answer are stored beside the book
+//! ([`crate::exchange`]), in the same commit as the candidates. A request asked
+//! before is answered from the store (the job replays from what the model said,
+//! whatever it says next time) unless the caller asks `fresh`; without a model only
+//! stored answers are used. An answer that fails to parse is not stored.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::book::Book;
 use crate::error::BookError;
+use crate::exchange::{Asking, Model};
 use crate::review::{add_sighting, fold_by, names_lang};
 use crate::service::{Labelled, WriteOptions, Written};
 
@@ -64,8 +61,6 @@ List each name once. With no names, answer {\"names\": []}.";
 
 /// The most characters of a chapter sent in one request.
 pub const PART_CHARS_MAX: usize = 4_000;
-/// The most bytes of a model's answer read.
-pub const ANSWER_BYTES_MAX: usize = 1 << 20;
 /// The most names one answer may hold.
 pub const NAMES_PER_ANSWER_MAX: usize = 500;
 /// The longest surface a model may propose, in characters.
@@ -74,74 +69,8 @@ pub const SURFACE_CHARS_MAX: usize = 32;
 /// cut, with `…`).
 pub const EVIDENCE_CHARS_MAX: usize = 200;
 
-/// blake3 `derive_key` context of a request's hash.
-const REQUEST_CONTEXT: &str = "lorebank 2026 model request v1";
-/// blake3 `derive_key` context of a stored exchange's id.
-const EXCHANGE_CONTEXT: &str = "lorebank 2026 model exchange v1";
-/// blake3 `derive_key` context of the id of a request's exchange index.
-const INDEX_CONTEXT: &str = "lorebank 2026 model exchange index v1";
-/// The byte form of [`StoredExchange`].
-pub const EXCHANGE_FORMAT: u16 = 1;
 /// The job an extraction's exchanges are stored under.
 pub const EXTRACT_JOB: &str = "extract";
-
-/// A chat model the caller reaches: the adapters hand the book one (the `chat`
-/// crate's endpoint); the book never reaches the network itself.
-pub trait Model {
-    /// The model's name, sent as the request's `model`.
-    fn name(&self) -> &str;
-    /// Sends a chat completion request (JSON bytes) and returns the body of a 2xx
-    /// answer, or why there is none (unreachable, timed out, another status).
-    fn complete(&self, request: &[u8]) -> Result<Vec<u8>, String>;
-}
-
-/// One request to a model and its answer, as stored beside the book.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredExchange {
-    /// [`EXCHANGE_FORMAT`].
-    pub format: u16,
-    /// The job that asked ([`EXTRACT_JOB`]).
-    pub job: String,
-    /// The version of the job's prompt.
-    pub prompt_version: u32,
-    /// The request's bytes (JSON).
-    pub request: String,
-    /// The answer's body, as the model sent it (lossless when UTF-8, which a JSON
-    /// answer is).
-    pub answer: String,
-    /// When it was asked, in unix milliseconds (informational only).
-    pub recorded_at_ms: u64,
-    /// Who asked.
-    pub actor: String,
-}
-
-impl StoredExchange {
-    /// The canonical bytes.
-    pub fn encode(&self) -> Result<Vec<u8>, BookError> {
-        ledger_model::codec::encode_large(self).map_err(|error| BookError::Invalid(format!("exchange: {error}")))
-    }
-
-    /// Decodes canonical bytes, refusing any other.
-    pub fn decode(bytes: &[u8]) -> Result<StoredExchange, String> {
-        ledger_model::codec::decode_large_strict(bytes).map_err(|error| error.to_string())
-    }
-}
-
-/// The hash a request is found by.
-pub fn request_hash(request: &[u8]) -> Hash32 {
-    Hash32(*blake3::Hasher::new_derive_key(REQUEST_CONTEXT).update(request).finalize().as_bytes())
-}
-
-fn exchange_id(bytes: &[u8]) -> Hash32 {
-    Hash32(*blake3::Hasher::new_derive_key(EXCHANGE_CONTEXT).update(bytes).finalize().as_bytes())
-}
-
-/// The id of the `n`th entry (from 0) of the exchange index of `request`: a blob
-/// holding an exchange's id.
-fn index_id(request: Hash32, n: u32) -> Hash32 {
-    let mut hasher = blake3::Hasher::new_derive_key(INDEX_CONTEXT);
-    Hash32(*hasher.update(&request.0).update(&n.to_le_bytes()).finalize().as_bytes())
-}
 
 /// What a name is, as the model says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -414,29 +343,6 @@ fn evidence_line(chapter: u32, model: &str, name: &ProposedName) -> String {
 }
 
 impl Book {
-    /// The latest stored exchange answering the request of hash `request`, if any.
-    pub fn stored_exchange(&self, request: Hash32) -> Result<Option<(Hash32, StoredExchange)>, BookError> {
-        let mut latest = None;
-        for n in 0.. {
-            let Some(bytes) = self.ledger().blob(index_id(request, n))? else { break };
-            let id = <[u8; 32]>::try_from(bytes.as_slice())
-                .map(Hash32)
-                .map_err(|_| BookError::Corrupted(format!("exchange index {request} entry {n}: not an id")))?;
-            latest = Some(id);
-        }
-        let Some(id) = latest else { return Ok(None) };
-        Ok(Some((id, self.exchange(id)?)))
-    }
-
-    /// The stored exchange `id`.
-    pub fn exchange(&self, id: Hash32) -> Result<StoredExchange, BookError> {
-        let bytes = self.ledger().blob(id)?.ok_or_else(|| BookError::NotFound { what: format!("exchange {id}") })?;
-        if exchange_id(&bytes) != id {
-            return Err(BookError::Corrupted(format!("exchange {id}: its bytes do not hash to its id")));
-        }
-        StoredExchange::decode(&bytes).map_err(|why| BookError::Corrupted(format!("exchange {id}: {why}")))
-    }
-
     /// The texts of chapters `from..=to`: `text` for the one chapter it is given for,
     /// else each chapter's registered source text.
     fn chapter_texts(&mut self, (from, to): (u32, u32), text: Option<&str>) -> Result<Vec<(u32, String)>, BookError> {
@@ -505,6 +411,15 @@ impl Book {
         }
 
         // Ask (or read) every part first: nothing is written unless all parse.
+        let asking = Asking {
+            model,
+            model_name: &model_name,
+            job: EXTRACT_JOB,
+            prompt_version: EXTRACT_PROMPT_VERSION,
+            fresh: options.fresh,
+            recorded_at_ms: write.recorded_at_ms,
+            actor: write.actor.as_str(),
+        };
         let mut asked = Vec::new();
         let mut blobs: Vec<(Hash32, Vec<u8>)> = Vec::new();
         let mut answers: Vec<(u32, String, Vec<ProposedName>)> = Vec::new();
@@ -512,47 +427,10 @@ impl Book {
             for (n, part) in parts(text).into_iter().enumerate() {
                 let where_ = format!("chapter {chapter} part {}", n + 1);
                 let request = extract_request(&model_name, language_of(lang), *chapter, part);
-                let hash = request_hash(&request);
-                let stored = if options.fresh { None } else { self.stored_exchange(hash)? };
-                let (exchange, answer, from_store) = match (stored, model) {
-                    (Some((id, exchange)), _) => (id, exchange.answer, true),
-                    (None, Some(model)) => {
-                        let body = model
-                            .complete(&request)
-                            .map_err(|why| BookError::Model(format!("{where_}: the model {model_name}: {why}")))?;
-                        if body.len() > ANSWER_BYTES_MAX {
-                            return Err(BookError::Model(format!(
-                                "{where_}: the answer is longer than {ANSWER_BYTES_MAX} bytes"
-                            )));
-                        }
-                        let answer = String::from_utf8(body)
-                            .map_err(|_| BookError::Model(format!("{where_}: the model's answer is not UTF-8")))?;
-                        let stored = StoredExchange {
-                            format: EXCHANGE_FORMAT,
-                            job: EXTRACT_JOB.into(),
-                            prompt_version: EXTRACT_PROMPT_VERSION,
-                            request: String::from_utf8_lossy(&request).into_owned(),
-                            answer: answer.clone(),
-                            recorded_at_ms: write.recorded_at_ms,
-                            actor: write.actor.as_str().to_owned(),
-                        };
-                        let bytes = stored.encode()?;
-                        let id = exchange_id(&bytes);
-                        let mut entry = 0;
-                        while self.ledger().blob(index_id(hash, entry))?.is_some() {
-                            entry += 1;
-                        }
-                        blobs.push((id, bytes));
-                        blobs.push((index_id(hash, entry), id.0.to_vec()));
-                        (id, answer, false)
-                    }
-                    (None, None) => {
-                        return Err(BookError::Model(format!(
-                            "{where_}: no stored answer of {model_name} to this request, and no model to ask \
-                             (give --model-url)"
-                        )))
-                    }
-                };
+                let answered = self.ask(&asking, &request, &where_, &blobs)?;
+                let (hash, exchange, answer, from_store) =
+                    (answered.request, answered.exchange, answered.answer, answered.stored);
+                blobs.extend(answered.blobs);
                 let names = parse_answer(answer.as_bytes()).map_err(|why| {
                     BookError::Model(format!(
                         "{where_}: the answer of {model_name} is refused: {why}; nothing was written"

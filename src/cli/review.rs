@@ -30,13 +30,13 @@ struct ChatModel {
     name: String,
 }
 
-impl book::extract::Model for ChatModel {
+impl book::exchange::Model for ChatModel {
     fn name(&self) -> &str {
         &self.name
     }
 
     fn complete(&self, request: &[u8]) -> Result<Vec<u8>, String> {
-        let limit = book::extract::ANSWER_BYTES_MAX;
+        let limit = book::exchange::ANSWER_BYTES_MAX;
         let answer =
             self.endpoint.post_blocking("/chat/completions", request.to_vec(), limit).map_err(|f| f.to_string())?;
         if (200..300).contains(&answer.status) {
@@ -78,7 +78,7 @@ pub fn extract(book: &mut Book, args: &ExtractArgs, text: Option<String>, json: 
         fresh: args.fresh,
         dry_run: args.dry_run,
     };
-    let model = model.as_ref().map(|model| model as &dyn book::extract::Model);
+    let model = model.as_ref().map(|model| model as &dyn book::exchange::Model);
     let extracted = book.extract(model, args.chapter, text.as_deref(), &options, &write_options(&args.write))?;
     print(json, || json::extracted(&extracted, args.dry_run), || text::extracted(&extracted, args.dry_run));
     Ok(())

@@ -1,0 +1,212 @@
+//! A chat model as the book's batch jobs see it, and the store of what it was asked
+//! and answered.
+//!
+//! **The model** is the caller's ([`Model`]): the adapters hand the book one (the
+//! `chat` crate's endpoint); the book does no network I/O.
+//!
+//! **Exchanges.** Every request a job sends and the answer it gets are stored beside
+//! the book as a blob ([`StoredExchange`], id the blake3 of its bytes), found by the
+//! request's hash ([`request_hash`]) through index blobs (like a receipt's checks:
+//! blobs are never rewritten, a request asked again gets the next entry, the last is
+//! its latest answer). [`Book::ask`] answers a request from the store unless the job
+//! asks `fresh`, so a job replays from what the model said, whatever it says next
+//! time. The log never refers to an exchange: they are derived data, like checks.
+
+use ledger_model::*;
+use serde::{Deserialize, Serialize};
+
+use crate::book::Book;
+use crate::error::BookError;
+
+/// The most bytes of a model's answer read.
+pub const ANSWER_BYTES_MAX: usize = 1 << 20;
+
+/// blake3 `derive_key` context of a request's hash.
+const REQUEST_CONTEXT: &str = "lorebank 2026 model request v1";
+/// blake3 `derive_key` context of a stored exchange's id.
+const EXCHANGE_CONTEXT: &str = "lorebank 2026 model exchange v1";
+/// blake3 `derive_key` context of the id of a request's exchange index.
+const INDEX_CONTEXT: &str = "lorebank 2026 model exchange index v1";
+/// The byte form of [`StoredExchange`].
+pub const EXCHANGE_FORMAT: u16 = 1;
+/// A chat model the caller reaches: the adapters hand the book one (the `chat`
+/// crate's endpoint); the book never reaches the network itself.
+pub trait Model {
+    /// The model's name, sent as the request's `model`.
+    fn name(&self) -> &str;
+    /// Sends a chat completion request (JSON bytes) and returns the body of a 2xx
+    /// answer, or why there is none (unreachable, timed out, another status).
+    fn complete(&self, request: &[u8]) -> Result<Vec<u8>, String>;
+}
+
+/// One request to a model and its answer, as stored beside the book.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredExchange {
+    /// [`EXCHANGE_FORMAT`].
+    pub format: u16,
+    /// The job that asked (`extract`, `eval`).
+    pub job: String,
+    /// The version of the job's prompt.
+    pub prompt_version: u32,
+    /// The request's bytes (JSON).
+    pub request: String,
+    /// The answer's body, as the model sent it (lossless when UTF-8, which a JSON
+    /// answer is).
+    pub answer: String,
+    /// When it was asked, in unix milliseconds (informational only).
+    pub recorded_at_ms: u64,
+    /// Who asked.
+    pub actor: String,
+}
+
+impl StoredExchange {
+    /// The canonical bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, BookError> {
+        ledger_model::codec::encode_large(self).map_err(|error| BookError::Invalid(format!("exchange: {error}")))
+    }
+
+    /// Decodes canonical bytes, refusing any other.
+    pub fn decode(bytes: &[u8]) -> Result<StoredExchange, String> {
+        ledger_model::codec::decode_large_strict(bytes).map_err(|error| error.to_string())
+    }
+}
+
+/// The hash a request is found by.
+pub fn request_hash(request: &[u8]) -> Hash32 {
+    Hash32(*blake3::Hasher::new_derive_key(REQUEST_CONTEXT).update(request).finalize().as_bytes())
+}
+
+fn exchange_id(bytes: &[u8]) -> Hash32 {
+    Hash32(*blake3::Hasher::new_derive_key(EXCHANGE_CONTEXT).update(bytes).finalize().as_bytes())
+}
+
+/// The id of the `n`th entry (from 0) of the exchange index of `request`: a blob
+/// holding an exchange's id.
+fn index_id(request: Hash32, n: u32) -> Hash32 {
+    let mut hasher = blake3::Hasher::new_derive_key(INDEX_CONTEXT);
+    Hash32(*hasher.update(&request.0).update(&n.to_le_bytes()).finalize().as_bytes())
+}
+
+/// An answer to one request.
+#[derive(Debug)]
+pub struct Asked {
+    /// The request's hash.
+    pub request: Hash32,
+    /// The stored exchange holding the answer.
+    pub exchange: Hash32,
+    /// The answer's body.
+    pub answer: String,
+    /// Read from the store, not asked of the model.
+    pub stored: bool,
+    /// The blobs that store a new exchange (the exchange and its index entry), for
+    /// the caller to file with its write; empty for a stored one.
+    pub blobs: Vec<(Hash32, Vec<u8>)>,
+}
+
+/// Who asks, and how.
+#[derive(Clone, Debug)]
+pub struct Asking<'a> {
+    /// The model, or `None` to use stored answers only.
+    pub model: Option<&'a dyn Model>,
+    /// The model's name, for messages.
+    pub model_name: &'a str,
+    /// The job (`extract`, `eval`), stored with the exchange.
+    pub job: &'a str,
+    /// The version of the job's prompt, stored with the exchange.
+    pub prompt_version: u32,
+    /// Ask the model even when the store holds an answer.
+    pub fresh: bool,
+    /// When, stored with a new exchange.
+    pub recorded_at_ms: u64,
+    /// Who asks, stored with a new exchange.
+    pub actor: &'a str,
+}
+
+impl std::fmt::Debug for dyn Model + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Model({})", self.name())
+    }
+}
+
+impl Book {
+    /// The latest stored exchange answering the request of hash `request`, if any.
+    pub fn stored_exchange(&self, request: Hash32) -> Result<Option<(Hash32, StoredExchange)>, BookError> {
+        let mut latest = None;
+        for n in 0.. {
+            let Some(bytes) = self.ledger().blob(index_id(request, n))? else { break };
+            let id = <[u8; 32]>::try_from(bytes.as_slice())
+                .map(Hash32)
+                .map_err(|_| BookError::Corrupted(format!("exchange index {request} entry {n}: not an id")))?;
+            latest = Some(id);
+        }
+        let Some(id) = latest else { return Ok(None) };
+        Ok(Some((id, self.exchange(id)?)))
+    }
+
+    /// The stored exchange `id`.
+    pub fn exchange(&self, id: Hash32) -> Result<StoredExchange, BookError> {
+        let bytes = self.ledger().blob(id)?.ok_or_else(|| BookError::NotFound { what: format!("exchange {id}") })?;
+        if exchange_id(&bytes) != id {
+            return Err(BookError::Corrupted(format!("exchange {id}: its bytes do not hash to its id")));
+        }
+        StoredExchange::decode(&bytes).map_err(|why| BookError::Corrupted(format!("exchange {id}: {why}")))
+    }
+
+    /// The answer to `request` (its bytes): the store's latest unless `asking.fresh`,
+    /// else the model's, checked to be at most [`ANSWER_BYTES_MAX`] bytes of UTF-8,
+    /// with the blobs that would store it. `where_` names the request in errors
+    /// (`chapter 3 part 1`). `pending` are blobs the caller holds but has not filed
+    /// yet (index entries of this same run), counted when numbering the index.
+    pub fn ask(
+        &self,
+        asking: &Asking,
+        request: &[u8],
+        where_: &str,
+        pending: &[(Hash32, Vec<u8>)],
+    ) -> Result<Asked, BookError> {
+        let name = asking.model_name;
+        let hash = request_hash(request);
+        if !asking.fresh {
+            if let Some((id, exchange)) = self.stored_exchange(hash)? {
+                return Ok(Asked {
+                    request: hash,
+                    exchange: id,
+                    answer: exchange.answer,
+                    stored: true,
+                    blobs: Vec::new(),
+                });
+            }
+        }
+        let Some(model) = asking.model else {
+            return Err(BookError::Model(format!(
+                "{where_}: no stored answer of {name} to this request, and no model to ask (give --model-url)"
+            )));
+        };
+        let body =
+            model.complete(request).map_err(|why| BookError::Model(format!("{where_}: the model {name}: {why}")))?;
+        if body.len() > ANSWER_BYTES_MAX {
+            return Err(BookError::Model(format!("{where_}: the answer is longer than {ANSWER_BYTES_MAX} bytes")));
+        }
+        let answer = String::from_utf8(body)
+            .map_err(|_| BookError::Model(format!("{where_}: the model's answer is not UTF-8")))?;
+        let stored = StoredExchange {
+            format: EXCHANGE_FORMAT,
+            job: asking.job.to_owned(),
+            prompt_version: asking.prompt_version,
+            request: String::from_utf8_lossy(request).into_owned(),
+            answer: answer.clone(),
+            recorded_at_ms: asking.recorded_at_ms,
+            actor: asking.actor.to_owned(),
+        };
+        let bytes = stored.encode()?;
+        let id = exchange_id(&bytes);
+        let mut entry = 0;
+        while self.ledger().blob(index_id(hash, entry))?.is_some()
+            || pending.iter().any(|(known, _)| *known == index_id(hash, entry))
+        {
+            entry += 1;
+        }
+        let blobs = vec![(id, bytes), (index_id(hash, entry), id.0.to_vec())];
+        Ok(Asked { request: hash, exchange: id, answer, stored: false, blobs })
+    }
+}
