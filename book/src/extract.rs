@@ -345,7 +345,11 @@ fn evidence_line(chapter: u32, model: &str, name: &ProposedName) -> String {
 impl Book {
     /// The texts of chapters `from..=to`: `text` for the one chapter it is given for,
     /// else each chapter's registered source text.
-    fn chapter_texts(&mut self, (from, to): (u32, u32), text: Option<&str>) -> Result<Vec<(u32, String)>, BookError> {
+    pub(crate) fn chapter_texts(
+        &mut self,
+        (from, to): (u32, u32),
+        text: Option<&str>,
+    ) -> Result<Vec<(u32, String)>, BookError> {
         if from == 0 || from > to {
             return Err(BookError::InvalidField {
                 field: "chapter",
@@ -518,6 +522,7 @@ impl Book {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exchange::request_hash;
 
     fn answer(content: &str) -> Vec<u8> {
         serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]})

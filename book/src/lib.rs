@@ -19,6 +19,7 @@ pub mod book;
 pub mod check;
 pub mod chunks;
 pub mod error;
+pub mod eval;
 pub mod exchange;
 pub mod explain;
 pub mod extract;

@@ -89,6 +89,10 @@ pub enum Command {
     /// Ask a chat model for the proper names of chapters and propose those the book
     /// does not know as candidates for review (docs/model.md).
     Extract(Box<ExtractArgs>),
+    /// Translate chapters with a chat model without terminology, with the book's
+    /// context and with a random glossary, post-check every translation, and report
+    /// whether the glossary helps (docs/evaluation.md).
+    Eval(Box<EvalArgs>),
     /// Look for names in a chunk that no record covers, and propose each as a
     /// candidate for review (docs/names.md).
     Scan {
@@ -493,6 +497,41 @@ pub struct ExtractArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub write: WriteOpts,
+}
+
+/// `lorebank eval`.
+#[derive(Debug, ClapArgs)]
+pub struct EvalArgs {
+    /// The chapters (`3`, `1-5`), each with its source text (`source add`).
+    #[arg(long, value_name = "N|A-B", value_parser = chapter_range)]
+    pub chapters: (u32, u32),
+    /// The arms to run: none (no terminology), glossary (the book's context), random
+    /// (a random glossary of the same shape).
+    #[arg(long, value_delimiter = ',', default_value = "none,glossary,random", value_parser = ["none", "glossary", "random"])]
+    pub modes: Vec<String>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The random arm's seed.
+    #[arg(long, default_value = "1")]
+    pub seed: u64,
+    /// The largest chunk, in characters (whole lines).
+    #[arg(long, default_value = "1500", value_parser = clap::value_parser!(u64).range(100..=20_000))]
+    pub chunk_chars: u64,
+    /// Ask the model again, even for a request whose answer the book stored.
+    #[arg(long)]
+    pub fresh: bool,
+    /// An acceptance criterion, `ARM.METRIC>=X` or `ARM.METRIC<=X` (repeatable):
+    /// unmet, the command exits 2 after the report. Metrics: adherence, missing, wrong,
+    /// consistency (rates from 0 to 1), gender_flags, omissions, flags, tokens.
+    #[arg(long, value_name = "CRITERION", value_parser = |text: &str| book::eval::Requirement::parse(text))]
+    pub require: Vec<book::eval::Requirement>,
+    /// Also write the report to this directory: report.md, report.json and an SVG
+    /// chart per metric.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Who asks (stored with each exchange).
+    #[arg(long, env = "LOREBANK_ACTOR")]
+    pub actor: Option<String>,
 }
 
 /// `N` or `A-B`, chapters from 1, `A <= B`.

@@ -107,6 +107,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let mut book = if extract.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             review::extract(&mut book, &extract, text, json)
         }
+        Command::Eval(eval) => review::evaluate(&mut open_book(&book?)?, &eval, json),
         Command::Scan { chapter, chunk, text, dry_run, write } => {
             let text = text.map(|text| read_text(&text, CHUNK)).transpose()?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };

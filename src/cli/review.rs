@@ -6,7 +6,7 @@ use book::review::Acceptance;
 use book::Book;
 use ledger_model::*;
 
-use crate::cli::args::{CheckArgs, ExtractArgs, ModelArgs, ReviewCommand};
+use crate::cli::args::{CheckArgs, EvalArgs, ExtractArgs, ModelArgs, ReviewCommand};
 use crate::cli::{default_actor, gender, now_ms, read_text, record_id, write_options};
 use crate::failure::Failure;
 use crate::render::{json, print, submitted, text};
@@ -81,6 +81,54 @@ pub fn extract(book: &mut Book, args: &ExtractArgs, text: Option<String>, json: 
     let model = model.as_ref().map(|model| model as &dyn book::exchange::Model);
     let extracted = book.extract(model, args.chapter, text.as_deref(), &options, &write_options(&args.write))?;
     print(json, || json::extracted(&extracted, args.dry_run), || text::extracted(&extracted, args.dry_run));
+    Ok(())
+}
+
+pub fn evaluate(book: &mut Book, args: &EvalArgs, json: bool) -> Result<(), Failure> {
+    use crate::render::report;
+    let model = chat_model(&args.model)?;
+    let options = book::eval::EvalOptions {
+        arms: args.modes.iter().filter_map(|name| book::eval::Arm::of(name)).collect(),
+        seed: args.seed,
+        fresh: args.fresh,
+        model_name: Some(args.model.model.clone()),
+        chunk_chars: args.chunk_chars as usize,
+    };
+    let write = book::WriteOptions {
+        actor: crate::cli::actor(args.actor.clone()),
+        source: None,
+        expect_head: None,
+        recorded_at_ms: now_ms(),
+    };
+    let model = model.as_ref().map(|model| model as &dyn book::exchange::Model);
+    let evaluation = book.evaluate(model, args.chapters, &options, &write)?;
+    let judged: Vec<report::Judged> = args
+        .require
+        .iter()
+        .map(|requirement| {
+            let (met, value) = requirement.judge(&evaluation);
+            (requirement.clone(), met, value)
+        })
+        .collect();
+    if let Some(dir) = &args.out {
+        let written = |what: &str, error: std::io::Error| Failure::io(format!("{}: {error}", dir.join(what).display()));
+        std::fs::create_dir_all(dir).map_err(|error| written("", error))?;
+        let mut files = vec![
+            ("report.md".to_owned(), report::markdown(&evaluation, &judged)),
+            ("report.json".to_owned(), format!("{:#}\n", report::json(&evaluation, &judged))),
+        ];
+        for chart in report::CHARTS {
+            files.push((format!("{}.svg", chart.0), report::svg(&evaluation, *chart)));
+        }
+        for (name, text) in files {
+            std::fs::write(dir.join(&name), text).map_err(|error| written(&name, error))?;
+        }
+    }
+    print(json, || report::json(&evaluation, &judged), || outln!("{}", report::markdown(&evaluation, &judged)));
+    let unmet: Vec<&str> = judged.iter().filter(|(_, met, _)| !met).map(|(r, _, _)| r.text.as_str()).collect();
+    if !unmet.is_empty() {
+        return Err(Failure::invalid(format!("requirement(s) not met: {}", unmet.join(", "))));
+    }
     Ok(())
 }
 

@@ -1,11 +1,13 @@
 //! What every adapter says: the JSON forms of the book service's answers (`json`,
 //! which the CLI's `--json`, `--server` mode and the HTTP API print alike), the
-//! text forms people read (`text`), and the one writer of standard output
+//! text forms people read (`text`), the evaluation's report (`report`: Markdown, JSON,
+//! SVG charts), and the one writer of standard output
 //! (`output`). Renderings only lay out what the service decided: no book call, no
 //! rule.
 
 pub mod json;
 pub mod output;
+pub mod report;
 pub mod text;
 
 use serde_json::Value;

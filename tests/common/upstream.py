@@ -15,9 +15,16 @@ The request's "model" decides the answer:
 * names: the names of NAMES found in the last user message, each with the sentence
   (up to 。) it is first in, and one name that is not in the text (INVENTED), as the
   JSON object `lorebank extract` asks for; names-fenced: the same inside a Markdown
-  code fence; malformed: prose instead of JSON.
+  code fence; malformed: prose instead of JSON;
+* translator:follow=P:misgender=Q:seed=S: a stand-in translator for `lorebank eval`.
+  It reads the glossary lines (`SRC -> DST #tags; forms`) of the system message and,
+  for each whose SRC is in the text, writes DST with probability P (else a made-up
+  name), followed by a past-tense verb of the line's gender (`m`, `f`), of the other
+  gender with probability Q; then pads the answer to 1.2 times the text's length.
+  Each draw is a hash of S, the text and SRC: the same request, the same answer.
 """
 
+import hashlib
 import json
 import socket
 import ssl
@@ -36,6 +43,46 @@ NAMES = [
     ("须菩提祖师", "person", "m", "Xūpútí Zǔshī"),
 ]
 INVENTED = "李逍遥"
+
+
+def glossary_lines(system):
+    """(src, dst, gender) of every format-1 glossary line in a system message."""
+    lines = []
+    for line in system.split("\n"):
+        if " -> " not in line:
+            continue
+        src, rest = line.split(" -> ", 1)
+        rest = rest.removesuffix(" [unverified]").split("; ", 1)[0]
+        dst, _, tags = rest.partition(" #")
+        tags = [tag.strip() for tag in tags.split(",")]
+        gender = "m" if "m" in tags else "f" if "f" in tags else None
+        lines.append((src, dst, gender))
+    return lines
+
+
+def draw(*parts):
+    """A number in [0, 1) from the hash of `parts`."""
+    digest = hashlib.sha256("|".join(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def translation(model, system, text):
+    """The stand-in translator's answer (see the module's docstring)."""
+    params = dict(part.split("=", 1) for part in model.split(":")[1:])
+    follow, misgender, seed = float(params["follow"]), float(params["misgender"]), params["seed"]
+    sentences = []
+    for src, dst, gender in glossary_lines(system):
+        if src not in text:
+            continue
+        name = dst if draw(seed, "follow", text, src) < follow else "Безымянный"
+        if gender is not None and draw(seed, "gender", text, src) < misgender:
+            gender = "f" if gender == "m" else "m"
+        verb = {"m": "сказал", "f": "сказала"}.get(gender, "сказало")
+        sentences.append(f"{name} {verb} своё слово.")
+    answer = " ".join(sentences)
+    while len(answer) < 1.2 * len(text):
+        answer += " Ветер шумел над рекой."
+    return answer.strip()
 
 
 def extraction(text):
@@ -104,6 +151,10 @@ class Handler(BaseHTTPRequestHandler):
             content = extraction(user)
             if model == "names-fenced":
                 content = "```json\n" + content + "\n```"
+        if isinstance(model, str) and model.startswith("translator:"):
+            system = [m["content"] for m in body["messages"] if m["role"] == "system"][0]
+            user = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+            content = translation(model, system, user)
         if model == "malformed":
             content = "Here are the names: 孙悟空 (person), 花果山 (place)."
         if not body.get("stream"):
