@@ -14,8 +14,8 @@
 //! by the same user (`USER`), so paths, names and actors need no normalising.
 //!
 //! The commands that work on a book file (`backup`, `restore`, `export-archive`,
-//! `import-archive`), `extract` and `eval` (which ask the model from where they run)
-//! and `serve` and `openapi` must refuse `--server` (exit 2).
+//! `import-archive`), `extract`, `adjudicate` and `eval` (which ask the model from
+//! where they run) and `serve` and `openapi` must refuse `--server` (exit 2).
 
 #[path = "common/serve.rs"]
 mod serve;
@@ -183,6 +183,7 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("import-archive copy.archive", Mode::LocalOnly, 2),
     ("extract --chapter 1 --model stand-in", Mode::LocalOnly, 2),
     ("eval --chapters 1 --model stand-in", Mode::LocalOnly, 2),
+    ("adjudicate --model stand-in", Mode::LocalOnly, 2),
 ];
 
 /// The subcommands `lorebank --help` lists, and those of each family (`term put`).

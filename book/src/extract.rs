@@ -123,14 +123,8 @@ struct Names {
 
 /// The names of a model's answer (a chat completion's body), or why it is not one.
 pub fn parse_answer(body: &[u8]) -> Result<Vec<ProposedName>, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|error| format!("not a JSON chat completion: {error}"))?;
-    let content = value
-        .pointer("/choices/0/message/content")
-        .and_then(serde_json::Value::as_str)
-        .ok_or("no choices[0].message.content string in it")?;
-    let json = unfenced(content.trim());
-    let names: Names = serde_json::from_str(json)
+    let json = content_of(body)?;
+    let names: Names = serde_json::from_str(&json)
         .map_err(|error| format!("its content is not the object {{\"names\": [...]}} the prompt asks for: {error}"))?;
     if names.names.len() > NAMES_PER_ANSWER_MAX {
         return Err(format!("{} names, more than {NAMES_PER_ANSWER_MAX}", names.names.len()));
@@ -145,6 +139,18 @@ pub fn parse_answer(body: &[u8]) -> Result<Vec<ProposedName>, String> {
         }
     }
     Ok(names.names)
+}
+
+/// The message text of a chat completion's body, without one Markdown code fence
+/// around it (```` ```json … ``` ````), or why the body is not one.
+pub fn content_of(body: &[u8]) -> Result<String, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|error| format!("not a JSON chat completion: {error}"))?;
+    let content = value
+        .pointer("/choices/0/message/content")
+        .and_then(serde_json::Value::as_str)
+        .ok_or("no choices[0].message.content string in it")?;
+    Ok(unfenced(content.trim()).to_owned())
 }
 
 /// `text` without one Markdown code fence around it (```` ```json … ``` ````).

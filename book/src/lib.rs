@@ -14,6 +14,7 @@
 //! knows argv, HTTP or JSON.
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+pub mod adjudicate;
 pub mod archive;
 pub mod book;
 pub mod check;

@@ -89,6 +89,10 @@ pub enum Command {
     /// Ask a chat model for the proper names of chapters and propose those the book
     /// does not know as candidates for review (docs/model.md).
     Extract(Box<ExtractArgs>),
+    /// Put the open conflicts of chapters (two senses hit in one chunk, a shared
+    /// rendering, a disputed gender) to a chat model, and file each verdict as a
+    /// `verify` for a reviewer (docs/model.md).
+    Adjudicate(Box<AdjudicateArgs>),
     /// Translate chapters with a chat model without terminology, with the book's
     /// context and with a random glossary, post-check every translation, and report
     /// whether the glossary helps (docs/evaluation.md).
@@ -493,6 +497,25 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub fresh: bool,
     /// Report what would be proposed; write nothing (no candidates, no answers).
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub write: WriteOpts,
+}
+
+/// `lorebank adjudicate`.
+#[derive(Debug, ClapArgs)]
+pub struct AdjudicateArgs {
+    /// The chapter, or a range of them (`3`, `1-5`); left out, every chapter with a
+    /// recorded receipt.
+    #[arg(long, value_name = "N|A-B", value_parser = chapter_range)]
+    pub chapter: Option<(u32, u32)>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Ask the model again, even for a chapter whose answer the book stored.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Report the verdicts; write nothing (no dispositions, no answers).
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]

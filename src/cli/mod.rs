@@ -108,6 +108,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             review::extract(&mut book, &extract, text, json)
         }
         Command::Eval(eval) => review::evaluate(&mut open_book(&book?)?, &eval, json),
+        Command::Adjudicate(adjudicate) => {
+            let mut book = if adjudicate.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
+            review::adjudicate(&mut book, &adjudicate, json)
+        }
         Command::Scan { chapter, chunk, text, dry_run, write } => {
             let text = text.map(|text| read_text(&text, CHUNK)).transpose()?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };

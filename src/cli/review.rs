@@ -6,7 +6,7 @@ use book::review::Acceptance;
 use book::Book;
 use ledger_model::*;
 
-use crate::cli::args::{CheckArgs, EvalArgs, ExtractArgs, ModelArgs, ReviewCommand};
+use crate::cli::args::{AdjudicateArgs, CheckArgs, EvalArgs, ExtractArgs, ModelArgs, ReviewCommand};
 use crate::cli::{default_actor, gender, now_ms, read_text, record_id, write_options};
 use crate::failure::Failure;
 use crate::render::{json, print, submitted, text};
@@ -81,6 +81,19 @@ pub fn extract(book: &mut Book, args: &ExtractArgs, text: Option<String>, json: 
     let model = model.as_ref().map(|model| model as &dyn book::exchange::Model);
     let extracted = book.extract(model, args.chapter, text.as_deref(), &options, &write_options(&args.write))?;
     print(json, || json::extracted(&extracted, args.dry_run), || text::extracted(&extracted, args.dry_run));
+    Ok(())
+}
+
+pub fn adjudicate(book: &mut Book, args: &AdjudicateArgs, json: bool) -> Result<(), Failure> {
+    let model = chat_model(&args.model)?;
+    let options = book::adjudicate::AdjudicateOptions {
+        model_name: Some(args.model.model.clone()),
+        fresh: args.fresh,
+        dry_run: args.dry_run,
+    };
+    let model = model.as_ref().map(|model| model as &dyn book::exchange::Model);
+    let adjudicated = book.adjudicate(model, args.chapter, &options, &write_options(&args.write))?;
+    print(json, || json::adjudicated(&adjudicated, args.dry_run), || text::adjudicated(&adjudicated, args.dry_run));
     Ok(())
 }
 

@@ -945,6 +945,35 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) {
     }
 }
 
+/// `lorebank adjudicate`: each chapter's conflicts and the model's verdicts.
+pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) {
+    for chapter in &adjudicated.chapters {
+        let left = if chapter.left > 0 { format!(" ({} more not sent)", chapter.left) } else { String::new() };
+        let from = match chapter.asked {
+            Some((_, _, true)) => ", answered from the book's store",
+            Some((_, _, false)) => "",
+            None => ", nothing asked",
+        };
+        outln!("chapter {}: {} conflict(s){left}{from}", chapter.chapter, chapter.conflicts.len());
+        for conflict in &chapter.conflicts {
+            let terms: Vec<&str> = conflict.terms.iter().map(|term| term.id.as_str()).collect();
+            outln!("  {} {} {}: {}", conflict.conflict, conflict.kind.name(), conflict.surface, terms.join(", "));
+            if let Some(verdict) = chapter.verdicts.iter().find(|verdict| verdict.conflict == conflict.conflict) {
+                outln!("    {} ({}): {}", verdict.term, adjudicated.model, verdict.finding.trim());
+            }
+        }
+    }
+    if !adjudicated.already.is_empty() {
+        let ids: Vec<String> = adjudicated.already.iter().map(ToString::to_string).collect();
+        outln!("already flagged by an adjudication: {}", ids.join(", "));
+    }
+    match (&adjudicated.written, dry_run) {
+        (_, true) => outln!("dry run: {} verify verdict(s) would be written", adjudicated.proposed.len()),
+        (Some(written), false) => submitted(written),
+        (None, false) => outln!("no change to the log"),
+    }
+}
+
 /// The report of an import: what was placed where, skipped, lost and noted.
 pub fn import_report(report: &ImportReport, dry_run: bool) {
     let how = if report.detected { "detected" } else { "--format" };

@@ -21,7 +21,10 @@ The request's "model" decides the answer:
   for each whose SRC is in the text, writes DST with probability P (else a made-up
   name), followed by a past-tense verb of the line's gender (`m`, `f`), of the other
   gender with probability Q; then pads the answer to 1.2 times the text's length.
-  Each draw is a hash of S, the text and SRC: the same request, the same answer.
+  Each draw is a hash of S, the text and SRC: the same request, the same answer;
+* judge: for each conflict of the user message (the JSON `lorebank adjudicate` sends),
+  a verdict naming its first term; judge-stranger: a verdict naming a term the
+  conflict does not have.
 """
 
 import hashlib
@@ -155,6 +158,14 @@ class Handler(BaseHTTPRequestHandler):
             system = [m["content"] for m in body["messages"] if m["role"] == "system"][0]
             user = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
             content = translation(model, system, user)
+        if model in ("judge", "judge-stranger"):
+            user = json.loads([m["content"] for m in body["messages"] if m["role"] == "user"][-1])
+            verdicts = []
+            for conflict in user["conflicts"]:
+                term = conflict["terms"][0]["id"] if model == "judge" else "T-999"
+                verdicts.append({"conflict": conflict["conflict"], "term": term,
+                                 "finding": "the stand-in judged " + conflict["kind"]})
+            content = json.dumps({"verdicts": verdicts}, ensure_ascii=False)
         if model == "malformed":
             content = "Here are the names: 孙悟空 (person), 花果山 (place)."
         if not body.get("stream"):

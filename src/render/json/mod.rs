@@ -849,6 +849,36 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) -> Value {
     })
 }
 
+/// `lorebank adjudicate`: each chapter's conflicts, request and verdicts, the
+/// dispositions proposed, the terms already flagged, the write.
+pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) -> Value {
+    let chapters: Vec<Value> = adjudicated
+        .chapters
+        .iter()
+        .map(|chapter| {
+            let asked = chapter.asked.map(|(request, exchange, stored)| {
+                json!({ "request": request.to_hex(), "exchange": exchange.to_hex(), "stored": stored })
+            });
+            json!({
+                "chapter": chapter.chapter,
+                "conflicts": chapter.conflicts,
+                "left": chapter.left,
+                "asked": asked,
+                "verdicts": chapter.verdicts,
+            })
+        })
+        .collect();
+    json!({
+        "dry_run": dry_run,
+        "model": adjudicated.model,
+        "prompt_version": adjudicated.prompt_version,
+        "chapters": chapters,
+        "proposed": adjudicated.proposed,
+        "already": adjudicated.already.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "written": adjudicated.written.as_ref().map(submitted),
+    })
+}
+
 // ----- the audit page's reads (the JSON twins of its pages, docs/ui.md) -----
 
 fn staleness(stale: &Staleness) -> Value {
