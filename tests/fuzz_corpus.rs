@@ -60,6 +60,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "derived",
         "batch",
         "locate",
+        "model_answers",
     ];
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
@@ -130,4 +131,9 @@ fn fuzz_batch_seeds() {
 #[test]
 fn fuzz_locate_seeds() {
     run("fuzz_locate", bodies::locate);
+}
+
+#[test]
+fn fuzz_model_answers_seeds() {
+    run("fuzz_model_answers", bodies::model_answers);
 }

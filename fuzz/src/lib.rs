@@ -788,3 +788,61 @@ pub fn locate(data: &[u8]) {
         _ => check_located(index, &String::from_utf8_lossy(rest)),
     }
 }
+
+/// What a chat model may answer the book's batch jobs, and the stored exchange bytes:
+/// the first byte picks the parser, the rest is the input. No input panics; an
+/// extraction's accepted names are within the schema's bounds; an adjudication's
+/// verdicts name only the request's conflicts and their terms, once each; a stored
+/// exchange that decodes encodes to the same bytes.
+pub fn model_answers(data: &[u8]) {
+    use book::adjudicate::{Conflict, ConflictKind, ConflictTerm};
+    let Some((&pick, rest)) = data.split_first() else { return };
+    // The input as a chat completion's message text, and as a whole body.
+    let text = String::from_utf8_lossy(rest);
+    let wrapped = serde_json::json!({ "choices": [{ "message": { "content": text } }] }).to_string();
+    let body = if pick & 0x80 == 0 { wrapped.as_bytes() } else { rest };
+    match pick % 4 {
+        0 => {
+            if let Ok(names) = book::extract::parse_answer(body) {
+                assert!(names.len() <= book::extract::NAMES_PER_ANSWER_MAX);
+                for name in names {
+                    let chars = name.surface.trim().chars().count();
+                    assert!((1..=book::extract::SURFACE_CHARS_MAX).contains(&chars), "{:?}", name.surface);
+                }
+            }
+        }
+        1 => {
+            let term = |id: &str| ConflictTerm {
+                id: id.into(),
+                src: "白衣".into(),
+                dst: "x".into(),
+                sense: None,
+                gender: None,
+                note: None,
+            };
+            let conflicts = [Conflict {
+                conflict: "c1".into(),
+                kind: ConflictKind::SenseCollision,
+                surface: "白衣".into(),
+                terms: vec![term("T-1"), term("T-2")],
+                excerpt: String::new(),
+            }];
+            if let Ok(verdicts) = book::adjudicate::parse_verdicts(body, &conflicts) {
+                assert!(verdicts.len() <= 1, "one verdict a conflict");
+                for verdict in verdicts {
+                    assert_eq!(verdict.conflict, "c1");
+                    assert!(verdict.term == "T-1" || verdict.term == "T-2");
+                }
+            }
+        }
+        2 => {
+            let _ = book::eval::translation_of(body);
+            let _ = book::eval::Requirement::parse(&text);
+        }
+        _ => {
+            if let Ok(exchange) = book::exchange::StoredExchange::decode(rest) {
+                assert_eq!(exchange.encode().unwrap(), rest, "an exchange that decodes must encode to the same bytes");
+            }
+        }
+    }
+}
