@@ -62,6 +62,7 @@ fn names_are_proposed_invented_ones_dropped_and_the_answer_replays_from_the_book
     assert_eq!(outcome(&first, "花果山"), "proposed", "{first}");
     assert_eq!(outcome(&first, "美猴王"), "known", "{first}");
     assert_eq!(outcome(&first, "李逍遥"), "not_in_text", "the invented name is dropped: {first}");
+    assert_eq!(outcome(&first, "。"), "not_a_name", "a full stop is no name: {first}");
     assert_eq!(first["parts"][0]["stored"], false);
     assert_eq!(upstream.requests().len(), 1);
     // The request: the versioned prompt, the chapter, a JSON answer asked for.

@@ -14,8 +14,9 @@
 //! exactly the fields `surface`, `kind` (`person`, `place`, `organization`, `item`,
 //! `other`), `gender` (`m`, `f` or null), `reading` (string or null) and `evidence`
 //! (a sentence of the text). Anything else is an error and nothing is written. A
-//! name whose folded surface is not in the folded part is dropped and reported
-//! (the model invented it); a name the book knows (a term's source or alias, folded)
+//! name with no letter in it is dropped (`not_a_name`); a name whose folded surface
+//! is not in the folded part is dropped and reported (the model invented it); a name
+//! the book knows (a term's source or alias, folded)
 //! is reported and not proposed.
 //!
 //! **Candidates.** One per folded surface: a surface already proposed (by the name
@@ -272,6 +273,8 @@ pub enum NameOutcome {
     Known,
     /// Not in the chapter's text: the model invented it; dropped.
     NotInText,
+    /// No letter in it (punctuation, digits), or nothing left once folded; dropped.
+    NotAName,
 }
 
 /// A name of the extraction and its fate.
@@ -470,7 +473,9 @@ impl Book {
             for name in names {
                 let surface = name.surface.trim().to_owned();
                 let folded = fold(&surface);
-                let (outcome, candidate) = if !folded_part.contains(&folded) {
+                let (outcome, candidate) = if folded.is_empty() || !surface.chars().any(char::is_alphabetic) {
+                    (NameOutcome::NotAName, None)
+                } else if !folded_part.contains(&folded) {
                     (NameOutcome::NotInText, None)
                 } else if known.contains(&folded) {
                     (NameOutcome::Known, None)

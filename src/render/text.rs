@@ -927,6 +927,7 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) {
             NameOutcome::Unchanged => "already in the evidence of",
             NameOutcome::Known => "known to the book",
             NameOutcome::NotInText => "dropped: not in the chapter's text",
+            NameOutcome::NotAName => "dropped: no letter in it",
         };
         let candidate = name.candidate.map(|id| format!(" {id}")).unwrap_or_default();
         outln!("  ch{} {}: {fate}{candidate}", name.chapter, name.name.surface);

@@ -13,9 +13,9 @@ The request's "model" decides the answer:
 * cut: a stream of two pieces, then the connection closes mid-chunk;
 * hang: no answer for 30 s;
 * names: the names of NAMES found in the last user message, each with the sentence
-  (up to 。) it is first in, and one name that is not in the text (INVENTED), as the
-  JSON object `lorebank extract` asks for; names-fenced: the same inside a Markdown
-  code fence; malformed: prose instead of JSON;
+  (up to 。) it is first in, one name that is not in the text (INVENTED) and a
+  full stop, as the JSON object `lorebank extract` asks for; names-fenced: the same
+  inside a Markdown code fence; malformed: prose instead of JSON;
 * translator:follow=P:misgender=Q:seed=S: a stand-in translator for `lorebank eval`.
   It reads the glossary lines (`SRC -> DST #tags; forms`) of the system message and,
   for each whose SRC is in the text, writes DST with probability P (else a made-up
@@ -99,6 +99,7 @@ def extraction(text):
                           "evidence": evidence.strip()})
     names.append({"surface": INVENTED, "kind": "person", "gender": "m", "reading": None,
                   "evidence": INVENTED + "笑道。"})
+    names.append({"surface": "。", "kind": "other", "gender": None, "reading": None, "evidence": "。"})
     return json.dumps({"names": names}, ensure_ascii=False)
 
 
