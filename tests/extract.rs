@@ -181,3 +181,36 @@ fn bad_arguments_exit_2_and_write_nothing() {
     }
     assert_eq!(book.head(), head);
 }
+
+#[test]
+fn the_books_own_prompt_is_asked_with_and_named_in_what_it_proposes() {
+    let upstream = Upstream::start();
+    let (book, dir) = book_with_chapter();
+    let first = answer(&extract(&book, Some(&upstream), "names", &["--dry-run"]));
+    assert_eq!(first["prompt"], "v1");
+    let prompt = r#"{"model_prompt_set":{"job":"extract","text":"Names of this {language} chapter, as JSON."}}"#;
+    let events = common::write_file(dir.path(), "prompt.jsonl", &format!("{prompt}\n"));
+    book.ok(&["apply", &events]);
+    let seq = book.head();
+    // Set again, it appends nothing; the log names the job.
+    book.ok(&["apply", &events]);
+    assert_eq!(book.head(), seq);
+    let own = answer(&extract(&book, Some(&upstream), "names", &[]));
+    assert_eq!(own["prompt"], format!("book@{seq}"));
+    assert_eq!(own["parts"][0]["stored"], false, "another prompt is another request");
+    let request = &upstream.requests()[1]["body"];
+    assert_eq!(request["messages"][0]["content"], "Names of this Chinese chapter, as JSON.");
+    let log = book.log();
+    let evidence = log.last().unwrap()["body"]["candidate_proposed"]["evidence"].as_str().unwrap().to_owned();
+    assert!(evidence.contains(&format!("llm names prompt book@{seq}: ")), "{evidence}");
+    // Cleared, the built-in prompt is back, and its answers are asked for anew.
+    let clear =
+        common::write_file(dir.path(), "clear.jsonl", "{\"model_prompt_set\":{\"job\":\"extract\",\"text\":null}}\n");
+    book.ok(&["apply", &clear]);
+    let back = answer(&extract(&book, Some(&upstream), "names", &["--dry-run"]));
+    assert_eq!(back["prompt"], "v1");
+    // A job that does not exist is refused, naming the field.
+    let bad = common::write_file(dir.path(), "bad.jsonl", "{\"model_prompt_set\":{\"job\":\"translate\"}}\n");
+    let stderr = book.fails(&["apply", &bad], 2);
+    assert!(stderr.contains("model_prompt_set.job"), "{stderr}");
+}

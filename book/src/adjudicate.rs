@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::book::Book;
 use crate::error::BookError;
-use crate::exchange::{Asking, Model};
+use crate::exchange::{Asking, Model, Prompt};
 use crate::service::{Labelled, WriteOptions, Written};
 
 /// The version of [`ADJUDICATE_PROMPT`].
@@ -205,8 +205,8 @@ pub struct ChapterAdjudication {
 pub struct Adjudicated {
     /// The model.
     pub model: String,
-    /// [`ADJUDICATE_PROMPT_VERSION`].
-    pub prompt_version: u32,
+    /// The prompt asked with (`v1`, or the book's own `book@SEQ`).
+    pub prompt: String,
     /// Each chapter.
     pub chapters: Vec<ChapterAdjudication>,
     /// The `verify` dispositions written (or, in a dry run, that would be).
@@ -347,11 +347,15 @@ impl Book {
                 recorded.into_iter().collect()
             }
         };
+        let prompt = {
+            let state = self.state(None)?;
+            Prompt::of(&state, ADJUDICATE_JOB, ADJUDICATE_PROMPT, ADJUDICATE_PROMPT_VERSION)
+        };
         let asking = Asking {
             model,
             model_name: &model_name,
             job: ADJUDICATE_JOB,
-            prompt_version: ADJUDICATE_PROMPT_VERSION,
+            prompt: &prompt.name,
             fresh: options.fresh,
             recorded_at_ms: write.recorded_at_ms,
             actor: write.actor.as_str(),
@@ -371,7 +375,7 @@ impl Book {
                 "model": model_name,
                 "temperature": 0,
                 "messages": [
-                    { "role": "system", "content": ADJUDICATE_PROMPT },
+                    { "role": "system", "content": prompt.text },
                     { "role": "user", "content": user },
                 ],
                 "response_format": { "type": "json_object" },
@@ -409,7 +413,8 @@ impl Book {
                 let conflict = adjudication.conflicts.iter().find(|c| c.conflict == verdict.conflict);
                 let kind = conflict.map_or("", |c| c.kind.name());
                 let note: String = format!(
-                    "{model_name} prompt v{ADJUDICATE_PROMPT_VERSION}, ch{} {} {kind}: {}",
+                    "{model_name} prompt {}, ch{} {} {kind}: {}",
+                    prompt.name,
                     adjudication.chapter,
                     verdict.conflict,
                     verdict.finding.trim()
@@ -439,14 +444,7 @@ impl Book {
                 Some(self.submit_labelled(write, Labelled::numbered(bodies, "adjudicate"), blobs)?)
             }
         };
-        Ok(Adjudicated {
-            model: model_name,
-            prompt_version: ADJUDICATE_PROMPT_VERSION,
-            chapters,
-            proposed,
-            already,
-            written,
-        })
+        Ok(Adjudicated { model: model_name, prompt: prompt.name.clone(), chapters, proposed, already, written })
     }
 }
 

@@ -49,7 +49,7 @@ use serde::Serialize;
 use crate::book::Book;
 use crate::check::CheckOptions;
 use crate::error::BookError;
-use crate::exchange::{Asking, Model};
+use crate::exchange::{Asking, Model, Prompt};
 use crate::proxy::{source_chunk_key, Template};
 use crate::review::names_lang;
 use crate::service::WriteOptions;
@@ -211,8 +211,8 @@ fn permille(part: u32, whole: u32) -> Option<u32> {
 pub struct Evaluation {
     /// The model asked.
     pub model: String,
-    /// [`EVAL_PROMPT_VERSION`].
-    pub prompt_version: u32,
+    /// The instruction asked with (`v1`, or the book's own `book@SEQ`).
+    pub prompt: String,
     /// The random arm's seed.
     pub seed: u64,
     /// The arms run, in report order.
@@ -456,7 +456,8 @@ impl Book {
             names::Lang::Zh => "Chinese",
             names::Lang::Ja => "Japanese",
         };
-        let instruction = EVAL_INSTRUCTION.replace("{language}", language);
+        let prompt = Prompt::of(&state, EVAL_JOB, EVAL_INSTRUCTION, EVAL_PROMPT_VERSION);
+        let instruction = prompt.text.replace("{language}", language);
         let template = Template::of(&state);
         // The random arm's renderings: every active term's, cycled.
         let active: Vec<&TermPut> = state.terms().values().filter(|term| !term.retired).map(|term| &term.put).collect();
@@ -478,7 +479,7 @@ impl Book {
             model,
             model_name: &model_name,
             job: EVAL_JOB,
-            prompt_version: EVAL_PROMPT_VERSION,
+            prompt: &prompt.name,
             fresh: options.fresh,
             recorded_at_ms: write.recorded_at_ms,
             actor: write.actor.as_str(),
@@ -548,7 +549,7 @@ impl Book {
         mark_omissions(&mut runs);
         Ok(Evaluation {
             model: model_name,
-            prompt_version: EVAL_PROMPT_VERSION,
+            prompt: prompt.name.clone(),
             seed: options.seed,
             arms,
             chapters: (from..=to).collect(),
@@ -684,7 +685,7 @@ mod tests {
         };
         let evaluation = Evaluation {
             model: "m".into(),
-            prompt_version: 1,
+            prompt: "v1".into(),
             seed: 0,
             arms: vec![Arm::Glossary],
             chapters: vec![1],

@@ -46,8 +46,9 @@ pub struct StoredExchange {
     pub format: u16,
     /// The job that asked (`extract`, `eval`).
     pub job: String,
-    /// The version of the job's prompt.
-    pub prompt_version: u32,
+    /// The prompt the job asked with: `vN`, its built-in version N, or `book@SEQ`,
+    /// the book's own set by event SEQ.
+    pub prompt: String,
     /// The request's bytes (JSON).
     pub request: String,
     /// The answer's body, as the model sent it (lossless when UTF-8, which a JSON
@@ -87,6 +88,27 @@ fn index_id(request: Hash32, n: u32) -> Hash32 {
     Hash32(*hasher.update(&request.0).update(&n.to_le_bytes()).finalize().as_bytes())
 }
 
+/// The prompt a job asks with: the book's own (`model_prompt_set`) or the built-in
+/// one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// `book@SEQ` for the book's own, set by event SEQ; `vN` for the built-in version N.
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+impl Prompt {
+    /// The prompt of `job` in `state`: the book's own, else `builtin` (version
+    /// `version`).
+    pub fn of(state: &projections::State, job: &str, builtin: &str, version: u32) -> Prompt {
+        match state.model_prompt(job) {
+            Some((text, provenance)) => Prompt { name: format!("book@{}", provenance.seq.0), text: text.to_owned() },
+            None => Prompt { name: format!("v{version}"), text: builtin.to_owned() },
+        }
+    }
+}
+
 /// An answer to one request.
 #[derive(Debug)]
 pub struct Asked {
@@ -112,8 +134,8 @@ pub struct Asking<'a> {
     pub model_name: &'a str,
     /// The job (`extract`, `eval`), stored with the exchange.
     pub job: &'a str,
-    /// The version of the job's prompt, stored with the exchange.
-    pub prompt_version: u32,
+    /// The name of the job's prompt ([`Prompt::name`]), stored with the exchange.
+    pub prompt: &'a str,
     /// Ask the model even when the store holds an answer.
     pub fresh: bool,
     /// When, stored with a new exchange.
@@ -192,7 +214,7 @@ impl Book {
         let stored = StoredExchange {
             format: EXCHANGE_FORMAT,
             job: asking.job.to_owned(),
-            prompt_version: asking.prompt_version,
+            prompt: asking.prompt.to_owned(),
             request: String::from_utf8_lossy(request).into_owned(),
             answer: answer.clone(),
             recorded_at_ms: asking.recorded_at_ms,

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::book::Book;
 use crate::error::BookError;
-use crate::exchange::{Asking, Model};
+use crate::exchange::{Asking, Model, Prompt};
 use crate::review::{add_sighting, fold_by, names_lang};
 use crate::service::{Labelled, WriteOptions, Written};
 
@@ -217,14 +217,13 @@ struct Request<'a> {
     response_format: ResponseFormat,
 }
 
-/// The bytes of the request for one part.
-pub fn extract_request(model: &str, language: &str, chapter: u32, part: &str) -> Vec<u8> {
-    let system = EXTRACT_PROMPT.replace("{language}", language);
+/// The bytes of the request for one part, `system` the prompt with its language.
+pub fn extract_request(model: &str, system: &str, chapter: u32, part: &str) -> Vec<u8> {
     let user = format!("Chapter {chapter}.\n\n{part}");
     let request = Request {
         model,
         temperature: 0,
-        messages: [Message { role: "system", content: &system }, Message { role: "user", content: &user }],
+        messages: [Message { role: "system", content: system }, Message { role: "user", content: &user }],
         response_format: ResponseFormat { r#type: "json_object" },
     };
     serde_json::to_vec(&request).unwrap_or_default()
@@ -295,8 +294,8 @@ pub struct ExtractedName {
 pub struct Extracted {
     /// The model asked (or whose stored answers were read).
     pub model: String,
-    /// [`EXTRACT_PROMPT_VERSION`].
-    pub prompt_version: u32,
+    /// The prompt asked with (`v1`, or the book's own `book@SEQ`).
+    pub prompt: String,
     /// Every request, in order.
     pub parts: Vec<AskedPart>,
     /// Every name of every answer, in order.
@@ -333,7 +332,7 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 /// The evidence line of a name the model proposed in `chapter`.
-fn evidence_line(chapter: u32, model: &str, name: &ProposedName) -> String {
+fn evidence_line(chapter: u32, model: &str, prompt: &str, name: &ProposedName) -> String {
     let kind = serde_json::to_value(name.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let gender = match name.gender {
         Some(ShownGender::M) => " m",
@@ -345,7 +344,7 @@ fn evidence_line(chapter: u32, model: &str, name: &ProposedName) -> String {
         _ => String::new(),
     };
     format!(
-        "ch{chapter} llm {} prompt v{EXTRACT_PROMPT_VERSION}: {kind}{gender}{reading}: {}",
+        "ch{chapter} llm {} prompt {prompt}: {kind}{gender}{reading}: {}",
         cut(model, 64),
         cut(&name.evidence, EVIDENCE_CHARS_MAX)
     )
@@ -423,12 +422,14 @@ impl Book {
             known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
         }
 
+        let prompt = Prompt::of(&state, EXTRACT_JOB, EXTRACT_PROMPT, EXTRACT_PROMPT_VERSION);
+        let system = prompt.text.replace("{language}", language_of(lang));
         // Ask (or read) every part first: nothing is written unless all parse.
         let asking = Asking {
             model,
             model_name: &model_name,
             job: EXTRACT_JOB,
-            prompt_version: EXTRACT_PROMPT_VERSION,
+            prompt: &prompt.name,
             fresh: options.fresh,
             recorded_at_ms: write.recorded_at_ms,
             actor: write.actor.as_str(),
@@ -439,7 +440,7 @@ impl Book {
         for (chapter, text) in &chapters {
             for (n, part) in parts(text).into_iter().enumerate() {
                 let where_ = format!("chapter {chapter} part {}", n + 1);
-                let request = extract_request(&model_name, language_of(lang), *chapter, part);
+                let request = extract_request(&model_name, &system, *chapter, part);
                 let answered = self.ask(&asking, &request, &where_, &blobs)?;
                 let (hash, exchange, answer, from_store) =
                     (answered.request, answered.exchange, answered.answer, answered.stored);
@@ -480,7 +481,7 @@ impl Book {
                 } else if known.contains(&folded) {
                     (NameOutcome::Known, None)
                 } else {
-                    let line = evidence_line(chapter, &model_name, &name);
+                    let line = evidence_line(chapter, &model_name, &prompt.name, &name);
                     let (candidate, new) = match by_surface.entry(folded) {
                         std::collections::btree_map::Entry::Occupied(found) => (found.into_mut(), false),
                         std::collections::btree_map::Entry::Vacant(slot) => {
@@ -521,7 +522,7 @@ impl Book {
         };
         Ok(Extracted {
             model: model_name,
-            prompt_version: EXTRACT_PROMPT_VERSION,
+            prompt: prompt.name.clone(),
             parts: asked,
             names: names_out,
             proposed,
@@ -596,9 +597,9 @@ mod tests {
 
     #[test]
     fn the_same_part_asks_the_same_bytes() {
-        let a = extract_request("m", "Chinese", 3, "沈照笑道。");
-        assert_eq!(a, extract_request("m", "Chinese", 3, "沈照笑道。"));
-        assert_ne!(request_hash(&a), request_hash(&extract_request("m", "Chinese", 4, "沈照笑道。")));
+        let a = extract_request("m", "List names.", 3, "沈照笑道。");
+        assert_eq!(a, extract_request("m", "List names.", 3, "沈照笑道。"));
+        assert_ne!(request_hash(&a), request_hash(&extract_request("m", "List names.", 4, "沈照笑道。")));
         let value: serde_json::Value = serde_json::from_slice(&a).unwrap();
         assert_eq!(value["messages"][1]["content"], "Chapter 3.\n\n沈照笑道。");
         assert_eq!(value["temperature"], 0);

@@ -24,7 +24,8 @@ use crate::state::State;
 /// (rules, governance, expected concepts, summary provenance). Format 3: the
 /// embedding model and the candidates' related terms. Format 4: the book's languages.
 /// Format 5: the book's source text by chapter. Format 6: the book's proxy template.
-pub const CHECKPOINT_FORMAT: u16 = 6;
+/// Format 7: the prompts of the book's model jobs.
+pub const CHECKPOINT_FORMAT: u16 = 7;
 
 #[derive(Serialize)]
 struct DocRef<'s> {

@@ -199,6 +199,7 @@ impl State {
             languages: self.languages.clone(),
             source: self.source.clone(),
             proxy_template: self.proxy_template.clone(),
+            model_prompts: BTreeMap::new(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

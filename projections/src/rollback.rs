@@ -12,7 +12,8 @@
 //! proxy template is in the snapshot and is restored too (a `proxy_template_set` of
 //! the template then, or of none: the built-in one). The
 //! review queue (candidates and their verdicts), the
-//! register of expected concepts and the embedding model are not part of a snapshot
+//! register of expected concepts, the embedding model and the prompts of the model
+//! jobs are not part of a snapshot
 //! and are left as they are: vectors are named by the model's identity and the
 //! texts they embed, so a rollback that brings back an older record finds its vectors
 //! again, and no suggestion ever reaches an assembly. A governance goes first, so the records after it may name its parties; a

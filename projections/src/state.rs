@@ -111,6 +111,9 @@ pub struct State {
     /// The book's proxy template in force and the `proxy_template_set` that set it
     /// (in the snapshot, its own part); `None`: the built-in template.
     pub(crate) proxy_template: Option<(String, Provenance)>,
+    /// The prompt of each model job that has one of the book's, by job, with the
+    /// `model_prompt_set` that set it (outside the snapshot).
+    pub(crate) model_prompts: BTreeMap<String, (String, Provenance)>,
 }
 
 impl State {
@@ -213,6 +216,13 @@ impl State {
     /// template. In the snapshot: it changes the ID, though no assembly.
     pub fn proxy_template(&self) -> Option<(&str, &Provenance)> {
         self.proxy_template.as_ref().map(|(template, provenance)| (template.as_str(), provenance))
+    }
+
+    /// The book's prompt for model job `job` (`extract`, `adjudicate`, `eval`), with
+    /// the provenance of the `model_prompt_set` that set it; `None` when the job asks
+    /// with its built-in prompt. Outside the snapshot: no assembly reads it.
+    pub fn model_prompt(&self, job: &str) -> Option<(&str, &Provenance)> {
+        self.model_prompts.get(job).map(|(text, provenance)| (text.as_str(), provenance))
     }
 
     /// The chapters that have source text, in chapter order, each with its last
@@ -386,6 +396,14 @@ impl State {
                 }
             },
             Body::ProxyTemplateSet(set) => self.proxy_template = set.template.map(|template| (template, provenance)),
+            Body::ModelPromptSet(set) => match set.text {
+                Some(text) => {
+                    self.model_prompts.insert(set.job, (text, provenance));
+                }
+                None => {
+                    self.model_prompts.remove(&set.job);
+                }
+            },
         }
     }
 }

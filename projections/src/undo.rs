@@ -36,6 +36,7 @@ enum Saved {
     Languages(Option<(LanguagesSet, Provenance)>),
     Source(u32, Option<(SourceSet, Provenance)>),
     ProxyTemplate(Option<(String, Provenance)>),
+    ModelPrompt(String, Option<(String, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -139,6 +140,9 @@ impl Journal {
             Body::LanguagesSet(_) => Saved::Languages(state.languages.clone()),
             Body::SourceSet(source) => Saved::Source(source.chapter, state.source.get(&source.chapter).cloned()),
             Body::ProxyTemplateSet(_) => Saved::ProxyTemplate(state.proxy_template.clone()),
+            Body::ModelPromptSet(set) => {
+                Saved::ModelPrompt(set.job.clone(), state.model_prompts.get(&set.job).cloned())
+            }
         };
         self.saved.push(saved);
     }
@@ -179,6 +183,7 @@ impl Journal {
                 Saved::Languages(old) => state.languages = old,
                 Saved::Source(chapter, old) => put_back(&mut state.source, chapter, old),
                 Saved::ProxyTemplate(old) => state.proxy_template = old,
+                Saved::ModelPrompt(job, old) => put_back(&mut state.model_prompts, job, old),
             }
         }
         state.revision = self.revision;

@@ -73,10 +73,10 @@ pub fn markdown(evaluation: &Evaluation, judged: &[Judged]) -> String {
     let stored = evaluation.runs.iter().filter(|run| run.stored).count();
     let _ = writeln!(
         out,
-        "# Evaluation of {} on {chapters}\n\nPrompt v{}, random seed {}; {} translations, {stored} answered from the \
+        "# Evaluation of {} on {chapters}\n\nPrompt {}, random seed {}; {} translations, {stored} answered from the \
          book's store.\n",
         evaluation.model,
-        evaluation.prompt_version,
+        evaluation.prompt,
         evaluation.seed,
         evaluation.runs.len()
     );
@@ -178,7 +178,7 @@ pub fn json(evaluation: &Evaluation, judged: &[Judged]) -> Value {
         .collect();
     json!({
         "model": evaluation.model,
-        "prompt_version": evaluation.prompt_version,
+        "prompt": evaluation.prompt,
         "seed": evaluation.seed,
         "chapters": evaluation.chapters,
         "arms": arms,

@@ -134,6 +134,15 @@ pub fn describe(body: &Body) -> String {
             ),
             None => "proxy_template_set cleared (the built-in template)".to_owned(),
         },
+        Body::ModelPromptSet(set) => match &set.text {
+            Some(text) => format!(
+                "model_prompt_set {} ({} chars, {})",
+                set.job,
+                text.chars().count(),
+                &blake3::hash(text.as_bytes()).to_hex()[..12]
+            ),
+            None => format!("model_prompt_set {} cleared (the built-in prompt)", set.job),
+        },
     }
 }
 
@@ -915,10 +924,10 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) {
     use book::extract::NameOutcome;
     let stored = extracted.parts.iter().filter(|part| part.stored).count();
     outln!(
-        "{} request(s) to {} (prompt v{}), {stored} answered from the book's store",
+        "{} request(s) to {} (prompt {}), {stored} answered from the book's store",
         extracted.parts.len(),
         extracted.model,
-        extracted.prompt_version
+        extracted.prompt
     );
     for name in &extracted.names {
         let fate = match name.outcome {

@@ -63,11 +63,14 @@ pub enum Body {
     /// The template the translation proxy puts the context into a system message
     /// with, or back to the built-in one.
     ProxyTemplateSet(ProxyTemplateSet),
+    /// The prompt one of the book's model jobs (`extract`, `adjudicate`, `eval`) asks
+    /// with, or back to the built-in one.
+    ModelPromptSet(ModelPromptSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 19] = [
+    pub const KIND_NAMES: [&'static str; 20] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -87,6 +90,7 @@ impl Body {
         "languages_set",
         "source_set",
         "proxy_template_set",
+        "model_prompt_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -111,6 +115,7 @@ impl Body {
             Body::LanguagesSet(_) => "languages_set",
             Body::SourceSet(_) => "source_set",
             Body::ProxyTemplateSet(_) => "proxy_template_set",
+            Body::ModelPromptSet(_) => "model_prompt_set",
         }
     }
 
@@ -135,7 +140,8 @@ impl Body {
             | Body::EmbeddingModelSet(_)
             | Body::LanguagesSet(_)
             | Body::SourceSet(_)
-            | Body::ProxyTemplateSet(_) => None,
+            | Body::ProxyTemplateSet(_)
+            | Body::ModelPromptSet(_) => None,
         }
     }
 }
@@ -933,4 +939,19 @@ pub struct ProxyTemplateSet {
     /// The template, `{context}` once in it; `None`: the built-in one.
     #[serde(default)]
     pub template: Option<String>,
+}
+
+/// The prompt a model job of the book asks with (configuration outside the snapshot:
+/// no assembly reads it). A later `model_prompt_set` of the same job replaces it; the
+/// job's answers record which prompt they were asked with (`book@SEQ`, or the
+/// built-in version), so a change never loses what an answer was asked with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPromptSet {
+    /// The job: `extract`, `adjudicate` or `eval`.
+    pub job: String,
+    /// The prompt (the system message; for `extract` and `eval`, `{language}` is
+    /// replaced by the book's source language); `None`: the built-in one.
+    #[serde(default)]
+    pub text: Option<String>,
 }

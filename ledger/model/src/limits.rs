@@ -78,6 +78,11 @@ pub const SOURCE_TITLE_CHARS_MAX: usize = 256;
 /// a system message's preamble, not a document.
 pub const PROXY_TEMPLATE_CHARS_MAX: usize = 8_192;
 
+/// Longest prompt of a book's model job (`model_prompt_set.text`), in characters.
+pub const MODEL_PROMPT_CHARS_MAX: usize = 8_192;
+/// The model jobs a prompt may be set for (`model_prompt_set.job`).
+pub const MODEL_JOBS: &[&str] = &["extract", "adjudicate", "eval"];
+
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;

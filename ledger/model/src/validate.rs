@@ -370,6 +370,15 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             Some(template) => proxy_template(p, template),
             None => Ok(()),
         },
+        Body::ModelPromptSet(set) => {
+            if !MODEL_JOBS.contains(&set.job.as_str()) {
+                return Err(p.err("job", format!("{:?} is not a model job ({})", set.job, MODEL_JOBS.join(", "))));
+            }
+            match &set.text {
+                Some(text) => p.text("text", text, MODEL_PROMPT_CHARS_MAX),
+                None => Ok(()),
+            }
+        }
     }
 }
 
@@ -777,6 +786,22 @@ mod tests {
             error.to_string(),
             "field `languages_set.target`: must not be empty: a BCP 47 language tag like `en`, `zh-Hant` or `pt-BR`"
         );
+    }
+
+    #[test]
+    fn a_model_prompt_set_names_its_bad_field() {
+        let set = |job: &str, text: Option<&str>| {
+            Body::ModelPromptSet(ModelPromptSet { job: job.into(), text: text.map(Into::into) })
+        };
+        assert_eq!(field_of(set("translate", None)), "model_prompt_set.job");
+        assert_eq!(field_of(set("extract", Some("bell\u{7}"))), "model_prompt_set.text");
+        assert_eq!(field_of(set("extract", Some("   "))), "model_prompt_set.text");
+        let long = "字".repeat(MODEL_PROMPT_CHARS_MAX + 1);
+        assert_eq!(field_of(set("eval", Some(&long))), "model_prompt_set.text");
+        for job in MODEL_JOBS {
+            assert!(validate_body(&set(job, Some("List the names.\n\tAs JSON.")), &Rules::default()).is_ok());
+            assert!(validate_body(&set(job, None), &Rules::default()).is_ok());
+        }
     }
 
     #[test]

@@ -62,7 +62,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::EmbeddingModelSet(_)
         | Body::LanguagesSet(_)
         | Body::SourceSet(_)
-        | Body::ProxyTemplateSet(_) => 19,
+        | Body::ProxyTemplateSet(_)
+        | Body::ModelPromptSet(_) => 20,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -841,7 +841,7 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) -> Value {
     json!({
         "dry_run": dry_run,
         "model": extracted.model,
-        "prompt_version": extracted.prompt_version,
+        "prompt": extracted.prompt,
         "parts": parts,
         "names": names,
         "proposed": extracted.proposed.iter().map(|proposed| proposed.id.to_string()).collect::<Vec<_>>(),
@@ -871,7 +871,7 @@ pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) -
     json!({
         "dry_run": dry_run,
         "model": adjudicated.model,
-        "prompt_version": adjudicated.prompt_version,
+        "prompt": adjudicated.prompt,
         "chapters": chapters,
         "proposed": adjudicated.proposed,
         "already": adjudicated.already.iter().map(ToString::to_string).collect::<Vec<_>>(),

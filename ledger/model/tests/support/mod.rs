@@ -307,6 +307,17 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 }),
             ),
         ),
+        (
+            "model_prompt_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::ModelPromptSet(ModelPromptSet {
+                    job: "extract".into(),
+                    text: Some("List the proper names of this {language} text as JSON.".into()),
+                }),
+            ),
+        ),
     ]);
     examples
 }
@@ -613,6 +624,7 @@ pub fn body() -> impl Strategy<Value = Body> {
             })
         ),
         prop::option::of(text(8)).prop_map(|template| Body::ProxyTemplateSet(ProxyTemplateSet { template })),
+        (text(8), prop::option::of(text(8))).prop_map(|(job, text)| Body::ModelPromptSet(ModelPromptSet { job, text })),
     ]
 }
 
