@@ -1,6 +1,7 @@
 //! The built-in lists the cues read. Small on purpose: no dictionary ships with the
-//! crate. Every list is sorted by nothing in particular and only looked up, never
-//! iterated into output.
+//! crate. The lists of verbs and endings put the longer entries first, since the first
+//! that matches wins; the others are in no particular order. Every list is only looked
+//! up, never iterated into output.
 
 /// Compound (two-character) surnames, checked before the single ones.
 pub(crate) const COMPOUND_SURNAMES: &[&str] = &[
@@ -248,8 +249,9 @@ pub(crate) const LOANWORDS: &[&str] = &[
 ];
 
 /// Chinese: characters a name-like span is not read across when the cues walk back
-/// from a verb or a place suffix, or forward from a title: grammar words, pronouns,
-/// measure words and the verbs that stand next to names (见, 请, 奉, 至, 往…). Smaller
+/// from a verb or a place suffix, or forward from a term of address, a verb of motion
+/// or an enumeration comma: grammar words, pronouns, measure words and the verbs that
+/// stand next to names (见, 请, 奉, 至, 往…). Smaller
 /// than [`ZH_STOP_CHARS`] where names need it: 来 (如来), 者 (行者), 能 (悟能), 地
 /// (地府), 后, 自, 儿, 谢 and 令 (surnames) may be read into a name.
 pub(crate) const ZH_BREAK_CHARS: &str = "的了是在不也着说道和就都而与之其这那个们有没么你我他她它把被从对向为以\
