@@ -22,6 +22,7 @@ mod lists;
 mod rank;
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use lists::*;
 pub use rank::{Chunk, Ranked, LIKELY};
@@ -162,7 +163,19 @@ fn is_long_vowel(c: char) -> bool {
 }
 
 fn zh_stop(c: char) -> bool {
-    ZH_STOP_CHARS.contains(c)
+    static SORTED: OnceLock<Vec<char>> = OnceLock::new();
+    is_in(&SORTED, ZH_STOP_CHARS, c)
+}
+
+/// Whether `c` is one of the chars of `list`, by a binary search in `sorted` (the
+/// lists are looked up for every char of a chunk).
+fn is_in(sorted: &OnceLock<Vec<char>>, list: &str, c: char) -> bool {
+    let sorted = sorted.get_or_init(|| {
+        let mut chars: Vec<char> = list.chars().collect();
+        chars.sort_unstable();
+        chars
+    });
+    sorted.binary_search(&c).is_ok()
 }
 
 /// The longest string [`Counts`] counts.
@@ -175,45 +188,43 @@ const COUNTED_MAX: usize = 6;
 /// Chinese, when it is no Han character or one of [`ZH_BREAK_CHARS`]. It ends a word
 /// when the char after it is no such char.
 struct Counts<'a> {
-    all: BTreeMap<&'a [char], u32>,
-    word_starts: BTreeMap<&'a [char], u32>,
-    word_ends: BTreeMap<&'a [char], u32>,
+    /// Per string: occurrences, those at a word start, those at a word end.
+    counts: BTreeMap<&'a [char], [u32; 3]>,
 }
 
 impl<'a> Counts<'a> {
     fn new(chars: &'a [char], lang: Lang) -> Counts<'a> {
-        let mut all: BTreeMap<&[char], u32> = BTreeMap::new();
-        let mut word_starts: BTreeMap<&[char], u32> = BTreeMap::new();
-        let mut word_ends: BTreeMap<&[char], u32> = BTreeMap::new();
+        let runs: Vec<bool> = chars.iter().map(|&c| runs_on(lang, c)).collect();
+        let mut counts: BTreeMap<&[char], [u32; 3]> = BTreeMap::new();
         for start in 0..chars.len() {
-            let word_start = start == 0 || !runs_on(lang, chars[start - 1]);
+            let word_start = start == 0 || !runs[start - 1];
             for len in 1..=COUNTED_MAX.min(chars.len() - start) {
-                let s = &chars[start..start + len];
-                *all.entry(s).or_default() += 1;
-                if word_start {
-                    *word_starts.entry(s).or_default() += 1;
-                }
-                if chars.get(start + len).is_none_or(|&c| !runs_on(lang, c)) {
-                    *word_ends.entry(s).or_default() += 1;
-                }
+                let entry = counts.entry(&chars[start..start + len]).or_default();
+                entry[0] += 1;
+                entry[1] += u32::from(word_start);
+                entry[2] += u32::from(runs.get(start + len).is_none_or(|&runs| !runs));
             }
         }
-        Counts { all, word_starts, word_ends }
+        Counts { counts }
+    }
+
+    fn get(&self, s: &[char], which: usize) -> usize {
+        self.counts.get(s).map_or(0, |n| n[which] as usize)
     }
 
     /// Occurrences of `s` (at most [`COUNTED_MAX`] chars) in the chunk.
     fn of(&self, s: &[char]) -> usize {
-        self.all.get(s).map_or(0, |&n| n as usize)
+        self.get(s, 0)
     }
 
     /// Occurrences of `s` at the start of a word.
     fn at_word_start(&self, s: &[char]) -> usize {
-        self.word_starts.get(s).map_or(0, |&n| n as usize)
+        self.get(s, 1)
     }
 
     /// Occurrences of `s` at the end of a word (no char it runs on into after it).
     fn at_word_end(&self, s: &[char]) -> usize {
-        self.word_ends.get(s).map_or(0, |&n| n as usize)
+        self.get(s, 2)
     }
 }
 
@@ -227,7 +238,8 @@ fn runs_on(lang: Lang, c: char) -> bool {
 
 /// A Han character a Chinese name may hold: not one of [`ZH_BREAK_CHARS`].
 fn zh_word_char(c: char) -> bool {
-    is_han(c) && !ZH_BREAK_CHARS.contains(c)
+    static SORTED: OnceLock<Vec<char>> = OnceLock::new();
+    is_han(c) && !is_in(&SORTED, ZH_BREAK_CHARS, c)
 }
 
 /// Whether `s` is one of `words`.
