@@ -251,9 +251,88 @@ fn tally_keeps_a_weak_cue_only_when_seen_twice() {
 
 #[test]
 fn cue_strength() {
-    let strong: Vec<Cue> = [Cue::Surname, Cue::Title, Cue::Quoted, Cue::Honorific, Cue::Katakana, Cue::Repeated]
-        .into_iter()
-        .filter(|c| c.is_strong())
-        .collect();
+    let strong: Vec<Cue> = [
+        Cue::Surname,
+        Cue::Title,
+        Cue::Quoted,
+        Cue::Honorific,
+        Cue::Katakana,
+        Cue::Repeated,
+        Cue::Speaker,
+        Cue::Addressed,
+        Cue::Place,
+        Cue::Listed,
+    ]
+    .into_iter()
+    .filter(|c| c.is_strong())
+    .collect();
     assert_eq!(strong, [Cue::Title, Cue::Quoted, Cue::Honorific]);
+}
+
+#[test]
+fn speaker_before_a_verb_of_speech() {
+    // 悟空 starts a word twice; the colon after 道 makes it speech.
+    let text = "悟空道：“师父。”那悟空笑道：“好。”";
+    assert_eq!(zh(text), [sighting(text, "悟空", 0, Cue::Speaker), sighting(text, "悟空", 1, Cue::Speaker)]);
+}
+
+#[test]
+fn a_one_character_verb_inside_a_word_is_no_speech() {
+    // 道 before a Han character (大道理) is no verb of speech; 师父 is a role.
+    assert_eq!(zh("他讲大道理。师父道：“走。”"), []);
+}
+
+#[test]
+fn subject_between_a_sentence_start_and_an_adverb() {
+    let text = "。玉皇又传旨。那玉皇却不语。";
+    assert_eq!(zh(text), [sighting(text, "玉皇", 0, Cue::Speaker), sighting(text, "玉皇", 1, Cue::Speaker)]);
+}
+
+#[test]
+fn name_after_a_naming_word() {
+    let text = "一个唤做清风，一个唤做明月。";
+    assert_eq!(zh(text), [sighting(text, "清风", 0, Cue::Addressed), sighting(text, "明月", 0, Cue::Addressed)]);
+}
+
+#[test]
+fn place_before_a_place_suffix() {
+    let text = "却说花果山好景。山门前立着。";
+    // 花果山 starts a word; 山门 is two characters and said once.
+    assert_eq!(zh(text), [sighting(text, "花果山", 0, Cue::Place)]);
+}
+
+#[test]
+fn place_after_a_verb_of_motion() {
+    let text = "径往灌江口。回到灌江口。";
+    assert_eq!(zh(text), [sighting(text, "灌江口", 0, Cue::Place), sighting(text, "灌江口", 1, Cue::Place)]);
+}
+
+#[test]
+fn items_of_a_list() {
+    let text = "即命阿傩、迦叶同来。";
+    assert_eq!(zh(text), [sighting(text, "阿傩", 0, Cue::Listed), sighting(text, "迦叶", 0, Cue::Listed)]);
+}
+
+#[test]
+fn a_noun_and_its_locative_is_no_name() {
+    // Repeated three times, but a cave and "inside".
+    assert_eq!(zh("洞中有宝。洞中无人。洞中甚暗。"), []);
+}
+
+#[test]
+fn japanese_speaker_after_a_quote() {
+    let text = "「そうさ」と迷亭君が云う。「ええ」と鼻子は答えた。";
+    assert_eq!(ja(text), [sighting(text, "迷亭", 0, Cue::Honorific), sighting(text, "鼻子", 0, Cue::Speaker)]);
+}
+
+#[test]
+fn japanese_name_before_a_naming_phrase() {
+    let text = "水島寒月という男が来た。力学という学問。";
+    assert_eq!(ja(text), [sighting(text, "水島寒月", 0, Cue::Addressed)]);
+}
+
+#[test]
+fn japanese_given_name_endings() {
+    let text = "鈴木藤十郎の名刺。津木ピン助は誰だ。野郎め。";
+    assert_eq!(ja(text), [sighting(text, "鈴木藤十郎", 0, Cue::Surname), sighting(text, "ピン助", 0, Cue::Surname)]);
 }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use names::{tally, Lang, Scanner};
+use names::{tally, Chunk, Lang, Ranked, Scanner, LIKELY};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -114,6 +114,9 @@ fn covered(text: &str, known: &BTreeSet<String>) -> Vec<(u32, u32)> {
 struct Measure {
     recall: f64,
     precision: f64,
+    /// Gold targets found, of all targets; right proposals.
+    found: (usize, usize),
+    right: usize,
     proposed: Vec<(String, usize)>,
     missed: Vec<String>,
 }
@@ -129,6 +132,36 @@ fn measure(lang: Lang, chunks: &[String], known: &BTreeSet<String>, gold: &Gold)
             s
         });
     let proposed: Vec<(String, usize)> = tally(sightings).into_iter().map(|(s, seen)| (s, seen.len())).collect();
+    judge(proposed, known, gold)
+}
+
+/// The book-wide ranking of all chunks at once (chunk text and chapter): the whole
+/// list, and the part at or above [`LIKELY`].
+fn measure_rank(
+    lang: Lang,
+    chunks: &[(String, u32)],
+    known: &BTreeSet<String>,
+    gold: &Gold,
+) -> (Measure, Measure, Vec<Ranked>) {
+    let scanner = Scanner::new(lang);
+    let folded: BTreeSet<String> = known.iter().map(|k| fold(k)).collect();
+    let is_known = |s: &str| folded.contains(&fold(s));
+    let covered: Vec<Vec<(u32, u32)>> = chunks.iter().map(|(text, _)| covered(text, known)).collect();
+    let input: Vec<Chunk> = chunks
+        .iter()
+        .zip(&covered)
+        .map(|((text, chapter), covered)| Chunk { text, chapter: *chapter, covered })
+        .collect();
+    let ranked = scanner.rank(&input, &is_known, &fold);
+    let all = ranked.iter().map(|r| (r.surface.clone(), r.sightings.len())).collect();
+    let likely = ranked.iter().filter(|r| r.score >= LIKELY).map(|r| (r.surface.clone(), r.sightings.len())).collect();
+    (judge(all, known, gold), judge(likely, known, gold), ranked)
+}
+
+/// Recall over the gold person and place names seen twice or more and not known;
+/// precision over the proposals, right when they are any gold entry.
+fn judge(proposed: Vec<(String, usize)>, known: &BTreeSet<String>, gold: &Gold) -> Measure {
+    let folded: BTreeSet<String> = known.iter().map(|k| fold(k)).collect();
     let proposed_set: BTreeSet<&str> = proposed.iter().map(|(s, _)| s.as_str()).collect();
     let gold_folded: BTreeMap<String, (String, usize)> =
         gold.names.iter().fold(BTreeMap::new(), |mut acc, (name, (category, count))| {
@@ -148,18 +181,77 @@ fn measure(lang: Lang, chunks: &[String], known: &BTreeSet<String>, gold: &Gold)
     let recall = if target.is_empty() { 1.0 } else { 1.0 - missed.len() as f64 / target.len() as f64 };
     let right = proposed.iter().filter(|(s, _)| gold_folded.contains_key(s)).count();
     let precision = if proposed.is_empty() { 1.0 } else { right as f64 / proposed.len() as f64 };
-    Measure { recall, precision, proposed, missed }
+    let found = (target.len() - missed.len(), target.len());
+    Measure { recall, precision, found, right, proposed, missed }
 }
 
 fn report(corpus: &str, m: &Measure) {
-    println!("{corpus}: recall {:.3}, precision {:.3}, {} proposed", m.recall, m.precision, m.proposed.len());
+    println!(
+        "{corpus}: recall {:.3} ({} of {}), precision {:.3} ({} of {}), {} proposed",
+        m.recall,
+        m.found.0,
+        m.found.1,
+        m.precision,
+        m.right,
+        m.proposed.len(),
+        m.proposed.len()
+    );
     println!("  missed: {:?}", m.missed);
     println!("  proposed: {:?}", m.proposed);
 }
 
+/// The ranking: the whole list and the likely part, and each surface's score.
+fn report_rank(corpus: &str, (all, likely, ranked): &(Measure, Measure, Vec<Ranked>), gold: &Gold) {
+    report(&format!("{corpus}, ranked, whole list"), all);
+    report(&format!("{corpus}, ranked, score >= {LIKELY}"), likely);
+    let shown: Vec<String> = ranked
+        .iter()
+        .map(|r| {
+            let mark = if gold.names.contains_key(&r.surface) { "" } else { "✗" };
+            format!("{mark}{} {} n{} {:?}", r.surface, r.score, r.count, r.cues)
+        })
+        .collect();
+    println!("  ranked: {}", shown.join(" | "));
+}
+
+/// Chunks of a classic slice with their chapters: about 1,500 chars of whole lines
+/// each ([`split_lines`]); a chunk's chapter is the number of chapter headings (a line
+/// `第…回`, or an Aozora `中見出し` note) before it.
+fn split_chapters(text: &str) -> Vec<(String, u32)> {
+    let mut chapter = 0;
+    split_lines(text)
+        .into_iter()
+        .map(|chunk| {
+            let here = chapter;
+            chapter += chunk
+                .lines()
+                .filter(|line| (line.starts_with('第') && line.contains('回')) || line.contains("中見出し"))
+                .count() as u32;
+            (chunk, here)
+        })
+        .collect()
+}
+
 fn wuchuan_chunks() -> Vec<String> {
+    wuchuan_chapters().into_iter().map(|(chunk, _)| chunk).collect()
+}
+
+/// The bundled book's chunks, each with its chapter (its file).
+fn wuchuan_chapters() -> Vec<(String, u32)> {
     let dir = repo().join("examples/wuchuan/chapters");
-    ["01.txt", "02.txt", "03.txt", "04.txt", "05.txt"].iter().flat_map(|f| split_marked(&read(&dir.join(f)))).collect()
+    ["01.txt", "02.txt", "03.txt", "04.txt", "05.txt"]
+        .iter()
+        .enumerate()
+        .flat_map(|(chapter, f)| {
+            split_marked(&read(&dir.join(f))).into_iter().map(move |chunk| (chunk, chapter as u32))
+        })
+        .collect()
+}
+
+/// Fails when `m` is below `floor` (recall, precision).
+fn at_least(corpus: &str, m: &Measure, (recall, precision): (f64, f64)) {
+    assert!(m.recall >= recall, "{corpus}: recall {:.3} < {recall}, missed {:?}", m.recall, m.missed);
+    assert!(m.precision >= precision, "{corpus}: precision {:.3} < {precision}: {:?}", m.precision, m.proposed);
 }
 
 #[test]
@@ -172,53 +264,80 @@ fn bundled_chinese_book_meets_the_goal() {
     let without = measure(Lang::Zh, &chunks, &BTreeSet::new(), &gold);
     report("wuchuan (nothing known)", &without);
     // With nothing known every gold name is a target: the goal.
-    assert!(without.recall >= 0.9, "recall {:.3} < 0.9, missed {:?}", without.recall, without.missed);
-    assert!(without.precision >= 0.5, "precision {:.3} < 0.5: {:?}", without.precision, without.proposed);
+    at_least("wuchuan", &without, (0.9, 0.5));
     // With the glossary known no gold name is unknown, so every proposal is a false
     // alarm: there is one, 信封 (an envelope, four times in one chunk).
     assert_eq!(with.recall, 1.0);
     assert_eq!(with.proposed, [("信封".to_owned(), 4)]);
+    // The whole book at once.
+    let ranked = measure_rank(Lang::Zh, &wuchuan_chapters(), &BTreeSet::new(), &gold);
+    report_rank("wuchuan (nothing known)", &ranked, &gold);
+    at_least("wuchuan, ranked", &ranked.0, (0.9, 0.5));
+    at_least("wuchuan, ranked, likely", &ranked.1, (0.9, 0.5));
+    let (with_all, _, _) = measure_rank(Lang::Zh, &wuchuan_chapters(), &glossary, &gold);
+    report("wuchuan (glossary known), ranked, whole list", &with_all);
+    assert!(with_all.proposed.len() <= 1, "{:?}", with_all.proposed);
 }
 
 #[test]
 fn bundled_japanese_book_meets_the_goal() {
     let gold = gold("wuchuan-ja.tsv");
-    let chunks = split_marked(&read(&repo().join("examples/wuchuan-ja/chapter-01.txt")));
+    let text = read(&repo().join("examples/wuchuan-ja/chapter-01.txt"));
+    let chunks = split_marked(&text);
     let glossary = glossary_surfaces(&repo().join("examples/wuchuan-ja/glossary.jsonl"));
     let with = measure(Lang::Ja, &chunks, &glossary, &gold);
     report("wuchuan-ja (glossary known)", &with);
     let without = measure(Lang::Ja, &chunks, &BTreeSet::new(), &gold);
     report("wuchuan-ja (nothing known)", &without);
     assert!(with.proposed.is_empty(), "{:?}", with.proposed);
-    for m in [&with, &without] {
-        assert!(m.recall >= 0.9, "recall {:.3} < 0.9, missed {:?}", m.recall, m.missed);
-        assert!(m.precision >= 0.5, "precision {:.3} < 0.5: {:?}", m.precision, m.proposed);
-    }
+    at_least("wuchuan-ja (glossary known)", &with, (0.9, 0.5));
+    at_least("wuchuan-ja (nothing known)", &without, (0.9, 0.5));
+    let one_chapter: Vec<(String, u32)> = chunks.into_iter().map(|chunk| (chunk, 0)).collect();
+    let ranked = measure_rank(Lang::Ja, &one_chapter, &BTreeSet::new(), &gold);
+    report_rank("wuchuan-ja (nothing known)", &ranked, &gold);
+    at_least("wuchuan-ja, ranked", &ranked.0, (0.9, 0.5));
+    let (with_all, _, _) = measure_rank(Lang::Ja, &one_chapter, &glossary, &gold);
+    assert!(with_all.proposed.is_empty(), "{:?}", with_all.proposed);
+}
+
+/// One classic slice: chunk by chunk with [`tally`], and the whole slice ranked.
+fn classic(lang: Lang, corpus: &str, gold_file: &str, floors: &Floors) {
+    let gold = gold(gold_file);
+    let text = read(&repo().join("tests/data/corpora").join(format!("{corpus}.txt")));
+    let m = measure(lang, &split_lines(&text), &BTreeSet::new(), &gold);
+    report(corpus, &m);
+    at_least(corpus, &m, floors.tally);
+    let ranked = measure_rank(lang, &split_chapters(&text), &BTreeSet::new(), &gold);
+    report_rank(corpus, &ranked, &gold);
+    at_least(&format!("{corpus}, ranked"), &ranked.0, floors.ranked);
+    at_least(&format!("{corpus}, ranked, likely"), &ranked.1, floors.likely);
+}
+
+/// Measured floors (recall, precision), the measured numbers rounded down (see
+/// docs/names.md): chunk by chunk with `tally`, the whole ranked list, and its part at
+/// or above `LIKELY`. The classics miss the goal (recall 0.8 with precision
+/// 0.5); a change that lowers a number fails here.
+struct Floors {
+    tally: (f64, f64),
+    ranked: (f64, f64),
+    likely: (f64, f64),
 }
 
 #[test]
 fn classic_chinese_chapter() {
-    let gold = gold("xiyouji-head.tsv");
-    let chunks = split_lines(&read(&repo().join("tests/data/corpora/xiyouji-head.txt")));
-    let m = measure(Lang::Zh, &chunks, &BTreeSet::new(), &gold);
-    report("xiyouji-head", &m);
-    assert!(m.recall >= RECALL_FLOOR_XIYOUJI, "recall {:.3}", m.recall);
-    assert!(m.precision >= PRECISION_FLOOR_XIYOUJI, "precision {:.3}", m.precision);
+    let floors = Floors { tally: (0.72, 0.30), ranked: (0.81, 0.26), likely: (0.68, 0.51) };
+    classic(Lang::Zh, "xiyouji-head", "xiyouji-head.tsv", &floors);
 }
 
 #[test]
 fn classic_japanese_chapter() {
-    let gold = gold("wagahai-kushami.tsv");
-    let chunks = split_lines(&read(&repo().join("tests/data/corpora/wagahai-kushami.txt")));
-    let m = measure(Lang::Ja, &chunks, &BTreeSet::new(), &gold);
-    report("wagahai-kushami", &m);
-    assert!(m.recall >= RECALL_FLOOR_WAGAHAI, "recall {:.3}", m.recall);
-    assert!(m.precision >= PRECISION_FLOOR_WAGAHAI, "precision {:.3}", m.precision);
+    let floors = Floors { tally: (0.62, 0.75), ranked: (0.62, 0.79), likely: (0.62, 0.89) };
+    classic(Lang::Ja, "wagahai-kushami", "wagahai-kushami.tsv", &floors);
 }
 
-// The measured floors of the classic chapters (see docs/names.md).
-// The classics miss the goal; these are the measured numbers, rounded down.
-const RECALL_FLOOR_XIYOUJI: f64 = 0.58;
-const PRECISION_FLOOR_XIYOUJI: f64 = 0.29;
-const RECALL_FLOOR_WAGAHAI: f64 = 0.55;
-const PRECISION_FLOOR_WAGAHAI: f64 = 0.73;
+/// The held-out slice: no rule was tuned on it (see tests/gold/README.md).
+#[test]
+fn held_out_chinese_chapters() {
+    let floors = Floors { tally: (0.55, 0.30), ranked: (0.61, 0.25), likely: (0.45, 0.47) };
+    classic(Lang::Zh, "xiyouji-20-26", "xiyouji-20-26.tsv", &floors);
+}
