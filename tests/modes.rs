@@ -184,6 +184,7 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("extract --chapter 1 --model stand-in", Mode::LocalOnly, 2),
     ("eval --chapters 1 --model stand-in", Mode::LocalOnly, 2),
     ("adjudicate --model stand-in", Mode::LocalOnly, 2),
+    ("scan --chapters 1", Mode::LocalOnly, 2),
 ];
 
 /// The subcommands `lorebank --help` lists, and those of each family (`term put`).

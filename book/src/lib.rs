@@ -15,6 +15,7 @@
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
 pub mod adjudicate;
+pub mod alarm;
 pub mod archive;
 pub mod book;
 pub mod check;

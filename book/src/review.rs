@@ -3,8 +3,8 @@
 //! **The queue** is every open candidate (no verdict, or a withdrawn one) and every
 //! flagged record (an active term with a `verify` verdict, or unreviewed: status
 //! `auto` or `draft` without an `accept`). Candidates come first: those of normal
-//! trust most sighted first, then those of low trust (embedding suggestions) best
-//! score first. Accepting a candidate for a new term writes its `term_put` and the
+//! trust the book-wide alarm scored best score first, then the other normal ones most
+//! sighted first, then those of low trust (embedding suggestions) best score first. Accepting a candidate for a new term writes its `term_put` and the
 //! candidate's `accept` in one batch; accepting a candidate close to a term
 //! (`related`) writes its surface as an `alias_added` of that term and the `accept`;
 //! accepting a pair of probable duplicates (`related` and `duplicate`) writes the
@@ -289,16 +289,19 @@ impl Book {
                 sightings: sightings_in(candidate.proposed.evidence.as_deref()),
             })
             .collect();
-        // Normal trust, most sighted first; then low trust, best score first; then
-        // the id: a total order.
+        // Normal trust: those the book-wide alarm scored, best score first, then the
+        // rest most sighted first; then low trust, best score first; then the id: a
+        // total order.
         candidates.sort_by_key(|item| match item {
             ReviewItem::Candidate { proposed, sightings } => {
                 let low = proposed.trust == Trust::Low;
                 let score = i64::from(proposed.score.unwrap_or(i32::MIN));
-                let first = if low { score } else { i64::try_from(*sightings).unwrap_or(i64::MAX) };
-                (low, std::cmp::Reverse(first), std::cmp::Reverse(*sightings), proposed.id)
+                let sighted = i64::try_from(*sightings).unwrap_or(i64::MAX);
+                let (first, second) =
+                    if low || proposed.score.is_some() { (score, sighted) } else { (i64::MIN, sighted) };
+                (low, std::cmp::Reverse(first), std::cmp::Reverse(second), proposed.id)
             }
-            other => (true, std::cmp::Reverse(i64::MIN), std::cmp::Reverse(0), other.id()),
+            other => (true, std::cmp::Reverse(i64::MIN), std::cmp::Reverse(i64::MIN), other.id()),
         });
         let owned = |id: RecordId| {
             let governed = state.governed(id);

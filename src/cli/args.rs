@@ -98,11 +98,20 @@ pub enum Command {
     /// whether the glossary helps (docs/evaluation.md).
     Eval(Box<EvalArgs>),
     /// Look for names in a chunk that no record covers, and propose each as a
-    /// candidate for review (docs/names.md).
+    /// candidate for review (docs/names.md); with --chapters, over every chunk of
+    /// those chapters at once, ranked.
     Scan {
         /// Chapter of the chunk; chapters start at 1.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-        chapter: u32,
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..), required_unless_present = "chapters")]
+        chapter: Option<u32>,
+        /// Read the registered source text of these chapters (`1-30`) at once and
+        /// propose the names the book-wide ranking scores at least --min-score.
+        #[arg(long, value_name = "N|A-B", value_parser = chapter_range, conflicts_with_all = ["chapter", "chunk", "text"])]
+        chapters: Option<(u32, u32)>,
+        /// With --chapters: the least score proposed (default 16, the ranking's
+        /// cut-off for a likely name; 0 proposes every ranked surface).
+        #[arg(long)]
+        min_score: Option<u32>,
         /// Key of the chunk within the chapter (needed with --text; without it,
         /// `source`).
         #[arg(long)]

@@ -112,7 +112,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let mut book = if adjudicate.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             review::adjudicate(&mut book, &adjudicate, json)
         }
-        Command::Scan { chapter, chunk, text, dry_run, write } => {
+        Command::Scan { chapters: Some(chapters), min_score, dry_run, write, .. } => {
+            let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
+            review::scan_ranked(&mut book, chapters, min_score, dry_run, &write, json)
+        }
+        Command::Scan { chapter, chunk, text, dry_run, write, min_score, .. } => {
+            let chapter = chapter.ok_or_else(|| Failure::invalid("scan needs --chapter N or --chapters A-B"))?;
+            if min_score.is_some() {
+                return Err(Failure::invalid("--min-score goes with --chapters (the book-wide ranking)"));
+            }
             let text = text.map(|text| read_text(&text, CHUNK)).transpose()?;
             let mut book = if dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             review::scan(&mut book, chapter, chunk.as_deref(), text.as_deref(), dry_run, &write, json)

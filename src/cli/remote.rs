@@ -219,8 +219,15 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Source(command) => source(&remote, command, json),
         Command::Coverage { chapter } => print(remote.get("/coverage", &ChapterQuery { chapter: *chapter })?),
         Command::Profile(ProfileCommand::Check { require }) => profile_check(&remote, *require),
-        Command::Scan { chapter, chunk, text, dry_run, write } => {
-            scan(&remote, *chapter, chunk.as_deref(), text.as_deref(), *dry_run, write)
+        Command::Scan { chapters: Some(_), .. } => Err(Failure::invalid(
+            "scan --chapters reads the whole book at once: run it on the book file, without --server",
+        )),
+        Command::Scan { chapter, chunk, text, dry_run, write, min_score, .. } => {
+            let chapter = chapter.ok_or_else(|| Failure::invalid("scan needs --chapter N or --chapters A-B"))?;
+            if min_score.is_some() {
+                return Err(Failure::invalid("--min-score goes with --chapters (the book-wide ranking)"));
+            }
+            scan(&remote, chapter, chunk.as_deref(), text.as_deref(), *dry_run, write)
         }
         Command::Embed(command) => embed(&remote, command),
         Command::Suggest(args) => suggest(&remote, args),

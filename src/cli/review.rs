@@ -71,6 +71,19 @@ fn chat_model(args: &ModelArgs) -> Result<Option<ChatModel>, Failure> {
     Ok(Some(ChatModel { endpoint, name: args.model.clone() }))
 }
 
+pub fn scan_ranked(
+    book: &mut Book,
+    chapters: (u32, u32),
+    min_score: Option<u32>,
+    dry_run: bool,
+    write: &crate::cli::args::WriteOpts,
+    json: bool,
+) -> Result<(), Failure> {
+    let scanned = book.scan_ranked(chapters, min_score, dry_run, &write_options(write))?;
+    print(json, || json::scanned_ranked(&scanned, dry_run), || text::scanned_ranked(&scanned, dry_run));
+    Ok(())
+}
+
 pub fn extract(book: &mut Book, args: &ExtractArgs, text: Option<String>, json: bool) -> Result<(), Failure> {
     let model = chat_model(&args.model)?;
     let options = book::extract::ExtractOptions {

@@ -919,6 +919,31 @@ pub fn scanned(scanned: &Scanned, dry_run: bool) {
     }
 }
 
+/// `lorebank scan --chapters`: the ranked surfaces, best first.
+pub fn scanned_ranked(scanned: &book::alarm::RankedScan, dry_run: bool) {
+    outln!(
+        "{} chunk(s) read; {} likely name(s), best first ({} under the minimum score left out)",
+        scanned.chunks,
+        scanned.ranked.len(),
+        scanned.below
+    );
+    for (ranked, candidate) in &scanned.ranked {
+        outln!(
+            "  {} score {}: {} time(s) in {} chunk(s), {} chapter(s): {candidate}",
+            ranked.surface,
+            ranked.score,
+            ranked.count,
+            ranked.chunks,
+            ranked.chapters
+        );
+    }
+    match (&scanned.written, dry_run) {
+        (_, true) => outln!("dry run: {} candidate(s) would be proposed or updated", scanned.proposed.len()),
+        (Some(written), false) => submitted(written),
+        (None, false) => outln!("no change: every likely name is already in the candidates' evidence"),
+    }
+}
+
 /// `lorebank extract`: the requests, then each name the model proposed and its fate.
 pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) {
     use book::extract::NameOutcome;

@@ -805,6 +805,36 @@ pub fn scanned(scanned: &book::review::Scanned, dry_run: bool) -> Value {
     })
 }
 
+/// `lorebank scan --chapters`: each ranked surface with its score, counts, cues and
+/// candidate, best first; how many were under the minimum; the write.
+pub fn scanned_ranked(scanned: &book::alarm::RankedScan, dry_run: bool) -> Value {
+    let ranked: Vec<Value> = scanned
+        .ranked
+        .iter()
+        .map(|(ranked, candidate)| {
+            let cues: serde_json::Map<String, Value> =
+                ranked.cues.iter().map(|(cue, n)| (format!("{cue:?}").to_lowercase(), json!(n))).collect();
+            json!({
+                "surface": ranked.surface,
+                "score": ranked.score,
+                "count": ranked.count,
+                "chunks": ranked.chunks,
+                "chapters": ranked.chapters,
+                "cues": cues,
+                "candidate": candidate.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "dry_run": dry_run,
+        "chunks": scanned.chunks,
+        "ranked": ranked,
+        "below": scanned.below,
+        "proposed": scanned.proposed.iter().map(|proposed| proposed.id.to_string()).collect::<Vec<_>>(),
+        "written": scanned.written.as_ref().map(submitted),
+    })
+}
+
 /// `lorebank extract`: each request (stored or asked), each name and its fate, the
 /// candidates proposed or given evidence, the write.
 pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) -> Value {

@@ -1,0 +1,153 @@
+//! The name alarm over the whole book (`lorebank scan --chapters A-B`): every chunk of
+//! the chapters' registered source text read at once by the `names` crate's ranking
+//! ([`names::Scanner::rank`]), so a name is judged by all the book says of it (its cues
+//! in every chunk, how many chunks and chapters, whether a longer name holds it), not
+//! chunk by chunk.
+//!
+//! **Chunks** are each chapter's source text in whole lines of at most
+//! [`crate::eval::CHUNK_CHARS_DEFAULT`] characters, keyed by their byte span as the
+//! proxy keys a located chunk; each is assembled at the head (not recorded) for the
+//! spans its hits cover, and a surface the book knows (a term's source or alias,
+//! folded) is never proposed.
+//!
+//! **Candidates.** Each ranked surface scoring at least the caller's minimum (by
+//! default [`names::LIKELY`]) is proposed as the name alarm proposes (`origin:
+//! extractor`), one candidate per folded surface: a surface already proposed (by any
+//! origin) gets the new evidence. The evidence is one summary line (`ch1-30 ranked:
+//! score 212, 170 time(s) in 25 chunk(s) of 3 chapter(s); cues speaker 12, …`) and
+//! the first [`SIGHTINGS_LISTED`] sightings, so scanning the same chapters again
+//! writes nothing. The candidate's `score` is the
+//! ranking's (kept when an earlier ranking scored it higher), which puts it before
+//! unscored candidates in the review queue: the likeliest names first.
+
+use std::collections::BTreeMap;
+
+use ledger_model::*;
+use names::{Chunk, Ranked, Scanner};
+
+use crate::book::Book;
+use crate::error::BookError;
+use crate::eval::{chunk_spans, CHUNK_CHARS_DEFAULT};
+use crate::proxy::source_chunk_key;
+use crate::review::{add_sighting, names_lang};
+use crate::service::{WriteOptions, Written};
+
+/// The sightings of a ranked surface its evidence lists, after the summary line.
+pub const SIGHTINGS_LISTED: usize = 3;
+
+/// The most chunks one book-wide scan reads.
+pub const RANKED_CHUNKS_MAX: usize = 20_000;
+
+/// What a book-wide scan found.
+#[derive(Debug)]
+pub struct RankedScan {
+    /// Chunks read.
+    pub chunks: u32,
+    /// Every ranked surface at or over the minimum, best first, with its candidate.
+    pub ranked: Vec<(Ranked, RecordId)>,
+    /// Ranked surfaces under the minimum, not proposed.
+    pub below: u32,
+    /// Candidates proposed or given new evidence.
+    pub proposed: Vec<CandidateProposed>,
+    /// The write, if anything was written.
+    pub written: Option<Written>,
+}
+
+impl Book {
+    /// Ranks the name-like surfaces of chapters `from..=to` (their registered source
+    /// texts) over all of them at once and proposes those scoring `min_score` or more
+    /// (by default [`names::LIKELY`]), as the module documentation says; unless
+    /// `dry_run`.
+    pub fn scan_ranked(
+        &mut self,
+        (from, to): (u32, u32),
+        min_score: Option<u32>,
+        dry_run: bool,
+        write: &WriteOptions,
+    ) -> Result<RankedScan, BookError> {
+        let min_score = min_score.unwrap_or(names::LIKELY);
+        let texts = self.chapter_texts((from, to), None)?;
+        let state = self.state(None)?;
+        let lang = names_lang(&state, "the name alarm")?;
+        let profile = self.profile(&state)?;
+        let mut pieces: Vec<(u32, String, &str)> = Vec::new();
+        for (chapter, text) in &texts {
+            for span in chunk_spans(text, CHUNK_CHARS_DEFAULT) {
+                pieces.push((*chapter, source_chunk_key(&span), &text[span]));
+            }
+        }
+        if pieces.len() > RANKED_CHUNKS_MAX {
+            return Err(BookError::TooLarge(format!(
+                "chapters {from}-{to} make {} chunks, more than RANKED_CHUNKS_MAX ({RANKED_CHUNKS_MAX})",
+                pieces.len()
+            )));
+        }
+        let mut covered = Vec::with_capacity(pieces.len());
+        let mut known_by = None;
+        for (chapter, key, text) in &pieces {
+            let names = self.chunk_names(profile.clone(), *chapter, key, text)?;
+            covered.push(names.covered().to_vec());
+            known_by.get_or_insert(names);
+        }
+        let Some(names) = known_by else {
+            return Ok(RankedScan { chunks: 0, ranked: Vec::new(), below: 0, proposed: Vec::new(), written: None });
+        };
+        let chunks: Vec<Chunk> = pieces
+            .iter()
+            .zip(&covered)
+            .map(|((chapter, _, text), covered)| Chunk { text, chapter: *chapter, covered })
+            .collect();
+        let ranked = Scanner::new(lang).rank(&chunks, &|surface| names.is_known(surface), &|text| names.fold(text));
+        let below = ranked.iter().filter(|ranked| ranked.score < min_score).count() as u32;
+
+        // Candidates by folded surface, as the name alarm keeps them.
+        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
+        for candidate in state.candidates().values() {
+            by_surface.entry(names.fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
+        }
+        let mut free = state.free_ids(RecordKind::Candidate);
+        let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
+        let mut out = Vec::new();
+        for ranked in ranked.into_iter().filter(|ranked| ranked.score >= min_score) {
+            let Some((_, first)) = ranked.sightings.first() else { continue };
+            let candidate = match by_surface.entry(ranked.surface.clone()) {
+                std::collections::btree_map::Entry::Occupied(found) => found.into_mut(),
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(CandidateProposed::new(free.take()?, first.surface.clone(), Origin::Extractor))
+                }
+            };
+            let mut touched = candidate.evidence.is_none();
+            let score = i32::try_from(ranked.score).unwrap_or(i32::MAX).min(1_000_000);
+            if candidate.score.is_none_or(|known| known < score) && candidate.trust == Trust::Normal {
+                candidate.score = Some(score);
+                touched = true;
+            }
+            let cues: Vec<String> =
+                ranked.cues.iter().map(|(cue, n)| format!("{} {n}", format!("{cue:?}").to_lowercase())).collect();
+            let summary = format!(
+                "ch{from}-{to} ranked: score {}, {} time(s) in {} chunk(s) of {} chapter(s); cues {}",
+                ranked.score,
+                ranked.count,
+                ranked.chunks,
+                ranked.chapters,
+                cues.join(", ")
+            );
+            touched |= add_sighting(candidate, &summary);
+            for (chunk, sighting) in ranked.sightings.iter().take(SIGHTINGS_LISTED) {
+                let (chapter, key, _) = &pieces[*chunk as usize];
+                let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
+                let cue = format!("{:?}", sighting.cue).to_lowercase();
+                let line = format!("ch{chapter}/{key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
+                touched |= add_sighting(candidate, &line);
+            }
+            if touched {
+                changed.insert(candidate.id, candidate.clone());
+            }
+            out.push((ranked, candidate.id));
+        }
+        let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        drop(state);
+        let written = self.propose(write, &proposed, &format!("scan ch{from}-{to}"), dry_run)?;
+        Ok(RankedScan { chunks: pieces.len() as u32, ranked: out, below, proposed, written })
+    }
+}
