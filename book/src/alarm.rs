@@ -35,8 +35,8 @@ use crate::service::{WriteOptions, Written};
 /// The sightings of a ranked surface its evidence lists, after the summary line.
 pub const SIGHTINGS_LISTED: usize = 3;
 
-/// The most chunks one book-wide scan reads.
-pub const RANKED_CHUNKS_MAX: usize = 20_000;
+/// The most chunks one book-wide scan reads (`limits::input::BOOK_JOB_CHUNKS_MAX`).
+pub const RANKED_CHUNKS_MAX: usize = ledger_model::limits::input::BOOK_JOB_CHUNKS_MAX;
 
 /// What a book-wide scan found.
 #[derive(Debug)]
@@ -78,7 +78,7 @@ impl Book {
         }
         if pieces.len() > RANKED_CHUNKS_MAX {
             return Err(BookError::TooLarge(format!(
-                "chapters {from}-{to} make {} chunks, more than RANKED_CHUNKS_MAX ({RANKED_CHUNKS_MAX})",
+                "chapters {from}-{to} make {} chunks, more than BOOK_JOB_CHUNKS_MAX ({RANKED_CHUNKS_MAX})",
                 pieces.len()
             )));
         }

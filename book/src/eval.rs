@@ -64,8 +64,9 @@ Russian. Answer with the translation only, without notes or comments.";
 pub const EVAL_JOB: &str = "eval";
 /// The default size of a chunk, in characters.
 pub const CHUNK_CHARS_DEFAULT: usize = 1_500;
-/// The most chunks one evaluation translates (times its arms).
-pub const EVAL_CHUNKS_MAX: usize = 10_000;
+/// The most chunks one evaluation translates, times its arms
+/// (`limits::input::BOOK_JOB_CHUNKS_MAX`).
+pub const EVAL_CHUNKS_MAX: usize = ledger_model::limits::input::BOOK_JOB_CHUNKS_MAX;
 
 /// One arm of the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -471,7 +472,7 @@ impl Book {
             .collect();
         if chunks.len() > EVAL_CHUNKS_MAX {
             return Err(BookError::TooLarge(format!(
-                "chapters {from}-{to} make {} chunks, more than EVAL_CHUNKS_MAX ({EVAL_CHUNKS_MAX})",
+                "chapters {from}-{to} make {} chunks, more than BOOK_JOB_CHUNKS_MAX ({EVAL_CHUNKS_MAX})",
                 chunks.len()
             )));
         }

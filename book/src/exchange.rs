@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use crate::book::Book;
 use crate::error::BookError;
 
-/// The most bytes of a model's answer read.
-pub const ANSWER_BYTES_MAX: usize = 1 << 20;
+/// The most bytes of a model's answer read (`limits::input::MODEL_ANSWER_BYTES_MAX`).
+pub const ANSWER_BYTES_MAX: usize = ledger_model::limits::input::MODEL_ANSWER_BYTES_MAX;
 
 /// blake3 `derive_key` context of a request's hash.
 const REQUEST_CONTEXT: &str = "lorebank 2026 model request v1";

@@ -24,6 +24,12 @@ pub const TOKEN_FILE_BYTES_MAX: usize = 1 << 20;
 /// (`serve --upstream-ca`, PEM), in bytes: a whole system bundle (about 220 KB on
 /// Debian) many times over.
 pub const CA_FILE_BYTES_MAX: usize = 4 << 20;
+/// A chat model's answer to one request of a batch job (`extract`, `adjudicate`,
+/// `eval`): read to one byte past it and refused.
+pub const MODEL_ANSWER_BYTES_MAX: usize = 1 << 20;
+/// The chunks one evaluation translates (`eval`, each once per arm) or one book-wide
+/// scan reads (`scan --chapters`).
+pub const BOOK_JOB_CHUNKS_MAX: usize = 20_000;
 /// Largest archive file an archive import reads (`import-archive ARCHIVE`,
 /// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
 /// Sixteen times the file of a book of a million events (docs/benchmarks.md).
