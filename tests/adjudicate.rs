@@ -121,7 +121,7 @@ fn a_verdict_outside_its_conflict_is_refused_and_nothing_written() {
     let error: Value = serde_json::from_slice(&output.stderr).unwrap();
     let message = error["error"]["message"].as_str().unwrap();
     assert!(message.contains("verdicts[0].term: \"T-999\" is not a term of c1"), "{message}");
-    assert!(message.ends_with("nothing was written"), "{message}");
+    assert!(message.ends_with("nothing was written to the log"), "{message}");
     assert_eq!(book.head(), head);
     // A chapter without a recorded chunk has no conflict and asks nothing.
     let quiet = book.json(&["adjudicate", "--chapter", "2", "--model", "judge", "--model-url", &upstream.url()]);

@@ -143,7 +143,7 @@ fn a_malformed_answer_a_failure_and_a_hang_write_nothing() {
         message.starts_with("chapter 1 part 1: the answer of malformed is refused: its content is not"),
         "{message}"
     );
-    assert!(message.ends_with("nothing was written"), "{message}");
+    assert!(message.ends_with("nothing was written to the log"), "{message}");
     // Nothing stored either: without the model there is no answer to replay.
     let output = extract(&book, None, "malformed", &[]);
     assert_eq!(output.status.code(), Some(1));
@@ -163,6 +163,29 @@ fn a_malformed_answer_a_failure_and_a_hang_write_nothing() {
         "{stderr}"
     );
     assert_eq!(book.head(), head, "nothing was written");
+}
+
+#[test]
+fn a_run_that_fails_keeps_the_answers_it_accepted_for_the_next() {
+    let upstream = Upstream::start();
+    let (book, dir) = book_with_chapter();
+    let file = common::write_file(dir.path(), "002.txt", "孙悟空又到花果山。\n");
+    book.ok(&["source", "add", "--chapter", "2", &file]);
+    let head = book.head();
+    let url = upstream.url();
+    let args = ["--json", "extract", "--chapter", "1-2", "--model", "names-first", "--model-url", url.as_str()];
+    let output = book.run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let error: Value = serde_json::from_slice(&output.stderr).unwrap();
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("chapter 2 part 1: the answer of names-first is refused"), "{message}");
+    assert!(message.contains("the 1 answer(s) accepted before it are kept"), "{message}");
+    assert_eq!(book.head(), head, "no candidate is written");
+    // Chapter 1's answer is in the store: asked again without the model, it replays.
+    let again = answer(&extract(&book, None, "names-first", &[]));
+    assert_eq!(again["parts"][0]["stored"], true);
+    assert_eq!(outcome(&again, "孙悟空"), "proposed");
+    assert_eq!(upstream.requests().len(), 2);
 }
 
 #[test]

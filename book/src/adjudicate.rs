@@ -382,10 +382,19 @@ impl Book {
             });
             let request = serde_json::to_vec(&request).unwrap_or_default();
             let where_ = format!("chapter {chapter}");
-            let answered = self.ask(&asking, &request, &where_, &blobs)?;
-            let verdicts = parse_verdicts(answered.answer.as_bytes(), &conflicts).map_err(|why| {
-                BookError::Model(format!("{where_}: the answer of {model_name} is refused: {why}; nothing was written"))
-            })?;
+            let answered = match self.ask(&asking, &request, &where_, &blobs) {
+                Ok(answered) => answered,
+                Err(error) => return Err(self.failed_after(blobs, options.dry_run, error)),
+            };
+            let verdicts = match parse_verdicts(answered.answer.as_bytes(), &conflicts) {
+                Ok(verdicts) => verdicts,
+                Err(why) => {
+                    let error = BookError::Model(format!(
+                        "{where_}: the answer of {model_name} is refused: {why}; nothing was written to the log"
+                    ));
+                    return Err(self.failed_after(blobs, options.dry_run, error));
+                }
+            };
             blobs.extend(answered.blobs);
             chapters.push(ChapterAdjudication {
                 chapter,

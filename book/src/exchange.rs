@@ -174,6 +174,23 @@ impl Book {
         StoredExchange::decode(&bytes).map_err(|why| BookError::Corrupted(format!("exchange {id}: {why}")))
     }
 
+    /// `error`, after filing `blobs` (the exchanges of the answers a job accepted before
+    /// it failed) unless `dry_run`, so that the next run finds them in the store and
+    /// does not ask again; the error then says they were kept. The log is untouched.
+    pub(crate) fn failed_after(&self, blobs: Vec<(Hash32, Vec<u8>)>, dry_run: bool, error: BookError) -> BookError {
+        let answers = blobs.len() / 2;
+        if dry_run || answers == 0 {
+            return error;
+        }
+        match (self.ledger().file_documents(Vec::<ledger::Document>::new(), blobs), error) {
+            (Ok(()), BookError::Model(message)) => BookError::Model(format!(
+                "{message} (the {answers} answer(s) accepted before it are kept in the book's store: the next run \
+                 does not ask for them again)"
+            )),
+            (_, error) => error,
+        }
+    }
+
     /// The answer to `request` (its bytes): the store's latest unless `asking.fresh`,
     /// else the model's, checked to be at most [`ANSWER_BYTES_MAX`] bytes of UTF-8,
     /// with the blobs that would store it. `where_` names the request in errors

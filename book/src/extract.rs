@@ -29,7 +29,9 @@
 //! ([`crate::exchange`]), in the same commit as the candidates. A request asked
 //! before is answered from the store (the job replays from what the model said,
 //! whatever it says next time) unless the caller asks `fresh`; without a model only
-//! stored answers are used. An answer that fails to parse is not stored.
+//! stored answers are used. An answer that fails to parse is not stored; when a run
+//! fails (a refused answer, a model that cannot be reached), the answers accepted
+//! before are filed alone, so the next run does not pay for them again.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -441,15 +443,21 @@ impl Book {
             for (n, part) in parts(text).into_iter().enumerate() {
                 let where_ = format!("chapter {chapter} part {}", n + 1);
                 let request = extract_request(&model_name, &system, *chapter, part);
-                let answered = self.ask(&asking, &request, &where_, &blobs)?;
-                let (hash, exchange, answer, from_store) =
-                    (answered.request, answered.exchange, answered.answer, answered.stored);
+                let answered = match self.ask(&asking, &request, &where_, &blobs) {
+                    Ok(answered) => answered,
+                    Err(error) => return Err(self.failed_after(blobs, options.dry_run, error)),
+                };
+                let names = match parse_answer(answered.answer.as_bytes()) {
+                    Ok(names) => names,
+                    Err(why) => {
+                        let error = BookError::Model(format!(
+                            "{where_}: the answer of {model_name} is refused: {why}; nothing was written to the log"
+                        ));
+                        return Err(self.failed_after(blobs, options.dry_run, error));
+                    }
+                };
+                let (hash, exchange, from_store) = (answered.request, answered.exchange, answered.stored);
                 blobs.extend(answered.blobs);
-                let names = parse_answer(answer.as_bytes()).map_err(|why| {
-                    BookError::Model(format!(
-                        "{where_}: the answer of {model_name} is refused: {why}; nothing was written"
-                    ))
-                })?;
                 asked.push(AskedPart {
                     chapter: *chapter,
                     part: n as u32 + 1,

@@ -15,7 +15,8 @@ The request's "model" decides the answer:
 * names: the names of NAMES found in the last user message, each with the sentence
   (up to 。) it is first in, one name that is not in the text (INVENTED) and a
   full stop, as the JSON object `lorebank extract` asks for; names-fenced: the same
-  inside a Markdown code fence; malformed: prose instead of JSON;
+  inside a Markdown code fence; malformed: prose instead of JSON; names-first: names
+  for chapter 1, prose for any other;
 * translator:follow=P:misgender=Q:seed=S: a stand-in translator for `lorebank eval`.
   It reads the glossary lines (`SRC -> DST #tags; forms`) of the system message and,
   for each whose SRC is in the text, writes DST with probability P (else a made-up
@@ -150,6 +151,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
         content = TRANSLATION
+        if model == "names-first":
+            user = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+            model = "names" if user.startswith("Chapter 1.") else "malformed"
         if model in ("names", "names-fenced"):
             user = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
             content = extraction(user)
