@@ -84,6 +84,20 @@ fn names_are_proposed_invented_ones_dropped_and_the_answer_replays_from_the_book
     let wukong = proposed.iter().find(|candidate| candidate["surface"] == "孙悟空").unwrap();
     assert!(wukong["evidence"].as_str().unwrap().contains("person m (Sūn Wùkōng): 后来他拜师学艺，得名孙悟空。"));
 
+    // What the model was asked and answered can be read back, by the exchange's id or
+    // by the request's hash.
+    let id = first["parts"][0]["exchange"].as_str().unwrap();
+    let exchange = book.json(&["exchange", id]);
+    assert_eq!((exchange["job"].as_str(), exchange["prompt"].as_str()), (Some("extract"), Some("v1")));
+    assert_eq!(exchange["request"]["model"], "names");
+    assert!(exchange["answer"]["choices"][0]["message"]["content"].as_str().unwrap().contains("孙悟空"));
+    let by_request = book.json(&["exchange", first["parts"][0]["request"].as_str().unwrap()]);
+    assert_eq!(by_request, exchange);
+    let text = book.ok(&["exchange", id]);
+    assert!(text.contains("--- system ---\nYou extract proper names") && text.contains("--- answer ---"), "{text}");
+    assert!(book.fails(&["exchange", "zz"], 2).contains("64 hex digits"));
+    assert!(book.fails(&["exchange", &"0".repeat(64)], 2).contains("no exchange or request"));
+
     // The same again: answered from the book, the model is not asked, nothing written.
     let again = answer(&extract(&book, Some(&upstream), "names", &[]));
     assert_eq!((again["parts"][0]["stored"].clone(), again["written"].clone()), (Value::Bool(true), Value::Null));

@@ -185,6 +185,7 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("eval --chapters 1 --model stand-in", Mode::LocalOnly, 2),
     ("adjudicate --model stand-in", Mode::LocalOnly, 2),
     ("scan --chapters 1", Mode::LocalOnly, 2),
+    ("exchange 00", Mode::LocalOnly, 2),
 ];
 
 /// The subcommands `lorebank --help` lists, and those of each family (`term put`).

@@ -174,6 +174,22 @@ impl Book {
         StoredExchange::decode(&bytes).map_err(|why| BookError::Corrupted(format!("exchange {id}: {why}")))
     }
 
+    /// The stored exchange named by `hex`: an exchange's id, or the hash of a request
+    /// (its latest answer), as `extract`, `adjudicate` and `eval` report them. Its id
+    /// and the exchange.
+    pub fn exchange_named(&self, hex: &str) -> Result<(Hash32, StoredExchange), BookError> {
+        let id = Hash32::from_hex(hex.trim()).ok_or_else(|| BookError::InvalidField {
+            field: "exchange",
+            message: format!("{hex:?}: expected the 64 hex digits of an exchange or of a request"),
+        })?;
+        match self.exchange(id) {
+            Err(BookError::NotFound { .. }) => self
+                .stored_exchange(id)?
+                .ok_or_else(|| BookError::NotFound { what: format!("exchange or request {id}") }),
+            found => found.map(|exchange| (id, exchange)),
+        }
+    }
+
     /// `error`, after filing `blobs` (the exchanges of the answers a job accepted before
     /// it failed) unless `dry_run`, so that the next run finds them in the store and
     /// does not ask again; the error then says they were kept. The log is untouched.

@@ -93,6 +93,13 @@ pub enum Command {
     /// rendering, a disputed gender) to a chat model, and file each verdict as a
     /// `verify` for a reviewer (docs/model.md).
     Adjudicate(Box<AdjudicateArgs>),
+    /// Show a chat model's stored exchange: what a job asked and what the model
+    /// answered (by the exchange's id, or the request's hash; docs/model.md).
+    Exchange {
+        /// The 64 hex digits `extract`, `adjudicate` or `eval` report (`exchange`, or
+        /// `request` for its latest answer).
+        id: String,
+    },
     /// Translate chapters with a chat model without terminology, with the book's
     /// context and with a random glossary, post-check every translation, and report
     /// whether the glossary helps (docs/evaluation.md).

@@ -108,6 +108,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             review::extract(&mut book, &extract, text, json)
         }
         Command::Eval(eval) => review::evaluate(&mut open_book(&book?)?, &eval, json),
+        Command::Exchange { id } => {
+            let (id, exchange) = open_reader(&book?)?.exchange_named(&id)?;
+            print(json, || json::exchange(id, &exchange), || text::exchange(id, &exchange));
+            Ok(())
+        }
         Command::Adjudicate(adjudicate) => {
             let mut book = if adjudicate.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
             review::adjudicate(&mut book, &adjudicate, json)

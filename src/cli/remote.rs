@@ -171,9 +171,12 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         Command::Serve(_) | Command::Openapi => {
             Err(Failure::invalid("serve and openapi run locally, not with --server"))
         }
-        Command::Extract(_) | Command::Adjudicate(_) | Command::Eval(_) => Err(Failure::invalid(
-            "extract, adjudicate and eval ask the model from where they run, on a book file: run them without --server",
-        )),
+        Command::Extract(_) | Command::Adjudicate(_) | Command::Eval(_) | Command::Exchange { .. } => {
+            Err(Failure::invalid(
+                "extract, adjudicate, eval and exchange work with the model's answers on a book file: run them \
+                 without --server",
+            ))
+        }
         Command::Backup { .. }
         | Command::Restore { .. }
         | Command::ExportArchive { .. }

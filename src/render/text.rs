@@ -980,6 +980,31 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) {
     }
 }
 
+/// `lorebank exchange`: who asked what with which prompt, each message of the request,
+/// and the answer's message text (or its body, when it has none).
+pub fn exchange(id: ledger_model::Hash32, exchange: &book::exchange::StoredExchange) {
+    outln!(
+        "exchange {} ({} job, prompt {}) asked by {} at {} ms",
+        id.to_hex(),
+        exchange.job,
+        exchange.prompt,
+        exchange.actor,
+        exchange.recorded_at_ms
+    );
+    let request: serde_json::Value = serde_json::from_str(&exchange.request).unwrap_or_default();
+    outln!("model: {}", request["model"].as_str().unwrap_or("?"));
+    for message in request["messages"].as_array().into_iter().flatten() {
+        outln!("--- {} ---", message["role"].as_str().unwrap_or("?"));
+        outln!("{}", message["content"].as_str().unwrap_or(""));
+    }
+    outln!("--- answer ---");
+    let answer: serde_json::Value = serde_json::from_str(&exchange.answer).unwrap_or_default();
+    match answer.pointer("/choices/0/message/content").and_then(serde_json::Value::as_str) {
+        Some(text) => outln!("{text}"),
+        None => outln!("{}", exchange.answer),
+    }
+}
+
 /// `lorebank adjudicate`: each chapter's conflicts and the model's verdicts.
 pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) {
     for chapter in &adjudicated.chapters {

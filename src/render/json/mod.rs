@@ -879,6 +879,21 @@ pub fn extracted(extracted: &book::extract::Extracted, dry_run: bool) -> Value {
     })
 }
 
+/// `lorebank exchange`: a stored exchange, its request and answer as JSON when they
+/// parse as JSON (as text otherwise).
+pub fn exchange(id: ledger_model::Hash32, exchange: &book::exchange::StoredExchange) -> Value {
+    let parsed = |text: &str| serde_json::from_str::<Value>(text).unwrap_or_else(|_| json!(text));
+    json!({
+        "exchange": id.to_hex(),
+        "job": exchange.job,
+        "prompt": exchange.prompt,
+        "recorded_at_ms": exchange.recorded_at_ms,
+        "actor": exchange.actor,
+        "request": parsed(&exchange.request),
+        "answer": parsed(&exchange.answer),
+    })
+}
+
 /// `lorebank adjudicate`: each chapter's conflicts, request and verdicts, the
 /// dispositions proposed, the terms already flagged, the write.
 pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) -> Value {
