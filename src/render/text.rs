@@ -863,7 +863,9 @@ fn item_line(item: &ReviewItem) -> String {
             let low = match (proposed.trust, proposed.score) {
                 (Trust::Low, Some(score)) => format!(", low trust, score {}", embed::Score::from_millionths(score)),
                 (Trust::Low, None) => ", low trust".to_owned(),
-                _ => String::new(),
+                // The book-wide alarm's ranking score (`scan --chapters`).
+                (Trust::Normal, Some(score)) => format!(", ranked {score}"),
+                (Trust::Normal, None) => String::new(),
             };
             let related = match (proposed.related, proposed.duplicate) {
                 (Some(related), Some(duplicate)) => format!("; {duplicate} same as {related}?"),
