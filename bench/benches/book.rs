@@ -23,6 +23,8 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
+use book::assemble::assemble;
+use book::Book;
 use ledger::{Document, Ledger};
 use ledger_model::codec::CONFIG;
 use ledger_model::*;
@@ -30,8 +32,6 @@ use lorebank_bench::{corpus, event, jieba_words, ranked_term};
 use matcher::{Flavour, ProfileBuilder};
 use projections::frozen::{freeze, Frozen};
 use projections::State;
-use book::assemble::assemble;
-use book::Book;
 
 /// Revision `revision` of the rendering of T-`number`.
 fn term(number: u32, src: &str, revision: u32) -> Body {

@@ -137,7 +137,8 @@ impl Serve {
     }
 
     fn get(&self, agent: &ureq::Agent, path: &str) -> Value {
-        let response = agent.get(&self.url(path)).call().unwrap_or_else(|error| panic!("GET {path}: {}", describe(error)));
+        let response =
+            agent.get(&self.url(path)).call().unwrap_or_else(|error| panic!("GET {path}: {}", describe(error)));
         serde_json::from_str(&response.into_string().unwrap()).unwrap()
     }
 
@@ -319,8 +320,11 @@ fn append_part(nats: &Nats) {
         assert_eq!(on_b, on_a, "{book} differs on the nodes");
     }
     let status = a.get(&agent, "/v1/status");
-    let skipped = status["cluster"]["books"].as_array().unwrap().iter().filter(|book| !book["last_skipped"].is_null()).count();
-    println!("\n## Replicated append ({rounds} rounds; one-event batches over HTTP, keep-alive; fresh books each run)\n");
+    let skipped =
+        status["cluster"]["books"].as_array().unwrap().iter().filter(|book| !book["last_skipped"].is_null()).count();
+    println!(
+        "\n## Replicated append ({rounds} rounds; one-event batches over HTTP, keep-alive; fresh books each run)\n"
+    );
     println!("| workload | single node, durable local append: batches/s [range] | library, R = 3: batches/s [range] | latency p50 / p99, single → library (median round) |");
     println!("| --- | --- | --- | --- |");
     for (name, single, library, latencies) in table {
@@ -397,9 +401,21 @@ fn open_part(nats: &Nats) {
     println!("\n## Open a book of {N_BIG_EVENTS} events on a fresh node (written in {} batches of {BIG_BATCH} in {:.1} s; file {:.0} MB)\n", N_BIG_EVENTS / BIG_BATCH, written.as_secs_f64(), size as f64 / 1e6);
     println!("| how | first request (`GET /v1/books/big`: fetch, check, apply, fold to the head) | then a first dry-run assemble (builds the frozen projection of 100,000 terms) |");
     println!("| --- | --- | --- |");
-    println!("| fresh node, empty directory, no checkpoint in the stream | {:.2} s | {:.0} ms |", without.as_secs_f64(), ms(glossary_without));
-    println!("| fresh node, empty directory, the stream's checkpoint (revision {taken}) | {:.2} s | {:.0} ms |", with.as_secs_f64(), ms(glossary_with));
-    println!("| single node, the book's file already there (same run) | {:.2} s | {:.0} ms |", from_file.as_secs_f64(), ms(glossary_file));
+    println!(
+        "| fresh node, empty directory, no checkpoint in the stream | {:.2} s | {:.0} ms |",
+        without.as_secs_f64(),
+        ms(glossary_without)
+    );
+    println!(
+        "| fresh node, empty directory, the stream's checkpoint (revision {taken}) | {:.2} s | {:.0} ms |",
+        with.as_secs_f64(),
+        ms(glossary_with)
+    );
+    println!(
+        "| single node, the book's file already there (same run) | {:.2} s | {:.0} ms |",
+        from_file.as_secs_f64(),
+        ms(glossary_file)
+    );
 }
 
 // ----- 10,000 books -----
@@ -462,7 +478,8 @@ fn books_part(nats: &Nats) {
         assert_eq!(node.get(&agent, &format!("/v1/books/{name}"))["head"], 21);
         again.push(started.elapsed());
     }
-    let on_disk: u64 = std::fs::read_dir(node_dir.path()).unwrap().map(|entry| entry.unwrap().metadata().unwrap().len()).sum();
+    let on_disk: u64 =
+        std::fs::read_dir(node_dir.path()).unwrap().map(|entry| entry.unwrap().metadata().unwrap().len()).sum();
     node.stop();
     let at_1000 = rows.iter().find(|row| row.1 == 1_000).copied();
     println!("\n## {n_books} books on one node (`--max-open-books 1000`; books of 20 terms, plain profile)\n");

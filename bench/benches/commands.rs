@@ -21,9 +21,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use book::Book;
 use ledger_model::*;
 use lorebank_bench::{binary, corpus, event, init_book, jieba_words};
-use book::Book;
 
 const N_TERMS: u32 = 8_000;
 const N_RUNS: usize = 7;

@@ -25,12 +25,12 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use book::{Book, Labelled, WriteOptions};
 use embed::{EmbedOptions, Embedder, Matrix, Pooling};
 use ledger::Ledger;
 use ledger_model::*;
 use lorebank_bench::{corpus, jieba_words};
 use matcher::{Flavour, ProfileBuilder};
-use book::{Book, Labelled, WriteOptions};
 use suggest::{Model, ModelFiles, ModelOptions, SuggestOptions, VECTORS_SET};
 use test_support::tiny_model::testdata;
 

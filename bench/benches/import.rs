@@ -15,12 +15,12 @@
 
 use std::time::Instant;
 
+use book::{Book, Labelled, WriteOptions};
 use formats::{Format, Languages};
 use ledger::Ledger;
 use ledger_model::*;
 use matcher::{Flavour, ProfileBuilder};
 use test_support::books::import_options;
-use book::{Book, Labelled, WriteOptions};
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)

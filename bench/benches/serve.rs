@@ -38,10 +38,10 @@ use std::process::{Child, Command};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
+use book::{Assembler, Book, Chunk};
 use ledger_model::*;
 use lorebank_bench::{binary, corpus, event, init_book, jieba_words, ranked_term, start_serve};
 use matcher::{Flavour, ProfileBuilder};
-use book::{Assembler, Book, Chunk};
 use serde_json::json;
 
 const N_TERMS: usize = 50_000;
