@@ -167,6 +167,10 @@ fn a_malformed_answer_a_failure_and_a_hang_write_nothing() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("answered 500"), "{output:?}");
 
+    let output = extract(&book, Some(&upstream), "huge", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("answer is longer than 1048576 bytes"), "{output:?}");
+
     let started = Instant::now();
     let output = extract(&book, Some(&upstream), "hang", &["--model-timeout", "1"]);
     assert_eq!(output.status.code(), Some(1));

@@ -16,7 +16,7 @@ The request's "model" decides the answer:
   (up to 。) it is first in, one name that is not in the text (INVENTED) and a
   full stop, as the JSON object `lorebank extract` asks for; names-fenced: the same
   inside a Markdown code fence; malformed: prose instead of JSON; names-first: names
-  for chapter 1, prose for any other;
+  for chapter 1, prose for any other; huge: an answer of over 3 MiB;
 * translator:follow=P:misgender=Q:seed=S: a stand-in translator for `lorebank eval`.
   It reads the glossary lines (`SRC -> DST #tags; forms`) of the system message and,
   for each whose SRC is in the text, writes DST with probability P (else a made-up
@@ -171,6 +171,8 @@ class Handler(BaseHTTPRequestHandler):
                 verdicts.append({"conflict": conflict["conflict"], "term": term,
                                  "finding": "the stand-in judged " + conflict["kind"]})
             content = json.dumps({"verdicts": verdicts}, ensure_ascii=False)
+        if model == "huge":
+            content = "名" * (1 << 20)
         if model == "malformed":
             content = "Here are the names: 孙悟空 (person), 花果山 (place)."
         if not body.get("stream"):
