@@ -138,7 +138,7 @@ pub fn evaluate(book: &mut Book, args: &EvalArgs, json: bool) -> Result<(), Fail
         .collect();
     if let Some(dir) = &args.out {
         let written = |what: &str, error: std::io::Error| Failure::io(format!("{}: {error}", dir.join(what).display()));
-        std::fs::create_dir_all(dir).map_err(|error| written("", error))?;
+        std::fs::create_dir_all(dir).map_err(|error| Failure::io(format!("--out {}: {error}", dir.display())))?;
         let mut files = vec![
             ("report.md".to_owned(), report::markdown(&evaluation, &judged)),
             ("report.json".to_owned(), format!("{:#}\n", report::json(&evaluation, &judged))),
