@@ -128,3 +128,79 @@ fn a_verdict_outside_its_conflict_is_refused_and_nothing_written() {
     assert_eq!(quiet["chapters"][0]["asked"], Value::Null);
     assert_eq!(upstream.requests().len(), 1);
 }
+
+#[test]
+fn a_model_party_the_policy_lets_decide_changes_the_term_itself() {
+    let upstream = Upstream::start();
+    let (book, dir) = book();
+    let url = upstream.url();
+    let run = |actor: &str| {
+        let args = ["--json", "adjudicate", "--model", "judge-decides", "--model-url", url.as_str(), "--actor", actor];
+        let output = book.run(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    // A policy for a party the governance does not declare decides nothing.
+    let policy = r#"{"model_policy_set":{"party":"llm:judge","decides":["gender","shared_rendering"]}}"#;
+    book.ok(&["apply", &common::write_file(dir.path(), "policy.jsonl", &format!("{policy}\n"))]);
+    let undeclared = book.json(&[
+        "adjudicate",
+        "--model",
+        "judge-decides",
+        "--model-url",
+        &url,
+        "--actor",
+        "llm:judge",
+        "--dry-run",
+    ]);
+    assert_eq!(undeclared["decided"], serde_json::json!([]), "{undeclared}");
+    // Declared, it decides the gender and the shared rendering; a sense collision
+    // still goes to a reviewer.
+    let governance = r#"{"governance_set":{"conflict_policy":"flag","parties":["llm:judge"]}}"#;
+    book.ok(&["apply", &common::write_file(dir.path(), "governance.jsonl", &format!("{governance}\n"))]);
+    let head = book.head();
+    let answer = run("llm:judge");
+    let decided: Vec<(&str, &str, &str, &str)> = answer["decided"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["term"].as_str().unwrap(),
+                d["field"].as_str().unwrap(),
+                d["from"].as_str().unwrap(),
+                d["to"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decided,
+        [("T-4", "dst", "Шэнь Чжао", "А-Чжао"), ("T-3", "gender", "m", "f"), ("T-4", "gender", "m", "f")]
+    );
+    let proposed: Vec<&str> =
+        answer["proposed"].as_array().unwrap().iter().map(|p| p["target"].as_str().unwrap()).collect();
+    assert_eq!(proposed, ["T-1"], "the sense collision waits for a reviewer");
+    let log = book.log();
+    let written: Vec<&Value> = log[head as usize..].iter().collect();
+    assert_eq!(written.len(), 3, "{written:?}");
+    assert!(written.iter().all(|event| event["actor"] == "llm:judge"), "{written:?}");
+    let t4 = &written[1]["body"]["term_put"];
+    assert_eq!(
+        (t4["id"].as_str(), t4["dst"].as_str(), t4["gender"].as_str()),
+        (Some("T-4"), Some("А-Чжао"), Some("f"))
+    );
+    // The same party without the class in its policy files a verify instead.
+    let narrower = r#"{"model_policy_set":{"party":"llm:judge","decides":["shared_rendering"]}}"#;
+    book.ok(&["apply", &common::write_file(dir.path(), "narrower.jsonl", &format!("{narrower}\n"))]);
+    let dry = book.json(&[
+        "adjudicate",
+        "--model",
+        "judge-decides",
+        "--model-url",
+        &url,
+        "--actor",
+        "llm:judge",
+        "--dry-run",
+    ]);
+    assert!(dry["decided"].as_array().unwrap().iter().all(|d| d["field"] != "gender"), "{dry}");
+}

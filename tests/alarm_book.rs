@@ -49,7 +49,10 @@ fn the_book_wide_alarm_proposes_likely_names_best_first() {
     assert_eq!(top["surface"], ranked[0]["surface"], "{queue}");
     let text = book.ok(&["review", "list"]);
     let first = text.lines().nth(1).unwrap();
-    assert!(first.contains("(candidate, extractor, ranked ") && first.contains(ranked[0]["surface"].as_str().unwrap()), "{first}");
+    assert!(
+        first.contains("(candidate, extractor, ranked ") && first.contains(ranked[0]["surface"].as_str().unwrap()),
+        "{first}"
+    );
     // Again: the same evidence, nothing written.
     let head = book.head();
     let again = book.json(&["scan", "--chapters", "1-3"]);

@@ -25,10 +25,17 @@
 //! refuses the run and nothing is written.
 //!
 //! **Each verdict** becomes a `verify` disposition on its term, reason
-//! [`ADJUDICATION_REASON`], the note naming the model, the prompt version, the chapter,
-//! the conflict and the finding: the term then appears in the review queue and is
+//! [`ADJUDICATION_REASON`], the note naming the model, the prompt, the chapter, the
+//! conflict and the finding: the term then appears in the review queue and is
 //! injected marked `[unverified]` until a reviewer decides. A term whose current
-//! verdict is already this reason's `verify` gets no second one. Exchanges are stored
+//! verdict is already this reason's `verify` gets no second one.
+//!
+//! **Unless the book lets the model decide**: when the asking actor is a party the
+//! governance declares and its `model_policy_set` names the conflict's class, a
+//! verdict that carries a change (`gender` for a gender conflict, `dst` for a shared
+//! rendering) is applied as a `term_put` of its term (a new rendering drops the old
+//! one's declared forms), written by that party; a verdict that changes nothing
+//! applies nothing. A sense collision is never decided by a model. Exchanges are stored
 //! and reused like an extraction's ([`crate::exchange`]).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -139,6 +146,14 @@ pub struct ModelVerdict {
     pub term: String,
     /// Why.
     pub finding: String,
+    /// For a `gender` conflict: the gender the term should have (`m`, `f`, `n`, `pl`),
+    /// if the model says the glossary is wrong.
+    #[serde(default)]
+    pub gender: Option<Gender>,
+    /// For a `shared_rendering` conflict: a new rendering of the term, if the model
+    /// proposes one.
+    #[serde(default)]
+    pub dst: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +182,21 @@ pub fn parse_verdicts(body: &[u8], conflicts: &[Conflict]) -> Result<Vec<ModelVe
         let chars = verdict.finding.trim().chars().count();
         if chars == 0 || chars > FINDING_CHARS_MAX {
             return Err(format!("verdicts[{n}].finding: {chars} characters, expected 1 to {FINDING_CHARS_MAX}"));
+        }
+        if verdict.gender.is_some() && conflict.kind != ConflictKind::Gender {
+            return Err(format!("verdicts[{n}].gender: only a gender conflict's verdict names a gender"));
+        }
+        if let Some(dst) = &verdict.dst {
+            if conflict.kind != ConflictKind::SharedRendering {
+                return Err(format!("verdicts[{n}].dst: only a shared rendering's verdict names a rendering"));
+            }
+            let chars = dst.trim().chars().count();
+            if chars == 0 || chars > limits::LABEL_CHARS_MAX || dst.chars().any(char::is_control) {
+                return Err(format!(
+                    "verdicts[{n}].dst: {chars} characters, expected 1 to {} without control characters",
+                    limits::LABEL_CHARS_MAX
+                ));
+            }
         }
     }
     Ok(verdicts.verdicts)
@@ -213,6 +243,12 @@ pub struct Adjudicated {
     pub proposed: Vec<DispositionSet>,
     /// Terms a verdict named that already carry an adjudication's `verify`.
     pub already: Vec<RecordId>,
+    /// The changes the model party decided itself under the book's policy
+    /// (`model_policy_set`): each term, the field (`gender`, `dst`), its value before
+    /// and after.
+    pub decided: Vec<(RecordId, &'static str, String, String)>,
+    /// The `term_put`s that apply them (written, or in a dry run, that would be).
+    pub applied: Vec<TermPut>,
     /// The write.
     pub written: Option<Written>,
 }
@@ -226,6 +262,16 @@ pub struct AdjudicateOptions {
     pub fresh: bool,
     /// Write nothing.
     pub dry_run: bool,
+}
+
+/// A gender as the schema and the glossary write it.
+fn gender_name(gender: Gender) -> &'static str {
+    match gender {
+        Gender::Masculine => "m",
+        Gender::Feminine => "f",
+        Gender::Neuter => "n",
+        Gender::Plural => "pl",
+    }
 }
 
 fn conflict_term(put: &TermPut) -> ConflictTerm {
@@ -405,11 +451,53 @@ impl Book {
             });
         }
         let state = self.state(None)?;
+        // What the asking party may decide itself: a declared party's policy.
+        let party = write.actor.as_str();
+        let declared =
+            state.governance_set().is_some_and(|(governance, _)| governance.parties.iter().any(|p| p == party));
+        let decides = |class: &str| declared && state.model_decides(party).iter().any(|known| known == class);
         let mut proposed: Vec<DispositionSet> = Vec::new();
+        let mut applied: Vec<TermPut> = Vec::new();
+        let mut decided = Vec::new();
         let mut already = Vec::new();
         for adjudication in &chapters {
             for verdict in &adjudication.verdicts {
                 let Ok(target) = verdict.term.parse::<RecordId>() else { continue };
+                let Some(conflict) = adjudication.conflicts.iter().find(|c| c.conflict == verdict.conflict) else {
+                    continue;
+                };
+                let Some(current) = state.terms().get(&target).filter(|term| !term.retired).map(|term| &term.put)
+                else {
+                    continue;
+                };
+                let current = applied.iter().rev().find(|put| put.id == target).unwrap_or(current);
+                // A decision the policy allows, which changes the term: applied.
+                let change = match (conflict.kind, verdict.gender, &verdict.dst) {
+                    (ConflictKind::Gender, Some(gender), _) if decides("gender") => (current.gender != Some(gender))
+                        .then(|| {
+                            let from = current.gender.map(gender_name).unwrap_or("none").to_owned();
+                            (
+                                "gender",
+                                from,
+                                gender_name(gender).to_owned(),
+                                TermPut { gender: Some(gender), ..current.clone() },
+                            )
+                        }),
+                    (ConflictKind::SharedRendering, _, Some(dst)) if decides("shared_rendering") => {
+                        let dst = dst.trim().to_owned();
+                        (current.dst != dst).then(|| {
+                            let put = TermPut { dst: dst.clone(), decl: Vec::new(), ..current.clone() };
+                            ("dst", current.dst.clone(), dst, put)
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some((field, from, to, put)) = change {
+                    decided.push((target, field, from, to));
+                    applied.retain(|known| known.id != target);
+                    applied.push(put);
+                    continue;
+                }
                 let flagged = state
                     .terms()
                     .get(&target)
@@ -419,13 +507,12 @@ impl Book {
                     already.push(target);
                     continue;
                 }
-                let conflict = adjudication.conflicts.iter().find(|c| c.conflict == verdict.conflict);
-                let kind = conflict.map_or("", |c| c.kind.name());
                 let note: String = format!(
-                    "{model_name} prompt {}, ch{} {} {kind}: {}",
+                    "{model_name} prompt {}, ch{} {} {}: {}",
                     prompt.name,
                     adjudication.chapter,
                     verdict.conflict,
+                    conflict.kind.name(),
                     verdict.finding.trim()
                 )
                 .chars()
@@ -443,17 +530,27 @@ impl Book {
         let written = if options.dry_run {
             None
         } else {
-            if proposed.is_empty() && !blobs.is_empty() {
-                self.ledger().file_documents(Vec::<ledger::Document>::new(), std::mem::take(&mut blobs))?;
-            }
-            if proposed.is_empty() {
+            if proposed.is_empty() && applied.is_empty() {
+                if !blobs.is_empty() {
+                    self.ledger().file_documents(Vec::<ledger::Document>::new(), std::mem::take(&mut blobs))?;
+                }
                 self.propose(write, &[], "adjudicate", false)?
             } else {
-                let bodies = proposed.iter().cloned().map(Body::DispositionSet).collect();
+                let mut bodies: Vec<Body> = applied.iter().cloned().map(Body::TermPut).collect();
+                bodies.extend(proposed.iter().cloned().map(Body::DispositionSet));
                 Some(self.submit_labelled(write, Labelled::numbered(bodies, "adjudicate"), blobs)?)
             }
         };
-        Ok(Adjudicated { model: model_name, prompt: prompt.name.clone(), chapters, proposed, already, written })
+        Ok(Adjudicated {
+            model: model_name,
+            prompt: prompt.name.clone(),
+            chapters,
+            proposed,
+            already,
+            decided,
+            applied,
+            written,
+        })
     }
 }
 
@@ -500,6 +597,15 @@ mod tests {
                 "has a verdict already",
             ),
             (r#"{"verdicts": [{"conflict": "c1", "term": "T-1"}]}"#, "missing field `finding`"),
+            (
+                r#"{"verdicts": [{"conflict": "c1", "term": "T-1", "finding": "x", "gender": "f"}]}"#,
+                "only a gender conflict's verdict names a gender",
+            ),
+            (
+                r#"{"verdicts": [{"conflict": "c1", "term": "T-1", "finding": "x", "dst": "Белый"}]}"#,
+                "only a shared rendering's verdict names a rendering",
+            ),
+            (r#"{"verdicts": [{"conflict": "c1", "term": "T-1", "finding": "x", "gender": "x"}]}"#, "unknown variant"),
             ("T-1, because", "is not the object"),
         ] {
             let why = parse_verdicts(&answer(bad), &conflicts).unwrap_err();

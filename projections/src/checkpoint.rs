@@ -24,7 +24,7 @@ use crate::state::State;
 /// (rules, governance, expected concepts, summary provenance). Format 3: the
 /// embedding model and the candidates' related terms. Format 4: the book's languages.
 /// Format 5: the book's source text by chapter. Format 6: the book's proxy template.
-/// Format 7: the prompts of the book's model jobs.
+/// Format 7: the prompts of the book's model jobs and the model parties' policies.
 pub const CHECKPOINT_FORMAT: u16 = 7;
 
 #[derive(Serialize)]

@@ -598,6 +598,7 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::SourceSet(source) => Some(format!("{kind} chapter {}", source.chapter)),
         Body::ProxyTemplateSet(_) => Some(kind.to_owned()),
         Body::ModelPromptSet(set) => Some(format!("{kind} {}", set.job)),
+        Body::ModelPolicySet(policy) => Some(format!("{kind} {}", policy.party)),
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -705,6 +706,8 @@ fn is_noop(state: &State, body: &Body) -> bool {
         Body::ProxyTemplateSet(set) => state.proxy_template().map(|(template, _)| template) == set.template.as_deref(),
         // The job's prompt in force again (or the built-in one of a job without one).
         Body::ModelPromptSet(set) => state.model_prompt(&set.job).map(|(text, _)| text) == set.text.as_deref(),
+        // The party's classes in force again (none for a party without a policy).
+        Body::ModelPolicySet(policy) => state.model_decides(&policy.party) == policy.decides.as_slice(),
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
         }
@@ -894,7 +897,7 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
             }
             Some(_) => Ok(()),
         },
-        Body::SourceSet(_) | Body::ProxyTemplateSet(_) | Body::ModelPromptSet(_) => Ok(()),
+        Body::SourceSet(_) | Body::ProxyTemplateSet(_) | Body::ModelPromptSet(_) | Body::ModelPolicySet(_) => Ok(()),
     }
 }
 

@@ -200,6 +200,7 @@ impl State {
             source: self.source.clone(),
             proxy_template: self.proxy_template.clone(),
             model_prompts: BTreeMap::new(),
+            model_policies: BTreeMap::new(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

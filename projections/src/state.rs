@@ -114,6 +114,10 @@ pub struct State {
     /// The prompt of each model job that has one of the book's, by job, with the
     /// `model_prompt_set` that set it (outside the snapshot).
     pub(crate) model_prompts: BTreeMap<String, (String, Provenance)>,
+    /// The classes of conflict each model party may decide, by party, with the
+    /// `model_policy_set` that set them (outside the snapshot); a party without one
+    /// decides nothing.
+    pub(crate) model_policies: BTreeMap<String, (Vec<String>, Provenance)>,
 }
 
 impl State {
@@ -223,6 +227,13 @@ impl State {
     /// with its built-in prompt. Outside the snapshot: no assembly reads it.
     pub fn model_prompt(&self, job: &str) -> Option<(&str, &Provenance)> {
         self.model_prompts.get(job).map(|(text, provenance)| (text.as_str(), provenance))
+    }
+
+    /// The classes of conflict model party `party` may decide itself (`gender`,
+    /// `shared_rendering`), as its last `model_policy_set` says; none without one.
+    /// Outside the snapshot.
+    pub fn model_decides(&self, party: &str) -> &[String] {
+        self.model_policies.get(party).map_or(&[], |(decides, _)| decides.as_slice())
     }
 
     /// The chapters that have source text, in chapter order, each with its last
@@ -396,6 +407,13 @@ impl State {
                 }
             },
             Body::ProxyTemplateSet(set) => self.proxy_template = set.template.map(|template| (template, provenance)),
+            Body::ModelPolicySet(policy) => {
+                if policy.decides.is_empty() {
+                    self.model_policies.remove(&policy.party);
+                } else {
+                    self.model_policies.insert(policy.party, (policy.decides, provenance));
+                }
+            }
             Body::ModelPromptSet(set) => match set.text {
                 Some(text) => {
                     self.model_prompts.insert(set.job, (text, provenance));

@@ -37,6 +37,7 @@ enum Saved {
     Source(u32, Option<(SourceSet, Provenance)>),
     ProxyTemplate(Option<(String, Provenance)>),
     ModelPrompt(String, Option<(String, Provenance)>),
+    ModelPolicy(String, Option<(Vec<String>, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -140,6 +141,9 @@ impl Journal {
             Body::LanguagesSet(_) => Saved::Languages(state.languages.clone()),
             Body::SourceSet(source) => Saved::Source(source.chapter, state.source.get(&source.chapter).cloned()),
             Body::ProxyTemplateSet(_) => Saved::ProxyTemplate(state.proxy_template.clone()),
+            Body::ModelPolicySet(policy) => {
+                Saved::ModelPolicy(policy.party.clone(), state.model_policies.get(&policy.party).cloned())
+            }
             Body::ModelPromptSet(set) => {
                 Saved::ModelPrompt(set.job.clone(), state.model_prompts.get(&set.job).cloned())
             }
@@ -184,6 +188,7 @@ impl Journal {
                 Saved::Source(chapter, old) => put_back(&mut state.source, chapter, old),
                 Saved::ProxyTemplate(old) => state.proxy_template = old,
                 Saved::ModelPrompt(job, old) => put_back(&mut state.model_prompts, job, old),
+                Saved::ModelPolicy(party, old) => put_back(&mut state.model_policies, party, old),
             }
         }
         state.revision = self.revision;

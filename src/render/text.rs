@@ -143,6 +143,10 @@ pub fn describe(body: &Body) -> String {
             ),
             None => format!("model_prompt_set {} cleared (the built-in prompt)", set.job),
         },
+        Body::ModelPolicySet(policy) => match policy.decides.as_slice() {
+            [] => format!("model_policy_set {} decides nothing", policy.party),
+            decides => format!("model_policy_set {} decides {}", policy.party, decides.join(", ")),
+        },
     }
 }
 
@@ -1025,12 +1029,19 @@ pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) {
             }
         }
     }
+    for (term, field, from, to) in &adjudicated.decided {
+        outln!("decided under the book's policy: {term} {field} {from} → {to}");
+    }
     if !adjudicated.already.is_empty() {
         let ids: Vec<String> = adjudicated.already.iter().map(ToString::to_string).collect();
         outln!("already flagged by an adjudication: {}", ids.join(", "));
     }
     match (&adjudicated.written, dry_run) {
-        (_, true) => outln!("dry run: {} verify verdict(s) would be written", adjudicated.proposed.len()),
+        (_, true) => outln!(
+            "dry run: {} verify verdict(s) and {} decided change(s) would be written",
+            adjudicated.proposed.len(),
+            adjudicated.applied.len()
+        ),
         (Some(written), false) => submitted(written),
         (None, false) => outln!("no change to the log"),
     }

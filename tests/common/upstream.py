@@ -25,7 +25,8 @@ The request's "model" decides the answer:
   Each draw is a hash of S, the text and SRC: the same request, the same answer;
 * judge: for each conflict of the user message (the JSON `lorebank adjudicate` sends),
   a verdict naming its first term; judge-stranger: a verdict naming a term the
-  conflict does not have.
+  conflict does not have; judge-decides: like judge, with the gender `f` for a gender
+  conflict and, for a shared rendering, its last term with the rendering А-Чжао.
 """
 
 import hashlib
@@ -163,13 +164,19 @@ class Handler(BaseHTTPRequestHandler):
             system = [m["content"] for m in body["messages"] if m["role"] == "system"][0]
             user = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
             content = translation(model, system, user)
-        if model in ("judge", "judge-stranger"):
+        if model in ("judge", "judge-stranger", "judge-decides"):
             user = json.loads([m["content"] for m in body["messages"] if m["role"] == "user"][-1])
             verdicts = []
             for conflict in user["conflicts"]:
-                term = conflict["terms"][0]["id"] if model == "judge" else "T-999"
-                verdicts.append({"conflict": conflict["conflict"], "term": term,
-                                 "finding": "the stand-in judged " + conflict["kind"]})
+                term = conflict["terms"][0]["id"] if model != "judge-stranger" else "T-999"
+                verdict = {"conflict": conflict["conflict"], "term": term,
+                           "finding": "the stand-in judged " + conflict["kind"]}
+                if model == "judge-decides" and conflict["kind"] == "gender":
+                    verdict["gender"] = "f"
+                if model == "judge-decides" and conflict["kind"] == "shared_rendering":
+                    verdict["term"] = conflict["terms"][-1]["id"]
+                    verdict["dst"] = "А-Чжао"
+                verdicts.append(verdict)
             content = json.dumps({"verdicts": verdicts}, ensure_ascii=False)
         if model == "huge":
             content = "名" * (1 << 20)

@@ -66,11 +66,14 @@ pub enum Body {
     /// The prompt one of the book's model jobs (`extract`, `adjudicate`, `eval`) asks
     /// with, or back to the built-in one.
     ModelPromptSet(ModelPromptSet),
+    /// The classes of conflict a named model party may decide itself when it
+    /// adjudicates, or none.
+    ModelPolicySet(ModelPolicySet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 20] = [
+    pub const KIND_NAMES: [&'static str; 21] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -91,6 +94,7 @@ impl Body {
         "source_set",
         "proxy_template_set",
         "model_prompt_set",
+        "model_policy_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -116,6 +120,7 @@ impl Body {
             Body::SourceSet(_) => "source_set",
             Body::ProxyTemplateSet(_) => "proxy_template_set",
             Body::ModelPromptSet(_) => "model_prompt_set",
+            Body::ModelPolicySet(_) => "model_policy_set",
         }
     }
 
@@ -141,7 +146,8 @@ impl Body {
             | Body::LanguagesSet(_)
             | Body::SourceSet(_)
             | Body::ProxyTemplateSet(_)
-            | Body::ModelPromptSet(_) => None,
+            | Body::ModelPromptSet(_)
+            | Body::ModelPolicySet(_) => None,
         }
     }
 }
@@ -954,4 +960,20 @@ pub struct ModelPromptSet {
     /// replaced by the book's source language); `None`: the built-in one.
     #[serde(default)]
     pub text: Option<String>,
+}
+
+/// What a model party of the book may decide itself when it adjudicates
+/// (`lorebank adjudicate --actor PARTY`): for each class named, its verdict is applied
+/// (a `term_put` of the term it names) instead of filed as a `verify` for a reviewer.
+/// Configuration outside the snapshot. A later `model_policy_set` of the same party
+/// replaces it; an empty `decides` takes every class back.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPolicySet {
+    /// The party, `llm:<name>`; it must be one of the governance's parties to decide.
+    pub party: String,
+    /// The classes it decides: `gender` (it may set a term's gender) and
+    /// `shared_rendering` (it may set a new rendering of a term), each once.
+    #[serde(default)]
+    pub decides: Vec<String>,
 }

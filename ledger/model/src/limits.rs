@@ -83,6 +83,11 @@ pub const MODEL_PROMPT_CHARS_MAX: usize = 8_192;
 /// The model jobs a prompt may be set for (`model_prompt_set.job`).
 pub const MODEL_JOBS: &[&str] = &["extract", "adjudicate", "eval"];
 
+/// The classes of conflict a model party may be let decide (`model_policy_set.decides`):
+/// a sense collision is settled by secondary keys or the conflict policy, never by a
+/// model.
+pub const MODEL_DECIDES: &[&str] = &["gender", "shared_rendering"];
+
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;

@@ -370,6 +370,24 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             Some(template) => proxy_template(p, template),
             None => Ok(()),
         },
+        Body::ModelPolicySet(policy) => {
+            p.party("party", &policy.party)?;
+            if !policy.party.starts_with("llm:") {
+                return Err(p.err("party", "a model party is `llm:<name>`"));
+            }
+            for (n, class) in policy.decides.iter().enumerate() {
+                if !MODEL_DECIDES.contains(&class.as_str()) {
+                    return Err(p.err(
+                        "decides",
+                        format!("{class:?} is not a class a model may decide ({})", MODEL_DECIDES.join(", ")),
+                    ));
+                }
+                if policy.decides[..n].contains(class) {
+                    return Err(p.err("decides", format!("{class:?} is named twice")));
+                }
+            }
+            Ok(())
+        }
         Body::ModelPromptSet(set) => {
             if !MODEL_JOBS.contains(&set.job.as_str()) {
                 return Err(p.err("job", format!("{:?} is not a model job ({})", set.job, MODEL_JOBS.join(", "))));
@@ -786,6 +804,22 @@ mod tests {
             error.to_string(),
             "field `languages_set.target`: must not be empty: a BCP 47 language tag like `en`, `zh-Hant` or `pt-BR`"
         );
+    }
+
+    #[test]
+    fn a_model_policy_set_names_its_bad_field() {
+        let set = |party: &str, decides: &[&str]| {
+            Body::ModelPolicySet(ModelPolicySet {
+                party: party.into(),
+                decides: decides.iter().map(|class| (*class).to_owned()).collect(),
+            })
+        };
+        assert_eq!(field_of(set("human:anna", &["gender"])), "model_policy_set.party");
+        assert_eq!(field_of(set("llm", &["gender"])), "model_policy_set.party");
+        assert_eq!(field_of(set("llm:judge", &["sense_collision"])), "model_policy_set.decides");
+        assert_eq!(field_of(set("llm:judge", &["gender", "gender"])), "model_policy_set.decides");
+        assert!(validate_body(&set("llm:judge", &["gender", "shared_rendering"]), &Rules::default()).is_ok());
+        assert!(validate_body(&set("llm:judge", &[]), &Rules::default()).is_ok());
     }
 
     #[test]

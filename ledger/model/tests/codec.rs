@@ -63,7 +63,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::LanguagesSet(_)
         | Body::SourceSet(_)
         | Body::ProxyTemplateSet(_)
-        | Body::ModelPromptSet(_) => 20,
+        | Body::ModelPromptSet(_)
+        | Body::ModelPolicySet(_) => 21,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -920,6 +920,11 @@ pub fn adjudicated(adjudicated: &book::adjudicate::Adjudicated, dry_run: bool) -
         "chapters": chapters,
         "proposed": adjudicated.proposed,
         "already": adjudicated.already.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "decided": adjudicated
+            .decided
+            .iter()
+            .map(|(term, field, from, to)| json!({ "term": term.to_string(), "field": field, "from": from, "to": to }))
+            .collect::<Vec<_>>(),
         "written": adjudicated.written.as_ref().map(submitted),
     })
 }

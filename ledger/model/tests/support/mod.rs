@@ -318,6 +318,14 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 }),
             ),
         ),
+        (
+            "model_policy_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::ModelPolicySet(ModelPolicySet { party: "llm:judge".into(), decides: vec!["gender".into()] }),
+            ),
+        ),
     ]);
     examples
 }
@@ -625,6 +633,8 @@ pub fn body() -> impl Strategy<Value = Body> {
         ),
         prop::option::of(text(8)).prop_map(|template| Body::ProxyTemplateSet(ProxyTemplateSet { template })),
         (text(8), prop::option::of(text(8))).prop_map(|(job, text)| Body::ModelPromptSet(ModelPromptSet { job, text })),
+        (text(8), prop::collection::vec(text(8), 0..3))
+            .prop_map(|(party, decides)| Body::ModelPolicySet(ModelPolicySet { party, decides })),
     ]
 }
 
