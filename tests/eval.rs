@@ -155,6 +155,22 @@ fn a_failing_model_or_bad_arguments_write_no_event() {
     let output = book.run(&["eval", "--chapters", "1", "--model", "fail", "--model-url", &upstream.url()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("answered 500"), "{output:?}");
+    // A model that never answers times out cleanly.
+    let started = std::time::Instant::now();
+    let output = book.run(&[
+        "eval",
+        "--chapters",
+        "1",
+        "--model",
+        "hang",
+        "--model-url",
+        &upstream.url(),
+        "--model-timeout",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("did not answer within 1.0 s"), "{output:?}");
     for (args, says) in [
         (vec!["eval", "--chapters", "4", "--model", MODEL], "chapter 4 has no source text"),
         (vec!["eval", "--chapters", "1", "--model", MODEL, "--modes", "all"], "invalid value 'all'"),
