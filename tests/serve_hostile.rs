@@ -585,3 +585,23 @@ fn terms_sharing_a_rendering_are_one_warning_in_the_answer() {
     assert!(warning.ends_with(" and 2981 more"), "{warning}");
     assert!(reply.body.len() < 4_096, "{} bytes answered", reply.body.len());
 }
+
+#[test]
+fn hits_false_leaves_the_hit_list_out_of_an_assembly_and_nothing_else() {
+    let (_root, server) = library_with_a_book(&[]);
+    let body = json!({ "chapter": 1, "chunk": "c1", "text": "萧炎看着药老。", "record": false });
+    let full = server.post("/v1/books/a/assemble", &body).ok();
+    let lean = server.post("/v1/books/a/assemble?hits=false", &body).ok();
+    assert_eq!(full["hits"].as_array().unwrap().len(), 2, "{full}");
+    assert!(lean.get("hits").is_none(), "{lean}");
+    let mut without = full.clone();
+    without.as_object_mut().unwrap().remove("hits");
+    assert_eq!(lean, without, "only the hit list differs");
+    assert_eq!(server.post("/v1/books/a/assemble?hits=true", &body).ok(), full);
+    let chapter = json!({ "chunks": [{ "key": "c1", "text": "萧炎看着药老。" }], "record": false });
+    let lean = server.post("/v1/books/a/chapters/1/assemble?hits=false", &chapter).ok();
+    assert!(lean["chunks"][0].get("hits").is_none() && lean["chunks"][0]["context"] == full["context"], "{lean}");
+    for bad in ["?hits=maybe", "?hit=false", "?hits=false&hits=true"] {
+        server.post(&format!("/v1/books/a/assemble{bad}"), &body).problem(400, "invalid");
+    }
+}

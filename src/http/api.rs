@@ -348,6 +348,7 @@ fn rebuild() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/assemble", tag = "chunks",
     params(
+        ("hits" = Option<bool>, Query, description = "`false` leaves the hit list out of the answer (the receipt still records every hit): for a pipeline that only wants the context"),
         ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
     ),
     request_body = AssembleRequest,
@@ -360,6 +361,7 @@ fn assemble() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/chapters/{chapter}/assemble", tag = "chunks",
     params(
+        ("hits" = Option<bool>, Query, description = "`false` leaves the hit list out of the answer (the receipt still records every hit): for a pipeline that only wants the context"),
         ("Lorebank-Party" = Option<String>, Header, description = "With a token bound to no party (or no token): read as this declared party, given only what is released to it (docs/governance.md); with a party's token, that party or nothing"),
         ("chapter" = u32, Path, description = "Chapter; chapters start at 1", minimum = 1, example = 1),
     ),

@@ -554,6 +554,15 @@ pub struct ChapterQuery {
     pub chapter: Option<u32>,
 }
 
+/// The query of an assembly (`POST …/assemble`, `POST …/chapters/{chapter}/assemble`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssembleQuery {
+    /// `false` leaves the hit list out of the answer (for a pipeline that only wants
+    /// the context); the receipt still records every hit.
+    pub hits: Option<bool>,
+}
+
 /// The query of the impact (`GET …/impact`, `lorebank impact`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

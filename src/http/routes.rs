@@ -916,9 +916,11 @@ pub async fn assemble(
     State(server): Shared,
     Extension(reader): Extension<Reader>,
     path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
+    let hits = query::<AssembleQuery>(raw)?.hits.unwrap_or(true);
     let request: AssembleRequest = json_body(body)?;
     let chapter = chapter_number(request.chapter, "chapter")?;
     let record = request.record.unwrap_or(true);
@@ -929,7 +931,7 @@ pub async fn assemble(
         // group-committed together.
         let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, record)?;
-        Ok(crate::render::json::assembled(&assembled, record))
+        Ok(crate::render::json::assembled_with(&assembled, record, hits))
     })
     .await?;
     ok(value)
@@ -939,9 +941,11 @@ pub async fn assemble_chapter(
     State(server): Shared,
     Extension(reader): Extension<Reader>,
     path: Result<Path<(String, u32)>, PathRejection>,
+    RawQuery(raw): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let (name, chapter) = book_and::<u32>(path, "chapter")?;
+    let hits = query::<AssembleQuery>(raw)?.hits.unwrap_or(true);
     let chapter = chapter_number(chapter, "chapter")?;
     let request: ChapterRequest = json_body(body)?;
     if request.chunks.is_empty() {
@@ -961,7 +965,8 @@ pub async fn assemble_chapter(
         let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
         let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chapter(chapter, &chunks, prev, record)?;
-        let receipts: Vec<Value> = assembled.iter().map(|one| crate::render::json::assembled(one, record)).collect();
+        let receipts: Vec<Value> =
+            assembled.iter().map(|one| crate::render::json::assembled_with(one, record, hits)).collect();
         Ok(json!({
             "chapter": chapter,
             "recorded": record,

@@ -297,7 +297,17 @@ pub fn assembly(assembly: &Assembly) -> Value {
 
 /// An assembled chunk with its receipt.
 pub fn assembled(assembled: &Assembled, recorded: bool) -> Value {
+    assembled_with(assembled, recorded, true)
+}
+
+/// [`assembled`], without the hit list when `hits` is false (`?hits=false`).
+pub fn assembled_with(assembled: &Assembled, recorded: bool, hits: bool) -> Value {
     let mut value = assembly(&assembled.assembly);
+    if !hits {
+        if let Some(object) = value.as_object_mut() {
+            object.remove("hits");
+        }
+    }
     value["receipt"] = json!(assembled.id.to_hex());
     value["recorded"] = json!(recorded);
     value["snapshot"] = json!(assembled.receipt.snapshot.to_hex());
