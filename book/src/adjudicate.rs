@@ -46,7 +46,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::book::Book;
 use crate::error::BookError;
-use crate::exchange::{Asking, Model, Prompt};
+use crate::exchange::{chat_request, model_name, Asking, Model, Prompt};
+use crate::extract::chapter_range;
 use crate::service::{Labelled, WriteOptions, Written};
 
 /// The version of [`ADJUDICATE_PROMPT`].
@@ -372,21 +373,9 @@ impl Book {
         options: &AdjudicateOptions,
         write: &WriteOptions,
     ) -> Result<Adjudicated, BookError> {
-        let model_name = match (model, &options.model_name) {
-            (Some(model), _) => model.name().to_owned(),
-            (None, Some(name)) => name.clone(),
-            (None, None) => {
-                return Err(BookError::InvalidField { field: "model", message: "no model named to adjudicate".into() })
-            }
-        };
+        let model_name = model_name(model, options.model_name.as_deref(), "to adjudicate")?;
         let numbers: Vec<u32> = match chapters {
-            Some((from, to)) if from == 0 || from > to => {
-                return Err(BookError::InvalidField {
-                    field: "chapter",
-                    message: format!("{from}-{to}: expected chapters from 1, in order"),
-                })
-            }
-            Some((from, to)) => (from..=to).collect(),
+            Some(range) => chapter_range(range)?.collect(),
             None => {
                 let recorded: BTreeSet<u32> =
                     self.latest_receipts(None)?.iter().map(|(_, receipt)| receipt.chapter).collect();
@@ -417,16 +406,7 @@ impl Book {
                 continue;
             }
             let user = serde_json::to_string(&Conflicts { chapter, conflicts: &conflicts }).unwrap_or_default();
-            let request = serde_json::json!({
-                "model": model_name,
-                "temperature": 0,
-                "messages": [
-                    { "role": "system", "content": prompt.text },
-                    { "role": "user", "content": user },
-                ],
-                "response_format": { "type": "json_object" },
-            });
-            let request = serde_json::to_vec(&request).unwrap_or_default();
+            let request = chat_request(&model_name, &prompt.text, &user, true);
             let where_ = format!("chapter {chapter}");
             let answered = match self.ask(&asking, &request, &where_, &blobs) {
                 Ok(answered) => answered,

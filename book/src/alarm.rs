@@ -20,8 +20,6 @@
 //! ranking's (kept when an earlier ranking scored it higher), which puts it before
 //! unscored candidates in the review queue: the likeliest names first.
 
-use std::collections::BTreeMap;
-
 use ledger_model::*;
 use names::{Chunk, Ranked, Scanner};
 
@@ -29,7 +27,7 @@ use crate::book::Book;
 use crate::error::BookError;
 use crate::eval::{chunk_spans, CHUNK_CHARS_DEFAULT};
 use crate::proxy::source_chunk_key;
-use crate::review::{add_sighting, names_lang};
+use crate::review::{add_sighting, fold_by, known_surfaces, names_lang, sighting_line, Slate};
 use crate::service::{WriteOptions, Written};
 
 /// The sightings of a ranked surface its evidence lists, after the summary line.
@@ -82,46 +80,30 @@ impl Book {
                 pieces.len()
             )));
         }
-        let mut covered = Vec::with_capacity(pieces.len());
-        let mut known_by = None;
-        for (chapter, key, text) in &pieces {
-            let names = self.chunk_names(profile.clone(), *chapter, key, text)?;
-            covered.push(names.covered().to_vec());
-            known_by.get_or_insert(names);
-        }
-        let Some(names) = known_by else {
+        if pieces.is_empty() {
             return Ok(RankedScan { chunks: 0, ranked: Vec::new(), below: 0, proposed: Vec::new(), written: None });
-        };
+        }
+        // What the book knows, once; what each chunk's hits cover, from one assembler.
+        let fold = |text: &str| fold_by(profile.as_deref(), text);
+        let known = known_surfaces(&state, &fold);
+        let assembler = self.assembler()?;
+        let mut covered: Vec<Vec<(u32, u32)>> = Vec::with_capacity(pieces.len());
+        for (chapter, key, text) in &pieces {
+            let assembled = assembler.assemble_chunk(*chapter, key, text, None, false)?;
+            covered.push(assembled.receipt.hits.iter().map(|hit| hit.bytes).collect());
+        }
         let chunks: Vec<Chunk> = pieces
             .iter()
             .zip(&covered)
             .map(|((chapter, _, text), covered)| Chunk { text, chapter: *chapter, covered })
             .collect();
-        let ranked = Scanner::new(lang).rank(&chunks, &|surface| names.is_known(surface), &|text| names.fold(text));
+        let ranked = Scanner::new(lang).rank(&chunks, &|surface| known.contains(&fold(surface)), &fold);
         let below = ranked.iter().filter(|ranked| ranked.score < min_score).count() as u32;
 
-        // Candidates by folded surface, as the name alarm keeps them.
-        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
-        for candidate in state.candidates().values() {
-            by_surface.entry(names.fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
-        }
-        let mut free = state.free_ids(RecordKind::Candidate);
-        let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
+        let mut slate = Slate::of(&state, &fold);
         let mut out = Vec::new();
         for ranked in ranked.into_iter().filter(|ranked| ranked.score >= min_score) {
             let Some((_, first)) = ranked.sightings.first() else { continue };
-            let candidate = match by_surface.entry(ranked.surface.clone()) {
-                std::collections::btree_map::Entry::Occupied(found) => found.into_mut(),
-                std::collections::btree_map::Entry::Vacant(slot) => {
-                    slot.insert(CandidateProposed::new(free.take()?, first.surface.clone(), Origin::Extractor))
-                }
-            };
-            let mut touched = candidate.evidence.is_none();
-            let score = i32::try_from(ranked.score).unwrap_or(i32::MAX).min(1_000_000);
-            if candidate.score.is_none_or(|known| known < score) && candidate.trust == Trust::Normal {
-                candidate.score = Some(score);
-                touched = true;
-            }
             let cues: Vec<String> =
                 ranked.cues.iter().map(|(cue, n)| format!("{} {n}", format!("{cue:?}").to_lowercase())).collect();
             let summary = format!(
@@ -132,20 +114,23 @@ impl Book {
                 ranked.chapters,
                 cues.join(", ")
             );
-            touched |= add_sighting(candidate, &summary);
-            for (chunk, sighting) in ranked.sightings.iter().take(SIGHTINGS_LISTED) {
-                let (chapter, key, _) = &pieces[*chunk as usize];
-                let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
-                let cue = format!("{:?}", sighting.cue).to_lowercase();
-                let line = format!("ch{chapter}/{key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
-                touched |= add_sighting(candidate, &line);
-            }
-            if touched {
-                changed.insert(candidate.id, candidate.clone());
-            }
-            out.push((ranked, candidate.id));
+            let score = i32::try_from(ranked.score).unwrap_or(i32::MAX).min(1_000_000);
+            let (id, ..) = slate.update(ranked.surface.clone(), &first.surface, Origin::Extractor, |candidate| {
+                let mut touched = false;
+                if candidate.score.is_none_or(|known| known < score) && candidate.trust == Trust::Normal {
+                    candidate.score = Some(score);
+                    touched = true;
+                }
+                touched |= add_sighting(candidate, &summary);
+                for (chunk, sighting) in ranked.sightings.iter().take(SIGHTINGS_LISTED) {
+                    let (chapter, key, _) = &pieces[*chunk as usize];
+                    touched |= add_sighting(candidate, &sighting_line(*chapter, key, sighting));
+                }
+                touched
+            })?;
+            out.push((ranked, id));
         }
-        let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        let proposed = slate.proposed();
         drop(state);
         let written = self.propose(write, &proposed, &format!("scan ch{from}-{to}"), dry_run)?;
         Ok(RankedScan { chunks: pieces.len() as u32, ranked: out, below, proposed, written })

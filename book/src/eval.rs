@@ -49,7 +49,7 @@ use serde::Serialize;
 use crate::book::Book;
 use crate::check::CheckOptions;
 use crate::error::BookError;
-use crate::exchange::{Asking, Model, Prompt};
+use crate::exchange::{chat_request, message_of, model_name, Asking, Model, Prompt};
 use crate::proxy::{source_chunk_key, Template};
 use crate::review::names_lang;
 use crate::service::WriteOptions;
@@ -395,29 +395,11 @@ pub fn swapped_line(line: &str, src: &str, dst: &str, decl: &[String], other: (&
     Some(format!("{src} -> {}{tags}{forms}{unverified}", other.0))
 }
 
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'a str,
-    content: &'a str,
-}
-
-#[derive(Serialize)]
-struct Request<'a> {
-    model: &'a str,
-    temperature: u8,
-    messages: [Message<'a>; 2],
-}
-
 /// The translation and usage of a chat completion's body, or why it is not one.
 pub fn translation_of(body: &[u8]) -> Result<(String, u64, u64), String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|error| format!("not a JSON chat completion: {error}"))?;
-    let text = value
-        .pointer("/choices/0/message/content")
-        .and_then(serde_json::Value::as_str)
-        .ok_or("no choices[0].message.content string in it")?;
+    let (text, value) = message_of(body)?;
     let count = |name: &str| value.pointer(&format!("/usage/{name}")).and_then(serde_json::Value::as_u64).unwrap_or(0);
-    Ok((text.to_owned(), count("prompt_tokens"), count("completion_tokens")))
+    Ok((text, count("prompt_tokens"), count("completion_tokens")))
 }
 
 impl Book {
@@ -432,13 +414,7 @@ impl Book {
         options: &EvalOptions,
         write: &WriteOptions,
     ) -> Result<Evaluation, BookError> {
-        let model_name = match (model, &options.model_name) {
-            (Some(model), _) => model.name().to_owned(),
-            (None, Some(name)) => name.clone(),
-            (None, None) => {
-                return Err(BookError::InvalidField { field: "model", message: "no model named to evaluate".into() })
-            }
-        };
+        let model_name = model_name(model, options.model_name.as_deref(), "to evaluate")?;
         if options.arms.is_empty() {
             return Err(BookError::InvalidField { field: "modes", message: "no arm to run".into() });
         }
@@ -511,12 +487,7 @@ impl Book {
                     }
                 };
                 let system = template.system(&context, Some(&instruction)).unwrap_or_else(|| instruction.clone());
-                let request = Request {
-                    model: &model_name,
-                    temperature: 0,
-                    messages: [Message { role: "system", content: &system }, Message { role: "user", content: text }],
-                };
-                let request = serde_json::to_vec(&request).unwrap_or_default();
+                let request = chat_request(&model_name, &system, text, false);
                 let where_ = format!("chapter {chapter} chunk {key} ({})", arm.name());
                 let answered = self.ask(&asking, &request, &where_, &blobs)?;
                 let (translation, prompt_tokens, completion_tokens) = translation_of(answered.answer.as_bytes())

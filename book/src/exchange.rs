@@ -88,6 +88,63 @@ fn index_id(request: Hash32, n: u32) -> Hash32 {
     Hash32(*hasher.update(&request.0).update(&n.to_le_bytes()).finalize().as_bytes())
 }
 
+/// The name of the model a job asks: `model`'s, or without one the caller's `named`
+/// (whose stored answers are then read); `what` says what for in the error when
+/// there is neither (`to extract with`).
+pub fn model_name(model: Option<&dyn Model>, named: Option<&str>, what: &str) -> Result<String, BookError> {
+    match (model, named) {
+        (Some(model), _) => Ok(model.name().to_owned()),
+        (None, Some(name)) => Ok(name.to_owned()),
+        (None, None) => Err(BookError::InvalidField { field: "model", message: format!("no model named {what}") }),
+    }
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'a str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ResponseFormat {
+    r#type: &'static str,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    temperature: u8,
+    messages: [Message<'a>; 2],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat>,
+}
+
+/// The bytes of a job's chat completion request: `system` and `user` messages,
+/// temperature 0, and with `json_answer` a JSON object asked for
+/// (`response_format: {"type": "json_object"}`). The same arguments, the same bytes.
+pub fn chat_request(model: &str, system: &str, user: &str, json_answer: bool) -> Vec<u8> {
+    let request = Request {
+        model,
+        temperature: 0,
+        messages: [Message { role: "system", content: system }, Message { role: "user", content: user }],
+        response_format: json_answer.then_some(ResponseFormat { r#type: "json_object" }),
+    };
+    serde_json::to_vec(&request).unwrap_or_default()
+}
+
+/// The message text of a chat completion's body, with the body parsed (for its
+/// `usage`), or why it is not one.
+pub fn message_of(body: &[u8]) -> Result<(String, serde_json::Value), String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|error| format!("not a JSON chat completion: {error}"))?;
+    let text = value
+        .pointer("/choices/0/message/content")
+        .and_then(serde_json::Value::as_str)
+        .ok_or("no choices[0].message.content string in it")?
+        .to_owned();
+    Ok((text, value))
+}
+
 /// The prompt a job asks with: the book's own (`model_prompt_set`) or the built-in
 /// one.
 #[derive(Clone, Debug, PartialEq, Eq)]

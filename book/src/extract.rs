@@ -33,15 +33,13 @@
 //! fails (a refused answer, a model that cannot be reached), the answers accepted
 //! before are filed alone, so the next run does not pay for them again.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use ledger_model::*;
 use serde::{Deserialize, Serialize};
 
 use crate::book::Book;
 use crate::error::BookError;
-use crate::exchange::{Asking, Model, Prompt};
-use crate::review::{add_sighting, fold_by, names_lang};
+use crate::exchange::{chat_request, message_of, model_name, Asking, Model, Prompt};
+use crate::review::{add_sighting, fold_by, known_surfaces, names_lang, Slate};
 use crate::service::{Labelled, WriteOptions, Written};
 
 /// The version of [`EXTRACT_PROMPT`], recorded in every stored exchange and evidence
@@ -147,12 +145,7 @@ pub fn parse_answer(body: &[u8]) -> Result<Vec<ProposedName>, String> {
 /// The message text of a chat completion's body, without one Markdown code fence
 /// around it (```` ```json … ``` ````), or why the body is not one.
 pub fn content_of(body: &[u8]) -> Result<String, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|error| format!("not a JSON chat completion: {error}"))?;
-    let content = value
-        .pointer("/choices/0/message/content")
-        .and_then(serde_json::Value::as_str)
-        .ok_or("no choices[0].message.content string in it")?;
+    let (content, _) = message_of(body)?;
     Ok(unfenced(content.trim()).to_owned())
 }
 
@@ -200,35 +193,21 @@ pub fn parts(text: &str) -> Vec<&str> {
     parts
 }
 
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'a str,
-    content: &'a str,
-}
-
-#[derive(Serialize)]
-struct ResponseFormat {
-    r#type: &'static str,
-}
-
-#[derive(Serialize)]
-struct Request<'a> {
-    model: &'a str,
-    temperature: u8,
-    messages: [Message<'a>; 2],
-    response_format: ResponseFormat,
-}
-
 /// The bytes of the request for one part, `system` the prompt with its language.
 pub fn extract_request(model: &str, system: &str, chapter: u32, part: &str) -> Vec<u8> {
-    let user = format!("Chapter {chapter}.\n\n{part}");
-    let request = Request {
-        model,
-        temperature: 0,
-        messages: [Message { role: "system", content: system }, Message { role: "user", content: &user }],
-        response_format: ResponseFormat { r#type: "json_object" },
-    };
-    serde_json::to_vec(&request).unwrap_or_default()
+    chat_request(model, system, &format!("Chapter {chapter}.\n\n{part}"), true)
+}
+
+/// The chapters `from..=to`, refused (naming the field `chapter`) unless they start at
+/// 1 or later and are in order.
+pub(crate) fn chapter_range((from, to): (u32, u32)) -> Result<std::ops::RangeInclusive<u32>, BookError> {
+    if from == 0 || from > to {
+        return Err(BookError::InvalidField {
+            field: "chapter",
+            message: format!("{from}-{to}: expected chapters from 1, in order"),
+        });
+    }
+    Ok(from..=to)
 }
 
 /// How to extract.
@@ -360,12 +339,7 @@ impl Book {
         (from, to): (u32, u32),
         text: Option<&str>,
     ) -> Result<Vec<(u32, String)>, BookError> {
-        if from == 0 || from > to {
-            return Err(BookError::InvalidField {
-                field: "chapter",
-                message: format!("{from}-{to}: expected chapters from 1, in order"),
-            });
-        }
+        chapter_range((from, to))?;
         if let Some(text) = text {
             if from != to {
                 return Err(BookError::InvalidField {
@@ -404,25 +378,12 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<Extracted, BookError> {
         let chapters = self.chapter_texts(chapters, text)?;
-        let model_name = match (model, &options.model_name) {
-            (Some(model), _) => model.name().to_owned(),
-            (None, Some(name)) => name.clone(),
-            (None, None) => {
-                return Err(BookError::InvalidField {
-                    field: "model",
-                    message: "no model named to extract with".into(),
-                })
-            }
-        };
+        let model_name = model_name(model, options.model_name.as_deref(), "to extract with")?;
         let state = self.state(None)?;
         let lang = names_lang(&state, "extraction")?;
         let profile = self.profile(&state)?;
         let fold = |text: &str| fold_by(profile.as_deref(), text);
-        let mut known = BTreeSet::new();
-        for active in state.active_terms(None) {
-            known.insert(fold(&active.term.put.src));
-            known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
-        }
+        let known = known_surfaces(&state, &fold);
 
         let prompt = Prompt::of(&state, EXTRACT_JOB, EXTRACT_PROMPT, EXTRACT_PROMPT_VERSION);
         let system = prompt.text.replace("{language}", language_of(lang));
@@ -470,13 +431,7 @@ impl Book {
             }
         }
 
-        // Candidates by folded surface, as the name alarm keeps them.
-        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
-        for candidate in state.candidates().values() {
-            by_surface.entry(fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
-        }
-        let mut free = state.free_ids(RecordKind::Candidate);
-        let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
+        let mut slate = Slate::of(&state, &fold);
         let mut names_out = Vec::new();
         for (chapter, folded_part, names) in answers {
             for name in names {
@@ -490,26 +445,19 @@ impl Book {
                     (NameOutcome::Known, None)
                 } else {
                     let line = evidence_line(chapter, &model_name, &prompt.name, &name);
-                    let (candidate, new) = match by_surface.entry(folded) {
-                        std::collections::btree_map::Entry::Occupied(found) => (found.into_mut(), false),
-                        std::collections::btree_map::Entry::Vacant(slot) => {
-                            (slot.insert(CandidateProposed::new(free.take()?, surface.clone(), Origin::Llm)), true)
-                        }
-                    };
-                    let outcome = match (add_sighting(candidate, &line), new) {
-                        (_, true) => NameOutcome::Proposed,
-                        (true, false) => NameOutcome::Evidence,
+                    let (id, new, changed) =
+                        slate.update(folded, &surface, Origin::Llm, |candidate| add_sighting(candidate, &line))?;
+                    let outcome = match (new, changed) {
+                        (true, _) => NameOutcome::Proposed,
+                        (false, true) => NameOutcome::Evidence,
                         (false, false) => NameOutcome::Unchanged,
                     };
-                    if outcome != NameOutcome::Unchanged {
-                        changed.insert(candidate.id, candidate.clone());
-                    }
-                    (outcome, Some(candidate.id))
+                    (outcome, Some(id))
                 };
                 names_out.push(ExtractedName { chapter, name, outcome, candidate });
             }
         }
-        let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        let proposed = slate.proposed();
         drop(state);
 
         let written = if options.dry_run {

@@ -225,6 +225,76 @@ pub struct Scanned {
     pub written: Option<Written>,
 }
 
+/// Every surface the book knows at the head (each active term's source and aliases,
+/// in any window: a name the book knows is never unknown, spoiler or not), folded by
+/// `fold`.
+pub(crate) fn known_surfaces(state: &projections::State, fold: &dyn Fn(&str) -> String) -> BTreeSet<String> {
+    let mut known = BTreeSet::new();
+    for active in state.active_terms(None) {
+        known.insert(fold(&active.term.put.src));
+        known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
+    }
+    known
+}
+
+/// The evidence line of a sighting in chunk `chunk_key` of `chapter`:
+/// `ch3/12@40-42 surname (reading)`, chars into the chunk.
+pub(crate) fn sighting_line(chapter: u32, chunk_key: &str, sighting: &Sighting) -> String {
+    let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
+    let cue = format!("{:?}", sighting.cue).to_lowercase();
+    format!("ch{chapter}/{chunk_key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1)
+}
+
+/// The book's candidates by folded surface, the one place the name alarm, the
+/// book-wide scan and the model's extraction propose into: a surface already proposed
+/// (by any origin, open or judged) is updated, a new one becomes a candidate numbered
+/// after the highest candidate id used, and what changed is what they write.
+pub(crate) struct Slate {
+    by_surface: BTreeMap<String, CandidateProposed>,
+    free: projections::FreeIds,
+    changed: BTreeMap<RecordId, CandidateProposed>,
+}
+
+impl Slate {
+    /// The candidates of `state`, by their surfaces folded by `fold`.
+    pub(crate) fn of(state: &projections::State, fold: &dyn Fn(&str) -> String) -> Slate {
+        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
+        for candidate in state.candidates().values() {
+            by_surface.entry(fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
+        }
+        Slate { by_surface, free: state.free_ids(RecordKind::Candidate), changed: BTreeMap::new() }
+    }
+
+    /// Lets `update` change the candidate of the folded surface `folded` (made for
+    /// `surface` with `origin` when none has it), which says whether it changed it;
+    /// the candidate's id, whether it is new, and whether this update changed it (a
+    /// new candidate always did).
+    pub(crate) fn update(
+        &mut self,
+        folded: String,
+        surface: &str,
+        origin: Origin,
+        update: impl FnOnce(&mut CandidateProposed) -> bool,
+    ) -> Result<(RecordId, bool, bool), BookError> {
+        let (candidate, new) = match self.by_surface.entry(folded) {
+            std::collections::btree_map::Entry::Occupied(found) => (found.into_mut(), false),
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                (slot.insert(CandidateProposed::new(self.free.take()?, surface, origin)), true)
+            }
+        };
+        let changed = update(candidate) || new;
+        if changed {
+            self.changed.insert(candidate.id, candidate.clone());
+        }
+        Ok((candidate.id, new, changed))
+    }
+
+    /// The candidates changed or made, by id: what to propose.
+    pub(crate) fn proposed(self) -> Vec<CandidateProposed> {
+        self.changed.into_values().collect()
+    }
+}
+
 /// The language of a book's names, by its profile: `what` (the name alarm, the
 /// extraction) knows Chinese (zh) and Japanese (ja) books only.
 pub(crate) fn names_lang(state: &projections::State, what: &str) -> Result<Lang, BookError> {
@@ -452,12 +522,7 @@ impl Book {
         text: &str,
     ) -> Result<ChunkNames, BookError> {
         let state = self.state(None)?;
-        let fold = |text: &str| fold_by(profile.as_deref(), text);
-        let mut known = BTreeSet::new();
-        for active in state.active_terms(None) {
-            known.insert(fold(&active.term.put.src));
-            known.extend(active.term.aliases.keys().map(|surface| fold(surface)));
-        }
+        let known = known_surfaces(&state, &|text| fold_by(profile.as_deref(), text));
         let assembled = self.assembler()?.assemble_chunk(chapter, chunk_key, text, None, false)?;
         let covered = assembled.receipt.hits.iter().map(|hit| hit.bytes).collect();
         Ok(ChunkNames { profile, known, assembled, covered })
@@ -479,32 +544,17 @@ impl Book {
         let lang = names_lang(&state, "the name alarm")?;
         let names = self.chunk_names(profile, chapter, chunk_key, text)?;
         let found = names.unknown(lang, text);
-        let fold = |text: &str| names.fold(text);
-        // Candidates by folded surface: the open ones and those already judged.
-        let mut by_surface: BTreeMap<String, CandidateProposed> = BTreeMap::new();
-        for candidate in state.candidates().values() {
-            by_surface.entry(fold(&candidate.proposed.surface)).or_insert_with(|| candidate.proposed.clone());
-        }
-        let mut free = state.free_ids(RecordKind::Candidate);
-        let mut changed: BTreeMap<RecordId, CandidateProposed> = BTreeMap::new();
+        let mut slate = Slate::of(&state, &|text| names.fold(text));
         let mut sightings = Vec::new();
         for sighting in found {
-            let folded = fold(&sighting.surface);
-            let reading = sighting.reading.as_ref().map(|reading| format!(" ({reading})")).unwrap_or_default();
-            let cue = format!("{:?}", sighting.cue).to_lowercase();
-            let line = format!("ch{chapter}/{chunk_key}@{}-{} {cue}{reading}", sighting.chars.0, sighting.chars.1);
-            let candidate = match by_surface.entry(folded) {
-                std::collections::btree_map::Entry::Occupied(known) => known.into_mut(),
-                std::collections::btree_map::Entry::Vacant(new) => {
-                    new.insert(CandidateProposed::new(free.take()?, sighting.surface.clone(), Origin::Extractor))
-                }
-            };
-            if add_sighting(candidate, &line) {
-                changed.insert(candidate.id, candidate.clone());
-            }
-            sightings.push((sighting, candidate.id));
+            let line = sighting_line(chapter, chunk_key, &sighting);
+            let (id, ..) =
+                slate.update(names.fold(&sighting.surface), &sighting.surface, Origin::Extractor, |candidate| {
+                    add_sighting(candidate, &line)
+                })?;
+            sightings.push((sighting, id));
         }
-        let proposed: Vec<CandidateProposed> = changed.into_values().collect();
+        let proposed = slate.proposed();
         // The write changes the head in place once nothing here holds it.
         drop(state);
         let written = self.propose(write, &proposed, &format!("ch{chapter}/{chunk_key}"), dry_run)?;
