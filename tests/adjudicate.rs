@@ -140,19 +140,13 @@ fn a_model_party_the_policy_lets_decide_changes_the_term_itself() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         serde_json::from_slice::<Value>(&output.stdout).unwrap()
     };
+    let dry_run = || {
+        book.json(&["adjudicate", "--model", "judge-decides", "--model-url", &url, "--actor", "llm:judge", "--dry-run"])
+    };
     // A policy for a party the governance does not declare decides nothing.
     let policy = r#"{"model_policy_set":{"party":"llm:judge","decides":["gender","shared_rendering"]}}"#;
     book.ok(&["apply", &common::write_file(dir.path(), "policy.jsonl", &format!("{policy}\n"))]);
-    let undeclared = book.json(&[
-        "adjudicate",
-        "--model",
-        "judge-decides",
-        "--model-url",
-        &url,
-        "--actor",
-        "llm:judge",
-        "--dry-run",
-    ]);
+    let undeclared = dry_run();
     assert_eq!(undeclared["decided"], serde_json::json!([]), "{undeclared}");
     // Declared, it decides the gender and the shared rendering; a sense collision
     // still goes to a reviewer.
@@ -192,15 +186,6 @@ fn a_model_party_the_policy_lets_decide_changes_the_term_itself() {
     // The same party without the class in its policy files a verify instead.
     let narrower = r#"{"model_policy_set":{"party":"llm:judge","decides":["shared_rendering"]}}"#;
     book.ok(&["apply", &common::write_file(dir.path(), "narrower.jsonl", &format!("{narrower}\n"))]);
-    let dry = book.json(&[
-        "adjudicate",
-        "--model",
-        "judge-decides",
-        "--model-url",
-        &url,
-        "--actor",
-        "llm:judge",
-        "--dry-run",
-    ]);
+    let dry = dry_run();
     assert!(dry["decided"].as_array().unwrap().iter().all(|d| d["field"] != "gender"), "{dry}");
 }

@@ -51,11 +51,7 @@ fn book() -> (Book, tempfile::TempDir) {
         book.ok(&args);
     }
     let dir = tempfile::tempdir().unwrap();
-    let lines: Vec<&str> = SLICE.lines().collect();
-    for (n, part) in lines.chunks(lines.len().div_ceil(3)).enumerate() {
-        let file = common::write_file(dir.path(), &format!("{:03}.txt", n + 1), &(part.join("\n") + "\n"));
-        book.ok(&["source", "add", "--chapter", &(n + 1).to_string(), &file]);
-    }
+    book.add_source_in_chapters(dir.path(), SLICE, 3);
     (book, dir)
 }
 

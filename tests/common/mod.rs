@@ -113,6 +113,18 @@ impl Book {
     }
 }
 
+impl Book {
+    /// Registers `text` as the book's source text in `chapters` chapters of about
+    /// equal numbers of lines (`source add`), their files written in `dir`.
+    pub fn add_source_in_chapters(&self, dir: &std::path::Path, text: &str, chapters: usize) {
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, part) in lines.chunks(lines.len().div_ceil(chapters)).enumerate() {
+            let file = write_file(dir, &format!("{:03}.txt", n + 1), &(part.join("\n") + "\n"));
+            self.ok(&["source", "add", "--chapter", &(n + 1).to_string(), &file]);
+        }
+    }
+}
+
 /// Writes `text` to the file `name` in `dir`; its path, as an argument.
 pub fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
