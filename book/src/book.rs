@@ -227,6 +227,20 @@ impl Book {
         &self.ledger
     }
 
+    /// The entries of an append-only index of blobs (a receipt's checks or proxy
+    /// records, a request's stored answers): the blob whose id is `entry(n)`, for `n`
+    /// from 0 up to the first that is not stored, each with its id. Blobs are never
+    /// rewritten, so an index grows by one blob an entry.
+    pub(crate) fn index_entries(&self, entry: impl Fn(u32) -> Hash32) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
+        let mut entries = Vec::new();
+        for n in 0.. {
+            let id = entry(n);
+            let Some(bytes) = self.ledger.blob(id)? else { break };
+            entries.push((id, bytes));
+        }
+        Ok(entries)
+    }
+
     /// The underlying ledger, shared: for reads and receipt filings that need not
     /// wait for the book (the ledger takes its own locks).
     pub fn ledger_handle(&self) -> Arc<Ledger> {

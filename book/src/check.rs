@@ -303,15 +303,16 @@ impl Book {
 
     /// The filings of the checks of `receipt`, oldest first.
     pub fn check_filings(&self, receipt: Hash32) -> Result<Vec<CheckFiling>, BookError> {
-        let mut filings = Vec::new();
-        for n in 0.. {
-            let Some(bytes) = self.ledger().blob(index_id(receipt, n))? else { break };
-            let filing = CheckFiling::from_bytes(&bytes).map_err(|error| {
-                BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not a filing: {error}"))
-            })?;
-            filings.push(filing);
-        }
-        Ok(filings)
+        let entries = self.index_entries(|n| index_id(receipt, n))?;
+        entries
+            .iter()
+            .enumerate()
+            .map(|(n, (_, bytes))| {
+                CheckFiling::from_bytes(bytes).map_err(|error| {
+                    BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not a filing: {error}"))
+                })
+            })
+            .collect()
     }
 
     /// The stored check `id` of receipt `receipt`. A check that is missing, no longer

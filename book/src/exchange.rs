@@ -211,8 +211,7 @@ impl Book {
     /// The latest stored exchange answering the request of hash `request`, if any.
     pub fn stored_exchange(&self, request: Hash32) -> Result<Option<(Hash32, StoredExchange)>, BookError> {
         let mut latest = None;
-        for n in 0.. {
-            let Some(bytes) = self.ledger().blob(index_id(request, n))? else { break };
+        for (n, (_, bytes)) in self.index_entries(|n| index_id(request, n))?.iter().enumerate() {
             let id = <[u8; 32]>::try_from(bytes.as_slice())
                 .map(Hash32)
                 .map_err(|_| BookError::Corrupted(format!("exchange index {request} entry {n}: not an id")))?;
@@ -312,10 +311,9 @@ impl Book {
         };
         let bytes = stored.encode()?;
         let id = exchange_id(&bytes);
-        let mut entry = 0;
-        while self.ledger().blob(index_id(hash, entry))?.is_some()
-            || pending.iter().any(|(known, _)| *known == index_id(hash, entry))
-        {
+        // After the stored entries and those this run holds but has not filed yet.
+        let mut entry = self.index_entries(|n| index_id(hash, n))?.len() as u32;
+        while pending.iter().any(|(known, _)| *known == index_id(hash, entry)) {
             entry += 1;
         }
         let blobs = vec![(id, bytes), (index_id(hash, entry), id.0.to_vec())];

@@ -558,9 +558,7 @@ impl Book {
     /// The proxy records of `receipt`, oldest first.
     pub fn proxy_records(&self, receipt: Hash32) -> Result<Vec<(Hash32, ProxyRecord)>, BookError> {
         let mut out = Vec::new();
-        for n in 0.. {
-            let id = record_id(receipt, n);
-            let Some(bytes) = self.ledger().blob(id)? else { break };
+        for (id, bytes) in self.index_entries(|n| record_id(receipt, n))? {
             let record = ProxyRecord::decode(&bytes)
                 .map_err(|error| BookError::Corrupted(format!("proxy record {id} does not decode: {error}")))?;
             if record.receipt != receipt {
