@@ -15,8 +15,8 @@ use matcher::Profile;
 use projections::frozen::{freeze_as, profile_of, Frozen};
 use projections::release::view_id;
 use projections::{
-    checkpoint, decide_in_place, plan_rollback, Decided, Environment, Reader, SnapshotId, SnapshotTracker, State,
-    Touched, Touches, Warning,
+    checkpoint, decide_in_place, decide_indexed, plan_rollback, Decided, Environment, Reader, SnapshotId,
+    SnapshotTracker, State, SurfaceIndex, Touched, Touches, Warning,
 };
 
 use crate::error::BookError;
@@ -112,6 +112,10 @@ pub struct Book {
     /// The encoded records of the head state at this revision, so a write hashes the
     /// snapshot document without encoding every record again.
     tracker: Option<(Seq, SnapshotTracker)>,
+    /// The head's index of folded surfaces, renderings and supersessions at this
+    /// revision, so a write checks UNIQUE and the same-rendering warning over the
+    /// groups it touches instead of folding every surface again.
+    surface_index: Option<(Seq, SurfaceIndex)>,
     /// Loaded frozen projections by snapshot ID.
     frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
     /// Loaded normalization profiles by table id.
@@ -166,6 +170,7 @@ impl Book {
             checkpointing: None,
             snapshot_ids: BTreeMap::new(),
             tracker: None,
+            surface_index: None,
             frozen: BTreeMap::new(),
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
@@ -185,7 +190,8 @@ impl Book {
     /// they count themselves, twice the encoded size of each state it keeps (a
     /// folded state's maps and strings take about that; `docs/benchmarks.md` compares
     /// the estimate with the process's resident memory), and the head's snapshot
-    /// tracker once a write made one (its records' encodings). Encoding a state costs a
+    /// tracker and surface index once a write made them (its records' encodings and
+    /// folded keys, as they count themselves). Encoding a state costs a
     /// fold's worth of time once per revision; the result is kept until the states
     /// change.
     pub fn resident_bytes(&mut self) -> u64 {
@@ -208,7 +214,8 @@ impl Book {
         };
         // Each assembler shares the frozen projections and the head state.
         let tracker = self.tracker.as_ref().map_or(0, |(_, tracker)| tracker.heap_bytes()) as u64;
-        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker
+        let index = self.surface_index.as_ref().map_or(0, |(_, index)| index.heap_bytes()) as u64;
+        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker + index
     }
 
     /// Sets when checkpoints are written (tests and benchmarks; the default suits a
@@ -454,16 +461,26 @@ impl Book {
         let mut shared = self.take_head()?;
         let state = Arc::make_mut(&mut shared);
         let head = state.revision();
+        // A book that wrote before (it holds the head's tracker) keeps an index of
+        // the head's keys, so its writes check only what they touch; a one-shot
+        // command writes once and is not made to build it.
+        let wrote_before = matches!(self.tracker, Some((at, _)) if at == head);
         let mut tracker = match self.tracker.take() {
             Some((at, tracker)) if at == head => tracker,
             _ => SnapshotTracker::of(state),
         };
-        let decided = match self.decide_against(state, batch, expected_head, &blobs) {
+        let mut index = match self.surface_index.take() {
+            Some((at, index)) if at == head => Some(index),
+            _ => None,
+        };
+        let decided = match self.decide_against(state, batch, expected_head, &blobs, wrote_before.then_some(&mut index))
+        {
             Ok(decided) => decided,
             Err(error) => {
-                // A refusal leaves the state as it was.
+                // A refusal leaves the state, and so its index, as it was.
                 self.head = Some(shared);
                 self.tracker = Some((head, tracker));
+                self.surface_index = index.map(|index| (head, index));
                 return Err(error);
             }
         };
@@ -480,6 +497,7 @@ impl Book {
         if events.is_empty() {
             self.head = Some(shared);
             self.tracker = Some((head, tracker));
+            self.surface_index = index.map(|index| (head, index));
             return Ok(Submitted { decision: accepted(events), revision, appended: None, snapshot });
         }
         let mut blobs = blobs;
@@ -493,6 +511,7 @@ impl Book {
         let appended = self.ledger.append_with(&events, Some(head), attachments)?;
         assert_eq!(revision, appended.last, "decide and the ledger disagree on the head");
         self.tracker = Some((revision, tracker));
+        self.surface_index = index.map(|index| (revision, index));
         self.snapshot_ids.insert(appended.last, snapshot);
         let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
         self.checkpoint_if_due(&shared, snapshot, now_ms);
@@ -505,7 +524,7 @@ impl Book {
     pub fn dry_submit(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
         // A dry run decides on a copy: the head it shares stays as it was.
         let mut after = State::clone(&*self.state(None)?);
-        let Decided { events, dropped, warnings } = self.decide_against(&mut after, batch, None, blobs)?;
+        let Decided { events, dropped, warnings } = self.decide_against(&mut after, batch, None, blobs, None)?;
         Ok(Submitted {
             decision: Accepted { events, dropped, warnings },
             revision: after.revision(),
@@ -528,12 +547,15 @@ impl Book {
     /// Everything [`Book::submit`] does before it appends, on `state` (the head, or a
     /// copy of it for a dry run): the lookups `decide` needs, and the decision, made in
     /// place, so `state` is then the state after the batch (unchanged when refused).
+    /// With `index` (the head's surface index, `None` inside when it has none yet),
+    /// the decision keeps it ([`decide_indexed`]).
     fn decide_against(
         &mut self,
         state: &mut State,
         batch: &[NewEvent],
         expected_head: Option<Seq>,
         blobs: &[(Hash32, Vec<u8>)],
+        index: Option<&mut Option<SurfaceIndex>>,
     ) -> Result<Decided, BookError> {
         let head = state.revision();
         if let Some(expected) = expected_head {
@@ -625,7 +647,10 @@ impl Book {
             source_text: &source_text,
             snapshot_at: &snapshot_at,
         };
-        Ok(decide_in_place(state, &env, batch)?)
+        Ok(match index {
+            Some(index) => decide_indexed(state, index, &env, batch)?,
+            None => decide_in_place(state, &env, batch)?,
+        })
     }
 
     /// The frozen projection of `state` for the full view ([`Book::frozen_for`]).

@@ -34,7 +34,12 @@ fn book(dir: &std::path::Path, n: usize) -> Book {
         })
         .collect();
     book.submit_labelled(&write(), Labelled::numbered(bodies, "test"), Vec::new()).unwrap();
-    // The checkpoint that write started is written on a thread of its own.
+    // A book held open indexes its head's keys at its second write (a one-shot
+    // command writes once and never does); that write is made here, so what follows
+    // measures writes to an open book.
+    let warm = vec![Body::TermPut(TermPut::new(term(n as u32 + 100), "热身之词", "Разминка"))];
+    book.submit_labelled(&write(), Labelled::numbered(warm, "test"), Vec::new()).unwrap();
+    // The checkpoint those writes started is written on a thread of its own.
     book.wait_for_checkpoint();
     book
 }
@@ -49,7 +54,7 @@ fn reads_at_the_head_copy_no_state() {
         let head = book.state(None).unwrap();
         let head: &State = &head;
         let (copied, copy_bytes) = allocated(|| head.clone());
-        assert_eq!(copied.terms().len(), 4_000);
+        assert_eq!(copied.terms().len(), 4_001, "4,000 terms and the warm-up one");
         copy_bytes
     };
     let reads: Vec<(&str, u64)> = vec![
@@ -71,13 +76,17 @@ fn reads_at_the_head_copy_no_state() {
     for (what, bytes) in reads {
         assert!(bytes < copy_bytes / 100, "{what} allocated {bytes} bytes: a copy of the head is {copy_bytes}");
     }
-    assert!(submit_bytes < copy_bytes, "a write after reads allocated {submit_bytes} bytes, a copy is {copy_bytes}");
+    // A tenth: the write to an open book looks its keys up in the head's index.
+    assert!(
+        submit_bytes < copy_bytes / 10,
+        "a write after reads allocated {submit_bytes} bytes, a copy is {copy_bytes}"
+    );
 }
 
 /// The write use cases that read the head first let go of it before they write, so
-/// the write changes the head in place: each costs less than a copy of the state
-/// (their decide folds every surface of the book once, for UNIQUE, about two thirds
-/// of a copy here).
+/// the write changes the head in place: each costs less than a copy of the state, and
+/// all but the scan less than a tenth of one (what they allocate is what they read and write; UNIQUE looks up the groups the
+/// write touches in the head's index instead of folding every surface again).
 #[test]
 fn writes_that_read_the_head_first_copy_no_state() {
     let _alone = alone();
@@ -107,7 +116,9 @@ fn writes_that_read_the_head_first_copy_no_state() {
         eprintln!("  {what}: {bytes}");
     }
     for (what, bytes) in writes {
-        assert!(bytes < copy_bytes, "{what} allocated {bytes} bytes: a copy of the head is {copy_bytes}");
+        // The scan reads the chunk against the head's frozen projection too.
+        let bound = if what == "scan_names" { copy_bytes } else { copy_bytes / 10 };
+        assert!(bytes < bound, "{what} allocated {bytes} bytes: a copy of the head is {copy_bytes}");
     }
 }
 

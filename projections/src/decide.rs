@@ -18,12 +18,14 @@
 //! tables the book holds, and the snapshot ID of earlier revisions. So every
 //! write-time rule lives here, and the caller only looks things up.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use ledger_model::validate::{validate_event, FieldError};
 use ledger_model::*;
 
+use crate::index::{dst_key, Replaced, SurfaceIndex, TermKeys};
 use crate::read::{intersect, visible_from};
 use crate::snapshot::SnapshotId;
 use crate::state::State;
@@ -425,7 +427,42 @@ pub struct Decided {
 /// on the way is undone), so the refusal and the state are those of [`decide`].
 pub fn decide_in_place(state: &mut State, env: &Environment<'_>, batch: &[NewEvent]) -> Result<Decided, Rejection> {
     let mut journal = Journal::new(state);
-    let decided = decide_steps(state, &mut journal, env, batch);
+    let decided = decide_steps(state, &mut journal, env, batch, None);
+    if decided.is_err() {
+        journal.undo(state);
+    }
+    decided
+}
+
+/// [`decide_in_place`] with the head's [`SurfaceIndex`] (`Some` only when it is the
+/// index of `state` under `env.fold`; `None` builds it): UNIQUE and the
+/// same-rendering warning then look only at the groups the batch touches, so a
+/// write to a large book costs what it changes. The answer and the state are those
+/// of [`decide_in_place`]; the index is then that of the state after the batch (of
+/// the state as it was, when refused), or `None` when the batch sets a config, whose
+/// profile may fold every key anew.
+pub fn decide_indexed(
+    state: &mut State,
+    index: &mut Option<SurfaceIndex>,
+    env: &Environment<'_>,
+    batch: &[NewEvent],
+) -> Result<Decided, Rejection> {
+    if batch.iter().any(|event| matches!(event.body, Body::ConfigSet(_))) {
+        *index = None;
+        return decide_in_place(state, env, batch);
+    }
+    let index = index.get_or_insert_with(|| {
+        let mut index = SurfaceIndex::of(state, env.fold);
+        // A book that broke UNIQUE before (under an older build) is checked whole
+        // at every write, as without the index.
+        let clean = index
+            .surface_keys()
+            .all(|key| check_group(key, &indexed_group(state, &index, key), &BTreeSet::new()).is_ok());
+        index.clean = clean;
+        index
+    });
+    let mut journal = Journal::new(state);
+    let decided = decide_steps(state, &mut journal, env, batch, Some(index));
     if decided.is_err() {
         journal.undo(state);
     }
@@ -437,6 +474,7 @@ fn decide_steps(
     journal: &mut Journal,
     env: &Environment<'_>,
     batch: &[NewEvent],
+    index: Option<&mut SurfaceIndex>,
 ) -> Result<Decided, Rejection> {
     let fold = env.fold;
     let head = scratch.revision();
@@ -538,8 +576,21 @@ fn decide_steps(
             return Err(reject(index, Problem::RollbackMismatch { to, expected, found }));
         }
     }
-    check_unique(scratch, fold, &touched)?;
-    let warnings = same_dst_warnings(scratch, fold, &touched);
+    let warnings = match index {
+        None => {
+            check_unique(scratch, fold, &touched)?;
+            same_dst_warnings(scratch, fold, &touched)
+        }
+        Some(index) => {
+            let terms = touched.iter().copied().filter(|id| id.kind() == RecordKind::Term);
+            let replaced = index.refresh(scratch, fold, terms);
+            if let Err(rejection) = check_unique_indexed(scratch, index, &replaced, &touched) {
+                index.put_back(replaced);
+                return Err(rejection);
+            }
+            same_dst_indexed(scratch, index, &touched)
+        }
+    };
     Ok(Decided { events, dropped, warnings })
 }
 
@@ -950,47 +1001,94 @@ fn surfaces<'s>(state: &'s State, fold: Fold<'_>) -> BTreeMap<(String, Option<St
 }
 
 fn check_unique(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Result<(), Rejection> {
-    for ((key, sense), group) in surfaces(state, fold) {
-        // The first surface (in group order) that another record's surface overlaps,
-        // found by a sweep: a group of k surfaces (one term's many aliases that fold
-        // alike) costs O(k log k), not its k²/2 pairs. Its partners all come after it
-        // (one before it would be a conflicting surface earlier still), so the pair
-        // is the first one in group order, and only its partner is searched for.
-        let sweep = Sweep::of(group.iter().map(|surface| (surface.window, surface.id)));
-        let Some(a_idx) = group.iter().position(|surface| sweep.overlaps_another(surface.id, surface.window)) else {
-            continue;
-        };
-        let a = &group[a_idx];
-        let Some(b) = group[a_idx + 1..].iter().find(|b| a.id != b.id && a.window.overlaps(&b.window)) else {
-            continue;
-        };
-        // Every pair counts, not only pairs with a record of this batch: a
-        // retirement or a moved supersession widens other records' windows.
-        let (this, other) = if touched.contains(&b.id) { (b, a) } else { (a, b) };
-        return Err(Rejection {
-            index: None,
-            problem: Problem::Unique(Box::new(UniqueConflict {
-                key,
-                sense,
-                this: (this.id, this.label.to_string(), this.window),
-                other: (other.id, other.label.to_string(), other.window),
-            })),
-        });
+    for (key, group) in surfaces(state, fold) {
+        check_group(&key, &group, touched)?;
     }
     Ok(())
+}
+
+/// [`check_unique`] over the groups of the terms the batch touched and of the terms
+/// whose windows it may have widened (those the touched terms superseded before the
+/// batch or supersede after it): in a book that held UNIQUE before the batch, any
+/// conflict is in one of those groups, and the first of them in key order is the
+/// first [`check_unique`] finds.
+fn check_unique_indexed(
+    state: &State,
+    index: &SurfaceIndex,
+    replaced: &Replaced,
+    touched: &BTreeSet<RecordId>,
+) -> Result<(), Rejection> {
+    if !index.clean {
+        return index.surface_keys().try_for_each(|key| check_group(key, &indexed_group(state, index, key), touched));
+    }
+    let mut terms: BTreeSet<RecordId> = touched.iter().copied().filter(|id| id.kind() == RecordKind::Term).collect();
+    let superseded_before = replaced.old_keys().filter_map(|keys| keys.supersedes);
+    let superseded_after = touched.iter().filter_map(|id| index.keys(*id)).filter_map(|keys| keys.supersedes);
+    terms.extend(superseded_before.chain(superseded_after).collect::<Vec<_>>());
+    let keys: BTreeSet<(String, Option<String>)> =
+        terms.iter().filter_map(|id| index.keys(*id)).flat_map(TermKeys::surface_keys).collect();
+    keys.iter().try_for_each(|key| check_group(key, &indexed_group(state, index, key), touched))
+}
+
+/// The surfaces under one (folded surface, sense) key, as [`surfaces`] groups them:
+/// by term id, each term's source before its aliases (in surface order).
+fn indexed_group<'s>(state: &'s State, index: &SurfaceIndex, key: &(String, Option<String>)) -> Vec<Surface<'s>> {
+    let mut group = Vec::new();
+    for id in index.with_surface(key) {
+        let (Some(window), Some(term), Some(keys)) = (index.window(state, id), state.terms.get(&id), index.keys(id))
+        else {
+            continue;
+        };
+        if keys.src == key.0 {
+            group.push(Surface { id, label: Label::Src(&term.put.src), window });
+        }
+        for (alias, folded) in term.aliases.values().zip(&keys.aliases) {
+            if *folded == key.0 {
+                if let Some(window) = State::alias_window(alias, Some(window)) {
+                    group.push(Surface { id, label: Label::Alias(&alias.surface), window });
+                }
+            }
+        }
+    }
+    group
+}
+
+/// UNIQUE within one group of surfaces under one key.
+fn check_group(
+    (key, sense): &(String, Option<String>),
+    group: &[Surface<'_>],
+    touched: &BTreeSet<RecordId>,
+) -> Result<(), Rejection> {
+    // The first surface (in group order) that another record's surface overlaps,
+    // found by a sweep: a group of k surfaces (one term's many aliases that fold
+    // alike) costs O(k log k), not its k²/2 pairs. Its partners all come after it
+    // (one before it would be a conflicting surface earlier still), so the pair
+    // is the first one in group order, and only its partner is searched for.
+    let sweep = Sweep::of(group.iter().map(|surface| (surface.window, surface.id)));
+    let Some(a_idx) = group.iter().position(|surface| sweep.overlaps_another(surface.id, surface.window)) else {
+        return Ok(());
+    };
+    let a = &group[a_idx];
+    let Some(b) = group[a_idx + 1..].iter().find(|b| a.id != b.id && a.window.overlaps(&b.window)) else {
+        return Ok(());
+    };
+    // Every pair counts, not only pairs with a record of this batch: a
+    // retirement or a moved supersession widens other records' windows.
+    let (this, other) = if touched.contains(&b.id) { (b, a) } else { (a, b) };
+    Err(Rejection {
+        index: None,
+        problem: Problem::Unique(Box::new(UniqueConflict {
+            key: key.clone(),
+            sense: sense.clone(),
+            this: (this.id, this.label.to_string(), this.window),
+            other: (other.id, other.label.to_string(), other.window),
+        })),
+    })
 }
 
 fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Vec<Warning> {
     // A warning needs a record of the batch, so only the renderings of those records
     // are grouped, and only grouped sources are folded.
-    let dst_key = |dst: &str| {
-        let lower = dst.to_lowercase();
-        if lower.contains('ё') {
-            lower.replace('ё', "е")
-        } else {
-            lower
-        }
-    };
     let active = state.active_terms(None);
     let keys: BTreeSet<String> = active
         .iter()
@@ -1006,46 +1104,68 @@ fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>
                 by_dst.entry(dst).or_default().push(DstMember {
                     id: active.id,
                     put: &active.term.put,
-                    folded: fold(&active.term.put.src),
+                    folded: Cow::Owned(fold(&active.term.put.src)),
                     window,
                     touched: touched.contains(&active.id),
                 });
             }
         }
     }
-    let mut warnings = Vec::new();
-    for group in by_dst.values() {
-        // A term is in the warning when a term of another source overlaps it, one of
-        // the two written by the batch: a touched term may pair with any term, an
-        // untouched one only with a touched one. Each asks a sweep of the group
-        // (or of its touched terms), so a group costs O(k log k), not its k²/2 pairs.
-        let everyone = Sweep::of(group.iter().map(DstMember::keyed));
-        let of_batch = Sweep::of(group.iter().filter(|member| member.touched).map(DstMember::keyed));
-        let mut terms = Vec::new();
-        let mut n_terms = 0;
-        for member in group {
-            let partners = if member.touched { &everyone } else { &of_batch };
-            if partners.overlaps_another(member.folded.as_str(), member.window) {
-                n_terms += 1;
-                if terms.len() < limits::SAME_DST_TERMS_LISTED_MAX {
-                    terms.push(member);
-                }
+    by_dst.values().filter_map(|group| same_dst_warning(group)).collect()
+}
+
+/// [`same_dst_warnings`] from the index: the groups of the touched terms' renderings.
+fn same_dst_indexed(state: &State, index: &SurfaceIndex, touched: &BTreeSet<RecordId>) -> Vec<Warning> {
+    let keys: BTreeSet<&str> = touched
+        .iter()
+        .filter(|id| index.window(state, **id).is_some())
+        .filter_map(|id| index.keys(*id))
+        .map(|keys| keys.dst.as_str())
+        .collect();
+    let member = |id: RecordId| {
+        Some(DstMember {
+            id,
+            put: &state.terms.get(&id)?.put,
+            folded: Cow::Borrowed(index.keys(id)?.src.as_str()),
+            window: index.window(state, id)?,
+            touched: touched.contains(&id),
+        })
+    };
+    keys.into_iter()
+        .filter_map(|dst| same_dst_warning(&index.with_dst(dst).filter_map(member).collect::<Vec<_>>()))
+        .collect()
+}
+
+/// The warning of one group of active terms sharing a rendering, if it needs one.
+fn same_dst_warning(group: &[DstMember<'_>]) -> Option<Warning> {
+    // A term is in the warning when a term of another source overlaps it, one of the
+    // two written by the batch: a touched term may pair with any term, an untouched
+    // one only with a touched one. Each asks a sweep of the group (or of its touched
+    // terms), so a group costs O(k log k), not its k²/2 pairs.
+    let everyone = Sweep::of(group.iter().map(DstMember::keyed));
+    let of_batch = Sweep::of(group.iter().filter(|member| member.touched).map(DstMember::keyed));
+    let mut terms = Vec::new();
+    let mut n_terms = 0;
+    for member in group {
+        let partners = if member.touched { &everyone } else { &of_batch };
+        if partners.overlaps_another(&*member.folded, member.window) {
+            n_terms += 1;
+            if terms.len() < limits::SAME_DST_TERMS_LISTED_MAX {
+                terms.push(member);
             }
         }
-        if let Some(first) = terms.first() {
-            let dst = first.put.dst.clone();
-            let terms = terms.iter().map(|member| (member.id, member.put.src.clone(), member.window)).collect();
-            warnings.push(Warning::SameDst { dst, terms, n_terms });
-        }
     }
-    warnings
+    let first = terms.first()?;
+    let dst = first.put.dst.clone();
+    let terms = terms.iter().map(|member| (member.id, member.put.src.clone(), member.window)).collect();
+    Some(Warning::SameDst { dst, terms, n_terms })
 }
 
 /// An active term rendering as one dst, for the same-rendering warning.
 struct DstMember<'s> {
     id: RecordId,
     put: &'s TermPut,
-    folded: String,
+    folded: Cow<'s, str>,
     window: Window,
     touched: bool,
 }
@@ -1053,7 +1173,7 @@ struct DstMember<'s> {
 impl DstMember<'_> {
     /// Its window, keyed by its folded source.
     fn keyed(&self) -> (Window, &str) {
-        (self.window, &self.folded)
+        (self.window, &*self.folded)
     }
 }
 

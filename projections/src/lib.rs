@@ -7,7 +7,9 @@
 //! * [`decide()`]: every write-time rule of a batch, including UNIQUE(folded surface,
 //!   sense, window) and keys the matcher can use; what the build and the book have
 //!   comes in as an [`Environment`]; no-op puts are dropped. [`decide_in_place`]
-//!   decides on the state itself and, when it refuses, undoes what it applied.
+//!   decides on the state itself and, when it refuses, undoes what it applied;
+//!   [`decide_indexed`] also keeps the head's [`SurfaceIndex`] of folded surfaces,
+//!   renderings and supersessions, so a write checks only the groups it touches.
 //! * [`checkpoint`]: a folded state as bytes, so a book folds only the tail.
 //! * [`SnapshotId`]: the content address of everything that can change an assembly.
 //! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
@@ -23,6 +25,7 @@ pub mod decide;
 pub mod diff;
 pub mod frozen;
 pub mod ids;
+pub mod index;
 pub mod read;
 pub mod release;
 pub mod rollback;
@@ -31,10 +34,12 @@ pub mod state;
 mod undo;
 
 pub use decide::{
-    decide, decide_in_place, Decided, Decision, Environment, KeyProblem, Problem, Rejection, UniqueConflict, Warning,
+    decide, decide_in_place, decide_indexed, Decided, Decision, Environment, KeyProblem, Problem, Rejection,
+    UniqueConflict, Warning,
 };
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use ids::{FreeIds, NoFreeId};
+pub use index::SurfaceIndex;
 pub use read::ActiveTerm;
 pub use release::{Governed, Reader};
 pub use rollback::{plan_rollback, PlanError};

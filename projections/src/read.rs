@@ -143,7 +143,7 @@ pub fn summary_rank(scope: Scope, visible_from: u32, chapter: u32) -> Option<u8>
 }
 
 /// Cuts `window` at the chapter a successor starts at.
-fn cut(window: Window, successor: Option<&(u32, RecordId)>) -> (Option<Window>, Option<RecordId>) {
+pub(crate) fn cut(window: Window, successor: Option<&(u32, RecordId)>) -> (Option<Window>, Option<RecordId>) {
     match successor {
         None => (Some(window), None),
         Some(&(since, by)) => {

@@ -4,7 +4,9 @@
 
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::*;
-use projections::{decide, decide_in_place, Decision, Environment, Rejection, SnapshotId, State};
+use projections::{
+    decide, decide_in_place, decide_indexed, Decision, Environment, Rejection, SnapshotId, State, SurfaceIndex,
+};
 use test_support::records::{alias, id, put, summary};
 
 /// A stand-in for a normalization profile: folds the traditional 蕭 to 萧 and case.
@@ -48,6 +50,8 @@ pub struct Sim {
     /// Revisions at which a batch ended: only these are states `decide` vouched for
     /// (inside a batch, UNIQUE may be broken for a moment).
     pub boundaries: Vec<u64>,
+    /// The head's index of keys, kept from batch to batch as a book keeps it.
+    pub index: Option<SurfaceIndex>,
 }
 
 impl Default for Sim {
@@ -58,6 +62,7 @@ impl Default for Sim {
             states: vec![State::new()],
             actor: "human:test".into(),
             boundaries: vec![0],
+            index: None,
         }
     }
 }
@@ -92,6 +97,28 @@ impl Sim {
             }
             (decided, in_place_decided) => panic!("decide: {decided:?}; in place: {in_place_decided:?}"),
         }
+        // And so does deciding with the head's index, which is then the index of the
+        // state it leaves (none after a config, whose profile may fold anew).
+        let mut indexed = self.state.clone();
+        let mut index = self.index.take();
+        match (&decided, decide_indexed(&mut indexed, &mut index, &env(&snapshot_at), &batch)) {
+            (Ok(decision), Ok(indexed_decided)) => {
+                assert_eq!(
+                    (&indexed_decided.events, &indexed_decided.dropped, &indexed_decided.warnings),
+                    (&decision.events, &decision.dropped, &decision.warnings)
+                );
+                assert_eq!(indexed, decision.state, "decided with the index, the state differs");
+            }
+            (Err(rejection), Err(indexed_rejection)) => {
+                assert_eq!(&indexed_rejection, rejection);
+                assert_eq!(indexed, self.state, "a refused batch left the state changed");
+            }
+            (decided, indexed_decided) => panic!("decide: {decided:?}; with the index: {indexed_decided:?}"),
+        }
+        if let Some(index) = &index {
+            assert_eq!(*index, SurfaceIndex::of(&indexed, &fold), "the kept index differs from one built anew");
+        }
+        self.index = index;
         let decision = decided?;
         for new_event in &decision.events {
             let seq = self.state.revision().next();
