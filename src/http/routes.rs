@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 
 use super::problem::Problem;
 use super::requests::*;
+use crate::render::json::assembled::{AssembledAnswer, ChapterAnswer};
 
 /// What the server holds: the library, its limits, and the answers of recent
 /// idempotent writes.
@@ -149,6 +150,20 @@ pub(crate) fn json_response(status: StatusCode, value: &Value) -> Response {
 
 pub(crate) fn ok(value: Value) -> Result<Response, Problem> {
     Ok(json_response(StatusCode::OK, &value))
+}
+
+/// A typed answer serialized to its JSON bytes, on the thread that made it.
+pub(crate) fn json_bytes(answer: &impl serde::Serialize) -> Result<Vec<u8>, Problem> {
+    serde_json::to_vec(answer).map_err(|error| {
+        Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("the answer did not serialize: {error}"))
+    })
+}
+
+/// 200 with JSON bytes made by [`json_bytes`].
+pub(crate) fn ok_bytes(bytes: Vec<u8>) -> Result<Response, Problem> {
+    let mut response = (StatusCode::OK, bytes).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(response)
 }
 
 pub(crate) fn now_ms() -> u64 {
@@ -924,17 +939,17 @@ pub async fn assemble(
     let request: AssembleRequest = json_body(body)?;
     let chapter = chapter_number(request.chapter, "chapter")?;
     let record = request.record.unwrap_or(true);
-    let value = on_book(server, name, move |open| {
+    let bytes = on_book(server, name, move |open| {
         let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
         // The book is locked only to get the head; assembling and recording run
         // beside other requests, and the receipts of concurrent requests are
         // group-committed together.
         let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, record)?;
-        Ok(crate::render::json::assembled_with(&assembled, record, hits))
+        json_bytes(&AssembledAnswer::of(&assembled, record, hits))
     })
     .await?;
-    ok(value)
+    ok_bytes(bytes)
 }
 
 pub async fn assemble_chapter(
@@ -961,22 +976,15 @@ pub async fn assemble_chapter(
     let record = request.record.unwrap_or(true);
     let chunks: Vec<Chunk> =
         request.chunks.into_iter().map(|chunk| Chunk { key: chunk.key, text: chunk.text }).collect();
-    let value = on_book(server, name, move |open| {
+    let bytes = on_book(server, name, move |open| {
         let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
         let assembler = open.lock().assembler_for(&reader)?;
         let assembled = assembler.assemble_chapter(chapter, &chunks, prev, record)?;
-        let receipts: Vec<Value> =
-            assembled.iter().map(|one| crate::render::json::assembled_with(one, record, hits)).collect();
-        Ok(json!({
-            "chapter": chapter,
-            "recorded": record,
-            "revision": assembler.revision().0,
-            "snapshot": assembler.snapshot().to_string(),
-            "chunks": receipts,
-        }))
+        let at = (assembler.revision().0, assembler.snapshot().to_string());
+        json_bytes(&ChapterAnswer::of(chapter, &assembled, record, hits, at))
     })
     .await?;
-    ok(value)
+    ok_bytes(bytes)
 }
 
 pub async fn receipt(

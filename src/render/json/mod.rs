@@ -2,6 +2,7 @@
 //! API answers, built in one place so the two never drift apart (docs/cli.md and
 //! docs/http.md describe them).
 
+pub mod assembled;
 pub mod embed;
 
 use book::assemble::Assembly;
@@ -245,78 +246,19 @@ pub fn rebuilt(rebuilt: &Rebuilt) -> Value {
     })
 }
 
-/// A hit as an assembly and a receipt show it alike (a receipt adds its version).
-fn hit_json(
-    term: u32,
-    text: &str,
-    bytes: (u32, u32),
-    chars: (u32, u32),
-    disposition: book::assemble::Disposition,
-    reason: Option<book::assemble::Reason>,
-) -> Value {
-    json!({
-        "term": format!("T-{term}"),
-        "text": text,
-        "bytes": [bytes.0, bytes.1],
-        "chars": [chars.0, chars.1],
-        "disposition": disposition,
-        "reason": reason,
-    })
-}
-
 pub fn assembly(assembly: &Assembly) -> Value {
-    json!({
-        "context": assembly.context,
-        "hits": assembly.hits.iter().map(|hit| {
-            hit_json(hit.term, &hit.text, hit.bytes, hit.chars, hit.disposition, hit.reason)
-        }).collect::<Vec<_>>(),
-        "injected": assembly.injected.iter().map(|entry| json!({
-            "term": format!("T-{}", entry.term),
-            "via": entry.via,
-            "unverified": entry.unverified,
-            "tokens": entry.tokens,
-            "line": entry.line,
-        })).collect::<Vec<_>>(),
-        "evicted": ids("T", &assembly.evicted),
-        "sticky_in": ids("T", &assembly.sticky_in),
-        "summaries": ids("S", &assembly.summaries),
-        "rules": assembly.rules.iter().map(|decision| json!({
-            "rule": format!("R-{}", decision.rule),
-            "disposition": decision.disposition,
-            "reason": decision.reason,
-        })).collect::<Vec<_>>(),
-        "injected_rules": assembly.injected_rules.iter().map(|rule| json!({
-            "rule": format!("R-{}", rule.rule),
-            "unverified": rule.unverified,
-            "tokens": rule.tokens,
-            "line": rule.line,
-        })).collect::<Vec<_>>(),
-        "retrieval_state": assembly.retrieval,
-    })
+    value_of(&assembled::AssemblyAnswer::of(assembly, true))
 }
 
 /// An assembled chunk with its receipt.
 pub fn assembled(assembled: &Assembled, recorded: bool) -> Value {
-    assembled_with(assembled, recorded, true)
+    value_of(&assembled::AssembledAnswer::of(assembled, recorded, true))
 }
 
-/// [`assembled`], without the hit list when `hits` is false (`?hits=false`).
-pub fn assembled_with(assembled: &Assembled, recorded: bool, hits: bool) -> Value {
-    let mut value = assembly(&assembled.assembly);
-    if !hits {
-        if let Some(object) = value.as_object_mut() {
-            object.remove("hits");
-        }
-    }
-    value["receipt"] = json!(assembled.id.to_hex());
-    value["recorded"] = json!(recorded);
-    value["snapshot"] = json!(assembled.receipt.snapshot.to_hex());
-    value["revision"] = json!(assembled.receipt.revision.0);
-    value["chapter"] = json!(assembled.receipt.chapter);
-    value["chunk"] = json!(assembled.receipt.chunk_key);
-    value["prev"] = json!(assembled.receipt.prev.map(|prev| prev.to_hex()));
-    value["party"] = json!(assembled.receipt.party);
-    value
+/// The `Value` of a typed answer (for `--json`, which prints values): these
+/// serialize without fail, having no map keys but strings.
+fn value_of(answer: &impl serde::Serialize) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
 }
 
 pub fn replayed(replayed: &Replayed) -> Value {
@@ -536,7 +478,8 @@ pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output
         "prev": receipt.prev.map(|prev| prev.to_hex()),
         "sticky_in": ids("T", &receipt.sticky_in),
         "hits": receipt.hits.iter().map(|hit| {
-            let mut value = hit_json(hit.term, &hit.text, hit.bytes, hit.chars, hit.disposition, hit.reason);
+            // A hit as an assembly shows it, and its version.
+            let mut value = value_of(&assembled::Hit::new(hit.term, &hit.text, hit.bytes, hit.chars, hit.disposition, hit.reason));
             value["version"] = json!(hit.version);
             value
         }).collect::<Vec<_>>(),
