@@ -4,6 +4,13 @@
 
 pub mod chapters;
 
+/// With `--features mimalloc`, every benchmark runs on mimalloc instead of the
+/// system's allocator, to measure one against the other (docs/benchmarks.md, "The
+/// allocator").
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
