@@ -29,7 +29,9 @@
 //! `scripts/setup.sh`). `LOREBANK_BIN` overrides the binary;
 //! `LOREBANK_BENCH_ROUNDS` sets the rounds (default 3);
 //! `LOREBANK_BENCH_WORKLOADS=alone,dry,chunks,chapters` picks the throughput workloads;
-//! `LOREBANK_BENCH_SKIP_MEMORY=1` leaves the memory case out.
+//! `LOREBANK_BENCH_SKIP_MEMORY=1` leaves the memory case out;
+//! `LOREBANK_BENCH_HITS=false` asks for every answer without its hit list
+//! (`?hits=false`).
 
 use std::collections::BTreeSet;
 
@@ -349,8 +351,15 @@ fn in_process(assembler: &Assembler, texts: &[String], workload: Workload, round
     )
 }
 
+/// `?hits=false` on every assembly request when `LOREBANK_BENCH_HITS=false`: the
+/// lean answer of a pipeline that wants the context and receipt, not the hit list.
+fn lean() -> bool {
+    std::env::var("LOREBANK_BENCH_HITS").is_ok_and(|hits| hits == "false")
+}
+
 fn over_http(serve: &Serve, texts: &[String], workload: Workload, round: usize, ticks: f64) -> Run {
-    let chunk_url = serve.url(&format!("/v1/books/{BOOK}/assemble"));
+    let query = if lean() { "?hits=false" } else { "" };
+    let chunk_url = serve.url(&format!("/v1/books/{BOOK}/assemble{query}"));
     run_threads(
         workload.clients(),
         workload.per_client(),
@@ -372,7 +381,7 @@ fn over_http(serve: &Serve, texts: &[String], workload: Workload, round: usize, 
                             let chunks: Vec<_> = (0..CHUNKS_PER_CHAPTER)
                                 .map(|k| json!({ "key": format!("{key}-k{k}"), "text": texts[(first + k) % texts.len()] }))
                                 .collect();
-                            let url = serve.url(&format!("/v1/books/{BOOK}/chapters/{chapter}/assemble"));
+                            let url = serve.url(&format!("/v1/books/{BOOK}/chapters/{chapter}/assemble{query}"));
                             (url, json!({ "chunks": chunks, "record": true }).to_string().into_bytes())
                         }
                         _ => {
@@ -394,6 +403,7 @@ fn over_http(serve: &Serve, texts: &[String], workload: Workload, round: usize, 
             let text = post(agent, url, body);
             let recorded = if workload.records() { "\"recorded\":true" } else { "\"recorded\":false" };
             assert!(text.contains(recorded), "{}", &text[..text.len().min(300)]);
+            assert_eq!(text.contains("\"hits\":"), !lean(), "the hit list is left out exactly when asked");
             let n_receipts = text.matches("\"receipt\":\"").count();
             assert_eq!(n_receipts, workload.chunks_per_request(), "receipts in one response");
             n_receipts
