@@ -53,6 +53,10 @@ lorebank assemble --chapter 4 --chunk 2 --text "$WORK/chunks/4-2.txt" --dry-run 
 before=$(lorebank --json snapshot | json_field revision)
 
 step "5. An editor reviews 灯宗 (was an unreviewed import) and renames 雾川"
+echo "what the rename would re-open, before anything is written (impact --with):"
+printf '%s\n' '{"term_put":{"id":"T-7","src":"雾川","dst":"Туманная река","kind":"place","gender":"f","decl":["Туманной реки","Туманную реку"]}}' \
+    > "$WORK/rename.jsonl"
+lorebank impact --with "$WORK/rename.jsonl"
 lorebank term put --id T-10 --src 灯宗 --dst "Секта Фонаря" --kind organization --gender f \
     --decl "Секты Фонаря,Секте Фонаря" --actor human:editor --source review-1
 lorebank term put --id T-7 --src 雾川 --dst "Туманная река" --kind place --gender f \

@@ -297,3 +297,64 @@ fn impact_since_compares_with_the_assembly_at_that_revision() {
     let all = impacted(&book.json(&["impact"]));
     assert!(all.iter().all(|(_, terms)| terms.contains(&"T-1".to_owned())), "{all:?}");
 }
+
+/// `impact --with`: a batch decided against the head and written nowhere; the chunks
+/// it would re-open are the ones `impact` lists once it is applied, and the snapshot
+/// it predicts is the one applying it makes.
+#[test]
+fn impact_with_a_batch_lists_what_applying_it_reopens_and_writes_nothing() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    record_two_chunks(&book, &dir, "沈照提着长明灯。\n", "他下山了。\n");
+    let batch = dir.path().join("batch.jsonl");
+    std::fs::write(&batch, "{\"term_put\":{\"id\":\"T-9\",\"src\":\"长明灯\",\"dst\":\"негасимая лампада\"}}\n")
+        .unwrap();
+    let (head, snapshot) = (book.head(), book.json(&["snapshot"])["snapshot"].clone());
+    let what_if = book.json(&["impact", "--with", batch.to_str().unwrap()]);
+    assert_eq!(
+        (book.head(), book.json(&["snapshot"])["snapshot"].clone()),
+        (head, snapshot.clone()),
+        "nothing written"
+    );
+    assert_eq!(what_if["head_snapshot"], snapshot, "{what_if}");
+    assert_ne!(what_if["snapshot"], snapshot, "{what_if}");
+    assert_eq!(what_if["decision"]["n_events"], 1, "{what_if}");
+    let reopened = impacted(&what_if);
+    assert_eq!(reopened.len(), 2, "chunk 2 gets T-9 as a sticky record from chunk 1: {what_if}");
+    for chunk in what_if["chunks"].as_array().unwrap() {
+        assert_eq!(chunk["removed"], serde_json::json!([]), "{chunk}");
+        let added = chunk["added"].as_array().unwrap();
+        assert!(added.iter().any(|line| line.as_str().unwrap().contains("негасимая лампада")), "{chunk}");
+    }
+    book.ok(&["apply", batch.to_str().unwrap()]);
+    assert_eq!(book.json(&["snapshot"])["snapshot"], what_if["snapshot"], "the predicted snapshot");
+    assert_eq!(impacted(&book.json(&["impact"])), reopened, "the chunks applying it re-opens");
+    // Against the new head the same batch changes nothing.
+    let again = book.json(&["impact", "--with", batch.to_str().unwrap()]);
+    assert_eq!((again["n_chunks"].as_u64(), again["decision"]["n_dropped"].as_u64()), (Some(0), Some(1)), "{again}");
+}
+
+/// A batch `apply` would refuse is refused the same way, naming its line, and a
+/// changed rendering is shown as the line it takes out and the line it puts in.
+#[test]
+fn impact_with_refuses_what_apply_refuses_and_shows_a_changed_line() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао"]);
+    let dir = tempfile::tempdir().unwrap();
+    record_two_chunks(&book, &dir, "沈照提着长明灯。\n", "他下山了。\n");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"term_put\":{\"id\":\"T-9\",\"src\":\"\",\"dst\":\"X\"}}\n").unwrap();
+    let error = book.fails(&["impact", "--with", bad.to_str().unwrap()], 2);
+    assert!(error.contains("bad.jsonl line 1") && error.contains("term_put.src"), "{error}");
+    let edit = dir.path().join("edit.jsonl");
+    std::fs::write(&edit, "{\"term_put\":{\"id\":\"T-1\",\"src\":\"沈照\",\"dst\":\"Шэнь Чжао-младший\"}}\n").unwrap();
+    let what_if = book.json(&["impact", "--with", edit.to_str().unwrap()]);
+    let chunks = what_if["chunks"].as_array().unwrap();
+    // Chunk 1 names 沈照; chunk 2 carries T-1 on as a sticky record.
+    let both = vec![("1".to_owned(), vec!["T-1".to_owned()]), ("2".to_owned(), vec!["T-1".to_owned()])];
+    assert_eq!(impacted(&what_if), both, "{what_if}");
+    for chunk in chunks {
+        assert_eq!(chunk["removed"], serde_json::json!(["沈照 -> Шэнь Чжао"]), "{what_if}");
+        assert_eq!(chunk["added"], serde_json::json!(["沈照 -> Шэнь Чжао-младший"]), "{what_if}");
+    }
+}

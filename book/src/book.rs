@@ -549,7 +549,7 @@ impl Book {
     /// place, so `state` is then the state after the batch (unchanged when refused).
     /// With `index` (the head's surface index, `None` inside when it has none yet),
     /// the decision keeps it ([`decide_indexed`]).
-    fn decide_against(
+    pub(crate) fn decide_against(
         &mut self,
         state: &mut State,
         batch: &[NewEvent],
@@ -663,7 +663,22 @@ impl Book {
     /// when present and intact, otherwise built, stored and loaded. Returns whether
     /// it was at hand.
     pub fn frozen_for(&mut self, state: &State, reader: &Reader) -> Result<(Arc<Frozen>, bool), BookError> {
-        let id = view_id(self.snapshot_id(state), reader);
+        let snapshot = self.snapshot_id(state);
+        self.frozen_view(state, snapshot, reader, true)
+    }
+
+    /// [`Book::frozen_for`] of a state whose snapshot ID the caller gives: a state of
+    /// the log, or one no revision has (a batch decided and not written, whose ID
+    /// must not be remembered under the revision it would have). Without `store`
+    /// nothing goes to the book's cache, read-only or not.
+    pub(crate) fn frozen_view(
+        &mut self,
+        state: &State,
+        snapshot: SnapshotId,
+        reader: &Reader,
+        store: bool,
+    ) -> Result<(Arc<Frozen>, bool), BookError> {
+        let id = view_id(snapshot, reader);
         if let Some(frozen) = self.frozen.get(&id) {
             return Ok((Arc::clone(frozen), true));
         }
@@ -682,7 +697,7 @@ impl Book {
         let bytes = freeze_as(&view, id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
         // A book opened read-only (every read command, and `assemble --dry-run`)
         // writes nothing, not even the cache: the projection is kept in memory only.
-        if !self.ledger.is_read_only() {
+        if store && !self.ledger.is_read_only() {
             self.ledger.cache_put(id.0, &bytes)?;
         }
         let frozen =

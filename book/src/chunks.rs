@@ -11,6 +11,7 @@ use projections::{Reader, SnapshotId, State};
 
 use crate::book::Book;
 use crate::error::BookError;
+use crate::service::{Labelled, WriteOptions};
 use assembly::assemble::{assemble, Assembly, Previous};
 use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, ReceiptRule, RECEIPT_FORMAT};
 
@@ -551,7 +552,7 @@ impl Book {
     /// chunk. Results are kept in `memo` by receipt id.
     fn reassemble_chain(
         &mut self,
-        state: &State,
+        at: At<'_>,
         id: Hash32,
         memo: &mut BTreeMap<Hash32, Assembly>,
     ) -> Result<(), BookError> {
@@ -578,7 +579,7 @@ impl Book {
         }
         for (current, receipt) in chain.into_iter().rev() {
             let text = self.text(receipt.input, "input")?;
-            let (frozen, _) = self.frozen_for(state, &reader_of(&receipt))?;
+            let (frozen, _) = self.frozen_view(at.state, at.snapshot, &reader_of(&receipt), at.store)?;
             let previous = receipt
                 .prev
                 .and_then(|prev| memo.get(&prev))
@@ -604,17 +605,19 @@ impl Book {
             });
         }
         let head = self.state(None)?;
+        let head = At::of_log(self, &head);
         let base = since.map(|revision| self.state(Some(revision))).transpose()?;
         let mut now_memo = BTreeMap::new();
         let mut base_memo = BTreeMap::new();
         let mut out = Vec::new();
         for (id, receipt) in self.latest_receipts(None)? {
-            self.reassemble_chain(&head, id, &mut now_memo)?;
+            self.reassemble_chain(head, id, &mut now_memo)?;
             let now = &now_memo[&id];
             // What the chunk is compared with: its context hash, its injected lines,
             // and the terms it injected.
             let (before_hash, before_lines, before_terms): (Hash32, Vec<String>, Vec<u32>) = match &base {
                 Some(base) => {
+                    let base = At::of_log(self, base);
                     self.reassemble_chain(base, id, &mut base_memo)?;
                     let then = &base_memo[&id];
                     (
@@ -662,6 +665,115 @@ impl Book {
         }
         Ok(out)
     }
+
+    /// What-if before writing: `bodies` decided as one batch against the head, as
+    /// [`Book::check_labelled`] decides it (the same refusals, named by label), and
+    /// every recorded chunk's latest receipt reassembled at the head and at the state
+    /// the batch would make. The chunks whose context would change come back with the
+    /// lines it would lose and gain and the terms whose lines change. Nothing is
+    /// written: not the batch, not a frozen projection of its state, not its snapshot
+    /// ID; the head is unchanged.
+    pub fn impact_with(&mut self, write: &WriteOptions, mut bodies: Vec<Labelled>) -> Result<WhatIf, BookError> {
+        let blobs = crate::service::with_profiles(&mut bodies, Vec::new())?;
+        let (events, labels) = crate::service::labelled_events(write, bodies)?;
+        let head = self.state(None)?;
+        let mut after = State::clone(&head);
+        let decided = self
+            .decide_against(&mut after, &events, None, &blobs, None)
+            .map_err(|error| crate::service::name_refusal(error, &labels))?;
+        let snapshot = after.snapshot_id();
+        let projections::Decided { events, dropped, warnings } = decided;
+        let submitted = crate::book::Submitted {
+            decision: crate::book::Accepted { events, dropped, warnings },
+            revision: after.revision(),
+            appended: None,
+            snapshot,
+        };
+        let written = crate::service::Written { submitted, labels, warnings: Vec::new() };
+        let now = At::of_log(self, &head);
+        let then = At { state: &after, snapshot, store: false };
+        let mut chunks = Vec::new();
+        // The same snapshot assembles every chunk the same way.
+        if snapshot != now.snapshot {
+            let (mut now_memo, mut then_memo) = (BTreeMap::new(), BTreeMap::new());
+            for (id, receipt) in self.latest_receipts(None)? {
+                self.reassemble_chain(now, id, &mut now_memo)?;
+                self.reassemble_chain(then, id, &mut then_memo)?;
+                let (before, after) = (&now_memo[&id], &then_memo[&id]);
+                if before.context == after.context {
+                    continue;
+                }
+                let lines = |assembly: &Assembly| assembly.context.lines().map(str::to_owned).collect::<Vec<_>>();
+                let (before_lines, after_lines) = (lines(before), lines(after));
+                let removed: Vec<String> =
+                    before_lines.iter().filter(|line| !after_lines.contains(line)).cloned().collect();
+                let added: Vec<String> =
+                    after_lines.iter().filter(|line| !before_lines.contains(line)).cloned().collect();
+                let mut terms: Vec<u32> = Vec::new();
+                for (one, other) in [(after, before), (before, after)] {
+                    for entry in &one.injected {
+                        if !other.injected.iter().any(|same| same.line == entry.line) {
+                            terms.push(entry.term);
+                        }
+                    }
+                }
+                terms.sort_unstable();
+                terms.dedup();
+                let text = self.text(receipt.input, "input")?;
+                let chunk = Impacted {
+                    chapter: receipt.chapter,
+                    chunk_key: receipt.chunk_key.clone(),
+                    receipt: id,
+                    text,
+                    terms,
+                };
+                chunks.push(Reopened { chunk, removed, added });
+            }
+        }
+        Ok(WhatIf { written, head_snapshot: now.snapshot, chunks })
+    }
+}
+
+/// A state to reassemble recorded chunks at, with its snapshot ID, and whether its
+/// frozen projections may go to the book's cache: a state of the log, or a batch
+/// decided and not written (nothing of it is stored, and its ID is not remembered
+/// under the revision it would have had).
+#[derive(Clone, Copy)]
+struct At<'s> {
+    state: &'s State,
+    snapshot: SnapshotId,
+    store: bool,
+}
+
+impl<'s> At<'s> {
+    fn of_log(book: &mut Book, state: &'s State) -> At<'s> {
+        At { state, snapshot: book.snapshot_id(state), store: true }
+    }
+}
+
+/// What a batch would do, decided against the head and written nowhere
+/// ([`Book::impact_with`]).
+#[derive(Debug)]
+pub struct WhatIf {
+    /// The decision as a dry run answers it: the events that would be appended, the
+    /// no-ops dropped, the warnings, the revision and the snapshot it would make.
+    pub written: crate::service::Written,
+    /// The snapshot at the head, which the batch would leave.
+    pub head_snapshot: SnapshotId,
+    /// The recorded chunks whose context would change, in chapter and chunk order.
+    pub chunks: Vec<Reopened>,
+}
+
+/// A recorded chunk whose context a batch would change: what to translate again, and
+/// how its context would differ from the one it gets at the head.
+#[derive(Clone, Debug)]
+pub struct Reopened {
+    /// The chunk, its latest receipt and text, and the terms whose lines would change.
+    pub chunk: Impacted,
+    /// Lines of the context at the head that the batch would take out, in order.
+    pub removed: Vec<String>,
+    /// Lines the batch would put in, in order.
+    pub added: Vec<String>,
 }
 
 /// How an injected entry of a past receipt stands at the head.

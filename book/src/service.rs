@@ -249,7 +249,7 @@ pub fn fill_profiles(bodies: &mut [Labelled]) -> Result<Vec<(Hash32, Vec<u8>)>, 
 }
 
 /// `blobs` and the fold tables `bodies` name without one ([`fill_profiles`]), each once.
-fn with_profiles(
+pub(crate) fn with_profiles(
     bodies: &mut [Labelled],
     mut blobs: Vec<(Hash32, Vec<u8>)>,
 ) -> Result<Vec<(Hash32, Vec<u8>)>, BookError> {
@@ -926,7 +926,10 @@ impl Book {
 }
 
 /// The events of a labelled batch with `write`'s envelope, and their labels.
-fn labelled_events(write: &WriteOptions, bodies: Vec<Labelled>) -> Result<(Vec<NewEvent>, Vec<String>), BookError> {
+pub(crate) fn labelled_events(
+    write: &WriteOptions,
+    bodies: Vec<Labelled>,
+) -> Result<(Vec<NewEvent>, Vec<String>), BookError> {
     if bodies.is_empty() {
         return Err(BookError::Invalid("nothing to append".into()));
     }
@@ -947,7 +950,7 @@ fn labelled_events(write: &WriteOptions, bodies: Vec<Labelled>) -> Result<(Vec<N
 
 /// A refusal of a labelled batch, naming the body (and, for a double write, both
 /// bodies) by label.
-fn name_refusal(error: BookError, labels: &[String]) -> BookError {
+pub(crate) fn name_refusal(error: BookError, labels: &[String]) -> BookError {
     let BookError::Rejected(rejection) = error else { return error };
     let label = rejection.index.and_then(|index| labels.get(index)).filter(|label| !label.is_empty());
     // Name both events of a double write by their labels (`e.jsonl line 1`).

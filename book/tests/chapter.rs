@@ -97,3 +97,37 @@ fn the_assembler_follows_the_head() {
     assert!(!old.assembly.context.contains("Вечная лампа"));
     assert!(new.assembly.context.contains("Вечная лампа"), "{}", new.assembly.context);
 }
+
+/// What-if on a book open for writing: the batch's state is assembled and nothing of
+/// it is kept, not the events, not its frozen projection in the book's cache; a
+/// different batch written afterwards at the revision it would have made gets its own
+/// snapshot ID.
+#[test]
+fn a_what_if_on_a_writable_book_keeps_nothing_of_the_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = new_book(&dir.path().join("a.lorebank"));
+    book.assembler().unwrap().assemble_chapter(1, &chunks(), None, true).unwrap();
+    let head = book.state(None).unwrap().revision();
+    let write = book::WriteOptions {
+        actor: book::Actor::Named("human:editor".into()),
+        source: None,
+        expect_head: None,
+        recorded_at_ms: 1,
+    };
+    let put = Body::TermPut(character(2, "沈照", "Шэнь Чжао-младший"));
+    let what_if = book.impact_with(&write, book::Labelled::numbered(vec![put], "test")).unwrap();
+    let snapshot = what_if.written.submitted.snapshot;
+    assert_ne!(snapshot, what_if.head_snapshot);
+    // Chunks 1 and 3 name 沈照; 2 and 4 carry T-2 on as a sticky record.
+    let reopened: Vec<&str> = what_if.chunks.iter().map(|chunk| chunk.chunk.chunk_key.as_str()).collect();
+    assert_eq!(reopened, ["1", "2", "3", "4"]);
+    assert_eq!(book.state(None).unwrap().revision(), head, "nothing appended");
+    let view = projections::release::view_id(snapshot, &book::Reader::Full);
+    assert_eq!(book.ledger().cache_get(view.0).unwrap(), None, "no frozen projection of the batch's state is stored");
+    let other = Body::TermPut(character(2, "沈照", "Шэнь Чжао-старший"));
+    let written = book.submit(&[event(other)], None, Vec::new()).unwrap();
+    assert_ne!(written.snapshot, snapshot);
+    let state = book.state(None).unwrap();
+    assert_eq!(state.revision(), what_if.written.submitted.revision, "the revision the what-if would have made");
+    assert_eq!(book.snapshot_id(&state), state.snapshot_id(), "the what-if's ID is not remembered for it");
+}

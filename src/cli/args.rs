@@ -230,14 +230,23 @@ pub enum Command {
         chapter: u32,
     },
     /// Recorded chunks whose context would differ under the head snapshot: the list
-    /// to re-translate.
+    /// to re-translate. With `--with`, what a batch would re-open before it is
+    /// written.
     Impact {
         /// Compare with the snapshot at revision R instead of each recorded output.
-        #[arg(long, value_name = "R")]
+        #[arg(long, value_name = "R", conflicts_with = "with")]
         since: Option<u64>,
         /// Only chunks where this term's line would be added, removed or changed.
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", conflicts_with = "with")]
         term: Option<String>,
+        /// What-if: decide this events file (as `apply` reads it; `-` for stdin)
+        /// against the head without writing it, and list the chunks whose context it
+        /// would change, with the lines each would lose and gain.
+        #[arg(long, value_name = "FILE")]
+        with: Option<PathBuf>,
+        /// With `--with`: who the batch is decided as, `kind:name` (default: you).
+        #[arg(long, env = "LOREBANK_ACTOR")]
+        actor: Option<String>,
     },
     /// The register of expected concepts (a cast list the book must cover).
     #[command(subcommand)]

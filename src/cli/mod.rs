@@ -72,7 +72,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             replay(&book?, &reader, receipt.as_deref(), snapshot.as_deref(), chapter, text.as_deref(), json)
         }
         Command::Audit { chapter } => chunks::audit(&mut open_reader(&book?)?, chapter, json),
-        Command::Impact { since, term } => impact(&book?, since, term.as_deref(), json),
+        Command::Impact { with: Some(file), actor, .. } => impact_with(&book?, &file, actor, json),
+        Command::Impact { since, term, with: None, .. } => impact(&book?, since, term.as_deref(), json),
         Command::Apply { file, replace, write } => apply(&book?, &file, replace, &write, json),
         Command::Import(import) => {
             let mut book = if import.dry_run { open_reader(&book?)? } else { open_book(&book?)? };
@@ -249,6 +250,16 @@ fn replay(
 fn impact(book: &Target, since: Option<u64>, term: Option<&str>, json: bool) -> Result<(), Failure> {
     let term = term.map(|text| record_id("--term", text)).transpose()?;
     chunks::impact(&mut open_reader(book)?, since.map(Seq), term, json)
+}
+
+/// `impact --with FILE`: the events file decided against the head, nothing written.
+fn impact_with(book: &Target, file: &Path, actor_named: Option<String>, json: bool) -> Result<(), Failure> {
+    let text = read_text(file, EVENTS_FILE)?;
+    let bodies = crate::input::event_lines(&file_label(file), &text).map_err(Failure::invalid)?;
+    let write = WriteOptions { actor: actor(actor_named), source: None, expect_head: None, recorded_at_ms: now_ms() };
+    let what_if = open_reader(book)?.impact_with(&write, bodies)?;
+    print(json, || json::what_if(&what_if), || text::what_if(&what_if));
+    Ok(())
 }
 
 fn expect_import(

@@ -210,7 +210,10 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             replay(&remote, receipt.as_deref(), snapshot.as_deref(), *chapter, text.as_deref(), json)
         }
         Command::Audit { chapter } => print(remote.get("/audit", &ChapterQuery { chapter: Some(*chapter) })?),
-        Command::Impact { since, term } => {
+        Command::Impact { with: Some(_), .. } => {
+            Err(Failure::invalid("impact --with decides a batch against a book file: run it without --server"))
+        }
+        Command::Impact { since, term, with: None, .. } => {
             print(remote.get("/impact", &ImpactQuery { since: *since, term: term.clone() })?)
         }
         Command::Log { from, to } => log(&remote, *from, *to),

@@ -438,6 +438,40 @@ pub fn impact(impacted: &[Impacted]) {
     }
 }
 
+/// What a batch would do (`impact --with`): nothing is written.
+pub fn what_if(what_if: &book::chunks::WhatIf) {
+    let submitted = &what_if.written.submitted;
+    outln!(
+        "nothing written: the batch would append {} event(s) ({} identical to the current version), head {} -> {}",
+        submitted.decision.events.len(),
+        submitted.decision.dropped.len(),
+        submitted.revision.0 - submitted.decision.events.len() as u64,
+        submitted.revision.0
+    );
+    for warning in what_if.written.all_warnings() {
+        errln!("warning: {warning}");
+    }
+    outln!("snapshot {} (now {})", submitted.snapshot, what_if.head_snapshot);
+    outln!("{} recorded chunk(s) would get a different context", what_if.chunks.len());
+    for reopened in &what_if.chunks {
+        let chunk = &reopened.chunk;
+        let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
+        outln!(
+            "  chapter {} chunk {:?} (receipt {}): {}",
+            chunk.chapter,
+            chunk.chunk_key,
+            short(&chunk.receipt),
+            terms.join(", ")
+        );
+        for line in &reopened.removed {
+            outln!("    - {line}");
+        }
+        for line in &reopened.added {
+            outln!("    + {line}");
+        }
+    }
+}
+
 /// The first line of a chunk's text, cut at 40 chars (`…` when anything is left out):
 /// enough to find it in the tool's files; `--json` has the whole text.
 fn excerpt(text: &str) -> String {

@@ -421,6 +421,36 @@ pub fn impact(impacted: &[Impacted]) -> Value {
     json!({ "n_chunks": impacted.len(), "chunks": chunks })
 }
 
+/// What a batch would do (`impact --with`): its dry decision, the snapshot it would
+/// make beside the head's, and the chunks it would re-open with their lines.
+pub fn what_if(what_if: &book::chunks::WhatIf) -> Value {
+    let chunks: Vec<Value> = what_if
+        .chunks
+        .iter()
+        .map(|reopened| {
+            let chunk = &reopened.chunk;
+            json!({
+                "chapter": chunk.chapter,
+                "chunk": chunk.chunk_key,
+                "receipt": chunk.receipt.to_hex(),
+                "text": chunk.text,
+                "terms": ids("T", &chunk.terms),
+                "removed": reopened.removed,
+                "added": reopened.added,
+            })
+        })
+        .collect();
+    let mut decision = submitted(&what_if.written);
+    decision["n_events"] = json!(what_if.written.submitted.decision.events.len());
+    json!({
+        "decision": decision,
+        "head_snapshot": what_if.head_snapshot.to_string(),
+        "snapshot": what_if.written.submitted.snapshot.to_string(),
+        "n_chunks": chunks.len(),
+        "chunks": chunks,
+    })
+}
+
 pub fn event(event: &Event) -> Value {
     json!({
         "seq": event.seq.0,
