@@ -214,11 +214,11 @@ struct Token {
 ///   (とうきょう Токё, おおさか Осака, ゆうこ Юко), ー is not written; えい stays эй
 ///   and いい ии, as spelled. A う before え is a syllable of its own (いのうえ Иноуэ:
 ///   うえ is 上); only one kana lengthens a vowel (おおうち Оути).
-/// * い after a, у, э, о is й (あいこ Айко, けいこ Кэйко, ほっかいどう Хоккайдо), but и
-///   after a long vowel (そういちろう Соитиро, おおいた Оита) and at the end of a word
-///   after а, у, о, where it is nearly always its own morpheme 井 or 居 (さくらい
-///   Сакураи, まつい Мацуи); kana alone cannot see the other morpheme boundaries
-///   (ひさいし is Хисаиси, not Хисайси): that is the caller's to know.
+/// * い after а, у, э, о is й (あいこ Айко, けいこ Кэйко, ほっかいどう Хоккайдо,
+///   くうかい Кукай), but и after a long vowel (そういちろう Соитиро, おおいた Оита) and
+///   at the end of a word after у, where it is its own morpheme 井 (まつい Мацуи, ふくい
+///   Фукуи). Kana alone cannot see the other morpheme boundaries (ひさいし is Хисаиси,
+///   ながい Нагаи, さくらい Сакураи): that is the caller's to know.
 pub fn polivanov_kana(kana: &str) -> Result<String, TranslitError> {
     let words = split_words(kana)?;
     let rendered: Vec<String> = words.iter().map(|w| render(w).into_iter().map(|s| s.russian).collect()).collect();
@@ -410,7 +410,8 @@ fn kana_in_context(
         "お" if !lengthened && vowel == Some('о') => (String::new(), true),
         "い" if !lengthened => match vowel {
             Some('э') => ("й".to_string(), false),
-            Some('а' | 'у' | 'о') if next.is_some() => ("й".to_string(), false),
+            Some('а' | 'о') => ("й".to_string(), false),
+            Some('у') if next.is_some() => ("й".to_string(), false),
             _ => (form.to_string(), false),
         },
         "ん" => (syllabic_n(next), false),
@@ -456,7 +457,8 @@ mod tests {
         assert_eq!(kana("おおうち"), "оути");
         assert_eq!(kana("せんせい"), "сэнсэй");
         assert_eq!(kana("そういちろう"), "соитиро");
-        assert_eq!(kana("さくらい"), "сакураи");
+        assert_eq!(kana("まつい"), "мацуи");
+        assert_eq!(kana("くうかい"), "кукай");
         assert_eq!(kana("ユーリ"), "юри");
         assert_eq!(kana("ヴァイオリン"), "вайорин");
         assert_eq!(kana("いかり しんじ"), "икари синдзи");
