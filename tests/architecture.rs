@@ -19,6 +19,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("names", &["ledger-model", "matcher"]),
     // Finding the registered chunk in a tool's request: the fold, nothing else.
     ("locate", &["matcher"]),
+    // Names by the standard (Palladius, Polivanov): tables and rules, no other crate.
+    ("translit", &[]),
     (
         "book",
         &["ledger", "projections", "ledger-model", "matcher", "assembly", "formats", "postcheck", "names", "locate"],
@@ -66,6 +68,7 @@ const TIERS: &[(&str, &[&str])] = &[
             "matcher",
             "matcher/names",
             "matcher/locate",
+            "matcher/translit",
             "projections",
             "replay/assembly",
             "replay/postcheck",
@@ -125,6 +128,22 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ("cluster", &["axum", "embed", "ort", "tokenizers", "reqwest", "suggest"]),
     ("names", &["redb", "ledger", "projections", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
     ("locate", &["redb", "ledger", "projections", "book", "embed", "ort", "tokio", "axum", "reqwest", "async-nats"]),
+    (
+        "translit",
+        &[
+            "redb",
+            "ledger",
+            "projections",
+            "book",
+            "embed",
+            "ort",
+            "tokio",
+            "axum",
+            "reqwest",
+            "async-nats",
+            "serde_json",
+        ],
+    ),
 ];
 
 struct Graph {
