@@ -62,6 +62,8 @@ lorebank term put --id T-10 --src 灯宗 --dst "Секта Фонаря" --kind 
 lorebank term put --id T-7 --src 雾川 --dst "Туманная река" --kind place --gender f \
     --decl "Туманной реки,Туманную реку" --actor human:editor --source review-1
 lorebank diff "$before" "$(lorebank --json snapshot | json_field revision)"
+echo "names against the standard (Palladius; a place translated by meaning is flagged until an editor marks it name_exception):"
+lorebank names lint
 
 step "6. Audit chapter 1: what was injected, from which event, what is stale now"
 lorebank audit --chapter 1

@@ -23,7 +23,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("translit", &[]),
     (
         "book",
-        &["ledger", "projections", "ledger-model", "matcher", "assembly", "formats", "postcheck", "names", "locate"],
+        &[
+            "ledger",
+            "projections",
+            "ledger-model",
+            "matcher",
+            "assembly",
+            "formats",
+            "postcheck",
+            "names",
+            "locate",
+            "translit",
+        ],
     ),
     // The use cases that need a book and a model: the only crate with both in reach.
     ("suggest", &["book", "embed", "ledger-model", "projections", "names"]),

@@ -147,6 +147,7 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("impact --since 2 --term T-1", Mode::Both, 0),
     ("impact --since 0", Mode::Both, 2),
     ("impact --with more.jsonl", Mode::LocalOnly, 2),
+    ("names lint", Mode::LocalOnly, 2),
     ("expect import cast.txt", Mode::Both, 0),
     ("expect import cast.txt --dry-run", Mode::Both, 0),
     ("expect import cast.txt --source list-2 --expect-head 12", Mode::Both, 0),

@@ -358,3 +358,40 @@ fn impact_with_refuses_what_apply_refuses_and_shows_a_changed_line() {
         assert_eq!(chunk["added"], serde_json::json!(["沈照 -> Шэнь Чжао-младший"]), "{what_if}");
     }
 }
+
+/// `names lint`: a character whose rendering is the standard's passes; one that
+/// differs is named with the standard's form and the syllable it writes otherwise; a
+/// place translated by meaning and accepted as a `name_exception` is listed apart; a
+/// term of another kind is not looked at.
+#[test]
+fn names_lint_flags_what_differs_from_palladius_and_keeps_marked_exceptions_apart() {
+    let book = Book::new();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "贾宝玉", "--dst", "Цзя Баоюй", "--kind", "character"]);
+    book.ok(&["term", "put", "--id", "T-2", "--src", "王熙凤", "--dst", "Ван Ксифэн", "--kind", "character"]);
+    book.ok(&["term", "put", "--id", "T-3", "--src", "雾川", "--dst", "Туманная река", "--kind", "place"]);
+    book.ok(&["term", "put", "--id", "T-4", "--src", "长明灯", "--dst", "негасимая лампада", "--kind", "item"]);
+    let before = book.json(&["names", "lint"]);
+    assert_eq!(before["n_checked"], 3, "{before}");
+    let flagged: Vec<&str> =
+        before["deviations"].as_array().unwrap().iter().map(|d| d["term"].as_str().unwrap()).collect();
+    assert_eq!(flagged, ["T-2", "T-3"], "{before}");
+    let wang = &before["deviations"][0];
+    assert_eq!(wang["expected"], "Ван Сифэн", "{before}");
+    assert_eq!(wang["syllable"], serde_json::json!({"source": "熙", "reading": "xi", "expected": "си"}), "{before}");
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("mark.jsonl");
+    std::fs::write(
+        &mark,
+        "{\"disposition_set\":{\"target\":\"T-3\",\"verdict\":\"accept\",\"reason\":\"name_exception\"}}\n",
+    )
+    .unwrap();
+    book.ok(&["apply", mark.to_str().unwrap()]);
+    let after = book.json(&["names", "lint"]);
+    assert_eq!(after["exceptions"], serde_json::json!(["T-3"]), "{after}");
+    assert_eq!(after["deviations"].as_array().unwrap().len(), 1, "{after}");
+    let text = book.ok(&["names", "lint"]);
+    assert!(
+        text.contains("T-2  王熙凤 -> Ван Ксифэн: the standard gives Ван Сифэн (it writes си for 熙, read xi)"),
+        "{text}"
+    );
+}

@@ -37,6 +37,7 @@ pub mod reads;
 pub mod review;
 pub mod service;
 pub mod source;
+pub mod standard;
 pub mod timeline;
 pub mod tmx;
 

@@ -251,6 +251,9 @@ pub enum Command {
     /// The register of expected concepts (a cast list the book must cover).
     #[command(subcommand)]
     Expect(ExpectCommand),
+    /// Names by the standard (Palladius for Chinese, Polivanov for Japanese kana).
+    #[command(subcommand)]
+    Names(NamesCommand),
     /// The book's source text, a chapter at a time (docs/cli.md#source).
     #[command(subcommand)]
     Source(SourceCommand),
@@ -722,6 +725,14 @@ pub enum SourceCommand {
         #[arg(value_parser = clap::value_parser!(u32).range(1..))]
         chapter: u32,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NamesCommand {
+    /// Every character and place term whose rendering differs from the standard
+    /// transcription of its source, with the standard's form and the first syllable
+    /// that differs; terms accepted with the reason `name_exception` are listed apart.
+    Lint,
 }
 
 #[derive(Debug, Subcommand)]

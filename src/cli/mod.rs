@@ -72,6 +72,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             replay(&book?, &reader, receipt.as_deref(), snapshot.as_deref(), chapter, text.as_deref(), json)
         }
         Command::Audit { chapter } => chunks::audit(&mut open_reader(&book?)?, chapter, json),
+        Command::Names(NamesCommand::Lint) => {
+            let lint = open_reader(&book?)?.names_lint()?;
+            print(json, || json::name_lint(&lint), || text::name_lint(&lint));
+            Ok(())
+        }
         Command::Impact { with: Some(file), actor, .. } => impact_with(&book?, &file, actor, json),
         Command::Impact { since, term, with: None, .. } => impact(&book?, since, term.as_deref(), json),
         Command::Apply { file, replace, write } => apply(&book?, &file, replace, &write, json),

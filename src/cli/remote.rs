@@ -210,6 +210,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             replay(&remote, receipt.as_deref(), snapshot.as_deref(), *chapter, text.as_deref(), json)
         }
         Command::Audit { chapter } => print(remote.get("/audit", &ChapterQuery { chapter: Some(*chapter) })?),
+        Command::Names(_) => Err(Failure::invalid("names lint runs on a book file: run it without --server")),
         Command::Impact { with: Some(_), .. } => {
             Err(Failure::invalid("impact --with decides a batch against a book file: run it without --server"))
         }

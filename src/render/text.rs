@@ -438,6 +438,36 @@ pub fn impact(impacted: &[Impacted]) {
     }
 }
 
+/// `names lint`: each deviating term with the standard's form and the syllable that
+/// differs, then the exceptions and what could not be checked.
+pub fn name_lint(lint: &book::standard::NameLint) {
+    outln!(
+        "{} of {} character and place term(s) differ from the standard ({}); {} marked as exceptions",
+        lint.deviations.len(),
+        lint.n_checked,
+        if lint.language.starts_with("ja") { "Polivanov" } else { "Palladius" },
+        lint.exceptions.len()
+    );
+    for deviation in &lint.deviations {
+        let syllable = match &deviation.syllable {
+            Some(syllable) => {
+                format!(" (it writes {} for {}, read {})", syllable.russian, syllable.source, syllable.reading)
+            }
+            None => " (every syllable is there; the spacing, joining or an added word differs)".to_owned(),
+        };
+        outln!(
+            "  {}  {} -> {}: the standard gives {}{syllable}",
+            deviation.id,
+            deviation.src,
+            deviation.dst,
+            deviation.expected
+        );
+    }
+    for (id, why) in &lint.unchecked {
+        outln!("  {id}  not checked: {why}");
+    }
+}
+
 /// What a batch would do (`impact --with`): nothing is written.
 pub fn what_if(what_if: &book::chunks::WhatIf) {
     let submitted = &what_if.written.submitted;

@@ -451,6 +451,28 @@ pub fn what_if(what_if: &book::chunks::WhatIf) -> Value {
     })
 }
 
+/// `names lint`: the terms whose rendering differs from the standard's form.
+pub fn name_lint(lint: &book::standard::NameLint) -> Value {
+    json!({
+        "revision": lint.revision.0,
+        "language": lint.language,
+        "n_checked": lint.n_checked,
+        "deviations": lint.deviations.iter().map(|deviation| json!({
+            "term": deviation.id.to_string(),
+            "src": deviation.src,
+            "dst": deviation.dst,
+            "expected": deviation.expected,
+            "syllable": deviation.syllable.as_ref().map(|syllable| json!({
+                "source": syllable.source,
+                "reading": syllable.reading,
+                "expected": syllable.russian,
+            })),
+        })).collect::<Vec<_>>(),
+        "exceptions": lint.exceptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "unchecked": lint.unchecked.iter().map(|(id, why)| json!({ "term": id.to_string(), "why": why })).collect::<Vec<_>>(),
+    })
+}
+
 pub fn event(event: &Event) -> Value {
     json!({
         "seq": event.seq.0,
