@@ -426,16 +426,22 @@ pub fn audit(audit: &Audit, chapter: u32) {
 pub fn impact(impacted: &[Impacted]) {
     outln!("{} recorded chunk(s) would get a different context under the head snapshot", impacted.len());
     for chunk in impacted {
-        let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
-        outln!(
-            "  chapter {} chunk {:?} (receipt {}): {}",
-            chunk.chapter,
-            chunk.chunk_key,
-            short(&chunk.receipt),
-            terms.join(", ")
-        );
+        impacted_line(chunk);
         outln!("    text: {}", excerpt(&chunk.text));
     }
+}
+
+/// A recorded chunk to translate again and the terms whose lines change, as `impact`
+/// and `impact --with` list it.
+fn impacted_line(chunk: &Impacted) {
+    let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
+    outln!(
+        "  chapter {} chunk {:?} (receipt {}): {}",
+        chunk.chapter,
+        chunk.chunk_key,
+        short(&chunk.receipt),
+        terms.join(", ")
+    );
 }
 
 /// `names lint`: each deviating term with the standard's form and the syllable that
@@ -484,15 +490,7 @@ pub fn what_if(what_if: &book::chunks::WhatIf) {
     outln!("snapshot {} (now {})", submitted.snapshot, what_if.head_snapshot);
     outln!("{} recorded chunk(s) would get a different context", what_if.chunks.len());
     for reopened in &what_if.chunks {
-        let chunk = &reopened.chunk;
-        let terms: Vec<String> = chunk.terms.iter().map(|t| format!("T-{t}")).collect();
-        outln!(
-            "  chapter {} chunk {:?} (receipt {}): {}",
-            chunk.chapter,
-            chunk.chunk_key,
-            short(&chunk.receipt),
-            terms.join(", ")
-        );
+        impacted_line(&reopened.chunk);
         for line in &reopened.removed {
             outln!("    - {line}");
         }

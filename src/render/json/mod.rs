@@ -406,19 +406,19 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
 }
 
 pub fn impact(impacted: &[Impacted]) -> Value {
-    let chunks: Vec<Value> = impacted
-        .iter()
-        .map(|chunk| {
-            json!({
-                "chapter": chunk.chapter,
-                "chunk": chunk.chunk_key,
-                "receipt": chunk.receipt.to_hex(),
-                "text": chunk.text,
-                "terms": ids("T", &chunk.terms),
-            })
-        })
-        .collect();
+    let chunks: Vec<Value> = impacted.iter().map(impacted_chunk).collect();
     json!({ "n_chunks": impacted.len(), "chunks": chunks })
+}
+
+/// A recorded chunk to translate again, as `impact` and `impact --with` list it.
+fn impacted_chunk(chunk: &Impacted) -> Value {
+    json!({
+        "chapter": chunk.chapter,
+        "chunk": chunk.chunk_key,
+        "receipt": chunk.receipt.to_hex(),
+        "text": chunk.text,
+        "terms": ids("T", &chunk.terms),
+    })
 }
 
 /// What a batch would do (`impact --with`): its dry decision, the snapshot it would
@@ -428,16 +428,10 @@ pub fn what_if(what_if: &book::chunks::WhatIf) -> Value {
         .chunks
         .iter()
         .map(|reopened| {
-            let chunk = &reopened.chunk;
-            json!({
-                "chapter": chunk.chapter,
-                "chunk": chunk.chunk_key,
-                "receipt": chunk.receipt.to_hex(),
-                "text": chunk.text,
-                "terms": ids("T", &chunk.terms),
-                "removed": reopened.removed,
-                "added": reopened.added,
-            })
+            let mut chunk = impacted_chunk(&reopened.chunk);
+            chunk["removed"] = json!(reopened.removed);
+            chunk["added"] = json!(reopened.added);
+            chunk
         })
         .collect();
     let mut decision = submitted(&what_if.written);
