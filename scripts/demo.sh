@@ -5,7 +5,8 @@
 # a chapter, list the chunks to re-translate, roll back, prove that every recorded
 # context replays byte for byte, hand the glossary to other tools, check a
 # translation, and govern the book (owners, a conflict policy, who may read what, a
-# style rule, a cast list). Also runs the Japanese sample.
+# style rule, a cast list), and let a note bring the record it names (cascading
+# activation). Also runs the Japanese sample.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -146,7 +147,18 @@ lorebank coverage
 lorebank profile check --require 3
 lorebank export --format profile 2>/dev/null | head -5
 
-step "13. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
+step "13. Cascading activation (opt-in): a note that names another record brings it in"
+echo "-- the sword's note names the lamp it must not be confused with; chapter 2, chunk 1 mentions only the sword:"
+lorebank term edit T-8 --note "меч 沈照; не путать с 长明灯 (негасимой лампадой)" --actor human:editor >/dev/null
+printf '%s\n' '{"cascade_set":{"depth":1}}' > "$WORK/cascade.jsonl"
+lorebank apply "$WORK/cascade.jsonl" --actor human:editor
+lorebank --json assemble --chapter 2 --chunk 1 --text "$WORK/chunks/2-1.txt" --dry-run | report cascade
+if ! lorebank --json assemble --chapter 2 --chunk 1 --text "$WORK/chunks/2-1.txt" --dry-run \
+    | report cascade | grep -q "T-9 brought by T-8"; then
+    echo "the sword's note did not bring the lamp" >&2; exit 1
+fi
+
+step "14. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
 export LOREBANK_BOOK="$WORK/wuchuan-ja.lorebank"
 lorebank init --profile ja --actor human:editor >/dev/null
 lorebank apply examples/wuchuan-ja/glossary.jsonl --actor import:example >/dev/null

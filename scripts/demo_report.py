@@ -40,6 +40,15 @@ def decisions(surface):
             print(f"  {h['text']} chars {h['chars'][0]}..{h['chars'][1]} {h['term']}: {h['disposition']}{reason}")
 
 
+def cascade():
+    """What a cascade brought into an assembly, and by which record, then the context."""
+    a = json.load(sys.stdin)
+    for found in a.get("cascade", []):
+        reason = f" ({found['reason']})" if found["reason"] else ""
+        print(f"  {found['term']} brought by {found['by']} at depth {found['depth']}: {found['disposition']}{reason}")
+    print(a["context"], end="")
+
+
 def field(name):
     print(json.load(sys.stdin)[name])
 
@@ -55,5 +64,5 @@ def first_candidate(surface):
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"split": split, "chunk-line": chunk_line, "hits": hits, "decisions": decisions, "field": field,
+    {"split": split, "chunk-line": chunk_line, "hits": hits, "decisions": decisions, "cascade": cascade, "field": field,
      "first-candidate": first_candidate}[command](*args)

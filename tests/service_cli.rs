@@ -395,3 +395,61 @@ fn names_lint_flags_what_differs_from_palladius_and_keeps_marked_exceptions_apar
         "{text}"
     );
 }
+
+#[test]
+fn a_cascade_is_receipted_replayed_audited_and_kept_from_a_party_without_the_note() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let glossary = common::write_file(
+        dir.path(),
+        "glossary.jsonl",
+        concat!(
+            r#"{"governance_set":{"conflict_policy":"flag","parties":["human:editors","tool:pipeline"],"defaults":[]}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-1","src":"沈照","dst":"Шэнь Чжао","note":"ученик 顾寒川","note_release_to":["human:editors"]}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-2","src":"顾寒川","dst":"Гу Ханьчуань"}}"#,
+            "\n",
+        ),
+    );
+    book.ok(&["apply", &glossary]);
+    let chunk = common::write_file(dir.path(), "chunk.txt", "沈照醒了。\n");
+    let assemble = ["assemble", "--chapter", "1", "--chunk", "1", "--text", chunk.as_str()];
+    // Off by default: the note brings nothing, and the answer has no `cascade` member.
+    let off = book.json(&[&assemble[..], &["--dry-run"]].concat());
+    assert!(off.get("cascade").is_none(), "{off}");
+    assert!(!off["context"].as_str().unwrap().contains("顾寒川"), "{off}");
+
+    let on = common::write_file(dir.path(), "on.jsonl", "{\"cascade_set\":{\"depth\":1}}\n");
+    book.ok(&["apply", &on]);
+    let answer = book.json(&assemble);
+    assert!(answer["context"].as_str().unwrap().contains("顾寒川 -> Гу Ханьчуань"), "{answer}");
+    assert_eq!(answer["cascade"][0]["term"], "T-2", "{answer}");
+    assert_eq!(answer["cascade"][0]["by"], "T-1", "{answer}");
+    assert_eq!(answer["cascade"][0]["depth"], 1, "{answer}");
+    assert_eq!(answer["injected"][1]["via"], "cascade", "{answer}");
+    let receipt = answer["receipt"].as_str().unwrap().to_owned();
+    // The receipt holds the decision: the audit names the record that brought it.
+    let audited = book.json(&["audit", "--chapter", "1"]);
+    let entry = &audited["chunks"][0]["injected"][1];
+    assert_eq!((&entry["term"], &entry["via"]), (&"T-2".into(), &"cascade".into()), "{audited}");
+    assert_eq!(entry["cascade"], serde_json::json!({ "by": "T-1", "depth": 1 }), "{audited}");
+    let replayed = book.ok(&["replay", &receipt]);
+    assert!(replayed.contains("顾寒川 -> Гу Ханьчуань"), "{replayed}");
+    let audit = book.ok(&["audit", "--chapter", "1"]);
+    assert!(audit.contains("cascade from T-1, depth 1"), "{audit}");
+    // The pipeline may not read T-1's note: in its view the note brings nothing.
+    let party = book.json(&[&["--party", "tool:pipeline"][..], &assemble[..], &["--dry-run"]].concat());
+    assert!(party.get("cascade").is_none(), "{party}");
+    assert!(!party["context"].as_str().unwrap().contains("顾寒川"), "{party}");
+    // A bad declaration names its field and writes nothing.
+    let head = book.head();
+    let deep = common::write_file(dir.path(), "deep.jsonl", "{\"cascade_set\":{\"depth\":4}}\n");
+    let error = book.fails(&["apply", &deep], 2);
+    assert!(error.contains("cascade_set.depth"), "{error}");
+    let unknown =
+        common::write_file(dir.path(), "unknown.jsonl", "{\"cascade_set\":{\"depth\":1,\"quiet\":[\"T-9\"]}}\n");
+    let error = book.fails(&["apply", &unknown], 2);
+    assert!(error.contains("line 1: unknown record T-9"), "{error}");
+    assert_eq!(book.head(), head);
+}

@@ -13,7 +13,9 @@ use crate::book::Book;
 use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions};
 use assembly::assemble::{assemble, Assembly, Previous};
-use assembly::receipt::{text_id, Receipt, ReceiptEntry, ReceiptHit, ReceiptRule, RECEIPT_FORMAT};
+use assembly::receipt::{
+    text_id, Receipt, ReceiptCascade, ReceiptEntry, ReceiptHit, ReceiptRule, RECEIPT_FORMAT, RECEIPT_FORMAT_3,
+};
 
 // The chunk limit the CLI reads `--text` through is the matcher's limit on a text.
 const _: () = assert!(limits::input::CHUNK_BYTES_MAX == matcher::TEXT_BYTES_MAX);
@@ -112,7 +114,7 @@ fn receipt_of(
     assembly: &Assembly,
 ) -> Receipt {
     Receipt {
-        format: RECEIPT_FORMAT,
+        format: if assembly.cascade.is_empty() { RECEIPT_FORMAT } else { RECEIPT_FORMAT_3 },
         snapshot: snapshot.0,
         revision: state.revision(),
         chapter,
@@ -156,6 +158,18 @@ fn receipt_of(
             .map(|decision| ReceiptRule {
                 rule: decision.rule,
                 version: rule_version(state, decision.rule),
+                disposition: decision.disposition,
+                reason: decision.reason,
+            })
+            .collect(),
+        cascade: assembly
+            .cascade
+            .iter()
+            .map(|decision| ReceiptCascade {
+                term: decision.term,
+                version: version(state, decision.term),
+                by: decision.by,
+                depth: decision.depth,
                 disposition: decision.disposition,
                 reason: decision.reason,
             })

@@ -650,6 +650,7 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::ProxyTemplateSet(_) => Some(kind.to_owned()),
         Body::ModelPromptSet(set) => Some(format!("{kind} {}", set.job)),
         Body::ModelPolicySet(policy) => Some(format!("{kind} {}", policy.party)),
+        Body::CascadeSet(_) => Some(kind.to_owned()),
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -759,6 +760,11 @@ fn is_noop(state: &State, body: &Body) -> bool {
         Body::ModelPromptSet(set) => state.model_prompt(&set.job).map(|(text, _)| text) == set.text.as_deref(),
         // The party's classes in force again (none for a party without a policy).
         Body::ModelPolicySet(policy) => state.model_decides(&policy.party) == policy.decides.as_slice(),
+        // The declaration in force again (depth 0 and no lists in a book without one).
+        Body::CascadeSet(set) => {
+            state.cascade().map(|(current, _)| current) == Some(set)
+                || (state.cascade.is_none() && *set == CascadeSet::default())
+        }
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
         }
@@ -948,6 +954,14 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
             }
             Some(_) => Ok(()),
         },
+        // Every term it names is one the book has (retired or not: a revived term keeps
+        // its place in the lists).
+        Body::CascadeSet(set) => {
+            match set.quiet.iter().chain(&set.direct_only).find(|id| !state.terms.contains_key(id)) {
+                Some(id) => Err(reject(index, Problem::UnknownRecord(*id))),
+                None => Ok(()),
+            }
+        }
         Body::SourceSet(_) | Body::ProxyTemplateSet(_) | Body::ModelPromptSet(_) | Body::ModelPolicySet(_) => Ok(()),
     }
 }

@@ -118,8 +118,9 @@ fn records<T>(
 
 /// Active records added, removed and changed from `old` to `new`, by id; and the
 /// changes of the book's configuration: `config`, `governance`, `languages` (the
-/// source and target languages in force, declared or by default) and `proxy_template`
-/// (the book's proxy template; `None`: the built-in one).
+/// source and target languages in force, declared or by default), `proxy_template`
+/// (the book's proxy template; `None`: the built-in one) and `cascade` (the cascading
+/// activation; `None`: off, with no lists).
 pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     let mut out = Vec::new();
     records(&mut out, &old.terms, &new.terms, |term| !term.retired, term_fields);
@@ -150,5 +151,8 @@ pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     field(&mut config, "languages", &languages(old), &languages(new));
     let template = |state: &State| state.proxy_template().map(|(template, _)| template.to_owned());
     field(&mut config, "proxy_template", &template(old), &template(new));
+    let cascade =
+        |state: &State| state.cascade().map(|(set, _)| set.clone()).filter(|set| *set != CascadeSet::default());
+    field(&mut config, "cascade", &cascade(old), &cascade(new));
     (out, config)
 }

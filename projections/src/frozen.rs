@@ -12,7 +12,7 @@
 //! | offset | size | field |
 //! | ---: | ---: | --- |
 //! | 0 | 4 | magic `LBFP` |
-//! | 4 | 2 | format version, [`FROZEN_FORMAT`] (3) |
+//! | 4 | 2 | format version, [`FROZEN_FORMAT`] (4) |
 //! | 6 | 2 | reserved, zero |
 //! | 8 | 32 | snapshot ID the projection was frozen from |
 //! | 40 | 8 | `table_len`: bytes of the rkyv record table |
@@ -50,9 +50,9 @@ use crate::snapshot::SnapshotId;
 use crate::state::State;
 
 /// Version of the layout above and of [`FrozenTable`]. Format 1 hashed the table
-/// alone; format 2 had no rules and no conflict policy. Their projections fail to
-/// load and are rebuilt from the log.
-pub const FROZEN_FORMAT: u16 = 3;
+/// alone; format 2 had no rules and no conflict policy; format 3 no cascading
+/// activation. Their projections fail to load and are rebuilt from the log.
+pub const FROZEN_FORMAT: u16 = 4;
 const MAGIC: [u8; 4] = *b"LBFP";
 const HEADER_LEN: usize = 112;
 /// blake3 `derive_key` context of the hash over the table and the matcher.
@@ -141,6 +141,20 @@ pub struct FrozenRule {
     pub verdict: u8,
 }
 
+/// The book's cascading activation, frozen only while its depth is above 0.
+#[derive(Clone, Debug, PartialEq, Eq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct FrozenCascade {
+    /// Rounds of scanning, 1 to 3.
+    pub depth: u8,
+    /// The note of every term that has one, by index into [`FrozenTable::terms`], in
+    /// index order: what a cascade scans of a record.
+    pub notes: Vec<(u32, String)>,
+    /// Indexes of the terms whose note brings nothing in, in order.
+    pub quiet: Vec<u32>,
+    /// Indexes of the terms a cascade never brings, in order.
+    pub direct_only: Vec<u32>,
+}
+
 /// The record table of a frozen projection.
 #[derive(Clone, Debug, PartialEq, Eq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct FrozenTable {
@@ -159,6 +173,8 @@ pub struct FrozenTable {
     pub surfaces: Vec<FrozenSurface>,
     /// Active summaries by id.
     pub summaries: Vec<FrozenSummary>,
+    /// Cascading activation; `None` while the book does not cascade.
+    pub cascade: Option<FrozenCascade>,
 }
 
 /// Why a frozen projection cannot be built or loaded.
@@ -288,7 +304,26 @@ pub fn table(state: &State) -> FrozenTable {
         })
         .collect();
     let constant = terms.iter().enumerate().filter(|(_, term)| term.constant).map(|(idx, _)| idx as u32).collect();
+    let cascade = state.cascade_doc().map(|doc| {
+        let index_of = |ids: &[RecordId]| -> Vec<u32> {
+            ids.iter()
+                .filter_map(|id| terms.binary_search_by_key(&id.number(), |term: &FrozenTerm| term.number).ok())
+                .map(|idx| idx as u32)
+                .collect()
+        };
+        let notes = terms
+            .iter()
+            .enumerate()
+            .filter_map(|(idx, term)| {
+                let id = RecordId::new(RecordKind::Term, term.number)?;
+                let note = state.terms.get(&id)?.put.note.as_ref()?;
+                Some((idx as u32, note.clone()))
+            })
+            .collect();
+        FrozenCascade { depth: doc.depth, notes, quiet: index_of(&doc.quiet), direct_only: index_of(&doc.direct_only) }
+    });
     FrozenTable {
+        cascade,
         constant,
         assembly: (
             assembly.token_budget,
@@ -470,6 +505,35 @@ impl Frozen {
     /// The conflict policy the projection was frozen with.
     pub fn conflict_policy(&self) -> ConflictPolicy {
         policy_of(self.table().policy).unwrap_or(ConflictPolicy::Flag)
+    }
+
+    /// How many rounds the book's cascading activation scans (0: it does not cascade).
+    pub fn cascade_depth(&self) -> u8 {
+        self.table().cascade.as_ref().map_or(0, |cascade| cascade.depth)
+    }
+
+    /// The note a cascade scans of term `idx` (`None`: it has none, or the book does
+    /// not cascade).
+    pub fn note(&self, idx: TermIdx) -> Option<&str> {
+        let notes = &self.table().cascade.as_ref()?.notes;
+        let at = notes.binary_search_by_key(&idx.0, |note| note.0.to_native()).ok()?;
+        Some(notes[at].1.as_str())
+    }
+
+    /// Whether term `idx`'s note brings nothing in (it opted out of triggering).
+    pub fn is_quiet(&self, idx: TermIdx) -> bool {
+        self.table()
+            .cascade
+            .as_ref()
+            .is_some_and(|cascade| cascade.quiet.binary_search_by_key(&idx.0, |term| term.to_native()).is_ok())
+    }
+
+    /// Whether term `idx` comes in only by a hit of its own (a cascade never brings it).
+    pub fn is_direct_only(&self, idx: TermIdx) -> bool {
+        self.table()
+            .cascade
+            .as_ref()
+            .is_some_and(|cascade| cascade.direct_only.binary_search_by_key(&idx.0, |term| term.to_native()).is_ok())
     }
 
     /// The active rules, in id order.
@@ -991,6 +1055,29 @@ fn check_table(table: &ArchivedFrozenTable, matcher: &Matcher) -> Result<(), Fro
     }
     if table.rules.iter().zip(table.rules.iter().skip(1)).any(|(a, b)| a.number >= b.number) {
         return bad("rules are out of id order".into());
+    }
+    if let Some(cascade) = table.cascade.as_ref() {
+        if !(1..=ledger_model::limits::CASCADE_DEPTH_MAX).contains(&cascade.depth) {
+            return bad(format!("cascade depth {}", cascade.depth));
+        }
+        let increasing = |list: &mut dyn Iterator<Item = u32>| -> bool {
+            let mut previous: Option<u32> = None;
+            for idx in list {
+                if idx as usize >= n_terms || previous.is_some_and(|previous| previous >= idx) {
+                    return false;
+                }
+                previous = Some(idx);
+            }
+            true
+        };
+        if !increasing(&mut cascade.notes.iter().map(|note| note.0.to_native())) {
+            return bad("cascade notes are out of order or name no term".into());
+        }
+        if !increasing(&mut cascade.quiet.iter().map(|idx| idx.to_native()))
+            || !increasing(&mut cascade.direct_only.iter().map(|idx| idx.to_native()))
+        {
+            return bad("cascade lists are out of order or name no term".into());
+        }
     }
     // The matcher belongs to this table: its values name every surface exactly once
     // (freeze gives each surface one key whose value is its index).

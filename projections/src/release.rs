@@ -201,6 +201,7 @@ impl State {
             proxy_template: self.proxy_template.clone(),
             model_prompts: BTreeMap::new(),
             model_policies: BTreeMap::new(),
+            cascade: self.cascade.clone(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

@@ -10,7 +10,8 @@
 //! the source text of every chapter as it stood then (a `source_set` naming the text
 //! then, already stored, or one removing a text the chapter did not have). The
 //! proxy template is in the snapshot and is restored too (a `proxy_template_set` of
-//! the template then, or of none: the built-in one). The
+//! the template then, or of none: the built-in one). So is the cascading activation
+//! (a `cascade_set` of the declaration then, or of depth 0 with no lists). The
 //! review queue (candidates and their verdicts), the
 //! register of expected concepts, the embedding model and the prompts of the model
 //! jobs are not part of a snapshot
@@ -197,6 +198,11 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
     let template_then = target.proxy_template().map(|(template, _)| template);
     if head.proxy_template().map(|(template, _)| template) != template_then {
         plan.push(Body::ProxyTemplateSet(ProxyTemplateSet { template: template_then.map(str::to_owned) }));
+    }
+    let cascade = |state: &State| state.cascade().map(|(set, _)| set.clone()).unwrap_or_default();
+    let cascade_then = cascade(target);
+    if cascade(head) != cascade_then {
+        plan.push(Body::CascadeSet(cascade_then));
     }
     plan.push(Body::RollbackMarker(RollbackMarker { to, reason }));
     Ok(plan)

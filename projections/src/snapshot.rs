@@ -27,6 +27,10 @@
 //! and a receipt's snapshot must name what replays it. Its format ([`PROXY_FORMAT`])
 //! is a value the governance part's format never takes, so the part that follows the
 //! document is told by its first field; a book without a template keeps its bytes.
+//! Last, only while the book cascades (a `cascade_set` of depth 1 or more), the
+//! encoding of a [`CascadeDoc`] (its own format value, [`CASCADE_FORMAT`]): the depth,
+//! and the active terms that opt out of triggering or of being brought. A book that
+//! never cascades, or turned it off again, keeps its bytes.
 //!
 //! The document is written with schema-1 views of the records ([`TermV1`],
 //! [`AliasV1`], [`SummaryV1`]): the fields schema 2 added to a record are covered by
@@ -49,6 +53,9 @@ pub const GOVERNANCE_FORMAT: u16 = 1;
 /// distinct from [`GOVERNANCE_FORMAT`] so the part after the document is told apart
 /// by it.
 pub const PROXY_FORMAT: u16 = 0x7078;
+/// Version of the cascading-activation part ([`CascadeDoc`]), its first field: `ca`,
+/// a value neither [`GOVERNANCE_FORMAT`] nor [`PROXY_FORMAT`] takes.
+pub const CASCADE_FORMAT: u16 = 0x6361;
 /// blake3 `derive_key` context of snapshot IDs.
 pub const SNAPSHOT_CONTEXT: &str = "lorebank 2026-11-29 snapshot v1";
 
@@ -238,6 +245,20 @@ pub struct ProxyDoc<'s> {
     pub template: &'s str,
 }
 
+/// The part of a snapshot a book's cascading activation adds, only while its depth is
+/// above 0.
+#[derive(Debug, Serialize)]
+pub struct CascadeDoc {
+    /// [`CASCADE_FORMAT`].
+    pub format: u16,
+    /// Rounds of scanning, 1 to 3.
+    pub depth: u8,
+    /// Active terms whose note brings nothing in, in id order.
+    pub quiet: Vec<RecordId>,
+    /// Active terms a cascade never brings, in id order.
+    pub direct_only: Vec<RecordId>,
+}
+
 impl GovernanceDoc<'_> {
     /// Whether it can change no assembly, and so adds nothing to the snapshot.
     pub fn is_empty(&self) -> bool {
@@ -352,8 +373,27 @@ impl State {
         self.proxy_template().map(|(template, _)| ProxyDoc { format: PROXY_FORMAT, template })
     }
 
+    /// The cascading-activation part of the snapshot document, while the book
+    /// cascades: its lists keep the active terms only, in id order (a retired term
+    /// named in them changes no assembly).
+    pub fn cascade_doc(&self) -> Option<CascadeDoc> {
+        let (set, _) = self.cascade().filter(|(set, _)| set.depth > 0)?;
+        let active = |list: &[RecordId]| -> Vec<RecordId> {
+            let mut ids: Vec<RecordId> = list.iter().copied().filter(|id| self.is_active(*id)).collect();
+            ids.sort_unstable();
+            ids
+        };
+        Some(CascadeDoc {
+            format: CASCADE_FORMAT,
+            depth: set.depth,
+            quiet: active(&set.quiet),
+            direct_only: active(&set.direct_only),
+        })
+    }
+
     /// The canonical bytes of the snapshot: the document, then the governance part
-    /// unless it is empty, then the proxy template part when the book has a template.
+    /// unless it is empty, then the proxy template part when the book has a template,
+    /// then the cascading-activation part while the book cascades.
     pub fn snapshot_bytes(&self) -> Vec<u8> {
         let mut bytes = codec::encode_large(&self.snapshot_doc()).expect("snapshot documents always encode");
         let governance = self.governance_doc();
@@ -362,6 +402,9 @@ impl State {
         }
         if let Some(proxy) = self.proxy_doc() {
             bytes.extend(codec::encode_large(&proxy).expect("snapshot documents always encode"));
+        }
+        if let Some(cascade) = self.cascade_doc() {
+            bytes.extend(codec::encode_large(&cascade).expect("snapshot documents always encode"));
         }
         bytes
     }
@@ -524,6 +567,9 @@ impl SnapshotTracker {
         }
         if let Some(proxy) = state.proxy_doc() {
             hasher.update(&encoded(&proxy));
+        }
+        if let Some(cascade) = state.cascade_doc() {
+            hasher.update(&encoded(&cascade));
         }
         SnapshotId(Hash32(*hasher.finalize().as_bytes()))
     }

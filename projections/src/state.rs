@@ -118,6 +118,9 @@ pub struct State {
     /// `model_policy_set` that set them (outside the snapshot); a party without one
     /// decides nothing.
     pub(crate) model_policies: BTreeMap<String, (Vec<String>, Provenance)>,
+    /// The book's cascading activation and the `cascade_set` that declared it (in the
+    /// snapshot, its own part, while its depth is above 0); `None`: off.
+    pub(crate) cascade: Option<(CascadeSet, Provenance)>,
 }
 
 impl State {
@@ -227,6 +230,17 @@ impl State {
     /// with its built-in prompt. Outside the snapshot: no assembly reads it.
     pub fn model_prompt(&self, job: &str) -> Option<(&str, &Provenance)> {
         self.model_prompts.get(job).map(|(text, provenance)| (text.as_str(), provenance))
+    }
+
+    /// The book's cascading activation as its last `cascade_set` declared it, with
+    /// that event's provenance; `None` before any (cascading is off).
+    pub fn cascade(&self) -> Option<(&CascadeSet, &Provenance)> {
+        self.cascade.as_ref().map(|(set, provenance)| (set, provenance))
+    }
+
+    /// How many rounds of cascading activation the book declares (0: off).
+    pub fn cascade_depth(&self) -> u8 {
+        self.cascade.as_ref().map_or(0, |(set, _)| set.depth)
     }
 
     /// The classes of conflict model party `party` may decide itself (`gender`,
@@ -407,6 +421,7 @@ impl State {
                 }
             },
             Body::ProxyTemplateSet(set) => self.proxy_template = set.template.map(|template| (template, provenance)),
+            Body::CascadeSet(set) => self.cascade = Some((set, provenance)),
             Body::ModelPolicySet(policy) => {
                 if policy.decides.is_empty() {
                     self.model_policies.remove(&policy.party);

@@ -38,6 +38,7 @@ enum Saved {
     ProxyTemplate(Option<(String, Provenance)>),
     ModelPrompt(String, Option<(String, Provenance)>),
     ModelPolicy(String, Option<(Vec<String>, Provenance)>),
+    Cascade(Option<(CascadeSet, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -141,6 +142,7 @@ impl Journal {
             Body::LanguagesSet(_) => Saved::Languages(state.languages.clone()),
             Body::SourceSet(source) => Saved::Source(source.chapter, state.source.get(&source.chapter).cloned()),
             Body::ProxyTemplateSet(_) => Saved::ProxyTemplate(state.proxy_template.clone()),
+            Body::CascadeSet(_) => Saved::Cascade(state.cascade.clone()),
             Body::ModelPolicySet(policy) => {
                 Saved::ModelPolicy(policy.party.clone(), state.model_policies.get(&policy.party).cloned())
             }
@@ -189,6 +191,7 @@ impl Journal {
                 Saved::ProxyTemplate(old) => state.proxy_template = old,
                 Saved::ModelPrompt(job, old) => put_back(&mut state.model_prompts, job, old),
                 Saved::ModelPolicy(party, old) => put_back(&mut state.model_policies, party, old),
+                Saved::Cascade(old) => state.cascade = old,
             }
         }
         state.revision = self.revision;

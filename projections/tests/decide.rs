@@ -389,3 +389,51 @@ fn the_proxy_template_is_in_the_snapshot_only_while_set_and_a_rollback_restores_
     assert_eq!(sim.state.snapshot_bytes(), bytes_before);
     assert_eq!(sim.state.snapshot_id(), before);
 }
+
+#[test]
+fn cascading_is_in_the_snapshot_only_while_its_depth_is_above_0_and_a_rollback_restores_it() {
+    let cascade = |depth: u8, quiet: &[&str]| {
+        Body::CascadeSet(CascadeSet {
+            depth,
+            quiet: quiet.iter().map(|id| id.parse().unwrap()).collect(),
+            direct_only: Vec::new(),
+        })
+    };
+    let mut sim = Sim::default();
+    sim.ok(vec![Body::TermPut(put("T-1", "沈照", "Шэнь Чжао")), Body::TermPut(put("T-2", "顾寒川", "Гу Ханьчуань"))]);
+    let (before, bytes_before) = (sim.state.snapshot_id(), sim.state.snapshot_bytes());
+    // Turning off what is not on is nothing; lists without a depth change no assembly.
+    assert!(sim.ok(vec![cascade(0, &[])]).events.is_empty());
+    sim.ok(vec![cascade(0, &["T-1"])]);
+    assert_eq!(sim.state.snapshot_id(), before, "no depth, no part");
+    sim.ok(vec![cascade(2, &["T-1"])]);
+    let at_set = sim.state.revision();
+    let with_depth = sim.state.snapshot_id();
+    assert_ne!(with_depth, before, "the cascade is in the snapshot");
+    let bytes = sim.state.snapshot_bytes();
+    assert_eq!(&bytes[..bytes_before.len()], &bytes_before[..], "its part follows the document");
+    assert!(sim.ok(vec![cascade(2, &["T-1"])]).events.is_empty(), "the same declaration again is nothing");
+    // A retired term named in a list changes no assembly, and so no ID.
+    sim.ok(vec![cascade(2, &["T-1", "T-2"])]);
+    let quiet_both = sim.state.snapshot_id();
+    assert_ne!(quiet_both, with_depth);
+    sim.ok(vec![Body::TermRetired(TermRetired { id: "T-2".parse().unwrap(), reason: None })]);
+    let retired = sim.state.snapshot_id();
+    sim.ok(vec![cascade(2, &["T-1"])]);
+    assert_eq!(sim.state.snapshot_id(), retired);
+    // A term the book never had is refused, naming it.
+    let unknown = sim.submit(vec![cascade(1, &["T-9"])]).unwrap_err();
+    assert!(matches!(unknown.problem, Problem::UnknownRecord(id) if id.to_string() == "T-9"), "{unknown}");
+    let twice = sim.submit(vec![cascade(1, &[]), cascade(2, &[])]).unwrap_err();
+    assert!(matches!(twice.problem, Problem::Duplicate { .. }), "{twice}");
+    // A rollback brings back the declaration of then and its snapshot.
+    let target = sim.at(at_set.0).clone();
+    sim.ok(projections::plan_rollback(&sim.state, &target, None).unwrap());
+    assert_eq!(sim.state.snapshot_id(), target.snapshot_id());
+    assert_eq!(sim.state.cascade().map(|(set, _)| set.depth), Some(2));
+    // Off again, the bytes are those of a book that never cascaded (T-2 revived by the
+    // rollback).
+    sim.ok(vec![cascade(0, &[])]);
+    assert_eq!(sim.state.snapshot_bytes(), bytes_before);
+    assert_eq!(sim.state.snapshot_id(), before);
+}

@@ -103,6 +103,11 @@ enum Op {
         target: Option<usize>,
     },
     Template(Option<usize>),
+    Cascade {
+        depth: u8,
+        quiet: Vec<u32>,
+        direct_only: Vec<u32>,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -129,6 +134,12 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (prop::option::of(0..LANGUAGES.len()), prop::option::of(0..LANGUAGES.len()))
             .prop_map(|(source, target)| Op::Languages { source, target }),
         1 => prop::option::of(0..TEMPLATES.len()).prop_map(Op::Template),
+        1 => (0u8..4, prop::collection::btree_set(1u32..6, 0..3), prop::collection::btree_set(1u32..6, 0..3))
+            .prop_map(|(depth, quiet, direct_only)| Op::Cascade {
+                depth,
+                quiet: quiet.into_iter().collect(),
+                direct_only: direct_only.into_iter().collect(),
+            }),
     ]
 }
 
@@ -225,6 +236,11 @@ fn body(op: &Op) -> Body {
         Op::Template(template) => {
             Body::ProxyTemplateSet(ProxyTemplateSet { template: template.map(|n| TEMPLATES[n].into()) })
         }
+        Op::Cascade { depth, quiet, direct_only } => Body::CascadeSet(CascadeSet {
+            depth,
+            quiet: quiet.into_iter().map(term_id).collect(),
+            direct_only: direct_only.into_iter().map(term_id).collect(),
+        }),
     }
 }
 
@@ -332,6 +348,8 @@ proptest! {
         if let Some((template, _)) = sim.state.proxy_template() {
             bodies.push(Body::ProxyTemplateSet(ProxyTemplateSet { template: Some(template.to_owned()) }));
         }
+        // After the terms it names (pushed at the end).
+        let cascade = sim.state.cascade().map(|(set, _)| Body::CascadeSet(set.clone()));
         // Retired terms too (and retire them again), so `supersedes` references resolve.
         // A retired term's owner and releases are in no snapshot, and may name a party
         // the book has since stopped declaring, which a put would refuse: leave them out.
@@ -360,6 +378,7 @@ proptest! {
                 bodies.push(Body::DispositionSet(DispositionSet { target: rule.put.id, verdict: *verdict, reason: reason.clone(), note: None }));
             }
         }
+        bodies.extend(cascade);
         other.ok(bodies);
         prop_assert_eq!(other.state.snapshot_id(), sim.state.snapshot_id());
     }

@@ -143,6 +143,21 @@ pub fn describe(body: &Body) -> String {
             ),
             None => format!("model_prompt_set {} cleared (the built-in prompt)", set.job),
         },
+        Body::CascadeSet(set) => {
+            let ids =
+                |list: &[ledger_model::RecordId]| list.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            let mut line = match set.depth {
+                0 => "cascade_set off".to_owned(),
+                depth => format!("cascade_set depth {depth}"),
+            };
+            if !set.quiet.is_empty() {
+                line.push_str(&format!("; quiet {}", ids(&set.quiet)));
+            }
+            if !set.direct_only.is_empty() {
+                line.push_str(&format!("; direct only {}", ids(&set.direct_only)));
+            }
+            line
+        }
         Body::ModelPolicySet(policy) => match policy.decides.as_slice() {
             [] => format!("model_policy_set {} decides nothing", policy.party),
             decides => format!("model_policy_set {} decides {}", policy.party, decides.join(", ")),
@@ -817,7 +832,12 @@ fn audit_chunk(chunk: &AuditedChunk) {
             Staleness::Revised(seq) => format!("STALE: revised at revision {seq}"),
             Staleness::Retired => "STALE: retired".to_owned(),
         };
-        let via = word(&entry.via);
+        let via = match receipt.cascade.iter().find(|found| found.term == entry.term) {
+            Some(found) if entry.via == book::assemble::Via::Cascade => {
+                format!("cascade from {}, depth {}", found.by, found.depth)
+            }
+            _ => word(&entry.via),
+        };
         let unverified = if entry.unverified { " [unverified]" } else { "" };
         let owner = audited.owner.as_deref().map(|owner| format!("; ask {owner}")).unwrap_or_default();
         outln!(

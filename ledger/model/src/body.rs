@@ -69,11 +69,14 @@ pub enum Body {
     /// The classes of conflict a named model party may decide itself when it
     /// adjudicates, or none.
     ModelPolicySet(ModelPolicySet),
+    /// Cascading activation: how deep the notes and summaries injected bring further
+    /// records, and which records opt out.
+    CascadeSet(CascadeSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 21] = [
+    pub const KIND_NAMES: [&'static str; 22] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -95,6 +98,7 @@ impl Body {
         "proxy_template_set",
         "model_prompt_set",
         "model_policy_set",
+        "cascade_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -121,6 +125,7 @@ impl Body {
             Body::ProxyTemplateSet(_) => "proxy_template_set",
             Body::ModelPromptSet(_) => "model_prompt_set",
             Body::ModelPolicySet(_) => "model_policy_set",
+            Body::CascadeSet(_) => "cascade_set",
         }
     }
 
@@ -147,7 +152,8 @@ impl Body {
             | Body::SourceSet(_)
             | Body::ProxyTemplateSet(_)
             | Body::ModelPromptSet(_)
-            | Body::ModelPolicySet(_) => None,
+            | Body::ModelPolicySet(_)
+            | Body::CascadeSet(_) => None,
         }
     }
 }
@@ -976,4 +982,22 @@ pub struct ModelPolicySet {
     /// `shared_rendering` (it may set a new rendering of a term), each once.
     #[serde(default)]
     pub decides: Vec<String>,
+}
+
+/// Cascading activation (docs/assembly.md): after a chunk's direct entries are
+/// decided, the notes of the records injected and the summaries shown are scanned with
+/// the same automaton, and what they name comes in too, under the same window and
+/// verdict rules, to `depth` rounds. In the snapshot while `depth` is above 0. A later
+/// `cascade_set` replaces it whole; depth 0 turns it off.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CascadeSet {
+    /// Rounds of scanning: 0 off, at most [`crate::limits::CASCADE_DEPTH_MAX`].
+    pub depth: u8,
+    /// Terms whose note brings nothing in (they never trigger a cascade).
+    #[serde(default)]
+    pub quiet: Vec<RecordId>,
+    /// Terms that come in only by a hit of their own (a cascade never brings them).
+    #[serde(default)]
+    pub direct_only: Vec<RecordId>,
 }

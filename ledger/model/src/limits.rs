@@ -88,6 +88,12 @@ pub const MODEL_JOBS: &[&str] = &["extract", "adjudicate", "eval"];
 /// model.
 pub const MODEL_DECIDES: &[&str] = &["gender", "shared_rendering"];
 
+/// Deepest cascading activation a book may declare (`cascade_set.depth`): each round
+/// scans the notes of the records the round before brought in.
+pub const CASCADE_DEPTH_MAX: u8 = 3;
+/// Most terms one `cascade_set` list (`quiet`, `direct_only`) may name.
+pub const CASCADE_LIST_MAX: usize = 10_000;
+
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;

@@ -370,6 +370,7 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             Some(template) => proxy_template(p, template),
             None => Ok(()),
         },
+        Body::CascadeSet(set) => cascade_set(p, set),
         Body::ModelPolicySet(policy) => {
             p.party("party", &policy.party)?;
             if !policy.party.starts_with("llm:") {
@@ -673,6 +674,27 @@ fn embedding_model_set(p: &Path<'_>, model: &EmbeddingModelSet) -> Check {
     Ok(())
 }
 
+/// A `cascade_set`: a depth of 0 to [`CASCADE_DEPTH_MAX`], and lists of distinct term
+/// ids, each at most [`CASCADE_LIST_MAX`] long.
+fn cascade_set(p: &Path<'_>, set: &CascadeSet) -> Check {
+    if set.depth > CASCADE_DEPTH_MAX {
+        return Err(p.err("depth", format!("{} is deeper than {CASCADE_DEPTH_MAX} (0 turns cascading off)", set.depth)));
+    }
+    for (field, list) in [("quiet", &set.quiet), ("direct_only", &set.direct_only)] {
+        if list.len() > CASCADE_LIST_MAX {
+            return Err(p.err(field, format!("{} terms, at most {CASCADE_LIST_MAX}", list.len())));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (n, id) in list.iter().enumerate() {
+            p.id(&format!("{field}[{n}]"), *id, &[RecordKind::Term])?;
+            if !seen.insert(*id) {
+                return Err(p.err(&format!("{field}[{n}]"), format!("{id} is named twice")));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -804,6 +826,19 @@ mod tests {
             error.to_string(),
             "field `languages_set.target`: must not be empty: a BCP 47 language tag like `en`, `zh-Hant` or `pt-BR`"
         );
+    }
+
+    #[test]
+    fn a_cascade_set_names_its_bad_field() {
+        let set = |depth: u8, quiet: &[&str], direct_only: &[&str]| {
+            let ids = |list: &[&str]| list.iter().map(|id| id.parse::<RecordId>().unwrap()).collect();
+            Body::CascadeSet(CascadeSet { depth, quiet: ids(quiet), direct_only: ids(direct_only) })
+        };
+        assert_eq!(field_of(set(4, &[], &[])), "cascade_set.depth");
+        assert_eq!(field_of(set(1, &["R-1"], &[])), "cascade_set.quiet[0]");
+        assert_eq!(field_of(set(1, &["T-1"], &["T-2", "T-2"])), "cascade_set.direct_only[1]");
+        assert!(validate_body(&set(3, &["T-1"], &["T-1"]), &Rules::default()).is_ok());
+        assert!(validate_body(&set(0, &[], &[]), &Rules::default()).is_ok());
     }
 
     #[test]

@@ -64,7 +64,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::SourceSet(_)
         | Body::ProxyTemplateSet(_)
         | Body::ModelPromptSet(_)
-        | Body::ModelPolicySet(_) => 21,
+        | Body::ModelPolicySet(_)
+        | Body::CascadeSet(_) => 22,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -12,7 +12,9 @@
 //! found in the chunk that render the same dst are settled the same way; add sticky
 //! records (hit in the previous chunks of the chapter) and constant records; order
 //! deterministically (constant, confirmed by first occurrence, sticky, ambiguous;
-//! ties by priority, then id); from render format 2, add the rules in scope (judged
+//! ties by priority, then id); in a book that cascades, match the notes of those
+//! entries and the summaries shown, round by round to the declared depth, and append
+//! what they name, gated as hits are; from render format 2, add the rules in scope (judged
 //! on the records the chunk calls for, its chapter, and whether it has dialogue or
 //! narration), gated by window and verdict like terms, ordered confirmed first by
 //! priority, then id; fill the token budget first-fit, terms before rules, logging
@@ -26,7 +28,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use ledger_model::{ConflictPolicy, Gender, KeyLogic, Scope, Selector, Status, Verdict, Window};
+use ledger_model::{ConflictPolicy, Gender, KeyLogic, RecordId, RecordKind, Scope, Selector, Status, Verdict, Window};
 use projections::frozen::{Frozen, RuleRef, TermIdx, TermRef};
 use projections::read::summary_rank;
 use serde::{Deserialize, Serialize};
@@ -89,6 +91,9 @@ pub enum Via {
     Hit,
     /// Found in a previous chunk of the chapter (scene inertia).
     Sticky,
+    /// Named by the note of a record injected, or by a summary shown (cascading
+    /// activation); the assembly's `cascade` list says which and at what depth.
+    Cascade,
 }
 
 /// One occurrence of a key in the chunk and the decision on one record it names.
@@ -129,6 +134,24 @@ pub struct RuleDecision {
     /// Rule number (`R-<rule>`).
     pub rule: u32,
     /// The decision: injected (confirmed, ambiguous) or not (rejected).
+    pub disposition: Disposition,
+    /// Why, unless plainly confirmed.
+    pub reason: Option<Reason>,
+}
+
+/// The decision on a record a cascade found: named by the note of `by` (a term
+/// injected) or by the text of `by` (a summary shown), in round `depth`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CascadeDecision {
+    /// Term number (`T-<term>`) of the record found.
+    pub term: u32,
+    /// The record whose text named it.
+    pub by: RecordId,
+    /// The round: 1 for what the direct entries and the summaries name, 2 for what
+    /// the records of round 1 name, and so on.
+    pub depth: u8,
+    /// The decision: brought in (confirmed, ambiguous) or not (rejected); an entry
+    /// brought in may still be evicted by the budget.
     pub disposition: Disposition,
     /// Why, unless plainly confirmed.
     pub reason: Option<Reason>,
@@ -185,6 +208,9 @@ pub struct Assembly {
     pub rules: Vec<RuleDecision>,
     /// Injected rules, in render order.
     pub injected_rules: Vec<InjectedRule>,
+    /// Every record a cascade found, with its decision, in the order they were found
+    /// (empty unless the book cascades).
+    pub cascade: Vec<CascadeDecision>,
     /// Term numbers hit in this chunk and the previous ones, newest first, for the
     /// next chunk's sticky set (at most `sticky_chunks` chunks).
     pub recent: Vec<Vec<u32>>,
@@ -487,7 +513,9 @@ pub fn assemble(
     let policy = frozen.conflict_policy();
     let mut found = fold_match_and_gate(frozen, policy, chapter, text)?;
     let settled_out = settle_shared_renderings(frozen, policy, &mut found);
-    let ordered = order(frozen, chapter, previous, config.sticky_chunks, &found.from_hits, &settled_out);
+    let mut ordered = order(frozen, chapter, previous, config.sticky_chunks, &found.from_hits, &settled_out);
+    let summaries = summaries_shown(frozen, chapter);
+    let cascade = cascade(frozen, policy, chapter, text, &mut ordered.records, &summaries, &settled_out)?;
     let (mut rule_decisions, rule_candidates) = if config.render_format >= 2 {
         rules_in_scope(frozen, chapter, text, &ordered.records)
     } else {
@@ -503,7 +531,6 @@ pub fn assemble(
     );
     rule_decisions.sort_by_key(|decision| decision.rule);
     found.retrieval.n_budget_evicted = budgeted.evicted.len() as u32 + budgeted.n_rules_evicted;
-    let summaries = summaries_shown(frozen, chapter);
     let context = render(&budgeted.injected, &budgeted.injected_rules, &summaries);
     let recent = recent(frozen, chapter, previous, config.sticky_chunks, &found.from_hits);
     debug_assert!(found.hits.windows(2).all(|pair| pair[0].bytes.0 <= pair[1].bytes.0), "hits in text order");
@@ -517,55 +544,55 @@ pub fn assemble(
         summaries: summaries.iter().map(|(_, number, _, _, _)| *number).collect(),
         rules: rule_decisions,
         injected_rules: budgeted.injected_rules,
+        cascade,
         recent,
         retrieval: found.retrieval,
     })
 }
 
-/// Fold, match, gate and settle senses: folds the chunk, finds keys leftmost-longest,
-/// and decides each hit: window (`spoiler_window`, `out_of_window`), verdict,
-/// secondary keys, then the conflict policy among the senses that pass, then status.
-fn fold_match_and_gate(
-    frozen: &Frozen,
-    policy: ConflictPolicy,
-    chapter: u32,
-    text: &str,
-) -> Result<Found, AssembleError> {
-    let matcher = frozen.matcher();
-    let profile = matcher.profile();
-    let normalized = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
-    let folded = normalized.as_str();
-    let secondary_holds = |term: TermRef<'_>| -> bool {
-        let Some((logic, keys)) = term.secondary() else { return true };
-        let present: Vec<bool> = keys.map(|key| folded.contains(profile.fold(key).as_str())).collect();
-        match logic {
-            KeyLogic::AndAny => present.iter().any(|p| *p),
-            KeyLogic::AndAll => present.iter().all(|p| *p),
-            KeyLogic::NotAny => !present.iter().any(|p| *p),
-            KeyLogic::NotAll => !present.iter().all(|p| *p),
-        }
-    };
+/// Whether `term`'s secondary keys hold in the folded chunk (a term without any holds).
+fn secondary_holds(frozen: &Frozen, folded: &str, term: TermRef<'_>) -> bool {
+    let Some((logic, keys)) = term.secondary() else { return true };
+    let profile = frozen.matcher().profile();
+    let mut present = keys.map(|key| folded.contains(profile.fold(key).as_str()));
+    match logic {
+        KeyLogic::AndAny => present.any(|p| p),
+        KeyLogic::AndAll => present.all(|p| p),
+        KeyLogic::NotAny => !present.any(|p| p),
+        KeyLogic::NotAll => !present.all(|p| p),
+    }
+}
 
-    let mut hits = Vec::new();
-    let mut retrieval = RetrievalState::default();
-    // Confirmed and ambiguous candidates from hits, by term index.
-    let mut from_hits: Vec<Candidate> = Vec::new();
-    let mut candidate_of: BTreeMap<TermIdx, usize> = BTreeMap::new();
-    // Per-hit scratch, reused: postings are short and hits are many.
-    let mut terms: Vec<TermIdx> = Vec::new();
-    let mut usable: Vec<TermIdx> = Vec::new();
-    let mut starts_later: Vec<TermIdx> = Vec::new();
-    let mut decisions: Vec<(TermIdx, Disposition, Option<Reason>)> = Vec::new();
-    let mut live: Vec<TermIdx> = Vec::new();
-    for (hit_idx, hit) in matcher.find(&normalized).iter().enumerate() {
-        let span = hit.src;
-        let surface_text = &text[span.bytes()];
+/// The gate of one found surface, with its scratch lists reused from hit to hit
+/// (postings are short and hits are many): the decision on every record the surface
+/// names, by window (`spoiler_window`, `out_of_window`), verdict, secondary keys,
+/// then the conflict policy among the senses that pass, then status.
+#[derive(Default)]
+struct Gate {
+    terms: Vec<TermIdx>,
+    usable: Vec<TermIdx>,
+    starts_later: Vec<TermIdx>,
+    live: Vec<TermIdx>,
+    decisions: Vec<(TermIdx, Disposition, Option<Reason>)>,
+}
+
+impl Gate {
+    /// Decides every record the matcher `values` name at `chapter`, in id order.
+    fn decide(
+        &mut self,
+        frozen: &Frozen,
+        policy: ConflictPolicy,
+        chapter: u32,
+        values: &[u32],
+        secondary_holds: &dyn Fn(TermRef<'_>) -> bool,
+    ) -> &[(TermIdx, Disposition, Option<Reason>)] {
+        let Gate { terms, usable, starts_later, live, decisions } = self;
         terms.clear();
         usable.clear();
         starts_later.clear();
         decisions.clear();
         live.clear();
-        for value in matcher.values(hit.pattern) {
+        for value in values {
             let Some(surface) = frozen.surface(*value) else { continue };
             let term_idx = surface.term();
             terms.push(term_idx);
@@ -579,7 +606,7 @@ fn fold_match_and_gate(
                 }
             }
         }
-        for set in [&mut terms, &mut usable, &mut starts_later] {
+        for set in [&mut *terms, &mut *usable, &mut *starts_later] {
             set.sort_unstable();
             set.dedup();
         }
@@ -588,7 +615,7 @@ fn fold_match_and_gate(
                 if starts_later.binary_search(&term_idx).is_ok() { Reason::SpoilerWindow } else { Reason::OutOfWindow };
             decisions.push((term_idx, Disposition::Rejected, Some(reason)));
         }
-        for &term_idx in &usable {
+        for &term_idx in usable.iter() {
             let term = frozen.term(term_idx);
             if term.verdict() == Some(Verdict::Reject) {
                 decisions.push((term_idx, Disposition::Rejected, Some(Reason::BlockedByDisposition)));
@@ -601,11 +628,11 @@ fn fold_match_and_gate(
         let settled = match live.as_slice() {
             [] => None,
             [only] => Some((*only, None)),
-            _ => settle(frozen, policy, &live),
+            _ => settle(frozen, policy, live),
         };
         match settled {
             None => {
-                for &term_idx in &live {
+                for &term_idx in live.iter() {
                     decisions.push((term_idx, Disposition::Ambiguous, Some(Reason::SenseCollision)));
                 }
             }
@@ -619,7 +646,36 @@ fn fold_match_and_gate(
             }
         }
         decisions.sort_by_key(|(term_idx, _, _)| frozen.term(*term_idx).number());
-        for &(term_idx, disposition, reason) in &decisions {
+        decisions
+    }
+}
+
+/// Fold, match, gate and settle senses: folds the chunk, finds keys leftmost-longest,
+/// and decides each hit ([`Gate::decide`]).
+fn fold_match_and_gate(
+    frozen: &Frozen,
+    policy: ConflictPolicy,
+    chapter: u32,
+    text: &str,
+) -> Result<Found, AssembleError> {
+    let matcher = frozen.matcher();
+    let profile = matcher.profile();
+    let normalized = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
+    let folded = normalized.as_str();
+    let holds = |term: TermRef<'_>| secondary_holds(frozen, folded, term);
+
+    let mut hits = Vec::new();
+    let mut retrieval = RetrievalState::default();
+    // Confirmed and ambiguous candidates from hits, by term index.
+    let mut from_hits: Vec<Candidate> = Vec::new();
+    let mut candidate_of: BTreeMap<TermIdx, usize> = BTreeMap::new();
+    let mut gate = Gate::default();
+    for (hit_idx, hit) in matcher.find(&normalized).iter().enumerate() {
+        let span = hit.src;
+        let surface_text = &text[span.bytes()];
+        for &(term_idx, disposition, reason) in
+            gate.decide(frozen, policy, chapter, matcher.values(hit.pattern), &holds)
+        {
             match disposition {
                 Disposition::Rejected if reason == Some(Reason::SpoilerWindow) => retrieval.n_spoiler_blocked += 1,
                 Disposition::Confirmed => retrieval.n_exact_hits += 1,
@@ -651,6 +707,85 @@ fn fold_match_and_gate(
         }
     }
     Ok(Found { hits, from_hits, retrieval })
+}
+
+/// Cascading activation (a book that declares a depth): the notes of the records the
+/// chunk calls for and the summaries shown at the chapter are folded and matched with
+/// the same automaton, and each record they name is gated as a hit is
+/// ([`Gate::decide`]; secondary keys are judged on the chunk). Round 1 scans the direct
+/// entries' notes, then the summaries; each later round scans the notes of the
+/// records the round before brought in, to the declared depth. A record already
+/// called for, settled out of the chunk, or found earlier, is not decided again; a quiet record's note is not
+/// scanned; a direct-only record is never brought (nor logged). What a round brings is
+/// appended to `records` after everything found directly, in the order it was found,
+/// with `Via::Cascade`; every decision is returned.
+fn cascade(
+    frozen: &Frozen,
+    policy: ConflictPolicy,
+    chapter: u32,
+    text: &str,
+    records: &mut Vec<(TermIdx, Via, bool)>,
+    summaries: &[Shown<'_>],
+    settled_out: &BTreeSet<u32>,
+) -> Result<Vec<CascadeDecision>, AssembleError> {
+    let depth_max = frozen.cascade_depth();
+    let mut decisions: Vec<CascadeDecision> = Vec::new();
+    if depth_max == 0 {
+        return Ok(decisions);
+    }
+    let matcher = frozen.matcher();
+    let profile = matcher.profile();
+    let folded_chunk = profile.normalize(text).map_err(|error| AssembleError::Text(error.to_string()))?;
+    let folded_chunk = folded_chunk.as_str();
+    let holds = |term: TermRef<'_>| secondary_holds(frozen, folded_chunk, term);
+    let term_id = |idx: TermIdx| RecordId::new(RecordKind::Term, frozen.term(idx).number());
+    // Every record called for or decided (a loser of a shared rendering was decided in
+    // the chunk): none is decided twice.
+    let mut seen: BTreeSet<TermIdx> = records.iter().map(|(idx, _, _)| *idx).collect();
+    seen.extend(settled_out.iter().filter_map(|number| frozen.term_index(*number)));
+    // The texts scanned in this round: the record (or summary) and its text.
+    let mut sources: Vec<(RecordId, &str)> = records
+        .iter()
+        .filter(|(idx, _, _)| !frozen.is_quiet(*idx))
+        .filter_map(|(idx, _, _)| Some((term_id(*idx)?, frozen.note(*idx)?)))
+        .collect();
+    sources.extend(
+        summaries
+            .iter()
+            .filter_map(|(_, number, _, _, text)| Some((RecordId::new(RecordKind::Summary, *number)?, *text))),
+    );
+    let mut gate = Gate::default();
+    for depth in 1..=depth_max {
+        let mut brought: Vec<TermIdx> = Vec::new();
+        for (by, source) in std::mem::take(&mut sources) {
+            // A note that cannot be folded names nothing (notes are checked text).
+            let Ok(normalized) = profile.normalize(source) else { continue };
+            for hit in matcher.find(&normalized) {
+                for &(term_idx, disposition, reason) in
+                    gate.decide(frozen, policy, chapter, matcher.values(hit.pattern), &holds)
+                {
+                    if frozen.is_direct_only(term_idx) || !seen.insert(term_idx) {
+                        continue;
+                    }
+                    let number = frozen.term(term_idx).number();
+                    decisions.push(CascadeDecision { term: number, by, depth, disposition, reason });
+                    if disposition != Disposition::Rejected {
+                        brought.push(term_idx);
+                        records.push((term_idx, Via::Cascade, disposition == Disposition::Ambiguous));
+                    }
+                }
+            }
+        }
+        sources = brought
+            .iter()
+            .filter(|idx| !frozen.is_quiet(**idx))
+            .filter_map(|idx| Some((term_id(*idx)?, frozen.note(*idx)?)))
+            .collect();
+        if sources.is_empty() {
+            break;
+        }
+    }
+    Ok(decisions)
 }
 
 /// Settle shared renderings: records found in the chunk that render the same dst,
@@ -832,7 +967,7 @@ fn fill_budget(
         match via {
             Via::Constant => retrieval.n_constant += 1,
             Via::Sticky => retrieval.n_sticky += 1,
-            Via::Hit => {}
+            Via::Hit | Via::Cascade => {}
         }
         if unverified {
             retrieval.n_ambiguous += 1;

@@ -15,15 +15,25 @@
 //! format-1 receipt is still read (its first field says which layout follows) and
 //! encodes to its own bytes, so its id holds; it was assembled for the full view
 //! with no rules.
+//!
+//! Format 3 adds, after every field of format 2, every decision of a cascade (the
+//! records the notes and summaries named). It is written only for an assembly whose
+//! cascade found something; any other receipt is written in format 2, so a book that
+//! does not cascade keeps its receipts byte for byte.
 
 use ledger_model::codec::{self, CodecError};
 use ledger_model::{Hash32, Seq};
 use serde::{Deserialize, Serialize};
 
 use crate::assemble::{Disposition, Reason, RetrievalState, Via};
+use ledger_model::RecordId;
 
-/// Version of the receipt layout written by this code.
+/// Version of the receipt layout written by this code for an assembly whose cascade
+/// found nothing.
 pub const RECEIPT_FORMAT: u16 = 2;
+/// The receipt layout of an assembly whose cascade found something: format 2 and the
+/// cascade's decisions.
+pub const RECEIPT_FORMAT_3: u16 = 3;
 /// The first receipt layout: no party, no rules. Still read.
 pub const RECEIPT_FORMAT_1: u16 = 1;
 /// blake3 `derive_key` context of receipt ids.
@@ -81,10 +91,29 @@ pub struct ReceiptRule {
     pub reason: Option<Reason>,
 }
 
+/// A record a cascade found, as recorded: which record and version, whose text named
+/// it, in which round, and the decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptCascade {
+    /// Term number (`T-<term>`).
+    pub term: u32,
+    /// Seq of the event that put the version of the record in force.
+    pub version: u64,
+    /// The term whose note, or the summary whose text, named it.
+    pub by: RecordId,
+    /// The round, from 1.
+    pub depth: u8,
+    /// The decision.
+    pub disposition: Disposition,
+    /// Why.
+    pub reason: Option<Reason>,
+}
+
 /// The durable record of one assembly.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
-    /// [`RECEIPT_FORMAT`], or [`RECEIPT_FORMAT_1`] for a receipt read from a book.
+    /// [`RECEIPT_FORMAT`], [`RECEIPT_FORMAT_3`] when a cascade found something, or
+    /// [`RECEIPT_FORMAT_1`] for a receipt read from a book.
     pub format: u16,
     /// Snapshot ID assembled against.
     pub snapshot: Hash32,
@@ -120,6 +149,31 @@ pub struct Receipt {
     pub party: Option<String>,
     /// Format 2: every rule in scope with its decision.
     pub rules: Vec<ReceiptRule>,
+    /// Format 3: every record a cascade found, with its decision.
+    pub cascade: Vec<ReceiptCascade>,
+}
+
+/// The layout of format 2: the fields of [`Receipt`] before `cascade`.
+#[derive(Serialize, Deserialize)]
+struct ReceiptV2 {
+    format: u16,
+    snapshot: Hash32,
+    revision: Seq,
+    chapter: u32,
+    chunk_key: String,
+    input: Hash32,
+    prev: Option<Hash32>,
+    sticky_in: Vec<u32>,
+    hits: Vec<ReceiptHit>,
+    injected: Vec<ReceiptEntry>,
+    evicted: Vec<u32>,
+    summaries: Vec<u32>,
+    recent: Vec<Vec<u32>>,
+    retrieval: RetrievalState,
+    render_format: u16,
+    output: Hash32,
+    party: Option<String>,
+    rules: Vec<ReceiptRule>,
 }
 
 /// The layout of format 1: the fields of [`Receipt`] before `party`.
@@ -147,11 +201,39 @@ impl Receipt {
     /// Canonical bytes, in the receipt's own format.
     ///
     /// # Panics
-    /// If a format-1 receipt names a party or rules, which format 1 cannot hold (a
-    /// receipt read from format-1 bytes has neither).
+    /// If a format-1 receipt names a party, rules or cascade decisions, or a format-2
+    /// receipt cascade decisions, which their formats cannot hold (a receipt read
+    /// from their bytes has none).
     pub fn encode(&self) -> Vec<u8> {
+        if self.format == RECEIPT_FORMAT {
+            assert!(self.cascade.is_empty(), "a format-2 receipt holds no cascade");
+            let v2 = ReceiptV2 {
+                format: self.format,
+                snapshot: self.snapshot,
+                revision: self.revision,
+                chapter: self.chapter,
+                chunk_key: self.chunk_key.clone(),
+                input: self.input,
+                prev: self.prev,
+                sticky_in: self.sticky_in.clone(),
+                hits: self.hits.clone(),
+                injected: self.injected.clone(),
+                evicted: self.evicted.clone(),
+                summaries: self.summaries.clone(),
+                recent: self.recent.clone(),
+                retrieval: self.retrieval,
+                render_format: self.render_format,
+                output: self.output,
+                party: self.party.clone(),
+                rules: self.rules.clone(),
+            };
+            return codec::encode_large(&v2).expect("receipts always encode");
+        }
         if self.format == RECEIPT_FORMAT_1 {
-            assert!(self.party.is_none() && self.rules.is_empty(), "a format-1 receipt holds no party and no rules");
+            assert!(
+                self.party.is_none() && self.rules.is_empty() && self.cascade.is_empty(),
+                "a format-1 receipt holds no party, no rules and no cascade"
+            );
             let v1 = ReceiptV1 {
                 format: self.format,
                 snapshot: self.snapshot,
@@ -200,9 +282,42 @@ impl Receipt {
                     output: v1.output,
                     party: None,
                     rules: Vec::new(),
+                    cascade: Vec::new(),
                 })
             }
-            Some(&format) if u16::from(format) == RECEIPT_FORMAT => codec::decode_large_strict(bytes),
+            Some(&format) if u16::from(format) == RECEIPT_FORMAT => {
+                let v2: ReceiptV2 = codec::decode_large_strict(bytes)?;
+                Ok(Receipt {
+                    format: v2.format,
+                    snapshot: v2.snapshot,
+                    revision: v2.revision,
+                    chapter: v2.chapter,
+                    chunk_key: v2.chunk_key,
+                    input: v2.input,
+                    prev: v2.prev,
+                    sticky_in: v2.sticky_in,
+                    hits: v2.hits,
+                    injected: v2.injected,
+                    evicted: v2.evicted,
+                    summaries: v2.summaries,
+                    recent: v2.recent,
+                    retrieval: v2.retrieval,
+                    render_format: v2.render_format,
+                    output: v2.output,
+                    party: v2.party,
+                    rules: v2.rules,
+                    cascade: Vec::new(),
+                })
+            }
+            Some(&format) if u16::from(format) == RECEIPT_FORMAT_3 => {
+                let receipt: Receipt = codec::decode_large_strict(bytes)?;
+                // Format 3 is written only for a cascade that found something: the same
+                // receipt in format 3 with an empty list would be a second id.
+                if receipt.cascade.is_empty() {
+                    return Err(CodecError::Decode("a format-3 receipt with no cascade decisions".into()));
+                }
+                Ok(receipt)
+            }
             Some(&format) => Err(CodecError::Decode(format!("unknown receipt format {format}"))),
             None => Err(CodecError::Decode("empty receipt".into())),
         }
@@ -211,5 +326,68 @@ impl Receipt {
     /// The content-addressed id.
     pub fn id(&self) -> Hash32 {
         Hash32(blake3::derive_key(RECEIPT_CONTEXT, &self.encode()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn receipt(format: u16, cascade: Vec<ReceiptCascade>) -> Receipt {
+        Receipt {
+            format,
+            snapshot: Hash32([1; 32]),
+            revision: Seq(7),
+            chapter: 2,
+            chunk_key: "c1".into(),
+            input: Hash32([2; 32]),
+            prev: None,
+            sticky_in: Vec::new(),
+            hits: Vec::new(),
+            injected: vec![ReceiptEntry { term: 2, version: 3, via: Via::Cascade, unverified: false }],
+            evicted: Vec::new(),
+            summaries: Vec::new(),
+            recent: Vec::new(),
+            retrieval: RetrievalState::default(),
+            render_format: 2,
+            output: Hash32([3; 32]),
+            party: Some("tool:pipeline".into()),
+            rules: Vec::new(),
+            cascade,
+        }
+    }
+
+    fn found() -> ReceiptCascade {
+        ReceiptCascade {
+            term: 2,
+            version: 3,
+            by: "T-1".parse().unwrap(),
+            depth: 1,
+            disposition: Disposition::Confirmed,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn formats_2_and_3_decode_to_what_encoded_them() {
+        for receipt in [receipt(RECEIPT_FORMAT, Vec::new()), receipt(RECEIPT_FORMAT_3, vec![found()])] {
+            let bytes = receipt.encode();
+            assert_eq!(u16::from(bytes[0]), receipt.format);
+            assert_eq!(Receipt::decode(&bytes).unwrap(), receipt);
+        }
+        // Format 2 is format 3 without its last field: the same receipt without a
+        // cascade keeps the bytes it had before format 3 existed.
+        let two = receipt(RECEIPT_FORMAT, Vec::new()).encode();
+        let three = receipt(RECEIPT_FORMAT_3, vec![found()]).encode();
+        assert_eq!(two[1..], three[1..two.len()]);
+    }
+
+    #[test]
+    fn a_format_3_receipt_without_a_cascade_is_refused() {
+        let mut bytes = receipt(RECEIPT_FORMAT, Vec::new()).encode();
+        bytes.push(0); // an empty list
+        bytes[0] = RECEIPT_FORMAT_3 as u8;
+        let error = Receipt::decode(&bytes).unwrap_err();
+        assert!(error.to_string().contains("no cascade"), "{error}");
     }
 }

@@ -130,6 +130,20 @@ fn render(assembly: &Assembly) -> String {
         let reason = decision.reason.map(|reason| format!(" ({})", name(&reason))).unwrap_or_default();
         let _ = writeln!(out, "  R-{}: {}{reason}", decision.rule, name(&decision.disposition));
     }
+    if !assembly.cascade.is_empty() {
+        out.push_str("cascade:\n");
+    }
+    for found in &assembly.cascade {
+        let reason = found.reason.map(|reason| format!(" ({})", name(&reason))).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  T-{} by {} at depth {}: {}{reason}",
+            found.term,
+            found.by,
+            found.depth,
+            name(&found.disposition)
+        );
+    }
     out
 }
 
@@ -1202,4 +1216,269 @@ fn voices_tell_dialogue_from_narration() {
     // Punctuation and quotes alone are neither; an open mark runs to the end.
     assert_eq!(voices("“……”"), (false, false));
     assert_eq!(voices("“没说完"), (true, false));
+}
+
+// ---- Cascading activation ---------------------------------------------------------
+
+/// A master and two disciples: 沈照's note names his master 顾寒川, whose note names
+/// the lamp; 苏青 has no note. `extra` is appended (a `cascade_set`, a verdict, …).
+fn sect_of_notes(extra: &str) -> String {
+    format!(
+        r#"
+{{"term_put":{{"id":"T-1","src":"沈照","dst":"Шэнь Чжао","kind":"character","note":"沈照的师父是顾寒川。"}}}}
+{{"term_put":{{"id":"T-2","src":"顾寒川","dst":"Гу Ханьчуань","kind":"character","note":"顾寒川守着长明灯。"}}}}
+{{"term_put":{{"id":"T-3","src":"长明灯","dst":"негасимая лампада","kind":"object"}}}}
+{{"term_put":{{"id":"T-4","src":"苏青","dst":"Су Цин","kind":"character"}}}}
+{extra}"#
+    )
+}
+
+#[test]
+fn without_a_cascade_set_a_note_brings_nothing() {
+    check(
+        &sect_of_notes(""),
+        1,
+        "沈照醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 沈照 -> Шэнь Чжао #character
+            hits:
+              沈照 chars 0..2 T-1: confirmed
+            injected:
+              T-1 via hit, 11 tokens
+        "#]],
+    );
+}
+
+#[test]
+fn a_note_brings_the_record_it_names_after_the_direct_entries() {
+    // Depth 1: 沈照's note brings 顾寒川; 顾寒川's own note (the lamp) is a second round.
+    check(
+        &sect_of_notes(r#"{"cascade_set":{"depth":1}}"#),
+        1,
+        "沈照醒了，苏青在门外。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 沈照 -> Шэнь Чжао #character
+              | 苏青 -> Су Цин #character
+              | 顾寒川 -> Гу Ханьчуань #character
+            hits:
+              沈照 chars 0..2 T-1: confirmed
+              苏青 chars 5..7 T-4: confirmed
+            injected:
+              T-1 via hit, 11 tokens
+              T-4 via hit, 10 tokens
+              T-2 via cascade, 13 tokens
+            cascade:
+              T-2 by T-1 at depth 1: confirmed
+        "#]],
+    );
+}
+
+#[test]
+fn each_round_scans_what_the_round_before_brought_to_the_declared_depth() {
+    check(
+        &sect_of_notes(r#"{"cascade_set":{"depth":2}}"#),
+        1,
+        "沈照醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 沈照 -> Шэнь Чжао #character
+              | 顾寒川 -> Гу Ханьчуань #character
+              | 长明灯 -> негасимая лампада #object
+            hits:
+              沈照 chars 0..2 T-1: confirmed
+            injected:
+              T-1 via hit, 11 tokens
+              T-2 via cascade, 13 tokens
+              T-3 via cascade, 13 tokens
+            cascade:
+              T-2 by T-1 at depth 1: confirmed
+              T-3 by T-2 at depth 2: confirmed
+        "#]],
+    );
+}
+
+#[test]
+fn a_record_found_directly_is_not_brought_again() {
+    // 顾寒川 is in the chunk: injected as a hit, never listed as found by the cascade.
+    check(
+        &sect_of_notes(r#"{"cascade_set":{"depth":1}}"#),
+        1,
+        "顾寒川看着沈照。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 顾寒川 -> Гу Ханьчуань #character
+              | 沈照 -> Шэнь Чжао #character
+              | 长明灯 -> негасимая лампада #object
+            hits:
+              顾寒川 chars 0..3 T-2: confirmed
+              沈照 chars 5..7 T-1: confirmed
+            injected:
+              T-2 via hit, 13 tokens
+              T-1 via hit, 11 tokens
+              T-3 via cascade, 13 tokens
+            cascade:
+              T-3 by T-2 at depth 1: confirmed
+        "#]],
+    );
+}
+
+#[test]
+fn a_cascade_keeps_the_window_and_verdict_rules() {
+    // 顾寒川 starts at chapter 5: at chapter 2 the note may not bring him (a spoiler),
+    // and so not the lamp his note names. The lamp is rejected by an editor.
+    let glossary = r#"
+{"term_put":{"id":"T-1","src":"沈照","dst":"Шэнь Чжао","note":"沈照的师父是顾寒川，灯是长明灯。"}}
+{"term_put":{"id":"T-2","src":"顾寒川","dst":"Гу Ханьчуань","window":{"since":5}}}
+{"term_put":{"id":"T-3","src":"长明灯","dst":"негасимая лампада"}}
+{"term_put":{"id":"T-4","src":"苏青","dst":"Су Цин","status":"draft","note":"苏青是沈照的师妹。"}}
+{"disposition_set":{"target":"T-3","verdict":"reject","reason":"wrong_sense"}}
+{"cascade_set":{"depth":3}}
+"#;
+    check(
+        glossary,
+        2,
+        "苏青醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 苏青 -> Су Цин [unverified]
+              | 沈照 -> Шэнь Чжао
+            hits:
+              苏青 chars 0..2 T-4: ambiguous (unreviewed)
+            injected:
+              T-4 via hit, unverified, 10 tokens
+              T-1 via cascade, 7 tokens
+            cascade:
+              T-1 by T-4 at depth 1: confirmed
+              T-2 by T-1 at depth 2: rejected (spoiler_window)
+              T-3 by T-1 at depth 2: rejected (blocked_by_disposition)
+        "#]],
+    );
+    check(
+        glossary,
+        2,
+        "沈照醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 沈照 -> Шэнь Чжао
+            hits:
+              沈照 chars 0..2 T-1: confirmed
+            injected:
+              T-1 via hit, 7 tokens
+            cascade:
+              T-2 by T-1 at depth 1: rejected (spoiler_window)
+              T-3 by T-1 at depth 1: rejected (blocked_by_disposition)
+        "#]],
+    );
+}
+
+#[test]
+fn quiet_records_trigger_nothing_and_direct_only_records_are_never_brought() {
+    check(
+        &sect_of_notes(r#"{"cascade_set":{"depth":2,"quiet":["T-1"]}}"#),
+        1,
+        "沈照醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 沈照 -> Шэнь Чжао #character
+            hits:
+              沈照 chars 0..2 T-1: confirmed
+            injected:
+              T-1 via hit, 11 tokens
+        "#]],
+    );
+    check(
+        &sect_of_notes(r#"{"cascade_set":{"depth":2,"direct_only":["T-2"]}}"#),
+        1,
+        "沈照醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 沈照 -> Шэнь Чжао #character
+            hits:
+              沈照 chars 0..2 T-1: confirmed
+            injected:
+              T-1 via hit, 11 tokens
+        "#]],
+    );
+}
+
+#[test]
+fn a_summary_shown_brings_the_records_it_names() {
+    let glossary = sect_of_notes(
+        r#"{"cascade_set":{"depth":1,"quiet":["T-1","T-2"]}}
+{"summary_put":{"id":"S-1","scope":"book","text":"苏青寻找长明灯。"}}"#,
+    );
+    check(
+        &glossary,
+        1,
+        "沈照醒了。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 沈照 -> Шэнь Чжао #character
+          | 苏青 -> Су Цин #character
+          | 长明灯 -> негасимая лампада #object
+          | [summaries]
+          | (book) 苏青寻找长明灯。
+        hits:
+          沈照 chars 0..2 T-1: confirmed
+        injected:
+          T-1 via hit, 11 tokens
+          T-4 via cascade, 10 tokens
+          T-3 via cascade, 13 tokens
+        summaries: S-1
+        cascade:
+          T-4 by S-1 at depth 1: confirmed
+          T-3 by S-1 at depth 1: confirmed
+    "#]],
+    );
+}
+
+#[test]
+fn the_budget_ranks_direct_entries_above_what_a_cascade_brings() {
+    // Room for 沈照 (11) and 苏青 (10) but not 顾寒川 (14) after them: the cascade's
+    // entry is evicted, never a direct one.
+    let glossary = sect_of_notes(
+        r#"{"cascade_set":{"depth":1}}
+{"config_set":{"assembly":{"token_budget":25},"profile":{"name":"zh"}}}"#,
+    );
+    check(
+        &glossary,
+        1,
+        "沈照醒了，苏青在门外。",
+        &[],
+        expect![[r#"
+        context:
+          | [glossary]
+          | 沈照 -> Шэнь Чжао #character
+          | 苏青 -> Су Цин #character
+        hits:
+          沈照 chars 0..2 T-1: confirmed
+          苏青 chars 5..7 T-4: confirmed
+        injected:
+          T-1 via hit, 11 tokens
+          T-4 via hit, 10 tokens
+        evicted (budget): T-2
+        cascade:
+          T-2 by T-1 at depth 1: confirmed
+    "#]],
+    );
 }

@@ -8,7 +8,8 @@
 //! `tests::members_come_in_the_order_of_a_value` holds every object to that.
 
 use book::assemble::{
-    Assembly, Disposition, HitRecord, Injected, InjectedRule, Reason, RetrievalState, RuleDecision, Via,
+    Assembly, CascadeDecision, Disposition, HitRecord, Injected, InjectedRule, Reason, RetrievalState, RuleDecision,
+    Via,
 };
 use book::Assembled;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
@@ -115,6 +116,33 @@ impl Rule {
     }
 }
 
+/// A record a cascade found, as an assembly and a receipt show it alike (a receipt
+/// adds its version).
+#[derive(Derive)]
+pub(super) struct Cascaded {
+    by: String,
+    depth: u8,
+    disposition: Disposition,
+    reason: Option<Reason>,
+    term: Id,
+}
+
+impl Cascaded {
+    fn of(decision: &CascadeDecision) -> Cascaded {
+        Cascaded::new(decision.term, decision.by, decision.depth, decision.disposition, decision.reason)
+    }
+
+    pub(super) fn new(
+        term: u32,
+        by: ledger_model::RecordId,
+        depth: u8,
+        disposition: Disposition,
+        reason: Option<Reason>,
+    ) -> Cascaded {
+        Cascaded { by: by.to_string(), depth, disposition, reason, term: Id('T', term) }
+    }
+}
+
 #[derive(Derive)]
 struct RuleLine<'a> {
     line: &'a str,
@@ -169,10 +197,19 @@ type HitsOf<'a> = Each<'a, HitRecord, fn(&'a HitRecord) -> Hit<'a>>;
 type EntriesOf<'a> = Each<'a, Injected, fn(&'a Injected) -> Entry<'a>>;
 type RulesOf<'a> = Each<'a, RuleDecision, fn(&'a RuleDecision) -> Rule>;
 type RuleLinesOf<'a> = Each<'a, InjectedRule, fn(&'a InjectedRule) -> RuleLine<'a>>;
+type CascadeOf<'a> = Each<'a, CascadeDecision, fn(&'a CascadeDecision) -> Cascaded>;
+
+fn no_cascade(cascade: &CascadeOf<'_>) -> bool {
+    cascade.0.is_empty()
+}
 
 /// An assembly: the context, what was found and decided, what was injected.
 #[derive(Derive)]
 pub struct AssemblyAnswer<'a> {
+    /// Only when a cascade found something: a book that does not cascade keeps its
+    /// answers byte for byte.
+    #[serde(skip_serializing_if = "no_cascade")]
+    cascade: CascadeOf<'a>,
     context: &'a str,
     evicted: Ids<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,6 +226,7 @@ impl<'a> AssemblyAnswer<'a> {
     /// `assembly`, with its hit list unless `hits` is false.
     pub fn of(assembly: &'a Assembly, hits: bool) -> AssemblyAnswer<'a> {
         AssemblyAnswer {
+            cascade: Each(&assembly.cascade[..], Cascaded::of),
             context: &assembly.context,
             evicted: Ids('T', &assembly.evicted),
             hits: hits.then(|| Each(&assembly.hits[..], Hit::of as fn(&'a HitRecord) -> Hit<'a>)),
@@ -206,6 +244,8 @@ impl<'a> AssemblyAnswer<'a> {
 /// in one object.
 #[derive(Derive)]
 pub struct AssembledAnswer<'a> {
+    #[serde(skip_serializing_if = "no_cascade")]
+    cascade: CascadeOf<'a>,
     chapter: u32,
     chunk: &'a str,
     context: &'a str,
@@ -230,6 +270,7 @@ impl<'a> AssembledAnswer<'a> {
     /// `assembled`, recorded or not, with its hit list unless `hits` is false.
     pub fn of(assembled: &'a Assembled, recorded: bool, hits: bool) -> AssembledAnswer<'a> {
         let AssemblyAnswer {
+            cascade,
             context,
             evicted,
             hits,
@@ -242,6 +283,7 @@ impl<'a> AssembledAnswer<'a> {
         } = AssemblyAnswer::of(&assembled.assembly, hits);
         let receipt = &assembled.receipt;
         AssembledAnswer {
+            cascade,
             chapter: receipt.chapter,
             chunk: &receipt.chunk_key,
             context,
@@ -290,7 +332,7 @@ impl<'a> ChapterAnswer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use book::assemble::{Disposition, HitRecord, Injected, InjectedRule, Reason, RuleDecision, Via};
+    use book::assemble::{CascadeDecision, Disposition, HitRecord, Injected, InjectedRule, Reason, RuleDecision, Via};
     use ledger_model::{Hash32, Seq};
 
     fn assembly() -> Assembly {
@@ -320,6 +362,13 @@ mod tests {
                 unverified: false,
                 tokens: 4,
                 line: "Обращения на «вы».".into(),
+            }],
+            cascade: vec![CascadeDecision {
+                term: 6,
+                by: "T-1".parse().unwrap(),
+                depth: 1,
+                disposition: Disposition::Ambiguous,
+                reason: Some(Reason::Unreviewed),
             }],
             recent: vec![vec![1]],
             retrieval: RetrievalState {
@@ -364,6 +413,7 @@ mod tests {
             output: Hash32([3; 32]),
             party: Some("tool:pipeline".into()),
             rules: Vec::new(),
+            cascade: Vec::new(),
         };
         let assembled = Assembled { assembly, receipt, id: Hash32([9; 32]) };
         let chapter = [assembled.clone(), assembled];
@@ -371,9 +421,13 @@ mod tests {
         let bytes = serde_json::to_vec(&answer).unwrap();
         assert_eq!(String::from_utf8(bytes.clone()).unwrap(), String::from_utf8(sorted(&bytes)).unwrap());
         let text = String::from_utf8(bytes).unwrap();
-        for member in
-            ["\"term\":\"T-1\"", "\"rule\":\"R-3\"", "\"summaries\":[\"S-1\"]", "\"evicted\":[\"T-4\",\"T-9\"]"]
-        {
+        for member in [
+            "\"term\":\"T-1\"",
+            "\"by\":\"T-1\"",
+            "\"rule\":\"R-3\"",
+            "\"summaries\":[\"S-1\"]",
+            "\"evicted\":[\"T-4\",\"T-9\"]",
+        ] {
             assert!(text.contains(member), "{member} in {text}");
         }
     }

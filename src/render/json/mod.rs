@@ -351,7 +351,13 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
         .iter()
         .map(|audited| {
             let entry = &audited.entry;
-            json!({
+            // An entry a cascade brought says by which record, at what depth.
+            let brought = receipt
+                .cascade
+                .iter()
+                .find(|found| found.term == entry.term && entry.via == book::assemble::Via::Cascade)
+                .map(|found| json!({ "by": found.by.to_string(), "depth": found.depth }));
+            let mut value = json!({
                 "term": format!("T-{}", entry.term),
                 "src": audited.src,
                 "dst": audited.dst,
@@ -365,7 +371,11 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
                     Staleness::Revised(seq) => json!({ "revised_at": seq }),
                     Staleness::Retired => json!("retired"),
                 },
-            })
+            });
+            if let Some(brought) = brought {
+                value["cascade"] = brought;
+            }
+            value
         })
         .collect();
     json!({
@@ -514,7 +524,7 @@ pub fn verify_failed(error: &book::BookError) -> Option<Value> {
 
 /// A stored receipt with the texts it names.
 pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output: &str) -> Value {
-    json!({
+    let mut value = json!({
         "receipt": id.to_hex(),
         "format": receipt.format,
         "snapshot": receipt.snapshot.to_hex(),
@@ -550,7 +560,26 @@ pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output
         "output_id": receipt.output.to_hex(),
         "input": input,
         "output": output,
-    })
+    });
+    // Only a receipt whose cascade found something has the member (format 3).
+    if !receipt.cascade.is_empty() {
+        value["cascade"] = json!(receipt
+            .cascade
+            .iter()
+            .map(|found| {
+                let mut value = value_of(&assembled::Cascaded::new(
+                    found.term,
+                    found.by,
+                    found.depth,
+                    found.disposition,
+                    found.reason,
+                ));
+                value["version"] = json!(found.version);
+                value
+            })
+            .collect::<Vec<_>>());
+    }
+    value
 }
 
 /// Places in an imported file, as words (`line 3`, `uid 7`).

@@ -326,6 +326,18 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 Body::ModelPolicySet(ModelPolicySet { party: "llm:judge".into(), decides: vec!["gender".into()] }),
             ),
         ),
+        (
+            "cascade_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::CascadeSet(CascadeSet {
+                    depth: 2,
+                    quiet: vec!["T-3".parse().unwrap()],
+                    direct_only: vec!["T-1".parse().unwrap(), "T-7".parse().unwrap()],
+                }),
+            ),
+        ),
     ]);
     examples
 }
@@ -635,6 +647,12 @@ pub fn body() -> impl Strategy<Value = Body> {
         (text(8), prop::option::of(text(8))).prop_map(|(job, text)| Body::ModelPromptSet(ModelPromptSet { job, text })),
         (text(8), prop::collection::vec(text(8), 0..3))
             .prop_map(|(party, decides)| Body::ModelPolicySet(ModelPolicySet { party, decides })),
+        (
+            any::<u8>(),
+            prop::collection::vec(record_id(RecordKind::Term), 0..3),
+            prop::collection::vec(record_id(RecordKind::Term), 0..3)
+        )
+            .prop_map(|(depth, quiet, direct_only)| Body::CascadeSet(CascadeSet { depth, quiet, direct_only })),
     ]
 }
 
