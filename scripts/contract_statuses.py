@@ -113,6 +113,13 @@ def main(url, token, har_path, held_book, party_token):
            "POST rollback with a stale expected_head")
     expect(413, call(authorized, "POST", f"{books}/events", json={"events": [event] * 101}),
            "POST more events than --events-max")
+    expect(409, call(authorized, "POST", f"{books}/impact", json={"events": [event], **stale}),
+           "POST impact with a stale expected_head")
+    expect(413, call(authorized, "POST", f"{books}/impact", json={"events": [event] * 101}),
+           "POST impact with more events than --events-max")
+    clash = {"term_put": {"id": "T-13", "src": "孤岛", "dst": "Другой остров"}}
+    expect(400, call(authorized, "POST", f"{books}/impact", json={"events": [event, clash]}),
+           "POST impact with a batch the head refuses")
     glossary = "孤岛\tОдинокий остров\n".encode()
     expect(409, call(authorized, "POST", f"{books}/import", params={"file": "g.txt", **stale}, content=glossary),
            "POST import with a stale expected_head")

@@ -51,6 +51,8 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("glossary.txt", "纳兰嫣然\tНалань Яньжань\n古河\tГу Хэ\t丹师\n"),
     ("languages.jsonl", "{\"languages_set\":{\"source\":\"zh-Hant\",\"target\":\"en\"}}\n"),
+    // A second 药老 without a sense: the head refuses it (UNIQUE).
+    ("clash.jsonl", "{\"term_put\":{\"id\":\"T-8\",\"src\":\"药老\",\"dst\":\"Яо Лао\"}}\n"),
     ("cast.txt", "萧战\tcharacter\n萧薰儿\tcharacter\n"),
     ("translation.txt", "Сяо Янь смотрел на небо."),
     // Source text: a folder of chapters numbered by name (one with a byte order mark
@@ -146,7 +148,9 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("impact", Mode::Both, 0),
     ("impact --since 2 --term T-1", Mode::Both, 0),
     ("impact --since 0", Mode::Both, 2),
-    ("impact --with more.jsonl", Mode::LocalOnly, 2),
+    ("impact --with more.jsonl", Mode::Both, 0),
+    ("impact --with languages.jsonl --actor human:editor", Mode::Both, 0),
+    ("impact --with clash.jsonl", Mode::Both, 2),
     ("names lint", Mode::LocalOnly, 2),
     ("expect import cast.txt", Mode::Both, 0),
     ("expect import cast.txt --dry-run", Mode::Both, 0),

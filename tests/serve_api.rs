@@ -54,7 +54,7 @@ fn probe(method: &str, path: &str) -> (String, Value) {
         ("post", "/v1/books/{book}/embedding/refresh" | "/v1/books/{book}/dedupe") => ("", json!({})),
         ("put", "/v1/books/{book}/embedding") => ("", json!({ "name": "lorebank-tiny-char-mean-32" })),
         ("post", "/v1/books/{book}/source") => ("", json!({ "files": [{ "name": "001.txt", "text": "萧炎" }] })),
-        ("post", "/v1/books/{book}/events") => {
+        ("post", "/v1/books/{book}/events" | "/v1/books/{book}/impact") => {
             ("", json!({ "events": [{ "term_put": { "id": "T-1", "src": "萧炎", "dst": "Сяо Янь" } }] }))
         }
         ("patch", _) => ("", json!({ "dst": "Сяо Янь", "actor": "human:test" })),
@@ -99,7 +99,7 @@ fn every_documented_operation_is_routed() {
             }
         }
     }
-    assert_eq!(n_operations, 48);
+    assert_eq!(n_operations, 49);
     // The one operation that creates a book.
     let create = create.expect("PUT /v1/books/{book} is documented").replace("{book}", "nobook");
     let reply = server.put(&create, &json!({ "profile": "zh", "actor": "human:test" }));
@@ -435,4 +435,45 @@ fn problems_name_a_book_file_without_the_library_path() {
     let problem = server.get("/v1/books/notes").problem(500, "corrupted");
     assert_eq!(problem["detail"], "notes.lorebank is not a lorebank ledger");
     assert_eq!(server.info("a")["head"], 1);
+}
+
+#[test]
+fn a_what_if_over_http_writes_nothing_and_refuses_as_an_append_would() {
+    let dir = library();
+    let server = Server::start(dir.path(), &[]);
+    server.create("a");
+    let line = term_line("T-1", "萧炎", "Сяо Янь");
+    server.append_lines("a", "actor=human:test", &[&line]).ok();
+    let recorded = server.post("/v1/books/a/assemble", &json!({ "chapter": 1, "chunk": "c1", "text": "萧炎来了。" }));
+    let receipt = recorded.ok()["receipt"].as_str().unwrap().to_owned();
+    let head = server.info("a");
+    // A rename re-opens the recorded chunk, with the line it loses and the line it gains.
+    let rename =
+        json!({ "events": [{ "term_put": { "id": "T-1", "src": "萧炎", "dst": "Сяо Ян" } }], "actor": "human:test" });
+    let what_if = server.post("/v1/books/a/impact", &rename).ok();
+    assert_eq!(what_if["n_chunks"], 1, "{what_if}");
+    assert_eq!(what_if["chunks"][0]["receipt"], receipt.as_str(), "{what_if}");
+    assert_eq!(what_if["chunks"][0]["removed"], json!(["萧炎 -> Сяо Янь"]), "{what_if}");
+    assert_eq!(what_if["chunks"][0]["added"], json!(["萧炎 -> Сяо Ян"]), "{what_if}");
+    assert_ne!(what_if["snapshot"], head["snapshot"], "{what_if}");
+    assert_eq!(server.info("a"), head, "nothing was written");
+    // The same as NDJSON, and the same answer but for nothing.
+    let ndjson = server.send(
+        "POST",
+        "/v1/books/a/impact?actor=human:test",
+        &[("Content-Type", "application/x-ndjson")],
+        rename["events"][0].to_string().as_bytes(),
+    );
+    assert_eq!(ndjson.ok()["chunks"], what_if["chunks"]);
+    // A batch the head refuses, a stale head and a bad event: problems, nothing written.
+    let clash =
+        json!({ "events": [{ "term_put": { "id": "T-2", "src": "萧炎", "dst": "Другой" } }], "actor": "human:test" });
+    server.post("/v1/books/a/impact", &clash).problem(400, "invalid");
+    let stale = json!({ "events": rename["events"], "actor": "human:test", "expected_head": 1 });
+    server.post("/v1/books/a/impact", &stale).problem(409, "conflict");
+    let bad = json!({ "events": [{ "term_put": { "id": "T-3" } }] });
+    let problem = server.post("/v1/books/a/impact", &bad).problem(400, "invalid");
+    assert_eq!(problem["at"], "events[0]", "{problem}");
+    assert_eq!(server.info("a"), head);
+    server.verified("a");
 }

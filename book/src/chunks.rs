@@ -686,14 +686,15 @@ impl Book {
     /// the batch would make. The chunks whose context would change come back with the
     /// lines it would lose and gain and the terms whose lines change. Nothing is
     /// written: not the batch, not a frozen projection of its state, not its snapshot
-    /// ID; the head is unchanged.
+    /// ID; the head is unchanged. An expected head in `write` that is not the head is
+    /// a conflict, as for a write.
     pub fn impact_with(&mut self, write: &WriteOptions, mut bodies: Vec<Labelled>) -> Result<WhatIf, BookError> {
         let blobs = crate::service::with_profiles(&mut bodies, Vec::new())?;
         let (events, labels) = crate::service::labelled_events(write, bodies)?;
         let head = self.state(None)?;
         let mut after = State::clone(&head);
         let decided = self
-            .decide_against(&mut after, &events, None, &blobs, None)
+            .decide_against(&mut after, &events, write.expect_head, &blobs, None)
             .map_err(|error| crate::service::name_refusal(error, &labels))?;
         let snapshot = after.snapshot_id();
         let projections::Decided { events, dropped, warnings } = decided;

@@ -211,9 +211,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
         }
         Command::Audit { chapter } => print(remote.get("/audit", &ChapterQuery { chapter: Some(*chapter) })?),
         Command::Names(_) => Err(Failure::invalid("names lint runs on a book file: run it without --server")),
-        Command::Impact { with: Some(_), .. } => {
-            Err(Failure::invalid("impact --with decides a batch against a book file: run it without --server"))
-        }
+        Command::Impact { with: Some(file), actor, .. } => impact_with(&remote, file, actor.clone()),
         Command::Impact { since, term, with: None, .. } => {
             print(remote.get("/impact", &ImpactQuery { since: *since, term: term.clone() })?)
         }
@@ -271,6 +269,14 @@ fn apply(remote: &Remote, file: &Path, replace: bool, write: &WriteOpts) -> Resu
         file: Some(file_label(file)),
     };
     print(remote.json("POST", &remote.book_url("/events", &query)?, Send::Ndjson(text))?)
+}
+
+/// `impact --with FILE`: the events file sent as an append's NDJSON body to the
+/// what-if route, which writes nothing.
+fn impact_with(remote: &Remote, file: &Path, actor: Option<String>) -> Result<(), Failure> {
+    let text = read_text(file, crate::input::EVENTS_FILE)?;
+    let query = AppendQuery { actor, source: None, expected_head: None, replace: None, file: Some(file_label(file)) };
+    print(remote.json("POST", &remote.book_url("/impact", &query)?, Send::Ndjson(text))?)
 }
 
 fn edit_term(remote: &Remote, edit: &TermEditArgs) -> Result<(), Failure> {

@@ -33,7 +33,7 @@ problem details (docs/http.md).",
     paths(
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
-        replay_snapshot, audit, impact, import, export, check, review_list, review_item, review_accept, review_reject,
+        replay_snapshot, audit, impact, impact_with, import, export, check, review_list, review_item, review_accept, review_reject,
         review_verify, scan, profile_check, coverage, expect_import, source_list, source_import, source_show,
         source_put, overview, event, chapter_audit, timeline,
         rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
@@ -429,6 +429,27 @@ fn audit() {}
         (status = 400, description = "Bad revision or term", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn impact() {}
+
+#[utoipa::path(post, path = "/v1/books/{book}/impact", tag = "chunks",
+    params(
+        ("Lorebank-Actor" = Option<String>, Header, description = "Who would make the change, `kind:name` (default `tool:api`): a governed book decides the batch for this actor"),
+        ("actor" = Option<String>, Query, description = "With an NDJSON body: who would make the change"),
+        ("source" = Option<String>, Query, description = "With an NDJSON body: provenance for every event"),
+        ("expected_head" = Option<u64>, Query, description = "With an NDJSON body: decide only if the head is still this (409 otherwise)"),
+        ("replace" = Option<bool>, Query, description = "With an NDJSON body: accepted as for an append; a what-if writes nothing, so it changes nothing"),
+        ("file" = Option<String>, Query, description = "With an NDJSON body: the name errors give its lines (default `body`)"),
+    ),
+    request_body(content(
+        (AppendRequest = "application/json"),
+        (String = "application/x-ndjson"),
+    )),
+    responses(
+        (status = 200, description = "What the batch would do, nothing written: the chunks whose context would change, with the lines each would lose and gain, and the snapshot the batch would make", body = Object),
+        (status = 400, description = "A bad event, named by its index or line, or a batch the head refuses", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`expected_head` is not the head", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 413, description = "Too many events or body over the limit", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn impact_with() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/import", tag = "writes",
     params(

@@ -690,9 +690,48 @@ pub async fn append(
 ) -> Result<Response, Problem> {
     let name = book_name(path)?;
     let bytes = body_bytes(body)?;
-    let (bodies, write, replace) = if is_ndjson(&headers) {
+    let (bodies, write, replace) = event_bodies(&server, raw, &headers, &caller, &bytes)?;
+    write_once(server, name, &asked, &bytes, move |book| {
+        let written = book.append(&write, bodies, replace)?;
+        Ok(crate::render::json::submitted(&written))
+    })
+    .await
+}
+
+/// What-if before writing (`POST …/impact`, `lorebank impact --with`): the body of an
+/// append, decided against the head and never written; the chunks it would re-open.
+pub async fn impact_with(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    caller: Caller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let bytes = body_bytes(body)?;
+    // `replace` only silences warnings of a write; a what-if writes nothing.
+    let (bodies, write, _replace) = event_bodies(&server, raw, &headers, &caller, &bytes)?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::what_if(&open.lock().impact_with(&write, bodies)?)))
+            .await?;
+    ok(value)
+}
+
+/// The events of an append's body, as `POST …/events` and `POST …/impact` read it:
+/// NDJSON (one event body per line, as `lorebank apply`, with the write's fields in
+/// the query) or a JSON `AppendRequest`; at most the server's `events_max`. Returns the
+/// bodies, the write and whether a replacing put is meant.
+fn event_bodies(
+    server: &Server,
+    raw: Option<String>,
+    headers: &HeaderMap,
+    caller: &Caller,
+    bytes: &Bytes,
+) -> Result<(Vec<Labelled>, WriteOptions, bool), Problem> {
+    let (bodies, write, replace) = if is_ndjson(headers) {
         let query: AppendQuery = query(raw)?;
-        let text = std::str::from_utf8(&bytes)
+        let text = std::str::from_utf8(bytes)
             .map_err(|error| Problem::invalid(format!("body: not UTF-8 at byte {}", error.valid_up_to())).at("body"))?;
         let bodies =
             crate::input::event_lines(query.file.as_deref().unwrap_or("body"), text).map_err(Problem::invalid)?;
@@ -721,11 +760,7 @@ pub async fn append(
             format!("{} events in one append; the limit is {}", bodies.len(), server.limits.events_max),
         ));
     }
-    write_once(server, name, &asked, &bytes, move |book| {
-        let written = book.append(&write, bodies, replace)?;
-        Ok(crate::render::json::submitted(&written))
-    })
-    .await
+    Ok((bodies, write, replace))
 }
 
 fn reused_key() -> Problem {
