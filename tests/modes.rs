@@ -151,7 +151,7 @@ const CASES: &[(&str, Mode, i32)] = &[
     ("impact --with more.jsonl", Mode::Both, 0),
     ("impact --with languages.jsonl --actor human:editor", Mode::Both, 0),
     ("impact --with clash.jsonl", Mode::Both, 2),
-    ("names lint", Mode::LocalOnly, 2),
+    ("names lint", Mode::Both, 0),
     ("expect import cast.txt", Mode::Both, 0),
     ("expect import cast.txt --dry-run", Mode::Both, 0),
     ("expect import cast.txt --source list-2 --expect-head 12", Mode::Both, 0),

@@ -210,7 +210,7 @@ pub fn run(server: &str, args: &Args) -> Result<(), Failure> {
             replay(&remote, receipt.as_deref(), snapshot.as_deref(), *chapter, text.as_deref(), json)
         }
         Command::Audit { chapter } => print(remote.get("/audit", &ChapterQuery { chapter: Some(*chapter) })?),
-        Command::Names(_) => Err(Failure::invalid("names lint runs on a book file: run it without --server")),
+        Command::Names(NamesCommand::Lint) => print(remote.get("/names/lint", &())?),
         Command::Impact { with: Some(file), actor, .. } => impact_with(&remote, file, actor.clone()),
         Command::Impact { since, term, with: None, .. } => {
             print(remote.get("/impact", &ImpactQuery { since: *since, term: term.clone() })?)

@@ -33,7 +33,7 @@ problem details (docs/http.md).",
     paths(
         status, list_books, book_info, create_book, append, log, glossary, term_show, term_edit,
         snapshot, diff, rollback, verify, rebuild, assemble, assemble_chapter, receipt, replay_receipt,
-        replay_snapshot, audit, impact, impact_with, import, export, check, review_list, review_item, review_accept, review_reject,
+        replay_snapshot, audit, impact, impact_with, names_lint, import, export, check, review_list, review_item, review_accept, review_reject,
         review_verify, scan, profile_check, coverage, expect_import, source_list, source_import, source_show,
         source_put, overview, event, chapter_audit, timeline,
         rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
@@ -450,6 +450,13 @@ fn impact() {}
         (status = 413, description = "Too many events or body over the limit", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn impact_with() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/names/lint", tag = "reads",
+    responses(
+        (status = 200, description = "Every active character and place term whose rendering differs from the standard transcription of its source (Palladius for a Chinese book, Polivanov for Japanese kana), with the standard's form and the first differing syllable; exceptions and sources the standard cannot read listed apart (docs/names.md)", body = Object),
+        (status = 400, description = "A query parameter (the route takes none)", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn names_lint() {}
 
 #[utoipa::path(post, path = "/v1/books/{book}/import", tag = "writes",
     params(

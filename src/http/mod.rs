@@ -61,6 +61,7 @@ pub fn router(server: &Arc<Server>) -> Router<Arc<Server>> {
         .route("/v1/books/{book}/replay", post(routes::replay_snapshot))
         .route("/v1/books/{book}/audit", get(routes::audit))
         .route("/v1/books/{book}/impact", get(routes::impact).post(routes::impact_with))
+        .route("/v1/books/{book}/names/lint", get(routes::names_lint))
         .route("/v1/books/{book}/import", post(routes::import))
         .route("/v1/books/{book}/export", get(routes::export))
         .route("/v1/books/{book}/receipts/{id}/check", post(routes::check))

@@ -1098,6 +1098,20 @@ pub async fn impact(
     ok(value)
 }
 
+/// `GET …/names/lint` (`lorebank names lint`): the character and place terms whose
+/// rendering differs from the standard transcription of their source.
+pub async fn names_lint(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let value =
+        on_book(server, name, move |open| Ok(crate::render::json::name_lint(&open.lock().names_lint()?))).await?;
+    ok(value)
+}
+
 // ----- interchange -----
 
 fn format_param(format: Option<&str>) -> Result<Option<formats::Format>, Problem> {
