@@ -196,3 +196,40 @@ fn a_scan_over_http_past_the_largest_candidate_number_is_a_400_and_writes_nothin
     assert!(detail.contains("no free candidate id is left") && detail.contains("999999999"), "{problem}");
     assert_eq!(server.info("wuchuan")["head"], head, "a refused scan wrote");
 }
+
+#[test]
+fn a_name_accepted_without_a_rendering_gets_the_standard_form() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let candidates = write_file(
+        dir.path(),
+        "candidates.jsonl",
+        concat!(
+            r#"{"candidate_proposed":{"id":"C-1","surface":"王熙凤","origin":"extractor"}}"#,
+            "\n",
+            r#"{"candidate_proposed":{"id":"C-2","surface":"大观园","origin":"extractor"}}"#,
+            "\n",
+            r#"{"candidate_proposed":{"id":"C-3","surface":"ABC","origin":"extractor"}}"#,
+            "\n",
+        ),
+    );
+    book.ok(&["apply", &candidates]);
+    // Without a kind there is no telling it is a name: a rendering is needed.
+    let error = book.fails(&["review", "accept", "C-1"], 2);
+    assert!(error.contains("character or place"), "{error}");
+    book.ok(&["review", "accept", "C-1", "--kind", "character", "--gender", "f"]);
+    book.ok(&["review", "accept", "C-2", "--kind", "place"]);
+    let shown = book.json(&["show"]);
+    let dst = |src: &str| {
+        shown["terms"].as_array().unwrap().iter().find(|term| term["src"] == src).unwrap_or_else(|| panic!("{shown}"))
+            ["dst"]
+            .clone()
+    };
+    assert_eq!(dst("王熙凤"), "Ван Сифэн");
+    assert_eq!(dst("大观园"), "Дагуаньюань");
+    // What the standard cannot read still needs a rendering, and says why.
+    let error = book.fails(&["review", "accept", "C-3", "--kind", "character"], 2);
+    assert!(error.contains("the standard gives none"), "{error}");
+    // A names lint of the book finds nothing to flag.
+    assert_eq!(book.json(&["names", "lint"])["deviations"], json!([]));
+}

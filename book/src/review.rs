@@ -424,11 +424,28 @@ impl Book {
                 if let Some(related) = candidate.proposed.related {
                     return accept_related(&candidate.proposed, related, acceptance);
                 }
-                let Some(dst) = acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) else {
-                    return Err(BookError::Invalid(format!(
-                        "{id} ({}) has no suggested rendering: accepting it needs one",
-                        candidate.proposed.surface
-                    )));
+                let surface = &candidate.proposed.surface;
+                // A name accepted without a rendering gets the standard's form.
+                let dst = match acceptance.dst.clone().or_else(|| candidate.proposed.suggested_dst.clone()) {
+                    Some(dst) => dst,
+                    None => match acceptance.kind.as_deref() {
+                        Some(kind @ ("character" | "place")) => {
+                            crate::standard::standard(state.source_lang(), kind, surface)
+                                .map(|name| name.text())
+                                .map_err(|why| {
+                                    BookError::Invalid(format!(
+                                        "{id} ({surface}) has no suggested rendering and the standard gives none \
+                                         ({why}): accepting it needs one"
+                                    ))
+                                })?
+                        }
+                        _ => {
+                            return Err(BookError::Invalid(format!(
+                                "{id} ({surface}) has no suggested rendering: accepting it needs one (or the kind \
+                                 character or place, for the standard transcription of a name)"
+                            )))
+                        }
+                    },
                 };
                 let term = match acceptance.term {
                     Some(term) => term,

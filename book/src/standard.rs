@@ -1,7 +1,8 @@
 //! Names by the standard: which character and place terms render their source
 //! otherwise than the Russian standard transcription says (Palladius for a Chinese
 //! book, Polivanov for Japanese written in kana; `translit` holds both), for
-//! `lorebank names lint`.
+//! `lorebank names lint`, and the rendering `review accept` gives a name accepted
+//! without one.
 //!
 //! A term an editor keeps on purpose (an established form such as Сунь Ятсен, a
 //! publisher's choice) is marked by an `accept` verdict with the reason
@@ -101,7 +102,7 @@ impl Book {
 
 /// The standard's form of `src`, a term of `kind` in a book whose source language is
 /// `language`, or why there is none.
-fn standard(language: &str, kind: &str, src: &str) -> Result<translit::RussianName, String> {
+pub(crate) fn standard(language: &str, kind: &str, src: &str) -> Result<translit::RussianName, String> {
     let word = |word: translit::NameWord| translit::RussianName { family: None, given: Some(word) };
     let src = src.trim();
     if language == "zh" || language.starts_with("zh-") {
