@@ -306,3 +306,32 @@ fn a_translation_memory_on_the_cli_over_http_and_with_server() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("exported 1 chunk(s) as 2 TMX unit(s)") && stderr.contains("unchecked 1"), "{stderr}");
 }
+
+#[test]
+fn a_dry_run_import_lists_the_recorded_chunks_it_would_reopen() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let first = write_file(dir.path(), "g.txt", "萧炎\tСяо Янь\n药老\tЯо Лао\n");
+    book.ok(&["import", &first]);
+    let chunk = write_file(dir.path(), "chunk.txt", "萧炎看着药老。\n");
+    let other = write_file(dir.path(), "other.txt", "药老笑了。\n");
+    book.ok(&["assemble", "--chapter", "1", "--chunk", "1", "--text", &chunk]);
+    book.ok(&["assemble", "--chapter", "2", "--chunk", "1", "--text", &other]);
+    let head = book.head();
+    // A new rendering of 萧炎 re-opens the chunk that has him, not the one without.
+    let renamed = write_file(dir.path(), "g2.txt", "萧炎\tСяо Ян\n药老\tЯо Лао\n");
+    let report = book.json(&["import", "--dry-run", &renamed]);
+    let reopened = report["reopened"].as_array().unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(reopened.len(), 1, "{report}");
+    assert_eq!((&reopened[0]["chapter"], &reopened[0]["chunk"]), (&1.into(), &"1".into()), "{report}");
+    assert_eq!(reopened[0]["removed"], serde_json::json!(["萧炎 -> Сяо Янь"]), "{report}");
+    assert_eq!(reopened[0]["added"], serde_json::json!(["萧炎 -> Сяо Ян"]), "{report}");
+    let text = book.ok(&["import", "--dry-run", &renamed]);
+    assert!(text.contains("1 recorded chunk(s) would get a different context"), "{text}");
+    assert!(text.contains("    + 萧炎 -> Сяо Ян\n"), "{text}");
+    assert_eq!(book.head(), head, "a dry run writes nothing");
+    // The import itself writes, and has no such list.
+    let written = book.json(&["import", &renamed]);
+    assert!(written.get("reopened").is_none(), "{written}");
+    assert_eq!(written["written"], true);
+}

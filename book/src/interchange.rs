@@ -195,6 +195,9 @@ pub struct ImportReport {
     pub revision: Seq,
     /// The snapshot ID after the import (or that it would have).
     pub snapshot: SnapshotId,
+    /// In a dry run, the recorded chunks whose context the import would change, with
+    /// the lines each would lose and gain (as `impact --with`); empty otherwise.
+    pub reopened: Vec<crate::chunks::Reopened>,
 }
 
 impl ImportReport {
@@ -348,17 +351,18 @@ impl Book {
         };
         let n_events = plan.bodies.len();
         let head = state.revision();
-        let (written, revision, snapshot) = if plan.bodies.is_empty() {
-            (false, head, self.snapshot_id(&state))
+        let (written, revision, snapshot, reopened) = if plan.bodies.is_empty() {
+            (false, head, self.snapshot_id(&state), Vec::new())
         } else if options.dry_run {
-            let checked = self.check_labelled(&write, plan.bodies, &[])?;
-            (false, head, checked.submitted.snapshot)
+            // Decided as the write would be, and the recorded chunks it would re-open.
+            let what_if = self.impact_with(&write, plan.bodies)?;
+            (false, head, what_if.written.submitted.snapshot, what_if.chunks)
         } else {
             // The write changes the head in place once nothing here holds it.
             drop(state);
             let done = self.submit_labelled(&write, plan.bodies, Vec::new())?;
             let revision = done.submitted.revision;
-            (done.submitted.appended.is_some(), revision, done.submitted.snapshot)
+            (done.submitted.appended.is_some(), revision, done.submitted.snapshot, Vec::new())
         };
         Ok(ImportReport {
             file: file.to_owned(),
@@ -376,6 +380,7 @@ impl Book {
             written,
             revision,
             snapshot,
+            reopened,
         })
     }
 

@@ -503,8 +503,14 @@ pub fn what_if(what_if: &book::chunks::WhatIf) {
         errln!("warning: {warning}");
     }
     outln!("snapshot {} (now {})", submitted.snapshot, what_if.head_snapshot);
-    outln!("{} recorded chunk(s) would get a different context", what_if.chunks.len());
-    for reopened in &what_if.chunks {
+    reopened(&what_if.chunks);
+}
+
+/// Recorded chunks a batch would re-open, as `impact --with` and an import's dry run
+/// list them: each chunk, then the lines it would lose (`-`) and gain (`+`).
+fn reopened(chunks: &[book::chunks::Reopened]) {
+    outln!("{} recorded chunk(s) would get a different context", chunks.len());
+    for reopened in chunks {
         impacted_line(&reopened.chunk);
         for line in &reopened.removed {
             outln!("    - {line}");
@@ -1171,6 +1177,9 @@ pub fn import_report(report: &ImportReport, dry_run: bool) {
         }
     }
     let snapshot = report.snapshot;
+    if dry_run {
+        reopened(&report.reopened);
+    }
     match (report.written, dry_run) {
         (_, true) => outln!("dry run: {} event(s) would be appended; snapshot would be {snapshot}", report.n_events),
         (true, false) => outln!("appended {} event(s); head {}; snapshot {snapshot}", report.n_events, report.revision),

@@ -434,16 +434,7 @@ fn impacted_chunk(chunk: &Impacted) -> Value {
 /// What a batch would do (`impact --with`): its dry decision, the snapshot it would
 /// make beside the head's, and the chunks it would re-open with their lines.
 pub fn what_if(what_if: &book::chunks::WhatIf) -> Value {
-    let chunks: Vec<Value> = what_if
-        .chunks
-        .iter()
-        .map(|reopened| {
-            let mut chunk = impacted_chunk(&reopened.chunk);
-            chunk["removed"] = json!(reopened.removed);
-            chunk["added"] = json!(reopened.added);
-            chunk
-        })
-        .collect();
+    let chunks = reopened(&what_if.chunks);
     let mut decision = submitted(&what_if.written);
     decision["n_events"] = json!(what_if.written.submitted.decision.events.len());
     json!({
@@ -453,6 +444,20 @@ pub fn what_if(what_if: &book::chunks::WhatIf) -> Value {
         "n_chunks": chunks.len(),
         "chunks": chunks,
     })
+}
+
+/// Recorded chunks a batch would re-open, as `impact --with` and an import's dry run
+/// list them: each chunk with the lines it would lose and gain.
+fn reopened(chunks: &[book::chunks::Reopened]) -> Vec<Value> {
+    chunks
+        .iter()
+        .map(|reopened| {
+            let mut chunk = impacted_chunk(&reopened.chunk);
+            chunk["removed"] = json!(reopened.removed);
+            chunk["added"] = json!(reopened.added);
+            chunk
+        })
+        .collect()
 }
 
 /// `names lint`: the terms whose rendering differs from the standard's form.
@@ -612,7 +617,7 @@ pub fn import_report(report: &book::ImportReport, dry_run: bool) -> Value {
     let notices: Vec<Value> =
         report.notices.iter().map(|notice| json!({ "message": notice.what, "at": places(&notice.at) })).collect();
     let collisions: Vec<Value> = report.collisions.iter().map(collision).collect();
-    json!({
+    let mut value = json!({
         "file": report.file,
         "format": report.format.name(),
         "detected": report.detected,
@@ -637,7 +642,12 @@ pub fn import_report(report: &book::ImportReport, dry_run: bool) -> Value {
         "collisions": collisions,
         "lost": grouped_lost(&report.lost),
         "notices": notices,
-    })
+    });
+    // A dry run also says which recorded chunks the import would re-open.
+    if dry_run {
+        value["reopened"] = json!(reopened(&report.reopened));
+    }
+    value
 }
 
 /// A key two entries of an imported file share, and what was done: `sense` names the
