@@ -468,3 +468,28 @@ fn an_embedding_candidate_shows_its_score_and_term_and_accepting_it_adds_an_alia
     assert_eq!(written[1]["alias_added"]["surface"], "照儿", "{written:?}");
     assert_eq!(written[0]["disposition_set"]["target"], "C-90", "{written:?}");
 }
+
+#[test]
+fn a_rollback_preview_lists_the_recorded_chunks_it_would_reopen() {
+    let (_dir, server) = library();
+    let bundled = audit_book::bundled(&server);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    // Back to before the two revisions: the chunks that name the revised terms change.
+    let twin = server.get(&format!("/v1/books/wuchuan/rollback/preview?to={}", bundled.before)).ok();
+    let reopened = twin["reopened"].as_array().unwrap_or_else(|| panic!("{twin}"));
+    assert!(!reopened.is_empty(), "{twin}");
+    for chunk in reopened {
+        let changed = chunk["removed"].as_array().unwrap().len() + chunk["added"].as_array().unwrap().len();
+        assert!(changed > 0, "a re-opened chunk changes a line: {chunk}");
+    }
+    let html = page(&server, &format!("/ui/books/wuchuan/rollback?to={}", bundled.before));
+    assert!(html.contains(&format!("data-reopened=\"{}\"", reopened.len())), "{html}");
+    assert_eq!(
+        html.matches("<div class=\"removed\">").count() + html.matches("<div class=\"added\">").count(),
+        reopened
+            .iter()
+            .map(|c| c["removed"].as_array().unwrap().len() + c["added"].as_array().unwrap().len())
+            .sum::<usize>()
+    );
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+}

@@ -1,7 +1,8 @@
 //! What a rollback would do, written nowhere: the compensating events it would
 //! append at the current head, what they change (the [`Book::diff`] from the head
-//! to the target revision), and the snapshot ID the head would then have, decided
-//! by the same write path a real rollback takes ([`Book::check_labelled`]).
+//! to the target revision), the snapshot ID the head would then have, decided by a
+//! write's rules, and the recorded chunks whose context it would change
+//! ([`Book::impact_with`]).
 
 use ledger_model::*;
 use projections::SnapshotId;
@@ -27,6 +28,9 @@ pub struct RollbackPreview {
     pub snapshot_target: SnapshotId,
     /// The snapshot ID the head would have after the rollback.
     pub snapshot_after: SnapshotId,
+    /// The recorded chunks whose context the rollback would change, with the lines
+    /// each would lose and gain: what to translate again.
+    pub reopened: Vec<crate::chunks::Reopened>,
 }
 
 impl Book {
@@ -46,7 +50,14 @@ impl Book {
             .iter()
             .map(|body| Labelled { label: String::new(), default_source: source.clone(), body: body.clone() })
             .collect();
-        let decided = self.check_labelled(&write, bodies, &[])?;
-        Ok(RollbackPreview { plan, diff, snapshot_head, snapshot_target, snapshot_after: decided.submitted.snapshot })
+        let what_if = self.impact_with(&write, bodies)?;
+        Ok(RollbackPreview {
+            plan,
+            diff,
+            snapshot_head,
+            snapshot_target,
+            snapshot_after: what_if.written.submitted.snapshot,
+            reopened: what_if.chunks,
+        })
     }
 }

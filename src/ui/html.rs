@@ -788,6 +788,24 @@ pub fn rollback(chrome: &Chrome, name: &str, to: Option<u64>, preview: Option<&R
             ol.plan { @for body in &preview.plan.bodies { li { (describe(body)) } } }
             h2 { "What would change" }
             (diff_tables(name, &preview.diff))
+            h2 { "Chunks it would re-open" }
+            @if preview.reopened.is_empty() {
+                p data-reopened="0" { "No recorded chunk would get a different context." }
+            } @else {
+                p data-reopened=(preview.reopened.len()) {
+                    (preview.reopened.len()) " recorded chunk(s) would get a different context: the ones to translate again."
+                }
+                ul.reopened {
+                    @for reopened in &preview.reopened {
+                        @let chunk = &reopened.chunk;
+                        li {
+                            a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
+                            @for line in &reopened.removed { div.removed { "− " code { (line) } } }
+                            @for line in &reopened.added { div.added { "+ " code { (line) } } }
+                        }
+                    }
+                }
+            }
             p.help {
                 "To roll back: " code { "lorebank rollback --to " (preview.plan.to.0) } ", or " code { "POST /v1/books/" (name) "/rollback" }
                 " with the expected head " (preview.plan.head.0) "."

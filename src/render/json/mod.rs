@@ -1174,6 +1174,7 @@ pub fn rollback_preview(preview: &book::preview::RollbackPreview) -> Value {
         "snapshot_after": preview.snapshot_after.to_string(),
         "events": preview.plan.bodies,
         "diff": self::diff(&diff.old, &diff.new, &diff.records, &diff.config),
+        "reopened": reopened(&preview.reopened),
     })
 }
 
