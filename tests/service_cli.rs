@@ -453,3 +453,37 @@ fn a_cascade_is_receipted_replayed_audited_and_kept_from_a_party_without_the_not
     assert!(error.contains("line 1: unknown record T-9"), "{error}");
     assert_eq!(book.head(), head);
 }
+
+/// A Japanese name in kanji is read by its declared reading (a reading alias in
+/// kana) and checked by Polivanov; one without a reading is not checked, and says so.
+#[test]
+fn names_lint_reads_a_kanji_name_by_its_reading_alias() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let glossary = common::write_file(
+        dir.path(),
+        "ja.jsonl",
+        concat!(
+            r#"{"languages_set":{"source":"ja","target":"ru"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-1","src":"碇シンジ","dst":"Икари Шинджи","kind":"character"}}"#,
+            "\n",
+            r#"{"alias_added":{"id":"T-1","surface":"いかり しんじ","kind":"reading"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-2","src":"綾波レイ","dst":"Аянами Рэй","kind":"character"}}"#,
+            "\n",
+            r#"{"alias_added":{"id":"T-2","surface":"あやなみ れい","kind":"reading"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-3","src":"渚カヲル","dst":"Нагиса Каору","kind":"character"}}"#,
+            "\n",
+        ),
+    );
+    book.ok(&["apply", &glossary]);
+    let lint = book.json(&["names", "lint"]);
+    assert_eq!(lint["n_checked"], 2, "{lint}");
+    assert_eq!(lint["deviations"].as_array().unwrap().len(), 1, "{lint}");
+    assert_eq!(lint["deviations"][0]["term"], "T-1", "{lint}");
+    assert_eq!(lint["deviations"][0]["expected"], "Икари Синдзи", "{lint}");
+    assert_eq!(lint["unchecked"][0]["term"], "T-3", "{lint}");
+    assert!(lint["unchecked"][0]["why"].as_str().unwrap().contains("no reading alias"), "{lint}");
+}

@@ -6,9 +6,9 @@
 //!
 //! A term an editor keeps on purpose (an established form such as Сунь Ятсен, a
 //! publisher's choice) is marked by an `accept` verdict with the reason
-//! [`NAME_EXCEPTION`] and is listed apart, not flagged. A Japanese source in kanji has
-//! no reading here (the kana are the caller's, see `translit`), and is counted as
-//! unchecked with the reason.
+//! [`NAME_EXCEPTION`] and is listed apart, not flagged. A Japanese source in kanji is
+//! read by the term's declared reading (a reading alias in kana); without one it is
+//! counted as unchecked with the reason.
 
 use ledger_model::*;
 
@@ -70,7 +70,20 @@ impl Book {
         for active in state.active_terms(None) {
             let put = &active.term.put;
             let Some(kind @ ("character" | "place")) = put.kind.as_deref() else { continue };
-            let expected = match standard(&language, kind, &put.src) {
+            // A Japanese source in kanji is read by its declared reading: the first
+            // reading alias written in kana.
+            let reading = active
+                .term
+                .aliases
+                .values()
+                .filter(|alias| alias.kind == AliasKind::Reading)
+                .map(|alias| alias.surface.as_str())
+                .find(|surface| is_kana_name(surface));
+            let source = match reading {
+                Some(reading) if !is_kana_name(&put.src) && is_japanese(&language) => reading,
+                _ => put.src.as_str(),
+            };
+            let expected = match standard(&language, kind, source) {
                 Ok(expected) => expected,
                 Err(why) => {
                     lint.unchecked.push((active.id, why));
@@ -110,9 +123,9 @@ pub(crate) fn standard(language: &str, kind: &str, src: &str) -> Result<translit
             if kind == "place" { translit::palladius_word(src).map(word) } else { translit::palladius_name(src) };
         return name.map_err(|error| error.to_string());
     }
-    if language == "ja" || language.starts_with("ja-") {
-        if !src.chars().all(|c| is_kana(c) || matches!(c, ' ' | '・' | '\u{3000}')) {
-            return Err("no kana reading (the source is not written in kana)".into());
+    if is_japanese(language) {
+        if !is_kana_name(src) {
+            return Err("no kana reading (the source is not written in kana, and no reading alias is)".into());
         }
         let parts: Vec<&str> = src.split([' ', '・', '\u{3000}']).filter(|part| !part.is_empty()).collect();
         let name = match parts.as_slice() {
@@ -122,6 +135,15 @@ pub(crate) fn standard(language: &str, kind: &str, src: &str) -> Result<translit
         return name.map_err(|error| error.to_string());
     }
     Err(format!("no standard for source language {language}"))
+}
+
+fn is_japanese(language: &str) -> bool {
+    language == "ja" || language.starts_with("ja-")
+}
+
+/// Whether `text` is a name written in kana (with a space or `・` between its parts).
+fn is_kana_name(text: &str) -> bool {
+    !text.trim().is_empty() && text.trim().chars().all(|c| is_kana(c) || matches!(c, ' ' | '・' | '\u{3000}'))
 }
 
 /// The first syllable of `expected`, read in order against `dst` (words apart by a
