@@ -493,3 +493,22 @@ fn a_rollback_preview_lists_the_recorded_chunks_it_would_reopen() {
     );
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
 }
+
+#[test]
+fn a_name_page_says_how_its_rendering_stands_against_the_standard() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    // 沈照 -> Шэнь Чжао is Palladius; 雾川, a place translated by meaning, is not; 长明灯 is
+    // an object, not a name.
+    for (term, status) in [("T-1", Some("standard")), ("T-7", Some("deviates")), ("T-9", None)] {
+        let html = page(&server, &format!("/ui/books/wuchuan/terms/{term}"));
+        let twin = server.get(&format!("/v1/books/wuchuan/terms/{term}/timeline")).ok();
+        assert_eq!(twin["standard"]["status"].as_str(), status, "{term}: {}", twin["standard"]);
+        match status {
+            Some(status) => assert!(html.contains(&format!("data-standard=\"{status}\"")), "{term}"),
+            None => assert!(!html.contains("data-standard"), "{term}"),
+        }
+    }
+    let twin = server.get("/v1/books/wuchuan/terms/T-7/timeline").ok();
+    assert_eq!(twin["standard"]["deviation"]["expected"], "Учуань", "{}", twin["standard"]);
+}

@@ -53,9 +53,53 @@ pub struct NameLint {
     pub unchecked: Vec<(RecordId, String)>,
 }
 
+/// How one character or place term stands against the standard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NameCheck {
+    /// Its rendering is the standard's form.
+    Standard,
+    /// Its rendering differs, and nothing marks it as meant.
+    Deviates(Deviation),
+    /// Its rendering differs, and an `accept` verdict ([`NAME_EXCEPTION`]) keeps it.
+    Exception(Deviation),
+    /// The standard cannot transcribe its source: why.
+    Unchecked(String),
+}
+
+/// The check of `term` (an active term of a book whose source language is
+/// `language`); `None` unless it is a character or a place. A Japanese source in
+/// kanji is read by its declared reading: the first reading alias written in kana.
+pub fn check_name(language: &str, id: RecordId, term: &projections::Term) -> Option<NameCheck> {
+    let put = &term.put;
+    let kind @ ("character" | "place") = put.kind.as_deref()? else { return None };
+    let reading = term
+        .aliases
+        .values()
+        .filter(|alias| alias.kind == AliasKind::Reading)
+        .map(|alias| alias.surface.as_str())
+        .find(|surface| is_kana_name(surface));
+    let source = match reading {
+        Some(reading) if !is_kana_name(&put.src) && is_japanese(language) => reading,
+        _ => put.src.as_str(),
+    };
+    let expected = match standard(language, kind, source) {
+        Ok(expected) => expected,
+        Err(why) => return Some(NameCheck::Unchecked(why)),
+    };
+    let text = expected.text();
+    if comparable(&put.dst) == comparable(&text) {
+        return Some(NameCheck::Standard);
+    }
+    let syllable = first_differing(&expected, &comparable(&put.dst));
+    let deviation = Deviation { id, src: put.src.clone(), dst: put.dst.clone(), expected: text, syllable };
+    let marked = matches!(&term.verdict, Some((Verdict::Accept, reason)) if reason == NAME_EXCEPTION);
+    Some(if marked { NameCheck::Exception(deviation) } else { NameCheck::Deviates(deviation) })
+}
+
 impl Book {
     /// Every active character and place term at the head whose rendering deviates
-    /// from the standard transcription of its source ([`NameLint`]).
+    /// from the standard transcription of its source ([`NameLint`], each term as
+    /// [`check_name`] sees it).
     pub fn names_lint(&mut self) -> Result<NameLint, BookError> {
         let state = self.state(None)?;
         let language = state.source_lang().to_owned();
@@ -68,46 +112,19 @@ impl Book {
             unchecked: Vec::new(),
         };
         for active in state.active_terms(None) {
-            let put = &active.term.put;
-            let Some(kind @ ("character" | "place")) = put.kind.as_deref() else { continue };
-            // A Japanese source in kanji is read by its declared reading: the first
-            // reading alias written in kana.
-            let reading = active
-                .term
-                .aliases
-                .values()
-                .filter(|alias| alias.kind == AliasKind::Reading)
-                .map(|alias| alias.surface.as_str())
-                .find(|surface| is_kana_name(surface));
-            let source = match reading {
-                Some(reading) if !is_kana_name(&put.src) && is_japanese(&language) => reading,
-                _ => put.src.as_str(),
-            };
-            let expected = match standard(&language, kind, source) {
-                Ok(expected) => expected,
-                Err(why) => {
-                    lint.unchecked.push((active.id, why));
-                    continue;
+            match check_name(&language, active.id, active.term) {
+                None => {}
+                Some(NameCheck::Unchecked(why)) => lint.unchecked.push((active.id, why)),
+                Some(NameCheck::Standard) => lint.n_checked += 1,
+                Some(NameCheck::Exception(_)) => {
+                    lint.n_checked += 1;
+                    lint.exceptions.push(active.id);
                 }
-            };
-            lint.n_checked += 1;
-            let text = expected.text();
-            if comparable(&put.dst) == comparable(&text) {
-                continue;
+                Some(NameCheck::Deviates(deviation)) => {
+                    lint.n_checked += 1;
+                    lint.deviations.push(deviation);
+                }
             }
-            let marked = matches!(&active.term.verdict, Some((Verdict::Accept, reason)) if reason == NAME_EXCEPTION);
-            if marked {
-                lint.exceptions.push(active.id);
-                continue;
-            }
-            let syllable = first_differing(&expected, &comparable(&put.dst));
-            lint.deviations.push(Deviation {
-                id: active.id,
-                src: put.src.clone(),
-                dst: put.dst.clone(),
-                expected: text,
-                syllable,
-            });
         }
         Ok(lint)
     }

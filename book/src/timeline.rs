@@ -108,6 +108,9 @@ pub struct Timeline {
     pub verdicts: Vec<(DispositionSet, Provenance)>,
     /// Every recorded chunk that hit or injected it, by chapter, chunk and revision.
     pub marks: Vec<ChunkMark>,
+    /// How its rendering at the head stands against the standard transcription of
+    /// names (`names lint`'s check); `None` unless it is an active character or place.
+    pub standard: Option<crate::standard::NameCheck>,
 }
 
 fn provenance(event: &Event) -> Provenance {
@@ -252,7 +255,13 @@ impl Book {
         }
 
         let marks = self.marks_of(id)?;
-        Ok(Timeline { id, head, events, versions, stretches, aliases, verdicts, marks })
+        let state = self.state(None)?;
+        let standard = state
+            .terms()
+            .get(&id)
+            .filter(|term| !term.retired)
+            .and_then(|term| crate::standard::check_name(state.source_lang(), id, term));
+        Ok(Timeline { id, head, events, versions, stretches, aliases, verdicts, marks, standard })
     }
 
     /// Every stored receipt that hit or injected term `id`.

@@ -503,6 +503,29 @@ fn field_text(put: &TermPut, field: &str) -> String {
     }
 }
 
+/// How a name's rendering stands against the standard transcription (`names lint`).
+fn name_standard(check: &book::standard::NameCheck) -> Markup {
+    use book::standard::NameCheck;
+    html! {
+        @match check {
+            NameCheck::Standard => p.standard data-standard="standard" { span.verify.ok { "✓" } " The rendering is the standard transcription of the name." },
+            NameCheck::Deviates(found) | NameCheck::Exception(found) => {
+                @let exception = matches!(check, NameCheck::Exception(_));
+                p.standard data-standard=(if exception { "exception" } else { "deviates" }) {
+                    @if exception { "A deliberate exception (accepted as " code { "name_exception" } "): " }
+                    @else { span.verify.bad { "≠" } " " }
+                    "the standard transcription is " strong { (found.expected) }
+                    @if let Some(syllable) = &found.syllable {
+                        " (it writes " code { (syllable.russian) } " for " span lang="zh" { (syllable.source) } ", read " (syllable.reading) ")"
+                    }
+                    "."
+                }
+            }
+            NameCheck::Unchecked(why) => p.standard data-standard="unchecked" { "Not checked against the standard: " (why) "." },
+        }
+    }
+}
+
 pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
     let id = timeline.id;
     let current = timeline.versions.last();
@@ -517,6 +540,7 @@ pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
             (count(timeline.versions.len(), "version")) ", " (count(timeline.events.len(), "event")) ", "
             (count(timeline.marks.len(), "recorded chunk")) " hit it; read at revision " (timeline.head.0) "."
         }
+        @if let Some(check) = &timeline.standard { (name_standard(check)) }
         section {
             h2 { "Timeline" }
             p.help {

@@ -461,22 +461,40 @@ fn reopened(chunks: &[book::chunks::Reopened]) -> Vec<Value> {
 }
 
 /// `names lint`: the terms whose rendering differs from the standard's form.
+/// A rendering that differs from the standard's form, and the first syllable it
+/// writes otherwise.
+fn deviation(deviation: &book::standard::Deviation) -> Value {
+    json!({
+        "term": deviation.id.to_string(),
+        "src": deviation.src,
+        "dst": deviation.dst,
+        "expected": deviation.expected,
+        "syllable": deviation.syllable.as_ref().map(|syllable| json!({
+            "source": syllable.source,
+            "reading": syllable.reading,
+            "expected": syllable.russian,
+        })),
+    })
+}
+
+/// One term against the standard, as its page shows it: `status` `standard`,
+/// `deviates` or `exception` (with the deviation) or `unchecked` (with why).
+fn name_check(check: &book::standard::NameCheck) -> Value {
+    use book::standard::NameCheck;
+    match check {
+        NameCheck::Standard => json!({ "status": "standard" }),
+        NameCheck::Deviates(found) => json!({ "status": "deviates", "deviation": deviation(found) }),
+        NameCheck::Exception(found) => json!({ "status": "exception", "deviation": deviation(found) }),
+        NameCheck::Unchecked(why) => json!({ "status": "unchecked", "why": why }),
+    }
+}
+
 pub fn name_lint(lint: &book::standard::NameLint) -> Value {
     json!({
         "revision": lint.revision.0,
         "language": lint.language,
         "n_checked": lint.n_checked,
-        "deviations": lint.deviations.iter().map(|deviation| json!({
-            "term": deviation.id.to_string(),
-            "src": deviation.src,
-            "dst": deviation.dst,
-            "expected": deviation.expected,
-            "syllable": deviation.syllable.as_ref().map(|syllable| json!({
-                "source": syllable.source,
-                "reading": syllable.reading,
-                "expected": syllable.russian,
-            })),
-        })).collect::<Vec<_>>(),
+        "deviations": lint.deviations.iter().map(deviation).collect::<Vec<_>>(),
         "exceptions": lint.exceptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "unchecked": lint.unchecked.iter().map(|(id, why)| json!({ "term": id.to_string(), "why": why })).collect::<Vec<_>>(),
     })
@@ -1160,6 +1178,7 @@ pub fn timeline(timeline: &book::timeline::Timeline) -> Value {
         "verdicts": verdicts,
         "marks": marks,
         "events": timeline.events.iter().map(event).collect::<Vec<_>>(),
+        "standard": timeline.standard.as_ref().map(name_check),
     })
 }
 
