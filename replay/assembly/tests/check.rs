@@ -1482,3 +1482,54 @@ fn the_budget_ranks_direct_entries_above_what_a_cascade_brings() {
     "#]],
     );
 }
+
+#[test]
+fn notes_that_name_each_other_bring_each_record_once() {
+    // 沈照's note names 顾寒川 and 顾寒川's names 沈照: at depth 3 the cascade stops when
+    // nothing new is found, and nothing a cascade brings is passed on as sticky.
+    let glossary = r#"
+{"term_put":{"id":"T-1","src":"沈照","dst":"Шэнь Чжао","note":"师父：顾寒川"}}
+{"term_put":{"id":"T-2","src":"顾寒川","dst":"Гу Ханьчуань","note":"弟子：沈照"}}
+{"term_put":{"id":"T-3","src":"苏青","dst":"Су Цин","note":"师兄：沈照"}}
+{"cascade_set":{"depth":3}}
+"#;
+    check(
+        glossary,
+        1,
+        "苏青醒了。",
+        &[],
+        expect![[r#"
+            context:
+              | [glossary]
+              | 苏青 -> Су Цин
+              | 沈照 -> Шэнь Чжао
+              | 顾寒川 -> Гу Ханьчуань
+            hits:
+              苏青 chars 0..2 T-3: confirmed
+            injected:
+              T-3 via hit, 6 tokens
+              T-1 via cascade, 7 tokens
+              T-2 via cascade, 9 tokens
+            cascade:
+              T-1 by T-3 at depth 1: confirmed
+              T-2 by T-1 at depth 2: confirmed
+        "#]],
+    );
+    check(glossary, 1, "天亮了。", &[(1, "苏青醒了。")], expect![[r#"
+        context:
+          | [glossary]
+          | 苏青 -> Су Цин
+          | 沈照 -> Шэнь Чжао
+          | 顾寒川 -> Гу Ханьчуань
+        hits:
+          (none)
+        injected:
+          T-3 via sticky, 6 tokens
+          T-1 via cascade, 7 tokens
+          T-2 via cascade, 9 tokens
+        sticky in: T-3
+        cascade:
+          T-1 by T-3 at depth 1: confirmed
+          T-2 by T-1 at depth 2: confirmed
+    "#]]);
+}
