@@ -117,6 +117,8 @@ def main(url, token, har_path, held_book, party_token):
            "POST impact with a stale expected_head")
     expect(413, call(authorized, "POST", f"{books}/impact", json={"events": [event] * 101}),
            "POST impact with more events than --events-max")
+    expect(400, call(authorized, "GET", f"{books}/records", params={"sort": "nothing"}),
+           "GET records sorted by an unknown key")
     expect(400, call(authorized, "GET", f"{books}/names/lint", params={"chapter": "1"}),
            "GET names/lint with a query parameter it does not take")
     clash = {"term_put": {"id": "T-13", "src": "孤岛", "dst": "Другой остров"}}

@@ -108,6 +108,8 @@ fn every_page_is_html_with_the_security_headers_no_script_and_a_json_twin() {
         format!("/ui/books/wuchuan/diff?from={}", bundled.before),
         format!("/ui/books/wuchuan/rollback?to={}", bundled.revised),
         "/ui/books/wuchuan/review".to_owned(),
+        "/ui/books/wuchuan/glossary".to_owned(),
+        "/ui/books/wuchuan/glossary?q=%E9%9C%A7&sort=injected&order=desc&per_page=3&page=2".to_owned(),
     ];
     for path in &paths {
         let html = page(&server, path);
@@ -137,7 +139,16 @@ fn every_page_is_html_with_the_security_headers_no_script_and_a_json_twin() {
 fn markup_in_records_sources_and_chunks_is_escaped_on_every_page() {
     let (_dir, server) = library();
     audit_book::hostile(&server);
-    for path in ["", "/terms/T-1", "/chapters/1", "/events/2", "/events/4", "/diff?from=2&to=4", "/review"] {
+    for path in [
+        "",
+        "/terms/T-1",
+        "/chapters/1",
+        "/events/2",
+        "/events/4",
+        "/diff?from=2&to=4",
+        "/review",
+        "/glossary?q=%3Cscript%3E%3Cimg",
+    ] {
         let path = format!("/ui/books/hostile{path}");
         let html = page(&server, &path);
         for raw in ["<script", "<img", "<b ", "</td></tr></table>"] {
@@ -511,4 +522,63 @@ fn a_name_page_says_how_its_rendering_stands_against_the_standard() {
     }
     let twin = server.get("/v1/books/wuchuan/terms/T-7/timeline").ok();
     assert_eq!(twin["standard"]["deviation"]["expected"], "Учуань", "{}", twin["standard"]);
+}
+
+#[test]
+fn the_glossary_page_searches_filters_sorts_and_pages_as_its_twin() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let all = server.get("/v1/books/wuchuan/records?per_page=500").ok();
+    let n_terms = all["n_terms"].as_u64().unwrap();
+    assert_eq!(all["n_matching"], n_terms, "{all}");
+    let ids: Vec<&str> = all["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_by_key(|id| id[2..].parse::<u32>().unwrap());
+    assert_eq!(ids, sorted, "by id by default");
+    // A traditional spelling finds the simplified source; a rendering is found in any case.
+    let lamp = server.get("/v1/books/wuchuan/records?q=%E9%95%B7%E6%98%8E%E7%87%88").ok();
+    let found: Vec<&str> = lamp["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(found, ["T-9"], "長明燈: {lamp}");
+    let by_dst = server.get("/v1/books/wuchuan/records?q=%D0%A8%D0%AD%D0%9D%D0%AC").ok();
+    assert_eq!(by_dst["records"][0]["id"], "T-1", "ШЭНЬ: {by_dst}");
+    // Filters hold together; the check of chapter 1 flagged a term left out.
+    let characters = server.get("/v1/books/wuchuan/records?kind=character&per_page=500").ok();
+    assert!(characters["records"].as_array().unwrap().iter().all(|r| r["kind"] == "character"), "{characters}");
+    let flagged = server.get("/v1/books/wuchuan/records?flagged=true").ok();
+    assert!(flagged["n_matching"].as_u64().unwrap() >= 1, "{flagged}");
+    assert!(flagged["records"].as_array().unwrap().iter().all(|r| r["flagged"] == true), "{flagged}");
+    // Sorted by how many recorded chunks injected each, most first, and paged.
+    let top = server.get("/v1/books/wuchuan/records?sort=injected&order=desc&per_page=2").ok();
+    let counts: Vec<u64> =
+        all["records"].as_array().unwrap().iter().map(|r| r["n_injected"].as_u64().unwrap()).collect();
+    assert_eq!(top["records"][0]["n_injected"], *counts.iter().max().unwrap(), "{top}");
+    assert_eq!(top["n_pages"], n_terms.div_ceil(2), "{top}");
+    let second = server.get("/v1/books/wuchuan/records?sort=injected&order=desc&per_page=2&page=2").ok();
+    assert_ne!(second["records"][0]["id"], top["records"][0]["id"]);
+    let past = server.get(&format!("/v1/books/wuchuan/records?page={}", n_terms + 1)).ok();
+    assert_eq!(past["records"], serde_json::json!([]));
+    // The page shows the twin's rows, in its order, and links to the next page.
+    let html = page(&server, "/ui/books/wuchuan/glossary?sort=injected&order=desc&per_page=2");
+    let rows: Vec<&str> = html.split("data-record=\"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
+    let twin: Vec<&str> = top["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(rows, twin);
+    assert!(
+        html.contains(
+            "rel=\"next\" href=\"/ui/books/wuchuan/glossary?sort=injected&amp;order=desc&amp;page=2&amp;per_page=2\""
+        ),
+        "{html}"
+    );
+    // Bad parameters are named.
+    for (query, at) in [
+        ("sort=nothing", "sort"),
+        ("page=0", "page"),
+        ("per_page=501", "per_page"),
+        ("status=done", "status"),
+        ("x=1", "x"),
+    ] {
+        let problem = server.get(&format!("/v1/books/wuchuan/records?{query}")).problem(400, "invalid");
+        assert_eq!(problem["at"], at, "{query}: {problem}");
+        let reply = server.get(&format!("/ui/books/wuchuan/glossary?{query}"));
+        assert_eq!(reply.status, 400, "{query}");
+    }
 }

@@ -34,6 +34,7 @@ pub mod preview;
 pub mod proxy;
 pub mod queue;
 pub mod reads;
+pub mod records;
 pub mod review;
 pub mod service;
 pub mod source;

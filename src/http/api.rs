@@ -36,7 +36,7 @@ problem details (docs/http.md).",
         replay_snapshot, audit, impact, impact_with, names_lint, import, export, check, review_list, review_item, review_accept, review_reject,
         review_verify, scan, profile_check, coverage, expect_import, source_list, source_import, source_show,
         source_put, overview, event, chapter_audit, timeline,
-        rollback_preview, review_queue, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
+        rollback_preview, review_queue, records, embedding_status, embedding_set_model, embedding_refresh, suggest, dedupe
     ),
     components(schemas(
         ProblemBody, CreateBook, AppendRequest, RollbackRequest, TermEditRequest, AssembleRequest,
@@ -724,6 +724,24 @@ fn rollback_preview() {}
         (status = 400, description = "Invalid book name or a query parameter", body = ProblemBody, content_type = "application/problem+json"),
     ))]
 fn review_queue() {}
+
+#[utoipa::path(get, path = "/v1/books/{book}/records", tag = "audit",
+    params(
+        ("q" = Option<String>, Query, description = "Text found in a term's source or alias (folded with the book's profile) or its rendering (any case)"),
+        ("kind" = Option<String>, Query, description = "Only terms of this kind"),
+        ("owner" = Option<String>, Query, description = "Only terms this party owns (own or by default)"),
+        ("status" = Option<String>, Query, description = "approved, auto or draft"),
+        ("flagged" = Option<bool>, Query, description = "Only terms the latest check of a recorded chunk flagged (true) or not (false)"),
+        ("sort" = Option<String>, Query, description = "id (default), src, dst, kind, status, owner or injected; ties by id"),
+        ("order" = Option<String>, Query, description = "asc (default) or desc"),
+        ("page" = Option<u64>, Query, description = "The page, from 1 (default 1); past the last, no rows", minimum = 1),
+        ("per_page" = Option<u64>, Query, description = "Rows a page, 1 to 500 (default 100)", minimum = 1, maximum = 500),
+    ),
+    responses(
+        (status = 200, description = "One page of the book's active terms with window, status, verdict, owner, how many recorded chunks injected each and whether a check flagged it (the glossary page)", body = Object),
+        (status = 400, description = "A bad parameter, named in `at`", body = ProblemBody, content_type = "application/problem+json"),
+    ))]
+fn records() {}
 
 // The embedding routes read and write the book's full view (never a party's), and
 // need the server's model files and the ONNX Runtime library: without them they

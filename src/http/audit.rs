@@ -12,6 +12,7 @@ use book::overview::Overview;
 use book::preview::RollbackPreview;
 use book::queue::ReviewQueue;
 use book::reads::Diff;
+use book::records::{RecordsPage, RecordsQuery, RecordsSort};
 use book::timeline::Timeline;
 use book::BookError;
 use ledger_model::*;
@@ -64,6 +65,79 @@ pub(crate) async fn preview(server: Arc<Server>, name: String, to: Seq) -> Resul
 /// The difference from revision `from` to `to` (the head when `None`).
 pub(crate) async fn diff(server: Arc<Server>, name: String, from: u64, to: Option<u64>) -> Result<Diff, Problem> {
     on_book(server, name, move |open| Ok(open.lock().diff_until(Seq(from), to.map(Seq))?)).await
+}
+
+/// The query parameters of the editor's glossary listing.
+pub(crate) const RECORDS_PARAMS: &[&str] =
+    &["q", "kind", "owner", "status", "flagged", "sort", "order", "page", "per_page"];
+
+/// The listing a query asks for (`q`, `kind`, `owner`, `status`, `flagged`, `sort`,
+/// `order`, `page`, `per_page`); an empty text parameter is no filter, as a form
+/// sends it.
+pub(crate) fn records_query(query: &Query) -> Result<RecordsQuery, Problem> {
+    let text = |name: &str| query.text(name).map(str::trim).filter(|text| !text.is_empty()).map(str::to_owned);
+    let status = match text("status").as_deref() {
+        None => None,
+        Some("approved") => Some(Status::Approved),
+        Some("auto") => Some(Status::Auto),
+        Some("draft") => Some(Status::Draft),
+        Some(other) => {
+            return Err(Problem::invalid(format!("query parameter status: {other:?} is not approved, auto or draft"))
+                .at("status"))
+        }
+    };
+    let flagged = match text("flagged").as_deref() {
+        None => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(other) => {
+            return Err(
+                Problem::invalid(format!("query parameter flagged: {other:?} is not true or false")).at("flagged")
+            )
+        }
+    };
+    let sort = match text("sort") {
+        None => RecordsSort::Id,
+        Some(name) => RecordsSort::named(&name).ok_or_else(|| {
+            let known: Vec<&str> = RecordsSort::NAMES.iter().map(|(name, _)| *name).collect();
+            Problem::invalid(format!("query parameter sort: {name:?} is not one of {}", known.join(", "))).at("sort")
+        })?,
+    };
+    let descending = match text("order").as_deref() {
+        None | Some("asc") => false,
+        Some("desc") => true,
+        Some(other) => {
+            return Err(Problem::invalid(format!("query parameter order: {other:?} is not asc or desc")).at("order"))
+        }
+    };
+    let defaults = RecordsQuery::default();
+    let page = query.number::<usize>("page")?.unwrap_or(defaults.page);
+    if page == 0 {
+        return Err(Problem::invalid("query parameter page: pages start at 1").at("page"));
+    }
+    let per_page = query.number::<usize>("per_page")?.unwrap_or(defaults.per_page);
+    if !(1..=ledger_model::limits::input::RECORDS_PER_PAGE_MAX).contains(&per_page) {
+        return Err(Problem::invalid(format!(
+            "query parameter per_page: {per_page} is not 1 to {}",
+            ledger_model::limits::input::RECORDS_PER_PAGE_MAX
+        ))
+        .at("per_page"));
+    }
+    Ok(RecordsQuery {
+        text: text("q"),
+        kind: text("kind"),
+        owner: text("owner"),
+        status,
+        flagged,
+        sort,
+        descending,
+        page,
+        per_page,
+    })
+}
+
+pub(crate) async fn records(server: Arc<Server>, name: String, query: RecordsQuery) -> Result<RecordsPage, Problem> {
+    on_book(server, name, move |open| Ok(open.lock().records(query)?)).await
 }
 
 pub(crate) async fn queue(server: Arc<Server>, name: String) -> Result<ReviewQueue, Problem> {
@@ -122,6 +196,16 @@ pub async fn preview_json(
     let name = book_name(path)?;
     let to = preview_target(&Query::parse(raw, &["to"])?)?;
     ok(crate::render::json::rollback_preview(&preview(server, name, to).await?))
+}
+
+pub async fn records_json(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Problem> {
+    let name = book_name(path)?;
+    let query = records_query(&Query::parse(raw, RECORDS_PARAMS)?)?;
+    ok(crate::render::json::records(&records(server, name, query).await?))
 }
 
 pub async fn queue_json(

@@ -86,6 +86,7 @@ pub fn router(server: &Arc<Server>) -> Router<Arc<Server>> {
         .route("/v1/books/{book}/terms/{id}/timeline", get(audit::timeline_json))
         .route("/v1/books/{book}/rollback/preview", get(audit::preview_json))
         .route("/v1/books/{book}/review/queue", get(audit::queue_json))
+        .route("/v1/books/{book}/records", get(audit::records_json))
         .merge(proxy_routes(server))
         .route_layer(middleware::from_fn_with_state(Arc::clone(server), authorize));
     Router::new().route("/openapi.json", get(openapi)).merge(books)

@@ -12,6 +12,7 @@ use book::overview::Overview;
 use book::preview::RollbackPreview;
 use book::queue::ReviewQueue;
 use book::reads::Diff;
+use book::records::{RecordsPage, RecordsQuery, RecordsSort};
 use book::review::{offered_reason, ReviewItem};
 use book::timeline::Timeline;
 use ledger_model::*;
@@ -221,6 +222,7 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                     (counts.terms) " active terms, " (counts.terms_retired) " retired, "
                     (counts.summaries) " summaries, "
                     a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
+                    " · " a href=(format!("{}/glossary", book_url(name))) data-glossary { "search and sort the glossary" }
                 }
             }
         }
@@ -757,6 +759,115 @@ fn diff_tables(name: &str, diff: &Diff) -> Markup {
             }
         }
     }
+}
+
+/// The query string of a glossary listing, `page` replaced: what a pager link or
+/// the JSON twin asks (empty filters left out).
+fn records_href(query: &RecordsQuery, page: usize) -> String {
+    let status = query.status.map(|status| match status {
+        Status::Approved => "approved",
+        Status::Auto => "auto",
+        Status::Draft => "draft",
+    });
+    let flagged = query.flagged.map(|flagged| if flagged { "true" } else { "false" });
+    let pairs: Vec<(&str, String)> = [
+        ("q", query.text.clone()),
+        ("kind", query.kind.clone()),
+        ("owner", query.owner.clone()),
+        ("status", status.map(str::to_owned)),
+        ("flagged", flagged.map(str::to_owned)),
+        ("sort", Some(query.sort.name().to_owned()).filter(|sort| sort != "id")),
+        ("order", query.descending.then(|| "desc".to_owned())),
+        ("page", Some(page.to_string())),
+        ("per_page", Some(query.per_page.to_string())),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((name, value?)))
+    .collect();
+    serde_urlencoded::to_string(pairs).unwrap_or_default()
+}
+
+/// The editor's glossary: every active term, searched, filtered, sorted and paged.
+pub fn glossary(chrome: &Chrome, name: &str, records: &RecordsPage) -> Markup {
+    let action = format!("{}/glossary", book_url(name));
+    let query = &records.query;
+    let selected = |value: &str, current: Option<&str>| current == Some(value);
+    let status = query.status.map(|status| match status {
+        Status::Approved => "approved",
+        Status::Auto => "auto",
+        Status::Draft => "draft",
+    });
+    let flagged = query.flagged.map(|flagged| if flagged { "true" } else { "false" });
+    let body = html! {
+        form.records method="get" action=(action) {
+            label { "Find " input type="search" name="q" value=[query.text.as_deref()] placeholder="source, alias or rendering"; } " "
+            label { "kind " input type="text" name="kind" size="10" value=[query.kind.as_deref()]; } " "
+            label { "owner " input type="text" name="owner" size="14" value=[query.owner.as_deref()]; } " "
+            label { "status "
+                select name="status" {
+                    option value="" { "any" }
+                    @for value in ["approved", "auto", "draft"] { option value=(value) selected[selected(value, status)] { (value) } }
+                }
+            } " "
+            label { "checks "
+                select name="flagged" {
+                    option value="" { "any" }
+                    option value="true" selected[selected("true", flagged)] { "flagged" }
+                    option value="false" selected[selected("false", flagged)] { "not flagged" }
+                }
+            } " "
+            label { "sort by "
+                select name="sort" {
+                    @for (value, _) in RecordsSort::NAMES { option value=(value) selected[value == query.sort.name()] { (value) } }
+                }
+            } " "
+            label { "order "
+                select name="order" {
+                    option value="asc" selected[!query.descending] { "ascending" }
+                    option value="desc" selected[query.descending] { "descending" }
+                }
+            } " "
+            label { "per page " input type="number" name="per_page" min="1" max=(ledger_model::limits::input::RECORDS_PER_PAGE_MAX) value=(query.per_page); } " "
+            button type="submit" { "Show" }
+        }
+        p.lead data-matching=(records.n_matching) {
+            (records.n_matching) " of " (count(records.n_terms, "active term")) " match; page " (query.page) " of " (records.n_pages())
+            ", read at revision " (records.revision.0) "."
+        }
+        table.records {
+            thead { tr { th { "id" } th { "source" } th { "rendering" } th { "kind" } th { "window" } th { "status" } th { "owner" } th { "injected" } th { "checks" } } }
+            tbody {
+                @for row in &records.rows {
+                    tr data-record=(row.id) {
+                        td { a href=(term_url(name, row.id)) { (row.id) } }
+                        td.src lang="zh" {
+                            (row.src)
+                            @if let Some(sense) = &row.sense { " " span.sense { "(" (sense) ")" } }
+                            @if !row.aliases.is_empty() { br; span.aliases lang="zh" { (row.aliases.join(", ")) } }
+                        }
+                        td.dst { (row.dst) }
+                        td { (row.kind.as_deref().unwrap_or("")) }
+                        td { @match row.window { Some(window) => (window), None => "none" } }
+                        td {
+                            (format!("{:?}", row.status).to_lowercase())
+                            @if let Some(verdict) = row.verdict { " · " (format!("{verdict:?}").to_lowercase()) }
+                        }
+                        td { (row.owner.as_deref().unwrap_or("")) }
+                        td data-injected=(row.n_injected) { (row.n_injected) }
+                        td { @if row.flagged { span.verify.bad data-flagged="true" { "flagged" } } }
+                    }
+                }
+            }
+        }
+        nav.pages {
+            @if query.page > 1 { a rel="prev" href=(format!("{action}?{}", records_href(query, query.page - 1))) { "← previous" } }
+            " "
+            @if query.page < records.n_pages() { a rel="next" href=(format!("{action}?{}", records_href(query, query.page + 1))) { "next →" } }
+        }
+    };
+    let twin = format!("/v1/books/{name}/records?{}", records_href(query, query.page));
+    let trail = [(book_url(name), name.to_owned()), (action.clone(), "glossary".to_owned())];
+    layout(chrome, "Glossary", &trail, Some(&twin), body)
 }
 
 fn revision_form(action: &str, fields: &[(&str, &str, Option<u64>)], button: &str) -> Markup {

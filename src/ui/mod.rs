@@ -116,6 +116,7 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/diff", get(pages::diff))
         .route("/ui/books/{book}/rollback", get(pages::rollback))
         .route("/ui/books/{book}/review", get(pages::review))
+        .route("/ui/books/{book}/glossary", get(pages::glossary))
         .route("/ui/books/{book}/review/{id}/{action}", post(pages::review_write))
         .route("/ui/logout", post(pages::logout))
         .route_layer(middleware::from_fn_with_state(Arc::clone(server), gate));

@@ -132,6 +132,19 @@ pub async fn diff(
     page(html::diff(&chrome, &name, Some(from), to, Some(&diff)))
 }
 
+pub async fn glossary(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    let query = audit::records_query(&Query::parse(raw, audit::RECORDS_PARAMS)?)?;
+    let chrome = chrome(&server, &browser);
+    let records = audit::records(server, name.clone(), query).await?;
+    page(html::glossary(&chrome, &name, &records))
+}
+
 pub async fn rollback(
     State(server): Shared,
     Extension(browser): Extension<Browser>,

@@ -1515,7 +1515,12 @@ fn notes_that_name_each_other_bring_each_record_once() {
               T-2 by T-1 at depth 2: confirmed
         "#]],
     );
-    check(glossary, 1, "天亮了。", &[(1, "苏青醒了。")], expect![[r#"
+    check(
+        glossary,
+        1,
+        "天亮了。",
+        &[(1, "苏青醒了。")],
+        expect![[r#"
         context:
           | [glossary]
           | 苏青 -> Су Цин
@@ -1531,5 +1536,6 @@ fn notes_that_name_each_other_bring_each_record_once() {
         cascade:
           T-1 by T-3 at depth 1: confirmed
           T-2 by T-1 at depth 2: confirmed
-    "#]]);
+    "#]],
+    );
 }

@@ -1197,6 +1197,35 @@ pub fn rollback_preview(preview: &book::preview::RollbackPreview) -> Value {
     })
 }
 
+/// One page of the editor's glossary listing.
+pub fn records(page: &book::records::RecordsPage) -> Value {
+    let query = &page.query;
+    json!({
+        "revision": page.revision.0,
+        "n_terms": page.n_terms,
+        "n_matching": page.n_matching,
+        "page": query.page,
+        "per_page": query.per_page,
+        "n_pages": page.n_pages(),
+        "sort": query.sort.name(),
+        "order": if query.descending { "desc" } else { "asc" },
+        "records": page.rows.iter().map(|row| json!({
+            "id": row.id.to_string(),
+            "src": row.src,
+            "sense": row.sense,
+            "dst": row.dst,
+            "kind": row.kind,
+            "aliases": row.aliases,
+            "window": window(row.window),
+            "status": row.status,
+            "verdict": row.verdict,
+            "owner": row.owner,
+            "n_injected": row.n_injected,
+            "flagged": row.flagged,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 /// The review queue with every item's evidence in context.
 pub fn review_queue(queue: &book::queue::ReviewQueue) -> Value {
     let items: Vec<Value> = queue

@@ -30,6 +30,8 @@ pub const MODEL_ANSWER_BYTES_MAX: usize = 1 << 20;
 /// The chunks one evaluation translates (`eval`, each once per arm) or one book-wide
 /// scan reads (`scan --chapters`).
 pub const BOOK_JOB_CHUNKS_MAX: usize = 20_000;
+/// Most rows one page of the editor's glossary listing holds (`per_page`).
+pub const RECORDS_PER_PAGE_MAX: usize = 500;
 /// Largest archive file an archive import reads (`import-archive ARCHIVE`,
 /// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
 /// Sixteen times the file of a book of a million events (docs/benchmarks.md).
