@@ -582,3 +582,89 @@ fn the_glossary_page_searches_filters_sorts_and_pages_as_its_twin() {
         assert_eq!(reply.status, 400, "{query}");
     }
 }
+
+/// The fields of a term's edit form as the term page fills them (every input and
+/// the selected option of every select), without the CSRF token and the buttons.
+fn edit_fields(html: &str) -> Vec<(String, String)> {
+    let form = &html[html.find("<form class=\"edit\"").expect("an edit form")..];
+    let form = &form[..form.find("</form>").unwrap()];
+    let attribute = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[at..].split('"').next()?.replace("&amp;", "&").replace("&quot;", "\""))
+    };
+    let mut fields = Vec::new();
+    for input in form.split("<input").skip(1) {
+        let tag = &input[..input.find('>').unwrap()];
+        let name = attribute(tag, "name").unwrap();
+        if name != "csrf" {
+            fields.push((name, attribute(tag, "value").unwrap_or_default()));
+        }
+    }
+    for select in form.split("<select").skip(1) {
+        let name = attribute(&select[..select.find('>').unwrap()], "name").unwrap();
+        let options = &select[..select.find("</select>").unwrap()];
+        let chosen = options
+            .split("<option")
+            .skip(1)
+            .find(|option| option[..option.find('>').unwrap()].contains(" selected"))
+            .and_then(|option| attribute(&option[..option.find('>').unwrap()], "value"))
+            .unwrap_or_default();
+        fields.push((name, chosen));
+    }
+    fields
+}
+
+#[test]
+fn a_term_is_edited_in_the_browser_after_a_preview_of_what_it_would_reopen() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/terms/T-7";
+    let html = page(&server, path);
+    let token = csrf(&html);
+    let mut fields = edit_fields(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    assert!(fields.contains(&("expected_head".to_owned(), head.to_string())), "{fields:?}");
+    assert!(fields.contains(&("dst".to_owned(), "Мглистая река".to_owned())), "{fields:?}");
+    let set = |fields: &mut Vec<(String, String)>, name: &str, value: &str| {
+        fields.retain(|(field, _)| field != name);
+        fields.push((name.to_owned(), value.to_owned()));
+    };
+    set(&mut fields, "dst", "Туманная река");
+    set(&mut fields, "actor", "human:anna");
+    set(&mut fields, "source", "style-review-2");
+    let post = |fields: &[(String, String)], step: &str, token: &str| {
+        let mut all: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+        all.push(("csrf", token));
+        all.push(("step", step));
+        form(&server, &format!("{path}/edit"), &all, &[])
+    };
+    // Preview: what changes, the chunks it would re-open; nothing written.
+    let preview = post(&fields, "preview", &token);
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let text = preview.text();
+    assert!(text.contains("data-changed=\"1\""), "{text}");
+    assert!(text.contains("<del>Мглистая река</del> → <ins>Туманная река</ins>"), "{text}");
+    let reopened: usize = text.split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "chapters that mention 雾川 are re-opened: {text}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    // A bad field is named; a form without this browser's token is refused.
+    let mut bad = fields.clone();
+    set(&mut bad, "since", "first");
+    let refused = post(&bad, "save", &token);
+    assert_eq!(refused.status, 400);
+    assert!(refused.text().contains("since"), "{}", refused.text());
+    assert_eq!(post(&fields, "save", &"f".repeat(64)).status, 403);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    // Save: one term_put, as the editor typed it.
+    let saved = post(&fields, "save", &token);
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some(path));
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
+    let event = server.get(&format!("/v1/books/wuchuan/events/{}", head + 1)).ok();
+    assert_eq!(event["body"]["term_put"]["dst"], "Туманная река", "{event}");
+    assert_eq!((event["actor"].as_str(), event["source"].as_str()), (Some("human:anna"), Some("style-review-2")));
+    // A second editor's form, read before that write, does not overwrite it.
+    let stale = post(&fields, "save", &token);
+    assert_eq!(stale.status, 409, "{}", stale.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
+}

@@ -906,10 +906,27 @@ impl Book {
         }
     }
 
-    /// Changes some fields of term `id`: appends a full put computed from its
-    /// current version, against the head that version was read at (unless `write`
-    /// names another expected head).
-    pub fn term_edit(&mut self, id: RecordId, edit: &TermEdit, write: &WriteOptions) -> Result<Written, BookError> {
+    /// What [`Book::term_edit`] would do, written nowhere: the current version, the
+    /// version the edit would put, and the batch's what-if ([`Book::impact_with`]: the
+    /// decision with a write's rules and refusals, the recorded chunks it would
+    /// re-open, the snapshot it would make). An empty edit is invalid, as for the write.
+    pub fn term_edit_what_if(
+        &mut self,
+        id: RecordId,
+        edit: &TermEdit,
+        write: &WriteOptions,
+    ) -> Result<(TermPut, TermPut, crate::chunks::WhatIf), BookError> {
+        let (current, put, head) = self.edited(id, edit)?;
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let bodies = Labelled::numbered(vec![Body::TermPut(put.clone())], TERM_EDIT_SOURCE);
+        let what_if = self.impact_with(&write, bodies)?;
+        Ok((current, put, what_if))
+    }
+
+    /// Term `id`'s current version, the version `edit` makes of it and the head it was
+    /// read at; an empty edit, or a logic for secondary keys the term does not have,
+    /// is invalid.
+    fn edited(&mut self, id: RecordId, edit: &TermEdit) -> Result<(TermPut, TermPut, Seq), BookError> {
         if edit.is_empty() {
             return Err(BookError::Invalid(format!("term edit {id}: no field to change")));
         }
@@ -918,6 +935,14 @@ impl Book {
             return Err(BookError::Invalid(format!("{id} has no secondary keys whose logic could change")));
         }
         let put = edit.apply(&current);
+        Ok((current, put, head))
+    }
+
+    /// Changes some fields of term `id`: appends a full put computed from its
+    /// current version, against the head that version was read at (unless `write`
+    /// names another expected head).
+    pub fn term_edit(&mut self, id: RecordId, edit: &TermEdit, write: &WriteOptions) -> Result<Written, BookError> {
+        let (_, put, head) = self.edited(id, edit)?;
         let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
         // The use case names its provenance, whichever adapter called it.
         let bodies = Labelled::numbered(vec![Body::TermPut(put)], TERM_EDIT_SOURCE);

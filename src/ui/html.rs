@@ -3,6 +3,7 @@
 //! say what each element shows (a hit's disposition, a stretch's revisions), so the
 //! stylesheet colours them and the browser test reads them.
 
+use super::pages::TermForm;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use book::assemble::{Disposition, Reason};
@@ -505,6 +506,133 @@ fn field_text(put: &TermPut, field: &str) -> String {
     }
 }
 
+impl TermForm {
+    /// The form filled with version `put`, read at revision `head`.
+    fn of(put: &TermPut, head: u64) -> TermForm {
+        let gender = put.gender.map(|gender| field_text(&TermPut { gender: Some(gender), ..put.clone() }, "gender"));
+        TermForm {
+            src: put.src.clone(),
+            dst: put.dst.clone(),
+            sense: put.sense.clone().unwrap_or_default(),
+            kind: put.kind.clone().unwrap_or_default(),
+            gender: gender.unwrap_or_default(),
+            decl: put.decl.join(", "),
+            note: put.note.clone().unwrap_or_default(),
+            since: put.window.since.to_string(),
+            until: put.window.until.map(|until| until.to_string()).unwrap_or_default(),
+            status: field_text(put, "status"),
+            priority: put.priority.to_string(),
+            actor: String::new(),
+            source: String::new(),
+            expected_head: head.to_string(),
+            step: String::new(),
+        }
+    }
+}
+
+/// A term's edit form: every field `term edit` takes here, filled as given, the actor
+/// and source of the write, the head it was read at (a save after another editor's
+/// write is refused), Preview (nothing written) and Save. Works without JavaScript.
+fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm) -> Markup {
+    let text = |label: &str, field: &str, value: &str, size: u32| {
+        html! { label { (label) " " input type="text" name=(field) value=(value) size=(size); } " " }
+    };
+    html! {
+        section.edit {
+            h2 { "Edit" }
+            form.edit method="post" action=(format!("{}/edit", term_url(name, id))) {
+                input type="hidden" name="csrf" value=(chrome.csrf);
+                input type="hidden" name="expected_head" value=(fields.expected_head);
+                (text("source", "src", &fields.src, 12))
+                (text("rendering", "dst", &fields.dst, 24))
+                (text("sense", "sense", &fields.sense, 10))
+                (text("kind", "kind", &fields.kind, 10))
+                label { "gender "
+                    select name="gender" {
+                        option value="" { "none" }
+                        @for value in ["m", "f", "n", "pl"] { option value=(value) selected[fields.gender == value] { (value) } }
+                    }
+                } " "
+                br;
+                (text("declension (comma-separated)", "decl", &fields.decl, 40))
+                br;
+                (text("note", "note", &fields.note, 60))
+                br;
+                label { "chapters from " input type="number" name="since" min="1" value=(fields.since) required; } " "
+                label { "to " input type="number" name="until" min="1" value=(fields.until) placeholder="open"; } " "
+                label { "status "
+                    select name="status" {
+                        @for value in ["approved", "auto", "draft"] { option value=(value) selected[fields.status == value] { (value) } }
+                    }
+                } " "
+                label { "priority " input type="number" name="priority" value=(fields.priority); } " "
+                br;
+                (text("as", "actor", &fields.actor, 16))
+                (text("event source", "source", &fields.source, 16))
+                button type="submit" name="step" value="preview" { "Preview" } " "
+                button type="submit" name="step" value="save" { "Save" }
+            }
+        }
+    }
+}
+
+/// What a term's edit would do, nothing written: the fields it changes, the recorded
+/// chunks it would re-open, the snapshot it would make, and the form again to save it.
+pub fn term_preview(
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    fields: &TermForm,
+    current: &TermPut,
+    put: &TermPut,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let changed = book::timeline::changed_fields(current, put);
+    let submitted = &what_if.written.submitted;
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "The edit changes nothing. " }
+            @else { "The edit would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        h2 { "What it changes" }
+        @if changed.is_empty() { p { "No field." } }
+        ul.changes data-changed=(changed.len()) {
+            @for field in &changed {
+                li { code { (field) } ": " del { (field_text(current, field)) } " → " ins { (field_text(put, field)) } }
+            }
+        }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        h2 { "Chunks it would re-open" }
+        @if what_if.chunks.is_empty() {
+            p data-reopened="0" { "No recorded chunk would get a different context." }
+        } @else {
+            p data-reopened=(what_if.chunks.len()) { (what_if.chunks.len()) " recorded chunk(s) would get a different context." }
+            ul.reopened {
+                @for reopened in &what_if.chunks {
+                    @let chunk = &reopened.chunk;
+                    li {
+                        a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
+                        @for line in &reopened.removed { div.removed { "− " code { (line) } } }
+                        @for line in &reopened.added { div.added { "+ " code { (line) } } }
+                    }
+                }
+            }
+        }
+        (term_edit_form(chrome, name, id, fields))
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (term_url(name, id), id.to_string()),
+        (format!("{}/edit", term_url(name, id)), "edit preview".to_owned()),
+    ];
+    layout(chrome, &format!("Edit {id}: preview"), &trail, None, body)
+}
+
 /// How a name's rendering stands against the standard transcription (`names lint`).
 fn name_standard(check: &book::standard::NameCheck) -> Markup {
     use book::standard::NameCheck;
@@ -543,6 +671,9 @@ pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
             (count(timeline.marks.len(), "recorded chunk")) " hit it; read at revision " (timeline.head.0) "."
         }
         @if let Some(check) = &timeline.standard { (name_standard(check)) }
+        @if let (Some(version), false) = (current, retired) {
+            (term_edit_form(chrome, name, id, &TermForm::of(&version.put, timeline.head.0)))
+        }
         section {
             h2 { "Timeline" }
             p.help {

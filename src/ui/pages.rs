@@ -27,6 +27,9 @@ pub const FORM_SOURCE: &str = "ui:review";
 /// The actor the review page's forms write as, unless the page is asked `?as=`.
 pub const DEFAULT_REVIEWER: &str = "human:reviewer";
 
+/// The actor a term's edit form writes as, unless the editor types another.
+pub const DEFAULT_EDITOR: &str = "human:editor";
+
 /// A failed page: the problem the API would answer, as HTML.
 pub struct PageError(Problem);
 
@@ -312,6 +315,115 @@ pub async fn review_write(
         }
     };
     Ok(super::redirect(&location))
+}
+
+/// A term's edit form: every field of the form, as typed (an empty optional field
+/// clears it), the write's actor and source, the head the form was read at, and the
+/// step: `preview` (nothing written) or `save`.
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermForm {
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub sense: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub gender: String,
+    #[serde(default)]
+    pub decl: String,
+    #[serde(default)]
+    pub note: String,
+    pub since: String,
+    #[serde(default)]
+    pub until: String,
+    pub status: String,
+    pub priority: String,
+    #[serde(default)]
+    pub actor: String,
+    #[serde(default)]
+    pub source: String,
+    pub expected_head: String,
+    pub step: String,
+}
+
+impl TermForm {
+    /// The edit the form asks for: every field it shows, as `term edit` would set it.
+    fn edit(&self) -> Result<book::TermEdit, Problem> {
+        let clearable = |text: &str| Some(Some(text.trim().to_owned()).filter(|text| !text.is_empty()));
+        let number = |name: &str, text: &str| -> Result<u32, Problem> {
+            text.trim()
+                .parse()
+                .map_err(|_| Problem::invalid(format!("{name}: {text:?} is not a chapter number")).at(name))
+        };
+        let until = match self.until.trim() {
+            "" => None,
+            text => Some(number("until", text)?),
+        };
+        let status =
+            serde_json::from_value(serde_json::Value::String(self.status.trim().to_owned())).map_err(|_| {
+                Problem::invalid(format!("status: {:?} is not approved, auto or draft", self.status)).at("status")
+            })?;
+        let priority =
+            self.priority.trim().parse().map_err(|_| {
+                Problem::invalid(format!("priority: {:?} is not an integer", self.priority)).at("priority")
+            })?;
+        Ok(book::TermEdit {
+            src: Some(self.src.trim().to_owned()),
+            dst: Some(self.dst.trim().to_owned()),
+            sense: clearable(&self.sense),
+            kind: clearable(&self.kind),
+            gender: Some(gender(Some(self.gender.clone()))?),
+            decl: Some(
+                self.decl.split(',').map(str::trim).filter(|form| !form.is_empty()).map(str::to_owned).collect(),
+            ),
+            note: clearable(&self.note),
+            since: Some(number("since", &self.since)?),
+            until: Some(until),
+            status: Some(status),
+            priority: Some(priority),
+            ..book::TermEdit::default()
+        })
+    }
+}
+
+/// A term's edit form posted: `step=preview` shows what the edit would change, the
+/// recorded chunks it would re-open and the snapshot it would make, writing nothing;
+/// `step=save` writes it against the head the form was read at (another editor's
+/// write in between is a conflict, 409), then shows the term. Validated by the rules
+/// of `term edit`; an error names the field.
+pub async fn term_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let (name, id) = book_and::<String>(path, "term id")?;
+    let fields: TermForm = form(&headers, &browser, body)?;
+    let id = record_id(&id, "id")?;
+    let edit = fields.edit()?;
+    let expected = fields.expected_head.trim().parse::<u64>().map_err(|_| {
+        Problem::invalid(format!("expected_head: {:?} is not a revision", fields.expected_head)).at("expected_head")
+    })?;
+    let actor = given(Some(fields.actor.clone())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
+    let write = write_options(book::Actor::Named(actor), given(Some(fields.source.clone())), Some(expected));
+    let chrome = chrome(&server, &browser);
+    match fields.step.as_str() {
+        "preview" => {
+            let (current, put, what_if) =
+                on_book(server, name.clone(), move |open| Ok(open.lock().term_edit_what_if(id, &edit, &write)?))
+                    .await?;
+            page(html::term_preview(&chrome, &name, id, &fields, &current, &put, &what_if))
+        }
+        "save" => {
+            let book = name.clone();
+            on_book(server, name, move |open| Ok(open.lock().term_edit(id, &edit, &write)?)).await?;
+            Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+    }
 }
 
 // ----- login and logout -----
