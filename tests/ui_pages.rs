@@ -668,3 +668,96 @@ fn a_term_is_edited_in_the_browser_after_a_preview_of_what_it_would_reopen() {
     assert_eq!(stale.status, 409, "{}", stale.text());
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
 }
+
+/// A `multipart/form-data` body of `fields` and, when given, one file part.
+fn multipart(fields: &[(&str, &str)], file: Option<(&str, &str)>) -> (String, Vec<u8>) {
+    let boundary = "lorebank-test-boundary";
+    let mut body = String::new();
+    for (name, value) in fields {
+        body.push_str(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"));
+    }
+    if let Some((file_name, content)) = file {
+        body.push_str(&format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\nContent-Type: text/plain\r\n\r\n{content}\r\n"
+        ));
+    }
+    body.push_str(&format!("--{boundary}--\r\n"));
+    (format!("multipart/form-data; boundary={boundary}"), body.into_bytes())
+}
+
+#[test]
+fn a_file_is_imported_by_upload_after_a_dry_run_of_what_it_would_reopen() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/import";
+    let token = csrf(&page(&server, path));
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let post = |fields: &[(&str, &str)], file: Option<(&str, &str)>| {
+        let (content_type, body) = multipart(fields, file);
+        server.send("POST", path, &[("Content-Type", &content_type), ("Cookie", BROWSER)], &body)
+    };
+    let dictionary = "雾川\tТуманная река\n孤岛\tОдинокий остров\n";
+    // The dry run: the report, the chunks the rename re-opens; nothing written.
+    let dry = post(&[("csrf", &token), ("step", "preview"), ("format", "")], Some(("g.txt", dictionary)));
+    assert_eq!(dry.status, 200, "{}", dry.text());
+    let html = dry.text();
+    assert!(html.contains("data-dry-run=\"true\""), "{html}");
+    assert!(html.contains("1 imported, 1 updated"), "{html}");
+    let reopened: usize = html.split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "{html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a dry run wrote something");
+    // The confirmation carries the same file and the head it was made at.
+    let confirm = &html[html.rfind("<form class=\"import\"").unwrap()..];
+    let hidden = |name: &str| -> String {
+        let at =
+            confirm.find(&format!("name=\"{name}\" value=\"")).unwrap_or_else(|| panic!("{name}")) + name.len() + 15;
+        confirm[at..].split('"').next().unwrap().to_owned()
+    };
+    let fields = [
+        ("csrf", hidden("csrf")),
+        ("name", hidden("name")),
+        ("content", hidden("content")),
+        ("format", hidden("format")),
+        ("expected_head", hidden("expected_head")),
+        ("step", "import".to_owned()),
+    ];
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    assert_eq!(fields[4].1, head.to_string());
+    // Refused: another browser's token, a form that is no multipart, no file.
+    let foreign = [("csrf", "f".repeat(64))];
+    let foreign: Vec<(&str, &str)> = foreign.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    assert_eq!(post(&foreign, Some(("g.txt", dictionary))).status, 403);
+    assert_eq!(form(&server, path, &[("csrf", &token), ("step", "preview")], &[]).status, 400);
+    assert_eq!(post(&[("csrf", &token), ("step", "preview")], None).status, 400);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    // Another editor writes first: the confirmation is refused, nothing written.
+    let other = serde_json::json!({ "events": [{ "term_put": { "id": "T-90", "src": "远山", "dst": "Дальние горы" } }], "actor": "human:other" });
+    server.post("/v1/books/wuchuan/events", &other).ok();
+    let head = head + 1;
+    assert_eq!(post(&fields, None).status, 409);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    // A new dry run at the new head, confirmed: the import as the dry run said, as
+    // the CLI would write it.
+    let dry = post(&[("csrf", &token), ("step", "preview")], Some(("g.txt", dictionary))).text();
+    let marker = "name=\"expected_head\" value=\"";
+    let at = dry.find(marker).unwrap() + marker.len();
+    let expected = dry[at..].split('"').next().unwrap().to_owned();
+    assert_eq!(expected, head.to_string());
+    let mut fields = fields.clone();
+    fields[4].1 = &expected;
+    let done = post(&fields, None);
+    assert_eq!(done.status, 200, "{}", done.text());
+    assert!(done.text().contains("data-written=\"true\""), "{}", done.text());
+    // Two events in one batch: the new term and the update.
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
+    let event = server.get(&format!("/v1/books/wuchuan/events/{}", head + 1)).ok();
+    assert_eq!(
+        (event["actor"].as_str(), event["source"].as_str()),
+        (Some("import:galtransl"), Some("g.txt:1")),
+        "{event}"
+    );
+    // The same file again changes nothing, and writes nothing.
+    let again = post(&[("csrf", &token), ("step", "import")], Some(("g.txt", dictionary)));
+    assert!(again.text().contains("Nothing to write"), "{}", again.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
+}

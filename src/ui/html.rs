@@ -224,6 +224,7 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                     (counts.summaries) " summaries, "
                     a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
                     " · " a href=(format!("{}/glossary", book_url(name))) data-glossary { "search and sort the glossary" }
+                    " · " a href=(format!("{}/import", book_url(name))) { "import a file" }
                 }
             }
         }
@@ -631,6 +632,128 @@ pub fn term_preview(
         (format!("{}/edit", term_url(name, id)), "edit preview".to_owned()),
     ];
     layout(chrome, &format!("Edit {id}: preview"), &trail, None, body)
+}
+
+/// Rows of a report list shown before "and N more".
+const REPORT_SHOWN: usize = 50;
+
+/// The import page: upload a glossary file of any supported format for a dry run.
+pub fn import(chrome: &Chrome, name: &str) -> Markup {
+    let action = format!("{}/import", book_url(name));
+    let body = html! {
+        p.lead { "Upload a glossary file of another tool. The dry run shows what the import would do and the recorded chunks it would re-open; nothing is written until you confirm." }
+        form.import method="post" action=(action) enctype="multipart/form-data" {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            label { "file " input type="file" name="file" required; } " "
+            label { "format "
+                select name="format" {
+                    option value="" { "detect" }
+                    @for format in formats::Format::ALL { option value=(format.name()) { (format.name()) } }
+                }
+            } " "
+            label { input type="checkbox" name="strict"; " strict (refuse any loss)" } " "
+            label { "as " input type="text" name="actor" size="16" placeholder="import:TOOL"; } " "
+            button type="submit" name="step" value="preview" { "Dry run" }
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (action.clone(), "import".to_owned())];
+    layout(chrome, "Import", &trail, None, body)
+}
+
+/// An import's report, from its dry run (with the chunks it would re-open and the
+/// confirmation, which carries the same file) or from the import itself.
+pub fn import_report(
+    chrome: &Chrome,
+    name: &str,
+    report: &book::ImportReport,
+    dry_run: bool,
+    bytes: &[u8],
+    strict: bool,
+    actor: Option<&str>,
+) -> Markup {
+    use base64::Engine as _;
+    let action = format!("{}/import", book_url(name));
+    let placed = |title: &str, list: &[book::interchange::Placed]| {
+        html! {
+            @if !list.is_empty() {
+                h3 { (title) " (" (list.len()) ")" }
+                ul.placed {
+                    @for placed in list.iter().take(REPORT_SHOWN) {
+                        li { a href=(term_url(name, placed.id)) { (placed.id) } " " span lang="zh" { (placed.src) } " (" (placed.at.to_string()) ")"
+                            @if !placed.fields.is_empty() { ": " (placed.fields.join(", ")) } }
+                    }
+                    @if list.len() > REPORT_SHOWN { li { "… and " (list.len() - REPORT_SHOWN) " more" } }
+                }
+            }
+        }
+    };
+    let body = html! {
+        p.lead data-written=(report.written) data-dry-run=(dry_run) {
+            (report.file) " (" (report.format.name()) @if report.detected { ", detected" } ") as " code { (report.actor) } ": "
+            (report.imported.len()) " imported, " (report.updated.len()) " updated, " (report.unchanged.len()) " unchanged, "
+            (report.skipped.len()) " skipped, " (report.collisions.len()) " shared key(s), " (report.n_lost()) " field(s) lost. "
+            @if dry_run { "A dry run: nothing has been written." }
+            @else if report.written { "Imported: head " (report.revision.0) "." }
+            @else { "Nothing to write: every entry is already in the book." }
+        }
+        dl.facts {
+            dt { "events" } dd data-events=(report.n_events) { (report.n_events) }
+            dt { @if dry_run { "snapshot it would make" } @else { "snapshot" } } dd { code { (report.snapshot.to_string()) } }
+        }
+        (placed("New", &report.imported))
+        (placed("Updated", &report.updated))
+        @if !report.skipped.is_empty() {
+            h3 { "Skipped (" (report.skipped.len()) ")" }
+            ul { @for skipped in report.skipped.iter().take(REPORT_SHOWN) { li { (skipped.at.to_string()) ": " (skipped.reason) } } }
+        }
+        @if !report.collisions.is_empty() {
+            h3 { "Shared keys (" (report.collisions.len()) ")" }
+            ul { @for collision in report.collisions.iter().take(REPORT_SHOWN) { li { (collision.at.to_string()) ": " (collision.to_string()) } } }
+        }
+        @if !report.lost.is_empty() {
+            h3 { "Lost fields" }
+            ul { @for group in &report.lost { li { (group.what) " ×" (group.at.len()) } } }
+        }
+        @if !report.notices.is_empty() {
+            h3 { "Notices" }
+            ul { @for notice in &report.notices { li { (notice.what) } } }
+        }
+        @if dry_run {
+            h2 { "Chunks it would re-open" }
+            @if report.reopened.is_empty() {
+                p data-reopened="0" { "No recorded chunk would get a different context." }
+            } @else {
+                p data-reopened=(report.reopened.len()) { (report.reopened.len()) " recorded chunk(s) would get a different context." }
+                ul.reopened {
+                    @for reopened in &report.reopened {
+                        @let chunk = &reopened.chunk;
+                        li {
+                            a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
+                            @for line in &reopened.removed { div.removed { "− " code { (line) } } }
+                            @for line in &reopened.added { div.added { "+ " code { (line) } } }
+                        }
+                    }
+                }
+            }
+            @if report.n_events > 0 {
+                form.import method="post" action=(action) enctype="multipart/form-data" {
+                    input type="hidden" name="csrf" value=(chrome.csrf);
+                    input type="hidden" name="name" value=(report.file);
+                    input type="hidden" name="content" value=(base64::engine::general_purpose::STANDARD.encode(bytes));
+                    input type="hidden" name="format" value=(report.format.name());
+                    @if strict { input type="hidden" name="strict" value="on"; }
+                    @if let Some(actor) = actor { input type="hidden" name="actor" value=(actor); }
+                    input type="hidden" name="expected_head" value=(report.revision.0);
+                    button type="submit" name="step" value="import" { "Import" }
+                    " against revision " (report.revision.0) ": if the book changes first, nothing is written."
+                }
+            }
+        } @else {
+            p { a href=(format!("{}/glossary", book_url(name))) { "The glossary" } " · " a href=(action.clone()) { "Import another file" } }
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (action.clone(), "import".to_owned())];
+    layout(chrome, if dry_run { "Import: dry run" } else { "Import" }, &trail, None, body)
 }
 
 /// How a name's rendering stands against the standard transcription (`names lint`).

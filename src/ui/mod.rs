@@ -118,6 +118,7 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/rollback", get(pages::rollback))
         .route("/ui/books/{book}/review", get(pages::review))
         .route("/ui/books/{book}/glossary", get(pages::glossary))
+        .route("/ui/books/{book}/import", get(pages::import_page).post(pages::import_write))
         .route("/ui/books/{book}/review/{id}/{action}", post(pages::review_write))
         .route("/ui/logout", post(pages::logout))
         .route_layer(middleware::from_fn_with_state(Arc::clone(server), gate));

@@ -203,6 +203,24 @@ fn given(field: Option<String>) -> Option<String> {
     field.map(|text| text.trim().to_owned()).filter(|text| !text.is_empty())
 }
 
+/// Whether a posted form comes from a page this server served to this browser: it
+/// carries exactly one CSRF token (`tokens`), this browser's, and, when the browser
+/// says where it posts from, this origin; else 403.
+fn posted_here(headers: &HeaderMap, browser: &Browser, tokens: &[&str]) -> Result<(), Problem> {
+    let forbidden = |detail: &str| Problem::new(StatusCode::FORBIDDEN, "forbidden", detail.to_owned());
+    match tokens {
+        [] => return Err(forbidden("the form carries no CSRF token: reload the page and try again")),
+        [token] if browser.csrf_holds(token) => {}
+        [_] => {
+            return Err(forbidden(
+                "the form's CSRF token is not this browser's for this server: reload the page and try again",
+            ))
+        }
+        _ => return Err(forbidden("the form carries its CSRF token more than once")),
+    }
+    check_origin(headers).map_err(|detail| forbidden(&detail))
+}
+
 /// Checks that a posted form comes from a page this server served to this browser,
 /// then parses its other fields (`application/x-www-form-urlencoded`). The form must
 /// carry exactly one `csrf` field, holding the CSRF token of the browser's cookie,
@@ -216,19 +234,8 @@ fn form<T: serde::de::DeserializeOwned>(
     let bytes = body_bytes(body)?;
     let pairs: Vec<(String, String)> =
         serde_urlencoded::from_bytes(&bytes).map_err(|error| Problem::invalid(format!("form: {error}")))?;
-    let forbidden = |detail: &str| Problem::new(StatusCode::FORBIDDEN, "forbidden", detail.to_owned());
     let tokens: Vec<&str> = pairs.iter().filter(|(name, _)| name == "csrf").map(|(_, value)| value.as_str()).collect();
-    match tokens.as_slice() {
-        [] => return Err(forbidden("the form carries no CSRF token: reload the page and try again")),
-        [token] if browser.csrf_holds(token) => {}
-        [_] => {
-            return Err(forbidden(
-                "the form's CSRF token is not this browser's for this server: reload the page and try again",
-            ))
-        }
-        _ => return Err(forbidden("the form carries its CSRF token more than once")),
-    }
-    check_origin(headers).map_err(|detail| forbidden(&detail))?;
+    posted_here(headers, browser, &tokens)?;
     let mut fields = serde_json::Map::new();
     for (name, value) in pairs.into_iter().filter(|(name, _)| name != "csrf") {
         if fields.contains_key(&name) {
@@ -424,6 +431,143 @@ pub async fn term_write(
         }
         other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
     }
+}
+
+/// The import page: a form that uploads a glossary file of any supported format.
+pub async fn import_page(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server, &browser);
+    page(html::import(&chrome, &name))
+}
+
+/// The fields of an import form (`multipart/form-data`): the file (`file`, or, from
+/// a dry run's confirmation, `content` in base64 with its `name`), `format` (empty:
+/// detected), `strict`, `actor`, `expected_head` (the confirmation's), and the step:
+/// `preview` (a dry run) or `import`.
+#[derive(Default)]
+struct ImportForm {
+    name: String,
+    bytes: Vec<u8>,
+    format: Option<formats::Format>,
+    strict: bool,
+    actor: Option<String>,
+    expected_head: Option<u64>,
+    step: String,
+}
+
+async fn import_form(
+    headers: &HeaderMap,
+    browser: &Browser,
+    mut multipart: axum::extract::Multipart,
+) -> Result<ImportForm, Problem> {
+    let bad = |detail: String| Problem::invalid(format!("form: {detail}"));
+    let mut texts: Vec<(String, String)> = Vec::new();
+    let mut file: Option<(String, Vec<u8>)> = None;
+    while let Some(field) = multipart.next_field().await.map_err(|error| bad(error.body_text()))? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name == "file" {
+            if file.is_some() {
+                return Err(Problem::invalid("form field \"file\" is given twice").at("file"));
+            }
+            let file_name = field.file_name().unwrap_or("upload").to_owned();
+            let bytes = field.bytes().await.map_err(|error| bad(error.body_text()))?;
+            file = Some((file_name, bytes.to_vec()));
+        } else {
+            let text = field.text().await.map_err(|error| bad(error.body_text()))?;
+            texts.push((name, text));
+        }
+    }
+    let tokens: Vec<&str> = texts.iter().filter(|(name, _)| name == "csrf").map(|(_, value)| value.as_str()).collect();
+    posted_here(headers, browser, &tokens)?;
+    let mut form = ImportForm::default();
+    let mut content: Option<String> = None;
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, text) in texts.into_iter().filter(|(name, _)| name != "csrf") {
+        if !seen.insert(name.clone()) {
+            return Err(Problem::invalid(format!("form field {name:?} is given twice")).at(name));
+        }
+        match name.as_str() {
+            "name" => form.name = text,
+            "content" => content = Some(text),
+            "format" if text.trim().is_empty() => {}
+            "format" => {
+                form.format = Some(formats::Format::from_name(text.trim()).ok_or_else(|| {
+                    Problem::invalid(format!("format: unknown format {:?}", text.trim())).at("format")
+                })?)
+            }
+            "strict" => form.strict = matches!(text.as_str(), "on" | "true"),
+            "actor" => form.actor = given(Some(text)),
+            "expected_head" => {
+                form.expected_head = Some(text.trim().parse().map_err(|_| {
+                    Problem::invalid(format!("expected_head: {text:?} is not a revision")).at("expected_head")
+                })?)
+            }
+            "step" => form.step = text,
+            other => return Err(Problem::invalid(format!("form field {other:?} is not known here")).at(other)),
+        }
+    }
+    match (file, content) {
+        (Some((name, bytes)), None) if !bytes.is_empty() || !name.is_empty() => {
+            form.name = name;
+            form.bytes = bytes;
+        }
+        (None, Some(content)) => {
+            use base64::Engine as _;
+            form.bytes = base64::engine::general_purpose::STANDARD
+                .decode(content.trim())
+                .map_err(|error| Problem::invalid(format!("content: not base64: {error}")).at("content"))?;
+        }
+        (Some(_), Some(_)) => {
+            return Err(Problem::invalid("form: a file and a content, only one may be sent").at("file"))
+        }
+        _ => return Err(Problem::invalid("file: choose a glossary file to import").at("file")),
+    }
+    if form.name.trim().is_empty() {
+        form.name = "upload".to_owned();
+    }
+    Ok(form)
+}
+
+/// An import form posted: `step=preview` makes the dry run and shows its report, the
+/// chunks the import would re-open and a confirmation that carries the same file;
+/// `step=import` imports it (against the head the dry run was made at, when the
+/// confirmation names it) and shows the report. The same Book call as `import` and
+/// `POST …/import`.
+pub async fn import_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    multipart: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let multipart = multipart.map_err(|rejection| Problem::invalid(format!("form: {}", rejection.body_text())))?;
+    let form = import_form(&headers, &browser, multipart).await?;
+    let dry_run = match form.step.as_str() {
+        "preview" => true,
+        "import" => false,
+        other => return Err(Problem::invalid(format!("step: {other:?} is not preview or import")).at("step").into()),
+    };
+    let options = book::ImportOptions {
+        format: form.format,
+        strict: form.strict,
+        dry_run,
+        actor: form.actor.clone(),
+        expect_head: form.expected_head.map(Seq),
+        recorded_at_ms: crate::http::routes::now_ms(),
+        source_lang: None,
+        target_lang: None,
+    };
+    let chrome = chrome(&server, &browser);
+    let (file, bytes) = (form.name.clone(), form.bytes.clone());
+    let report = on_book(server, name.clone(), move |open| Ok(open.lock().import(&file, &bytes, &options)?)).await?;
+    page(html::import_report(&chrome, &name, &report, dry_run, &form.bytes, form.strict, form.actor.as_deref()))
 }
 
 // ----- login and logout -----
