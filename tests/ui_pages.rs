@@ -761,3 +761,55 @@ fn a_file_is_imported_by_upload_after_a_dry_run_of_what_it_would_reopen() {
     assert!(again.text().contains("Nothing to write"), "{}", again.text());
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
 }
+
+#[test]
+fn aliases_are_added_and_removed_and_a_term_retired_and_revived_from_its_page() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/terms/T-1";
+    let html = page(&server, path);
+    let token = csrf(&html);
+    assert!(html.contains("data-action=\"alias-remove\""), "an active alias has its remove form");
+    let head = || server.info("wuchuan")["head"].as_u64().unwrap();
+    let act = |id: &str, action: &str, fields: &[(&str, &str)], step: &str, expected: u64| {
+        let expected = expected.to_string();
+        let mut all = fields.to_vec();
+        all.extend([("csrf", token.as_str()), ("step", step), ("expected_head", expected.as_str())]);
+        form(&server, &format!("/ui/books/wuchuan/terms/{id}/actions/{action}"), &all, &[])
+    };
+    // Removing 阿照 re-opens the chunks that name 沈照 only by it; a preview writes nothing.
+    let at = head();
+    let preview = act("T-1", "alias-remove", &[("surface", "阿照")], "preview", at);
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let reopened: usize =
+        preview.text().split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "{}", preview.text());
+    assert_eq!(head(), at);
+    // An alias added, as the editor typed it; then the removal.
+    let added =
+        act("T-1", "alias-add", &[("surface", "照儿"), ("kind", "nickname"), ("actor", "human:anna")], "save", at);
+    assert_eq!(added.status, 303, "{}", added.text());
+    let event = server.get(&format!("/v1/books/wuchuan/events/{}", at + 1)).ok();
+    assert_eq!(event["body"]["alias_added"]["surface"], "照儿", "{event}");
+    assert_eq!(event["actor"], "human:anna", "{event}");
+    assert_eq!(act("T-1", "alias-remove", &[("surface", "阿照")], "save", at + 1).status, 303);
+    // A form read before those writes is refused.
+    assert_eq!(act("T-1", "alias-add", &[("surface", "小照")], "save", at).status, 409);
+    // Retire and revive: the revived term is back with its last version.
+    assert_eq!(act("T-10", "retire", &[("reason", "merged into T-6")], "save", at + 2).status, 303);
+    let retired = server.get("/v1/books/wuchuan/terms/T-10/timeline").ok();
+    assert!(retired["stretches"].as_array().unwrap().last().unwrap()["retired"] == true, "{retired}");
+    let page_retired = page(&server, "/ui/books/wuchuan/terms/T-10");
+    assert!(page_retired.contains("data-action=\"revive\""), "a retired term has its revive form");
+    assert_eq!(act("T-10", "retire", &[], "save", at + 3).status, 400);
+    assert_eq!(act("T-10", "revive", &[], "save", at + 3).status, 303);
+    let revived = server.get("/v1/books/wuchuan/glossary").ok();
+    assert!(revived["terms"].as_array().unwrap().iter().any(|term| term["id"] == "T-10"), "{revived}");
+    assert_eq!(act("T-10", "explode", &[], "save", at + 4).status, 404);
+    assert_eq!(
+        act("T-1", "alias-add", &[("surface", "照")], "save", at + 4).status,
+        400,
+        "a key shorter than min_key_chars"
+    );
+    assert_eq!(head(), at + 4);
+}

@@ -923,6 +923,56 @@ impl Book {
         Ok((current, put, what_if))
     }
 
+    /// The events `action` on term `id` appends, read at the head (whose revision
+    /// comes back too): a retirement, a revival (the last version put again), an
+    /// alias added or removed.
+    fn action_bodies(&mut self, id: RecordId, action: &TermAction) -> Result<(Vec<Body>, Seq), BookError> {
+        let state = self.state(None)?;
+        let term = state.terms().get(&id).ok_or_else(|| BookError::Invalid(format!("unknown record {id}")))?;
+        let body = match action {
+            TermAction::Retire { reason } if !term.retired => {
+                Body::TermRetired(TermRetired { id, reason: reason.clone() })
+            }
+            TermAction::Retire { .. } => return Err(BookError::Invalid(format!("{id} is retired already"))),
+            TermAction::Revive if term.retired => Body::TermPut(term.put.clone()),
+            TermAction::Revive => return Err(BookError::Invalid(format!("{id} is not retired"))),
+            TermAction::AliasAdd { surface, kind, window } => Body::AliasAdded(AliasAdded {
+                id,
+                surface: surface.clone(),
+                kind: *kind,
+                window: *window,
+                release_to: None,
+            }),
+            TermAction::AliasRemove { surface } => Body::AliasRemoved(AliasRemoved { id, surface: surface.clone() }),
+        };
+        Ok((vec![body], state.revision()))
+    }
+
+    /// What [`Book::term_action`] would do, written nowhere ([`Book::impact_with`]).
+    pub fn term_action_what_if(
+        &mut self,
+        id: RecordId,
+        action: &TermAction,
+        write: &WriteOptions,
+    ) -> Result<crate::chunks::WhatIf, BookError> {
+        let (bodies, head) = self.action_bodies(id, action)?;
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        self.impact_with(&write, Labelled::numbered(bodies, action.name()))
+    }
+
+    /// Retires, revives, or adds or removes an alias of term `id`, as one batch
+    /// against the head (or the head `write` expects).
+    pub fn term_action(
+        &mut self,
+        id: RecordId,
+        action: &TermAction,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let (bodies, head) = self.action_bodies(id, action)?;
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        self.submit_labelled(&write, Labelled::numbered(bodies, action.name()), Vec::new())
+    }
+
     /// Term `id`'s current version, the version `edit` makes of it and the head it was
     /// read at; an empty edit, or a logic for secondary keys the term does not have,
     /// is invalid.
@@ -947,6 +997,44 @@ impl Book {
         // The use case names its provenance, whichever adapter called it.
         let bodies = Labelled::numbered(vec![Body::TermPut(put)], TERM_EDIT_SOURCE);
         self.submit_labelled(&write, bodies, Vec::new())
+    }
+}
+
+/// What an editor does to a term besides editing its fields ([`Book::term_action`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TermAction {
+    /// It stops existing from this revision on.
+    Retire {
+        /// Why.
+        reason: Option<String>,
+    },
+    /// A retired term comes back with its last version.
+    Revive,
+    /// A further surface finds it.
+    AliasAdd {
+        /// The surface.
+        surface: String,
+        /// What kind of surface.
+        kind: AliasKind,
+        /// Where it applies (the term's window when `None`).
+        window: Option<Window>,
+    },
+    /// An alias stops finding it.
+    AliasRemove {
+        /// The alias's surface.
+        surface: String,
+    },
+}
+
+impl TermAction {
+    /// Its name, the default source of its events.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TermAction::Retire { .. } => "retire",
+            TermAction::Revive => "revive",
+            TermAction::AliasAdd { .. } => "alias-add",
+            TermAction::AliasRemove { .. } => "alias-remove",
+        }
     }
 }
 

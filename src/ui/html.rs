@@ -3,7 +3,7 @@
 //! say what each element shows (a hit's disposition, a stretch's revisions), so the
 //! stylesheet colours them and the browser test reads them.
 
-use super::pages::TermForm;
+use super::pages::{ActionForm, TermForm};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use book::assemble::{Disposition, Reason};
@@ -577,6 +577,129 @@ fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm) 
     }
 }
 
+/// A term action's form, `fields` filled in, posting `step` (`preview` or `save`).
+fn action_form(
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    action: &str,
+    fields: &ActionForm,
+    visible: Markup,
+    button: &str,
+) -> Markup {
+    html! {
+        form.action method="post" action=(format!("{}/actions/{action}", term_url(name, id))) data-action=(action) {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            input type="hidden" name="expected_head" value=(fields.expected_head);
+            (visible)
+            label { "as " input type="text" name="actor" size="14" value=(fields.actor); } " "
+            label { "event source " input type="text" name="source" size="14" value=(fields.source); } " "
+            button type="submit" name="step" value="preview" { "Preview" } " "
+            button type="submit" name="step" value="save" { (button) }
+        }
+    }
+}
+
+/// The term page's other forms: retire (or revive a retired term), add an alias, and
+/// remove each active alias.
+fn term_action_forms(chrome: &Chrome, name: &str, id: RecordId, retired: bool, timeline: &Timeline) -> Markup {
+    let fields = ActionForm { expected_head: timeline.head.0.to_string(), ..ActionForm::default() };
+    let active: Vec<&str> = timeline
+        .aliases
+        .iter()
+        .filter(|alias| alias.removed.is_none())
+        .map(|alias| alias.alias.surface.as_str())
+        .collect();
+    html! {
+        section.actions {
+            h2 { "Aliases and retirement" }
+            @if retired {
+                (action_form(chrome, name, id, "revive", &fields, html! { "Bring " (id) " back with its last version. " }, "Revive"))
+            } @else {
+                (action_form(chrome, name, id, "alias-add", &fields, html! {
+                    label { "new alias " input type="text" name="surface" size="12" required; } " "
+                    label { "kind "
+                        select name="kind" { @for kind in ["variant", "nickname", "title", "reading"] { option value=(kind) { (kind) } } }
+                    } " "
+                    label { "chapters from " input type="number" name="since" min="1" size="4"; } " "
+                    label { "to " input type="number" name="until" min="1" size="4"; } " "
+                }, "Add alias"))
+                @for surface in &active {
+                    (action_form(chrome, name, id, "alias-remove", &ActionForm { surface: (*surface).to_owned(), ..fields.clone() }, html! {
+                        input type="hidden" name="surface" value=(surface);
+                        "Alias " span lang="zh" { (surface) } ": "
+                    }, "Remove alias"))
+                }
+                (action_form(chrome, name, id, "retire", &fields, html! {
+                    label { "retire, because " input type="text" name="reason" size="24"; } " "
+                }, "Retire"))
+            }
+        }
+    }
+}
+
+/// What a term action would do, nothing written: the events, the snapshot it would
+/// make, the chunks it would re-open, and the form again to save it.
+pub fn action_preview(
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    action: &str,
+    fields: &ActionForm,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let hidden = html! {
+        @for (field, value) in [("reason", &fields.reason), ("surface", &fields.surface), ("kind", &fields.kind), ("since", &fields.since), ("until", &fields.until)] {
+            @if !value.is_empty() { input type="hidden" name=(field) value=(value); }
+        }
+    };
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "It changes nothing. " }
+            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        ol.plan { @for event in &submitted.decision.events { li { (describe(&event.body)) } } }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        (reopened_list(name, &what_if.chunks))
+        (action_form(chrome, name, id, action, fields, hidden, "Save"))
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (term_url(name, id), id.to_string()),
+        (format!("{}/actions/{action}", term_url(name, id)), format!("{action} preview")),
+    ];
+    layout(chrome, &format!("{id}: {action} preview"), &trail, None, body)
+}
+
+/// The recorded chunks a change would re-open, each with the context lines it would
+/// lose and gain, linked to their chapter.
+fn reopened_list(name: &str, chunks: &[book::chunks::Reopened]) -> Markup {
+    html! {
+        h2 { "Chunks it would re-open" }
+        @if chunks.is_empty() {
+            p data-reopened="0" { "No recorded chunk would get a different context." }
+        } @else {
+            p data-reopened=(chunks.len()) { (chunks.len()) " recorded chunk(s) would get a different context: the ones to translate again." }
+            ul.reopened {
+                @for reopened in chunks {
+                    @let chunk = &reopened.chunk;
+                    li {
+                        a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
+                        @for line in &reopened.removed { div.removed { "− " code { (line) } } }
+                        @for line in &reopened.added { div.added { "+ " code { (line) } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// What a term's edit would do, nothing written: the fields it changes, the recorded
 /// chunks it would re-open, the snapshot it would make, and the form again to save it.
 pub fn term_preview(
@@ -608,22 +731,7 @@ pub fn term_preview(
             dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
-        h2 { "Chunks it would re-open" }
-        @if what_if.chunks.is_empty() {
-            p data-reopened="0" { "No recorded chunk would get a different context." }
-        } @else {
-            p data-reopened=(what_if.chunks.len()) { (what_if.chunks.len()) " recorded chunk(s) would get a different context." }
-            ul.reopened {
-                @for reopened in &what_if.chunks {
-                    @let chunk = &reopened.chunk;
-                    li {
-                        a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
-                        @for line in &reopened.removed { div.removed { "− " code { (line) } } }
-                        @for line in &reopened.added { div.added { "+ " code { (line) } } }
-                    }
-                }
-            }
-        }
+        (reopened_list(name, &what_if.chunks))
         (term_edit_form(chrome, name, id, fields))
     };
     let trail = [
@@ -719,22 +827,7 @@ pub fn import_report(
             ul { @for notice in &report.notices { li { (notice.what) } } }
         }
         @if dry_run {
-            h2 { "Chunks it would re-open" }
-            @if report.reopened.is_empty() {
-                p data-reopened="0" { "No recorded chunk would get a different context." }
-            } @else {
-                p data-reopened=(report.reopened.len()) { (report.reopened.len()) " recorded chunk(s) would get a different context." }
-                ul.reopened {
-                    @for reopened in &report.reopened {
-                        @let chunk = &reopened.chunk;
-                        li {
-                            a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
-                            @for line in &reopened.removed { div.removed { "− " code { (line) } } }
-                            @for line in &reopened.added { div.added { "+ " code { (line) } } }
-                        }
-                    }
-                }
-            }
+            (reopened_list(name, &report.reopened))
             @if report.n_events > 0 {
                 form.import method="post" action=(action) enctype="multipart/form-data" {
                     input type="hidden" name="csrf" value=(chrome.csrf);
@@ -796,6 +889,9 @@ pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
         @if let Some(check) = &timeline.standard { (name_standard(check)) }
         @if let (Some(version), false) = (current, retired) {
             (term_edit_form(chrome, name, id, &TermForm::of(&version.put, timeline.head.0)))
+        }
+        @if current.is_some() {
+            (term_action_forms(chrome, name, id, retired, timeline))
         }
         section {
             h2 { "Timeline" }
@@ -1177,24 +1273,7 @@ pub fn rollback(chrome: &Chrome, name: &str, to: Option<u64>, preview: Option<&R
             ol.plan { @for body in &preview.plan.bodies { li { (describe(body)) } } }
             h2 { "What would change" }
             (diff_tables(name, &preview.diff))
-            h2 { "Chunks it would re-open" }
-            @if preview.reopened.is_empty() {
-                p data-reopened="0" { "No recorded chunk would get a different context." }
-            } @else {
-                p data-reopened=(preview.reopened.len()) {
-                    (preview.reopened.len()) " recorded chunk(s) would get a different context: the ones to translate again."
-                }
-                ul.reopened {
-                    @for reopened in &preview.reopened {
-                        @let chunk = &reopened.chunk;
-                        li {
-                            a href=(chapter_url(name, chunk.chapter)) { "chapter " (chunk.chapter) } ", chunk " code { (chunk.chunk_key) }
-                            @for line in &reopened.removed { div.removed { "− " code { (line) } } }
-                            @for line in &reopened.added { div.added { "+ " code { (line) } } }
-                        }
-                    }
-                }
-            }
+            (reopened_list(name, &preview.reopened))
             p.help {
                 "To roll back: " code { "lorebank rollback --to " (preview.plan.to.0) } ", or " code { "POST /v1/books/" (name) "/rollback" }
                 " with the expected head " (preview.plan.head.0) "."

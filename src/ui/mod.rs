@@ -113,6 +113,7 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/chapters/{chapter}", get(pages::chapter))
         .route("/ui/books/{book}/terms/{id}", get(pages::term))
         .route("/ui/books/{book}/terms/{id}/edit", post(pages::term_write))
+        .route("/ui/books/{book}/terms/{id}/actions/{action}", post(pages::term_action))
         .route("/ui/books/{book}/events/{seq}", get(pages::event))
         .route("/ui/books/{book}/diff", get(pages::diff))
         .route("/ui/books/{book}/rollback", get(pages::rollback))

@@ -433,6 +433,109 @@ pub async fn term_write(
     }
 }
 
+/// The fields of a term's action forms (retire, revive, add or remove an alias): the
+/// action's own (`reason`; `surface`, `kind`, `since`, `until`), the write's actor
+/// and source, the head the page was read at, and the step: `preview` or `save`.
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionForm {
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub surface: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub since: String,
+    #[serde(default)]
+    pub until: String,
+    #[serde(default)]
+    pub actor: String,
+    #[serde(default)]
+    pub source: String,
+    pub expected_head: String,
+    pub step: String,
+}
+
+impl ActionForm {
+    /// The action `name` with this form's fields.
+    fn action(&self, name: &str) -> Result<book::TermAction, Problem> {
+        let chapter = |field: &str, text: &str| -> Result<Option<u32>, Problem> {
+            match text.trim() {
+                "" => Ok(None),
+                text => text
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| Problem::invalid(format!("{field}: {text:?} is not a chapter number")).at(field)),
+            }
+        };
+        Ok(match name {
+            "retire" => book::TermAction::Retire { reason: given(Some(self.reason.clone())) },
+            "revive" => book::TermAction::Revive,
+            "alias-add" => {
+                let kind = match self.kind.trim() {
+                    "" | "variant" => AliasKind::Variant,
+                    "nickname" => AliasKind::Nickname,
+                    "title" => AliasKind::Title,
+                    "reading" => AliasKind::Reading,
+                    other => {
+                        return Err(Problem::invalid(format!(
+                            "kind: {other:?} is not variant, nickname, title or reading"
+                        ))
+                        .at("kind"))
+                    }
+                };
+                let window = match (chapter("since", &self.since)?, chapter("until", &self.until)?) {
+                    (None, None) => None,
+                    (since, until) => Some(Window { since: since.unwrap_or(1), until }),
+                };
+                book::TermAction::AliasAdd { surface: self.surface.trim().to_owned(), kind, window }
+            }
+            "alias-remove" => book::TermAction::AliasRemove { surface: self.surface.clone() },
+            other => return Err(Problem::not_found(format!("no term action {other:?}"))),
+        })
+    }
+}
+
+/// A term's action form posted (`…/terms/{id}/retire`, `revive`, `alias-add`,
+/// `alias-remove`): `step=preview` shows the events it would append, the snapshot it
+/// would make and the chunks it would re-open, writing nothing; `step=save` writes
+/// them against the head the form was read at (409 when another write came first).
+pub async fn term_action(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<(String, String, String)>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let Path((name, id, action_name)) =
+        path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
+    book::library::check_name(&name).map_err(Problem::from)?;
+    let fields: ActionForm = form(&headers, &browser, body)?;
+    let id = record_id(&id, "id")?;
+    let action = fields.action(&action_name)?;
+    let expected = fields.expected_head.trim().parse::<u64>().map_err(|_| {
+        Problem::invalid(format!("expected_head: {:?} is not a revision", fields.expected_head)).at("expected_head")
+    })?;
+    let actor = given(Some(fields.actor.clone())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
+    let write = write_options(book::Actor::Named(actor), given(Some(fields.source.clone())), Some(expected));
+    let chrome = chrome(&server, &browser);
+    match fields.step.as_str() {
+        "preview" => {
+            let what_if =
+                on_book(server, name.clone(), move |open| Ok(open.lock().term_action_what_if(id, &action, &write)?))
+                    .await?;
+            page(html::action_preview(&chrome, &name, id, &action_name, &fields, &what_if))
+        }
+        "save" => {
+            let book = name.clone();
+            on_book(server, name, move |open| Ok(open.lock().term_action(id, &action, &write)?)).await?;
+            Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+    }
+}
+
 /// The import page: a form that uploads a glossary file of any supported format.
 pub async fn import_page(
     State(server): Shared,
