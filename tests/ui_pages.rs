@@ -813,3 +813,50 @@ fn aliases_are_added_and_removed_and_a_term_retired_and_revived_from_its_page() 
     );
     assert_eq!(head(), at + 4);
 }
+
+#[test]
+fn a_new_term_is_written_from_the_glossary_page_after_a_preview() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let html = page(&server, "/ui/books/wuchuan/glossary");
+    let token = csrf(&html);
+    let mut fields = edit_fields(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    assert!(fields.contains(&("expected_head".to_owned(), head.to_string())), "{fields:?}");
+    for (name, value) in [("src", "渔船"), ("dst", "рыбацкие лодки"), ("kind", "object"), ("source", "glossary-pass-3")]
+    {
+        fields.retain(|(field, _)| field != name);
+        fields.push((name.to_owned(), value.to_owned()));
+    }
+    let post = |fields: &[(String, String)], step: &str| {
+        let mut all: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, "/ui/books/wuchuan/glossary/new", &all, &[])
+    };
+    // Chapter 2 mentions 渔船: the preview lists its chunk; nothing written.
+    let preview = post(&fields, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert!(preview.text().contains("+ <code>渔船 -&gt; рыбацкие лодки #object</code>"), "{}", preview.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    let saved = post(&fields, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    let location = saved.header("location").unwrap().to_owned();
+    let id = location.rsplit('/').next().unwrap().to_owned();
+    let term = server.get(&format!("/v1/books/wuchuan/terms/{id}")).ok();
+    let event = server.get(&format!("/v1/books/wuchuan/events/{}", head + 1)).ok();
+    assert_eq!(event["body"]["term_put"]["id"], id.as_str(), "{event}");
+    assert_eq!(event["body"]["term_put"]["dst"], "рыбацкие лодки", "{event}");
+    assert_eq!((event["actor"].as_str(), event["source"].as_str()), (Some("human:editor"), Some("glossary-pass-3")));
+    assert!(term.to_string().contains("渔船"), "{term}");
+    // An id the book has is refused; so is a form read before the write.
+    let mut taken = fields.clone();
+    taken.retain(|(field, _)| field != "id");
+    taken.push(("id".to_owned(), "T-1".to_owned()));
+    let refused = post(&taken, "save");
+    assert_eq!(refused.status, 400);
+    assert!(refused.text().contains("T-1 exists"), "{}", refused.text());
+    fields.retain(|(field, _)| field != "src");
+    fields.push(("src".to_owned(), "远山".to_owned()));
+    assert_eq!(post(&fields, "save").status, 409);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
+}

@@ -923,6 +923,48 @@ impl Book {
         Ok((current, put, what_if))
     }
 
+    /// A new term as `fields` describe it (every field `term edit` sets, applied to an
+    /// empty approved term), numbered `id` or the next free number, and the head it
+    /// was read at; an id the book has is invalid (edit that term instead).
+    fn created(&mut self, id: Option<RecordId>, fields: &TermEdit) -> Result<(TermPut, Seq), BookError> {
+        let state = self.state(None)?;
+        let id = match id {
+            Some(id) if state.terms().contains_key(&id) => {
+                return Err(BookError::Invalid(format!("{id} exists: edit it, or leave the id to the book")))
+            }
+            Some(id) => id,
+            None => state.next_free_id(RecordKind::Term)?,
+        };
+        Ok((fields.apply(&TermPut::new(id, "", "")), state.revision()))
+    }
+
+    /// What [`Book::term_create`] would do, written nowhere: the new term's put and the
+    /// batch's what-if ([`Book::impact_with`]).
+    pub fn term_create_what_if(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &TermEdit,
+        write: &WriteOptions,
+    ) -> Result<(TermPut, crate::chunks::WhatIf), BookError> {
+        let (put, head) = self.created(id, fields)?;
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let what_if = self.impact_with(&write, Labelled::numbered(vec![Body::TermPut(put.clone())], "new"))?;
+        Ok((put, what_if))
+    }
+
+    /// Puts a new term as `fields` describe it ([`Book::term_create_what_if`]), against
+    /// the head (or the head `write` expects).
+    pub fn term_create(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &TermEdit,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let (put, head) = self.created(id, fields)?;
+        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        self.submit_labelled(&write, Labelled::numbered(vec![Body::TermPut(put)], "new"), Vec::new())
+    }
+
     /// The events `action` on term `id` appends, read at the head (whose revision
     /// comes back too): a retirement, a revival (the last version put again), an
     /// alias added or removed.

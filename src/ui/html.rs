@@ -527,6 +527,19 @@ impl TermForm {
             source: String::new(),
             expected_head: head.to_string(),
             step: String::new(),
+            id: String::new(),
+        }
+    }
+
+    /// The new-term form's fields: an empty approved term in every chapter, read at
+    /// revision `head`.
+    fn new_term(head: u64) -> TermForm {
+        TermForm {
+            since: "1".to_owned(),
+            status: "approved".to_owned(),
+            priority: "0".to_owned(),
+            expected_head: head.to_string(),
+            ..TermForm::default()
         }
     }
 }
@@ -535,15 +548,22 @@ impl TermForm {
 /// and source of the write, the head it was read at (a save after another editor's
 /// write is refused), Preview (nothing written) and Save. Works without JavaScript.
 fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm) -> Markup {
+    term_form(chrome, &format!("{}/edit", term_url(name, id)), "Edit", fields, false)
+}
+
+/// The form of a term's fields, posting to `action`: the edit form, or with `with_id`
+/// the new-term form (its id may be left to the book).
+fn term_form(chrome: &Chrome, action: &str, heading: &str, fields: &TermForm, with_id: bool) -> Markup {
     let text = |label: &str, field: &str, value: &str, size: u32| {
         html! { label { (label) " " input type="text" name=(field) value=(value) size=(size); } " " }
     };
     html! {
         section.edit {
-            h2 { "Edit" }
-            form.edit method="post" action=(format!("{}/edit", term_url(name, id))) {
+            h2 { (heading) }
+            form.edit method="post" action=(action) {
                 input type="hidden" name="csrf" value=(chrome.csrf);
                 input type="hidden" name="expected_head" value=(fields.expected_head);
+                @if with_id { label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"; } " " }
                 (text("source", "src", &fields.src, 12))
                 (text("rendering", "dst", &fields.dst, 24))
                 (text("sense", "sense", &fields.sense, 10))
@@ -675,6 +695,36 @@ pub fn action_preview(
         (format!("{}/actions/{action}", term_url(name, id)), format!("{action} preview")),
     ];
     layout(chrome, &format!("{id}: {action} preview"), &trail, None, body)
+}
+
+/// What a new term would do, nothing written: its put, the snapshot it would make, the
+/// recorded chunks it would re-open, and the form again to save it.
+pub fn new_term_preview(
+    chrome: &Chrome,
+    name: &str,
+    fields: &TermForm,
+    put: &TermPut,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let action = format!("{}/glossary/new", book_url(name));
+    let body = html! {
+        p.lead data-written="false" { "It would append " (count(submitted.decision.events.len(), "event")) ". Nothing has been written." }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        ol.plan { li { (describe(&Body::TermPut(put.clone()))) } }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        (reopened_list(name, &what_if.chunks))
+        (term_form(chrome, &action, "New term", fields, true))
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (format!("{}/glossary", book_url(name)), "glossary".to_owned()),
+        (action.clone(), "new term preview".to_owned()),
+    ];
+    layout(chrome, "New term: preview", &trail, None, body)
 }
 
 /// The recorded chunks a change would re-open, each with the context lines it would
@@ -1209,6 +1259,7 @@ pub fn glossary(chrome: &Chrome, name: &str, records: &RecordsPage) -> Markup {
                 }
             }
         }
+        (term_form(chrome, &format!("{action}/new"), "New term", &TermForm::new_term(records.revision.0), true))
         nav.pages {
             @if query.page > 1 { a rel="prev" href=(format!("{action}?{}", records_href(query, query.page - 1))) { "← previous" } }
             " "

@@ -353,6 +353,9 @@ pub struct TermForm {
     pub source: String,
     pub expected_head: String,
     pub step: String,
+    /// The new-term form's id (empty: the next free one); the edit form has none.
+    #[serde(default)]
+    pub id: String,
 }
 
 impl TermForm {
@@ -428,6 +431,51 @@ pub async fn term_write(
             let book = name.clone();
             on_book(server, name, move |open| Ok(open.lock().term_edit(id, &edit, &write)?)).await?;
             Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+    }
+}
+
+/// The new-term form posted (`/ui/books/{book}/glossary/new`): `step=preview` shows
+/// the put, the snapshot it would make and the chunks it would re-open, writing
+/// nothing; `step=save` puts it against the head the form was read at, then shows the
+/// new term.
+pub async fn term_new(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let fields: TermForm = form(&headers, &browser, body)?;
+    let id = given(Some(fields.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
+    let edit = fields.edit()?;
+    let expected = fields.expected_head.trim().parse::<u64>().map_err(|_| {
+        Problem::invalid(format!("expected_head: {:?} is not a revision", fields.expected_head)).at("expected_head")
+    })?;
+    let actor = given(Some(fields.actor.clone())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
+    let write = write_options(book::Actor::Named(actor), given(Some(fields.source.clone())), Some(expected));
+    let chrome = chrome(&server, &browser);
+    match fields.step.as_str() {
+        "preview" => {
+            let (put, what_if) =
+                on_book(server, name.clone(), move |open| Ok(open.lock().term_create_what_if(id, &edit, &write)?))
+                    .await?;
+            page(html::new_term_preview(&chrome, &name, &fields, &put, &what_if))
+        }
+        "save" => {
+            let book = name.clone();
+            let written = on_book(server, name, move |open| Ok(open.lock().term_create(id, &edit, &write)?)).await?;
+            let created = written.submitted.decision.events.iter().find_map(|event| match &event.body {
+                Body::TermPut(put) => Some(put.id),
+                _ => None,
+            });
+            let location = match created {
+                Some(id) => format!("/ui/books/{book}/terms/{id}"),
+                None => format!("/ui/books/{book}/glossary"),
+            };
+            Ok(super::redirect(&location))
         }
         other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
     }
