@@ -860,3 +860,40 @@ fn a_new_term_is_written_from_the_glossary_page_after_a_preview() {
     assert_eq!(post(&fields, "save").status, 409);
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
 }
+
+#[test]
+fn a_previewed_rollback_is_confirmed_from_its_page_against_the_head_it_was_previewed_at() {
+    let (_dir, server) = library();
+    let bundled = audit_book::bundled(&server);
+    let html = page(&server, &format!("/ui/books/wuchuan/rollback?to={}", bundled.revised));
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let target = server.get(&format!("/v1/books/wuchuan/snapshot?as_of={}", bundled.revised)).ok()["snapshot"].clone();
+    let (to, expected) = (bundled.revised.to_string(), head.to_string());
+    let fields = [
+        ("csrf", token.as_str()),
+        ("to", to.as_str()),
+        ("expected_head", expected.as_str()),
+        ("reason", "keep the new names"),
+    ];
+    // Another write first: the rollback previewed is no longer the one that would be appended.
+    let other = serde_json::json!({ "events": [{ "term_put": { "id": "T-90", "src": "远山", "dst": "Дальние горы" } }], "actor": "human:other" });
+    server.post("/v1/books/wuchuan/events", &other).ok();
+    assert_eq!(form(&server, "/ui/books/wuchuan/rollback", &fields, &[]).status, 409);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
+    // Previewed again at the new head and confirmed: the head lands on the target's snapshot.
+    let expected = (head + 1).to_string();
+    let fields = [
+        ("csrf", token.as_str()),
+        ("to", to.as_str()),
+        ("expected_head", expected.as_str()),
+        ("reason", "keep the new names"),
+    ];
+    let done = form(&server, "/ui/books/wuchuan/rollback", &fields, &[]);
+    assert_eq!(done.status, 303, "{}", done.text());
+    let now = server.get("/v1/books/wuchuan/snapshot").ok();
+    assert_eq!(now["snapshot"], target, "{now}");
+    let marker = server.get(&format!("/v1/books/wuchuan/events/{}", now["revision"])).ok();
+    assert_eq!(marker["body"]["rollback_marker"]["reason"], "keep the new names", "{marker}");
+    assert_eq!(marker["actor"], "human:editor", "{marker}");
+}

@@ -1325,9 +1325,17 @@ pub fn rollback(chrome: &Chrome, name: &str, to: Option<u64>, preview: Option<&R
             h2 { "What would change" }
             (diff_tables(name, &preview.diff))
             (reopened_list(name, &preview.reopened))
+            form.rollback method="post" action=(action) {
+                input type="hidden" name="csrf" value=(chrome.csrf);
+                input type="hidden" name="to" value=(preview.plan.to.0);
+                input type="hidden" name="expected_head" value=(preview.plan.head.0);
+                label { "because " input type="text" name="reason" size="30"; } " "
+                label { "as " input type="text" name="actor" size="14" placeholder="human:editor"; } " "
+                button type="submit" { "Roll back to revision " (preview.plan.to.0) }
+            }
             p.help {
-                "To roll back: " code { "lorebank rollback --to " (preview.plan.to.0) } ", or " code { "POST /v1/books/" (name) "/rollback" }
-                " with the expected head " (preview.plan.head.0) "."
+                "The same from the command line: " code { "lorebank rollback --to " (preview.plan.to.0) } ", or " code { "POST /v1/books/" (name) "/rollback" }
+                " with the expected head " (preview.plan.head.0) ". If the book changes before you press the button, nothing is written."
             }
         }
     };

@@ -116,7 +116,7 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/terms/{id}/actions/{action}", post(pages::term_action))
         .route("/ui/books/{book}/events/{seq}", get(pages::event))
         .route("/ui/books/{book}/diff", get(pages::diff))
-        .route("/ui/books/{book}/rollback", get(pages::rollback))
+        .route("/ui/books/{book}/rollback", get(pages::rollback).post(pages::rollback_write))
         .route("/ui/books/{book}/review", get(pages::review))
         .route("/ui/books/{book}/glossary", get(pages::glossary))
         .route("/ui/books/{book}/glossary/new", post(pages::term_new))

@@ -436,6 +436,47 @@ pub async fn term_write(
     }
 }
 
+/// The rollback form of a preview (`POST /ui/books/{book}/rollback`): the revision,
+/// the head the preview was made at, a reason, the actor and source typed.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RollbackForm {
+    to: String,
+    expected_head: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    actor: String,
+    #[serde(default)]
+    source: String,
+}
+
+/// A previewed rollback confirmed: the Book call `rollback` and `POST …/rollback`
+/// make, against the head the preview was made at (409 when the book changed in
+/// between, so a rollback is never appended that was not the one previewed), then
+/// the book's page.
+pub async fn rollback_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let fields: RollbackForm = form(&headers, &browser, body)?;
+    let revision = |field: &str, text: &str| -> Result<u64, Problem> {
+        text.trim().parse().map_err(|_| Problem::invalid(format!("{field}: {text:?} is not a revision")).at(field))
+    };
+    let to = revision("to", &fields.to)?;
+    let expected = revision("expected_head", &fields.expected_head)?;
+    let actor = given(Some(fields.actor)).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
+    let write = write_options(book::Actor::Named(actor), given(Some(fields.source)), Some(expected));
+    let reason = given(Some(fields.reason));
+    let book = name.clone();
+    on_book(server, name, move |open| Ok(open.lock().rollback(Seq(to), reason, &write)?)).await?;
+    Ok(super::redirect(&format!("/ui/books/{book}")))
+}
+
 /// The new-term form posted (`/ui/books/{book}/glossary/new`): `step=preview` shows
 /// the put, the snapshot it would make and the chunks it would re-open, writing
 /// nothing; `step=save` puts it against the head the form was read at, then shows the
