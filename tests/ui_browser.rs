@@ -10,6 +10,12 @@
 //! `goog:loggingPrefs` log, read after every page; a probe page first proves that an
 //! error does reach it).
 //!
+//! A second case is the editor's desk: the demo's editing steps (two terms revised
+//! after a preview, a rollback confirmed from its preview, a candidate accepted, a
+//! dictionary imported by upload after its dry run) done in the browser on one book and
+//! with the CLI on a twin, and the two logs compared event for event (bodies, actors,
+//! sources).
+//!
 //! `LOREBANK_UI_SCREENSHOTS=1` also writes a 1280×900 screenshot of every page to
 //! `docs/ui/` (the README shows them); without it the screenshots are taken and
 //! checked, not written. A harness = false target: it owns child processes, which it
@@ -51,7 +57,8 @@ fn kill_group(pid: u32) {
 
 fn main() {
     let name = "the_audit_pages_in_headless_chromium";
-    let mut harness = Harness::new(&[name]);
+    let desk = "the_editors_desk_in_headless_chromium";
+    let mut harness = Harness::new(&[name, desk]);
     if harness.selected().is_empty() {
         return harness.finish();
     }
@@ -68,7 +75,238 @@ fn main() {
         let n_checks = audit_pages_in_a_browser();
         eprintln!("ui_browser: {n_checks} checks in {:.1} s", started.elapsed().as_secs_f64());
     });
+    harness.run(desk, || {
+        let started = Instant::now();
+        editors_desk_in_a_browser();
+        eprintln!("ui_browser: the editor's desk in {:.1} s", started.elapsed().as_secs_f64());
+    });
     harness.finish();
+}
+
+// ----- the editor's desk -----
+
+/// The CLI on book file `book`, which must succeed; its stdout.
+fn cli(book: &Path, args: &[&str]) -> String {
+    let output =
+        Command::new(serve::BIN).arg("--book").arg(book).args(args).env_remove("LOREBANK_BOOK").output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Every event of a book after revision `from`, as (body, actor, source): what two
+/// books that took the same steps must hold alike (not when, not the chain).
+fn events_after(server: &Server, book: &str, from: u64) -> Vec<(Value, String, String)> {
+    let reply = server.get(&format!("/v1/books/{book}/events?from={}", from + 1));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply
+        .text()
+        .lines()
+        .map(|line| {
+            let event: Value = serde_json::from_str(line).unwrap();
+            (
+                event["body"].clone(),
+                event["actor"].as_str().unwrap().to_owned(),
+                event["source"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The demo's editing steps done in the browser on one book (revise two terms with
+/// a preview, roll back from the preview page, accept a candidate, import a dictionary
+/// by upload), the same steps done with the CLI on a twin book, and the two logs
+/// compared: the same bodies, actors and sources, event for event.
+fn editors_desk_in_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let books = dir.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    let server = Server::start(&books, &[]);
+    CHILDREN.lock().unwrap().push(server.pid());
+    let base = format!("http://{}", server.addr);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let glossary = root.join("examples/wuchuan/glossary.jsonl");
+    let chapter_6 = dir.path().join("06-1.txt");
+    std::fs::copy(root.join("examples/wuchuan/review/06-1.txt"), &chapter_6).unwrap();
+    // Two books alike: "desk" for the browser, "twin" for the CLI (a file of the same
+    // library, which the server never opens).
+    let twin = books.join("twin.lorebank");
+    for book in [books.join("desk.lorebank"), twin.clone()] {
+        cli(&book, &["init", "--profile", "zh", "--actor", "human:editor"]);
+        cli(&book, &["apply", glossary.to_str().unwrap(), "--actor", "import:example"]);
+        let text = chapter_6.to_str().unwrap();
+        cli(&book, &["scan", "--chapter", "6", "--chunk", "1", "--text", text, "--actor", "tool:names"]);
+    }
+    // The browser's book has recorded chunks, so a change shows the ones it re-opens
+    // (receipts are no events: the logs stay comparable).
+    for chapter in 1..=2 {
+        audit_book::record(&server, "desk", chapter, &audit_book::chunks(chapter));
+    }
+    let before = server.info("desk")["head"].as_u64().unwrap();
+    let candidate = server.get("/v1/books/desk/review").ok()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["surface"] == "林晚")
+        .expect("林晚 is proposed")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let driver = Driver::start();
+    let mut session = driver.session(&dir.path().join("chromium-profile"));
+    let field = |form: &Element<'_>, name: &str, value: &str| {
+        let input = form.one_within(&format!("[name=\"{name}\"]"));
+        input.clear();
+        input.type_text(value);
+    };
+    // Revise two terms, each previewed first: the preview names the chunks... and writes nothing.
+    for (id, dst, decl, approve) in [
+        ("T-10", "Секта Фонаря", "Секты Фонаря, Секте Фонаря", true),
+        ("T-7", "Туманная река", "Туманной реки, Туманную реку", false),
+    ] {
+        session.go(&format!("{base}/ui/books/desk/terms/{id}"));
+        let form = session.one("form.edit");
+        field(&form, "dst", dst);
+        field(&form, "decl", decl);
+        if approve {
+            form.one_within("select[name=\"status\"] option[value=\"approved\"]").click();
+        }
+        field(&form, "actor", "human:editor");
+        field(&form, "source", "review-1");
+        let head = server.info("desk")["head"].as_u64().unwrap();
+        let page = session.url();
+        form.one_within("button[value=\"preview\"]").click();
+        let preview = session.left(&page);
+        assert!(session.title().contains("preview"), "{}", session.title());
+        assert_eq!(session.one("p.lead").attr("data-written").as_deref(), Some("false"));
+        assert_eq!(server.info("desk")["head"].as_u64().unwrap(), head, "a preview wrote something");
+        let reopened: usize = session.one("[data-reopened]").attr("data-reopened").unwrap().parse().unwrap();
+        assert!(reopened > 0, "{id}: the chapters that name it are re-opened");
+        session.no_console_errors("edit preview");
+        if id == "T-7" {
+            session.screenshot("edit-preview");
+        }
+        session.one("form.edit button[value=\"save\"]").click();
+        let saved = session.left(&preview);
+        assert!(saved.ends_with(&format!("/terms/{id}")), "{saved}");
+        assert_eq!(server.info("desk")["head"].as_u64().unwrap(), head + 1);
+    }
+    cli(
+        &twin,
+        &[
+            "term",
+            "edit",
+            "T-10",
+            "--dst",
+            "Секта Фонаря",
+            "--decl",
+            "Секты Фонаря,Секте Фонаря",
+            "--status",
+            "approved",
+            "--actor",
+            "human:editor",
+            "--source",
+            "review-1",
+        ],
+    );
+    cli(
+        &twin,
+        &[
+            "term",
+            "edit",
+            "T-7",
+            "--dst",
+            "Туманная река",
+            "--decl",
+            "Туманной реки,Туманную реку",
+            "--actor",
+            "human:editor",
+            "--source",
+            "review-1",
+        ],
+    );
+
+    // Roll back from the preview page.
+    session.go(&format!("{base}/ui/books/desk/rollback?to={before}"));
+    let form = session.one("form.rollback");
+    field(&form, "reason", "keep the published names");
+    field(&form, "actor", "human:editor");
+    let page = session.url();
+    form.one_within("button").click();
+    let landed = session.left(&page);
+    assert!(landed.ends_with("/ui/books/desk"), "{landed}");
+    let target = server.get(&format!("/v1/books/desk/snapshot?as_of={before}")).ok()["snapshot"].clone();
+    assert_eq!(server.get("/v1/books/desk/snapshot").ok()["snapshot"], target);
+    cli(
+        &twin,
+        &["rollback", "--to", &before.to_string(), "--reason", "keep the published names", "--actor", "human:editor"],
+    );
+
+    // Accept the candidate from the review page, as the editor.
+    session.go(&format!("{base}/ui/books/desk/review?as=human:editor"));
+    let item = session.one(&format!("section.item[data-id=\"{candidate}\"]"));
+    let form = item.one_within("form.accept");
+    field(&form, "dst", "Линь Вань");
+    form.one_within("select[name=\"gender\"] option[value=\"f\"]").click();
+    field(&form, "kind", "character");
+    let page = session.url();
+    form.one_within("button.accept").click();
+    let landed = session.left(&page);
+    assert!(landed.contains("/ui/books/desk/terms/T-"), "{landed}");
+    cli(
+        &twin,
+        &[
+            "review",
+            "accept",
+            &candidate,
+            "--dst",
+            "Линь Вань",
+            "--gender",
+            "f",
+            "--kind",
+            "character",
+            "--actor",
+            "human:editor",
+            "--source",
+            "ui:review",
+        ],
+    );
+
+    // Import a dictionary by upload: the dry run, then the import.
+    let dictionary = dir.path().join("dict.txt");
+    std::fs::write(&dictionary, "孤岛\tОдинокий остров\n雾川\tТуманная река\n").unwrap();
+    session.go(&format!("{base}/ui/books/desk/import"));
+    let form = session.one("form.import");
+    form.one_within("input[name=\"file\"]").type_text(dictionary.to_str().unwrap());
+    form.one_within("button").click();
+    session.shows("p.lead[data-dry-run]");
+    assert_eq!(
+        session.one("p.lead").attr("data-dry-run").as_deref(),
+        Some("true"),
+        "{}: {}",
+        session.title(),
+        session.one("main").text()
+    );
+    // The rename of 雾川 back re-opens the chunks that name it.
+    let reopened: usize = session.one("[data-reopened]").attr("data-reopened").unwrap().parse().unwrap();
+    assert!(reopened > 0, "{}", session.one("main").text());
+    session.screenshot("import-dry-run");
+    session.one("form.import button[value=\"import\"]").click();
+    session.shows("p.lead[data-dry-run=\"false\"]");
+    assert_eq!(session.one("p.lead").attr("data-written").as_deref(), Some("true"));
+    session.no_console_errors("import");
+    cli(&twin, &["import", dictionary.to_str().unwrap()]);
+
+    // The two logs hold the same events: bodies, actors and sources.
+    let in_browser = events_after(&server, "desk", before);
+    let with_cli = events_after(&server, "twin", before);
+    assert!(in_browser.len() >= 6, "{in_browser:?}");
+    assert_eq!(in_browser, with_cli);
+
+    session.quit();
+    drop(driver);
+    let (status, stderr) = server.terminate();
+    assert!(status.success(), "{stderr}");
 }
 
 // ----- a WebDriver client -----
@@ -214,6 +452,24 @@ impl Session {
 
     /// Waits (bounded) for a navigation a click started to land somewhere else than
     /// `from`; the URL it landed on.
+    /// Waits until a loaded page has an element matching `css` (after a click that
+    /// posts a form to the URL the page is on), and returns the page's URL.
+    fn shows(&self, css: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let ready = self.call(
+                "POST",
+                "/execute/sync",
+                Some(&json!({ "script": "return document.readyState", "args": [] })),
+            );
+            if ready == "complete" && !self.all(css).is_empty() {
+                return self.url();
+            }
+            assert!(Instant::now() < deadline, "no {css} after a click");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn left(&self, from: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
