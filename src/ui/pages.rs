@@ -414,11 +414,7 @@ pub async fn term_write(
     let fields: TermForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
     let edit = fields.edit()?;
-    let expected = fields.expected_head.trim().parse::<u64>().map_err(|_| {
-        Problem::invalid(format!("expected_head: {:?} is not a revision", fields.expected_head)).at("expected_head")
-    })?;
-    let actor = given(Some(fields.actor.clone())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
-    let write = write_options(book::Actor::Named(actor), given(Some(fields.source.clone())), Some(expected));
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {
@@ -464,17 +460,26 @@ pub async fn rollback_write(
 ) -> PageResult {
     let name = book_name(path)?;
     let fields: RollbackForm = form(&headers, &browser, body)?;
-    let revision = |field: &str, text: &str| -> Result<u64, Problem> {
-        text.trim().parse().map_err(|_| Problem::invalid(format!("{field}: {text:?} is not a revision")).at(field))
-    };
-    let to = revision("to", &fields.to)?;
-    let expected = revision("expected_head", &fields.expected_head)?;
-    let actor = given(Some(fields.actor)).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
-    let write = write_options(book::Actor::Named(actor), given(Some(fields.source)), Some(expected));
+    let to: u64 = fields
+        .to
+        .trim()
+        .parse()
+        .map_err(|_| Problem::invalid(format!("to: {:?} is not a revision", fields.to)).at("to"))?;
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let reason = given(Some(fields.reason));
     let book = name.clone();
     on_book(server, name, move |open| Ok(open.lock().rollback(Seq(to), reason, &write)?)).await?;
     Ok(super::redirect(&format!("/ui/books/{book}")))
+}
+
+/// The write of an editor's form: the actor typed (default [`DEFAULT_EDITOR`]), the
+/// source typed (default: the use case's), against the head the form was read at.
+fn editor_write(actor: &str, source: &str, expected_head: &str) -> Result<book::WriteOptions, Problem> {
+    let expected = expected_head.trim().parse::<u64>().map_err(|_| {
+        Problem::invalid(format!("expected_head: {expected_head:?} is not a revision")).at("expected_head")
+    })?;
+    let actor = given(Some(actor.to_owned())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
+    Ok(write_options(book::Actor::Named(actor), given(Some(source.to_owned())), Some(expected)))
 }
 
 /// The new-term form posted (`/ui/books/{book}/glossary/new`): `step=preview` shows
@@ -492,11 +497,7 @@ pub async fn term_new(
     let fields: TermForm = form(&headers, &browser, body)?;
     let id = given(Some(fields.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
     let edit = fields.edit()?;
-    let expected = fields.expected_head.trim().parse::<u64>().map_err(|_| {
-        Problem::invalid(format!("expected_head: {:?} is not a revision", fields.expected_head)).at("expected_head")
-    })?;
-    let actor = given(Some(fields.actor.clone())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
-    let write = write_options(book::Actor::Named(actor), given(Some(fields.source.clone())), Some(expected));
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {
@@ -603,11 +604,7 @@ pub async fn term_action(
     let fields: ActionForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
     let action = fields.action(&action_name)?;
-    let expected = fields.expected_head.trim().parse::<u64>().map_err(|_| {
-        Problem::invalid(format!("expected_head: {:?} is not a revision", fields.expected_head)).at("expected_head")
-    })?;
-    let actor = given(Some(fields.actor.clone())).unwrap_or_else(|| DEFAULT_EDITOR.to_owned());
-    let write = write_options(book::Actor::Named(actor), given(Some(fields.source.clone())), Some(expected));
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {

@@ -153,7 +153,8 @@ pub struct Receipt {
     pub cascade: Vec<ReceiptCascade>,
 }
 
-/// The layout of format 2: the fields of [`Receipt`] before `cascade`.
+/// The layout of format 2: the fields of [`Receipt`] before `cascade` (decoded
+/// strictly, so it re-encodes too).
 #[derive(Serialize, Deserialize)]
 struct ReceiptV2 {
     format: u16,
@@ -176,7 +177,8 @@ struct ReceiptV2 {
     rules: Vec<ReceiptRule>,
 }
 
-/// The layout of format 1: the fields of [`Receipt`] before `party`.
+/// The layout of format 1: the fields of [`Receipt`] before `party` (decoded
+/// strictly, so it re-encodes too).
 #[derive(Serialize, Deserialize)]
 struct ReceiptV1 {
     format: u16,
@@ -197,6 +199,39 @@ struct ReceiptV1 {
     output: Hash32,
 }
 
+/// The fields of a receipt up to `output` (all of format 1), borrowed: a borrowed
+/// string or list encodes as the owned one does, so encoding copies nothing. Later
+/// formats add fields after these; a tuple encodes as its parts one after another,
+/// as a struct does, so `(Fields1, Fields2)` has format 2's bytes.
+#[derive(Serialize)]
+struct Fields1<'a> {
+    format: u16,
+    snapshot: Hash32,
+    revision: Seq,
+    chapter: u32,
+    chunk_key: &'a str,
+    input: Hash32,
+    prev: Option<Hash32>,
+    sticky_in: &'a [u32],
+    hits: &'a [ReceiptHit],
+    injected: &'a [ReceiptEntry],
+    evicted: &'a [u32],
+    summaries: &'a [u32],
+    recent: &'a [Vec<u32>],
+    retrieval: RetrievalState,
+    render_format: u16,
+    output: Hash32,
+}
+
+/// Format 2's fields, borrowed: format 1's, then the party and the rules. (A struct
+/// encodes as its fields one after another, so format 2's bytes are format 1's
+/// followed by these two.)
+#[derive(Serialize)]
+struct Fields2<'a> {
+    party: Option<&'a str>,
+    rules: &'a [ReceiptRule],
+}
+
 impl Receipt {
     /// Canonical bytes, in the receipt's own format.
     ///
@@ -205,56 +240,37 @@ impl Receipt {
     /// receipt cascade decisions, which their formats cannot hold (a receipt read
     /// from their bytes has none).
     pub fn encode(&self) -> Vec<u8> {
-        if self.format == RECEIPT_FORMAT {
-            assert!(self.cascade.is_empty(), "a format-2 receipt holds no cascade");
-            let v2 = ReceiptV2 {
-                format: self.format,
-                snapshot: self.snapshot,
-                revision: self.revision,
-                chapter: self.chapter,
-                chunk_key: self.chunk_key.clone(),
-                input: self.input,
-                prev: self.prev,
-                sticky_in: self.sticky_in.clone(),
-                hits: self.hits.clone(),
-                injected: self.injected.clone(),
-                evicted: self.evicted.clone(),
-                summaries: self.summaries.clone(),
-                recent: self.recent.clone(),
-                retrieval: self.retrieval,
-                render_format: self.render_format,
-                output: self.output,
-                party: self.party.clone(),
-                rules: self.rules.clone(),
-            };
-            return codec::encode_large(&v2).expect("receipts always encode");
-        }
+        let v1 = Fields1 {
+            format: self.format,
+            snapshot: self.snapshot,
+            revision: self.revision,
+            chapter: self.chapter,
+            chunk_key: &self.chunk_key,
+            input: self.input,
+            prev: self.prev,
+            sticky_in: &self.sticky_in,
+            hits: &self.hits,
+            injected: &self.injected,
+            evicted: &self.evicted,
+            summaries: &self.summaries,
+            recent: &self.recent,
+            retrieval: self.retrieval,
+            render_format: self.render_format,
+            output: self.output,
+        };
         if self.format == RECEIPT_FORMAT_1 {
             assert!(
                 self.party.is_none() && self.rules.is_empty() && self.cascade.is_empty(),
                 "a format-1 receipt holds no party, no rules and no cascade"
             );
-            let v1 = ReceiptV1 {
-                format: self.format,
-                snapshot: self.snapshot,
-                revision: self.revision,
-                chapter: self.chapter,
-                chunk_key: self.chunk_key.clone(),
-                input: self.input,
-                prev: self.prev,
-                sticky_in: self.sticky_in.clone(),
-                hits: self.hits.clone(),
-                injected: self.injected.clone(),
-                evicted: self.evicted.clone(),
-                summaries: self.summaries.clone(),
-                recent: self.recent.clone(),
-                retrieval: self.retrieval,
-                render_format: self.render_format,
-                output: self.output,
-            };
             return codec::encode_large(&v1).expect("receipts always encode");
         }
-        codec::encode_large(self).expect("receipts always encode")
+        let v2 = (v1, Fields2 { party: self.party.as_deref(), rules: &self.rules });
+        if self.format == RECEIPT_FORMAT {
+            assert!(self.cascade.is_empty(), "a format-2 receipt holds no cascade");
+            return codec::encode_large(&v2).expect("receipts always encode");
+        }
+        codec::encode_large(&(v2.0, v2.1, &self.cascade)).expect("receipts always encode")
     }
 
     /// Decodes canonical bytes strictly, of either format (the first field, a
