@@ -335,3 +335,31 @@ fn a_dry_run_import_lists_the_recorded_chunks_it_would_reopen() {
     assert!(written.get("reopened").is_none(), "{written}");
     assert_eq!(written["written"], true);
 }
+
+#[test]
+fn a_new_rendering_from_a_format_without_forms_clears_the_old_forms() {
+    let book = Book::new();
+    book.ok(&[
+        "term",
+        "put",
+        "--id",
+        "T-1",
+        "--src",
+        "雾川",
+        "--dst",
+        "Мглистая река",
+        "--decl",
+        "Мглистой реки,Мглистую реку",
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let same = write_file(dir.path(), "same.txt", "雾川\tМглистая река\n");
+    assert_eq!(book.json(&["import", &same])["written"], false, "the same rendering keeps its forms");
+    let renamed = write_file(dir.path(), "renamed.txt", "雾川\tТуманная река\n");
+    let report = book.json(&["import", &renamed]);
+    assert_eq!(report["updated"][0]["fields"], serde_json::json!(["dst", "decl"]), "{report}");
+    let shown = book.json(&["show"]);
+    assert_eq!(shown["terms"][0]["dst"], "Туманная река", "{shown}");
+    assert_eq!(shown["terms"][0]["decl"], serde_json::json!([]), "{shown}");
+    // Again: nothing left to change.
+    assert_eq!(book.json(&["import", &renamed])["written"], false);
+}

@@ -745,7 +745,8 @@ fn summary_fields(old: &SummaryPut, new: &SummaryPut) -> Vec<&'static str> {
 }
 
 /// `current` with the fields `carried` taken from `term`, and the names of the
-/// fields that changed.
+/// fields that changed; a new rendering clears the old one's declension forms when
+/// the format carries none.
 fn merged(current: &TermPut, term: &Term, carried: Fields) -> (TermPut, Vec<&'static str>) {
     let mut put = current.clone();
     let mut fields = Vec::new();
@@ -769,6 +770,12 @@ fn merged(current: &TermPut, term: &Term, carried: Fields) -> (TermPut, Vec<&'st
     take!(Fields::PRIORITY, "priority", priority);
     take!(Fields::CONSTANT, "constant", constant);
     take!(Fields::SECONDARY, "secondary", secondary);
+    // Declension forms are forms of the rendering: a new rendering from a format that
+    // carries none leaves no forms of the old one behind.
+    if fields.contains(&"dst") && !carried.contains(Fields::DECL) && !put.decl.is_empty() {
+        put.decl.clear();
+        fields.push("decl");
+    }
     (put, fields)
 }
 
