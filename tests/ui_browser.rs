@@ -83,6 +83,17 @@ fn main() {
     harness.finish();
 }
 
+/// A server over a library folder (`books`) in a temporary folder, its process ended
+/// at the deadline with the others.
+fn served_library() -> (tempfile::TempDir, PathBuf, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let books = dir.path().join("books");
+    std::fs::create_dir(&books).unwrap();
+    let server = Server::start(&books, &[]);
+    CHILDREN.lock().unwrap().push(server.pid());
+    (dir, books, server)
+}
+
 // ----- the editor's desk -----
 
 /// The CLI on book file `book`, which must succeed; its stdout.
@@ -117,11 +128,7 @@ fn events_after(server: &Server, book: &str, from: u64) -> Vec<(Value, String, S
 /// by upload), the same steps done with the CLI on a twin book, and the two logs
 /// compared: the same bodies, actors and sources, event for event.
 fn editors_desk_in_a_browser() {
-    let dir = tempfile::tempdir().unwrap();
-    let books = dir.path().join("books");
-    std::fs::create_dir(&books).unwrap();
-    let server = Server::start(&books, &[]);
-    CHILDREN.lock().unwrap().push(server.pid());
+    let (dir, books, server) = served_library();
     let base = format!("http://{}", server.addr);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let glossary = root.join("examples/wuchuan/glossary.jsonl");
@@ -672,11 +679,7 @@ impl Element<'_> {
 }
 
 fn audit_pages_in_a_browser() -> usize {
-    let dir = tempfile::tempdir().unwrap();
-    let books = dir.path().join("books");
-    std::fs::create_dir(&books).unwrap();
-    let server = Server::start(&books, &[]);
-    CHILDREN.lock().unwrap().push(server.pid());
+    let (dir, _books, server) = served_library();
     let base = format!("http://{}", server.addr);
     let bundled = audit_book::bundled(&server);
     audit_book::hostile(&server);

@@ -82,6 +82,12 @@ impl WriteOptions {
         let actor = Actor::Named(self.actor.named().unwrap_or(default).to_owned());
         WriteOptions { actor, ..self.clone() }
     }
+
+    /// These options against `head` (the revision a use case read what it writes
+    /// from), unless they already name the head they expect.
+    pub fn at_head(&self, head: Seq) -> WriteOptions {
+        WriteOptions { expect_head: Some(self.expect_head.unwrap_or(head)), ..self.clone() }
+    }
 }
 
 /// The actor of a book's first event when none is named.
@@ -917,7 +923,7 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<(TermPut, TermPut, crate::chunks::WhatIf), BookError> {
         let (current, put, head) = self.edited(id, edit)?;
-        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let write = write.at_head(head);
         let bodies = Labelled::numbered(vec![Body::TermPut(put.clone())], TERM_EDIT_SOURCE);
         let what_if = self.impact_with(&write, bodies)?;
         Ok((current, put, what_if))
@@ -947,7 +953,7 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<(TermPut, crate::chunks::WhatIf), BookError> {
         let (put, head) = self.created(id, fields)?;
-        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let write = write.at_head(head);
         let what_if = self.impact_with(&write, Labelled::numbered(vec![Body::TermPut(put.clone())], "new"))?;
         Ok((put, what_if))
     }
@@ -961,7 +967,7 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<Written, BookError> {
         let (put, head) = self.created(id, fields)?;
-        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let write = write.at_head(head);
         self.submit_labelled(&write, Labelled::numbered(vec![Body::TermPut(put)], "new"), Vec::new())
     }
 
@@ -998,7 +1004,7 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<crate::chunks::WhatIf, BookError> {
         let (bodies, head) = self.action_bodies(id, action)?;
-        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let write = write.at_head(head);
         self.impact_with(&write, Labelled::numbered(bodies, action.name()))
     }
 
@@ -1011,7 +1017,7 @@ impl Book {
         write: &WriteOptions,
     ) -> Result<Written, BookError> {
         let (bodies, head) = self.action_bodies(id, action)?;
-        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let write = write.at_head(head);
         self.submit_labelled(&write, Labelled::numbered(bodies, action.name()), Vec::new())
     }
 
@@ -1035,7 +1041,7 @@ impl Book {
     /// names another expected head).
     pub fn term_edit(&mut self, id: RecordId, edit: &TermEdit, write: &WriteOptions) -> Result<Written, BookError> {
         let (_, put, head) = self.edited(id, edit)?;
-        let write = WriteOptions { expect_head: Some(write.expect_head.unwrap_or(head)), ..write.clone() };
+        let write = write.at_head(head);
         // The use case names its provenance, whichever adapter called it.
         let bodies = Labelled::numbered(vec![Body::TermPut(put)], TERM_EDIT_SOURCE);
         self.submit_labelled(&write, bodies, Vec::new())

@@ -270,6 +270,17 @@ fn gender(text: Option<String>) -> Result<Option<Gender>, Problem> {
         .transpose()
 }
 
+/// The book, record and action of a form's path (`…/review/{id}/{action}`,
+/// `…/terms/{id}/actions/{action}`): a bad book name or record id is 400.
+fn book_record_action(
+    path: Result<Path<(String, String, String)>, PathRejection>,
+) -> Result<(String, RecordId, String), Problem> {
+    let Path((name, id, action)) =
+        path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
+    book::library::check_name(&name).map_err(Problem::from)?;
+    Ok((name, record_id(&id, "id")?, action))
+}
+
 pub async fn review_write(
     State(server): Shared,
     Extension(browser): Extension<Browser>,
@@ -277,9 +288,7 @@ pub async fn review_write(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> PageResult {
-    let Path((name, id, action)) =
-        path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
-    book::library::check_name(&name).map_err(Problem::from)?;
+    let (name, id, action) = book_record_action(path)?;
     let verdict = match action.as_str() {
         "accept" => None,
         "reject" => Some(Verdict::Reject),
@@ -287,7 +296,6 @@ pub async fn review_write(
         other => return Err(Problem::not_found(format!("no review action {other:?}: accept, reject or verify")).into()),
     };
     let fields: ReviewForm = form(&headers, &browser, body)?;
-    let id = record_id(&id, "id")?;
     let actor = given(fields.actor).unwrap_or_else(|| DEFAULT_REVIEWER.to_owned());
     let write = write_options(book::Actor::Named(actor.clone()), Some(FORM_SOURCE.to_owned()), None);
     let gender = gender(fields.gender)?;
@@ -598,11 +606,8 @@ pub async fn term_action(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> PageResult {
-    let Path((name, id, action_name)) =
-        path.map_err(|rejection| Problem::invalid(format!("path: {}", rejection.body_text())))?;
-    book::library::check_name(&name).map_err(Problem::from)?;
+    let (name, id, action_name) = book_record_action(path)?;
     let fields: ActionForm = form(&headers, &browser, body)?;
-    let id = record_id(&id, "id")?;
     let action = fields.action(&action_name)?;
     let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let chrome = chrome(&server, &browser);

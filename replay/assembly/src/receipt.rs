@@ -153,30 +153,6 @@ pub struct Receipt {
     pub cascade: Vec<ReceiptCascade>,
 }
 
-/// The layout of format 2: the fields of [`Receipt`] before `cascade` (decoded
-/// strictly, so it re-encodes too).
-#[derive(Serialize, Deserialize)]
-struct ReceiptV2 {
-    format: u16,
-    snapshot: Hash32,
-    revision: Seq,
-    chapter: u32,
-    chunk_key: String,
-    input: Hash32,
-    prev: Option<Hash32>,
-    sticky_in: Vec<u32>,
-    hits: Vec<ReceiptHit>,
-    injected: Vec<ReceiptEntry>,
-    evicted: Vec<u32>,
-    summaries: Vec<u32>,
-    recent: Vec<Vec<u32>>,
-    retrieval: RetrievalState,
-    render_format: u16,
-    output: Hash32,
-    party: Option<String>,
-    rules: Vec<ReceiptRule>,
-}
-
 /// The layout of format 1: the fields of [`Receipt`] before `party` (decoded
 /// strictly, so it re-encodes too).
 #[derive(Serialize, Deserialize)]
@@ -197,6 +173,33 @@ struct ReceiptV1 {
     retrieval: RetrievalState,
     render_format: u16,
     output: Hash32,
+}
+
+impl ReceiptV1 {
+    /// The receipt of these fields with `party` and `rules` (format 2's), no cascade.
+    fn with(self, party: Option<String>, rules: Vec<ReceiptRule>) -> Receipt {
+        Receipt {
+            format: self.format,
+            snapshot: self.snapshot,
+            revision: self.revision,
+            chapter: self.chapter,
+            chunk_key: self.chunk_key,
+            input: self.input,
+            prev: self.prev,
+            sticky_in: self.sticky_in,
+            hits: self.hits,
+            injected: self.injected,
+            evicted: self.evicted,
+            summaries: self.summaries,
+            recent: self.recent,
+            retrieval: self.retrieval,
+            render_format: self.render_format,
+            output: self.output,
+            party,
+            rules,
+            cascade: Vec::new(),
+        }
+    }
 }
 
 /// The fields of a receipt up to `output` (all of format 1), borrowed: a borrowed
@@ -279,51 +282,13 @@ impl Receipt {
         match bytes.first() {
             Some(&format) if u16::from(format) == RECEIPT_FORMAT_1 => {
                 let v1: ReceiptV1 = codec::decode_large_strict(bytes)?;
-                Ok(Receipt {
-                    format: v1.format,
-                    snapshot: v1.snapshot,
-                    revision: v1.revision,
-                    chapter: v1.chapter,
-                    chunk_key: v1.chunk_key,
-                    input: v1.input,
-                    prev: v1.prev,
-                    sticky_in: v1.sticky_in,
-                    hits: v1.hits,
-                    injected: v1.injected,
-                    evicted: v1.evicted,
-                    summaries: v1.summaries,
-                    recent: v1.recent,
-                    retrieval: v1.retrieval,
-                    render_format: v1.render_format,
-                    output: v1.output,
-                    party: None,
-                    rules: Vec::new(),
-                    cascade: Vec::new(),
-                })
+                Ok(v1.with(None, Vec::new()))
             }
+            // Format 2 is format 1's fields, then the party and the rules.
             Some(&format) if u16::from(format) == RECEIPT_FORMAT => {
-                let v2: ReceiptV2 = codec::decode_large_strict(bytes)?;
-                Ok(Receipt {
-                    format: v2.format,
-                    snapshot: v2.snapshot,
-                    revision: v2.revision,
-                    chapter: v2.chapter,
-                    chunk_key: v2.chunk_key,
-                    input: v2.input,
-                    prev: v2.prev,
-                    sticky_in: v2.sticky_in,
-                    hits: v2.hits,
-                    injected: v2.injected,
-                    evicted: v2.evicted,
-                    summaries: v2.summaries,
-                    recent: v2.recent,
-                    retrieval: v2.retrieval,
-                    render_format: v2.render_format,
-                    output: v2.output,
-                    party: v2.party,
-                    rules: v2.rules,
-                    cascade: Vec::new(),
-                })
+                let (v1, party, rules): (ReceiptV1, Option<String>, Vec<ReceiptRule>) =
+                    codec::decode_large_strict(bytes)?;
+                Ok(v1.with(party, rules))
             }
             Some(&format) if u16::from(format) == RECEIPT_FORMAT_3 => {
                 let receipt: Receipt = codec::decode_large_strict(bytes)?;
