@@ -17,7 +17,9 @@
 //!
 //! Run: `cd bench && cargo bench --bench book` (after `scripts/setup.sh`).
 //! `LOREBANK_BENCH_SKIP_REBUILD=1` leaves the rebuild case out;
-//! `LOREBANK_BENCH_ONLY_REBUILD=1` runs only it.
+//! `LOREBANK_BENCH_ONLY_REBUILD=1` runs only it; `LOREBANK_BENCH_HOT_ROUNDS=N` times the
+//! hot path N - 1 times per chunk after a warm-up round (default 3, for a profiler more);
+//! `LOREBANK_BENCH_HOT_CHUNKS=1` prints each chunk's fastest run, slowest first.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -255,7 +257,10 @@ fn main() {
     let frozen = Frozen::load(&frozen_bytes, &profile, snapshot).unwrap();
     let mut samples = Vec::new();
     let mut n_injected = 0usize;
-    for round in 0..3 {
+    // More rounds (`LOREBANK_BENCH_HOT_ROUNDS`) give a profiler enough samples of the hot path.
+    let rounds: usize =
+        std::env::var("LOREBANK_BENCH_HOT_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3).max(2);
+    for round in 0..rounds {
         for (idx, chunk) in chunks.iter().enumerate() {
             let started = Instant::now();
             let assembly = assemble(&frozen, 10 + (idx as u32 % 5), chunk, None).unwrap();
@@ -267,6 +272,19 @@ fn main() {
         }
     }
     assert!(n_injected > 0);
+    // Whether the tail is the text or the machine: each chunk's fastest run, slowest
+    // first (`LOREBANK_BENCH_HOT_CHUNKS=1`). Close fastest runs and a far p99 mean the
+    // tail is the machine's.
+    if std::env::var_os("LOREBANK_BENCH_HOT_CHUNKS").is_some() {
+        let fastest = |chunk: usize| samples.iter().skip(chunk).step_by(chunks.len()).min().copied();
+        let mut by_chunk: Vec<(Duration, usize)> =
+            (0..chunks.len()).filter_map(|chunk| Some((fastest(chunk)?, chunk))).collect();
+        by_chunk.sort();
+        for (took, chunk) in by_chunk.iter().rev().take(5) {
+            eprintln!("chunk {chunk}: fastest run {:.0} µs", micros(*took));
+        }
+        eprintln!("the median chunk's fastest run: {:.0} µs", micros(by_chunk[by_chunk.len() / 2].0));
+    }
     let p50 = percentile(&mut samples, 0.5);
     let p99 = percentile(&mut samples, 0.99);
     // Fold and match alone, the floor under the hot path.
@@ -294,8 +312,9 @@ fn main() {
     assert!(n_naive > 0);
     let naive_p50 = percentile(&mut naive_samples, 0.5);
     rows.push(format!(
-        "| hot path: assemble a 3,000-char chunk, 50k terms ({} chunks × 2; {} hits per chunk; fold + match alone p50 {:.0} µs) | p50 {:.0} µs, p99 {:.0} µs | | naive per-entry `contains` loop (no fold, no render): p50 {:.0} µs | {:.0}× faster |",
+        "| hot path: assemble a 3,000-char chunk, 50k terms ({} chunks × {}; {} hits per chunk; fold + match alone p50 {:.0} µs) | p50 {:.0} µs, p99 {:.0} µs | | naive per-entry `contains` loop (no fold, no render): p50 {:.0} µs | {:.0}× faster |",
         chunks.len(),
+        rounds - 1,
         n_hits / chunks.len(),
         micros(fold_match_p50),
         micros(p50),
