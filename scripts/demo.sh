@@ -6,7 +6,8 @@
 # context replays byte for byte, hand the glossary to other tools, check a
 # translation, and govern the book (owners, a conflict policy, who may read what, a
 # style rule, a cast list), and let a note bring the record it names (cascading
-# activation). Also runs the Japanese sample.
+# activation), and show a term the model got wrong with an earlier checked sentence
+# (demonstrations). Also runs the Japanese sample.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -158,7 +159,22 @@ if ! lorebank --json assemble --chapter 2 --chunk 1 --text "$WORK/chunks/2-1.txt
     echo "the sword's note did not bring the lamp" >&2; exit 1
 fi
 
-step "14. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
+step "14. Demonstrations (render format 3): a term the model got wrong comes with an earlier sentence"
+echo "-- the lamp was rendered wrongly in chapter 1 (step 11); a translation of chapter 2, chunk 2 renders it, declined:"
+# Chapter 1 has two chunks, so the fourth receipt of step 2 is chapter 2, chunk 2's.
+lorebank check --receipt "$(sed -n 4p "$WORK/receipts.txt")" --translation examples/wuchuan/review/02-2.ru.txt \
+    --actor tool:postcheck
+printf '%s\n' '{"config_set":{"assembly":{"render_format":3}}}' > "$WORK/format-3.jsonl"
+lorebank apply "$WORK/format-3.jsonl" --actor human:editor
+echo "-- chapter 3, chunk 1 mentions the lamp: its line comes with the chapter-2 sentence"
+lorebank assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" 2>/dev/null | sed -n '/^\[examples\]/,/^\[summaries\]/p'
+if ! lorebank assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" --dry-run 2>/dev/null \
+    | grep -q "негасимую лампаду"; then
+    echo "the lamp came without its example" >&2; exit 1
+fi
+lorebank audit --chapter 3 | grep -E "^  = " || { echo "the audit does not show the example" >&2; exit 1; }
+
+step "15. The Japanese sample: katakana, hiragana, half-width and ruby meet one term"
 export LOREBANK_BOOK="$WORK/wuchuan-ja.lorebank"
 lorebank init --profile ja --actor human:editor >/dev/null
 lorebank apply examples/wuchuan-ja/glossary.jsonl --actor import:example >/dev/null

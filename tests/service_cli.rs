@@ -487,3 +487,68 @@ fn names_lint_reads_a_kanji_name_by_its_reading_alias() {
     assert_eq!(lint["unchecked"][0]["term"], "T-3", "{lint}");
     assert!(lint["unchecked"][0]["why"].as_str().unwrap().contains("no reading alias"), "{lint}");
 }
+
+/// Demonstrations (render format 3): a term the post-check found missing in an
+/// earlier chapter is shown beside its line with a sentence of an earlier chapter in
+/// which it was rendered (declined), from the stored check; the receipt holds the
+/// pair, so replay is byte-identical; nothing is offered from the chapter itself, a
+/// term never found wrong gets none, and a renamed term's old sentence is not offered.
+#[test]
+fn a_term_the_model_got_wrong_is_shown_with_an_earlier_checked_sentence() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    book.ok(&["term", "put", "--id", "T-1", "--src", "沈照", "--dst", "Шэнь Чжао", "--gender", "f"]);
+    book.ok(&["term", "put", "--id", "T-2", "--src", "顾寒川", "--dst", "Гу Ханьчуань", "--gender", "m"]);
+    let record = |chapter: &str, chunk: &str, text: &str, translation: &str| {
+        let text = common::write_file(dir.path(), &format!("{chapter}-{chunk}.txt"), text);
+        let assembled = book.json(&["assemble", "--chapter", chapter, "--chunk", chunk, "--text", &text]);
+        let receipt = assembled["receipt"].as_str().unwrap().to_owned();
+        let translated = common::write_file(dir.path(), &format!("{chapter}-{chunk}.ru.txt"), translation);
+        book.ok(&["check", "--receipt", &receipt, "--translation", &translated]);
+        receipt
+    };
+    // Chapter 1: the name rendered and declined in one chunk, missing in the next.
+    let source_receipt = record(
+        "1",
+        "1",
+        "雨停了。沈照看着顾寒川，没有说话。风很冷。\n",
+        "Дождь кончился. Шэнь Чжао смотрела на Гу Ханьчуаня и молчала. Было холодно.\n",
+    );
+    record("1", "2", "顾寒川走了。\n", "Он ушёл.\n");
+    let chunk = common::write_file(dir.path(), "2-1.txt", "沈照等顾寒川回来。\n");
+    let assemble = ["assemble", "--chapter", "2", "--chunk", "1", "--text", chunk.as_str()];
+    // Off by default (render format 1): no block, no member.
+    let off = book.json(&[&assemble[..], &["--dry-run"]].concat());
+    assert!(off.get("examples").is_none(), "{off}");
+    assert!(!off["context"].as_str().unwrap().contains("[examples]"), "{off}");
+
+    let on = common::write_file(dir.path(), "on.jsonl", "{\"config_set\":{\"assembly\":{\"render_format\":3}}}\n");
+    book.ok(&["apply", &on]);
+    let answer = book.json(&assemble);
+    let context = answer["context"].as_str().unwrap();
+    assert!(
+        context.ends_with("[examples]\n沈照看着顾寒川，没有说话。 -> Шэнь Чжао смотрела на Гу Ханьчуаня и молчала.\n"),
+        "{answer}"
+    );
+    // One example, for the term found missing; T-1 was never wrong.
+    assert_eq!(answer["examples"].as_array().unwrap().len(), 1, "{answer}");
+    assert_eq!(answer["examples"][0]["term"], "T-2", "{answer}");
+    assert_eq!(answer["examples"][0]["chapter"], 1, "{answer}");
+    assert_eq!(answer["examples"][0]["receipt"], source_receipt.as_str(), "{answer}");
+    let receipt = answer["receipt"].as_str().unwrap().to_owned();
+    let replayed = book.json(&["replay", &receipt]);
+    assert_eq!(replayed["identical"], true, "{replayed}");
+    let audit = book.ok(&["audit", "--chapter", "2"]);
+    assert!(audit.contains("T-2    example from chapter 1"), "{audit}");
+
+    // Never from the chapter being translated (nor a later one).
+    let same = book.json(&["assemble", "--chapter", "1", "--chunk", "3", "--text", chunk.as_str(), "--dry-run"]);
+    assert!(same.get("examples").is_none(), "{same}");
+    // A renamed term's old sentence does not teach the new name.
+    book.ok(&["term", "put", "--id", "T-2", "--src", "顾寒川", "--dst", "Гу Ханьчуан", "--gender", "m"]);
+    let renamed = book.json(&[&assemble[..], &["--dry-run"]].concat());
+    assert!(renamed.get("examples").is_none(), "{renamed}");
+    // The recorded receipt still replays byte for byte: its pair is in the receipt.
+    let replayed = book.json(&["replay", &receipt]);
+    assert_eq!(replayed["identical"], true, "{replayed}");
+}

@@ -340,3 +340,29 @@ impl Book {
             .collect()
     }
 }
+
+/// The latest stored check of `receipt` (the last filing of its index), if any,
+/// checked as [`Book::stored_check`] checks it.
+pub(crate) fn latest_check_in(
+    ledger: &ledger::Ledger,
+    receipt: Hash32,
+) -> Result<Option<(Hash32, StoredCheck)>, BookError> {
+    let mut last = None;
+    for n in 0.. {
+        let Some(bytes) = ledger.blob(index_id(receipt, n))? else { break };
+        last = Some((n, bytes));
+    }
+    let Some((n, bytes)) = last else { return Ok(None) };
+    let filing = CheckFiling::from_bytes(&bytes).map_err(|error| {
+        BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not a filing: {error}"))
+    })?;
+    let bytes = ledger
+        .blob(filing.check)?
+        .ok_or_else(|| BookError::Corrupted(format!("check {} of receipt {receipt} is not stored", filing.check)))?;
+    let stored = StoredCheck::decode(&bytes)
+        .map_err(|error| BookError::Corrupted(format!("check {} does not decode: {error}", filing.check)))?;
+    if check_id(&bytes) != filing.check || stored.receipt != receipt {
+        return Err(BookError::Corrupted(format!("check {} is not the check it is filed as", filing.check)));
+    }
+    Ok(Some((filing.check, stored)))
+}

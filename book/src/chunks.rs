@@ -12,9 +12,10 @@ use projections::{Reader, SnapshotId, State};
 use crate::book::Book;
 use crate::error::BookError;
 use crate::service::{Labelled, WriteOptions};
-use assembly::assemble::{assemble, Assembly, Previous};
+use assembly::assemble::{assemble, assemble_with, Assembly, Example, Previous};
 use assembly::receipt::{
     text_id, Receipt, ReceiptCascade, ReceiptEntry, ReceiptHit, ReceiptRule, RECEIPT_FORMAT, RECEIPT_FORMAT_3,
+    RECEIPT_FORMAT_4,
 };
 
 // The chunk limit the CLI reads `--text` through is the matcher's limit on a text.
@@ -114,7 +115,13 @@ fn receipt_of(
     assembly: &Assembly,
 ) -> Receipt {
     Receipt {
-        format: if assembly.cascade.is_empty() { RECEIPT_FORMAT } else { RECEIPT_FORMAT_3 },
+        format: if !assembly.examples.is_empty() {
+            RECEIPT_FORMAT_4
+        } else if !assembly.cascade.is_empty() {
+            RECEIPT_FORMAT_3
+        } else {
+            RECEIPT_FORMAT
+        },
         snapshot: snapshot.0,
         revision: state.revision(),
         chapter,
@@ -174,6 +181,7 @@ fn receipt_of(
                 reason: decision.reason,
             })
             .collect(),
+        examples: assembly.examples.iter().map(|shown| shown.example.clone()).collect(),
     }
 }
 
@@ -189,7 +197,7 @@ pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
 
 /// A stored receipt by id or unique hex prefix (at least 8 digits), checked
 /// against its id.
-fn receipt_in(ledger: &Ledger, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
+pub(crate) fn receipt_in(ledger: &Ledger, id_or_prefix: &str) -> Result<(Hash32, Receipt), BookError> {
     let id = match Hash32::from_hex(id_or_prefix) {
         Some(id) => id,
         None => {
@@ -224,7 +232,7 @@ fn receipt_in(ledger: &Ledger, id_or_prefix: &str) -> Result<(Hash32, Receipt), 
 }
 
 /// A stored text (a receipt's input or output), checked against its id.
-fn text_in(ledger: &Ledger, id: Hash32, what: &str) -> Result<String, BookError> {
+pub(crate) fn text_in(ledger: &Ledger, id: Hash32, what: &str) -> Result<String, BookError> {
     let bytes = ledger.blob(id)?.ok_or_else(|| BookError::Corrupted(format!("{what} {id} is not stored")))?;
     let text = String::from_utf8(bytes).map_err(|_| BookError::Corrupted(format!("{what} {id} is not UTF-8")))?;
     if text_id(&text) != id {
@@ -295,6 +303,12 @@ impl Assembler {
         &self.reader
     }
 
+    /// The demonstrations offered at `chapter` ([`crate::examples`]; none unless the
+    /// book renders format 3).
+    pub fn examples(&self, chapter: u32) -> Result<Vec<Example>, BookError> {
+        crate::examples::pool(&self.ledger, &self.state, &self.reader, chapter)
+    }
+
     /// Assembles one chunk; `prev` is the receipt before it in the chapter, when
     /// known (scene inertia).
     pub(crate) fn assemble_after(
@@ -303,6 +317,7 @@ impl Assembler {
         chunk_key: &str,
         text: &str,
         prev: Option<(Hash32, &Receipt)>,
+        examples: &[Example],
     ) -> Result<Assembled, BookError> {
         // The key a recording would file the receipt under, checked whether or not
         // this assembly is recorded, so a dry run refuses what a recording would.
@@ -310,7 +325,7 @@ impl Assembler {
             BookError::Invalid(format!("chunk key {:?}: {reason}", chunk_key.chars().take(80).collect::<String>()))
         })?;
         let previous = prev.map(|(_, receipt)| Previous { chapter: receipt.chapter, recent: &receipt.recent });
-        let assembly = assemble(&self.frozen, chapter, text, previous)?;
+        let assembly = assemble_with(&self.frozen, chapter, text, previous, examples)?;
         if let Some((id, receipt)) = prev {
             if reader_of(receipt) != self.reader {
                 return Err(BookError::Receipt(format!(
@@ -346,13 +361,14 @@ impl Assembler {
         record: bool,
     ) -> Result<Vec<Assembled>, BookError> {
         let first_prev = previous_in(&self.ledger, prev, chapter)?;
+        let examples = self.examples(chapter)?;
         let mut out: Vec<Assembled> = Vec::with_capacity(chunks.len());
         for chunk in chunks {
             let before = match out.last() {
                 Some(last) => Some((last.id, &last.receipt)),
                 None => prev.zip(first_prev.as_ref()),
             };
-            let assembled = self.assemble_after(chapter, &chunk.key, &chunk.text, before)?;
+            let assembled = self.assemble_after(chapter, &chunk.key, &chunk.text, before, &examples)?;
             out.push(assembled);
         }
         if record {
@@ -384,7 +400,8 @@ impl Assembler {
         record: bool,
     ) -> Result<Assembled, BookError> {
         let previous = previous_in(&self.ledger, prev, chapter)?;
-        let assembled = self.assemble_after(chapter, chunk_key, text, prev.zip(previous.as_ref()))?;
+        let examples = self.examples(chapter)?;
+        let assembled = self.assemble_after(chapter, chunk_key, text, prev.zip(previous.as_ref()), &examples)?;
         if record {
             self.record(std::iter::once((&assembled, text)))?;
         }
@@ -518,7 +535,7 @@ impl Book {
         let text = self.text(receipt.input, "input")?;
         let previous = self.previous(receipt.prev, receipt.chapter)?;
         let previous_view = previous.as_ref().map(|r| Previous { chapter: r.chapter, recent: &r.recent });
-        let assembly = assemble(&frozen, receipt.chapter, &text, previous_view)?;
+        let assembly = assemble_with(&frozen, receipt.chapter, &text, previous_view, &receipt.examples)?;
         let identical = text_id(&assembly.context) == receipt.output;
         let first_difference = if identical {
             None
@@ -598,7 +615,7 @@ impl Book {
                 .prev
                 .and_then(|prev| memo.get(&prev))
                 .map(|assembly| Previous { chapter: receipt.chapter, recent: &assembly.recent });
-            let assembly = assemble(&frozen, receipt.chapter, &text, previous)?;
+            let assembly = assemble_with(&frozen, receipt.chapter, &text, previous, &receipt.examples)?;
             memo.insert(current, assembly);
         }
         Ok(())

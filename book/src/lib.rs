@@ -22,6 +22,7 @@ pub mod check;
 pub mod chunks;
 pub mod error;
 pub mod eval;
+pub mod examples;
 pub mod exchange;
 pub mod explain;
 pub mod extract;

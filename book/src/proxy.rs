@@ -479,11 +479,13 @@ impl Book {
         };
         let assembler = self.assembler_for(&Reader::Full)?;
         let previous = previous_in(self.ledger(), chunk.prev, chunk.chapter)?;
+        let examples = assembler.examples(chunk.chapter)?;
         let assembled = assembler.assemble_after(
             chunk.chapter,
             &chunk.chunk_key,
             &chunk.text,
             chunk.prev.zip(previous.as_ref()),
+            &examples,
         )?;
         let template = Template::of(&*self.state(Some(assembled.receipt.revision))?);
         let system = template.system(&assembled.assembly.context, original_system);

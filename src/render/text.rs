@@ -878,6 +878,17 @@ fn audit_chunk(chunk: &AuditedChunk) {
     for term in &receipt.evicted {
         outln!("  - T-{term:<4} evicted by the token budget");
     }
+    for example in &receipt.examples {
+        outln!(
+            "  = T-{:<4} example from chapter {} (receipt {}, check {}): {} -> {}",
+            example.term,
+            example.chapter,
+            short(&example.receipt),
+            short(&example.check),
+            example.source,
+            example.target
+        );
+    }
     for (id, stored) in &chunk.checks {
         let items: Vec<String> = stored
             .check

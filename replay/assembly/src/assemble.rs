@@ -20,7 +20,8 @@
 //! priority, then id; fill the token budget first-fit, terms before rules, logging
 //! what did not fit (`budget`); add the summaries shown at the chapter
 //! (`projections::read::summary_rank`: the book, arc recaps, the previous chapter);
-//! render.
+//! from render format 3, show the demonstrations offered for the terms injected for
+//! a hit, in the budget left (`assemble_with`); render.
 //!
 //! No I/O, no clock, no randomness, no hash-map iteration: the same inputs give the
 //! same bytes on any machine.
@@ -35,8 +36,12 @@ use serde::{Deserialize, Serialize};
 
 /// Render format versions this build can produce. Every released version stays.
 /// Format 2 is format 1 plus a `[rules]` block; without rules it renders the same
-/// bytes.
-pub const RENDER_FORMATS: &[u16] = &[1, 2];
+/// bytes. Format 3 is format 2 plus an `[examples]` block (demonstrations: an earlier
+/// source sentence and its checked translation for a term the model gets wrong);
+/// without examples it renders the same bytes as format 2.
+pub const RENDER_FORMATS: &[u16] = &[1, 2, 3];
+/// The first render format with an `[examples]` block.
+pub const EXAMPLES_FORMAT: u16 = 3;
 /// Token estimator versions this build can compute.
 pub const TOKEN_ESTIMATORS: &[u16] = &[1];
 
@@ -128,6 +133,58 @@ pub struct Injected {
     pub line: String,
 }
 
+/// A demonstration offered for a term (render format 3): a source sentence of an
+/// earlier chapter and its translated sentence, in which the term was rendered as
+/// the book renders it now. The caller chooses at most one per term (the book's
+/// pool, or a receipt's record on replay); assembly decides whether it is shown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Example {
+    /// Term number.
+    pub term: u32,
+    /// The source sentence, as written.
+    pub source: String,
+    /// Its translation, as written.
+    pub target: String,
+    /// Where the pair comes from: the chapter, the receipt of its chunk and the
+    /// stored check of the translation (provenance, not rendered).
+    pub chapter: u32,
+    /// The receipt of the chunk the source sentence is from.
+    pub receipt: ledger_model::Hash32,
+    /// The stored check whose translation the target sentence is from.
+    pub check: ledger_model::Hash32,
+}
+
+/// A demonstration shown in the `[examples]` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InjectedExample {
+    /// What was shown.
+    pub example: Example,
+    /// Estimated tokens of its line.
+    pub tokens: u32,
+    /// The rendered line.
+    pub line: String,
+}
+
+/// Render format 3 of one example line: the source sentence, ` -> `, its
+/// translation, each on one line (runs of whitespace become one space).
+pub fn render_example_v3(source: &str, target: &str) -> String {
+    let mut line = String::with_capacity(source.len() + target.len() + 4);
+    for (idx, word) in source.split_whitespace().enumerate() {
+        if idx > 0 {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    line.push_str(" -> ");
+    for (idx, word) in target.split_whitespace().enumerate() {
+        if idx > 0 {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    line
+}
+
 /// The decision on a rule in scope in the chunk.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleDecision {
@@ -211,6 +268,8 @@ pub struct Assembly {
     /// Every record a cascade found, with its decision, in the order they were found
     /// (empty unless the book cascades).
     pub cascade: Vec<CascadeDecision>,
+    /// Demonstrations shown (render format 3), in render order.
+    pub examples: Vec<InjectedExample>,
     /// Term numbers hit in this chunk and the previous ones, newest first, for the
     /// next chunk's sticky set (at most `sticky_chunks` chunks).
     pub recent: Vec<Vec<u32>>,
@@ -493,18 +552,35 @@ struct Budgeted {
     evicted: Vec<u32>,
     injected_rules: Vec<InjectedRule>,
     n_rules_evicted: u32,
+    /// Tokens the terms and rules let in take.
+    used: u32,
 }
 
 /// A summary shown at the chapter: its rank, number, chapters and text.
 type Shown<'f> = (u8, u32, u32, u32, &'f str);
 
-/// Assembles the context of one chunk. Pure and deterministic. Each step is a
-/// function of its own, in the order of the module doc.
+/// Assembles the context of one chunk, with no demonstrations offered. Pure and
+/// deterministic ([`assemble_with`]).
 pub fn assemble(
     frozen: &Frozen,
     chapter: u32,
     text: &str,
     previous: Option<Previous<'_>>,
+) -> Result<Assembly, AssembleError> {
+    assemble_with(frozen, chapter, text, previous, &[])
+}
+
+/// Assembles the context of one chunk. Pure and deterministic. Each step is a
+/// function of its own, in the order of the module doc. `examples` are the
+/// demonstrations offered (at most one per term is used, the first); under render
+/// format 3 an example is shown for a term injected for a hit in this chunk, in
+/// injection order, as long as the budget left after terms and rules holds it.
+pub fn assemble_with(
+    frozen: &Frozen,
+    chapter: u32,
+    text: &str,
+    previous: Option<Previous<'_>>,
+    examples: &[Example],
 ) -> Result<Assembly, AssembleError> {
     if chapter == 0 {
         return Err(AssembleError::ChapterZero);
@@ -537,7 +613,12 @@ pub fn assemble(
     );
     rule_decisions.sort_by_key(|decision| decision.rule);
     found.retrieval.n_budget_evicted = budgeted.evicted.len() as u32 + budgeted.n_rules_evicted;
-    let context = render(&budgeted.injected, &budgeted.injected_rules, &summaries);
+    let examples = if config.render_format >= EXAMPLES_FORMAT {
+        fill_examples(config.token_budget.saturating_sub(budgeted.used), &budgeted.injected, examples)
+    } else {
+        Vec::new()
+    };
+    let context = render(&budgeted.injected, &budgeted.injected_rules, &examples, &summaries);
     let recent = recent(frozen, chapter, previous, config.sticky_chunks, &found.from_hits);
     debug_assert!(found.hits.windows(2).all(|pair| pair[0].bytes.0 <= pair[1].bytes.0), "hits in text order");
     debug_assert!(recent.len() <= config.sticky_chunks as usize);
@@ -551,9 +632,33 @@ pub fn assemble(
         rules: rule_decisions,
         injected_rules: budgeted.injected_rules,
         cascade,
+        examples,
         recent,
         retrieval: found.retrieval,
     })
+}
+
+/// Demonstrations (render format 3): for each term injected for a hit in this chunk,
+/// in injection order, the first example offered for it, first-fit into what the
+/// budget has `left` after terms and rules. What does not fit is left out (the
+/// glossary line is the term's entry; an example only adds to it).
+fn fill_examples(mut left: u32, injected: &[Injected], offered: &[Example]) -> Vec<InjectedExample> {
+    let mut first_of: BTreeMap<u32, &Example> = BTreeMap::new();
+    for example in offered {
+        first_of.entry(example.term).or_insert(example);
+    }
+    let mut shown = Vec::new();
+    for entry in injected.iter().filter(|entry| entry.via == Via::Hit) {
+        let Some(example) = first_of.get(&entry.term) else { continue };
+        let line = render_example_v3(&example.source, &example.target);
+        let tokens = estimate_tokens_v1(&line);
+        if tokens > left {
+            continue;
+        }
+        left -= tokens;
+        shown.push(InjectedExample { example: (*example).clone(), tokens, line });
+    }
+    shown
 }
 
 /// Whether `term`'s secondary keys hold in the folded chunk (a term without any holds).
@@ -1012,7 +1117,7 @@ fn fill_budget(
         injected_rules.push(InjectedRule { rule: number, unverified, tokens, line });
     }
     debug_assert!(used <= budget, "the budget holds");
-    Budgeted { injected, evicted, injected_rules, n_rules_evicted }
+    Budgeted { injected, evicted, injected_rules, n_rules_evicted, used }
 }
 
 /// The summaries shown at the chapter (`summary_rank`: the book, arc recaps, the
@@ -1035,7 +1140,12 @@ fn summaries_shown(frozen: &Frozen, chapter: u32) -> Vec<Shown<'_>> {
 
 /// Render: the `[glossary]`, `[rules]` and `[summaries]` blocks, each left out when
 /// empty.
-fn render(injected: &[Injected], injected_rules: &[InjectedRule], summaries: &[Shown<'_>]) -> String {
+fn render(
+    injected: &[Injected],
+    injected_rules: &[InjectedRule],
+    examples: &[InjectedExample],
+    summaries: &[Shown<'_>],
+) -> String {
     let mut context = String::new();
     if !injected.is_empty() {
         context.push_str("[glossary]\n");
@@ -1048,6 +1158,13 @@ fn render(injected: &[Injected], injected_rules: &[InjectedRule], summaries: &[S
         context.push_str("[rules]\n");
         for rule in injected_rules {
             context.push_str(&rule.line);
+            context.push('\n');
+        }
+    }
+    if !examples.is_empty() {
+        context.push_str("[examples]\n");
+        for example in examples {
+            context.push_str(&example.line);
             context.push('\n');
         }
     }

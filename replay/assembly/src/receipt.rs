@@ -20,12 +20,17 @@
 //! records the notes and summaries named). It is written only for an assembly whose
 //! cascade found something; any other receipt is written in format 2, so a book that
 //! does not cascade keeps its receipts byte for byte.
+//!
+//! Format 4 adds, after every field of format 3 (its cascade list may be empty), the
+//! demonstrations shown (render format 3): each example's term, source and target
+//! sentences and where they come from. It is written only for an assembly that showed
+//! an example, so the texts a replay needs are in the receipt itself.
 
 use ledger_model::codec::{self, CodecError};
 use ledger_model::{Hash32, Seq};
 use serde::{Deserialize, Serialize};
 
-use crate::assemble::{Disposition, Reason, RetrievalState, Via};
+use crate::assemble::{Disposition, Example, Reason, RetrievalState, Via};
 use ledger_model::RecordId;
 
 /// Version of the receipt layout written by this code for an assembly whose cascade
@@ -34,6 +39,9 @@ pub const RECEIPT_FORMAT: u16 = 2;
 /// The receipt layout of an assembly whose cascade found something: format 2 and the
 /// cascade's decisions.
 pub const RECEIPT_FORMAT_3: u16 = 3;
+/// The receipt layout of an assembly that showed demonstrations: format 3's fields
+/// (the cascade list may be empty) and the examples.
+pub const RECEIPT_FORMAT_4: u16 = 4;
 /// The first receipt layout: no party, no rules. Still read.
 pub const RECEIPT_FORMAT_1: u16 = 1;
 /// blake3 `derive_key` context of receipt ids.
@@ -151,6 +159,8 @@ pub struct Receipt {
     pub rules: Vec<ReceiptRule>,
     /// Format 3: every record a cascade found, with its decision.
     pub cascade: Vec<ReceiptCascade>,
+    /// Format 4: the demonstrations shown, in render order.
+    pub examples: Vec<Example>,
 }
 
 /// The layout of format 1: the fields of [`Receipt`] before `party` (decoded
@@ -198,6 +208,7 @@ impl ReceiptV1 {
             party,
             rules,
             cascade: Vec::new(),
+            examples: Vec::new(),
         }
     }
 }
@@ -239,9 +250,9 @@ impl Receipt {
     /// Canonical bytes, in the receipt's own format.
     ///
     /// # Panics
-    /// If a format-1 receipt names a party, rules or cascade decisions, or a format-2
-    /// receipt cascade decisions, which their formats cannot hold (a receipt read
-    /// from their bytes has none).
+    /// If a format-1 receipt names a party, rules or cascade decisions, a format-2
+    /// receipt cascade decisions, or a receipt of a format before 4 examples, which
+    /// their formats cannot hold (a receipt read from their bytes has none).
     pub fn encode(&self) -> Vec<u8> {
         let v1 = Fields1 {
             format: self.format,
@@ -261,6 +272,7 @@ impl Receipt {
             render_format: self.render_format,
             output: self.output,
         };
+        assert!(self.format == RECEIPT_FORMAT_4 || self.examples.is_empty(), "only format 4 holds examples");
         if self.format == RECEIPT_FORMAT_1 {
             assert!(
                 self.party.is_none() && self.rules.is_empty() && self.cascade.is_empty(),
@@ -273,7 +285,10 @@ impl Receipt {
             assert!(self.cascade.is_empty(), "a format-2 receipt holds no cascade");
             return codec::encode_large(&v2).expect("receipts always encode");
         }
-        codec::encode_large(&(v2.0, v2.1, &self.cascade)).expect("receipts always encode")
+        if self.format == RECEIPT_FORMAT_3 {
+            return codec::encode_large(&(v2.0, v2.1, &self.cascade)).expect("receipts always encode");
+        }
+        codec::encode_large(&(v2.0, v2.1, &self.cascade, &self.examples)).expect("receipts always encode")
     }
 
     /// Decodes canonical bytes strictly, of either format (the first field, a
@@ -291,11 +306,20 @@ impl Receipt {
                 Ok(v1.with(party, rules))
             }
             Some(&format) if u16::from(format) == RECEIPT_FORMAT_3 => {
-                let receipt: Receipt = codec::decode_large_strict(bytes)?;
+                let (v1, party, rules, cascade): (ReceiptV1, Option<String>, Vec<ReceiptRule>, Vec<ReceiptCascade>) =
+                    codec::decode_large_strict(bytes)?;
                 // Format 3 is written only for a cascade that found something: the same
                 // receipt in format 3 with an empty list would be a second id.
-                if receipt.cascade.is_empty() {
+                if cascade.is_empty() {
                     return Err(CodecError::Decode("a format-3 receipt with no cascade decisions".into()));
+                }
+                Ok(Receipt { cascade, ..v1.with(party, rules) })
+            }
+            Some(&format) if u16::from(format) == RECEIPT_FORMAT_4 => {
+                let receipt: Receipt = codec::decode_large_strict(bytes)?;
+                // Format 4 is written only for an assembly that showed an example.
+                if receipt.examples.is_empty() {
+                    return Err(CodecError::Decode("a format-4 receipt with no examples".into()));
                 }
                 Ok(receipt)
             }
@@ -335,6 +359,18 @@ mod tests {
             party: Some("tool:pipeline".into()),
             rules: Vec::new(),
             cascade,
+            examples: Vec::new(),
+        }
+    }
+
+    fn example() -> Example {
+        Example {
+            term: 2,
+            source: "沈照看着顾寒川。".into(),
+            target: "Шэнь Чжао смотрела на Гу Ханьчуаня.".into(),
+            chapter: 1,
+            receipt: Hash32([4; 32]),
+            check: Hash32([5; 32]),
         }
     }
 
@@ -361,6 +397,29 @@ mod tests {
         let two = receipt(RECEIPT_FORMAT, Vec::new()).encode();
         let three = receipt(RECEIPT_FORMAT_3, vec![found()]).encode();
         assert_eq!(two[1..], three[1..two.len()]);
+    }
+
+    #[test]
+    fn format_4_is_format_3_with_the_examples_after_it() {
+        for cascade in [Vec::new(), vec![found()]] {
+            let four = Receipt { examples: vec![example()], ..receipt(RECEIPT_FORMAT_4, cascade.clone()) };
+            let bytes = four.encode();
+            assert_eq!(u16::from(bytes[0]), RECEIPT_FORMAT_4);
+            assert_eq!(Receipt::decode(&bytes).unwrap(), four);
+            if !cascade.is_empty() {
+                let three = receipt(RECEIPT_FORMAT_3, cascade).encode();
+                assert_eq!(three[1..], bytes[1..three.len()]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_format_4_receipt_without_examples_is_refused() {
+        let mut bytes = receipt(RECEIPT_FORMAT_3, vec![found()]).encode();
+        bytes.push(0); // an empty list of examples
+        bytes[0] = RECEIPT_FORMAT_4 as u8;
+        let error = Receipt::decode(&bytes).unwrap_err();
+        assert!(error.to_string().contains("no examples"), "{error}");
     }
 
     #[test]

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use assembly::assemble::{assemble, Assembly, Previous};
+use assembly::assemble::{assemble, assemble_with, Assembly, Example, Previous};
 use expect_test::{expect, Expect};
 use ledger_model::{AssemblyConfig, Body, ConfigSet, Hash32, NewEvent, ProfileRef};
 use projections::frozen::{freeze, Frozen};
@@ -1203,6 +1203,85 @@ fn render_format_1_renders_no_rules_block() {
     let two = assemble(&frozen(&format_2), 1, "顾寒川说：“回去。”", None).unwrap();
     assert_eq!(one.context, two.context);
     assert!(two.rules.is_empty());
+}
+
+fn example(term: u32, source: &str, target: &str) -> Example {
+    Example {
+        term,
+        source: source.into(),
+        target: target.into(),
+        chapter: 1,
+        receipt: Hash32([term as u8; 32]),
+        check: Hash32([0xC0 | term as u8; 32]),
+    }
+}
+
+#[test]
+fn render_format_3_shows_an_offered_example_for_a_term_injected_for_a_hit() {
+    let format_3 = r#"
+{"config_set":{"assembly":{"render_format":3,"token_budget":800},"profile":{"name":"zh"}}}
+{"term_put":{"id":"T-1","src":"顾寒川","dst":"Гу Ханьчуань","kind":"character","gender":"m"}}
+{"term_put":{"id":"T-2","src":"沈照","dst":"Шэнь Чжао","kind":"character","gender":"f"}}
+{"term_put":{"id":"T-3","src":"长明","dst":"Чанмин","constant":true}}
+"#;
+    let frozen = frozen(format_3);
+    let text = "顾寒川说：“回去。”";
+    // Without examples, format 3 renders format 2's bytes.
+    let format_2 = format_3.replace(r#""render_format":3"#, r#""render_format":2"#);
+    let bare = assemble(&frozen, 2, text, None).unwrap();
+    assert_eq!(bare.context, assemble(&self::frozen(&format_2), 2, text, None).unwrap().context);
+    assert!(bare.examples.is_empty());
+    let offered = [
+        // T-1's first example is the one shown; the second is never used.
+        example(1, "沈照看着顾寒川，\n没有说话。", "Шэнь Чжао смотрела на  Гу Ханьчуаня и молчала."),
+        example(1, "顾寒川走了。", "Гу Ханьчуань ушёл."),
+        // T-2 is not hit in this chunk; T-3 comes in as a constant, not for a hit.
+        example(2, "沈照醒了。", "Шэнь Чжао проснулась."),
+        example(3, "长明亮了。", "Чанмин засветился."),
+    ];
+    let shown = assemble_with(&frozen, 2, text, None, &offered).unwrap();
+    assert_eq!(
+        shown.context,
+        format!(
+            "{}[examples]\n沈照看着顾寒川， 没有说话。 -> Шэнь Чжао смотрела на Гу Ханьчуаня и молчала.\n",
+            bare.context
+        )
+    );
+    assert_eq!(shown.examples.len(), 1);
+    assert_eq!(shown.examples[0].example, offered[0]);
+    // Everything else is as without examples.
+    assert_eq!((&shown.injected, &shown.hits, &shown.evicted), (&bare.injected, &bare.hits, &bare.evicted));
+    // Formats 1 and 2 show none.
+    assert_eq!(assemble_with(&self::frozen(&format_2), 2, text, None, &offered).unwrap().context, bare.context);
+}
+
+#[test]
+fn an_example_comes_after_terms_and_rules_in_the_budget_and_is_left_out_when_it_does_not_fit() {
+    let glossary = |budget: u32| {
+        format!(
+            r#"
+{{"config_set":{{"assembly":{{"render_format":3,"token_budget":{budget}}},"profile":{{"name":"zh"}}}}}}
+{{"term_put":{{"id":"T-1","src":"顾寒川","dst":"Гу Ханьчуань"}}}}
+"#
+        )
+    };
+    let offered = [example(1, "沈照看着顾寒川。", "Шэнь Чжао смотрела на Гу Ханьчуаня.")];
+    let text = "顾寒川说：“回去。”";
+    // A budget of exactly the line and the example holds both; one token less, the line
+    // alone.
+    let line = assembly::assemble::estimate_tokens_v1("顾寒川 -> Гу Ханьчуань");
+    let example_tokens = assembly::assemble::estimate_tokens_v1(&assembly::assemble::render_example_v3(
+        &offered[0].source,
+        &offered[0].target,
+    ));
+    let fits = assemble_with(&frozen(&glossary(line + example_tokens)), 1, text, None, &offered).unwrap();
+    assert_eq!(fits.examples.len(), 1);
+    assert_eq!(fits.examples[0].tokens, example_tokens);
+    let short = assemble_with(&frozen(&glossary(line + example_tokens - 1)), 1, text, None, &offered).unwrap();
+    assert!(short.examples.is_empty());
+    // The term's own line is never evicted for an example.
+    assert_eq!(short.injected.len(), 1);
+    assert!(short.evicted.is_empty());
 }
 
 #[test]

@@ -8,8 +8,8 @@
 //! `tests::members_come_in_the_order_of_a_value` holds every object to that.
 
 use book::assemble::{
-    Assembly, CascadeDecision, Disposition, HitRecord, Injected, InjectedRule, Reason, RetrievalState, RuleDecision,
-    Via,
+    Assembly, CascadeDecision, Disposition, HitRecord, Injected, InjectedExample, InjectedRule, Reason, RetrievalState,
+    RuleDecision, Via,
 };
 use book::Assembled;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
@@ -143,6 +143,35 @@ impl Cascaded {
     }
 }
 
+/// A demonstration shown (render format 3), with where it comes from.
+#[derive(Derive)]
+struct ExampleLine<'a> {
+    chapter: u32,
+    check: String,
+    line: &'a str,
+    receipt: String,
+    source: &'a str,
+    target: &'a str,
+    term: Id,
+    tokens: u32,
+}
+
+impl<'a> ExampleLine<'a> {
+    fn of(shown: &'a InjectedExample) -> ExampleLine<'a> {
+        let example = &shown.example;
+        ExampleLine {
+            chapter: example.chapter,
+            check: example.check.to_hex(),
+            line: &shown.line,
+            receipt: example.receipt.to_hex(),
+            source: &example.source,
+            target: &example.target,
+            term: Id('T', example.term),
+            tokens: shown.tokens,
+        }
+    }
+}
+
 #[derive(Derive)]
 struct RuleLine<'a> {
     line: &'a str,
@@ -198,9 +227,14 @@ type EntriesOf<'a> = Each<'a, Injected, fn(&'a Injected) -> Entry<'a>>;
 type RulesOf<'a> = Each<'a, RuleDecision, fn(&'a RuleDecision) -> Rule>;
 type RuleLinesOf<'a> = Each<'a, InjectedRule, fn(&'a InjectedRule) -> RuleLine<'a>>;
 type CascadeOf<'a> = Each<'a, CascadeDecision, fn(&'a CascadeDecision) -> Cascaded>;
+type ExamplesOf<'a> = Each<'a, InjectedExample, fn(&'a InjectedExample) -> ExampleLine<'a>>;
 
 fn no_cascade(cascade: &CascadeOf<'_>) -> bool {
     cascade.0.is_empty()
+}
+
+fn no_examples(examples: &ExamplesOf<'_>) -> bool {
+    examples.0.is_empty()
 }
 
 /// An assembly: the context, what was found and decided, what was injected.
@@ -212,6 +246,9 @@ pub struct AssemblyAnswer<'a> {
     cascade: CascadeOf<'a>,
     context: &'a str,
     evicted: Ids<'a>,
+    /// Only when a demonstration was shown (render format 3).
+    #[serde(skip_serializing_if = "no_examples")]
+    examples: ExamplesOf<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hits: Option<HitsOf<'a>>,
     injected: EntriesOf<'a>,
@@ -229,6 +266,7 @@ impl<'a> AssemblyAnswer<'a> {
             cascade: Each(&assembly.cascade[..], Cascaded::of),
             context: &assembly.context,
             evicted: Ids('T', &assembly.evicted),
+            examples: Each(&assembly.examples[..], ExampleLine::of),
             hits: hits.then(|| Each(&assembly.hits[..], Hit::of as fn(&'a HitRecord) -> Hit<'a>)),
             injected: Each(&assembly.injected[..], Entry::of),
             injected_rules: Each(&assembly.injected_rules[..], RuleLine::of),
@@ -250,6 +288,9 @@ pub struct AssembledAnswer<'a> {
     chunk: &'a str,
     context: &'a str,
     evicted: Ids<'a>,
+    /// Only when a demonstration was shown (render format 3).
+    #[serde(skip_serializing_if = "no_examples")]
+    examples: ExamplesOf<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hits: Option<HitsOf<'a>>,
     injected: EntriesOf<'a>,
@@ -273,6 +314,7 @@ impl<'a> AssembledAnswer<'a> {
             cascade,
             context,
             evicted,
+            examples,
             hits,
             injected,
             injected_rules,
@@ -288,6 +330,7 @@ impl<'a> AssembledAnswer<'a> {
             chunk: &receipt.chunk_key,
             context,
             evicted,
+            examples,
             hits,
             injected,
             injected_rules,
@@ -370,6 +413,7 @@ mod tests {
                 disposition: Disposition::Ambiguous,
                 reason: Some(Reason::Unreviewed),
             }],
+            examples: Vec::new(),
             recent: vec![vec![1]],
             retrieval: RetrievalState {
                 n_exact_hits: 1,
@@ -414,6 +458,7 @@ mod tests {
             party: Some("tool:pipeline".into()),
             rules: Vec::new(),
             cascade: Vec::new(),
+            examples: Vec::new(),
         };
         let assembled = Assembled { assembly, receipt, id: Hash32([9; 32]) };
         let chapter = [assembled.clone(), assembled];

@@ -602,6 +602,21 @@ pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output
             })
             .collect::<Vec<_>>());
     }
+    // Only a receipt that showed a demonstration has the member (format 4).
+    if !receipt.examples.is_empty() {
+        value["examples"] = json!(receipt
+            .examples
+            .iter()
+            .map(|example| json!({
+                "term": format!("T-{}", example.term),
+                "source": example.source,
+                "target": example.target,
+                "chapter": example.chapter,
+                "receipt": example.receipt.to_hex(),
+                "check": example.check.to_hex(),
+            }))
+            .collect::<Vec<_>>());
+    }
     value
 }
 
