@@ -897,3 +897,133 @@ fn a_previewed_rollback_is_confirmed_from_its_page_against_the_head_it_was_previ
     assert_eq!(marker["body"]["rollback_marker"]["reason"], "keep the new names", "{marker}");
     assert_eq!(marker["actor"], "human:editor", "{marker}");
 }
+
+/// The tag (`<input …>` or `<select …>`) of the input named `name` in `html`.
+fn input_tag<'h>(html: &'h str, name: &str) -> &'h str {
+    let at = html.find(&format!(" name=\"{name}\"")).unwrap_or_else(|| panic!("no input {name}: {html}"));
+    let start = html[..at].rfind('<').unwrap();
+    &html[start..start + html[start..].find('>').unwrap()]
+}
+
+/// The message a refused form shows beside input `name`.
+fn message_beside(html: &str, name: &str) -> String {
+    let marker = format!("id=\"error-{name}\"");
+    let at = html.find(&marker).unwrap_or_else(|| panic!("no message beside {name}: {html}"));
+    let text = &html[at..];
+    text[text.find('>').unwrap() + 1..text.find("</span>").unwrap()].to_owned()
+}
+
+/// The input is marked invalid and described by the message beside it.
+fn marked_invalid(html: &str, name: &str) {
+    let tag = input_tag(html, name);
+    assert!(tag.contains("aria-invalid=\"true\""), "{tag}");
+    assert!(tag.contains(&format!("aria-describedby=\"error-{name}\"")), "{tag}");
+}
+
+#[test]
+fn a_refused_edit_is_the_form_again_as_typed_with_the_message_beside_the_field_it_names() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/terms/T-7";
+    let html = page(&server, path);
+    let token = csrf(&html);
+    let fields = edit_fields(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let set = |fields: &mut Vec<(String, String)>, name: &str, value: &str| {
+        fields.retain(|(field, _)| field != name);
+        fields.push((name.to_owned(), value.to_owned()));
+    };
+    let post = |fields: &[(String, String)], step: &str| {
+        let mut all: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, &format!("{path}/edit"), &all, &[])
+    };
+    let typed = |html: &str, name: &str| -> String {
+        edit_fields(html).into_iter().find(|(field, _)| field == name).map(|(_, value)| value).unwrap_or_default()
+    };
+    // A window that ends before it starts: the book's rule names `term_put.window.until`.
+    let mut window = fields.clone();
+    set(&mut window, "since", "5");
+    set(&mut window, "until", "3");
+    set(&mut window, "note", "a note typed before the mistake");
+    set(&mut window, "actor", "human:anna");
+    for step in ["preview", "save"] {
+        let reply = post(&window, step);
+        assert_eq!(reply.status, 400, "{step}: {}", reply.text());
+        headers_hold(&reply, path);
+        let html = reply.text();
+        for (name, value) in
+            [("since", "5"), ("until", "3"), ("note", "a note typed before the mistake"), ("actor", "human:anna")]
+        {
+            assert_eq!(typed(&html, name), value, "{step}: {name} as typed");
+        }
+        assert_eq!(typed(&html, "expected_head"), head.to_string(), "{step}");
+        marked_invalid(&html, "until");
+        assert!(message_beside(&html, "until").contains("before it starts at chapter 5"), "{html}");
+        assert!(!input_tag(&html, "since").contains("aria-invalid"), "only the named field is marked");
+        assert!(html.contains("data-refused=\"until\""), "{html}");
+    }
+    // An empty rendering: the book's rule names `term_put.dst`.
+    let mut empty = fields.clone();
+    set(&mut empty, "dst", "");
+    set(&mut empty, "source", "style-review-2");
+    let reply = post(&empty, "save");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    let html = reply.text();
+    marked_invalid(&html, "dst");
+    assert!(message_beside(&html, "dst").contains("must not be empty"), "{html}");
+    assert_eq!(typed(&html, "source"), "style-review-2");
+    // A field the form itself cannot read is named the same way.
+    let mut priority = fields.clone();
+    set(&mut priority, "priority", "high");
+    let html = post(&priority, "preview").text();
+    marked_invalid(&html, "priority");
+    assert!(message_beside(&html, "priority").contains("not an integer"), "{html}");
+    // The form again is a form to fix and save: corrected, it saves.
+    set(&mut window, "until", "9");
+    assert_eq!(post(&window, "save").status, 303);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1, "only the corrected save is written");
+    // A form read before that write is a conflict, as before.
+    assert_eq!(post(&window, "save").status, 409);
+}
+
+#[test]
+fn a_refused_new_term_or_alias_is_its_form_again_with_the_message_beside_the_field() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let html = page(&server, "/ui/books/wuchuan/glossary");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let mut fields = edit_fields(&html);
+    for (name, value) in [("src", "渔船"), ("dst", ""), ("kind", "object")] {
+        fields.retain(|(field, _)| field != name);
+        fields.push((name.to_owned(), value.to_owned()));
+    }
+    let mut all: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+    all.extend([("csrf", token.as_str()), ("step", "preview")]);
+    let reply = form(&server, "/ui/books/wuchuan/glossary/new", &all, &[]);
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    let html = reply.text();
+    marked_invalid(&html, "dst");
+    assert!(message_beside(&html, "dst").contains("must not be empty"), "{html}");
+    assert!(input_tag(&html, "src").contains("value=\"渔船\""), "{html}");
+    // An alias whose window ends before it starts.
+    let expected = head.to_string();
+    let alias = [
+        ("surface", "照儿"),
+        ("kind", "nickname"),
+        ("since", "4"),
+        ("until", "2"),
+        ("csrf", token.as_str()),
+        ("step", "save"),
+        ("expected_head", expected.as_str()),
+    ];
+    let reply = form(&server, "/ui/books/wuchuan/terms/T-1/actions/alias-add", &alias, &[]);
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    let html = reply.text();
+    marked_invalid(&html, "until");
+    assert!(message_beside(&html, "until").contains("before it starts"), "{html}");
+    assert!(input_tag(&html, "surface").contains("value=\"照儿\""), "{html}");
+    assert!(html.contains("<option value=\"nickname\" selected>"), "{html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "nothing written");
+}

@@ -544,49 +544,133 @@ impl TermForm {
     }
 }
 
+/// A form the book (or the form's own parse) refused: what was said, and the input
+/// of the form it names, when it names one. The form is shown again with what was
+/// typed, the message beside that input.
+pub struct Refusal {
+    /// The input named (`dst`, `until`), one of the form's.
+    pub input: Option<String>,
+    /// Why, as the book or the form said it.
+    pub message: String,
+}
+
+impl Refusal {
+    /// The id of the message beside `input`, when the refusal names it.
+    fn names(refusal: Option<&Refusal>, input: &str) -> Option<String> {
+        refusal.filter(|refusal| refusal.input.as_deref() == Some(input)).map(|_| format!("error-{input}"))
+    }
+}
+
+/// The message of a refused form that names none of its inputs, at its top; when it
+/// names one, a line saying so (the message is beside the input).
+fn refusal_lead(refusal: Option<&Refusal>) -> Markup {
+    html! {
+        @if let Some(refusal) = refusal {
+            @match &refusal.input {
+                Some(input) => p.problem.refused data-refused=(input) { "Nothing was written: the form was refused at " code { (input) } " (see below)." },
+                None => p.problem.refused data-refused="" { "Nothing was written: " (refusal.message) },
+            }
+        }
+    }
+}
+
+/// The message beside input `input`, when the refusal names it.
+fn refusal_at(refusal: Option<&Refusal>, input: &str) -> Markup {
+    html! {
+        @if let (Some(id), Some(refusal)) = (Refusal::names(refusal, input), refusal) {
+            " " span.field-error id=(id) data-field=(input) { (refusal.message) }
+        }
+    }
+}
+
+/// A text input of a form, labelled, with its refusal beside it.
+fn text_input(label: &str, field: &str, value: &str, size: u32, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, field);
+    html! {
+        label { (label) " " input type="text" name=(field) value=(value) size=(size)
+            aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+        (refusal_at(refusal, field)) " "
+    }
+}
+
+/// A number input of a form (a chapter when `min` is 1), labelled, with its refusal
+/// beside it.
+fn number_input(
+    label: &str,
+    field: &str,
+    value: &str,
+    (min, required, placeholder): (Option<&str>, bool, Option<&str>),
+    refusal: Option<&Refusal>,
+) -> Markup {
+    let error = Refusal::names(refusal, field);
+    html! {
+        label { (label) " " input type="number" name=(field) min=[min] value=(value) required[required] placeholder=[placeholder]
+            aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+        (refusal_at(refusal, field)) " "
+    }
+}
+
+/// A select of a form, labelled, `chosen` selected, with its refusal beside it.
+fn select_input(label: &str, field: &str, options: &[(&str, &str)], chosen: &str, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, field);
+    html! {
+        label { (label) " "
+            select name=(field) aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()] {
+                @for (value, shown) in options { option value=(value) selected[chosen == *value] { (shown) } }
+            }
+        }
+        (refusal_at(refusal, field)) " "
+    }
+}
+
 /// A term's edit form: every field `term edit` takes here, filled as given, the actor
 /// and source of the write, the head it was read at (a save after another editor's
 /// write is refused), Preview (nothing written) and Save. Works without JavaScript.
-fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm) -> Markup {
-    term_form(chrome, &format!("{}/edit", term_url(name, id)), "Edit", fields, false)
+fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm, refusal: Option<&Refusal>) -> Markup {
+    term_form(chrome, &format!("{}/edit", term_url(name, id)), "Edit", fields, false, refusal)
 }
 
 /// The form of a term's fields, posting to `action`: the edit form, or with `with_id`
-/// the new-term form (its id may be left to the book).
-fn term_form(chrome: &Chrome, action: &str, heading: &str, fields: &TermForm, with_id: bool) -> Markup {
-    let text = |label: &str, field: &str, value: &str, size: u32| {
-        html! { label { (label) " " input type="text" name=(field) value=(value) size=(size); } " " }
-    };
+/// the new-term form (its id may be left to the book); a refused form names its
+/// input.
+fn term_form(
+    chrome: &Chrome,
+    action: &str,
+    heading: &str,
+    fields: &TermForm,
+    with_id: bool,
+    refusal: Option<&Refusal>,
+) -> Markup {
+    let text = |label: &str, field: &str, value: &str, size: u32| text_input(label, field, value, size, refusal);
+    let genders = [("", "none"), ("m", "m"), ("f", "f"), ("n", "n"), ("pl", "pl")];
+    let statuses = [("approved", "approved"), ("auto", "auto"), ("draft", "draft")];
     html! {
         section.edit {
             h2 { (heading) }
             form.edit method="post" action=(action) {
                 input type="hidden" name="csrf" value=(chrome.csrf);
                 input type="hidden" name="expected_head" value=(fields.expected_head);
-                @if with_id { label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"; } " " }
+                (refusal_lead(refusal))
+                @if with_id {
+                    @let error = Refusal::names(refusal, "id");
+                    label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"
+                        aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+                    (refusal_at(refusal, "id")) " "
+                }
                 (text("source", "src", &fields.src, 12))
                 (text("rendering", "dst", &fields.dst, 24))
                 (text("sense", "sense", &fields.sense, 10))
                 (text("kind", "kind", &fields.kind, 10))
-                label { "gender "
-                    select name="gender" {
-                        option value="" { "none" }
-                        @for value in ["m", "f", "n", "pl"] { option value=(value) selected[fields.gender == value] { (value) } }
-                    }
-                } " "
+                (select_input("gender", "gender", &genders, &fields.gender, refusal))
                 br;
                 (text("declension (comma-separated)", "decl", &fields.decl, 40))
                 br;
                 (text("note", "note", &fields.note, 60))
                 br;
-                label { "chapters from " input type="number" name="since" min="1" value=(fields.since) required; } " "
-                label { "to " input type="number" name="until" min="1" value=(fields.until) placeholder="open"; } " "
-                label { "status "
-                    select name="status" {
-                        @for value in ["approved", "auto", "draft"] { option value=(value) selected[fields.status == value] { (value) } }
-                    }
-                } " "
-                label { "priority " input type="number" name="priority" value=(fields.priority); } " "
+                (number_input("chapters from", "since", &fields.since, (Some("1"), true, None), refusal))
+                (number_input("to", "until", &fields.until, (Some("1"), false, Some("open")), refusal))
+                (select_input("status", "status", &statuses, &fields.status, refusal))
+                (number_input("priority", "priority", &fields.priority, (None, false, None), refusal))
                 br;
                 (text("as", "actor", &fields.actor, 16))
                 (text("event source", "source", &fields.source, 16))
@@ -597,7 +681,32 @@ fn term_form(chrome: &Chrome, action: &str, heading: &str, fields: &TermForm, wi
     }
 }
 
-/// A term action's form, `fields` filled in, posting `step` (`preview` or `save`).
+/// A refused term form again, as typed, with the refusal beside the input it names:
+/// the edit form of term `id`, or the new-term form when `id` is `None`.
+pub fn term_form_refused(
+    chrome: &Chrome,
+    name: &str,
+    id: Option<RecordId>,
+    fields: &TermForm,
+    refusal: &Refusal,
+) -> Markup {
+    let (title, trail, form) = match id {
+        Some(id) => (
+            format!("Edit {id}"),
+            vec![(book_url(name), name.to_owned()), (term_url(name, id), id.to_string())],
+            term_edit_form(chrome, name, id, fields, Some(refusal)),
+        ),
+        None => (
+            "New term".to_owned(),
+            vec![(book_url(name), name.to_owned()), (format!("{}/glossary", book_url(name)), "glossary".to_owned())],
+            term_form(chrome, &format!("{}/glossary/new", book_url(name)), "New term", fields, true, Some(refusal)),
+        ),
+    };
+    layout(chrome, &title, &trail, None, form)
+}
+
+/// A term action's form, `fields` filled in, posting `step` (`preview` or `save`); a
+/// refused form names its input.
 fn action_form(
     chrome: &Chrome,
     name: &str,
@@ -605,17 +714,41 @@ fn action_form(
     action: &str,
     fields: &ActionForm,
     visible: Markup,
-    button: &str,
+    (button, refusal): (&str, Option<&Refusal>),
 ) -> Markup {
     html! {
         form.action method="post" action=(format!("{}/actions/{action}", term_url(name, id))) data-action=(action) {
             input type="hidden" name="csrf" value=(chrome.csrf);
             input type="hidden" name="expected_head" value=(fields.expected_head);
             (visible)
-            label { "as " input type="text" name="actor" size="14" value=(fields.actor); } " "
-            label { "event source " input type="text" name="source" size="14" value=(fields.source); } " "
+            (text_input("as", "actor", &fields.actor, 14, refusal))
+            (text_input("event source", "source", &fields.source, 14, refusal))
             button type="submit" name="step" value="preview" { "Preview" } " "
             button type="submit" name="step" value="save" { (button) }
+        }
+    }
+}
+
+/// The inputs an editor fills in of term action `action` (`fields` as typed), each
+/// with the refusal beside it when it names that input.
+fn action_inputs(id: RecordId, action: &str, fields: &ActionForm, refusal: Option<&Refusal>) -> Markup {
+    let kinds = [("variant", "variant"), ("nickname", "nickname"), ("title", "title"), ("reading", "reading")];
+    html! {
+        (refusal_lead(refusal))
+        @match action {
+            "revive" => { "Bring " (id) " back with its last version. " },
+            "alias-add" => {
+                (text_input("new alias", "surface", &fields.surface, 12, refusal))
+                (select_input("kind", "kind", &kinds, &fields.kind, refusal))
+                (number_input("chapters from", "since", &fields.since, (Some("1"), false, None), refusal))
+                (number_input("to", "until", &fields.until, (Some("1"), false, None), refusal))
+            },
+            "alias-remove" => {
+                input type="hidden" name="surface" value=(fields.surface);
+                "Alias " span lang="zh" { (fields.surface) } ": "
+                (refusal_at(refusal, "surface"))
+            },
+            _ => { (text_input("retire, because", "reason", &fields.reason, 24, refusal)) },
         }
     }
 }
@@ -630,32 +763,48 @@ fn term_action_forms(chrome: &Chrome, name: &str, id: RecordId, retired: bool, t
         .filter(|alias| alias.removed.is_none())
         .map(|alias| alias.alias.surface.as_str())
         .collect();
+    let form = |action: &str, fields: &ActionForm, button: &str| {
+        action_form(chrome, name, id, action, fields, action_inputs(id, action, fields, None), (button, None))
+    };
     html! {
         section.actions {
             h2 { "Aliases and retirement" }
             @if retired {
-                (action_form(chrome, name, id, "revive", &fields, html! { "Bring " (id) " back with its last version. " }, "Revive"))
+                (form("revive", &fields, "Revive"))
             } @else {
-                (action_form(chrome, name, id, "alias-add", &fields, html! {
-                    label { "new alias " input type="text" name="surface" size="12" required; } " "
-                    label { "kind "
-                        select name="kind" { @for kind in ["variant", "nickname", "title", "reading"] { option value=(kind) { (kind) } } }
-                    } " "
-                    label { "chapters from " input type="number" name="since" min="1" size="4"; } " "
-                    label { "to " input type="number" name="until" min="1" size="4"; } " "
-                }, "Add alias"))
+                (form("alias-add", &fields, "Add alias"))
                 @for surface in &active {
-                    (action_form(chrome, name, id, "alias-remove", &ActionForm { surface: (*surface).to_owned(), ..fields.clone() }, html! {
-                        input type="hidden" name="surface" value=(surface);
-                        "Alias " span lang="zh" { (surface) } ": "
-                    }, "Remove alias"))
+                    (form("alias-remove", &ActionForm { surface: (*surface).to_owned(), ..fields.clone() }, "Remove alias"))
                 }
-                (action_form(chrome, name, id, "retire", &fields, html! {
-                    label { "retire, because " input type="text" name="reason" size="24"; } " "
-                }, "Retire"))
+                (form("retire", &fields, "Retire"))
             }
         }
     }
+}
+
+/// A refused term action's form again, as typed, with the refusal beside the input
+/// it names.
+pub fn action_refused(
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    action: &str,
+    fields: &ActionForm,
+    refusal: &Refusal,
+) -> Markup {
+    let button = match action {
+        "revive" => "Revive",
+        "alias-add" => "Add alias",
+        "alias-remove" => "Remove alias",
+        _ => "Retire",
+    };
+    let body = html! {
+        section.actions {
+            (action_form(chrome, name, id, action, fields, action_inputs(id, action, fields, Some(refusal)), (button, Some(refusal))))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (term_url(name, id), id.to_string())];
+    layout(chrome, &format!("{id}: {action}"), &trail, None, body)
 }
 
 /// What a term action would do, nothing written: the events, the snapshot it would
@@ -687,7 +836,7 @@ pub fn action_preview(
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
         (reopened_list(name, &what_if.chunks))
-        (action_form(chrome, name, id, action, fields, hidden, "Save"))
+        (action_form(chrome, name, id, action, fields, hidden, ("Save", None)))
     };
     let trail = [
         (book_url(name), name.to_owned()),
@@ -717,7 +866,7 @@ pub fn new_term_preview(
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
         (reopened_list(name, &what_if.chunks))
-        (term_form(chrome, &action, "New term", fields, true))
+        (term_form(chrome, &action, "New term", fields, true, None))
     };
     let trail = [
         (book_url(name), name.to_owned()),
@@ -782,7 +931,7 @@ pub fn term_preview(
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
         (reopened_list(name, &what_if.chunks))
-        (term_edit_form(chrome, name, id, fields))
+        (term_edit_form(chrome, name, id, fields, None))
     };
     let trail = [
         (book_url(name), name.to_owned()),
@@ -938,7 +1087,7 @@ pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
         }
         @if let Some(check) = &timeline.standard { (name_standard(check)) }
         @if let (Some(version), false) = (current, retired) {
-            (term_edit_form(chrome, name, id, &TermForm::of(&version.put, timeline.head.0)))
+            (term_edit_form(chrome, name, id, &TermForm::of(&version.put, timeline.head.0), None))
         }
         @if current.is_some() {
             (term_action_forms(chrome, name, id, retired, timeline))
@@ -1259,7 +1408,7 @@ pub fn glossary(chrome: &Chrome, name: &str, records: &RecordsPage) -> Markup {
                 }
             }
         }
-        (term_form(chrome, &format!("{action}/new"), "New term", &TermForm::new_term(records.revision.0), true))
+        (term_form(chrome, &format!("{action}/new"), "New term", &TermForm::new_term(records.revision.0), true, None))
         nav.pages {
             @if query.page > 1 { a rel="prev" href=(format!("{action}?{}", records_href(query, query.page - 1))) { "← previous" } }
             " "

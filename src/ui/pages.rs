@@ -421,23 +421,70 @@ pub async fn term_write(
     let (name, id) = book_and::<String>(path, "term id")?;
     let fields: TermForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
+    let chrome = chrome(&server, &browser);
+    let written = term_write_step(server, &chrome, &name, id, &fields).await;
+    written.or_else(|problem| {
+        refused(problem, TERM_INPUTS, |refusal| html::term_form_refused(&chrome, &name, Some(id), &fields, refusal))
+    })
+}
+
+async fn term_write_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    fields: &TermForm,
+) -> Result<Response, Problem> {
     let edit = fields.edit()?;
     let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
-    let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {
             let (current, put, what_if) =
-                on_book(server, name.clone(), move |open| Ok(open.lock().term_edit_what_if(id, &edit, &write)?))
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().term_edit_what_if(id, &edit, &write)?))
                     .await?;
-            page(html::term_preview(&chrome, &name, id, &fields, &current, &put, &what_if))
+            Ok(Page::ok(html::term_preview(chrome, name, id, fields, &current, &put, &what_if)).into_response())
         }
         "save" => {
-            let book = name.clone();
-            on_book(server, name, move |open| Ok(open.lock().term_edit(id, &edit, &write)?)).await?;
-            Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+            on_book(server, name.to_owned(), move |open| Ok(open.lock().term_edit(id, &edit, &write)?)).await?;
+            Ok(super::redirect(&format!("/ui/books/{name}/terms/{id}")))
         }
-        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
     }
+}
+
+/// The inputs of a term's form (the new-term form adds `id`).
+const TERM_INPUTS: &[&str] = &[
+    "id", "src", "dst", "sense", "kind", "gender", "decl", "note", "since", "until", "status", "priority", "actor",
+    "source",
+];
+
+/// The input of a form a problem names, when it is one of `inputs`: the book's field
+/// with the event's kind, a window's and a list's index left out
+/// (`term_put.window.until` is `until`, `term_put.decl[1]` is `decl`), or else the
+/// field the form's own parse named.
+fn input_of(problem: &Problem, inputs: &[&str]) -> Option<String> {
+    let named = match &problem.field {
+        Some(path) => {
+            let path = path.split_once('.').map_or(path.as_str(), |(_, rest)| rest);
+            let path = path.strip_prefix("window.").unwrap_or(path);
+            path.split(['.', '[']).next().unwrap_or(path).to_owned()
+        }
+        None => problem.at.clone()?,
+    };
+    inputs.contains(&named.as_str()).then_some(named)
+}
+
+/// A form's write refused as invalid (400: a field the editor can fix, or a rule of
+/// the book): the form again, as typed, with the message beside the input it names
+/// (`render`); any other failure (a conflict, 409; a missing book) is its error page.
+fn refused(problem: Problem, inputs: &[&str], render: impl FnOnce(&html::Refusal) -> maud::Markup) -> PageResult {
+    if problem.status != StatusCode::BAD_REQUEST {
+        return Err(problem.into());
+    }
+    let refusal = html::Refusal { input: input_of(&problem, inputs), message: problem.detail };
+    let mut page = Page::ok(render(&refusal));
+    page.status = StatusCode::BAD_REQUEST;
+    Ok(page.into_response())
 }
 
 /// The rollback form of a preview (`POST /ui/books/{book}/rollback`): the revision,
@@ -503,31 +550,43 @@ pub async fn term_new(
 ) -> PageResult {
     let name = book_name(path)?;
     let fields: TermForm = form(&headers, &browser, body)?;
+    let chrome = chrome(&server, &browser);
+    let written = term_new_step(server, &chrome, &name, &fields).await;
+    written.or_else(|problem| {
+        refused(problem, TERM_INPUTS, |refusal| html::term_form_refused(&chrome, &name, None, &fields, refusal))
+    })
+}
+
+async fn term_new_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    fields: &TermForm,
+) -> Result<Response, Problem> {
     let id = given(Some(fields.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
     let edit = fields.edit()?;
     let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
-    let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {
             let (put, what_if) =
-                on_book(server, name.clone(), move |open| Ok(open.lock().term_create_what_if(id, &edit, &write)?))
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().term_create_what_if(id, &edit, &write)?))
                     .await?;
-            page(html::new_term_preview(&chrome, &name, &fields, &put, &what_if))
+            Ok(Page::ok(html::new_term_preview(chrome, name, fields, &put, &what_if)).into_response())
         }
         "save" => {
-            let book = name.clone();
-            let written = on_book(server, name, move |open| Ok(open.lock().term_create(id, &edit, &write)?)).await?;
+            let written =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().term_create(id, &edit, &write)?)).await?;
             let created = written.submitted.decision.events.iter().find_map(|event| match &event.body {
                 Body::TermPut(put) => Some(put.id),
                 _ => None,
             });
             let location = match created {
-                Some(id) => format!("/ui/books/{book}/terms/{id}"),
-                None => format!("/ui/books/{book}/glossary"),
+                Some(id) => format!("/ui/books/{name}/terms/{id}"),
+                None => format!("/ui/books/{name}/glossary"),
             };
             Ok(super::redirect(&location))
         }
-        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
     }
 }
 
@@ -608,22 +667,41 @@ pub async fn term_action(
 ) -> PageResult {
     let (name, id, action_name) = book_record_action(path)?;
     let fields: ActionForm = form(&headers, &browser, body)?;
-    let action = fields.action(&action_name)?;
-    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let chrome = chrome(&server, &browser);
+    let again = |problem: Problem| {
+        let inputs = ["surface", "kind", "since", "until", "reason", "actor", "source"];
+        refused(problem, &inputs, |refusal| html::action_refused(&chrome, &name, id, &action_name, &fields, refusal))
+    };
+    let action = match fields.action(&action_name) {
+        Ok(action) => action,
+        Err(problem) => return again(problem),
+    };
+    let written = term_action_step(Arc::clone(&server), &chrome, &name, id, (&action_name, action), &fields).await;
+    written.or_else(again)
+}
+
+async fn term_action_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    (action_name, action): (&str, book::TermAction),
+    fields: &ActionForm,
+) -> Result<Response, Problem> {
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     match fields.step.as_str() {
         "preview" => {
-            let what_if =
-                on_book(server, name.clone(), move |open| Ok(open.lock().term_action_what_if(id, &action, &write)?))
-                    .await?;
-            page(html::action_preview(&chrome, &name, id, &action_name, &fields, &what_if))
+            let what_if = on_book(server, name.to_owned(), move |open| {
+                Ok(open.lock().term_action_what_if(id, &action, &write)?)
+            })
+            .await?;
+            Ok(Page::ok(html::action_preview(chrome, name, id, action_name, fields, &what_if)).into_response())
         }
         "save" => {
-            let book = name.clone();
-            on_book(server, name, move |open| Ok(open.lock().term_action(id, &action, &write)?)).await?;
-            Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+            on_book(server, name.to_owned(), move |open| Ok(open.lock().term_action(id, &action, &write)?)).await?;
+            Ok(super::redirect(&format!("/ui/books/{name}/terms/{id}")))
         }
-        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
     }
 }
 
