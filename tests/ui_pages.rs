@@ -110,6 +110,7 @@ fn every_page_is_html_with_the_security_headers_no_script_and_a_json_twin() {
         "/ui/books/wuchuan/review".to_owned(),
         "/ui/books/wuchuan/glossary".to_owned(),
         "/ui/books/wuchuan/glossary?q=%E9%9C%A7&sort=injected&order=desc&per_page=3&page=2".to_owned(),
+        "/ui/books/wuchuan/summaries".to_owned(),
     ];
     for path in &paths {
         let html = page(&server, path);
@@ -148,6 +149,7 @@ fn markup_in_records_sources_and_chunks_is_escaped_on_every_page() {
         "/diff?from=2&to=4",
         "/review",
         "/glossary?q=%3Cscript%3E%3Cimg",
+        "/summaries",
     ] {
         let path = format!("/ui/books/hostile{path}");
         let html = page(&server, &path);
@@ -1026,4 +1028,131 @@ fn a_refused_new_term_or_alias_is_its_form_again_with_the_message_beside_the_fie
     assert!(input_tag(&html, "surface").contains("value=\"照儿\""), "{html}");
     assert!(html.contains("<option value=\"nickname\" selected>"), "{html}");
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "nothing written");
+}
+
+/// The CLI on book file `book`, which must succeed.
+fn cli(book: &std::path::Path, args: &[&str]) {
+    let output = std::process::Command::new(serve::BIN)
+        .arg("--book")
+        .arg(book)
+        .args(args)
+        .env_remove("LOREBANK_BOOK")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// The last event of `book` as (body, actor, source): what the same step, taken in
+/// the browser and with the CLI, must write alike.
+fn last_event(server: &Server, book: &str) -> (Value, Value, Value) {
+    let head = server.info(book)["head"].as_u64().unwrap();
+    let event = server.get(&format!("/v1/books/{book}/events/{head}")).ok();
+    (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+}
+
+/// A twin of the bundled book's glossary in file `twin.lorebank` of the library, made
+/// with the CLI (the server opens it only to read its log).
+fn glossary_twin(dir: &std::path::Path) -> std::path::PathBuf {
+    let twin = dir.join("twin.lorebank");
+    let glossary = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/wuchuan/glossary.jsonl");
+    cli(&twin, &["init", "--profile", "zh", "--actor", "human:editor"]);
+    cli(&twin, &["apply", glossary.to_str().unwrap(), "--actor", "import:example"]);
+    twin
+}
+
+#[test]
+fn a_summary_is_revised_and_a_new_one_written_from_the_summaries_page_as_the_cli_writes_them() {
+    let (dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/summaries";
+    let html = page(&server, path);
+    assert_eq!(twin(&html).as_deref(), Some("/v1/books/wuchuan/glossary"));
+    assert!(html.contains("data-summary=\"S-1\"") && html.contains("data-summary=\"S-2\""), "{html}");
+    assert!(page(&server, "/ui/books/wuchuan").contains("/ui/books/wuchuan/summaries"), "the book page links it");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let expected = head.to_string();
+    let text = "Юный Шэнь Чжао из Секты Фонаря на Туманной реке ищет негасимую лампаду.";
+    let post = |fields: &[(&str, &str)], step: &str| {
+        let mut all = fields.to_vec();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, "/ui/books/wuchuan/summaries/put", &all, &[])
+    };
+    let revised = [
+        ("id", "S-1"),
+        ("scope", "book"),
+        ("visible_from", ""),
+        ("text", text),
+        ("actor", "human:anna"),
+        ("source", "summary-pass-2"),
+        ("expected_head", expected.as_str()),
+    ];
+    // The preview: the text changed, the chunks the book summary reaches; nothing written.
+    let preview = post(&revised, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let html = preview.text();
+    assert!(html.contains("data-changed=\"1\""), "{html}");
+    assert!(html.contains(&format!("<ins>{text}</ins>")), "{html}");
+    let reopened: usize = html.split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "the book's summary is in every recorded chunk's context: {html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    // Refused: an empty text, a scope that is none; each beside its field, nothing written.
+    let mut empty = revised;
+    empty[3].1 = "";
+    let reply = post(&empty, "save");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    marked_invalid(&reply.text(), "text");
+    assert!(message_beside(&reply.text(), "text").contains("must not be empty"), "{}", reply.text());
+    let mut scope = revised;
+    scope[1].1 = "chapters 1-3";
+    let reply = post(&scope, "preview");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    marked_invalid(&reply.text(), "scope");
+    assert!(input_tag(&reply.text(), "scope").contains("value=\"chapters 1-3\""), "as typed");
+    assert!(message_beside(&reply.text(), "scope").contains("arc:A-B"), "{}", reply.text());
+    // A form without this browser's token is refused before anything is read.
+    let other = "f".repeat(64);
+    let mut foreign: Vec<(&str, &str)> = revised.to_vec();
+    foreign.extend([("csrf", other.as_str()), ("step", "save")]);
+    assert_eq!(form(&server, "/ui/books/wuchuan/summaries/put", &foreign, &[]).status, 403);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    // Saved: one summary_put, as `summary put` writes it with the same arguments.
+    let saved = post(&revised, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some("/ui/books/wuchuan/summaries#S-1"));
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
+    let revised_event = last_event(&server, "wuchuan");
+    assert!(revised_event.0["summary_put"].is_object(), "{revised_event:?}");
+    // The twin: the same steps with the CLI (the server reads its log only at the end).
+    let twin = glossary_twin(dir.path());
+    let cli_put = ["summary", "put", "--id", "S-1", "--scope", "book", "--text", text];
+    cli(&twin, &[&cli_put[..], &["--actor", "human:anna", "--source", "summary-pass-2"]].concat());
+    // A second editor's form, read before that write, does not overwrite it.
+    assert_eq!(post(&revised, "save").status, 409);
+    // A new summary, its id left to the book: the next free one, as typed.
+    let expected = (head + 1).to_string();
+    let new = [
+        ("id", ""),
+        ("scope", "arc:1-2"),
+        ("visible_from", "3"),
+        ("text", "Шэнь Чжао покидает Туманную реку."),
+        ("expected_head", expected.as_str()),
+    ];
+    let preview = post(&new, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert!(preview.text().contains("data-changed=\"new\""), "{}", preview.text());
+    assert!(preview.text().contains("name=\"id\" value=\"S-3\""), "the save puts the id previewed");
+    let saved = post(&new, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some("/ui/books/wuchuan/summaries#S-3"));
+    let cli_new = ["summary", "put", "--id", "S-3", "--scope", "arc:1-2", "--visible-from", "3", "--text", new[3].1];
+    cli(&twin, &[&cli_new[..], &["--actor", "human:editor"]].concat());
+    let twin_head = server.info("twin")["head"].as_u64().unwrap();
+    let twin_event = |seq: u64| {
+        let event = server.get(&format!("/v1/books/twin/events/{seq}")).ok();
+        (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+    };
+    assert_eq!(revised_event, twin_event(twin_head - 1), "the revision, as `summary put` writes it");
+    assert_eq!(last_event(&server, "wuchuan"), twin_event(twin_head), "the new summary, as `summary put` writes it");
+    assert!(page(&server, path).contains("data-summary=\"S-3\""), "the new summary is listed");
 }

@@ -1086,6 +1086,117 @@ impl TermAction {
     }
 }
 
+/// What an editor writes of a summary, as `summary put` takes it: what it covers, its
+/// text and the first chapter it may be shown at. The put replaces the whole summary,
+/// as `summary put`'s does ([`Book::summary_put`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryFields {
+    /// What it covers.
+    pub scope: Scope,
+    /// The text.
+    pub text: String,
+    /// The first chapter it may be shown at (`None`: after its scope ends).
+    pub visible_from: Option<u32>,
+}
+
+/// A summary's scope as `summary put --scope` and the editor's form take it:
+/// `chapter:N`, `arc:A-B` or `book`; anything else is invalid, naming `scope`.
+pub fn parse_scope(text: &str) -> Result<Scope, BookError> {
+    let invalid = || BookError::InvalidField {
+        field: "scope",
+        message: format!("scope {text:?}: expected `chapter:N`, `arc:A-B` or `book`"),
+    };
+    if text == "book" {
+        return Ok(Scope::Book);
+    }
+    if let Some(chapter) = text.strip_prefix("chapter:") {
+        return chapter.parse().map(Scope::Chapter).map_err(|_| invalid());
+    }
+    if let Some((from, to)) = text.strip_prefix("arc:").and_then(|arc| arc.split_once('-')) {
+        return Ok(Scope::Arc { from: from.parse().map_err(|_| invalid())?, to: to.parse().map_err(|_| invalid())? });
+    }
+    Err(invalid())
+}
+
+impl Book {
+    /// The put `fields` make of summary `id` (a new summary, numbered the next free
+    /// number, when `None`), the summary's current version when it is active, the
+    /// head it was read at, and a warning when the put drops the owner, role or
+    /// release list the current version has.
+    fn summary_of(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &SummaryFields,
+    ) -> Result<(Option<SummaryPut>, SummaryPut, Seq, Vec<String>), BookError> {
+        let state = self.state(None)?;
+        let id = match id {
+            Some(id) => id,
+            None => state.next_free_id(RecordKind::Summary)?,
+        };
+        let current = state.summaries().get(&id).filter(|summary| !summary.retired).map(|summary| summary.put.clone());
+        let put = SummaryPut {
+            id,
+            scope: fields.scope,
+            text: fields.text.clone(),
+            visible_from: fields.visible_from,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+        };
+        let mut warnings = Vec::new();
+        if let Some(current) = &current {
+            let had = [
+                ("owner", current.owner.is_some()),
+                ("owner_role", current.owner_role.is_some()),
+                ("release_to", current.release_to.is_some()),
+            ];
+            let dropped: Vec<&str> = had.iter().filter(|(_, had)| *had).map(|(name, _)| *name).collect();
+            if !dropped.is_empty() {
+                warnings.push(format!(
+                    "the put replaces {id} entirely and drops its {}, as `summary put` does; write them again with \
+                     `apply` to keep them",
+                    dropped.join(", ")
+                ));
+            }
+        }
+        Ok((current, put, state.revision(), warnings))
+    }
+
+    /// What [`Book::summary_put`] would do, written nowhere: the summary's current
+    /// version (when it is active), the put, and the batch's what-if
+    /// ([`Book::impact_with`]: the decision with a write's rules and refusals, the
+    /// recorded chunks it would re-open, the snapshot it would make).
+    pub fn summary_put_what_if(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &SummaryFields,
+        write: &WriteOptions,
+    ) -> Result<(Option<SummaryPut>, SummaryPut, crate::chunks::WhatIf), BookError> {
+        let (current, put, head, warnings) = self.summary_of(id, fields)?;
+        let write = write.at_head(head);
+        let mut what_if = self.impact_with(&write, Labelled::appended(vec![Body::SummaryPut(put.clone())]))?;
+        what_if.written.warnings = warnings;
+        Ok((current, put, what_if))
+    }
+
+    /// Puts summary `id` (a new one, numbered the next free number, when `None`) as
+    /// `fields` describe it: the `summary_put` event `summary put` appends, with the
+    /// same default source ([`APPEND_SOURCE`]), against the head (or the head `write`
+    /// expects).
+    pub fn summary_put(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &SummaryFields,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let (_, put, head, warnings) = self.summary_of(id, fields)?;
+        let write = write.at_head(head);
+        let mut written = self.submit_labelled(&write, Labelled::appended(vec![Body::SummaryPut(put)]), Vec::new())?;
+        written.warnings = warnings;
+        Ok(written)
+    }
+}
+
 /// The events of a labelled batch with `write`'s envelope, and their labels.
 pub(crate) fn labelled_events(
     write: &WriteOptions,

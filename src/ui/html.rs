@@ -3,7 +3,7 @@
 //! say what each element shows (a hit's disposition, a stretch's revisions), so the
 //! stylesheet colours them and the browser test reads them.
 
-use super::pages::{ActionForm, TermForm};
+use super::pages::{ActionForm, SummaryForm, TermForm};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use book::assemble::{Disposition, Reason};
@@ -221,7 +221,7 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                 dt { "records" }
                 dd {
                     (counts.terms) " active terms, " (counts.terms_retired) " retired, "
-                    (counts.summaries) " summaries, "
+                    a href=(format!("{}/summaries", book_url(name))) data-summaries { (counts.summaries) " summaries" } ", "
                     a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
                     " · " a href=(format!("{}/glossary", book_url(name))) data-glossary { "search and sort the glossary" }
                     " · " a href=(format!("{}/import", book_url(name))) { "import a file" }
@@ -939,6 +939,173 @@ pub fn term_preview(
         (format!("{}/edit", term_url(name, id)), "edit preview".to_owned()),
     ];
     layout(chrome, &format!("Edit {id}: preview"), &trail, None, body)
+}
+
+// ----- summaries -----
+
+/// How a summary's scope is typed (`summary put --scope`): `chapter:N`, `arc:A-B` or
+/// `book`.
+fn scope_text(scope: Scope) -> String {
+    match scope {
+        Scope::Chapter(chapter) => format!("chapter:{chapter}"),
+        Scope::Arc { from, to } => format!("arc:{from}-{to}"),
+        Scope::Book => "book".to_owned(),
+    }
+}
+
+impl SummaryForm {
+    /// The form filled with version `put`, read at revision `head`.
+    fn of(put: &SummaryPut, head: u64) -> SummaryForm {
+        SummaryForm {
+            id: put.id.to_string(),
+            scope: scope_text(put.scope),
+            text: put.text.clone(),
+            visible_from: put.visible_from.map(|chapter| chapter.to_string()).unwrap_or_default(),
+            expected_head: head.to_string(),
+            ..SummaryForm::default()
+        }
+    }
+}
+
+/// A summary's form (`new`: the new-summary form, whose id may be left to the book):
+/// its scope, the first chapter it may be shown at, its text, the actor and source
+/// of the write and the head it was read at, Preview and Save; a refused form names
+/// its input.
+fn summary_form(chrome: &Chrome, name: &str, fields: &SummaryForm, new: bool, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, "text");
+    html! {
+        form.summary method="post" action=(format!("{}/summaries/put", book_url(name))) data-summary=(fields.id) {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            input type="hidden" name="expected_head" value=(fields.expected_head);
+            (refusal_lead(refusal))
+            @if new {
+                @let error = Refusal::names(refusal, "id");
+                label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"
+                    aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+                (refusal_at(refusal, "id")) " "
+            } @else {
+                input type="hidden" name="id" value=(fields.id);
+            }
+            (text_input("scope (chapter:N, arc:A-B or book)", "scope", &fields.scope, 12, refusal))
+            (number_input("shown from chapter", "visible_from", &fields.visible_from, (Some("1"), false, Some("after it")), refusal))
+            br;
+            label { "text" br;
+                textarea name="text" rows="3" cols="90" aria-invalid=[error.as_ref().map(|_| "true")]
+                    aria-describedby=[error.as_deref()] autofocus[error.is_some()] { (fields.text) }
+            }
+            (refusal_at(refusal, "text"))
+            br;
+            (text_input("as", "actor", &fields.actor, 16, refusal))
+            (text_input("event source", "source", &fields.source, 16, refusal))
+            button type="submit" name="step" value="preview" { "Preview" } " "
+            button type="submit" name="step" value="save" { "Save" }
+        }
+    }
+}
+
+/// The summaries page: every active summary at the head, each with its form, and a
+/// form for a new one.
+pub fn summaries(chrome: &Chrome, name: &str, glossary: &book::reads::Glossary) -> Markup {
+    let head = glossary.state.revision().0;
+    let active = glossary.state.visible_summaries(None);
+    let body = html! {
+        p.lead {
+            (count(active.len(), "active summary")) " at revision " (head) ". Each is put whole, as "
+            code { "summary put" } " puts it; a preview shows what it changes and the recorded chunks it would re-open."
+        }
+        @for summary in &active {
+            section.summary-record id=(summary.put.id) {
+                h2 { (summary.put.id) " · " (scope_text(summary.put.scope)) }
+                p.help { "Put by " (provenance(name, &summary.put_by)) "." }
+                (summary_form(chrome, name, &SummaryForm::of(&summary.put, head), false, None))
+            }
+        }
+        section.edit {
+            h2 { "New summary" }
+            (summary_form(chrome, name, &SummaryForm { scope: "book".to_owned(), expected_head: head.to_string(), ..SummaryForm::default() }, true, None))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/summaries", book_url(name)), "summaries".to_owned())];
+    layout(chrome, "Summaries", &trail, Some(&format!("/v1/books/{name}/glossary")), body)
+}
+
+/// A summary's put as its JSON form shows each field.
+fn summary_fields(put: &SummaryPut) -> serde_json::Map<String, Value> {
+    match serde_json::to_value(put) {
+        Ok(Value::Object(fields)) => fields,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// What a summary's put would do, nothing written: the fields it changes (or the new
+/// summary), the warnings, the snapshot it would make, the recorded chunks it would
+/// re-open, and the form again to save it.
+pub fn summary_preview(
+    chrome: &Chrome,
+    name: &str,
+    fields: &SummaryForm,
+    current: Option<&SummaryPut>,
+    put: &SummaryPut,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let after = summary_fields(put);
+    let changed: Vec<(String, String, String)> = match current {
+        None => Vec::new(),
+        Some(current) => {
+            let before = summary_fields(current);
+            let text = |value: Option<&Value>| match value {
+                None | Some(Value::Null) => "—".to_owned(),
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+            };
+            after
+                .keys()
+                .filter(|field| before.get(*field) != after.get(*field))
+                .map(|field| (field.clone(), text(before.get(field)), text(after.get(field))))
+                .collect()
+        }
+    };
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
+            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        h2 { "What it changes" }
+        @if current.is_none() {
+            p data-changed="new" { "A new summary: " (describe(&Body::SummaryPut(put.clone()))) }
+        } @else {
+            @if changed.is_empty() { p { "No field." } }
+            ul.changes data-changed=(changed.len()) {
+                @for (field, before, after) in &changed {
+                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
+                }
+            }
+        }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        (reopened_list(name, &what_if.chunks))
+        section.edit { (summary_form(chrome, name, &SummaryForm { id: put.id.to_string(), ..fields.clone() }, false, None)) }
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (format!("{}/summaries", book_url(name)), "summaries".to_owned()),
+        (format!("{}/summaries/put", book_url(name)), format!("{} preview", put.id)),
+    ];
+    layout(chrome, &format!("Summary {}: preview", put.id), &trail, None, body)
+}
+
+/// A refused summary form again, as typed, with the refusal beside the input it
+/// names.
+pub fn summary_refused(chrome: &Chrome, name: &str, fields: &SummaryForm, refusal: &Refusal) -> Markup {
+    let new = fields.id.trim().is_empty() || refusal.input.as_deref() == Some("id");
+    let body = html! { section.edit { (summary_form(chrome, name, fields, new, Some(refusal))) } };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/summaries", book_url(name)), "summaries".to_owned())];
+    layout(chrome, "Summary", &trail, None, body)
 }
 
 /// Rows of a report list shown before "and N more".

@@ -705,6 +705,110 @@ async fn term_action_step(
     }
 }
 
+/// The summaries page: every active summary at the head with its form, and a form
+/// for a new one; the read of its JSON twin, `GET /v1/books/{book}/glossary`.
+pub async fn summaries(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server, &browser);
+    let glossary =
+        on_book(server, name.clone(), move |open| Ok(open.lock().glossary(&book::Reader::Full, None, None)?)).await?;
+    page(html::summaries(&chrome, &name, &glossary))
+}
+
+/// A summary's form: its id (empty on the new-summary form: the next free number),
+/// scope (`chapter:N`, `arc:A-B` or `book`), text and first chapter shown, as typed;
+/// the write's actor and source, the head the form was read at, and the step:
+/// `preview` or `save`.
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryForm {
+    #[serde(default)]
+    pub id: String,
+    pub scope: String,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub visible_from: String,
+    #[serde(default)]
+    pub actor: String,
+    #[serde(default)]
+    pub source: String,
+    pub expected_head: String,
+    pub step: String,
+}
+
+impl SummaryForm {
+    /// The summary's id (none: the next free) and the fields `summary put` takes.
+    fn put(&self) -> Result<(Option<RecordId>, book::SummaryFields), Problem> {
+        let id = given(Some(self.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
+        let scope = book::service::parse_scope(self.scope.trim())?;
+        let visible_from = match self.visible_from.trim() {
+            "" => None,
+            text => Some(text.parse().map_err(|_| {
+                Problem::invalid(format!("visible_from: {text:?} is not a chapter number")).at("visible_from")
+            })?),
+        };
+        Ok((id, book::SummaryFields { scope, text: self.text.trim().to_owned(), visible_from }))
+    }
+}
+
+/// A summary's form posted (`/ui/books/{book}/summaries/put`): `step=preview` shows
+/// what the put would change, the snapshot it would make and the chunks it would
+/// re-open, writing nothing (`Book::summary_put_what_if`); `step=save` puts it
+/// against the head the form was read at (`Book::summary_put`, 409 when another
+/// write came first), then shows the summaries. A refused form comes back as typed.
+pub async fn summary_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let fields: SummaryForm = form(&headers, &browser, body)?;
+    let chrome = chrome(&server, &browser);
+    let written = summary_step(server, &chrome, &name, &fields).await;
+    written.or_else(|problem| {
+        let inputs = ["id", "scope", "text", "visible_from", "actor", "source"];
+        refused(problem, &inputs, |refusal| html::summary_refused(&chrome, &name, &fields, refusal))
+    })
+}
+
+async fn summary_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    fields: &SummaryForm,
+) -> Result<Response, Problem> {
+    let (id, put) = fields.put()?;
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
+    match fields.step.as_str() {
+        "preview" => {
+            let (current, summary, what_if) =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().summary_put_what_if(id, &put, &write)?))
+                    .await?;
+            let preview = html::summary_preview(chrome, name, fields, current.as_ref(), &summary, &what_if);
+            Ok(Page::ok(preview).into_response())
+        }
+        "save" => {
+            let written =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().summary_put(id, &put, &write)?)).await?;
+            let put = written.submitted.decision.events.iter().find_map(|event| match &event.body {
+                Body::SummaryPut(put) => Some(put.id.to_string()),
+                _ => None,
+            });
+            Ok(super::redirect(&format!("/ui/books/{name}/summaries#{}", put.unwrap_or_default())))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
+    }
+}
+
 /// The import page: a form that uploads a glossary file of any supported format.
 pub async fn import_page(
     State(server): Shared,
