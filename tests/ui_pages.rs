@@ -1156,3 +1156,55 @@ fn a_summary_is_revised_and_a_new_one_written_from_the_summaries_page_as_the_cli
     assert_eq!(last_event(&server, "wuchuan"), twin_event(twin_head), "the new summary, as `summary put` writes it");
     assert!(page(&server, path).contains("data-summary=\"S-3\""), "the new summary is listed");
 }
+
+#[test]
+fn a_term_is_marked_reviewed_from_its_page_as_review_accept_writes_it() {
+    let (dir, server) = library();
+    audit_book::bundled(&server);
+    // T-10 is back at status auto after the bundled rollback: the queue flags it.
+    let path = "/ui/books/wuchuan/terms/T-10";
+    let html = page(&server, path);
+    assert!(html.contains("data-action=\"review\""), "an active term has its Mark reviewed form");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let expected = head.to_string();
+    let post = |step: &str, token: &str, expected: &str| {
+        let fields = [
+            ("actor", "human:anna"),
+            ("source", "review-2"),
+            ("csrf", token),
+            ("step", step),
+            ("expected_head", expected),
+        ];
+        form(&server, &format!("{path}/actions/review"), &fields, &[])
+    };
+    // The preview: the term approved and the verdict, the chunks that now get it confirmed.
+    let preview = post("preview", &token, &expected);
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let html = preview.text();
+    assert!(html.contains("It would append 2 events"), "{html}");
+    let reopened: usize = html.split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "{html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    assert_eq!(post("save", &"f".repeat(64), &expected).status, 403);
+    // Saved: the events `review accept` writes, as the editor typed the actor and source.
+    let saved = post("save", &token, &expected);
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some(path));
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
+    let event = |book: &str, seq: u64| {
+        let event = server.get(&format!("/v1/books/{book}/events/{seq}")).ok();
+        (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+    };
+    let written = [event("wuchuan", head + 1), event("wuchuan", head + 2)];
+    assert_eq!(written[0].0["term_put"]["status"], "approved", "{written:?}");
+    assert_eq!(written[1].0["disposition_set"]["verdict"], "accept", "{written:?}");
+    let twin = glossary_twin(dir.path());
+    cli(&twin, &["review", "accept", "T-10", "--actor", "human:anna", "--source", "review-2"]);
+    let twin_head = server.info("twin")["head"].as_u64().unwrap();
+    assert_eq!(written, [event("twin", twin_head - 1), event("twin", twin_head)], "as the CLI writes them");
+    // The queue no longer flags it; a form read before the write is refused.
+    let queue = server.get("/v1/books/wuchuan/review/queue").ok();
+    assert!(!queue.to_string().contains("\"T-10\""), "{queue}");
+    assert_eq!(post("save", &token, &expected).status, 409);
+}

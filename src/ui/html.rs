@@ -737,6 +737,7 @@ fn action_inputs(id: RecordId, action: &str, fields: &ActionForm, refusal: Optio
         (refusal_lead(refusal))
         @match action {
             "revive" => { "Bring " (id) " back with its last version. " },
+            "review" => { "Mark " (id) " reviewed: the " code { "accept" } " verdict, its status approved. " },
             "alias-add" => {
                 (text_input("new alias", "surface", &fields.surface, 12, refusal))
                 (select_input("kind", "kind", &kinds, &fields.kind, refusal))
@@ -779,6 +780,12 @@ fn term_action_forms(chrome: &Chrome, name: &str, id: RecordId, retired: bool, t
                 (form("retire", &fields, "Retire"))
             }
         }
+        @if !retired {
+            section.actions.review {
+                h2 { "Review" }
+                (form("review", &fields, "Mark reviewed"))
+            }
+        }
     }
 }
 
@@ -794,6 +801,7 @@ pub fn action_refused(
 ) -> Markup {
     let button = match action {
         "revive" => "Revive",
+        "review" => "Mark reviewed",
         "alias-add" => "Add alias",
         "alias-remove" => "Remove alias",
         _ => "Retire",

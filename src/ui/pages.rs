@@ -672,12 +672,23 @@ pub async fn term_action(
         let inputs = ["surface", "kind", "since", "until", "reason", "actor", "source"];
         refused(problem, &inputs, |refusal| html::action_refused(&chrome, &name, id, &action_name, &fields, refusal))
     };
-    let action = match fields.action(&action_name) {
-        Ok(action) => action,
-        Err(problem) => return again(problem),
+    let action = match action_name.as_str() {
+        "review" => Act::Review,
+        _ => match fields.action(&action_name) {
+            Ok(action) => Act::Term(action),
+            Err(problem) => return again(problem),
+        },
     };
     let written = term_action_step(Arc::clone(&server), &chrome, &name, id, (&action_name, action), &fields).await;
     written.or_else(again)
+}
+
+/// What a term's action form asks for: one of [`book::TermAction`], or `review`, the
+/// accept verdict `review accept` writes ([`book::Book::review_accept`]: the term
+/// approved and marked reviewed).
+enum Act {
+    Term(book::TermAction),
+    Review,
 }
 
 async fn term_action_step(
@@ -685,20 +696,26 @@ async fn term_action_step(
     chrome: &Chrome,
     name: &str,
     id: RecordId,
-    (action_name, action): (&str, book::TermAction),
+    (action_name, action): (&str, Act),
     fields: &ActionForm,
 ) -> Result<Response, Problem> {
     let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
+    let acceptance = book::review::Acceptance::default();
     match fields.step.as_str() {
         "preview" => {
-            let what_if = on_book(server, name.to_owned(), move |open| {
-                Ok(open.lock().term_action_what_if(id, &action, &write)?)
+            let what_if = on_book(server, name.to_owned(), move |open| match action {
+                Act::Term(action) => Ok(open.lock().term_action_what_if(id, &action, &write)?),
+                Act::Review => Ok(open.lock().review_accept_what_if(id, &acceptance, &write)?),
             })
             .await?;
             Ok(Page::ok(html::action_preview(chrome, name, id, action_name, fields, &what_if)).into_response())
         }
         "save" => {
-            on_book(server, name.to_owned(), move |open| Ok(open.lock().term_action(id, &action, &write)?)).await?;
+            on_book(server, name.to_owned(), move |open| match action {
+                Act::Term(action) => Ok(open.lock().term_action(id, &action, &write)?),
+                Act::Review => Ok(open.lock().review_accept(id, &acceptance, &write)?),
+            })
+            .await?;
             Ok(super::redirect(&format!("/ui/books/{name}/terms/{id}")))
         }
         other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
