@@ -53,3 +53,52 @@ fn init_refuses_an_existing_path_and_a_bad_actor_before_creating_anything() {
     let again = Book::init(&path, "plain", &write()).unwrap_err();
     assert_eq!(again.class(), ErrorClass::Invalid, "{again}");
 }
+
+fn summary_id(number: u32) -> RecordId {
+    RecordId::new(RecordKind::Summary, number).unwrap()
+}
+
+#[test]
+fn a_summary_put_is_previewed_without_writing_numbered_when_new_and_warns_of_the_owner_it_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = new_book(&dir);
+    let owned = Body::SummaryPut(SummaryPut {
+        id: summary_id(1),
+        scope: Scope::Book,
+        text: "The whole book.".into(),
+        visible_from: None,
+        owner: Some("human:editors".into()),
+        owner_role: None,
+        release_to: None,
+    });
+    let parties = Body::GovernanceSet(GovernanceSet {
+        conflict_policy: ConflictPolicy::Flag,
+        parties: vec!["human:editors".into()],
+        defaults: Vec::new(),
+    });
+    book.submit_labelled(&write(), book::Labelled::numbered(vec![parties, owned], "test"), Vec::new()).unwrap();
+    let head = book.ledger().head().unwrap().seq;
+    let fields = book::SummaryFields { scope: Scope::Chapter(2), text: "Chapter two.".into(), visible_from: Some(3) };
+    // The preview decides the put against the head and writes nothing.
+    let (current, put, what_if) = book.summary_put_what_if(Some(summary_id(1)), &fields, &write()).unwrap();
+    assert_eq!(current.unwrap().owner.as_deref(), Some("human:editors"));
+    assert_eq!((put.scope, put.owner.as_deref()), (Scope::Chapter(2), None), "the put is whole, as summary put's");
+    assert!(what_if.written.all_warnings().iter().any(|warning| warning.contains("drops its owner")));
+    assert_eq!(what_if.written.submitted.decision.events.len(), 1);
+    assert_eq!(book.ledger().head().unwrap().seq, head, "a preview wrote something");
+    // Saved: the same put, the same warning, the default source of `summary put`.
+    let written = book.summary_put(Some(summary_id(1)), &fields, &write()).unwrap();
+    assert!(written.all_warnings().iter().any(|warning| warning.contains("drops its owner")));
+    let event = book.ledger().get(Seq(head.0 + 1)).unwrap();
+    assert_eq!(event.content.source, book::service::APPEND_SOURCE);
+    assert_eq!(event.content.body, Body::SummaryPut(put));
+    // A new summary takes the next free number; a stale expected head is a conflict.
+    let (_, new, _) = book.summary_put_what_if(None, &fields, &write()).unwrap();
+    assert_eq!(new.id, summary_id(2));
+    let stale = WriteOptions { expect_head: Some(head), ..write() };
+    let error = book.summary_put(None, &fields, &stale).unwrap_err();
+    assert_eq!(error.class(), ErrorClass::Conflict, "{error}");
+    // The scope is read as `summary put --scope` reads it; anything else names `scope`.
+    assert_eq!(book::service::parse_scope("arc:2-5").unwrap(), Scope::Arc { from: 2, to: 5 });
+    assert_eq!(book::service::parse_scope("x").unwrap_err().field().as_deref(), Some("scope"));
+}
