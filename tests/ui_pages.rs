@@ -111,6 +111,7 @@ fn every_page_is_html_with_the_security_headers_no_script_and_a_json_twin() {
         "/ui/books/wuchuan/glossary".to_owned(),
         "/ui/books/wuchuan/glossary?q=%E9%9C%A7&sort=injected&order=desc&per_page=3&page=2".to_owned(),
         "/ui/books/wuchuan/summaries".to_owned(),
+        "/ui/books/wuchuan/rules".to_owned(),
     ];
     for path in &paths {
         let html = page(&server, path);
@@ -1207,4 +1208,113 @@ fn a_term_is_marked_reviewed_from_its_page_as_review_accept_writes_it() {
     let queue = server.get("/v1/books/wuchuan/review/queue").ok();
     assert!(!queue.to_string().contains("\"T-10\""), "{queue}");
     assert_eq!(post("save", &token, &expected).status, 409);
+}
+
+#[test]
+fn a_rule_is_written_and_revised_from_the_rules_page_as_apply_writes_it() {
+    let (dir, server) = library();
+    audit_book::bundled(&server);
+    // Rules are rendered from render format 2 on.
+    let format_2 = serde_json::json!({ "config_set": {
+        "assembly": { "token_budget": 400, "sticky_chunks": 2, "min_key_chars": 2, "render_format": 2, "token_estimator": 1 },
+        "profile": { "name": "zh" },
+    } });
+    server.post("/v1/books/wuchuan/events", &serde_json::json!({ "events": [format_2], "actor": "human:editor" })).ok();
+    let path = "/ui/books/wuchuan/rules";
+    let html = page(&server, path);
+    assert_eq!(twin(&html).as_deref(), Some("/v1/books/wuchuan/glossary"));
+    assert!(page(&server, "/ui/books/wuchuan").contains("/ui/books/wuchuan/rules"), "the book page links it");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let post = |fields: &[(&str, &str)], step: &str| {
+        let mut all = fields.to_vec();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, "/ui/books/wuchuan/rules/put", &all, &[])
+    };
+    let text = "Обращения в диалогах — на «вы».";
+    let expected = head.to_string();
+    let mut new = vec![
+        ("id", ""),
+        ("text", text),
+        ("applies_to", "dialogue, kind:character"),
+        ("does_not_apply_to", "none"),
+        ("since", "1"),
+        ("until", ""),
+        ("status", "approved"),
+        ("priority", "2"),
+        ("actor", "human:anna"),
+        ("source", "style-guide-1"),
+        ("expected_head", expected.as_str()),
+    ];
+    // The preview: the new rule, numbered; nothing written.
+    let preview = post(&new, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert!(preview.text().contains("data-changed=\"new\""), "{}", preview.text());
+    assert!(preview.text().contains("name=\"id\" value=\"R-1\""), "the save puts the id previewed");
+    assert!(preview.text().contains("data-reopened=\""), "{}", preview.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    // Refused beside their field: no selector (the book's rule), a word that is none.
+    for (applies_to, message) in
+        [("", "at least one selector"), ("kind:character, speech", "speech&quot; is not a selector")]
+    {
+        new[2].1 = applies_to;
+        let reply = post(&new, "save");
+        assert_eq!(reply.status, 400, "{}", reply.text());
+        marked_invalid(&reply.text(), "applies_to");
+        assert!(message_beside(&reply.text(), "applies_to").contains(message), "{}", reply.text());
+        assert!(reply.text().contains(text), "the text as typed");
+    }
+    new[2].1 = "dialogue, kind:character";
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    let saved = post(&new, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some("/ui/books/wuchuan/rules#R-1"));
+    let created = last_event(&server, "wuchuan");
+    // The rule's form on the page, filled as written; revised: its priority and window.
+    let html = page(&server, path);
+    assert!(html.contains("data-rule=\"R-1\""), "{html}");
+    assert!(input_tag(&html, "applies_to").contains("value=\"dialogue, kind:character\""), "{html}");
+    let expected = (head + 1).to_string();
+    let revised = [
+        ("id", "R-1"),
+        ("text", text),
+        ("applies_to", "dialogue, kind:character"),
+        ("does_not_apply_to", "none"),
+        ("since", "2"),
+        ("until", "40"),
+        ("status", "approved"),
+        ("priority", "5"),
+        ("actor", "human:anna"),
+        ("source", "style-guide-1"),
+        ("expected_head", expected.as_str()),
+    ];
+    let preview = post(&revised, "preview");
+    assert!(preview.text().contains("data-changed=\"2\""), "window and priority: {}", preview.text());
+    assert_eq!(post(&revised, "save").status, 303);
+    assert_eq!(post(&revised, "save").status, 409, "a form read before that write");
+    let revised = last_event(&server, "wuchuan");
+    // The twin: the same rule written with `apply`, one line each.
+    let twin = glossary_twin(dir.path());
+    let config = dir.path().join("format-2.jsonl");
+    std::fs::write(&config, format!("{format_2}\n")).unwrap();
+    cli(&twin, &["apply", config.to_str().unwrap(), "--actor", "human:editor"]);
+    let rule = |since: u32, until: Option<u32>, priority: i32| {
+        serde_json::json!({ "rule_put": {
+            "id": "R-1", "text": text, "applies_to": ["dialogue", { "kind": "character" }],
+            "does_not_apply_to": [], "window": { "since": since, "until": until },
+            "status": "approved", "priority": priority,
+        } })
+    };
+    for (n, line) in [rule(1, None, 2), rule(2, Some(40), 5)].iter().enumerate() {
+        let file = dir.path().join(format!("rule-{n}.jsonl"));
+        std::fs::write(&file, format!("{line}\n")).unwrap();
+        cli(&twin, &["apply", file.to_str().unwrap(), "--actor", "human:anna", "--source", "style-guide-1"]);
+    }
+    let twin_head = server.info("twin")["head"].as_u64().unwrap();
+    let twin_event = |seq: u64| {
+        let event = server.get(&format!("/v1/books/twin/events/{seq}")).ok();
+        (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+    };
+    assert_eq!(created, twin_event(twin_head - 1), "the new rule, as apply writes it");
+    assert_eq!(revised, twin_event(twin_head), "the revision, as apply writes it");
 }

@@ -3,7 +3,7 @@
 //! say what each element shows (a hit's disposition, a stretch's revisions), so the
 //! stylesheet colours them and the browser test reads them.
 
-use super::pages::{ActionForm, SummaryForm, TermForm};
+use super::pages::{ActionForm, RuleForm, SummaryForm, TermForm};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use book::assemble::{Disposition, Reason};
@@ -222,6 +222,7 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                 dd {
                     (counts.terms) " active terms, " (counts.terms_retired) " retired, "
                     a href=(format!("{}/summaries", book_url(name))) data-summaries { (counts.summaries) " summaries" } ", "
+                    a href=(format!("{}/rules", book_url(name))) data-rules { "rules" } ", "
                     a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
                     " · " a href=(format!("{}/glossary", book_url(name))) data-glossary { "search and sort the glossary" }
                     " · " a href=(format!("{}/import", book_url(name))) { "import a file" }
@@ -1037,12 +1038,24 @@ pub fn summaries(chrome: &Chrome, name: &str, glossary: &book::reads::Glossary) 
     layout(chrome, "Summaries", &trail, Some(&format!("/v1/books/{name}/glossary")), body)
 }
 
-/// A summary's put as its JSON form shows each field.
-fn summary_fields(put: &SummaryPut) -> serde_json::Map<String, Value> {
-    match serde_json::to_value(put) {
+/// The fields of a record's put that `put` changes from `current`, each as its JSON
+/// form shows it: (field, old, new).
+fn put_changes<T: serde::Serialize>(current: &T, put: &T) -> Vec<(String, String, String)> {
+    let fields = |put: &T| match serde_json::to_value(put) {
         Ok(Value::Object(fields)) => fields,
         _ => serde_json::Map::new(),
-    }
+    };
+    let (before, after) = (fields(current), fields(put));
+    let text = |value: Option<&Value>| match value {
+        None | Some(Value::Null) => "—".to_owned(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    };
+    after
+        .keys()
+        .filter(|field| before.get(*field) != after.get(*field))
+        .map(|field| (field.clone(), text(before.get(field)), text(after.get(field))))
+        .collect()
 }
 
 /// What a summary's put would do, nothing written: the fields it changes (or the new
@@ -1057,23 +1070,7 @@ pub fn summary_preview(
     what_if: &book::chunks::WhatIf,
 ) -> Markup {
     let submitted = &what_if.written.submitted;
-    let after = summary_fields(put);
-    let changed: Vec<(String, String, String)> = match current {
-        None => Vec::new(),
-        Some(current) => {
-            let before = summary_fields(current);
-            let text = |value: Option<&Value>| match value {
-                None | Some(Value::Null) => "—".to_owned(),
-                Some(Value::String(text)) => text.clone(),
-                Some(other) => other.to_string(),
-            };
-            after
-                .keys()
-                .filter(|field| before.get(*field) != after.get(*field))
-                .map(|field| (field.clone(), text(before.get(field)), text(after.get(field))))
-                .collect()
-        }
-    };
+    let changed = current.map(|current| put_changes(current, put)).unwrap_or_default();
     let body = html! {
         p.lead data-written="false" {
             @if submitted.decision.events.is_empty() { "The put changes nothing. " }
@@ -1114,6 +1111,163 @@ pub fn summary_refused(chrome: &Chrome, name: &str, fields: &SummaryForm, refusa
     let body = html! { section.edit { (summary_form(chrome, name, fields, new, Some(refusal))) } };
     let trail = [(book_url(name), name.to_owned()), (format!("{}/summaries", book_url(name)), "summaries".to_owned())];
     layout(chrome, "Summary", &trail, None, body)
+}
+
+// ----- rules -----
+
+impl RuleForm {
+    /// The form filled with version `put`, read at revision `head`.
+    fn of(put: &RulePut, head: u64) -> RuleForm {
+        RuleForm {
+            id: put.id.to_string(),
+            text: put.text.clone(),
+            applies_to: book::service::selectors_text(&put.applies_to),
+            does_not_apply_to: match &put.does_not_apply_to {
+                None => String::new(),
+                Some(none) if none.is_empty() => "none".to_owned(),
+                Some(selectors) => book::service::selectors_text(selectors),
+            },
+            since: put.window.since.to_string(),
+            until: put.window.until.map(|until| until.to_string()).unwrap_or_default(),
+            status: serde_json::to_value(put.status)
+                .ok()
+                .and_then(|value| value.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            priority: put.priority.to_string(),
+            expected_head: head.to_string(),
+            ..RuleForm::default()
+        }
+    }
+}
+
+/// A rule's form (`new`: the new-rule form, whose id may be left to the book): its
+/// text, selectors, window, status and priority, the actor and source of the write
+/// and the head it was read at, Preview and Save; a refused form names its input.
+fn rule_form(chrome: &Chrome, name: &str, fields: &RuleForm, new: bool, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, "text");
+    let statuses = [("approved", "approved"), ("auto", "auto"), ("draft", "draft")];
+    html! {
+        form.rule method="post" action=(format!("{}/rules/put", book_url(name))) data-rule=(fields.id) {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            input type="hidden" name="expected_head" value=(fields.expected_head);
+            (refusal_lead(refusal))
+            @if new {
+                @let error = Refusal::names(refusal, "id");
+                label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"
+                    aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+                (refusal_at(refusal, "id")) " "
+            } @else {
+                input type="hidden" name="id" value=(fields.id);
+            }
+            label { "text" br;
+                textarea name="text" rows="2" cols="90" aria-invalid=[error.as_ref().map(|_| "true")]
+                    aria-describedby=[error.as_deref()] autofocus[error.is_some()] { (fields.text) }
+            }
+            (refusal_at(refusal, "text"))
+            br;
+            (text_input("applies to", "applies_to", &fields.applies_to, 40, refusal))
+            br;
+            (text_input("does not apply to (empty: not declared; none)", "does_not_apply_to", &fields.does_not_apply_to, 30, refusal))
+            br;
+            (number_input("chapters from", "since", &fields.since, (Some("1"), true, None), refusal))
+            (number_input("to", "until", &fields.until, (Some("1"), false, Some("open")), refusal))
+            (select_input("status", "status", &statuses, &fields.status, refusal))
+            (number_input("priority", "priority", &fields.priority, (None, false, None), refusal))
+            br;
+            (text_input("as", "actor", &fields.actor, 16, refusal))
+            (text_input("event source", "source", &fields.source, 16, refusal))
+            button type="submit" name="step" value="preview" { "Preview" } " "
+            button type="submit" name="step" value="save" { "Save" }
+        }
+    }
+}
+
+/// The rules page: every active rule at the head, each with its form, and a form for
+/// a new one.
+pub fn rules(chrome: &Chrome, name: &str, glossary: &book::reads::Glossary) -> Markup {
+    let head = glossary.state.revision().0;
+    let active = glossary.state.active_rules(None);
+    let new = RuleForm {
+        since: "1".to_owned(),
+        status: "approved".to_owned(),
+        priority: "0".to_owned(),
+        expected_head: head.to_string(),
+        ..RuleForm::default()
+    };
+    let body = html! {
+        p.lead {
+            (count(active.len(), "active rule")) " at revision " (head) ". Selectors are comma-separated: "
+            code { "kind:NAME" } ", a record id (" code { "T-12" } "), " code { "chapters:A-B" } " or " code { "chapters:A-" } ", "
+            code { "dialogue" } ", " code { "narration" } ". A put keeps the rule's owner, owner role and release list."
+        }
+        @for rule in &active {
+            section.rule-record id=(rule.put.id) {
+                h2 { (rule.put.id) }
+                p.help { "Put by " (provenance(name, &rule.put_by)) "." }
+                (rule_form(chrome, name, &RuleForm::of(&rule.put, head), false, None))
+            }
+        }
+        section.edit {
+            h2 { "New rule" }
+            (rule_form(chrome, name, &new, true, None))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/rules", book_url(name)), "rules".to_owned())];
+    layout(chrome, "Rules", &trail, Some(&format!("/v1/books/{name}/glossary")), body)
+}
+
+/// What a rule's put would do, nothing written: the fields it changes (or the new
+/// rule), the snapshot it would make, the recorded chunks it would re-open, and the
+/// form again to save it.
+pub fn rule_preview(
+    chrome: &Chrome,
+    name: &str,
+    fields: &RuleForm,
+    current: Option<&RulePut>,
+    put: &RulePut,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let changed = current.map(|current| put_changes(current, put)).unwrap_or_default();
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
+            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        h2 { "What it changes" }
+        @if current.is_none() {
+            p data-changed="new" { "A new rule: " (describe(&Body::RulePut(put.clone()))) }
+        } @else {
+            @if changed.is_empty() { p { "No field." } }
+            ul.changes data-changed=(changed.len()) {
+                @for (field, before, after) in &changed {
+                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
+                }
+            }
+        }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        (reopened_list(name, &what_if.chunks))
+        section.edit { (rule_form(chrome, name, &RuleForm { id: put.id.to_string(), ..fields.clone() }, false, None)) }
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (format!("{}/rules", book_url(name)), "rules".to_owned()),
+        (format!("{}/rules/put", book_url(name)), format!("{} preview", put.id)),
+    ];
+    layout(chrome, &format!("Rule {}: preview", put.id), &trail, None, body)
+}
+
+/// A refused rule form again, as typed, with the refusal beside the input it names.
+pub fn rule_refused(chrome: &Chrome, name: &str, fields: &RuleForm, refusal: &Refusal) -> Markup {
+    let new = fields.id.trim().is_empty() || refusal.input.as_deref() == Some("id");
+    let body = html! { section.edit { (rule_form(chrome, name, fields, new, Some(refusal))) } };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/rules", book_url(name)), "rules".to_owned())];
+    layout(chrome, "Rule", &trail, None, body)
 }
 
 /// Rows of a report list shown before "and N more".

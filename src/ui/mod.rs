@@ -122,6 +122,8 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/glossary/new", post(pages::term_new))
         .route("/ui/books/{book}/summaries", get(pages::summaries))
         .route("/ui/books/{book}/summaries/put", post(pages::summary_write))
+        .route("/ui/books/{book}/rules", get(pages::rules))
+        .route("/ui/books/{book}/rules/put", post(pages::rule_write))
         .route("/ui/books/{book}/import", get(pages::import_page).post(pages::import_write))
         .route("/ui/books/{book}/review/{id}/{action}", post(pages::review_write))
         .route("/ui/logout", post(pages::logout))

@@ -826,6 +826,147 @@ async fn summary_step(
     }
 }
 
+/// The rules page: every active rule at the head with its form, and a form for a
+/// new one; the read of its JSON twin, `GET /v1/books/{book}/glossary`.
+pub async fn rules(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server, &browser);
+    let glossary =
+        on_book(server, name.clone(), move |open| Ok(open.lock().glossary(&book::Reader::Full, None, None)?)).await?;
+    page(html::rules(&chrome, &name, &glossary))
+}
+
+/// A rule's form: its id (empty on the new-rule form: the next free number), text,
+/// selectors (`applies_to`, `does_not_apply_to`, as `book::service::parse_selectors`
+/// reads them; `does_not_apply_to` empty is not declared, `none` declares none),
+/// window, status and priority, as typed; the write's actor and source, the head the
+/// form was read at, and the step: `preview` or `save`.
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleForm {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub applies_to: String,
+    #[serde(default)]
+    pub does_not_apply_to: String,
+    pub since: String,
+    #[serde(default)]
+    pub until: String,
+    pub status: String,
+    pub priority: String,
+    #[serde(default)]
+    pub actor: String,
+    #[serde(default)]
+    pub source: String,
+    pub expected_head: String,
+    pub step: String,
+}
+
+impl RuleForm {
+    /// The rule's id (none: the next free) and the fields of its put.
+    fn put(&self) -> Result<(Option<RecordId>, book::RuleFields), Problem> {
+        let id = given(Some(self.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
+        let number = |name: &str, text: &str| -> Result<u32, Problem> {
+            text.trim()
+                .parse()
+                .map_err(|_| Problem::invalid(format!("{name}: {text:?} is not a chapter number")).at(name))
+        };
+        let until = match self.until.trim() {
+            "" => None,
+            text => Some(number("until", text)?),
+        };
+        let status =
+            serde_json::from_value(serde_json::Value::String(self.status.trim().to_owned())).map_err(|_| {
+                Problem::invalid(format!("status: {:?} is not approved, auto or draft", self.status)).at("status")
+            })?;
+        let priority =
+            self.priority.trim().parse().map_err(|_| {
+                Problem::invalid(format!("priority: {:?} is not an integer", self.priority)).at("priority")
+            })?;
+        let does_not_apply_to = match self.does_not_apply_to.trim() {
+            "" => None,
+            "none" => Some(Vec::new()),
+            text => Some(book::service::parse_selectors(text, "does_not_apply_to")?),
+        };
+        Ok((
+            id,
+            book::RuleFields {
+                text: self.text.trim().to_owned(),
+                applies_to: book::service::parse_selectors(&self.applies_to, "applies_to")?,
+                does_not_apply_to,
+                window: Window { since: number("since", &self.since)?, until },
+                status,
+                priority,
+            },
+        ))
+    }
+}
+
+/// A rule's form posted (`/ui/books/{book}/rules/put`): `step=preview` shows what the
+/// put would change, the snapshot it would make and the chunks it would re-open,
+/// writing nothing (`Book::rule_put_what_if`); `step=save` puts it against the head
+/// the form was read at (`Book::rule_put`, 409 when another write came first), then
+/// shows the rules. A refused form comes back as typed.
+pub async fn rule_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let fields: RuleForm = form(&headers, &browser, body)?;
+    let chrome = chrome(&server, &browser);
+    let written = rule_step(server, &chrome, &name, &fields).await;
+    written.or_else(|problem| {
+        let inputs = [
+            "id",
+            "text",
+            "applies_to",
+            "does_not_apply_to",
+            "since",
+            "until",
+            "status",
+            "priority",
+            "actor",
+            "source",
+        ];
+        refused(problem, &inputs, |refusal| html::rule_refused(&chrome, &name, &fields, refusal))
+    })
+}
+
+async fn rule_step(server: Arc<Server>, chrome: &Chrome, name: &str, fields: &RuleForm) -> Result<Response, Problem> {
+    let (id, put) = fields.put()?;
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
+    match fields.step.as_str() {
+        "preview" => {
+            let (current, rule, what_if) =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().rule_put_what_if(id, &put, &write)?))
+                    .await?;
+            Ok(Page::ok(html::rule_preview(chrome, name, fields, current.as_ref(), &rule, &what_if)).into_response())
+        }
+        "save" => {
+            let written =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().rule_put(id, &put, &write)?)).await?;
+            let put = written.submitted.decision.events.iter().find_map(|event| match &event.body {
+                Body::RulePut(put) => Some(put.id.to_string()),
+                _ => None,
+            });
+            Ok(super::redirect(&format!("/ui/books/{name}/rules#{}", put.unwrap_or_default())))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
+    }
+}
+
 /// The import page: a form that uploads a glossary file of any supported format.
 pub async fn import_page(
     State(server): Shared,
