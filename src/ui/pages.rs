@@ -424,7 +424,9 @@ pub async fn term_write(
     let chrome = chrome(&server, &browser);
     let written = term_write_step(server, &chrome, &name, id, &fields).await;
     written.or_else(|problem| {
-        refused(problem, TERM_INPUTS, |refusal| html::term_form_refused(&chrome, &name, Some(id), &fields, refusal))
+        // The edit form has no id input: its id is the page's.
+        let inputs = &TERM_INPUTS[1..];
+        refused(problem, inputs, |refusal| html::term_form_refused(&chrome, &name, Some(id), &fields, refusal))
     })
 }
 
@@ -452,7 +454,8 @@ async fn term_write_step(
     }
 }
 
-/// The inputs of a term's form (the new-term form adds `id`).
+/// The inputs of the new-term form; the edit form's are the same without the first,
+/// `id`.
 const TERM_INPUTS: &[&str] = &[
     "id", "src", "dst", "sense", "kind", "gender", "decl", "note", "since", "until", "status", "priority", "actor",
     "source",
