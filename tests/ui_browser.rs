@@ -12,9 +12,10 @@
 //!
 //! A second case is the editor's desk: the demo's editing steps (two terms revised
 //! after a preview, a rollback confirmed from its preview, a candidate accepted, a
-//! dictionary imported by upload after its dry run) done in the browser on one book and
-//! with the CLI on a twin, and the two logs compared event for event (bodies, actors,
-//! sources).
+//! dictionary imported by upload after its dry run), then the book's summary revised
+//! and a term marked reviewed, each after a preview, done in the browser on one book
+//! and with the CLI on a twin, and the two logs compared event for event (bodies,
+//! actors, sources).
 //!
 //! `LOREBANK_UI_SCREENSHOTS=1` also writes a 1280×900 screenshot of every page to
 //! `docs/ui/` (the README shows them); without it the screenshots are taken and
@@ -304,10 +305,61 @@ fn editors_desk_in_a_browser() {
     session.no_console_errors("import");
     cli(&twin, &["import", dictionary.to_str().unwrap()]);
 
+    // Revise the book's summary from the summaries page, previewed first.
+    let summary = "Юный Шэнь Чжао из Секты Фонаря ищет негасимую лампаду.";
+    session.go(&format!("{base}/ui/books/desk/summaries"));
+    let form = session.one("form.summary[data-summary=\"S-1\"]");
+    field(&form, "text", summary);
+    field(&form, "actor", "human:editor");
+    field(&form, "source", "summary-1");
+    let head = server.info("desk")["head"].as_u64().unwrap();
+    let page = session.url();
+    form.one_within("button[value=\"preview\"]").click();
+    let preview = session.left(&page);
+    assert_eq!(session.one("p.lead").attr("data-written").as_deref(), Some("false"));
+    assert_eq!(session.one("ul.changes").attr("data-changed").as_deref(), Some("1"));
+    assert_eq!(server.info("desk")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    session.no_console_errors("summary preview");
+    session.one("form.summary button[value=\"save\"]").click();
+    let saved = session.left(&preview);
+    assert!(saved.ends_with("/summaries#S-1"), "{saved}");
+    cli(
+        &twin,
+        &[
+            "summary",
+            "put",
+            "--id",
+            "S-1",
+            "--scope",
+            "book",
+            "--text",
+            summary,
+            "--actor",
+            "human:editor",
+            "--source",
+            "summary-1",
+        ],
+    );
+
+    // Mark T-10 reviewed from its page, previewed first.
+    session.go(&format!("{base}/ui/books/desk/terms/T-10"));
+    let form = session.one("form[data-action=\"review\"]");
+    field(&form, "actor", "human:editor");
+    field(&form, "source", "review-2");
+    let page = session.url();
+    form.one_within("button[value=\"preview\"]").click();
+    let preview = session.left(&page);
+    assert_eq!(session.one("p.lead").attr("data-written").as_deref(), Some("false"));
+    session.one("form[data-action=\"review\"] button[value=\"save\"]").click();
+    let saved = session.left(&preview);
+    assert!(saved.ends_with("/terms/T-10"), "{saved}");
+    session.no_console_errors("mark reviewed");
+    cli(&twin, &["review", "accept", "T-10", "--actor", "human:editor", "--source", "review-2"]);
+
     // The two logs hold the same events: bodies, actors and sources.
     let in_browser = events_after(&server, "desk", before);
     let with_cli = events_after(&server, "twin", before);
-    assert!(in_browser.len() >= 6, "{in_browser:?}");
+    assert!(in_browser.len() >= 9, "{in_browser:?}");
     assert_eq!(in_browser, with_cli);
 
     session.quit();

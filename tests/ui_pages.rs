@@ -110,6 +110,8 @@ fn every_page_is_html_with_the_security_headers_no_script_and_a_json_twin() {
         "/ui/books/wuchuan/review".to_owned(),
         "/ui/books/wuchuan/glossary".to_owned(),
         "/ui/books/wuchuan/glossary?q=%E9%9C%A7&sort=injected&order=desc&per_page=3&page=2".to_owned(),
+        "/ui/books/wuchuan/summaries".to_owned(),
+        "/ui/books/wuchuan/rules".to_owned(),
     ];
     for path in &paths {
         let html = page(&server, path);
@@ -148,6 +150,7 @@ fn markup_in_records_sources_and_chunks_is_escaped_on_every_page() {
         "/diff?from=2&to=4",
         "/review",
         "/glossary?q=%3Cscript%3E%3Cimg",
+        "/summaries",
     ] {
         let path = format!("/ui/books/hostile{path}");
         let html = page(&server, &path);
@@ -896,4 +899,422 @@ fn a_previewed_rollback_is_confirmed_from_its_page_against_the_head_it_was_previ
     let marker = server.get(&format!("/v1/books/wuchuan/events/{}", now["revision"])).ok();
     assert_eq!(marker["body"]["rollback_marker"]["reason"], "keep the new names", "{marker}");
     assert_eq!(marker["actor"], "human:editor", "{marker}");
+}
+
+/// The tag (`<input …>` or `<select …>`) of the input named `name` in `html`.
+fn input_tag<'h>(html: &'h str, name: &str) -> &'h str {
+    let at = html.find(&format!(" name=\"{name}\"")).unwrap_or_else(|| panic!("no input {name}: {html}"));
+    let start = html[..at].rfind('<').unwrap();
+    &html[start..start + html[start..].find('>').unwrap()]
+}
+
+/// The message a refused form shows beside input `name`.
+fn message_beside(html: &str, name: &str) -> String {
+    let marker = format!("id=\"error-{name}\"");
+    let at = html.find(&marker).unwrap_or_else(|| panic!("no message beside {name}: {html}"));
+    let text = &html[at..];
+    text[text.find('>').unwrap() + 1..text.find("</span>").unwrap()].to_owned()
+}
+
+/// The input is marked invalid and described by the message beside it.
+fn marked_invalid(html: &str, name: &str) {
+    let tag = input_tag(html, name);
+    assert!(tag.contains("aria-invalid=\"true\""), "{tag}");
+    assert!(tag.contains(&format!("aria-describedby=\"error-{name}\"")), "{tag}");
+}
+
+#[test]
+fn a_refused_edit_is_the_form_again_as_typed_with_the_message_beside_the_field_it_names() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/terms/T-7";
+    let html = page(&server, path);
+    let token = csrf(&html);
+    let fields = edit_fields(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let set = |fields: &mut Vec<(String, String)>, name: &str, value: &str| {
+        fields.retain(|(field, _)| field != name);
+        fields.push((name.to_owned(), value.to_owned()));
+    };
+    let post = |fields: &[(String, String)], step: &str| {
+        let mut all: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, &format!("{path}/edit"), &all, &[])
+    };
+    let typed = |html: &str, name: &str| -> String {
+        edit_fields(html).into_iter().find(|(field, _)| field == name).map(|(_, value)| value).unwrap_or_default()
+    };
+    // A window that ends before it starts: the book's rule names `term_put.window.until`.
+    let mut window = fields.clone();
+    set(&mut window, "since", "5");
+    set(&mut window, "until", "3");
+    set(&mut window, "note", "a note typed before the mistake");
+    set(&mut window, "actor", "human:anna");
+    for step in ["preview", "save"] {
+        let reply = post(&window, step);
+        assert_eq!(reply.status, 400, "{step}: {}", reply.text());
+        headers_hold(&reply, path);
+        let html = reply.text();
+        for (name, value) in
+            [("since", "5"), ("until", "3"), ("note", "a note typed before the mistake"), ("actor", "human:anna")]
+        {
+            assert_eq!(typed(&html, name), value, "{step}: {name} as typed");
+        }
+        assert_eq!(typed(&html, "expected_head"), head.to_string(), "{step}");
+        marked_invalid(&html, "until");
+        assert!(message_beside(&html, "until").contains("before it starts at chapter 5"), "{html}");
+        assert!(!input_tag(&html, "since").contains("aria-invalid"), "only the named field is marked");
+        assert!(html.contains("data-refused=\"until\""), "{html}");
+    }
+    // An empty rendering: the book's rule names `term_put.dst`.
+    let mut empty = fields.clone();
+    set(&mut empty, "dst", "");
+    set(&mut empty, "source", "style-review-2");
+    let reply = post(&empty, "save");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    let html = reply.text();
+    marked_invalid(&html, "dst");
+    assert!(message_beside(&html, "dst").contains("must not be empty"), "{html}");
+    assert_eq!(typed(&html, "source"), "style-review-2");
+    // A field the form itself cannot read is named the same way.
+    let mut priority = fields.clone();
+    set(&mut priority, "priority", "high");
+    let html = post(&priority, "preview").text();
+    marked_invalid(&html, "priority");
+    assert!(message_beside(&html, "priority").contains("not an integer"), "{html}");
+    // The form again is a form to fix and save: corrected, it saves.
+    set(&mut window, "until", "9");
+    assert_eq!(post(&window, "save").status, 303);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1, "only the corrected save is written");
+    // A form read before that write is a conflict, as before.
+    assert_eq!(post(&window, "save").status, 409);
+}
+
+#[test]
+fn a_refused_new_term_or_alias_is_its_form_again_with_the_message_beside_the_field() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    let html = page(&server, "/ui/books/wuchuan/glossary");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let mut fields = edit_fields(&html);
+    for (name, value) in [("src", "渔船"), ("dst", ""), ("kind", "object")] {
+        fields.retain(|(field, _)| field != name);
+        fields.push((name.to_owned(), value.to_owned()));
+    }
+    let mut all: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+    all.extend([("csrf", token.as_str()), ("step", "preview")]);
+    let reply = form(&server, "/ui/books/wuchuan/glossary/new", &all, &[]);
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    let html = reply.text();
+    marked_invalid(&html, "dst");
+    assert!(message_beside(&html, "dst").contains("must not be empty"), "{html}");
+    assert!(input_tag(&html, "src").contains("value=\"渔船\""), "{html}");
+    // An alias whose window ends before it starts.
+    let expected = head.to_string();
+    let alias = [
+        ("surface", "照儿"),
+        ("kind", "nickname"),
+        ("since", "4"),
+        ("until", "2"),
+        ("csrf", token.as_str()),
+        ("step", "save"),
+        ("expected_head", expected.as_str()),
+    ];
+    let reply = form(&server, "/ui/books/wuchuan/terms/T-1/actions/alias-add", &alias, &[]);
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    let html = reply.text();
+    marked_invalid(&html, "until");
+    assert!(message_beside(&html, "until").contains("before it starts"), "{html}");
+    assert!(input_tag(&html, "surface").contains("value=\"照儿\""), "{html}");
+    assert!(html.contains("<option value=\"nickname\" selected>"), "{html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "nothing written");
+}
+
+/// The CLI on book file `book`, which must succeed.
+fn cli(book: &std::path::Path, args: &[&str]) {
+    let output = std::process::Command::new(serve::BIN)
+        .arg("--book")
+        .arg(book)
+        .args(args)
+        .env_remove("LOREBANK_BOOK")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// The last event of `book` as (body, actor, source): what the same step, taken in
+/// the browser and with the CLI, must write alike.
+fn last_event(server: &Server, book: &str) -> (Value, Value, Value) {
+    let head = server.info(book)["head"].as_u64().unwrap();
+    let event = server.get(&format!("/v1/books/{book}/events/{head}")).ok();
+    (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+}
+
+/// A twin of the bundled book's glossary in file `twin.lorebank` of the library, made
+/// with the CLI (the server opens it only to read its log).
+fn glossary_twin(dir: &std::path::Path) -> std::path::PathBuf {
+    let twin = dir.join("twin.lorebank");
+    let glossary = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/wuchuan/glossary.jsonl");
+    cli(&twin, &["init", "--profile", "zh", "--actor", "human:editor"]);
+    cli(&twin, &["apply", glossary.to_str().unwrap(), "--actor", "import:example"]);
+    twin
+}
+
+#[test]
+fn a_summary_is_revised_and_a_new_one_written_from_the_summaries_page_as_the_cli_writes_them() {
+    let (dir, server) = library();
+    audit_book::bundled(&server);
+    let path = "/ui/books/wuchuan/summaries";
+    let html = page(&server, path);
+    assert_eq!(twin(&html).as_deref(), Some("/v1/books/wuchuan/glossary"));
+    assert!(html.contains("data-summary=\"S-1\"") && html.contains("data-summary=\"S-2\""), "{html}");
+    assert!(page(&server, "/ui/books/wuchuan").contains("/ui/books/wuchuan/summaries"), "the book page links it");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let expected = head.to_string();
+    let text = "Юный Шэнь Чжао из Секты Фонаря на Туманной реке ищет негасимую лампаду.";
+    let post = |fields: &[(&str, &str)], step: &str| {
+        let mut all = fields.to_vec();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, "/ui/books/wuchuan/summaries/put", &all, &[])
+    };
+    let revised = [
+        ("id", "S-1"),
+        ("scope", "book"),
+        ("visible_from", ""),
+        ("text", text),
+        ("actor", "human:anna"),
+        ("source", "summary-pass-2"),
+        ("expected_head", expected.as_str()),
+    ];
+    // The preview: the text changed, the chunks the book summary reaches; nothing written.
+    let preview = post(&revised, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let html = preview.text();
+    assert!(html.contains("data-changed=\"1\""), "{html}");
+    assert!(html.contains(&format!("<ins>{text}</ins>")), "{html}");
+    let reopened: usize = html.split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "the book's summary is in every recorded chunk's context: {html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    // Refused: an empty text, a scope that is none; each beside its field, nothing written.
+    let mut empty = revised;
+    empty[3].1 = "";
+    let reply = post(&empty, "save");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    marked_invalid(&reply.text(), "text");
+    assert!(message_beside(&reply.text(), "text").contains("must not be empty"), "{}", reply.text());
+    let mut scope = revised;
+    scope[1].1 = "chapters 1-3";
+    let reply = post(&scope, "preview");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    marked_invalid(&reply.text(), "scope");
+    assert!(input_tag(&reply.text(), "scope").contains("value=\"chapters 1-3\""), "as typed");
+    assert!(message_beside(&reply.text(), "scope").contains("arc:A-B"), "{}", reply.text());
+    // A form without this browser's token is refused before anything is read.
+    let other = "f".repeat(64);
+    let mut foreign: Vec<(&str, &str)> = revised.to_vec();
+    foreign.extend([("csrf", other.as_str()), ("step", "save")]);
+    assert_eq!(form(&server, "/ui/books/wuchuan/summaries/put", &foreign, &[]).status, 403);
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    // Saved: one summary_put, as `summary put` writes it with the same arguments.
+    let saved = post(&revised, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some("/ui/books/wuchuan/summaries#S-1"));
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 1);
+    let revised_event = last_event(&server, "wuchuan");
+    assert!(revised_event.0["summary_put"].is_object(), "{revised_event:?}");
+    // The twin: the same steps with the CLI (the server reads its log only at the end).
+    let twin = glossary_twin(dir.path());
+    let cli_put = ["summary", "put", "--id", "S-1", "--scope", "book", "--text", text];
+    cli(&twin, &[&cli_put[..], &["--actor", "human:anna", "--source", "summary-pass-2"]].concat());
+    // A second editor's form, read before that write, does not overwrite it.
+    assert_eq!(post(&revised, "save").status, 409);
+    // A new summary, its id left to the book: the next free one, as typed.
+    let expected = (head + 1).to_string();
+    let new = [
+        ("id", ""),
+        ("scope", "arc:1-2"),
+        ("visible_from", "3"),
+        ("text", "Шэнь Чжао покидает Туманную реку."),
+        ("expected_head", expected.as_str()),
+    ];
+    let preview = post(&new, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert!(preview.text().contains("data-changed=\"new\""), "{}", preview.text());
+    assert!(preview.text().contains("name=\"id\" value=\"S-3\""), "the save puts the id previewed");
+    let saved = post(&new, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some("/ui/books/wuchuan/summaries#S-3"));
+    let cli_new = ["summary", "put", "--id", "S-3", "--scope", "arc:1-2", "--visible-from", "3", "--text", new[3].1];
+    cli(&twin, &[&cli_new[..], &["--actor", "human:editor"]].concat());
+    let twin_head = server.info("twin")["head"].as_u64().unwrap();
+    let twin_event = |seq: u64| {
+        let event = server.get(&format!("/v1/books/twin/events/{seq}")).ok();
+        (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+    };
+    assert_eq!(revised_event, twin_event(twin_head - 1), "the revision, as `summary put` writes it");
+    assert_eq!(last_event(&server, "wuchuan"), twin_event(twin_head), "the new summary, as `summary put` writes it");
+    assert!(page(&server, path).contains("data-summary=\"S-3\""), "the new summary is listed");
+}
+
+#[test]
+fn a_term_is_marked_reviewed_from_its_page_as_review_accept_writes_it() {
+    let (dir, server) = library();
+    audit_book::bundled(&server);
+    // T-10 is back at status auto after the bundled rollback: the queue flags it.
+    let path = "/ui/books/wuchuan/terms/T-10";
+    let html = page(&server, path);
+    assert!(html.contains("data-action=\"review\""), "an active term has its Mark reviewed form");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let expected = head.to_string();
+    let post = |step: &str, token: &str, expected: &str| {
+        let fields = [
+            ("actor", "human:anna"),
+            ("source", "review-2"),
+            ("csrf", token),
+            ("step", step),
+            ("expected_head", expected),
+        ];
+        form(&server, &format!("{path}/actions/review"), &fields, &[])
+    };
+    // The preview: the term approved and the verdict, the chunks that now get it confirmed.
+    let preview = post("preview", &token, &expected);
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let html = preview.text();
+    assert!(html.contains("It would append 2 events"), "{html}");
+    let reopened: usize = html.split("data-reopened=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(reopened > 0, "{html}");
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    assert_eq!(post("save", &"f".repeat(64), &expected).status, 403);
+    // Saved: the events `review accept` writes, as the editor typed the actor and source.
+    let saved = post("save", &token, &expected);
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some(path));
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
+    let event = |book: &str, seq: u64| {
+        let event = server.get(&format!("/v1/books/{book}/events/{seq}")).ok();
+        (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+    };
+    let written = [event("wuchuan", head + 1), event("wuchuan", head + 2)];
+    assert_eq!(written[0].0["term_put"]["status"], "approved", "{written:?}");
+    assert_eq!(written[1].0["disposition_set"]["verdict"], "accept", "{written:?}");
+    let twin = glossary_twin(dir.path());
+    cli(&twin, &["review", "accept", "T-10", "--actor", "human:anna", "--source", "review-2"]);
+    let twin_head = server.info("twin")["head"].as_u64().unwrap();
+    assert_eq!(written, [event("twin", twin_head - 1), event("twin", twin_head)], "as the CLI writes them");
+    // The queue no longer flags it; a form read before the write is refused.
+    let queue = server.get("/v1/books/wuchuan/review/queue").ok();
+    assert!(!queue.to_string().contains("\"T-10\""), "{queue}");
+    assert_eq!(post("save", &token, &expected).status, 409);
+}
+
+#[test]
+fn a_rule_is_written_and_revised_from_the_rules_page_as_apply_writes_it() {
+    let (dir, server) = library();
+    audit_book::bundled(&server);
+    // Rules are rendered from render format 2 on.
+    let format_2 = serde_json::json!({ "config_set": {
+        "assembly": { "token_budget": 400, "sticky_chunks": 2, "min_key_chars": 2, "render_format": 2, "token_estimator": 1 },
+        "profile": { "name": "zh" },
+    } });
+    server.post("/v1/books/wuchuan/events", &serde_json::json!({ "events": [format_2], "actor": "human:editor" })).ok();
+    let path = "/ui/books/wuchuan/rules";
+    let html = page(&server, path);
+    assert_eq!(twin(&html).as_deref(), Some("/v1/books/wuchuan/glossary"));
+    assert!(page(&server, "/ui/books/wuchuan").contains("/ui/books/wuchuan/rules"), "the book page links it");
+    let token = csrf(&html);
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    let post = |fields: &[(&str, &str)], step: &str| {
+        let mut all = fields.to_vec();
+        all.extend([("csrf", token.as_str()), ("step", step)]);
+        form(&server, "/ui/books/wuchuan/rules/put", &all, &[])
+    };
+    let text = "Обращения в диалогах — на «вы».";
+    let expected = head.to_string();
+    let mut new = vec![
+        ("id", ""),
+        ("text", text),
+        ("applies_to", "dialogue, kind:character"),
+        ("does_not_apply_to", "none"),
+        ("since", "1"),
+        ("until", ""),
+        ("status", "approved"),
+        ("priority", "2"),
+        ("actor", "human:anna"),
+        ("source", "style-guide-1"),
+        ("expected_head", expected.as_str()),
+    ];
+    // The preview: the new rule, numbered; nothing written.
+    let preview = post(&new, "preview");
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert!(preview.text().contains("data-changed=\"new\""), "{}", preview.text());
+    assert!(preview.text().contains("name=\"id\" value=\"R-1\""), "the save puts the id previewed");
+    assert!(preview.text().contains("data-reopened=\""), "{}", preview.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head, "a preview wrote something");
+    // Refused beside their field: no selector (the book's rule), a word that is none.
+    for (applies_to, message) in
+        [("", "at least one selector"), ("kind:character, speech", "speech&quot; is not a selector")]
+    {
+        new[2].1 = applies_to;
+        let reply = post(&new, "save");
+        assert_eq!(reply.status, 400, "{}", reply.text());
+        marked_invalid(&reply.text(), "applies_to");
+        assert!(message_beside(&reply.text(), "applies_to").contains(message), "{}", reply.text());
+        assert!(reply.text().contains(text), "the text as typed");
+    }
+    new[2].1 = "dialogue, kind:character";
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
+    let saved = post(&new, "save");
+    assert_eq!(saved.status, 303, "{}", saved.text());
+    assert_eq!(saved.header("location"), Some("/ui/books/wuchuan/rules#R-1"));
+    let created = last_event(&server, "wuchuan");
+    // The rule's form on the page, filled as written; revised: its priority and window.
+    let html = page(&server, path);
+    assert!(html.contains("data-rule=\"R-1\""), "{html}");
+    assert!(input_tag(&html, "applies_to").contains("value=\"dialogue, kind:character\""), "{html}");
+    let expected = (head + 1).to_string();
+    let revised = [
+        ("id", "R-1"),
+        ("text", text),
+        ("applies_to", "dialogue, kind:character"),
+        ("does_not_apply_to", "none"),
+        ("since", "2"),
+        ("until", "40"),
+        ("status", "approved"),
+        ("priority", "5"),
+        ("actor", "human:anna"),
+        ("source", "style-guide-1"),
+        ("expected_head", expected.as_str()),
+    ];
+    let preview = post(&revised, "preview");
+    assert!(preview.text().contains("data-changed=\"2\""), "window and priority: {}", preview.text());
+    assert_eq!(post(&revised, "save").status, 303);
+    assert_eq!(post(&revised, "save").status, 409, "a form read before that write");
+    let revised = last_event(&server, "wuchuan");
+    // The twin: the same rule written with `apply`, one line each.
+    let twin = glossary_twin(dir.path());
+    let config = dir.path().join("format-2.jsonl");
+    std::fs::write(&config, format!("{format_2}\n")).unwrap();
+    cli(&twin, &["apply", config.to_str().unwrap(), "--actor", "human:editor"]);
+    let rule = |since: u32, until: Option<u32>, priority: i32| {
+        serde_json::json!({ "rule_put": {
+            "id": "R-1", "text": text, "applies_to": ["dialogue", { "kind": "character" }],
+            "does_not_apply_to": [], "window": { "since": since, "until": until },
+            "status": "approved", "priority": priority,
+        } })
+    };
+    for (n, line) in [rule(1, None, 2), rule(2, Some(40), 5)].iter().enumerate() {
+        let file = dir.path().join(format!("rule-{n}.jsonl"));
+        std::fs::write(&file, format!("{line}\n")).unwrap();
+        cli(&twin, &["apply", file.to_str().unwrap(), "--actor", "human:anna", "--source", "style-guide-1"]);
+    }
+    let twin_head = server.info("twin")["head"].as_u64().unwrap();
+    let twin_event = |seq: u64| {
+        let event = server.get(&format!("/v1/books/twin/events/{seq}")).ok();
+        (event["body"].clone(), event["actor"].clone(), event["source"].clone())
+    };
+    assert_eq!(created, twin_event(twin_head - 1), "the new rule, as apply writes it");
+    assert_eq!(revised, twin_event(twin_head), "the revision, as apply writes it");
 }

@@ -204,6 +204,26 @@ impl ErrorClass {
 }
 
 impl BookError {
+    /// The field of the request this error names, when it names one: an
+    /// [`BookError::InvalidField`]'s, or the dotted path of the field of a refused
+    /// event (`term_put.window.until`, `alias_added.surface`, `term_put.decl[0]`), so
+    /// that a form can point at its input.
+    pub fn field(&self) -> Option<String> {
+        let rejection = match self {
+            BookError::InvalidField { field, .. } => return Some((*field).to_owned()),
+            BookError::Rejected(rejection) => rejection,
+            BookError::RejectedAt { rejection, .. } => rejection,
+            _ => return None,
+        };
+        match &rejection.problem {
+            projections::Problem::Field(error) => Some(error.field.clone()),
+            projections::Problem::UnusableKey { field, .. } => Some(field.clone()),
+            projections::Problem::SummaryTooEarly { .. } => Some("summary_put.visible_from".to_owned()),
+            projections::Problem::UnknownAlias { .. } => Some("alias_removed.surface".to_owned()),
+            _ => None,
+        }
+    }
+
     /// What kind of failure this is, for a caller to choose its exit code or status.
     pub fn class(&self) -> ErrorClass {
         match self {

@@ -57,8 +57,8 @@ pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;
 pub use service::{
-    Actor, Clear, FieldValue, Initialized, Labelled, RollbackPlan, TermAction, TermEdit, TermField, WriteOptions,
-    Written, TERM_FIELDS,
+    Actor, Clear, FieldValue, Initialized, Labelled, RollbackPlan, RuleFields, SummaryFields, TermAction, TermEdit,
+    TermField, WriteOptions, Written, TERM_FIELDS,
 };
 pub use source::{SourceChapter, SourcePut, SourceWritten};
 pub use tmx::{TmxExport, TmxOptions};

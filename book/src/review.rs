@@ -410,6 +410,21 @@ impl Book {
         self.submit_labelled(write, Labelled::numbered(bodies, "review"), Vec::new())
     }
 
+    /// What [`Book::review_accept`] would do, written nowhere: the batch's what-if
+    /// ([`Book::impact_with`]: the decision with a write's rules and refusals, the
+    /// recorded chunks it would re-open, the snapshot it would make), against the
+    /// head the acceptance is read at unless `write` names another.
+    pub fn review_accept_what_if(
+        &mut self,
+        id: RecordId,
+        acceptance: &Acceptance,
+        write: &WriteOptions,
+    ) -> Result<crate::chunks::WhatIf, BookError> {
+        let head = self.state(None)?.revision();
+        let bodies = self.acceptance_of(id, acceptance)?;
+        self.impact_with(&write.at_head(head), Labelled::numbered(bodies, "review"))
+    }
+
     /// What accepting `id` appends ([`Book::review_accept`]), read at the head; the
     /// head is let go of before the write, which then changes it in place.
     fn acceptance_of(&mut self, id: RecordId, acceptance: &Acceptance) -> Result<Vec<Body>, BookError> {

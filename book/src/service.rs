@@ -1086,6 +1086,248 @@ impl TermAction {
     }
 }
 
+/// What an editor writes of a summary, as `summary put` takes it: what it covers, its
+/// text and the first chapter it may be shown at. The put replaces the whole summary,
+/// as `summary put`'s does ([`Book::summary_put`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryFields {
+    /// What it covers.
+    pub scope: Scope,
+    /// The text.
+    pub text: String,
+    /// The first chapter it may be shown at (`None`: after its scope ends).
+    pub visible_from: Option<u32>,
+}
+
+/// A summary's scope as `summary put --scope` and the editor's form take it:
+/// `chapter:N`, `arc:A-B` or `book`; anything else is invalid, naming `scope`.
+pub fn parse_scope(text: &str) -> Result<Scope, BookError> {
+    let invalid = || BookError::InvalidField {
+        field: "scope",
+        message: format!("scope {text:?}: expected `chapter:N`, `arc:A-B` or `book`"),
+    };
+    if text == "book" {
+        return Ok(Scope::Book);
+    }
+    if let Some(chapter) = text.strip_prefix("chapter:") {
+        return chapter.parse().map(Scope::Chapter).map_err(|_| invalid());
+    }
+    if let Some((from, to)) = text.strip_prefix("arc:").and_then(|arc| arc.split_once('-')) {
+        return Ok(Scope::Arc { from: from.parse().map_err(|_| invalid())?, to: to.parse().map_err(|_| invalid())? });
+    }
+    Err(invalid())
+}
+
+impl Book {
+    /// The put `fields` make of summary `id` (a new summary, numbered the next free
+    /// number, when `None`), the summary's current version when it is active, the
+    /// head it was read at, and a warning when the put drops the owner, role or
+    /// release list the current version has.
+    fn summary_of(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &SummaryFields,
+    ) -> Result<(Option<SummaryPut>, SummaryPut, Seq, Vec<String>), BookError> {
+        let state = self.state(None)?;
+        let id = match id {
+            Some(id) => id,
+            None => state.next_free_id(RecordKind::Summary)?,
+        };
+        let current = state.summaries().get(&id).filter(|summary| !summary.retired).map(|summary| summary.put.clone());
+        let put = SummaryPut {
+            id,
+            scope: fields.scope,
+            text: fields.text.clone(),
+            visible_from: fields.visible_from,
+            owner: None,
+            owner_role: None,
+            release_to: None,
+        };
+        let mut warnings = Vec::new();
+        if let Some(current) = &current {
+            let had = [
+                ("owner", current.owner.is_some()),
+                ("owner_role", current.owner_role.is_some()),
+                ("release_to", current.release_to.is_some()),
+            ];
+            let dropped: Vec<&str> = had.iter().filter(|(_, had)| *had).map(|(name, _)| *name).collect();
+            if !dropped.is_empty() {
+                warnings.push(format!(
+                    "the put replaces {id} entirely and drops its {}, as `summary put` does; write them again with \
+                     `apply` to keep them",
+                    dropped.join(", ")
+                ));
+            }
+        }
+        Ok((current, put, state.revision(), warnings))
+    }
+
+    /// What [`Book::summary_put`] would do, written nowhere: the summary's current
+    /// version (when it is active), the put, and the batch's what-if
+    /// ([`Book::impact_with`]: the decision with a write's rules and refusals, the
+    /// recorded chunks it would re-open, the snapshot it would make).
+    pub fn summary_put_what_if(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &SummaryFields,
+        write: &WriteOptions,
+    ) -> Result<(Option<SummaryPut>, SummaryPut, crate::chunks::WhatIf), BookError> {
+        let (current, put, head, warnings) = self.summary_of(id, fields)?;
+        let write = write.at_head(head);
+        let mut what_if = self.impact_with(&write, Labelled::appended(vec![Body::SummaryPut(put.clone())]))?;
+        what_if.written.warnings = warnings;
+        Ok((current, put, what_if))
+    }
+
+    /// Puts summary `id` (a new one, numbered the next free number, when `None`) as
+    /// `fields` describe it: the `summary_put` event `summary put` appends, with the
+    /// same default source ([`APPEND_SOURCE`]), against the head (or the head `write`
+    /// expects).
+    pub fn summary_put(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &SummaryFields,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let (_, put, head, warnings) = self.summary_of(id, fields)?;
+        let write = write.at_head(head);
+        let mut written = self.submit_labelled(&write, Labelled::appended(vec![Body::SummaryPut(put)]), Vec::new())?;
+        written.warnings = warnings;
+        Ok(written)
+    }
+}
+
+/// A rule's selectors as an editor types them, comma-separated: `kind:NAME`, a
+/// record id (`T-12`), `chapters:A-B` (or `chapters:A-` for every chapter from A
+/// on), `dialogue`, `narration`; [`selectors_text`] writes them so. A word that is
+/// none of these is invalid, naming `field`.
+pub fn parse_selectors(text: &str, field: &'static str) -> Result<Vec<Selector>, BookError> {
+    let invalid = |word: &str| BookError::InvalidField {
+        field,
+        message: format!(
+            "{field}: {word:?} is not a selector (`kind:NAME`, a record id such as `T-12`, `chapters:A-B`, \
+             `chapters:A-`, `dialogue` or `narration`)"
+        ),
+    };
+    let chapter = |word: &str, number: &str| number.trim().parse::<u32>().map_err(|_| invalid(word));
+    let mut selectors = Vec::new();
+    for word in text.split(',').map(str::trim).filter(|word| !word.is_empty()) {
+        let selector = match word {
+            "dialogue" => Selector::Dialogue,
+            "narration" => Selector::Narration,
+            _ => match word.split_once(':') {
+                Some(("kind", kind)) => Selector::Kind(kind.trim().to_owned()),
+                Some(("chapters", chapters)) => match chapters.split_once('-') {
+                    Some((since, "")) => Selector::Chapters(Window { since: chapter(word, since)?, until: None }),
+                    Some((since, until)) => {
+                        Selector::Chapters(Window { since: chapter(word, since)?, until: Some(chapter(word, until)?) })
+                    }
+                    None => {
+                        let only = chapter(word, chapters)?;
+                        Selector::Chapters(Window { since: only, until: Some(only) })
+                    }
+                },
+                _ => Selector::Record(word.parse().map_err(|_| invalid(word))?),
+            },
+        };
+        selectors.push(selector);
+    }
+    Ok(selectors)
+}
+
+/// Selectors as [`parse_selectors`] reads them.
+pub fn selectors_text(selectors: &[Selector]) -> String {
+    let word = |selector: &Selector| match selector {
+        Selector::Kind(kind) => format!("kind:{kind}"),
+        Selector::Record(id) => id.to_string(),
+        Selector::Chapters(Window { since, until: Some(until) }) => format!("chapters:{since}-{until}"),
+        Selector::Chapters(Window { since, until: None }) => format!("chapters:{since}-"),
+        Selector::Dialogue => "dialogue".to_owned(),
+        Selector::Narration => "narration".to_owned(),
+    };
+    selectors.iter().map(word).collect::<Vec<_>>().join(", ")
+}
+
+/// What an editor writes of a rule: every field but its owner, owner role and
+/// release list, which a rule put from these fields keeps from the current version
+/// ([`Book::rule_put`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleFields {
+    /// The instruction.
+    pub text: String,
+    /// What it governs.
+    pub applies_to: Vec<Selector>,
+    /// What it does not govern (`None`: not declared).
+    pub does_not_apply_to: Option<Vec<Selector>>,
+    /// The chapters it applies to.
+    pub window: Window,
+    /// Its review status.
+    pub status: Status,
+    /// Its priority.
+    pub priority: i32,
+}
+
+impl Book {
+    /// The put `fields` make of rule `id` (a new rule, numbered the next free number,
+    /// when `None`): the current version's owner, owner role and release list kept;
+    /// the current version when the rule is active, and the head it was read at.
+    fn rule_of(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &RuleFields,
+    ) -> Result<(Option<RulePut>, RulePut, Seq), BookError> {
+        let state = self.state(None)?;
+        let id = match id {
+            Some(id) => id,
+            None => state.next_free_id(RecordKind::Rule)?,
+        };
+        let current = state.rules().get(&id).filter(|rule| !rule.retired).map(|rule| rule.put.clone());
+        let kept = state.rules().get(&id).map(|rule| &rule.put);
+        let put = RulePut {
+            id,
+            text: fields.text.clone(),
+            applies_to: fields.applies_to.clone(),
+            does_not_apply_to: fields.does_not_apply_to.clone(),
+            window: fields.window,
+            status: fields.status,
+            priority: fields.priority,
+            owner: kept.and_then(|put| put.owner.clone()),
+            owner_role: kept.and_then(|put| put.owner_role.clone()),
+            release_to: kept.and_then(|put| put.release_to.clone()),
+        };
+        Ok((current, put, state.revision()))
+    }
+
+    /// What [`Book::rule_put`] would do, written nowhere: the rule's current version
+    /// (when it is active), the put, and the batch's what-if ([`Book::impact_with`]).
+    pub fn rule_put_what_if(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &RuleFields,
+        write: &WriteOptions,
+    ) -> Result<(Option<RulePut>, RulePut, crate::chunks::WhatIf), BookError> {
+        let (current, put, head) = self.rule_of(id, fields)?;
+        let write = write.at_head(head);
+        let what_if = self.impact_with(&write, Labelled::appended(vec![Body::RulePut(put.clone())]))?;
+        Ok((current, put, what_if))
+    }
+
+    /// Puts rule `id` (a new one, numbered the next free number, when `None`) as
+    /// `fields` describe it, keeping its owner, owner role and release list: one
+    /// `rule_put` (the event `apply` appends from a line of it), with the default
+    /// source [`APPEND_SOURCE`], against the head (or the head `write` expects).
+    pub fn rule_put(
+        &mut self,
+        id: Option<RecordId>,
+        fields: &RuleFields,
+        write: &WriteOptions,
+    ) -> Result<Written, BookError> {
+        let (_, put, head) = self.rule_of(id, fields)?;
+        let write = write.at_head(head);
+        self.submit_labelled(&write, Labelled::appended(vec![Body::RulePut(put)]), Vec::new())
+    }
+}
+
 /// The events of a labelled batch with `write`'s envelope, and their labels.
 pub(crate) fn labelled_events(
     write: &WriteOptions,

@@ -140,8 +140,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Command::Term(TermCommand::Edit(edit)) => term_edit_command(&book?, &edit, json),
         Command::Term(TermCommand::Retire { write, .. })
         | Command::Alias(AliasCommand::Add { write, .. } | AliasCommand::Remove { write, .. })
-        | Command::Summary(SummaryCommand::Put { write, .. } | SummaryCommand::Retire { write, .. }) => {
+        | Command::Summary(SummaryCommand::Retire { write, .. }) => {
             commit(&book?, &write, single.unwrap_or_default(), json)
+        }
+        Command::Summary(SummaryCommand::Put { id, scope, text, visible_from, write }) => {
+            let fields = book::SummaryFields { scope: parse_scope(&scope)?, text, visible_from };
+            let written =
+                open_book(&book?)?.summary_put(Some(record_id("id", &id)?), &fields, &write_options(&write))?;
+            submitted(&written, json);
+            Ok(())
         }
         Command::Log { from, to } => log(&book?, from, to, json),
         Command::Verify => verify(&book?, json),
@@ -423,17 +430,9 @@ pub fn record_id(flag: &str, text: &str) -> Result<RecordId, Failure> {
 }
 
 pub fn parse_scope(text: &str) -> Result<Scope, Failure> {
-    let invalid = || Failure::invalid(format!("--scope {text:?}: expected `chapter:N`, `arc:A-B` or `book`"));
-    if text == "book" {
-        return Ok(Scope::Book);
-    }
-    if let Some(chapter) = text.strip_prefix("chapter:") {
-        return chapter.parse().map(Scope::Chapter).map_err(|_| invalid());
-    }
-    if let Some((from, to)) = text.strip_prefix("arc:").and_then(|arc| arc.split_once('-')) {
-        return Ok(Scope::Arc { from: from.parse().map_err(|_| invalid())?, to: to.parse().map_err(|_| invalid())? });
-    }
-    Err(invalid())
+    // The book's rule, with the flag's name in the message.
+    book::service::parse_scope(text)
+        .map_err(|_| Failure::invalid(format!("--scope {text:?}: expected `chapter:N`, `arc:A-B` or `book`")))
 }
 
 pub fn gender(arg: GenderArg) -> Gender {

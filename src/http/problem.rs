@@ -25,6 +25,10 @@ pub struct Problem {
     pub detail: String,
     /// The event, line or field the problem names, when it names one.
     pub at: Option<String>,
+    /// The field of the request a refused write names, as the book names it
+    /// (`term_put.window.until`, [`BookError::field`]), for a form to point at; not
+    /// part of the answer's body.
+    pub field: Option<String>,
 }
 
 /// The body of a problem (the OpenAPI schema `Problem`).
@@ -83,7 +87,7 @@ fn exit_code(kind: &str) -> Option<u8> {
 
 impl Problem {
     pub fn new(status: StatusCode, kind: &'static str, detail: impl Into<String>) -> Problem {
-        Problem { status, kind, detail: detail.into(), at: None, stale: false }
+        Problem { status, kind, detail: detail.into(), at: None, field: None, stale: false }
     }
 
     pub fn invalid(detail: impl Into<String>) -> Problem {
@@ -114,6 +118,7 @@ impl Problem {
 impl From<BookError> for Problem {
     fn from(error: BookError) -> Problem {
         let detail = error.to_string();
+        let field = error.field();
         let at = match &error {
             BookError::RejectedAt { label, .. } => Some(label.clone()),
             BookError::InvalidField { field, .. } => Some((*field).to_owned()),
@@ -145,7 +150,7 @@ impl From<BookError> for Problem {
                 ErrorClass::ReplayMismatch => (StatusCode::CONFLICT, "mismatch"),
             },
         };
-        Problem { status, kind, detail, at, stale }
+        Problem { status, kind, detail, at, field, stale }
     }
 }
 

@@ -3,7 +3,7 @@
 //! say what each element shows (a hit's disposition, a stretch's revisions), so the
 //! stylesheet colours them and the browser test reads them.
 
-use super::pages::{ActionForm, TermForm};
+use super::pages::{ActionForm, RuleForm, SummaryForm, TermForm};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use book::assemble::{Disposition, Reason};
@@ -221,7 +221,8 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                 dt { "records" }
                 dd {
                     (counts.terms) " active terms, " (counts.terms_retired) " retired, "
-                    (counts.summaries) " summaries, "
+                    a href=(format!("{}/summaries", book_url(name))) data-summaries { (counts.summaries) " summaries" } ", "
+                    a href=(format!("{}/rules", book_url(name))) data-rules { "rules" } ", "
                     a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
                     " · " a href=(format!("{}/glossary", book_url(name))) data-glossary { "search and sort the glossary" }
                     " · " a href=(format!("{}/import", book_url(name))) { "import a file" }
@@ -544,49 +545,133 @@ impl TermForm {
     }
 }
 
+/// A form the book (or the form's own parse) refused: what was said, and the input
+/// of the form it names, when it names one. The form is shown again with what was
+/// typed, the message beside that input.
+pub struct Refusal {
+    /// The input named (`dst`, `until`), one of the form's.
+    pub input: Option<String>,
+    /// Why, as the book or the form said it.
+    pub message: String,
+}
+
+impl Refusal {
+    /// The id of the message beside `input`, when the refusal names it.
+    fn names(refusal: Option<&Refusal>, input: &str) -> Option<String> {
+        refusal.filter(|refusal| refusal.input.as_deref() == Some(input)).map(|_| format!("error-{input}"))
+    }
+}
+
+/// The message of a refused form that names none of its inputs, at its top; when it
+/// names one, a line saying so (the message is beside the input).
+fn refusal_lead(refusal: Option<&Refusal>) -> Markup {
+    html! {
+        @if let Some(refusal) = refusal {
+            @match &refusal.input {
+                Some(input) => p.problem.refused data-refused=(input) { "Nothing was written: the form was refused at " code { (input) } " (see below)." },
+                None => p.problem.refused data-refused="" { "Nothing was written: " (refusal.message) },
+            }
+        }
+    }
+}
+
+/// The message beside input `input`, when the refusal names it.
+fn refusal_at(refusal: Option<&Refusal>, input: &str) -> Markup {
+    html! {
+        @if let (Some(id), Some(refusal)) = (Refusal::names(refusal, input), refusal) {
+            " " span.field-error id=(id) data-field=(input) { (refusal.message) }
+        }
+    }
+}
+
+/// A text input of a form, labelled, with its refusal beside it.
+fn text_input(label: &str, field: &str, value: &str, size: u32, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, field);
+    html! {
+        label { (label) " " input type="text" name=(field) value=(value) size=(size)
+            aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+        (refusal_at(refusal, field)) " "
+    }
+}
+
+/// A number input of a form (a chapter when `min` is 1), labelled, with its refusal
+/// beside it.
+fn number_input(
+    label: &str,
+    field: &str,
+    value: &str,
+    (min, required, placeholder): (Option<&str>, bool, Option<&str>),
+    refusal: Option<&Refusal>,
+) -> Markup {
+    let error = Refusal::names(refusal, field);
+    html! {
+        label { (label) " " input type="number" name=(field) min=[min] value=(value) required[required] placeholder=[placeholder]
+            aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+        (refusal_at(refusal, field)) " "
+    }
+}
+
+/// A select of a form, labelled, `chosen` selected, with its refusal beside it.
+fn select_input(label: &str, field: &str, options: &[(&str, &str)], chosen: &str, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, field);
+    html! {
+        label { (label) " "
+            select name=(field) aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()] {
+                @for (value, shown) in options { option value=(value) selected[chosen == *value] { (shown) } }
+            }
+        }
+        (refusal_at(refusal, field)) " "
+    }
+}
+
 /// A term's edit form: every field `term edit` takes here, filled as given, the actor
 /// and source of the write, the head it was read at (a save after another editor's
 /// write is refused), Preview (nothing written) and Save. Works without JavaScript.
-fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm) -> Markup {
-    term_form(chrome, &format!("{}/edit", term_url(name, id)), "Edit", fields, false)
+fn term_edit_form(chrome: &Chrome, name: &str, id: RecordId, fields: &TermForm, refusal: Option<&Refusal>) -> Markup {
+    term_form(chrome, &format!("{}/edit", term_url(name, id)), "Edit", fields, false, refusal)
 }
 
 /// The form of a term's fields, posting to `action`: the edit form, or with `with_id`
-/// the new-term form (its id may be left to the book).
-fn term_form(chrome: &Chrome, action: &str, heading: &str, fields: &TermForm, with_id: bool) -> Markup {
-    let text = |label: &str, field: &str, value: &str, size: u32| {
-        html! { label { (label) " " input type="text" name=(field) value=(value) size=(size); } " " }
-    };
+/// the new-term form (its id may be left to the book); a refused form names its
+/// input.
+fn term_form(
+    chrome: &Chrome,
+    action: &str,
+    heading: &str,
+    fields: &TermForm,
+    with_id: bool,
+    refusal: Option<&Refusal>,
+) -> Markup {
+    let text = |label: &str, field: &str, value: &str, size: u32| text_input(label, field, value, size, refusal);
+    let genders = [("", "none"), ("m", "m"), ("f", "f"), ("n", "n"), ("pl", "pl")];
+    let statuses = [("approved", "approved"), ("auto", "auto"), ("draft", "draft")];
     html! {
         section.edit {
             h2 { (heading) }
             form.edit method="post" action=(action) {
                 input type="hidden" name="csrf" value=(chrome.csrf);
                 input type="hidden" name="expected_head" value=(fields.expected_head);
-                @if with_id { label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"; } " " }
+                (refusal_lead(refusal))
+                @if with_id {
+                    @let error = Refusal::names(refusal, "id");
+                    label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"
+                        aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+                    (refusal_at(refusal, "id")) " "
+                }
                 (text("source", "src", &fields.src, 12))
                 (text("rendering", "dst", &fields.dst, 24))
                 (text("sense", "sense", &fields.sense, 10))
                 (text("kind", "kind", &fields.kind, 10))
-                label { "gender "
-                    select name="gender" {
-                        option value="" { "none" }
-                        @for value in ["m", "f", "n", "pl"] { option value=(value) selected[fields.gender == value] { (value) } }
-                    }
-                } " "
+                (select_input("gender", "gender", &genders, &fields.gender, refusal))
                 br;
                 (text("declension (comma-separated)", "decl", &fields.decl, 40))
                 br;
                 (text("note", "note", &fields.note, 60))
                 br;
-                label { "chapters from " input type="number" name="since" min="1" value=(fields.since) required; } " "
-                label { "to " input type="number" name="until" min="1" value=(fields.until) placeholder="open"; } " "
-                label { "status "
-                    select name="status" {
-                        @for value in ["approved", "auto", "draft"] { option value=(value) selected[fields.status == value] { (value) } }
-                    }
-                } " "
-                label { "priority " input type="number" name="priority" value=(fields.priority); } " "
+                (number_input("chapters from", "since", &fields.since, (Some("1"), true, None), refusal))
+                (number_input("to", "until", &fields.until, (Some("1"), false, Some("open")), refusal))
+                (select_input("status", "status", &statuses, &fields.status, refusal))
+                (number_input("priority", "priority", &fields.priority, (None, false, None), refusal))
                 br;
                 (text("as", "actor", &fields.actor, 16))
                 (text("event source", "source", &fields.source, 16))
@@ -597,7 +682,32 @@ fn term_form(chrome: &Chrome, action: &str, heading: &str, fields: &TermForm, wi
     }
 }
 
-/// A term action's form, `fields` filled in, posting `step` (`preview` or `save`).
+/// A refused term form again, as typed, with the refusal beside the input it names:
+/// the edit form of term `id`, or the new-term form when `id` is `None`.
+pub fn term_form_refused(
+    chrome: &Chrome,
+    name: &str,
+    id: Option<RecordId>,
+    fields: &TermForm,
+    refusal: &Refusal,
+) -> Markup {
+    let (title, trail, form) = match id {
+        Some(id) => (
+            format!("Edit {id}"),
+            vec![(book_url(name), name.to_owned()), (term_url(name, id), id.to_string())],
+            term_edit_form(chrome, name, id, fields, Some(refusal)),
+        ),
+        None => (
+            "New term".to_owned(),
+            vec![(book_url(name), name.to_owned()), (format!("{}/glossary", book_url(name)), "glossary".to_owned())],
+            term_form(chrome, &format!("{}/glossary/new", book_url(name)), "New term", fields, true, Some(refusal)),
+        ),
+    };
+    layout(chrome, &title, &trail, None, form)
+}
+
+/// A term action's form, `fields` filled in, posting `step` (`preview` or `save`); a
+/// refused form names its input.
 fn action_form(
     chrome: &Chrome,
     name: &str,
@@ -605,17 +715,42 @@ fn action_form(
     action: &str,
     fields: &ActionForm,
     visible: Markup,
-    button: &str,
+    (button, refusal): (&str, Option<&Refusal>),
 ) -> Markup {
     html! {
         form.action method="post" action=(format!("{}/actions/{action}", term_url(name, id))) data-action=(action) {
             input type="hidden" name="csrf" value=(chrome.csrf);
             input type="hidden" name="expected_head" value=(fields.expected_head);
             (visible)
-            label { "as " input type="text" name="actor" size="14" value=(fields.actor); } " "
-            label { "event source " input type="text" name="source" size="14" value=(fields.source); } " "
+            (text_input("as", "actor", &fields.actor, 14, refusal))
+            (text_input("event source", "source", &fields.source, 14, refusal))
             button type="submit" name="step" value="preview" { "Preview" } " "
             button type="submit" name="step" value="save" { (button) }
+        }
+    }
+}
+
+/// The inputs an editor fills in of term action `action` (`fields` as typed), each
+/// with the refusal beside it when it names that input.
+fn action_inputs(id: RecordId, action: &str, fields: &ActionForm, refusal: Option<&Refusal>) -> Markup {
+    let kinds = [("variant", "variant"), ("nickname", "nickname"), ("title", "title"), ("reading", "reading")];
+    html! {
+        (refusal_lead(refusal))
+        @match action {
+            "revive" => { "Bring " (id) " back with its last version. " },
+            "review" => { "Mark " (id) " reviewed: the " code { "accept" } " verdict, its status approved. " },
+            "alias-add" => {
+                (text_input("new alias", "surface", &fields.surface, 12, refusal))
+                (select_input("kind", "kind", &kinds, &fields.kind, refusal))
+                (number_input("chapters from", "since", &fields.since, (Some("1"), false, None), refusal))
+                (number_input("to", "until", &fields.until, (Some("1"), false, None), refusal))
+            },
+            "alias-remove" => {
+                input type="hidden" name="surface" value=(fields.surface);
+                "Alias " span lang="zh" { (fields.surface) } ": "
+                (refusal_at(refusal, "surface"))
+            },
+            _ => { (text_input("retire, because", "reason", &fields.reason, 24, refusal)) },
         }
     }
 }
@@ -630,32 +765,55 @@ fn term_action_forms(chrome: &Chrome, name: &str, id: RecordId, retired: bool, t
         .filter(|alias| alias.removed.is_none())
         .map(|alias| alias.alias.surface.as_str())
         .collect();
+    let form = |action: &str, fields: &ActionForm, button: &str| {
+        action_form(chrome, name, id, action, fields, action_inputs(id, action, fields, None), (button, None))
+    };
     html! {
         section.actions {
             h2 { "Aliases and retirement" }
             @if retired {
-                (action_form(chrome, name, id, "revive", &fields, html! { "Bring " (id) " back with its last version. " }, "Revive"))
+                (form("revive", &fields, "Revive"))
             } @else {
-                (action_form(chrome, name, id, "alias-add", &fields, html! {
-                    label { "new alias " input type="text" name="surface" size="12" required; } " "
-                    label { "kind "
-                        select name="kind" { @for kind in ["variant", "nickname", "title", "reading"] { option value=(kind) { (kind) } } }
-                    } " "
-                    label { "chapters from " input type="number" name="since" min="1" size="4"; } " "
-                    label { "to " input type="number" name="until" min="1" size="4"; } " "
-                }, "Add alias"))
+                (form("alias-add", &fields, "Add alias"))
                 @for surface in &active {
-                    (action_form(chrome, name, id, "alias-remove", &ActionForm { surface: (*surface).to_owned(), ..fields.clone() }, html! {
-                        input type="hidden" name="surface" value=(surface);
-                        "Alias " span lang="zh" { (surface) } ": "
-                    }, "Remove alias"))
+                    (form("alias-remove", &ActionForm { surface: (*surface).to_owned(), ..fields.clone() }, "Remove alias"))
                 }
-                (action_form(chrome, name, id, "retire", &fields, html! {
-                    label { "retire, because " input type="text" name="reason" size="24"; } " "
-                }, "Retire"))
+                (form("retire", &fields, "Retire"))
+            }
+        }
+        @if !retired {
+            section.actions.review {
+                h2 { "Review" }
+                (form("review", &fields, "Mark reviewed"))
             }
         }
     }
+}
+
+/// A refused term action's form again, as typed, with the refusal beside the input
+/// it names.
+pub fn action_refused(
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    action: &str,
+    fields: &ActionForm,
+    refusal: &Refusal,
+) -> Markup {
+    let button = match action {
+        "revive" => "Revive",
+        "review" => "Mark reviewed",
+        "alias-add" => "Add alias",
+        "alias-remove" => "Remove alias",
+        _ => "Retire",
+    };
+    let body = html! {
+        section.actions {
+            (action_form(chrome, name, id, action, fields, action_inputs(id, action, fields, Some(refusal)), (button, Some(refusal))))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (term_url(name, id), id.to_string())];
+    layout(chrome, &format!("{id}: {action}"), &trail, None, body)
 }
 
 /// What a term action would do, nothing written: the events, the snapshot it would
@@ -687,7 +845,7 @@ pub fn action_preview(
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
         (reopened_list(name, &what_if.chunks))
-        (action_form(chrome, name, id, action, fields, hidden, "Save"))
+        (action_form(chrome, name, id, action, fields, hidden, ("Save", None)))
     };
     let trail = [
         (book_url(name), name.to_owned()),
@@ -717,7 +875,7 @@ pub fn new_term_preview(
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
         (reopened_list(name, &what_if.chunks))
-        (term_form(chrome, &action, "New term", fields, true))
+        (term_form(chrome, &action, "New term", fields, true, None))
     };
     let trail = [
         (book_url(name), name.to_owned()),
@@ -782,7 +940,7 @@ pub fn term_preview(
             dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
         }
         (reopened_list(name, &what_if.chunks))
-        (term_edit_form(chrome, name, id, fields))
+        (term_edit_form(chrome, name, id, fields, None))
     };
     let trail = [
         (book_url(name), name.to_owned()),
@@ -790,6 +948,326 @@ pub fn term_preview(
         (format!("{}/edit", term_url(name, id)), "edit preview".to_owned()),
     ];
     layout(chrome, &format!("Edit {id}: preview"), &trail, None, body)
+}
+
+// ----- summaries -----
+
+/// How a summary's scope is typed (`summary put --scope`): `chapter:N`, `arc:A-B` or
+/// `book`.
+fn scope_text(scope: Scope) -> String {
+    match scope {
+        Scope::Chapter(chapter) => format!("chapter:{chapter}"),
+        Scope::Arc { from, to } => format!("arc:{from}-{to}"),
+        Scope::Book => "book".to_owned(),
+    }
+}
+
+impl SummaryForm {
+    /// The form filled with version `put`, read at revision `head`.
+    fn of(put: &SummaryPut, head: u64) -> SummaryForm {
+        SummaryForm {
+            id: put.id.to_string(),
+            scope: scope_text(put.scope),
+            text: put.text.clone(),
+            visible_from: put.visible_from.map(|chapter| chapter.to_string()).unwrap_or_default(),
+            expected_head: head.to_string(),
+            ..SummaryForm::default()
+        }
+    }
+}
+
+/// A summary's form (`new`: the new-summary form, whose id may be left to the book):
+/// its scope, the first chapter it may be shown at, its text, the actor and source
+/// of the write and the head it was read at, Preview and Save; a refused form names
+/// its input.
+fn summary_form(chrome: &Chrome, name: &str, fields: &SummaryForm, new: bool, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, "text");
+    html! {
+        form.summary method="post" action=(format!("{}/summaries/put", book_url(name))) data-summary=(fields.id) {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            input type="hidden" name="expected_head" value=(fields.expected_head);
+            (refusal_lead(refusal))
+            @if new {
+                @let error = Refusal::names(refusal, "id");
+                label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"
+                    aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+                (refusal_at(refusal, "id")) " "
+            } @else {
+                input type="hidden" name="id" value=(fields.id);
+            }
+            (text_input("scope (chapter:N, arc:A-B or book)", "scope", &fields.scope, 12, refusal))
+            (number_input("shown from chapter", "visible_from", &fields.visible_from, (Some("1"), false, Some("after it")), refusal))
+            br;
+            label { "text" br;
+                textarea name="text" rows="3" cols="90" aria-invalid=[error.as_ref().map(|_| "true")]
+                    aria-describedby=[error.as_deref()] autofocus[error.is_some()] { (fields.text) }
+            }
+            (refusal_at(refusal, "text"))
+            br;
+            (text_input("as", "actor", &fields.actor, 16, refusal))
+            (text_input("event source", "source", &fields.source, 16, refusal))
+            button type="submit" name="step" value="preview" { "Preview" } " "
+            button type="submit" name="step" value="save" { "Save" }
+        }
+    }
+}
+
+/// The summaries page: every active summary at the head, each with its form, and a
+/// form for a new one.
+pub fn summaries(chrome: &Chrome, name: &str, glossary: &book::reads::Glossary) -> Markup {
+    let head = glossary.state.revision().0;
+    let active = glossary.state.visible_summaries(None);
+    let body = html! {
+        p.lead {
+            (count(active.len(), "active summary")) " at revision " (head) ". Each is put whole, as "
+            code { "summary put" } " puts it; a preview shows what it changes and the recorded chunks it would re-open."
+        }
+        @for summary in &active {
+            section.summary-record id=(summary.put.id) {
+                h2 { (summary.put.id) " · " (scope_text(summary.put.scope)) }
+                p.help { "Put by " (provenance(name, &summary.put_by)) "." }
+                (summary_form(chrome, name, &SummaryForm::of(&summary.put, head), false, None))
+            }
+        }
+        section.edit {
+            h2 { "New summary" }
+            (summary_form(chrome, name, &SummaryForm { scope: "book".to_owned(), expected_head: head.to_string(), ..SummaryForm::default() }, true, None))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/summaries", book_url(name)), "summaries".to_owned())];
+    layout(chrome, "Summaries", &trail, Some(&format!("/v1/books/{name}/glossary")), body)
+}
+
+/// The fields of a record's put that `put` changes from `current`, each as its JSON
+/// form shows it: (field, old, new).
+fn put_changes<T: serde::Serialize>(current: &T, put: &T) -> Vec<(String, String, String)> {
+    let fields = |put: &T| match serde_json::to_value(put) {
+        Ok(Value::Object(fields)) => fields,
+        _ => serde_json::Map::new(),
+    };
+    let (before, after) = (fields(current), fields(put));
+    let text = |value: Option<&Value>| match value {
+        None | Some(Value::Null) => "—".to_owned(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    };
+    after
+        .keys()
+        .filter(|field| before.get(*field) != after.get(*field))
+        .map(|field| (field.clone(), text(before.get(field)), text(after.get(field))))
+        .collect()
+}
+
+/// What a summary's put would do, nothing written: the fields it changes (or the new
+/// summary), the warnings, the snapshot it would make, the recorded chunks it would
+/// re-open, and the form again to save it.
+pub fn summary_preview(
+    chrome: &Chrome,
+    name: &str,
+    fields: &SummaryForm,
+    current: Option<&SummaryPut>,
+    put: &SummaryPut,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let changed = current.map(|current| put_changes(current, put)).unwrap_or_default();
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
+            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        h2 { "What it changes" }
+        @if current.is_none() {
+            p data-changed="new" { "A new summary: " (describe(&Body::SummaryPut(put.clone()))) }
+        } @else {
+            @if changed.is_empty() { p { "No field." } }
+            ul.changes data-changed=(changed.len()) {
+                @for (field, before, after) in &changed {
+                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
+                }
+            }
+        }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        (reopened_list(name, &what_if.chunks))
+        section.edit { (summary_form(chrome, name, &SummaryForm { id: put.id.to_string(), ..fields.clone() }, false, None)) }
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (format!("{}/summaries", book_url(name)), "summaries".to_owned()),
+        (format!("{}/summaries/put", book_url(name)), format!("{} preview", put.id)),
+    ];
+    layout(chrome, &format!("Summary {}: preview", put.id), &trail, None, body)
+}
+
+/// A refused summary form again, as typed, with the refusal beside the input it
+/// names.
+pub fn summary_refused(chrome: &Chrome, name: &str, fields: &SummaryForm, refusal: &Refusal) -> Markup {
+    let new = fields.id.trim().is_empty() || refusal.input.as_deref() == Some("id");
+    let body = html! { section.edit { (summary_form(chrome, name, fields, new, Some(refusal))) } };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/summaries", book_url(name)), "summaries".to_owned())];
+    layout(chrome, "Summary", &trail, None, body)
+}
+
+// ----- rules -----
+
+impl RuleForm {
+    /// The form filled with version `put`, read at revision `head`.
+    fn of(put: &RulePut, head: u64) -> RuleForm {
+        RuleForm {
+            id: put.id.to_string(),
+            text: put.text.clone(),
+            applies_to: book::service::selectors_text(&put.applies_to),
+            does_not_apply_to: match &put.does_not_apply_to {
+                None => String::new(),
+                Some(none) if none.is_empty() => "none".to_owned(),
+                Some(selectors) => book::service::selectors_text(selectors),
+            },
+            since: put.window.since.to_string(),
+            until: put.window.until.map(|until| until.to_string()).unwrap_or_default(),
+            status: serde_json::to_value(put.status)
+                .ok()
+                .and_then(|value| value.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            priority: put.priority.to_string(),
+            expected_head: head.to_string(),
+            ..RuleForm::default()
+        }
+    }
+}
+
+/// A rule's form (`new`: the new-rule form, whose id may be left to the book): its
+/// text, selectors, window, status and priority, the actor and source of the write
+/// and the head it was read at, Preview and Save; a refused form names its input.
+fn rule_form(chrome: &Chrome, name: &str, fields: &RuleForm, new: bool, refusal: Option<&Refusal>) -> Markup {
+    let error = Refusal::names(refusal, "text");
+    let statuses = [("approved", "approved"), ("auto", "auto"), ("draft", "draft")];
+    html! {
+        form.rule method="post" action=(format!("{}/rules/put", book_url(name))) data-rule=(fields.id) {
+            input type="hidden" name="csrf" value=(chrome.csrf);
+            input type="hidden" name="expected_head" value=(fields.expected_head);
+            (refusal_lead(refusal))
+            @if new {
+                @let error = Refusal::names(refusal, "id");
+                label { "id " input type="text" name="id" value=(fields.id) size="6" placeholder="next free"
+                    aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_deref()] autofocus[error.is_some()]; }
+                (refusal_at(refusal, "id")) " "
+            } @else {
+                input type="hidden" name="id" value=(fields.id);
+            }
+            label { "text" br;
+                textarea name="text" rows="2" cols="90" aria-invalid=[error.as_ref().map(|_| "true")]
+                    aria-describedby=[error.as_deref()] autofocus[error.is_some()] { (fields.text) }
+            }
+            (refusal_at(refusal, "text"))
+            br;
+            (text_input("applies to", "applies_to", &fields.applies_to, 40, refusal))
+            br;
+            (text_input("does not apply to (empty: not declared; none)", "does_not_apply_to", &fields.does_not_apply_to, 30, refusal))
+            br;
+            (number_input("chapters from", "since", &fields.since, (Some("1"), true, None), refusal))
+            (number_input("to", "until", &fields.until, (Some("1"), false, Some("open")), refusal))
+            (select_input("status", "status", &statuses, &fields.status, refusal))
+            (number_input("priority", "priority", &fields.priority, (None, false, None), refusal))
+            br;
+            (text_input("as", "actor", &fields.actor, 16, refusal))
+            (text_input("event source", "source", &fields.source, 16, refusal))
+            button type="submit" name="step" value="preview" { "Preview" } " "
+            button type="submit" name="step" value="save" { "Save" }
+        }
+    }
+}
+
+/// The rules page: every active rule at the head, each with its form, and a form for
+/// a new one.
+pub fn rules(chrome: &Chrome, name: &str, glossary: &book::reads::Glossary) -> Markup {
+    let head = glossary.state.revision().0;
+    let active = glossary.state.active_rules(None);
+    let new = RuleForm {
+        since: "1".to_owned(),
+        status: "approved".to_owned(),
+        priority: "0".to_owned(),
+        expected_head: head.to_string(),
+        ..RuleForm::default()
+    };
+    let body = html! {
+        p.lead {
+            (count(active.len(), "active rule")) " at revision " (head) ". Selectors are comma-separated: "
+            code { "kind:NAME" } ", a record id (" code { "T-12" } "), " code { "chapters:A-B" } " or " code { "chapters:A-" } ", "
+            code { "dialogue" } ", " code { "narration" } ". A put keeps the rule's owner, owner role and release list."
+        }
+        @for rule in &active {
+            section.rule-record id=(rule.put.id) {
+                h2 { (rule.put.id) }
+                p.help { "Put by " (provenance(name, &rule.put_by)) "." }
+                (rule_form(chrome, name, &RuleForm::of(&rule.put, head), false, None))
+            }
+        }
+        section.edit {
+            h2 { "New rule" }
+            (rule_form(chrome, name, &new, true, None))
+        }
+    };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/rules", book_url(name)), "rules".to_owned())];
+    layout(chrome, "Rules", &trail, Some(&format!("/v1/books/{name}/glossary")), body)
+}
+
+/// What a rule's put would do, nothing written: the fields it changes (or the new
+/// rule), the snapshot it would make, the recorded chunks it would re-open, and the
+/// form again to save it.
+pub fn rule_preview(
+    chrome: &Chrome,
+    name: &str,
+    fields: &RuleForm,
+    current: Option<&RulePut>,
+    put: &RulePut,
+    what_if: &book::chunks::WhatIf,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let changed = current.map(|current| put_changes(current, put)).unwrap_or_default();
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
+            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        h2 { "What it changes" }
+        @if current.is_none() {
+            p data-changed="new" { "A new rule: " (describe(&Body::RulePut(put.clone()))) }
+        } @else {
+            @if changed.is_empty() { p { "No field." } }
+            ul.changes data-changed=(changed.len()) {
+                @for (field, before, after) in &changed {
+                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
+                }
+            }
+        }
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
+        }
+        (reopened_list(name, &what_if.chunks))
+        section.edit { (rule_form(chrome, name, &RuleForm { id: put.id.to_string(), ..fields.clone() }, false, None)) }
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (format!("{}/rules", book_url(name)), "rules".to_owned()),
+        (format!("{}/rules/put", book_url(name)), format!("{} preview", put.id)),
+    ];
+    layout(chrome, &format!("Rule {}: preview", put.id), &trail, None, body)
+}
+
+/// A refused rule form again, as typed, with the refusal beside the input it names.
+pub fn rule_refused(chrome: &Chrome, name: &str, fields: &RuleForm, refusal: &Refusal) -> Markup {
+    let new = fields.id.trim().is_empty() || refusal.input.as_deref() == Some("id");
+    let body = html! { section.edit { (rule_form(chrome, name, fields, new, Some(refusal))) } };
+    let trail = [(book_url(name), name.to_owned()), (format!("{}/rules", book_url(name)), "rules".to_owned())];
+    layout(chrome, "Rule", &trail, None, body)
 }
 
 /// Rows of a report list shown before "and N more".
@@ -938,7 +1416,7 @@ pub fn term(chrome: &Chrome, name: &str, timeline: &Timeline) -> Markup {
         }
         @if let Some(check) = &timeline.standard { (name_standard(check)) }
         @if let (Some(version), false) = (current, retired) {
-            (term_edit_form(chrome, name, id, &TermForm::of(&version.put, timeline.head.0)))
+            (term_edit_form(chrome, name, id, &TermForm::of(&version.put, timeline.head.0), None))
         }
         @if current.is_some() {
             (term_action_forms(chrome, name, id, retired, timeline))
@@ -1259,7 +1737,7 @@ pub fn glossary(chrome: &Chrome, name: &str, records: &RecordsPage) -> Markup {
                 }
             }
         }
-        (term_form(chrome, &format!("{action}/new"), "New term", &TermForm::new_term(records.revision.0), true))
+        (term_form(chrome, &format!("{action}/new"), "New term", &TermForm::new_term(records.revision.0), true, None))
         nav.pages {
             @if query.page > 1 { a rel="prev" href=(format!("{action}?{}", records_href(query, query.page - 1))) { "← previous" } }
             " "

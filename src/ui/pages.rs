@@ -421,23 +421,73 @@ pub async fn term_write(
     let (name, id) = book_and::<String>(path, "term id")?;
     let fields: TermForm = form(&headers, &browser, body)?;
     let id = record_id(&id, "id")?;
+    let chrome = chrome(&server, &browser);
+    let written = term_write_step(server, &chrome, &name, id, &fields).await;
+    written.or_else(|problem| {
+        // The edit form has no id input: its id is the page's.
+        let inputs = &TERM_INPUTS[1..];
+        refused(problem, inputs, |refusal| html::term_form_refused(&chrome, &name, Some(id), &fields, refusal))
+    })
+}
+
+async fn term_write_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    fields: &TermForm,
+) -> Result<Response, Problem> {
     let edit = fields.edit()?;
     let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
-    let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {
             let (current, put, what_if) =
-                on_book(server, name.clone(), move |open| Ok(open.lock().term_edit_what_if(id, &edit, &write)?))
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().term_edit_what_if(id, &edit, &write)?))
                     .await?;
-            page(html::term_preview(&chrome, &name, id, &fields, &current, &put, &what_if))
+            Ok(Page::ok(html::term_preview(chrome, name, id, fields, &current, &put, &what_if)).into_response())
         }
         "save" => {
-            let book = name.clone();
-            on_book(server, name, move |open| Ok(open.lock().term_edit(id, &edit, &write)?)).await?;
-            Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+            on_book(server, name.to_owned(), move |open| Ok(open.lock().term_edit(id, &edit, &write)?)).await?;
+            Ok(super::redirect(&format!("/ui/books/{name}/terms/{id}")))
         }
-        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
     }
+}
+
+/// The inputs of the new-term form; the edit form's are the same without the first,
+/// `id`.
+const TERM_INPUTS: &[&str] = &[
+    "id", "src", "dst", "sense", "kind", "gender", "decl", "note", "since", "until", "status", "priority", "actor",
+    "source",
+];
+
+/// The input of a form a problem names, when it is one of `inputs`: the book's field
+/// with the event's kind, a window's and a list's index left out
+/// (`term_put.window.until` is `until`, `term_put.decl[1]` is `decl`), or else the
+/// field the form's own parse named.
+fn input_of(problem: &Problem, inputs: &[&str]) -> Option<String> {
+    let named = match &problem.field {
+        Some(path) => {
+            let path = path.split_once('.').map_or(path.as_str(), |(_, rest)| rest);
+            let path = path.strip_prefix("window.").unwrap_or(path);
+            path.split(['.', '[']).next().unwrap_or(path).to_owned()
+        }
+        None => problem.at.clone()?,
+    };
+    inputs.contains(&named.as_str()).then_some(named)
+}
+
+/// A form's write refused as invalid (400: a field the editor can fix, or a rule of
+/// the book): the form again, as typed, with the message beside the input it names
+/// (`render`); any other failure (a conflict, 409; a missing book) is its error page.
+fn refused(problem: Problem, inputs: &[&str], render: impl FnOnce(&html::Refusal) -> maud::Markup) -> PageResult {
+    if problem.status != StatusCode::BAD_REQUEST {
+        return Err(problem.into());
+    }
+    let refusal = html::Refusal { input: input_of(&problem, inputs), message: problem.detail };
+    let mut page = Page::ok(render(&refusal));
+    page.status = StatusCode::BAD_REQUEST;
+    Ok(page.into_response())
 }
 
 /// The rollback form of a preview (`POST /ui/books/{book}/rollback`): the revision,
@@ -503,31 +553,43 @@ pub async fn term_new(
 ) -> PageResult {
     let name = book_name(path)?;
     let fields: TermForm = form(&headers, &browser, body)?;
+    let chrome = chrome(&server, &browser);
+    let written = term_new_step(server, &chrome, &name, &fields).await;
+    written.or_else(|problem| {
+        refused(problem, TERM_INPUTS, |refusal| html::term_form_refused(&chrome, &name, None, &fields, refusal))
+    })
+}
+
+async fn term_new_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    fields: &TermForm,
+) -> Result<Response, Problem> {
     let id = given(Some(fields.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
     let edit = fields.edit()?;
     let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
-    let chrome = chrome(&server, &browser);
     match fields.step.as_str() {
         "preview" => {
             let (put, what_if) =
-                on_book(server, name.clone(), move |open| Ok(open.lock().term_create_what_if(id, &edit, &write)?))
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().term_create_what_if(id, &edit, &write)?))
                     .await?;
-            page(html::new_term_preview(&chrome, &name, &fields, &put, &what_if))
+            Ok(Page::ok(html::new_term_preview(chrome, name, fields, &put, &what_if)).into_response())
         }
         "save" => {
-            let book = name.clone();
-            let written = on_book(server, name, move |open| Ok(open.lock().term_create(id, &edit, &write)?)).await?;
+            let written =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().term_create(id, &edit, &write)?)).await?;
             let created = written.submitted.decision.events.iter().find_map(|event| match &event.body {
                 Body::TermPut(put) => Some(put.id),
                 _ => None,
             });
             let location = match created {
-                Some(id) => format!("/ui/books/{book}/terms/{id}"),
-                None => format!("/ui/books/{book}/glossary"),
+                Some(id) => format!("/ui/books/{name}/terms/{id}"),
+                None => format!("/ui/books/{name}/glossary"),
             };
             Ok(super::redirect(&location))
         }
-        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
     }
 }
 
@@ -608,22 +670,303 @@ pub async fn term_action(
 ) -> PageResult {
     let (name, id, action_name) = book_record_action(path)?;
     let fields: ActionForm = form(&headers, &browser, body)?;
-    let action = fields.action(&action_name)?;
-    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
     let chrome = chrome(&server, &browser);
+    let again = |problem: Problem| {
+        let inputs = ["surface", "kind", "since", "until", "reason", "actor", "source"];
+        refused(problem, &inputs, |refusal| html::action_refused(&chrome, &name, id, &action_name, &fields, refusal))
+    };
+    let action = match action_name.as_str() {
+        "review" => Act::Review,
+        _ => match fields.action(&action_name) {
+            Ok(action) => Act::Term(action),
+            Err(problem) => return again(problem),
+        },
+    };
+    let written = term_action_step(Arc::clone(&server), &chrome, &name, id, (&action_name, action), &fields).await;
+    written.or_else(again)
+}
+
+/// What a term's action form asks for: one of [`book::TermAction`], or `review`, the
+/// accept verdict `review accept` writes ([`book::Book::review_accept`]: the term
+/// approved and marked reviewed).
+enum Act {
+    Term(book::TermAction),
+    Review,
+}
+
+async fn term_action_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    id: RecordId,
+    (action_name, action): (&str, Act),
+    fields: &ActionForm,
+) -> Result<Response, Problem> {
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
+    let acceptance = book::review::Acceptance::default();
     match fields.step.as_str() {
         "preview" => {
-            let what_if =
-                on_book(server, name.clone(), move |open| Ok(open.lock().term_action_what_if(id, &action, &write)?))
-                    .await?;
-            page(html::action_preview(&chrome, &name, id, &action_name, &fields, &what_if))
+            let what_if = on_book(server, name.to_owned(), move |open| match action {
+                Act::Term(action) => Ok(open.lock().term_action_what_if(id, &action, &write)?),
+                Act::Review => Ok(open.lock().review_accept_what_if(id, &acceptance, &write)?),
+            })
+            .await?;
+            Ok(Page::ok(html::action_preview(chrome, name, id, action_name, fields, &what_if)).into_response())
         }
         "save" => {
-            let book = name.clone();
-            on_book(server, name, move |open| Ok(open.lock().term_action(id, &action, &write)?)).await?;
-            Ok(super::redirect(&format!("/ui/books/{book}/terms/{id}")))
+            on_book(server, name.to_owned(), move |open| match action {
+                Act::Term(action) => Ok(open.lock().term_action(id, &action, &write)?),
+                Act::Review => Ok(open.lock().review_accept(id, &acceptance, &write)?),
+            })
+            .await?;
+            Ok(super::redirect(&format!("/ui/books/{name}/terms/{id}")))
         }
-        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step").into()),
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
+    }
+}
+
+/// The summaries page: every active summary at the head with its form, and a form
+/// for a new one; the read of its JSON twin, `GET /v1/books/{book}/glossary`.
+pub async fn summaries(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server, &browser);
+    let glossary =
+        on_book(server, name.clone(), move |open| Ok(open.lock().glossary(&book::Reader::Full, None, None)?)).await?;
+    page(html::summaries(&chrome, &name, &glossary))
+}
+
+/// A summary's form: its id (empty on the new-summary form: the next free number),
+/// scope (`chapter:N`, `arc:A-B` or `book`), text and first chapter shown, as typed;
+/// the write's actor and source, the head the form was read at, and the step:
+/// `preview` or `save`.
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryForm {
+    #[serde(default)]
+    pub id: String,
+    pub scope: String,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub visible_from: String,
+    #[serde(default)]
+    pub actor: String,
+    #[serde(default)]
+    pub source: String,
+    pub expected_head: String,
+    pub step: String,
+}
+
+impl SummaryForm {
+    /// The summary's id (none: the next free) and the fields `summary put` takes.
+    fn put(&self) -> Result<(Option<RecordId>, book::SummaryFields), Problem> {
+        let id = given(Some(self.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
+        let scope = book::service::parse_scope(self.scope.trim())?;
+        let visible_from = match self.visible_from.trim() {
+            "" => None,
+            text => Some(text.parse().map_err(|_| {
+                Problem::invalid(format!("visible_from: {text:?} is not a chapter number")).at("visible_from")
+            })?),
+        };
+        Ok((id, book::SummaryFields { scope, text: self.text.trim().to_owned(), visible_from }))
+    }
+}
+
+/// A summary's form posted (`/ui/books/{book}/summaries/put`): `step=preview` shows
+/// what the put would change, the snapshot it would make and the chunks it would
+/// re-open, writing nothing (`Book::summary_put_what_if`); `step=save` puts it
+/// against the head the form was read at (`Book::summary_put`, 409 when another
+/// write came first), then shows the summaries. A refused form comes back as typed.
+pub async fn summary_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let fields: SummaryForm = form(&headers, &browser, body)?;
+    let chrome = chrome(&server, &browser);
+    let written = summary_step(server, &chrome, &name, &fields).await;
+    written.or_else(|problem| {
+        let inputs = ["id", "scope", "text", "visible_from", "actor", "source"];
+        refused(problem, &inputs, |refusal| html::summary_refused(&chrome, &name, &fields, refusal))
+    })
+}
+
+async fn summary_step(
+    server: Arc<Server>,
+    chrome: &Chrome,
+    name: &str,
+    fields: &SummaryForm,
+) -> Result<Response, Problem> {
+    let (id, put) = fields.put()?;
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
+    match fields.step.as_str() {
+        "preview" => {
+            let (current, summary, what_if) =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().summary_put_what_if(id, &put, &write)?))
+                    .await?;
+            let preview = html::summary_preview(chrome, name, fields, current.as_ref(), &summary, &what_if);
+            Ok(Page::ok(preview).into_response())
+        }
+        "save" => {
+            let written =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().summary_put(id, &put, &write)?)).await?;
+            let put = written.submitted.decision.events.iter().find_map(|event| match &event.body {
+                Body::SummaryPut(put) => Some(put.id.to_string()),
+                _ => None,
+            });
+            Ok(super::redirect(&format!("/ui/books/{name}/summaries#{}", put.unwrap_or_default())))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
+    }
+}
+
+/// The rules page: every active rule at the head with its form, and a form for a
+/// new one; the read of its JSON twin, `GET /v1/books/{book}/glossary`.
+pub async fn rules(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let name = book_name(path)?;
+    Query::parse(raw, &[])?;
+    let chrome = chrome(&server, &browser);
+    let glossary =
+        on_book(server, name.clone(), move |open| Ok(open.lock().glossary(&book::Reader::Full, None, None)?)).await?;
+    page(html::rules(&chrome, &name, &glossary))
+}
+
+/// A rule's form: its id (empty on the new-rule form: the next free number), text,
+/// selectors (`applies_to`, `does_not_apply_to`, as `book::service::parse_selectors`
+/// reads them; `does_not_apply_to` empty is not declared, `none` declares none),
+/// window, status and priority, as typed; the write's actor and source, the head the
+/// form was read at, and the step: `preview` or `save`.
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleForm {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub applies_to: String,
+    #[serde(default)]
+    pub does_not_apply_to: String,
+    pub since: String,
+    #[serde(default)]
+    pub until: String,
+    pub status: String,
+    pub priority: String,
+    #[serde(default)]
+    pub actor: String,
+    #[serde(default)]
+    pub source: String,
+    pub expected_head: String,
+    pub step: String,
+}
+
+impl RuleForm {
+    /// The rule's id (none: the next free) and the fields of its put.
+    fn put(&self) -> Result<(Option<RecordId>, book::RuleFields), Problem> {
+        let id = given(Some(self.id.clone())).map(|id| record_id(&id, "id")).transpose()?;
+        let number = |name: &str, text: &str| -> Result<u32, Problem> {
+            text.trim()
+                .parse()
+                .map_err(|_| Problem::invalid(format!("{name}: {text:?} is not a chapter number")).at(name))
+        };
+        let until = match self.until.trim() {
+            "" => None,
+            text => Some(number("until", text)?),
+        };
+        let status =
+            serde_json::from_value(serde_json::Value::String(self.status.trim().to_owned())).map_err(|_| {
+                Problem::invalid(format!("status: {:?} is not approved, auto or draft", self.status)).at("status")
+            })?;
+        let priority =
+            self.priority.trim().parse().map_err(|_| {
+                Problem::invalid(format!("priority: {:?} is not an integer", self.priority)).at("priority")
+            })?;
+        let does_not_apply_to = match self.does_not_apply_to.trim() {
+            "" => None,
+            "none" => Some(Vec::new()),
+            text => Some(book::service::parse_selectors(text, "does_not_apply_to")?),
+        };
+        Ok((
+            id,
+            book::RuleFields {
+                text: self.text.trim().to_owned(),
+                applies_to: book::service::parse_selectors(&self.applies_to, "applies_to")?,
+                does_not_apply_to,
+                window: Window { since: number("since", &self.since)?, until },
+                status,
+                priority,
+            },
+        ))
+    }
+}
+
+/// A rule's form posted (`/ui/books/{book}/rules/put`): `step=preview` shows what the
+/// put would change, the snapshot it would make and the chunks it would re-open,
+/// writing nothing (`Book::rule_put_what_if`); `step=save` puts it against the head
+/// the form was read at (`Book::rule_put`, 409 when another write came first), then
+/// shows the rules. A refused form comes back as typed.
+pub async fn rule_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let fields: RuleForm = form(&headers, &browser, body)?;
+    let chrome = chrome(&server, &browser);
+    let written = rule_step(server, &chrome, &name, &fields).await;
+    written.or_else(|problem| {
+        let inputs = [
+            "id",
+            "text",
+            "applies_to",
+            "does_not_apply_to",
+            "since",
+            "until",
+            "status",
+            "priority",
+            "actor",
+            "source",
+        ];
+        refused(problem, &inputs, |refusal| html::rule_refused(&chrome, &name, &fields, refusal))
+    })
+}
+
+async fn rule_step(server: Arc<Server>, chrome: &Chrome, name: &str, fields: &RuleForm) -> Result<Response, Problem> {
+    let (id, put) = fields.put()?;
+    let write = editor_write(&fields.actor, &fields.source, &fields.expected_head)?;
+    match fields.step.as_str() {
+        "preview" => {
+            let (current, rule, what_if) =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().rule_put_what_if(id, &put, &write)?))
+                    .await?;
+            Ok(Page::ok(html::rule_preview(chrome, name, fields, current.as_ref(), &rule, &what_if)).into_response())
+        }
+        "save" => {
+            let written =
+                on_book(server, name.to_owned(), move |open| Ok(open.lock().rule_put(id, &put, &write)?)).await?;
+            let put = written.submitted.decision.events.iter().find_map(|event| match &event.body {
+                Body::RulePut(put) => Some(put.id.to_string()),
+                _ => None,
+            });
+            Ok(super::redirect(&format!("/ui/books/{name}/rules#{}", put.unwrap_or_default())))
+        }
+        other => Err(Problem::invalid(format!("step: {other:?} is not preview or save")).at("step")),
     }
 }
 
