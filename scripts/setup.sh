@@ -28,6 +28,8 @@
 #     own service is not needed and the tests never use its port
 #   * openssl: the command tests/proxy.rs makes a CA and a certificate with, for the
 #     stand-in upstream it serves over TLS (--upstream-ca)
+#   * enamdict: Japanese proper names with their readings (EDRDG's ENAMDICT), read by
+#     `names lint` for names in kanji (docs/names.md) and by bench/benches/matcher.rs
 # Idempotent: skips what is already there. Needs root or sudo for apt-get.
 #
 # Optional, with --real-model (or LOREBANK_REAL_MODEL=1): a real multilingual model for
@@ -50,7 +52,7 @@ for arg in "$@"; do
     esac
 done
 
-APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server openssl)
+APT_PACKAGES=(libopencc-dev opencc unicode-data bzip2 pkg-config chromium chromium-driver fonts-noto-cjk nats-server openssl enamdict)
 PIP_PACKAGES=(jieba==0.42.1 pyahocorasick==2.3.1 httpx==0.28.1 openai==3.51.0 schemathesis==4.32.5 openpyxl==3.1.5 lxml==6.1.3 translate-toolkit==3.20.4 pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 onnx==1.23.2)
 
 as_root() {

@@ -48,6 +48,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         .collect();
     let tested = [
         "event_codec",
+        "enamdict",
         "normalize",
         "matcher",
         "frozen_load",
@@ -62,6 +63,7 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
         "locate",
         "model_answers",
     ];
+
     assert_eq!(targets, tested, "a fuzz target without a corpus test below, or a test of no target");
     for target in targets {
         corpus(&format!("fuzz_{target}"));
@@ -71,6 +73,11 @@ fn every_fuzz_target_has_a_body_test_and_a_seed_corpus() {
 #[test]
 fn fuzz_event_codec_seeds() {
     run("fuzz_event_codec", bodies::event_codec);
+}
+
+#[test]
+fn fuzz_enamdict_seeds() {
+    run("fuzz_enamdict", bodies::enamdict);
 }
 
 #[test]

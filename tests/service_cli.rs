@@ -474,7 +474,7 @@ fn names_lint_reads_a_kanji_name_by_its_reading_alias() {
             "\n",
             r#"{"alias_added":{"id":"T-2","surface":"あやなみ れい","kind":"reading"}}"#,
             "\n",
-            r#"{"term_put":{"id":"T-3","src":"渚カヲル","dst":"Нагиса Каору","kind":"character"}}"#,
+            r#"{"term_put":{"id":"T-3","src":"鈴木一郎","dst":"Судзуки Итиро","kind":"character"}}"#,
             "\n",
         ),
     );
@@ -484,8 +484,60 @@ fn names_lint_reads_a_kanji_name_by_its_reading_alias() {
     assert_eq!(lint["deviations"].as_array().unwrap().len(), 1, "{lint}");
     assert_eq!(lint["deviations"][0]["term"], "T-1", "{lint}");
     assert_eq!(lint["deviations"][0]["expected"], "Икари Синдзи", "{lint}");
+    // No reading alias, and the name dictionary (tests/data/enamdict) lacks the name.
     assert_eq!(lint["unchecked"][0]["term"], "T-3", "{lint}");
-    assert!(lint["unchecked"][0]["why"].as_str().unwrap().contains("no reading alias"), "{lint}");
+    let why = lint["unchecked"][0]["why"].as_str().unwrap();
+    assert!(why.contains("no reading alias") && why.contains("has none of 鈴木一郎"), "{lint}");
+    // Without a dictionary, the lint says where it looked.
+    let output = book.run_with_env(&["--json", "names", "lint"], "LOREBANK_ENAMDICT", "/nonexistent/enamdict");
+    let lint: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        lint["unchecked"][0]["why"].as_str().unwrap().contains("no name dictionary at /nonexistent/enamdict"),
+        "{lint}"
+    );
+}
+
+/// A Japanese name in kanji without a reading alias is read by the name dictionary:
+/// the reading that gives the rendering is the term's; a rendering no reading gives
+/// is flagged against the closest one; a place is read as one word.
+#[test]
+fn names_lint_reads_a_kanji_name_by_the_name_dictionary() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let glossary = common::write_file(
+        dir.path(),
+        "ja.jsonl",
+        concat!(
+            r#"{"languages_set":{"source":"ja","target":"ru"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-1","src":"宮崎駿","dst":"Миядзаки Хаяо","kind":"character"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-2","src":"碇シンジ","dst":"Икари Шинджи","kind":"character"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-3","src":"川端康成","dst":"Кавабата Ясунари","kind":"character"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-4","src":"京都","dst":"Киото","kind":"place"}}"#,
+            "\n",
+            r#"{"term_put":{"id":"T-5","src":"夏目漱石","dst":"Нацумэ Сосэки","kind":"character"}}"#,
+            "\n",
+        ),
+    );
+    book.ok(&["apply", &glossary]);
+    let lint = book.json(&["names", "lint"]);
+    assert_eq!(lint["n_checked"], 5, "{lint}");
+    assert_eq!(lint["unchecked"].as_array().unwrap().len(), 0, "{lint}");
+    let deviations: Vec<(&str, &str)> = lint["deviations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["term"].as_str().unwrap(), d["expected"].as_str().unwrap()))
+        .collect();
+    // 駿 is read はやお, one of its ten readings, because that gives the rendering;
+    // Шинджи is no reading of シンジ; 京都 by the standard is Кёто (Киото is the
+    // established exception an editor marks).
+    assert_eq!(deviations, [("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
+    // The syllable that differs is read from the dictionary's reading.
+    assert_eq!(lint["deviations"][0]["syllable"]["reading"], "し", "{lint}");
 }
 
 /// Demonstrations (render format 3): a term the post-check found missing in an

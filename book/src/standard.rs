@@ -7,10 +7,18 @@
 //! A term an editor keeps on purpose (an established form such as Сунь Ятсен, a
 //! publisher's choice) is marked by an `accept` verdict with the reason
 //! [`NAME_EXCEPTION`] and is listed apart, not flagged. A Japanese source in kanji is
-//! read by the term's declared reading (a reading alias in kana); without one it is
-//! counted as unchecked with the reason.
+//! read by the term's declared reading (a reading alias in kana); without one, by the
+//! readings a name dictionary gives ([`NameDictionary`]: Debian's `enamdict`, or the
+//! file `LOREBANK_ENAMDICT` names), the reading that gives the rendering counting as
+//! the term's (the dictionary cannot tell which reading the author meant); without
+//! either it is counted as unchecked with the reason.
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use ledger_model::limits::input::NAME_DICTIONARY_BYTES_MAX;
 use ledger_model::*;
+use translit::enamdict::{self, NameReadings};
 
 use crate::book::Book;
 use crate::error::BookError;
@@ -66,31 +74,122 @@ pub enum NameCheck {
     Unchecked(String),
 }
 
-/// The check of `term` (an active term of a book whose source language is
-/// `language`); `None` unless it is a character or a place. A Japanese source in
-/// kanji is read by its declared reading: the first reading alias written in kana.
-pub fn check_name(language: &str, id: RecordId, term: &projections::Term) -> Option<NameCheck> {
-    let put = &term.put;
-    let kind @ ("character" | "place") = put.kind.as_deref()? else { return None };
-    let reading = term
-        .aliases
+/// The name dictionary read for Japanese names in kanji: the file `LOREBANK_ENAMDICT`
+/// names, else Debian's `/usr/share/edict/enamdict` (package `enamdict`), in the
+/// ENAMDICT format, EUC-JP or UTF-8.
+#[derive(Clone, Debug)]
+pub struct NameDictionary {
+    /// Where it is read from.
+    pub path: PathBuf,
+}
+
+/// The environment variable that names the name dictionary.
+pub const NAME_DICTIONARY_ENV: &str = "LOREBANK_ENAMDICT";
+/// Where Debian's `enamdict` puts it.
+pub const NAME_DICTIONARY_PATH: &str = "/usr/share/edict/enamdict";
+
+impl NameDictionary {
+    /// The dictionary this process reads: `LOREBANK_ENAMDICT`, else Debian's path.
+    pub fn configured() -> NameDictionary {
+        let path =
+            std::env::var_os(NAME_DICTIONARY_ENV).map_or_else(|| PathBuf::from(NAME_DICTIONARY_PATH), PathBuf::from);
+        NameDictionary { path }
+    }
+
+    /// The readings of the headwords `needed` (every other line is dropped as it is
+    /// read), or why there are none: the file is missing, over
+    /// [`NAME_DICTIONARY_BYTES_MAX`], or neither UTF-8 nor EUC-JP.
+    pub fn readings(&self, needed: &BTreeSet<String>) -> Result<NameReadings, String> {
+        let path = self.path.display();
+        let unread = |error: std::io::Error| {
+            format!("no name dictionary at {path} ({error}; install Debian's enamdict or set {NAME_DICTIONARY_ENV})")
+        };
+        let size = std::fs::metadata(&self.path).map_err(unread)?.len();
+        if size > NAME_DICTIONARY_BYTES_MAX {
+            return Err(format!(
+                "the name dictionary {path} has {size} bytes, over the limit of {NAME_DICTIONARY_BYTES_MAX}"
+            ));
+        }
+        let bytes = std::fs::read(&self.path).map_err(unread)?;
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => {
+                let (text, had_errors) = encoding_rs::EUC_JP.decode_without_bom_handling(&bytes);
+                if had_errors {
+                    return Err(format!("the name dictionary {path} is neither UTF-8 nor EUC-JP"));
+                }
+                text
+            }
+        };
+        let mut readings = NameReadings::default();
+        for entry in text.lines().filter_map(enamdict::parse_line) {
+            if needed.contains(entry.headword) {
+                readings.insert(&entry);
+            }
+        }
+        Ok(readings)
+    }
+}
+
+/// The names dictionary readings, read for the terms that need them, or why none
+/// were: what [`check_name`] is given.
+pub type Readings<'a> = Result<&'a NameReadings, &'a str>;
+
+/// Whether `term`, in a book whose source language is `language`, would be read by
+/// the name dictionary: a Japanese character or place in kanji without a reading
+/// alias. Its headwords are [`enamdict::needed_headwords`] of its source.
+pub fn needs_dictionary(language: &str, term: &projections::Term) -> bool {
+    matches!(term.put.kind.as_deref(), Some("character" | "place"))
+        && is_japanese(language)
+        && !is_kana_name(&term.put.src)
+        && reading_alias(term).is_none()
+}
+
+/// The term's declared reading: its first reading alias written in kana.
+fn reading_alias(term: &projections::Term) -> Option<&str> {
+    term.aliases
         .values()
         .filter(|alias| alias.kind == AliasKind::Reading)
         .map(|alias| alias.surface.as_str())
-        .find(|surface| is_kana_name(surface));
-    let source = match reading {
+        .find(|surface| is_kana_name(surface))
+}
+
+/// The check of `term` (an active term of a book whose source language is
+/// `language`); `None` unless it is a character or a place. A Japanese source in
+/// kanji is read by its declared reading (the first reading alias written in kana),
+/// else by the readings of the name dictionary (`dictionary`, read for the terms that
+/// need it, or why it could not be): the reading whose standard form is the
+/// rendering, else the one whose form is closest to it (fewest chars to change; the
+/// dictionary's order breaks ties).
+pub fn check_name(
+    language: &str,
+    id: RecordId,
+    term: &projections::Term,
+    dictionary: Readings<'_>,
+) -> Option<NameCheck> {
+    let put = &term.put;
+    let kind @ ("character" | "place") = put.kind.as_deref()? else { return None };
+    let source = match reading_alias(term) {
         Some(reading) if !is_kana_name(&put.src) && is_japanese(language) => reading,
         _ => put.src.as_str(),
     };
-    let expected = match standard(language, kind, source) {
-        Ok(expected) => expected,
-        Err(why) => return Some(NameCheck::Unchecked(why)),
+    let dst = comparable(&put.dst);
+    let expected = if needs_dictionary(language, term) {
+        match from_dictionary(kind, &put.src, &dst, dictionary) {
+            Ok(expected) => expected,
+            Err(why) => return Some(NameCheck::Unchecked(why)),
+        }
+    } else {
+        match standard(language, kind, source) {
+            Ok(expected) => expected,
+            Err(why) => return Some(NameCheck::Unchecked(why)),
+        }
     };
     let text = expected.text();
-    if comparable(&put.dst) == comparable(&text) {
+    if dst == comparable(&text) {
         return Some(NameCheck::Standard);
     }
-    let syllable = first_differing(&expected, &comparable(&put.dst));
+    let syllable = first_differing(&expected, &dst);
     let deviation = Deviation { id, src: put.src.clone(), dst: put.dst.clone(), expected: text, syllable };
     let marked = matches!(&term.verdict, Some((Verdict::Accept, reason)) if reason == NAME_EXCEPTION);
     Some(if marked { NameCheck::Exception(deviation) } else { NameCheck::Deviates(deviation) })
@@ -111,8 +210,11 @@ impl Book {
             exceptions: Vec::new(),
             unchecked: Vec::new(),
         };
-        for active in state.active_terms(None) {
-            match check_name(&language, active.id, active.term) {
+        let active = state.active_terms(None);
+        let (readings, why) = dictionary_for(&language, active.iter().map(|active| active.term));
+        let dictionary = readings.as_ref().ok_or(why.as_str());
+        for active in active {
+            match check_name(&language, active.id, active.term, dictionary) {
                 None => {}
                 Some(NameCheck::Unchecked(why)) => lint.unchecked.push((active.id, why)),
                 Some(NameCheck::Standard) => lint.n_checked += 1,
@@ -128,6 +230,71 @@ impl Book {
         }
         Ok(lint)
     }
+}
+
+/// The name dictionary's readings of the headwords `terms` need (read only when one
+/// needs it), or why there are none.
+pub(crate) fn dictionary_for<'a>(
+    language: &str,
+    terms: impl Iterator<Item = &'a projections::Term>,
+) -> (Option<NameReadings>, String) {
+    let needed: BTreeSet<String> = terms
+        .filter(|term| needs_dictionary(language, term))
+        .flat_map(|term| enamdict::needed_headwords(&term.put.src))
+        .collect();
+    if needed.is_empty() {
+        return (None, "no term needs the name dictionary".to_owned());
+    }
+    match NameDictionary::configured().readings(&needed) {
+        Ok(readings) => (Some(readings), String::new()),
+        Err(why) => (None, why),
+    }
+}
+
+/// The standard's form of a Japanese name in kanji read by the dictionary: the form of
+/// the reading that gives `dst` (comparable), else the closest.
+fn from_dictionary(
+    kind: &str,
+    src: &str,
+    dst: &str,
+    dictionary: Readings<'_>,
+) -> Result<translit::RussianName, String> {
+    let dictionary = dictionary.map_err(|why| format!("no kana reading (no reading alias, and {why})"))?;
+    let mut best: Option<(usize, translit::RussianName)> = None;
+    for (family, given) in enamdict::name_readings(src, kind == "place", dictionary) {
+        let name = match &family {
+            Some(family) => translit::polivanov_name(family, &given),
+            None => {
+                translit::polivanov_word(&given).map(|word| translit::RussianName { family: None, given: Some(word) })
+            }
+        };
+        let Ok(name) = name else { continue };
+        let distance = edit_distance(&comparable(&name.text()), dst);
+        if best.as_ref().is_none_or(|(known, _)| distance < *known) {
+            best = Some((distance, name));
+        }
+        if distance == 0 {
+            break;
+        }
+    }
+    best.map(|(_, name)| name)
+        .ok_or_else(|| format!("no kana reading (no reading alias, and the name dictionary has none of {src})"))
+}
+
+/// Levenshtein distance in chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The standard's form of `src`, a term of `kind` in a book whose source language is

@@ -846,3 +846,39 @@ pub fn model_answers(data: &[u8]) {
         }
     }
 }
+
+/// `fuzz_enamdict`: any text, read as lines of a name dictionary, never panics; an
+/// entry parsed has a plain headword and a kana reading; the readings of any headword
+/// kept are kana pairs, at most `NAME_READINGS_MAX`, and the headwords a name needs
+/// include each of its parts.
+pub fn enamdict(data: &[u8]) {
+    use translit::enamdict::{is_kana, name_readings, needed_headwords, parse_line, NameReadings, NAME_READINGS_MAX};
+    if data.len() > 4096 {
+        return;
+    }
+    let text = String::from_utf8_lossy(data);
+    let mut dictionary = NameReadings::default();
+    let mut headwords = Vec::new();
+    for line in text.lines() {
+        if let Some(entry) = parse_line(line) {
+            assert!(!entry.headword.is_empty() && !entry.headword.contains(char::is_whitespace), "{line:?}");
+            assert!(!entry.reading.is_empty() && entry.reading.chars().all(is_kana), "{line:?}");
+            assert!(!entry.tags.is_empty(), "{line:?}");
+            dictionary.insert(&entry);
+            headwords.push(entry.headword.to_owned());
+        }
+        let needed = needed_headwords(line);
+        for part in line.split([' ', '\u{3000}', '・']).filter(|part| !part.is_empty()) {
+            assert!(needed.iter().any(|headword| headword == part), "{part:?} of {line:?}");
+        }
+    }
+    for headword in headwords.iter().chain(text.lines().map(str::to_owned).collect::<Vec<_>>().iter()) {
+        for place in [false, true] {
+            let readings = name_readings(headword, place, &dictionary);
+            assert!(readings.len() <= NAME_READINGS_MAX);
+            for (family, given) in &readings {
+                assert!(family.iter().chain(std::iter::once(given)).all(|kana| kana.chars().all(is_kana)));
+            }
+        }
+    }
+}

@@ -35,6 +35,8 @@ impl Book {
     pub fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_lorebank"));
         command.arg("--book").arg(&self.path).args(args).env_remove("LOREBANK_BOOK").env("LOREBANK_ACTOR", self.actor);
+        // The same name dictionary on every machine (tests/data/enamdict).
+        command.env("LOREBANK_ENAMDICT", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/enamdict/enamdict-slice"));
         command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = command.spawn().unwrap();

@@ -19,10 +19,11 @@
 //! by binary search. It never panics on input: any `&str` gets a value or a
 //! [`TranslitError`] naming the character or syllable and its position.
 //!
-//! What is not its job: **readings of kanji.** A Japanese name written in kanji has no
-//! reading this crate could know (松本 may be Matsumoto or a dozen other readings); the
-//! caller passes kana, from ruby in the source text or from the term's recorded
-//! reading. A Chinese reading is taken from the characters, and where a character
+//! What is not its job: **choosing the reading of kanji.** A Japanese name written in
+//! kanji has no reading this crate could know for sure (松本 may be Matsumoto or a
+//! dozen other readings); the caller passes kana, from ruby in the source text or from
+//! the term's recorded reading, or asks [`enamdict`] for every reading a name
+//! dictionary gives and chooses among them. A Chinese reading is taken from the characters, and where a character
 //! has several, the most common one is taken unless the surname table says otherwise;
 //! a given name that needs a rarer reading (刘禅 Liú Shàn) is outside what characters
 //! alone can tell, and the caller who knows better passes pinyin to
@@ -34,6 +35,7 @@
 //! standard").
 
 mod chinese;
+pub mod enamdict;
 mod error;
 mod palladius;
 mod pinyin_norm;

@@ -32,6 +32,10 @@ pub const MODEL_ANSWER_BYTES_MAX: usize = 1 << 20;
 pub const BOOK_JOB_CHUNKS_MAX: usize = 20_000;
 /// Most rows one page of the editor's glossary listing holds (`per_page`).
 pub const RECORDS_PER_PAGE_MAX: usize = 500;
+/// Largest name dictionary (ENAMDICT format; Debian's `enamdict` is 26 MB) read for
+/// the readings of Japanese names in kanji (`names lint`, the term page), in bytes:
+/// its size is checked before it is read.
+pub const NAME_DICTIONARY_BYTES_MAX: u64 = 64 << 20;
 /// Largest archive file an archive import reads (`import-archive ARCHIVE`,
 /// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
 /// Sixteen times the file of a book of a million events (docs/benchmarks.md).
