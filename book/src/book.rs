@@ -122,6 +122,8 @@ pub struct Book {
     profiles: BTreeMap<Hash32, Arc<Profile>>,
     /// The head as shared by [`Book::assembler_for`], by reader, while it is the head.
     assemblers: BTreeMap<Reader, crate::chunks::Assembler>,
+    /// What the demonstrations' pool read of each receipt, shared by the assemblers.
+    examples: crate::examples::SharedExtracts,
     /// The encoded sizes of the head and recent states, by the revisions they are at
     /// ([`Book::resident_bytes`]).
     state_bytes: Option<((Seq, Seq), (u64, u64))>,
@@ -174,6 +176,7 @@ impl Book {
             frozen: BTreeMap::new(),
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
+            examples: Default::default(),
             state_bytes: None,
             claim: None,
             proxy_index: None,
@@ -252,6 +255,11 @@ impl Book {
     /// wait for the book (the ledger takes its own locks).
     pub fn ledger_handle(&self) -> Arc<Ledger> {
         Arc::clone(&self.ledger)
+    }
+
+    /// The demonstrations' per-receipt cache, for an assembler of this book.
+    pub(crate) fn example_extracts(&self) -> crate::examples::SharedExtracts {
+        Arc::clone(&self.examples)
     }
 
     pub(crate) fn assembler_cache(&self, reader: &Reader) -> Option<crate::chunks::Assembler> {

@@ -341,18 +341,23 @@ impl Book {
     }
 }
 
-/// The latest stored check of `receipt` (the last filing of its index), if any,
-/// checked as [`Book::stored_check`] checks it.
+/// Whether `receipt`'s check index has an `n`th filing (from 0).
+pub(crate) fn has_filing(ledger: &ledger::Ledger, receipt: Hash32, n: u32) -> Result<bool, BookError> {
+    Ok(ledger.blob(index_id(receipt, n))?.is_some())
+}
+
+/// How many checks `receipt` has filed, and the latest (its last filing), checked as
+/// [`Book::stored_check`] checks it.
 pub(crate) fn latest_check_in(
     ledger: &ledger::Ledger,
     receipt: Hash32,
-) -> Result<Option<(Hash32, StoredCheck)>, BookError> {
+) -> Result<(u32, Option<(Hash32, StoredCheck)>), BookError> {
     let mut last = None;
     for n in 0.. {
         let Some(bytes) = ledger.blob(index_id(receipt, n))? else { break };
         last = Some((n, bytes));
     }
-    let Some((n, bytes)) = last else { return Ok(None) };
+    let Some((n, bytes)) = last else { return Ok((0, None)) };
     let filing = CheckFiling::from_bytes(&bytes).map_err(|error| {
         BookError::Corrupted(format!("check index entry {n} of receipt {receipt} is not a filing: {error}"))
     })?;
@@ -364,5 +369,5 @@ pub(crate) fn latest_check_in(
     if check_id(&bytes) != filing.check || stored.receipt != receipt {
         return Err(BookError::Corrupted(format!("check {} is not the check it is filed as", filing.check)));
     }
-    Ok(Some((filing.check, stored)))
+    Ok((n + 1, Some((filing.check, stored))))
 }

@@ -275,6 +275,7 @@ pub struct Assembler {
     frozen: Arc<Frozen>,
     snapshot: SnapshotId,
     reader: Reader,
+    examples: crate::examples::SharedExtracts,
 }
 
 impl std::fmt::Debug for Assembler {
@@ -306,7 +307,7 @@ impl Assembler {
     /// The demonstrations offered at `chapter` ([`crate::examples`]; none unless the
     /// book renders format 3).
     pub fn examples(&self, chapter: u32) -> Result<Vec<Example>, BookError> {
-        crate::examples::pool(&self.ledger, &self.state, &self.reader, chapter)
+        crate::examples::pool(&self.ledger, &self.state, &self.reader, chapter, &self.examples)
     }
 
     /// Assembles one chunk; `prev` is the receipt before it in the chapter, when
@@ -426,7 +427,14 @@ impl Book {
         self.check_reader(&state, reader)?;
         let (frozen, _) = self.frozen_for(&state, reader)?;
         let snapshot = self.snapshot_id(&state);
-        let assembler = Assembler { ledger: self.ledger_handle(), state, frozen, snapshot, reader: reader.clone() };
+        let assembler = Assembler {
+            ledger: self.ledger_handle(),
+            state,
+            frozen,
+            snapshot,
+            reader: reader.clone(),
+            examples: self.example_extracts(),
+        };
         self.set_assembler_cache(reader.clone(), assembler.clone());
         Ok(assembler)
     }

@@ -20,11 +20,19 @@
 //! declined forms are what a model gets wrong), the nearest chapter, the shortest
 //! pair (chars), then the receipt id and the position in the chunk.
 //!
+//! What was read of each receipt (its reader, the terms its latest check failed, its
+//! candidates) is kept between calls, shared by the book's assemblers, and read again
+//! only when the receipt's check index has grown (at most [`EXAMPLE_EXTRACTS_MAX`]
+//! receipts; past it the cache starts again): a call then costs a listing of the
+//! chapters looked at, one probe of each receipt's check index, and the re-check of
+//! the candidates of the terms that need an example.
+//!
 //! Everything here reads the ledger; assembly itself stays pure: it is given the
 //! pool and decides what is shown ([`assembly::assemble::assemble_with`]), and the
 //! receipt records what was shown, texts included, so a replay needs nothing else.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 
 use ledger::Ledger;
 use ledger_model::*;
@@ -43,73 +51,88 @@ pub const EXAMPLE_SOURCE_CHARS_MAX: usize = 80;
 /// The longest translated sentence an example may have, in chars.
 pub const EXAMPLE_TARGET_CHARS_MAX: usize = 240;
 
+/// At most this many receipts' extracts are kept between calls
+/// ([`SharedExtracts`]); past it the cache starts again.
+pub const EXAMPLE_EXTRACTS_MAX: usize = 16_384;
+
+/// What the pool read of each receipt, by receipt id, kept between calls and shared
+/// by a book's assemblers: a receipt never changes and its check index only grows,
+/// so an extract stays true while the index has no filing past the ones it read.
+pub(crate) type SharedExtracts = Arc<Mutex<BTreeMap<Hash32, Arc<Extract>>>>;
+
+/// What one receipt and its latest check give the pool.
+pub(crate) struct Extract {
+    reader: Reader,
+    chapter: u32,
+    /// How many checks the receipt had filed when this was read.
+    filings: u32,
+    /// Terms its latest check found missing, wrongly rendered or gender-flagged.
+    needs: Vec<u32>,
+    /// Candidates its latest check gives, by the rendering of that time.
+    candidates: Vec<Candidate>,
+}
+
 /// The demonstrations offered at `chapter` to `reader`, at most one per term, by
-/// term number; empty unless the book renders format 3.
-pub(crate) fn pool(ledger: &Ledger, state: &State, reader: &Reader, chapter: u32) -> Result<Vec<Example>, BookError> {
+/// term number; empty unless the book renders format 3. `extracts` keeps what was
+/// read of each receipt between calls.
+pub(crate) fn pool(
+    ledger: &Ledger,
+    state: &State,
+    reader: &Reader,
+    chapter: u32,
+    extracts: &SharedExtracts,
+) -> Result<Vec<Example>, BookError> {
     if state.assembly().render_format < EXAMPLES_FORMAT {
         return Ok(Vec::new());
     }
-    // The latest receipt of every recorded chunk of the chapters looked at.
-    let mut latest: Vec<(u32, String, Hash32)> = Vec::new();
-    for (filed_chapter, key, _, id) in ledger.filed(None)? {
-        if filed_chapter >= chapter {
-            continue;
+    // The latest receipt of every recorded chunk of the nearest earlier chapters that
+    // have any, chapter by chapter downwards.
+    let mut latest: Vec<(u32, Hash32)> = Vec::new();
+    let mut n_chapters = 0;
+    for earlier in (1..chapter).rev() {
+        if n_chapters == EXAMPLE_CHAPTERS_BACK {
+            break;
         }
-        match latest.last_mut() {
-            Some(last) if last.0 == filed_chapter && last.1 == key => last.2 = id,
-            _ => latest.push((filed_chapter, key, id)),
+        let mut of_chapter: Vec<(String, Hash32)> = Vec::new();
+        for (_, key, _, id) in ledger.filed(Some(earlier))? {
+            match of_chapter.last_mut() {
+                Some(last) if last.0 == key => last.1 = id,
+                _ => of_chapter.push((key, id)),
+            }
+        }
+        if !of_chapter.is_empty() {
+            n_chapters += 1;
+            latest.extend(of_chapter.into_iter().map(|(_, id)| (earlier, id)));
         }
     }
-    let chapters: BTreeSet<u32> = latest.iter().map(|(chapter, _, _)| *chapter).collect();
-    let nearest: BTreeSet<u32> = chapters.into_iter().rev().take(EXAMPLE_CHAPTERS_BACK).collect();
 
     let mut needs: BTreeSet<u32> = BTreeSet::new();
     let mut candidates: BTreeMap<u32, Vec<Candidate>> = BTreeMap::new();
-    for (receipt_chapter, _, receipt_id) in latest.into_iter().filter(|(chapter, _, _)| nearest.contains(chapter)) {
-        let (_, receipt) = receipt_in(ledger, &receipt_id.to_hex())?;
-        if reader_of(&receipt) != *reader {
+    for (receipt_chapter, receipt_id) in latest {
+        let kept = extracts
+            .lock()
+            .map_err(|_| BookError::Invalid("the examples' cache is poisoned".into()))?
+            .get(&receipt_id)
+            .cloned();
+        let extract = match kept {
+            Some(extract) if !crate::check::has_filing(ledger, receipt_id, extract.filings)? => extract,
+            _ => {
+                let extract = Arc::new(extract(ledger, receipt_chapter, receipt_id)?);
+                let mut kept = extracts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if kept.len() >= EXAMPLE_EXTRACTS_MAX {
+                    kept.clear();
+                }
+                kept.insert(receipt_id, Arc::clone(&extract));
+                extract
+            }
+        };
+        if extract.reader != *reader {
             continue;
         }
-        let Some((check_id, stored)) = crate::check::latest_check_in(ledger, receipt_id)? else { continue };
-        let mut input: Option<String> = None;
-        for item in &stored.check.items {
-            let failed = matches!(item.verdict, CheckVerdict::Missing | CheckVerdict::WrongRendering)
-                || !item.agreement.is_empty();
-            if failed {
-                needs.insert(item.term);
-                continue;
-            }
-            let [found] = item.found.as_slice() else { continue };
-            if item.verdict != CheckVerdict::Rendered || item.source_count != 1 || item.review {
-                continue;
-            }
-            let mut hits = receipt.hits.iter().filter(|hit| hit.term == item.term);
-            let (Some(hit), None) = (hits.next(), hits.next()) else { continue };
-            if hit.disposition != Disposition::Confirmed {
-                continue;
-            }
-            let input = match &mut input {
-                Some(input) => input,
-                None => input.insert(text_in(ledger, receipt.input, "input")?),
-            };
-            let span = |(start, end): (u32, u32)| (start as usize, end as usize);
-            let Some(source) = sentence_around(input, span(hit.bytes), source_ends) else { continue };
-            let Some(target) = sentence_around(&stored.translation, span(found.bytes), target_ends) else { continue };
-            if source.chars().count() > EXAMPLE_SOURCE_CHARS_MAX || target.chars().count() > EXAMPLE_TARGET_CHARS_MAX {
-                continue;
-            }
-            candidates.entry(item.term).or_default().push(Candidate {
-                example: Example {
-                    term: item.term,
-                    source: source.to_owned(),
-                    target: target.to_owned(),
-                    chapter: receipt_chapter,
-                    receipt: receipt_id,
-                    check: check_id,
-                },
-                at: hit.bytes.0,
-                declined: false,
-            });
+        debug_assert_eq!(extract.chapter, receipt_chapter);
+        needs.extend(extract.needs.iter().copied());
+        for candidate in &extract.candidates {
+            candidates.entry(candidate.example.term).or_default().push(candidate.clone());
         }
     }
 
@@ -154,8 +177,59 @@ pub(crate) fn pool(ledger: &Ledger, state: &State, reader: &Reader, chapter: u32
     Ok(pool)
 }
 
+/// What receipt `receipt_id` (of `chapter`) and its latest check give the pool.
+fn extract(ledger: &Ledger, chapter: u32, receipt_id: Hash32) -> Result<Extract, BookError> {
+    let (_, receipt) = receipt_in(ledger, &receipt_id.to_hex())?;
+    let (filings, latest) = crate::check::latest_check_in(ledger, receipt_id)?;
+    let mut extract =
+        Extract { reader: reader_of(&receipt), chapter, filings, needs: Vec::new(), candidates: Vec::new() };
+    let Some((check_id, stored)) = latest else { return Ok(extract) };
+    let mut input: Option<String> = None;
+    for item in &stored.check.items {
+        let failed =
+            matches!(item.verdict, CheckVerdict::Missing | CheckVerdict::WrongRendering) || !item.agreement.is_empty();
+        if failed {
+            extract.needs.push(item.term);
+            continue;
+        }
+        let [found] = item.found.as_slice() else { continue };
+        if item.verdict != CheckVerdict::Rendered || item.source_count != 1 || item.review {
+            continue;
+        }
+        let mut hits = receipt.hits.iter().filter(|hit| hit.term == item.term);
+        let (Some(hit), None) = (hits.next(), hits.next()) else { continue };
+        if hit.disposition != Disposition::Confirmed {
+            continue;
+        }
+        let input = match &mut input {
+            Some(input) => input,
+            None => input.insert(text_in(ledger, receipt.input, "input")?),
+        };
+        let span = |(start, end): (u32, u32)| (start as usize, end as usize);
+        let Some(source) = sentence_around(input, span(hit.bytes), source_ends) else { continue };
+        let Some(target) = sentence_around(&stored.translation, span(found.bytes), target_ends) else { continue };
+        if source.chars().count() > EXAMPLE_SOURCE_CHARS_MAX || target.chars().count() > EXAMPLE_TARGET_CHARS_MAX {
+            continue;
+        }
+        extract.candidates.push(Candidate {
+            example: Example {
+                term: item.term,
+                source: source.to_owned(),
+                target: target.to_owned(),
+                chapter,
+                receipt: receipt_id,
+                check: check_id,
+            },
+            at: hit.bytes.0,
+            declined: false,
+        });
+    }
+    Ok(extract)
+}
+
 /// An example found in a check, before it is chosen.
-struct Candidate {
+#[derive(Clone)]
+pub(crate) struct Candidate {
     example: Example,
     /// Where the hit starts in its chunk.
     at: u32,
