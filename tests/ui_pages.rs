@@ -1318,3 +1318,31 @@ fn a_rule_is_written_and_revised_from_the_rules_page_as_apply_writes_it() {
     assert_eq!(created, twin_event(twin_head - 1), "the new rule, as apply writes it");
     assert_eq!(revised, twin_event(twin_head), "the revision, as apply writes it");
 }
+
+#[test]
+fn the_chapter_page_shows_the_examples_a_chunk_was_given_and_where_they_come_from() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    // Chapter 2, chunk 2 translated with the lamp rendered (declined) and checked.
+    let recorded = audit_book::record(&server, "wuchuan", 2, &audit_book::chunks(2));
+    let receipt = recorded["chunks"][1]["receipt"].as_str().unwrap().to_owned();
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let translation = std::fs::read_to_string(root.join("examples/wuchuan/review/02-2.ru.txt")).unwrap();
+    let check = serde_json::json!({ "translation": translation, "actor": "tool:postcheck" });
+    server.post(&format!("/v1/books/wuchuan/receipts/{receipt}/check"), &check).ok();
+    let format_3 = [r#"{"config_set":{"assembly":{"render_format":3}}}"#];
+    server.append_lines("wuchuan", "actor=human:editor&source=format-3", &format_3).ok();
+    let chapter_3 = audit_book::record(&server, "wuchuan", 3, &audit_book::chunks(3));
+    let first = &chapter_3["chunks"][0];
+    assert_eq!(first["examples"][0]["term"], "T-9", "{first}");
+    // The receipt's JSON twin holds the pair and where it comes from.
+    let id = first["receipt"].as_str().unwrap();
+    let stored = server.get(&format!("/v1/books/wuchuan/receipts/{id}")).ok();
+    assert_eq!(stored["examples"][0]["receipt"], receipt.as_str(), "{stored}");
+    assert!(stored["examples"][0]["target"].as_str().unwrap().contains("негасимую лампаду"), "{stored}");
+    let page = page(&server, "/ui/books/wuchuan/chapters/3");
+    // Both chunks name the lamp (3-2 in traditional characters): each shows it.
+    assert_eq!(page.matches("data-example=\"T-9\"").count(), 2, "{page}");
+    assert!(page.contains("сначала иди охранять негасимую лампаду."), "{page}");
+    assert!(page.contains("href=\"/ui/books/wuchuan/chapters/2#"), "{page}");
+}

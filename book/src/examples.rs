@@ -8,7 +8,8 @@
 //! at each receipt's latest stored check. A term *needs* an example when one of those
 //! checks found it missing, rendered wrongly or with a gender flag. A *candidate* is
 //! an item of those checks that rendered its term, with the term once in the source
-//! chunk (one hit, confirmed) and once in the translation, so the hit and the
+//! chunk (one hit, injected, not one sense among several) and once in the
+//! translation, so the hit and the
 //! rendering anchor the pair: the source sentence around the hit and the translated
 //! sentence around the rendering, each at most [`EXAMPLE_SOURCE_CHARS_MAX`] /
 //! [`EXAMPLE_TARGET_CHARS_MAX`] chars. A candidate counts only if the post-check,
@@ -41,7 +42,7 @@ use projections::{Reader, State};
 
 use crate::chunks::{reader_of, receipt_in, text_in};
 use crate::error::BookError;
-use assembly::assemble::{Disposition, Example, EXAMPLES_FORMAT};
+use assembly::assemble::{Disposition, Example, Reason, EXAMPLES_FORMAT};
 
 /// How many earlier chapters (those with recorded chunks, nearest first) the pool
 /// looks at.
@@ -193,12 +194,13 @@ fn extract(ledger: &Ledger, chapter: u32, receipt_id: Hash32) -> Result<Extract,
             continue;
         }
         let [found] = item.found.as_slice() else { continue };
-        if item.verdict != CheckVerdict::Rendered || item.source_count != 1 || item.review {
+        if item.verdict != CheckVerdict::Rendered || item.source_count != 1 {
             continue;
         }
         let mut hits = receipt.hits.iter().filter(|hit| hit.term == item.term);
         let (Some(hit), None) = (hits.next(), hits.next()) else { continue };
-        if hit.disposition != Disposition::Confirmed {
+        // The hit must be the term's: injected, and not one sense among several.
+        if hit.disposition == Disposition::Rejected || hit.reason == Some(Reason::SenseCollision) {
             continue;
         }
         let input = match &mut input {

@@ -435,6 +435,27 @@ fn chunk_card(book: &str, chunk: &ExplainedChunk) -> Markup {
                     }
                 }
             }
+            @if !receipt.examples.is_empty() {
+                h3 { "Examples shown" }
+                table.examples {
+                    thead { tr { th { "record" } th { "source sentence" } th { "its checked translation" } th { "from" } } }
+                    tbody {
+                        @for example in &receipt.examples {
+                            tr data-example=(format!("T-{}", example.term)) {
+                                td { a href=(term_url(book, term_id(example.term))) { "T-" (example.term) } }
+                                td.src lang="zh" { (example.source) }
+                                td.dst { (example.target) }
+                                td {
+                                    a href=(format!("{}/chapters/{}#{}", book_url(book), example.chapter, receipt_anchor(example.receipt))) {
+                                        "chapter " (example.chapter)
+                                    }
+                                    " · check " code { (short(&example.check.to_hex())) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             @if !audited.checks.is_empty() {
                 h3 { "Post-checks" }
                 @for (check_id, stored) in &audited.checks {
