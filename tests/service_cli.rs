@@ -499,7 +499,8 @@ fn names_lint_reads_a_kanji_name_by_its_reading_alias() {
 
 /// A Japanese name in kanji without a reading alias is read by the name dictionary:
 /// the reading that gives the rendering is the term's; a rendering no reading gives
-/// is flagged against the closest one; a place is read as one word.
+/// is flagged against the closest one; a place is read as one word; a reading the
+/// book's source text gives in ruby is the only one of what it annotates.
 #[test]
 fn names_lint_reads_a_kanji_name_by_the_name_dictionary() {
     let book = Book::new();
@@ -538,6 +539,20 @@ fn names_lint_reads_a_kanji_name_by_the_name_dictionary() {
     assert_eq!(deviations, [("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
     // The syllable that differs is read from the dictionary's reading.
     assert_eq!(lint["deviations"][0]["syllable"]["reading"], "し", "{lint}");
+
+    // The book's own text reads 駿 しゅん in ruby (HTML ruby, which every profile reads;
+    // a Japanese profile reads Aozora's ｜駿《しゅん》 too): the author's reading wins
+    // over the dictionary's ten, so Хаяо is now a deviation from Сюн.
+    let chapter = common::write_file(dir.path(), "01.txt", "宮崎<ruby>駿<rt>しゅん</rt></ruby>は京都へ行った。\n");
+    book.ok(&["source", "add", &chapter, "--chapter", "1"]);
+    let lint = book.json(&["names", "lint"]);
+    let deviations: Vec<(&str, &str)> = lint["deviations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["term"].as_str().unwrap(), d["expected"].as_str().unwrap()))
+        .collect();
+    assert_eq!(deviations, [("T-1", "Миядзаки Сюн"), ("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
 }
 
 /// Demonstrations (render format 3): a term the post-check found missing in an

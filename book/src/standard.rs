@@ -131,9 +131,17 @@ impl NameDictionary {
     }
 }
 
-/// The names dictionary readings, read for the terms that need them, or why none
-/// were: what [`check_name`] is given.
-pub type Readings<'a> = Result<&'a NameReadings, &'a str>;
+/// The readings of Japanese names in kanji a check may use, read for the terms that
+/// need them: those the book's own source text gives in ruby (`｜碇《いかり》`, or HTML
+/// `<ruby>`, as the book's profile reads markup), and the name dictionary's, or why
+/// there are none.
+#[derive(Clone, Debug, Default)]
+pub struct KanjiReadings {
+    /// Readings the source text gives in ruby, by the annotated text.
+    pub ruby: NameReadings,
+    /// The name dictionary's readings, or why none were read (`None`: not read).
+    pub dictionary: Option<Result<NameReadings, String>>,
+}
 
 /// Whether `term`, in a book whose source language is `language`, would be read by
 /// the name dictionary: a Japanese character or place in kanji without a reading
@@ -165,7 +173,7 @@ pub fn check_name(
     language: &str,
     id: RecordId,
     term: &projections::Term,
-    dictionary: Readings<'_>,
+    readings: &KanjiReadings,
 ) -> Option<NameCheck> {
     let put = &term.put;
     let kind @ ("character" | "place") = put.kind.as_deref()? else { return None };
@@ -175,7 +183,7 @@ pub fn check_name(
     };
     let dst = comparable(&put.dst);
     let expected = if needs_dictionary(language, term) {
-        match from_dictionary(kind, &put.src, &dst, dictionary) {
+        match from_readings(kind, &put.src, &dst, readings) {
             Ok(expected) => expected,
             Err(why) => return Some(NameCheck::Unchecked(why)),
         }
@@ -211,10 +219,9 @@ impl Book {
             unchecked: Vec::new(),
         };
         let active = state.active_terms(None);
-        let (readings, why) = dictionary_for(&language, active.iter().map(|active| active.term));
-        let dictionary = readings.as_ref().ok_or(why.as_str());
+        let readings = self.kanji_readings(&state, active.iter().map(|active| active.term))?;
         for active in active {
-            match check_name(&language, active.id, active.term, dictionary) {
+            match check_name(&language, active.id, active.term, &readings) {
                 None => {}
                 Some(NameCheck::Unchecked(why)) => lint.unchecked.push((active.id, why)),
                 Some(NameCheck::Standard) => lint.n_checked += 1,
@@ -232,36 +239,63 @@ impl Book {
     }
 }
 
-/// The name dictionary's readings of the headwords `terms` need (read only when one
-/// needs it), or why there are none.
-pub(crate) fn dictionary_for<'a>(
-    language: &str,
-    terms: impl Iterator<Item = &'a projections::Term>,
-) -> (Option<NameReadings>, String) {
-    let needed: BTreeSet<String> = terms
-        .filter(|term| needs_dictionary(language, term))
-        .flat_map(|term| enamdict::needed_headwords(&term.put.src))
-        .collect();
-    if needed.is_empty() {
-        return (None, "no term needs the name dictionary".to_owned());
-    }
-    match NameDictionary::configured().readings(&needed) {
-        Ok(readings) => (Some(readings), String::new()),
-        Err(why) => (None, why),
+impl Book {
+    /// The readings of Japanese names in kanji the `terms` of `state` need (none is
+    /// read when none needs one): the ruby of the book's source text whose annotated
+    /// text is one of the headwords they may need, and the name dictionary's.
+    pub(crate) fn kanji_readings<'a>(
+        &mut self,
+        state: &projections::State,
+        terms: impl Iterator<Item = &'a projections::Term>,
+    ) -> Result<KanjiReadings, BookError> {
+        let language = state.source_lang().to_owned();
+        let needed: BTreeSet<String> = terms
+            .filter(|term| needs_dictionary(&language, term))
+            .flat_map(|term| enamdict::needed_headwords(&term.put.src))
+            .collect();
+        let mut readings = KanjiReadings::default();
+        if needed.is_empty() {
+            return Ok(readings);
+        }
+        if let Some(profile) = self.profile(state)? {
+            for (source, _) in state.source_chapters() {
+                let text = self.stored_text(source)?;
+                // A chapter the profile cannot fold gives no ruby.
+                let Ok(normalized) = profile.normalize(&text) else { continue };
+                for ruby in normalized.rubies() {
+                    let base = &text[ruby.base.bytes()];
+                    if needed.contains(base) {
+                        readings.ruby.insert_reading(base, normalized.reading(ruby));
+                    }
+                }
+            }
+        }
+        readings.dictionary = Some(NameDictionary::configured().readings(&needed));
+        Ok(readings)
     }
 }
 
-/// The standard's form of a Japanese name in kanji read by the dictionary: the form of
-/// the reading that gives `dst` (comparable), else the closest.
-fn from_dictionary(
-    kind: &str,
-    src: &str,
-    dst: &str,
-    dictionary: Readings<'_>,
-) -> Result<translit::RussianName, String> {
-    let dictionary = dictionary.map_err(|why| format!("no kana reading (no reading alias, and {why})"))?;
+/// The standard's form of a Japanese name in kanji read by the source text's ruby and
+/// the name dictionary (a part of the name the ruby reads is read only as the ruby
+/// reads it: the author's reading): the form of the reading that gives `dst`
+/// (comparable), else the closest.
+fn from_readings(kind: &str, src: &str, dst: &str, readings: &KanjiReadings) -> Result<translit::RussianName, String> {
+    let combined = match &readings.dictionary {
+        Some(Ok(dictionary)) => dictionary.overridden_by(&readings.ruby),
+        _ => readings.ruby.clone(),
+    };
+    let candidates = enamdict::name_readings(src, kind == "place", &combined);
+    if candidates.is_empty() {
+        return Err(match &readings.dictionary {
+            Some(Ok(_)) => {
+                format!("no kana reading (no reading alias, no ruby, and the name dictionary has none of {src})")
+            }
+            Some(Err(why)) => format!("no kana reading (no reading alias, no ruby, and {why})"),
+            None => "no kana reading (no reading alias, no ruby, and no name dictionary read)".into(),
+        });
+    }
     let mut best: Option<(usize, translit::RussianName)> = None;
-    for (family, given) in enamdict::name_readings(src, kind == "place", dictionary) {
+    for (family, given) in candidates {
         let name = match &family {
             Some(family) => translit::polivanov_name(family, &given),
             None => {
@@ -277,8 +311,9 @@ fn from_dictionary(
             break;
         }
     }
-    best.map(|(_, name)| name)
-        .ok_or_else(|| format!("no kana reading (no reading alias, and the name dictionary has none of {src})"))
+    best.map(|(_, name)| name).ok_or_else(|| {
+        format!("no kana reading (no reading alias, no ruby, and the name dictionary has none of {src})")
+    })
 }
 
 /// Levenshtein distance in chars.

@@ -256,10 +256,13 @@ impl Book {
 
         let marks = self.marks_of(id)?;
         let state = self.state(None)?;
-        let standard = state.terms().get(&id).filter(|term| !term.retired).and_then(|term| {
-            let (readings, why) = crate::standard::dictionary_for(state.source_lang(), std::iter::once(term));
-            crate::standard::check_name(state.source_lang(), id, term, readings.as_ref().ok_or(why.as_str()))
-        });
+        let standard = match state.terms().get(&id).filter(|term| !term.retired) {
+            Some(term) => {
+                let readings = self.kanji_readings(&state, std::iter::once(term))?;
+                crate::standard::check_name(state.source_lang(), id, term, &readings)
+            }
+            None => None,
+        };
         Ok(Timeline { id, head, events, versions, stretches, aliases, verdicts, marks, standard })
     }
 

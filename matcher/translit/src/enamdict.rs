@@ -86,6 +86,30 @@ impl NameReadings {
         }
     }
 
+    /// Keeps `reading` of `headword` as a reading the text itself gives (ruby): good
+    /// for a surname, a given name and a place alike. A reading not written in kana
+    /// is not kept.
+    pub fn insert_reading(&mut self, headword: &str, reading: &str) {
+        if headword.is_empty() || reading.is_empty() || !reading.chars().all(is_kana) {
+            return;
+        }
+        let readings = self.by_headword.entry(headword.to_owned()).or_default();
+        match readings.iter_mut().find(|(known, _)| known == reading) {
+            Some((_, what)) => *what |= SURNAME | GIVEN | PLACE,
+            None => readings.push((reading.to_owned(), SURNAME | GIVEN | PLACE)),
+        }
+    }
+
+    /// These readings, with every headword `other` reads read only as `other` reads
+    /// it (the text's own readings over a dictionary's).
+    pub fn overridden_by(&self, other: &NameReadings) -> NameReadings {
+        let mut by_headword = self.by_headword.clone();
+        for (headword, readings) in &other.by_headword {
+            by_headword.insert(headword.clone(), readings.clone());
+        }
+        NameReadings { by_headword }
+    }
+
     /// How many headwords are kept.
     pub fn len(&self) -> usize {
         self.by_headword.len()
@@ -231,6 +255,26 @@ mod tests {
         // A place is read as one word; a name the dictionary lacks has no reading.
         assert_eq!(name_readings("東京", true, &dictionary), vec![(None, "とうきょう".to_owned())]);
         assert!(name_readings("鈴木一郎", false, &dictionary).is_empty());
+    }
+
+    #[test]
+    fn a_reading_from_the_text_serves_any_part_of_a_name() {
+        let mut ruby = NameReadings::default();
+        ruby.insert_reading("碇", "いかり");
+        ruby.insert_reading("駿", "はやお");
+        ruby.insert_reading("宮崎", "miyazaki");
+        assert_eq!(name_readings("碇シンジ", false, &ruby), vec![(Some("いかり".to_owned()), "シンジ".to_owned())]);
+        assert_eq!(name_readings("駿", true, &ruby), vec![(None, "はやお".to_owned())]);
+        // A reading not in kana is not kept.
+        assert!(name_readings("宮崎駿", false, &ruby).is_empty());
+        // Over a dictionary, the text's reading of 駿 is the only one; 宮崎 is the
+        // dictionary's.
+        let both = dictionary().overridden_by(&ruby);
+        assert_eq!(name_readings("宮崎駿", false, &both), vec![(Some("みやざき".to_owned()), "はやお".to_owned())]);
+        let mut shun = NameReadings::default();
+        shun.insert_reading("駿", "しゅん");
+        let both = dictionary().overridden_by(&shun);
+        assert_eq!(name_readings("宮崎駿", false, &both), vec![(Some("みやざき".to_owned()), "しゅん".to_owned())]);
     }
 
     #[test]
