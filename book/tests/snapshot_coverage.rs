@@ -262,9 +262,10 @@ fn injected_change() -> impl Strategy<Value = (String, Spec, Vec<u32>)> {
             spec.config.assembly.sticky_chunks = sticky;
             ("sticky_chunks".to_owned(), spec, Vec::new())
         }),
-        // Render format 2 renders a book without rules as format 1 does (and a book
-        // with rules cannot be on format 1): the unknown formats after it differ.
-        (3u16..10).prop_map(move |version| {
+        // Render formats 2 and 3 render a book without rules or examples as format 1
+        // does (and a book with rules cannot be on format 1; examples are given to
+        // assembly, not in the snapshot): the unknown formats after them differ.
+        (4u16..10).prop_map(move |version| {
             let mut spec = base();
             spec.config.assembly.render_format = version;
             ("render_format".to_owned(), spec, Vec::new())
@@ -311,11 +312,12 @@ fn inert_change() -> impl Strategy<Value = (String, Spec)> {
             spec.config.profile.name = name;
             ("profile name".to_owned(), spec)
         }),
-        // Format 2 adds the rules block; a book without rules renders as in format 1.
-        Just(2u16).prop_map(move |version| {
+        // Format 2 adds the rules block, format 3 the examples block; a book without
+        // rules renders as in format 1, and no example is offered here.
+        (2u16..=3).prop_map(move |version| {
             let mut spec = base();
             spec.config.assembly.render_format = version;
-            ("render_format 2 without rules".to_owned(), spec)
+            (format!("render_format {version} without rules or examples"), spec)
         }),
         word().prop_map(move |word| {
             let mut spec = base();
