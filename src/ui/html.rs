@@ -1326,52 +1326,69 @@ fn job_trail(job: &crate::ui::jobs::Job) -> [(String, String); 2] {
     ]
 }
 
-/// The steps of a job's work, each with whether it is the one under way (`Some`
-/// with what it has done so far) or done, for the page of a running job.
-fn job_steps(progress: &crate::ui::jobs::Progress) -> (Vec<(&'static str, Option<String>)>, usize, Option<(u64, u64)>) {
+/// Where a running job is among the steps of its work: their names, the one under
+/// way, what it has done so far in words, and as a count (done, total) when it has one.
+struct Steps {
+    names: &'static [&'static str],
+    at: usize,
+    words: Option<String>,
+    bar: Option<(u64, u64)>,
+}
+
+const IMPORT_STEPS: [&str; 4] =
+    ["Fold the book's state", "Read the file", "Decide what each entry does", "Write one batch"];
+const VERIFY_STEPS: [&str; 3] = ["Check the stored objects", "Fold every event", "Check every recorded receipt"];
+
+fn job_steps(progress: &crate::ui::jobs::Progress) -> Steps {
     use crate::ui::jobs::Progress;
     use book::{ImportPhase, VerifyPhase};
-    let import = ["Fold the book's state", "Read the file", "Decide what each entry does", "Write one batch"];
-    let verify = ["Check the stored objects", "Fold every event", "Check every recorded receipt"];
-    let (names, at, words, bar): (&[&'static str], usize, Option<String>, Option<(u64, u64)>) = match *progress {
-        Progress::Starting => (&[], 0, None, None),
+    let step = |names: &'static [&'static str], at: usize, words: Option<String>, bar: Option<(u64, u64)>| Steps {
+        names,
+        at,
+        words,
+        bar,
+    };
+    match *progress {
+        Progress::Starting => step(&[], 0, None, None),
         Progress::Import(ImportPhase::Folding { done, total }) => {
-            (&import, 0, Some(format!("{done} of {total} events")), Some((done, total)))
+            step(&IMPORT_STEPS, 0, Some(format!("{done} of {total} events")), Some((done, total)))
         }
-        Progress::Import(ImportPhase::Reading { bytes }) => (&import, 1, Some(format!("{bytes} bytes")), None),
+        Progress::Import(ImportPhase::Reading { bytes }) => {
+            step(&IMPORT_STEPS, 1, Some(format!("{bytes} bytes")), None)
+        }
         Progress::Import(ImportPhase::Deciding { entries, summaries }) => {
-            (&import, 2, Some(format!("{entries} entries, {summaries} summaries")), None)
+            step(&IMPORT_STEPS, 2, Some(format!("{entries} entries, {summaries} summaries")), None)
         }
-        Progress::Import(ImportPhase::Writing { events }) => (&import, 3, Some(format!("{events} events")), None),
-        Progress::Verify(VerifyPhase::Objects) => (&verify, 0, None, None),
+        Progress::Import(ImportPhase::Writing { events }) => {
+            step(&IMPORT_STEPS, 3, Some(format!("{events} events")), None)
+        }
+        Progress::Verify(VerifyPhase::Objects) => step(&VERIFY_STEPS, 0, None, None),
         Progress::Verify(VerifyPhase::Events { done, total }) => {
-            (&verify, 1, Some(format!("{done} of {total} events")), Some((done, total)))
+            step(&VERIFY_STEPS, 1, Some(format!("{done} of {total} events")), Some((done, total)))
         }
         Progress::Verify(VerifyPhase::Receipts { done, total }) => {
-            (&verify, 2, Some(format!("{done} of {total} receipts")), Some((done as u64, total as u64)))
+            step(&VERIFY_STEPS, 2, Some(format!("{done} of {total} receipts")), Some((done as u64, total as u64)))
         }
-    };
-    let steps = names.iter().enumerate().map(|(n, name)| (*name, if n == at { words.clone() } else { None })).collect();
-    (steps, at, bar)
+    }
 }
 
 /// The page of a job under way: what it does, the step it is at and how far, and
 /// the steps before and after; it loads itself again each second.
 pub fn job_running(chrome: &Chrome, job: &crate::ui::jobs::Job, progress: &crate::ui::jobs::Progress) -> Markup {
-    let (steps, at, bar) = job_steps(progress);
+    let Steps { names, at, words, bar } = job_steps(progress);
     let body = html! {
         p.lead data-job-state="running" {
             "Under way: " (crate::ui::jobs::describe(&job.work)) ", started " time { (utc(job.started_ms)) } ". "
             "This page loads itself again each second until the job ends, then shows its outcome."
         }
-        @if steps.is_empty() {
+        @if names.is_empty() {
             p data-phase="starting" { "Waiting for the book." }
         } @else {
             ol.steps {
-                @for (n, (name, words)) in steps.iter().enumerate() {
+                @for (n, name) in names.iter().enumerate() {
                     @if n == at {
                         li.current aria-current="step" data-phase=(n) {
-                            strong { (name) } @if let Some(words) = words { ": " (words) }
+                            strong { (name) } @if let Some(words) = &words { ": " (words) }
                             @if let Some((done, total)) = bar {
                                 " " progress value=(done) max=(total.max(1)) { (done) " of " (total) }
                             }
