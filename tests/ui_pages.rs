@@ -528,6 +528,34 @@ fn a_name_page_says_how_its_rendering_stands_against_the_standard() {
 }
 
 #[test]
+fn the_glossarys_counts_follow_the_chunks_recorded_and_checks_filed_after_a_listing() {
+    let (dir, server) = library();
+    let bundled = audit_book::bundled(&server);
+    let listing = |server: &Server| server.get("/v1/books/wuchuan/records?per_page=500").ok()["records"].clone();
+    let injected = |records: &Value| -> u64 {
+        records.as_array().unwrap().iter().map(|record| record["n_injected"].as_u64().unwrap()).sum()
+    };
+    let flagged = |records: &Value| -> usize {
+        records.as_array().unwrap().iter().filter(|record| record["flagged"] == true).count()
+    };
+    let before = listing(&server);
+    // Chapter 1's chunks recorded again as chapter 7's, and a translation of the first
+    // chunk that renders nothing checked: the latest check of that chunk now finds every
+    // term it injected missing.
+    audit_book::record(&server, "wuchuan", 7, &audit_book::chunks(1));
+    let check = serde_json::json!({ "translation": "—", "actor": "tool:postcheck" });
+    server.post(&format!("/v1/books/wuchuan/receipts/{}/check", bundled.first_receipt), &check).ok();
+    let after = listing(&server);
+    assert!(injected(&after) > injected(&before), "{after}");
+    assert!(flagged(&after) > flagged(&before), "{after}");
+    // What a server that never listed the book before answers.
+    let (status, stderr) = server.terminate();
+    assert!(status.success(), "{stderr}");
+    let fresh = Server::start(dir.path(), &[]);
+    assert_eq!(listing(&fresh), after);
+}
+
+#[test]
 fn the_glossary_page_searches_filters_sorts_and_pages_as_its_twin() {
     let (_dir, server) = library();
     audit_book::bundled(&server);

@@ -156,6 +156,9 @@ pub struct Book {
     /// The translation proxy's index of the source text, under the key of what it
     /// was built from: the chapters' text ids and the profile ([`Book::proxy_locate`]).
     pub(crate) proxy_index: Option<(Hash32, Arc<locate::Index>)>,
+    /// The terms each recorded chunk's latest receipt injected and its latest check
+    /// flagged, by receipt and check id, for the glossary listing ([`Book::records`]).
+    pub(crate) tallies: crate::records::Tallies,
 }
 
 /// What `decide` said of an accepted batch, without the state it leads to: the book
@@ -202,6 +205,7 @@ impl Book {
             state_bytes: None,
             claim: None,
             proxy_index: None,
+            tallies: crate::records::Tallies::default(),
         }
     }
 
@@ -216,7 +220,8 @@ impl Book {
     /// folded state's maps and strings take about that; `docs/benchmarks.md` compares
     /// the estimate with the process's resident memory), and the head's snapshot
     /// tracker and surface index once a write made them (its records' encodings and
-    /// folded keys, as they count themselves). Encoding a state costs a
+    /// folded keys, as they count themselves), and the glossary listing's tallies of
+    /// the recorded chunks once a listing made them. Encoding a state costs a
     /// fold's worth of time once per revision; the result is kept until the states
     /// change.
     pub fn resident_bytes(&mut self) -> u64 {
@@ -240,7 +245,8 @@ impl Book {
         // Each assembler shares the frozen projections and the head state.
         let tracker = self.tracker.as_ref().map_or(0, |(_, tracker)| tracker.heap_bytes()) as u64;
         let index = self.surface_index.as_ref().map_or(0, |(_, index)| index.heap_bytes()) as u64;
-        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker + index
+        let tallies = self.tallies.heap_bytes() as u64;
+        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker + index + tallies
     }
 
     /// Sets when checkpoints are written (tests and benchmarks; the default suits a
