@@ -300,6 +300,12 @@ fn with_a_token_file_the_pages_need_the_login_and_its_cookie_opens_nothing_else(
     assert_eq!(server.get("/ui/static/ui.css").status, 200);
     let reply = form(&server, "/ui/books/a/review/C-1/reject", &[("csrf", &csrf)], &[]);
     assert_eq!(reply.status, 401, "{}", reply.text());
+    // Nor is starting a job, or a job's page.
+    let reply = form(&server, "/ui/books/a/verify", &[("csrf", &csrf)], &[]);
+    assert_eq!(reply.status, 401, "{}", reply.text());
+    let reply = server.get("/ui/books/a/jobs/1");
+    assert_eq!(reply.status, 303);
+    assert_eq!(reply.header("location"), Some("/ui/login?next=%2Fui%2Fbooks%2Fa%2Fjobs%2F1"));
 
     let wrong =
         form(&server, "/ui/login", &[("csrf", &csrf), ("token", "not-the-token-at-all"), ("next", "/ui/books/a")], &[]);
