@@ -199,6 +199,29 @@ fn editors_desk_in_a_browser() {
         assert!(saved.ends_with(&format!("/terms/{id}")), "{saved}");
         assert_eq!(server.info("desk")["head"].as_u64().unwrap(), head + 1);
     }
+    // A window that ends before it starts: the form comes back as typed, the message
+    // beside the field, which has the focus; nothing is written.
+    session.go(&format!("{base}/ui/books/desk/terms/T-7"));
+    let form = session.one("form.edit");
+    field(&form, "since", "12");
+    field(&form, "until", "3");
+    let head = server.info("desk")["head"].as_u64().unwrap();
+    let page = session.url();
+    form.one_within("button[value=\"preview\"]").click();
+    session.left(&page);
+    session.shows("form.edit [aria-invalid=\"true\"]");
+    let focused = session.call(
+        "POST",
+        "/execute/sync",
+        Some(&json!({ "script": "return document.activeElement.getAttribute('aria-invalid')", "args": [] })),
+    );
+    assert_eq!(focused, "true", "the field the refusal names has the focus");
+    assert_eq!(server.info("desk")["head"].as_u64().unwrap(), head, "a refused preview wrote something");
+    // The browser logs the page's 400 as an error; nothing else.
+    for (level, message) in session.log() {
+        assert!(level != "SEVERE" || message.contains("status of 400"), "refused edit: console {level}: {message}");
+    }
+    session.screenshot("edit-refused");
     cli(
         &twin,
         &[
@@ -300,10 +323,30 @@ fn editors_desk_in_a_browser() {
     assert!(reopened > 0, "{}", session.one("main").text());
     session.screenshot("import-dry-run");
     session.one("form.import button[value=\"import\"]").click();
-    session.shows("p.lead[data-dry-run=\"false\"]");
+    // The import runs as a job: its page shows the report when it has ended.
+    let job = session.shows("p.lead[data-dry-run=\"false\"]");
+    assert!(job.starts_with(&format!("{base}/ui/books/desk/jobs/")), "{job}");
     assert_eq!(session.one("p.lead").attr("data-written").as_deref(), Some("true"));
     session.no_console_errors("import");
     cli(&twin, &["import", dictionary.to_str().unwrap()]);
+
+    // A large import, into a book of its own, shows its progress while it runs.
+    server.create("large");
+    let large = dir.path().join("large.txt");
+    std::fs::write(&large, (0..20_000).map(|n| format!("词{n}\tслово {n}\n")).collect::<String>()).unwrap();
+    session.go(&format!("{base}/ui/books/large/import"));
+    let form = session.one("form.import");
+    form.one_within("input[name=\"file\"]").type_text(large.to_str().unwrap());
+    form.one_within("button").click();
+    session.shows("p.lead[data-dry-run=\"true\"]");
+    session.one("form.import button[value=\"import\"]").click();
+    session.shows("p.lead[data-job-state=\"running\"]");
+    session.screenshot("job");
+    assert!(session.url().starts_with(&format!("{base}/ui/books/large/jobs/")), "{}", session.url());
+    // It loads itself again until the job has ended.
+    session.shows("p.lead[data-dry-run=\"false\"]");
+    assert_eq!(session.one("p.lead").attr("data-written").as_deref(), Some("true"));
+    session.no_console_errors("a job");
 
     // Revise the book's summary from the summaries page, previewed first.
     let summary = "Юный Шэнь Чжао из Секты Фонаря ищет негасимую лампаду.";
@@ -323,6 +366,8 @@ fn editors_desk_in_a_browser() {
     session.one("form.summary button[value=\"save\"]").click();
     let saved = session.left(&preview);
     assert!(saved.ends_with("/summaries#S-1"), "{saved}");
+    session.go(&format!("{base}/ui/books/desk/summaries"));
+    session.screenshot("summaries");
     cli(
         &twin,
         &[
@@ -340,6 +385,14 @@ fn editors_desk_in_a_browser() {
             "summary-1",
         ],
     );
+
+    // The rules page: a form per rule and one for a new rule (filled, not sent).
+    session.go(&format!("{base}/ui/books/desk/rules"));
+    let form = session.one("form.rule[data-rule=\"\"]");
+    field(&form, "text", "Обращения к старшим в Секте Фонаря — на «вы».");
+    field(&form, "applies_to", "kind:character, dialogue");
+    session.no_console_errors("rules");
+    session.screenshot("rules");
 
     // Mark T-10 reviewed from its page, previewed first.
     session.go(&format!("{base}/ui/books/desk/terms/T-10"));

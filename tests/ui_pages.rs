@@ -300,6 +300,12 @@ fn with_a_token_file_the_pages_need_the_login_and_its_cookie_opens_nothing_else(
     assert_eq!(server.get("/ui/static/ui.css").status, 200);
     let reply = form(&server, "/ui/books/a/review/C-1/reject", &[("csrf", &csrf)], &[]);
     assert_eq!(reply.status, 401, "{}", reply.text());
+    // Nor is starting a job, or a job's page.
+    let reply = form(&server, "/ui/books/a/verify", &[("csrf", &csrf)], &[]);
+    assert_eq!(reply.status, 401, "{}", reply.text());
+    let reply = server.get("/ui/books/a/jobs/1");
+    assert_eq!(reply.status, 303);
+    assert_eq!(reply.header("location"), Some("/ui/login?next=%2Fui%2Fbooks%2Fa%2Fjobs%2F1"));
 
     let wrong =
         form(&server, "/ui/login", &[("csrf", &csrf), ("token", "not-the-token-at-all"), ("next", "/ui/books/a")], &[]);
@@ -528,6 +534,34 @@ fn a_name_page_says_how_its_rendering_stands_against_the_standard() {
 }
 
 #[test]
+fn the_glossarys_counts_follow_the_chunks_recorded_and_checks_filed_after_a_listing() {
+    let (dir, server) = library();
+    let bundled = audit_book::bundled(&server);
+    let listing = |server: &Server| server.get("/v1/books/wuchuan/records?per_page=500").ok()["records"].clone();
+    let injected = |records: &Value| -> u64 {
+        records.as_array().unwrap().iter().map(|record| record["n_injected"].as_u64().unwrap()).sum()
+    };
+    let flagged = |records: &Value| -> usize {
+        records.as_array().unwrap().iter().filter(|record| record["flagged"] == true).count()
+    };
+    let before = listing(&server);
+    // Chapter 1's chunks recorded again as chapter 7's, and a translation of the first
+    // chunk that renders nothing checked: the latest check of that chunk now finds every
+    // term it injected missing.
+    audit_book::record(&server, "wuchuan", 7, &audit_book::chunks(1));
+    let check = serde_json::json!({ "translation": "—", "actor": "tool:postcheck" });
+    server.post(&format!("/v1/books/wuchuan/receipts/{}/check", bundled.first_receipt), &check).ok();
+    let after = listing(&server);
+    assert!(injected(&after) > injected(&before), "{after}");
+    assert!(flagged(&after) > flagged(&before), "{after}");
+    // What a server that never listed the book before answers.
+    let (status, stderr) = server.terminate();
+    assert!(status.success(), "{stderr}");
+    let fresh = Server::start(dir.path(), &[]);
+    assert_eq!(listing(&fresh), after);
+}
+
+#[test]
 fn the_glossary_page_searches_filters_sorts_and_pages_as_its_twin() {
     let (_dir, server) = library();
     audit_book::bundled(&server);
@@ -688,6 +722,37 @@ fn multipart(fields: &[(&str, &str)], file: Option<(&str, &str)>) -> (String, Ve
     (format!("multipart/form-data; boundary={boundary}"), body.into_bytes())
 }
 
+/// Follows a form's `303` to its job's page on `book` and loads it until the job has
+/// ended (each page seen under way refreshes itself and names the step it is at);
+/// the last answer, and whether the job was seen under way.
+fn follow_job_seen(server: &Server, book: &str, started: &Reply) -> (Reply, bool) {
+    assert_eq!(started.status, 303, "{}", started.text());
+    let location = started.header("location").expect("a job's page").to_owned();
+    let prefix = format!("/ui/books/{book}/jobs/");
+    let id = location.strip_prefix(&prefix).unwrap_or_else(|| panic!("{location}"));
+    assert!(id.parse::<u64>().is_ok(), "{location}");
+    let mut seen_running = false;
+    for _ in 0..3_000 {
+        let reply = server.send("GET", &location, &[("Cookie", BROWSER)], b"");
+        headers_hold(&reply, &location);
+        let text = reply.text();
+        if !text.contains("data-job-state=\"running\"") {
+            assert!(!text.contains("http-equiv=\"refresh\""), "an ended job's page refreshes: {text}");
+            return (reply, seen_running);
+        }
+        seen_running = true;
+        assert_eq!(reply.status, 200, "{text}");
+        assert!(text.contains("<meta http-equiv=\"refresh\" content=\"1\">"), "{text}");
+        assert!(text.contains("aria-current=\"step\"") || text.contains("data-phase=\"starting\""), "{text}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("job {location} did not end in a minute");
+}
+
+fn follow_job(server: &Server, book: &str, started: &Reply) -> Reply {
+    follow_job_seen(server, book, started).0
+}
+
 #[test]
 fn a_file_is_imported_by_upload_after_a_dry_run_of_what_it_would_reopen() {
     let (_dir, server) = library();
@@ -737,20 +802,26 @@ fn a_file_is_imported_by_upload_after_a_dry_run_of_what_it_would_reopen() {
     let other = serde_json::json!({ "events": [{ "term_put": { "id": "T-90", "src": "远山", "dst": "Дальние горы" } }], "actor": "human:other" });
     server.post("/v1/books/wuchuan/events", &other).ok();
     let head = head + 1;
-    assert_eq!(post(&fields, None).status, 409);
+    // The confirmation starts a job; the job ends refused, its page the refusal.
+    let refused = follow_job(&server, "wuchuan", &post(&fields, None));
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    assert!(refused.text().contains("data-type=\"conflict\""), "{}", refused.text());
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head);
     // A new dry run at the new head, confirmed: the import as the dry run said, as
     // the CLI would write it.
     let dry = post(&[("csrf", &token), ("step", "preview")], Some(("g.txt", dictionary))).text();
+    assert!(dry.contains("1 imported, 1 updated, 0 unchanged"), "{dry}");
     let marker = "name=\"expected_head\" value=\"";
     let at = dry.find(marker).unwrap() + marker.len();
     let expected = dry[at..].split('"').next().unwrap().to_owned();
     assert_eq!(expected, head.to_string());
     let mut fields = fields.clone();
     fields[4].1 = &expected;
-    let done = post(&fields, None);
+    let done = follow_job(&server, "wuchuan", &post(&fields, None));
     assert_eq!(done.status, 200, "{}", done.text());
     assert!(done.text().contains("data-written=\"true\""), "{}", done.text());
+    // The report the dry run promised.
+    assert!(done.text().contains("1 imported, 1 updated, 0 unchanged"), "{}", done.text());
     // Two events in one batch: the new term and the update.
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
     let event = server.get(&format!("/v1/books/wuchuan/events/{}", head + 1)).ok();
@@ -760,9 +831,80 @@ fn a_file_is_imported_by_upload_after_a_dry_run_of_what_it_would_reopen() {
         "{event}"
     );
     // The same file again changes nothing, and writes nothing.
-    let again = post(&[("csrf", &token), ("step", "import")], Some(("g.txt", dictionary)));
+    let again =
+        follow_job(&server, "wuchuan", &post(&[("csrf", &token), ("step", "import")], Some(("g.txt", dictionary))));
     assert!(again.text().contains("Nothing to write"), "{}", again.text());
     assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 2);
+}
+
+#[test]
+fn one_job_runs_on_a_book_at_a_time_and_its_page_is_only_that_books() {
+    let (_dir, server) = library();
+    audit_book::bundled(&server);
+    server.create("other");
+    let token = csrf(&page(&server, "/ui/books/wuchuan"));
+    let head = server.info("wuchuan")["head"].as_u64().unwrap();
+    // A file large enough that its import is still under way when the next form
+    // comes: 20,000 new terms in one batch.
+    let dictionary: String = (0..20_000).map(|n| format!("词{n}\tслово {n}\n")).collect();
+    let (content_type, body) = multipart(&[("csrf", &token), ("step", "import")], Some(("big.txt", &dictionary)));
+    let import =
+        server.send("POST", "/ui/books/wuchuan/import", &[("Content-Type", &content_type), ("Cookie", BROWSER)], &body);
+    assert_eq!(import.status, 303, "{}", import.text());
+    // While it runs, a second job on the book is refused, and says which runs.
+    let verify = |extra: &[(&str, &str)]| form(&server, "/ui/books/wuchuan/verify", &[("csrf", &token)], extra);
+    let busy = verify(&[]);
+    assert_eq!(busy.status, 409, "{}", busy.text());
+    headers_hold(&busy, "/ui/books/wuchuan/verify");
+    let location = import.header("location").unwrap().to_owned();
+    assert!(busy.text().contains(&location), "{}", busy.text());
+    // Another book's job may run beside it.
+    let beside = form(&server, "/ui/books/other/verify", &[("csrf", &token)], &[]);
+    assert_eq!(beside.status, 303, "{}", beside.text());
+    let beside_location = beside.header("location").unwrap().to_owned();
+    let (done, seen_running) = follow_job_seen(&server, "wuchuan", &import);
+    assert!(seen_running, "the import ended before its page was asked for: make the file larger");
+    assert_eq!(done.status, 200, "{}", done.text());
+    assert!(done.text().contains("data-written=\"true\""), "{}", done.text());
+    assert!(done.text().contains("20000 imported, 0 updated"), "{}", done.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 20_000);
+    // A job's page is its book's only; an unknown job is 404, a job id that is no
+    // number 400.
+    let job_id = location.rsplit('/').next().unwrap();
+    for (path, status) in [
+        (format!("/ui/books/other/jobs/{job_id}"), 404),
+        ("/ui/books/wuchuan/jobs/999".to_owned(), 404),
+        (beside_location.replace("/other/", "/wuchuan/"), 404),
+        ("/ui/books/nobook/jobs/1".to_owned(), 404),
+        ("/ui/books/wuchuan/jobs/x".to_owned(), 400),
+    ] {
+        let reply = server.send("GET", &path, &[("Cookie", BROWSER)], b"");
+        assert_eq!(reply.status, status, "{path}: {}", reply.text());
+        headers_hold(&reply, &path);
+    }
+    // Once it has ended, the next job starts: a verify, which ends as `verify` says.
+    let verified = follow_job(&server, "wuchuan", &verify(&[]));
+    assert_eq!(verified.status, 200, "{}", verified.text());
+    assert!(verified.text().contains("data-verify=\"ok\""), "{}", verified.text());
+    let n_events = server.verified("wuchuan")["n_events"].as_u64().unwrap();
+    assert!(verified.text().contains(&format!("ok: {n_events} events")), "{}", verified.text());
+    // The verify form is refused as every form is: no token, another browser's,
+    // another origin, an unknown field; and for a book that is not there.
+    let foreign = "f".repeat(64);
+    for (fields, extra, status) in [
+        (vec![], vec![], 403),
+        (vec![("csrf", foreign.as_str())], vec![], 403),
+        (vec![("csrf", token.as_str())], vec![("Cookie", OTHER_BROWSER)], 403),
+        (vec![("csrf", token.as_str())], vec![("Origin", "http://evil.example")], 403),
+        (vec![("csrf", token.as_str()), ("step", "x")], vec![], 400),
+    ] {
+        let reply = form(&server, "/ui/books/wuchuan/verify", &fields, &extra);
+        assert_eq!(reply.status, status, "{fields:?} {extra:?}: {}", reply.text());
+    }
+    assert_eq!(form(&server, "/ui/books/nobook/verify", &[("csrf", &token)], &[]).status, 404);
+    let other = follow_job(&server, "other", &beside);
+    assert!(other.text().contains("data-verify=\"ok\""), "{}", other.text());
+    assert_eq!(server.info("wuchuan")["head"].as_u64().unwrap(), head + 20_000);
 }
 
 #[test]

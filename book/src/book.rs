@@ -93,6 +93,31 @@ pub const OPEN_LEDGER_BYTES: u64 = 288 * 1024;
 /// Default of [`CheckpointPolicy::keep`].
 pub const CHECKPOINTS_KEPT: usize = 6;
 
+/// How often [`Book::verify_with_progress`] reports: every this many events or
+/// receipts.
+pub const VERIFY_PROGRESS_EVERY: u64 = 256;
+
+/// The phase a verify is in ([`Book::verify_with_progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyPhase {
+    /// The stored objects: the event chain, blobs, documents, caches, checkpoints.
+    Objects,
+    /// Folding every event.
+    Events {
+        /// Events folded.
+        done: u64,
+        /// Events of the log.
+        total: u64,
+    },
+    /// Every recorded receipt and its texts.
+    Receipts {
+        /// Receipts checked.
+        done: usize,
+        /// Receipts filed.
+        total: usize,
+    },
+}
+
 /// A book file opened for reading and writing.
 pub struct Book {
     ledger: Arc<Ledger>,
@@ -133,6 +158,9 @@ pub struct Book {
     /// The translation proxy's index of the source text, under the key of what it
     /// was built from: the chapters' text ids and the profile ([`Book::proxy_locate`]).
     pub(crate) proxy_index: Option<(Hash32, Arc<locate::Index>)>,
+    /// The terms each recorded chunk's latest receipt injected and its latest check
+    /// flagged, by receipt and check id, for the glossary listing ([`Book::records`]).
+    pub(crate) tallies: crate::records::Tallies,
 }
 
 /// What `decide` said of an accepted batch, without the state it leads to: the book
@@ -180,6 +208,7 @@ impl Book {
             state_bytes: None,
             claim: None,
             proxy_index: None,
+            tallies: crate::records::Tallies::default(),
         }
     }
 
@@ -194,7 +223,8 @@ impl Book {
     /// folded state's maps and strings take about that; `docs/benchmarks.md` compares
     /// the estimate with the process's resident memory), and the head's snapshot
     /// tracker and surface index once a write made them (its records' encodings and
-    /// folded keys, as they count themselves). Encoding a state costs a
+    /// folded keys, as they count themselves), and the glossary listing's tallies of
+    /// the recorded chunks once a listing made them. Encoding a state costs a
     /// fold's worth of time once per revision; the result is kept until the states
     /// change.
     pub fn resident_bytes(&mut self) -> u64 {
@@ -218,7 +248,8 @@ impl Book {
         // Each assembler shares the frozen projections and the head state.
         let tracker = self.tracker.as_ref().map_or(0, |(_, tracker)| tracker.heap_bytes()) as u64;
         let index = self.surface_index.as_ref().map_or(0, |(_, index)| index.heap_bytes()) as u64;
-        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker + index
+        let tallies = self.tallies.heap_bytes() as u64;
+        OPEN_LEDGER_BYTES + (frozen + profiles) as u64 + 2 * (head + recent) + tracker + index + tallies
     }
 
     /// Sets when checkpoints are written (tests and benchmarks; the default suits a
@@ -834,7 +865,15 @@ impl Book {
     /// its revision; one that does not is derived data gone wrong, dropped (on a
     /// writable book) and counted in `n_checkpoints_dropped`, not damage.
     pub fn verify(&mut self) -> Result<VerifyReport, VerifyError> {
+        self.verify_with_progress(|_| {})
+    }
+
+    /// [`Book::verify`], calling `progress` with the phase it is in: the stored
+    /// objects (the ledger's own checks), then each event folded (now and then), then
+    /// each recorded receipt.
+    pub fn verify_with_progress(&mut self, mut progress: impl FnMut(VerifyPhase)) -> Result<VerifyReport, VerifyError> {
         self.wait_for_checkpoint();
+        progress(VerifyPhase::Objects);
         let mut report = match self.ledger.verify() {
             Ok(report) => report,
             Err(VerifyError::Damaged { object, detail }) => {
@@ -865,8 +904,13 @@ impl Book {
         // Touches wait for the end of their batch (or a revision whose snapshot is
         // needed), so a record is re-encoded once per batch, not once per event.
         let mut touches = Touches::default();
+        let n_events = report.head.seq.0;
+        progress(VerifyPhase::Events { done: 0, total: n_events });
         ledger.scan_pipelined(Seq(1), Seq(u64::MAX), |event, batch_end| {
             let seq = event.seq;
+            if seq.0 % VERIFY_PROGRESS_EVERY == 0 {
+                progress(VerifyPhase::Events { done: seq.0, total: n_events });
+            }
             if let Body::ConfigSet(config) = &event.content.body {
                 if let Some(table) = config.profile.table {
                     tables.push((seq, table));
@@ -938,7 +982,12 @@ impl Book {
                 return Err(damaged(object(), "is not UTF-8".into()));
             }
         }
-        for (chapter, chunk_key, position, id) in self.ledger.filed(None)? {
+        let filed = self.ledger.filed(None)?;
+        let n_receipts = filed.len();
+        for (done, (chapter, chunk_key, position, id)) in filed.into_iter().enumerate() {
+            if done % VERIFY_PROGRESS_EVERY as usize == 0 {
+                progress(VerifyPhase::Receipts { done, total: n_receipts });
+            }
             let object = format!("receipt {id}");
             let bytes = self.ledger.document(id)?.ok_or_else(|| damaged(object.clone(), "is not stored".into()))?;
             let receipt =

@@ -575,6 +575,12 @@ impl Book {
     /// The latest receipt of every recorded chunk (of one chapter, or all), in
     /// chapter and chunk-key order.
     pub fn latest_receipts(&self, chapter: Option<u32>) -> Result<Vec<(Hash32, Receipt)>, BookError> {
+        self.latest_receipt_ids(chapter)?.into_iter().map(|id| self.receipt(&id.to_hex())).collect()
+    }
+
+    /// The id of the latest receipt of every recorded chunk (of one chapter, or all),
+    /// in chapter and chunk-key order, read from the index alone.
+    pub(crate) fn latest_receipt_ids(&self, chapter: Option<u32>) -> Result<Vec<Hash32>, BookError> {
         let mut latest: Vec<(u32, String, u64, Hash32)> = Vec::new();
         for entry in self.ledger().filed(chapter)? {
             match latest.last_mut() {
@@ -582,7 +588,7 @@ impl Book {
                 _ => latest.push(entry),
             }
         }
-        latest.into_iter().map(|(_, _, _, id)| self.receipt(&id.to_hex())).collect()
+        Ok(latest.into_iter().map(|(_, _, _, id)| id).collect())
     }
 
     /// Re-assembles the recorded chunk `id` and every chunk before it in its chapter

@@ -161,6 +161,36 @@ impl std::fmt::Display for Collision {
     }
 }
 
+/// The phase an import is in ([`Book::import_with_progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportPhase {
+    /// Folding the book's state at the head.
+    Folding {
+        /// Events folded.
+        done: u64,
+        /// Events to fold.
+        total: u64,
+    },
+    /// Reading the file.
+    Reading {
+        /// Its size.
+        bytes: usize,
+    },
+    /// Deciding what each entry and summary the file holds does.
+    Deciding {
+        /// Entries read.
+        entries: usize,
+        /// Summaries read.
+        summaries: usize,
+    },
+    /// Writing one batch (in a dry run: finding the recorded chunks it would
+    /// re-open).
+    Writing {
+        /// Its events.
+        events: usize,
+    },
+}
+
 /// What an import did, or would do (dry run), entry by entry.
 #[derive(Clone, Debug)]
 pub struct ImportReport {
@@ -284,6 +314,20 @@ impl Book {
     /// options name for this file (BCP 47 tags in canonical case, refused naming
     /// `source_lang` or `target_lang` otherwise).
     pub fn import(&mut self, file: &str, bytes: &[u8], options: &ImportOptions) -> Result<ImportReport, BookError> {
+        self.import_with_progress(file, bytes, options, |_| {})
+    }
+
+    /// [`Book::import`], calling `progress` with the phase it enters: folding the
+    /// book's state (events folded of events to fold, now and then), reading the
+    /// file, deciding what its entries do, writing (or, in a dry run, finding the
+    /// chunks the write would re-open).
+    pub fn import_with_progress(
+        &mut self,
+        file: &str,
+        bytes: &[u8],
+        options: &ImportOptions,
+        mut progress: impl FnMut(ImportPhase),
+    ) -> Result<ImportReport, BookError> {
         crate::service::check_language("source_lang", options.source_lang.as_deref())?;
         crate::service::check_language("target_lang", options.target_lang.as_deref())?;
         let name = file_label(file);
@@ -292,14 +336,16 @@ impl Book {
             Some(format) => (format, false),
             None => (formats::detect(file, bytes).map_err(invalid)?, true),
         };
-        let state = self.state(None)?;
+        let state = self.state_with_progress(None, |done, total| progress(ImportPhase::Folding { done, total }))?;
         let profile = self.profile(&state)?;
+        progress(ImportPhase::Reading { bytes: bytes.len() });
         let languages = Languages {
             source: options.source_lang.clone().unwrap_or_else(|| state.source_lang().to_owned()),
             target: options.target_lang.clone().unwrap_or_else(|| state.target_lang().to_owned()),
         };
         let parsed = formats::read(format, bytes, &languages).map_err(invalid)?;
         let actor = options.actor.clone().unwrap_or_else(|| format!("import:{}", format.tool()));
+        progress(ImportPhase::Deciding { entries: parsed.entries.len(), summaries: parsed.summaries.len() });
         let plan = plan(&state, profile.as_ref(), format, &name, parsed)?;
         let lost = group_lost(&plan.lost);
         let notices = group_notices(&plan.notices);
@@ -350,6 +396,7 @@ impl Book {
             recorded_at_ms: options.recorded_at_ms,
         };
         let n_events = plan.bodies.len();
+        progress(ImportPhase::Writing { events: n_events });
         let head = state.revision();
         let (written, revision, snapshot, reopened) = if plan.bodies.is_empty() {
             (false, head, self.snapshot_id(&state), Vec::new())

@@ -46,13 +46,13 @@ pub mod tmx;
 pub use archive::Copy;
 pub use assembly::{assemble, receipt};
 pub use book::{
-    Book, CheckpointPolicy, Submitted, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS,
-    OPEN_LEDGER_BYTES,
+    Book, CheckpointPolicy, Submitted, VerifyPhase, CHECKPOINTS_KEPT, CHECKPOINT_EVERY_EVENTS, CHECKPOINT_EVERY_MS,
+    OPEN_LEDGER_BYTES, VERIFY_PROGRESS_EVERY,
 };
 pub use chunks::{Assembled, Assembler, Chunk};
 pub use error::{BookError, ErrorClass};
 pub use idempotency::{Claim, Seen};
-pub use interchange::{Export, ExportForm, Exported, ImportOptions, ImportReport};
+pub use interchange::{Export, ExportForm, Exported, ImportOptions, ImportPhase, ImportReport};
 pub use ledger::Patience;
 pub use library::{Library, LibraryLimits, LibraryStatus, OpenBook, Origin};
 pub use projections::Reader;

@@ -11,6 +11,7 @@
 //! the same page for the same query at the same head.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use ledger_model::limits::input::RECORDS_PER_PAGE_MAX;
 use ledger_model::*;
@@ -218,25 +219,72 @@ impl Book {
     }
 
     /// For every term, how many recorded chunks' latest receipts injected it, and the
-    /// terms the latest check of a recorded chunk flagged.
+    /// terms the latest check of a recorded chunk flagged. The terms a receipt
+    /// injected and a check flagged are kept between calls ([`Tallies`]), so a call
+    /// reads the index of recorded chunks and of their checks, and decodes only the
+    /// receipts and checks filed since the last.
     fn injected_and_flagged(&mut self) -> Result<(BTreeMap<u32, usize>, BTreeSet<u32>), BookError> {
+        let mut kept = std::mem::take(&mut self.tallies);
+        let mut next = Tallies::default();
         let mut injected: BTreeMap<u32, usize> = BTreeMap::new();
         let mut flagged: BTreeSet<u32> = BTreeSet::new();
-        for (id, receipt) in self.latest_receipts(None)? {
-            for entry in &receipt.injected {
-                *injected.entry(entry.term).or_default() += 1;
-            }
-            if let Some((_, latest)) = self.checks_of(id)?.pop() {
-                for item in &latest.check.items {
-                    let wrong =
-                        matches!(item.verdict, postcheck::Verdict::Missing | postcheck::Verdict::WrongRendering);
-                    if wrong || !item.agreement.is_empty() {
-                        flagged.insert(item.term);
-                    }
+        for id in self.latest_receipt_ids(None)? {
+            let terms = match kept.injected.remove(&id).or_else(|| next.injected.get(&id).cloned()) {
+                Some(terms) => terms,
+                None => {
+                    let (_, receipt) = self.receipt(&id.to_hex())?;
+                    receipt.injected.iter().map(|entry| entry.term).collect()
                 }
+            };
+            for term in terms.iter() {
+                *injected.entry(*term).or_default() += 1;
+            }
+            next.injected.insert(id, terms);
+            if let Some(filing) = self.check_filings(id)?.pop() {
+                let check = filing.check;
+                let terms = match kept.flagged.remove(&check).or_else(|| next.flagged.get(&check).cloned()) {
+                    Some(terms) => terms,
+                    None => {
+                        let latest = self.stored_check(id, check)?;
+                        latest
+                            .check
+                            .items
+                            .iter()
+                            .filter(|item| {
+                                matches!(item.verdict, postcheck::Verdict::Missing | postcheck::Verdict::WrongRendering)
+                                    || !item.agreement.is_empty()
+                            })
+                            .map(|item| item.term)
+                            .collect()
+                    }
+                };
+                flagged.extend(terms.iter().copied());
+                next.flagged.insert(check, terms);
             }
         }
+        self.tallies = next;
         Ok((injected, flagged))
+    }
+}
+
+/// What the glossary listing keeps of the recorded chunks between calls: the terms
+/// each receipt injected (one number per injected entry) and the terms each check
+/// flagged, by the receipt's and the check's id. Both are content-addressed (an id
+/// names one receipt or one check for good), so an entry never goes stale; a call
+/// keeps only the ids it found, so there is at most one entry per recorded chunk and
+/// one per its latest check.
+#[derive(Debug, Default)]
+pub(crate) struct Tallies {
+    injected: BTreeMap<Hash32, Arc<[u32]>>,
+    flagged: BTreeMap<Hash32, Arc<[u32]>>,
+}
+
+impl Tallies {
+    /// An estimate of the memory it holds ([`Book::resident_bytes`]): each entry's
+    /// numbers, its id and a map node's share.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let entry = |terms: &Arc<[u32]>| 4 * terms.len() + 32 + 64;
+        self.injected.values().chain(self.flagged.values()).map(entry).sum()
     }
 }
 

@@ -91,12 +91,27 @@ fn short(hash: &str) -> &str {
 
 /// The frame of every page: the trail back to the library, the JSON twin, the title.
 pub fn layout(chrome: &Chrome, title: &str, trail: &[(String, String)], twin: Option<&str>, body: Markup) -> Markup {
+    page_layout(chrome, title, trail, twin, false, body)
+}
+
+/// [`layout`], of a page that asks the browser to load it again each second while
+/// what it shows is under way (`<meta http-equiv="refresh">`: no script, which the
+/// Content-Security-Policy does not govern).
+fn page_layout(
+    chrome: &Chrome,
+    title: &str,
+    trail: &[(String, String)],
+    twin: Option<&str>,
+    refresh: bool,
+    body: Markup,
+) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
+                @if refresh { meta http-equiv="refresh" content="1"; }
                 title { (title) " · lorebank" }
                 link rel="icon" type="image/svg+xml" href="/ui/static/icon.svg";
                 link rel="stylesheet" href="/ui/static/ui.css";
@@ -226,6 +241,14 @@ pub fn book(chrome: &Chrome, name: &str, overview: &Overview) -> Markup {
                     a href=(format!("{}/review", book_url(name))) { (counts.candidates_open) " open candidates" }
                     " · " a href=(format!("{}/glossary", book_url(name))) data-glossary { "search and sort the glossary" }
                     " · " a href=(format!("{}/import", book_url(name))) { "import a file" }
+                }
+                dt { "verify again" }
+                dd {
+                    form.inline.verify-job method="post" action=(format!("{}/verify", book_url(name))) {
+                        input type="hidden" name="csrf" value=(chrome.csrf);
+                        button type="submit" { "Verify as a job" }
+                        " with its progress on a page of its own"
+                    }
                 }
             }
         }
@@ -1315,6 +1338,114 @@ pub fn import(chrome: &Chrome, name: &str) -> Markup {
     };
     let trail = [(book_url(name), name.to_owned()), (action.clone(), "import".to_owned())];
     layout(chrome, "Import", &trail, None, body)
+}
+
+fn job_trail(job: &crate::ui::jobs::Job) -> [(String, String); 2] {
+    [
+        (book_url(&job.book), job.book.clone()),
+        (format!("{}/jobs/{}", book_url(&job.book), job.id), format!("job {}", job.id)),
+    ]
+}
+
+/// Where a running job is among the steps of its work: their names, the one under
+/// way, what it has done so far in words, and as a count (done, total) when it has one.
+struct Steps {
+    names: &'static [&'static str],
+    at: usize,
+    words: Option<String>,
+    bar: Option<(u64, u64)>,
+}
+
+const IMPORT_STEPS: [&str; 4] =
+    ["Fold the book's state", "Read the file", "Decide what each entry does", "Write one batch"];
+const VERIFY_STEPS: [&str; 3] = ["Check the stored objects", "Fold every event", "Check every recorded receipt"];
+
+fn job_steps(progress: &crate::ui::jobs::Progress) -> Steps {
+    use crate::ui::jobs::Progress;
+    use book::{ImportPhase, VerifyPhase};
+    let step = |names: &'static [&'static str], at: usize, words: Option<String>, bar: Option<(u64, u64)>| Steps {
+        names,
+        at,
+        words,
+        bar,
+    };
+    match *progress {
+        Progress::Starting => step(&[], 0, None, None),
+        Progress::Import(ImportPhase::Folding { done, total }) => {
+            step(&IMPORT_STEPS, 0, Some(format!("{done} of {total} events")), Some((done, total)))
+        }
+        Progress::Import(ImportPhase::Reading { bytes }) => {
+            step(&IMPORT_STEPS, 1, Some(format!("{bytes} bytes")), None)
+        }
+        Progress::Import(ImportPhase::Deciding { entries, summaries }) => {
+            step(&IMPORT_STEPS, 2, Some(format!("{entries} entries, {summaries} summaries")), None)
+        }
+        Progress::Import(ImportPhase::Writing { events }) => {
+            step(&IMPORT_STEPS, 3, Some(format!("{events} events")), None)
+        }
+        Progress::Verify(VerifyPhase::Objects) => step(&VERIFY_STEPS, 0, None, None),
+        Progress::Verify(VerifyPhase::Events { done, total }) => {
+            step(&VERIFY_STEPS, 1, Some(format!("{done} of {total} events")), Some((done, total)))
+        }
+        Progress::Verify(VerifyPhase::Receipts { done, total }) => {
+            step(&VERIFY_STEPS, 2, Some(format!("{done} of {total} receipts")), Some((done as u64, total as u64)))
+        }
+    }
+}
+
+/// The page of a job under way: what it does, the step it is at and how far, and
+/// the steps before and after; it loads itself again each second.
+pub fn job_running(chrome: &Chrome, job: &crate::ui::jobs::Job, progress: &crate::ui::jobs::Progress) -> Markup {
+    let Steps { names, at, words, bar } = job_steps(progress);
+    let body = html! {
+        p.lead data-job-state="running" {
+            "Under way: " (crate::ui::jobs::describe(&job.work)) ", started " time { (utc(job.started_ms)) } ". "
+            "This page loads itself again each second until the job ends, then shows its outcome."
+        }
+        @if names.is_empty() {
+            p data-phase="starting" { "Waiting for the book." }
+        } @else {
+            ol.steps {
+                @for (n, name) in names.iter().enumerate() {
+                    @if n == at {
+                        li.current aria-current="step" data-phase=(n) {
+                            strong { (name) } @if let Some(words) = &words { ": " (words) }
+                            @if let Some((done, total)) = bar {
+                                " " progress value=(done) max=(total.max(1)) { (done) " of " (total) }
+                            }
+                        }
+                    } @else if n < at {
+                        li.done { (name) " ✓" }
+                    } @else {
+                        li { (name) }
+                    }
+                }
+            }
+        }
+        p { a href=(format!("{}/jobs/{}", book_url(&job.book), job.id)) { "Load this page again" } }
+    };
+    page_layout(chrome, &format!("Job {}", job.id), &job_trail(job), None, true, body)
+}
+
+/// The page of a verify that has ended: what `lorebank verify` says.
+pub fn verified(
+    chrome: &Chrome,
+    job: &crate::ui::jobs::Job,
+    verified: &Result<ledger::VerifyReport, String>,
+) -> Markup {
+    let body = html! {
+        p.lead data-job-state="ended" {
+            (crate::ui::jobs::describe(&job.work)) ", started " time { (utc(job.started_ms)) } ": "
+            @match verified {
+                Ok(report) => span.verify.ok data-verify="ok" {
+                    "ok: " (report.n_events) " events, " (report.n_blobs) " blobs, " (report.n_documents) " receipts and documents checked"
+                },
+                Err(error) => span.verify.bad data-verify="damaged" { (error) },
+            }
+        }
+        p { a href=(book_url(&job.book)) { "The book" } }
+    };
+    layout(chrome, &format!("Job {}: verify", job.id), &job_trail(job), None, body)
 }
 
 /// An import's report, from its dry run (with the chunks it would re-open and the

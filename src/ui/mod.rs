@@ -15,6 +15,7 @@
 //! token under a per-server random key), or the bearer header.
 
 pub mod html;
+pub mod jobs;
 pub mod pages;
 pub mod svg;
 
@@ -125,6 +126,8 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .route("/ui/books/{book}/rules", get(pages::rules))
         .route("/ui/books/{book}/rules/put", post(pages::rule_write))
         .route("/ui/books/{book}/import", get(pages::import_page).post(pages::import_write))
+        .route("/ui/books/{book}/verify", post(pages::verify_write))
+        .route("/ui/books/{book}/jobs/{id}", get(pages::job))
         .route("/ui/books/{book}/review/{id}/{action}", post(pages::review_write))
         .route("/ui/logout", post(pages::logout))
         .route_layer(middleware::from_fn_with_state(Arc::clone(server), gate));
@@ -138,6 +141,7 @@ pub fn router(server: &Arc<Server>, keys: Arc<Keys>) -> Router<Arc<Server>> {
         .merge(forms)
         .layer(middleware::from_fn(secure))
         .layer(Extension(keys))
+        .layer(Extension(Arc::new(jobs::Jobs::default())))
 }
 
 /// The browser a page is served to, as its [`BROWSER_COOKIE`] names it: the CSRF

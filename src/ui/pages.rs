@@ -14,6 +14,7 @@ use ledger_model::*;
 use serde::Deserialize;
 
 use super::html::{self, Chrome, Notice, Page};
+use super::jobs::{self, Job, Jobs, Outcome, Progress, Work};
 use super::Browser;
 use crate::http::audit;
 use crate::http::problem::Problem;
@@ -1079,6 +1080,7 @@ async fn import_form(
 pub async fn import_write(
     State(server): Shared,
     Extension(browser): Extension<Browser>,
+    Extension(jobs): Extension<Arc<Jobs>>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     multipart: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
@@ -1103,8 +1105,115 @@ pub async fn import_write(
     };
     let chrome = chrome(&server, &browser);
     let (file, bytes) = (form.name.clone(), form.bytes.clone());
+    if !dry_run {
+        // The import itself is a job: the browser follows it on its page.
+        let job = start_job(&server, &jobs, &name, Work::Import { file: file.clone() }).await?;
+        run_job(server, Arc::clone(&job), move |open, job| {
+            match open
+                .lock()
+                .import_with_progress(&file, &bytes, &options, |phase| job.advance(Progress::Import(phase)))
+            {
+                Ok(report) => Ok(Outcome::Imported(Box::new(report))),
+                Err(error) => Err(error.into()),
+            }
+        });
+        return Ok(super::redirect(&job_url(&name, job.id)));
+    }
     let report = on_book(server, name.clone(), move |open| Ok(open.lock().import(&file, &bytes, &options)?)).await?;
     page(html::import_report(&chrome, &name, &report, dry_run, &form.bytes, form.strict, form.actor.as_deref()))
+}
+
+// ----- jobs -----
+
+fn job_url(book: &str, id: u64) -> String {
+    format!("/ui/books/{book}/jobs/{id}")
+}
+
+/// Starts a job of `work` on book `name`, which must exist (404 else): 409 when a
+/// job runs on it.
+async fn start_job(server: &Arc<Server>, jobs: &Jobs, name: &str, work: Work) -> Result<Arc<Job>, Problem> {
+    on_book(Arc::clone(server), name.to_owned(), |_| Ok(())).await?;
+    jobs.start(name, work, crate::http::routes::now_ms())
+}
+
+/// Runs `work` on the job's book on the blocking pool, outside any request, and
+/// ends the job with its outcome, or with the problem it failed with (a request
+/// would have answered the same). A job whose work panics ends as failed.
+fn run_job(
+    server: Arc<Server>,
+    job: Arc<Job>,
+    work: impl FnOnce(&book::library::OpenBook, &Job) -> Result<Outcome, Problem> + Send + 'static,
+) {
+    struct Ending(Arc<Job>);
+    impl Drop for Ending {
+        fn drop(&mut self) {
+            // Only when the work did not end the job: it panicked.
+            if matches!(*self.0.state(), jobs::State::Running(_)) {
+                self.0.end(Outcome::Failed(Problem::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "io",
+                    "the job's worker failed".to_owned(),
+                )));
+            }
+        }
+    }
+    tokio::task::spawn_blocking(move || {
+        let ending = Ending(Arc::clone(&job));
+        let outcome = server.library.open(&job.book).map_err(Problem::from).and_then(|open| work(&open, &job));
+        job.end(outcome.unwrap_or_else(|problem| Outcome::Failed(in_library(&server, problem))));
+        drop(ending);
+    });
+}
+
+/// The verify form posted (`/ui/books/{book}/verify`): starts a verify of the book
+/// as a job, and sends the browser to its page.
+pub async fn verify_write(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    Extension(jobs): Extension<Arc<Jobs>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> PageResult {
+    let name = book_name(path)?;
+    let _: VerifyForm = form(&headers, &browser, body)?;
+    let job = start_job(&server, &jobs, &name, Work::Verify).await?;
+    run_job(server, Arc::clone(&job), |open, job| {
+        let verified = open.lock().verify_with_progress(|phase| job.advance(Progress::Verify(phase)));
+        Ok(Outcome::Verified(verified.map_err(|error| error.to_string())))
+    });
+    Ok(super::redirect(&job_url(&name, job.id)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerifyForm {}
+
+/// A job's page (`/ui/books/{book}/jobs/{id}`): what it does and how far it is,
+/// refreshing itself each second while it runs; when it has ended, what a request
+/// would have answered: an import's report, a verify's outcome, or the problem it
+/// was refused with (with its status).
+pub async fn job(
+    State(server): Shared,
+    Extension(browser): Extension<Browser>,
+    Extension(jobs): Extension<Arc<Jobs>>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let (name, id) = book_and::<String>(path, "job id")?;
+    Query::parse(raw, &[])?;
+    let id: u64 = id.parse().map_err(|_| Problem::invalid(format!("job id: {id:?} is not a number")).at("id"))?;
+    let job = jobs.get(&name, id)?;
+    let chrome = chrome(&server, &browser);
+    let state = job.state();
+    match &*state {
+        jobs::State::Running(progress) => page(html::job_running(&chrome, &job, progress)),
+        jobs::State::Ended(Outcome::Imported(report)) => {
+            page(html::import_report(&chrome, &name, report, false, &[], false, None))
+        }
+        jobs::State::Ended(Outcome::Verified(verified)) => page(html::verified(&chrome, &job, verified)),
+        jobs::State::Ended(Outcome::Failed(problem)) => Ok(html::error_page(problem).into_response()),
+    }
 }
 
 // ----- login and logout -----
