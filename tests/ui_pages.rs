@@ -1211,6 +1211,7 @@ fn a_summary_is_revised_and_a_new_one_written_from_the_summaries_page_as_the_cli
     let html = page(&server, path);
     assert_eq!(twin(&html).as_deref(), Some("/v1/books/wuchuan/glossary"));
     assert!(html.contains("data-summary=\"S-1\"") && html.contains("data-summary=\"S-2\""), "{html}");
+    assert!(html.contains("active summaries at revision"), "{html}");
     assert!(page(&server, "/ui/books/wuchuan").contains("/ui/books/wuchuan/summaries"), "the book page links it");
     let token = csrf(&html);
     let head = server.info("wuchuan")["head"].as_u64().unwrap();

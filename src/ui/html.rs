@@ -76,12 +76,15 @@ fn term_id(number: u32) -> String {
     format!("T-{number}")
 }
 
-/// `n` and a noun, plural when `n` is not 1.
+/// `n` and a noun, plural when `n` is not 1 (a noun in -y after a consonant takes
+/// -ies: summary, summaries).
 fn count(n: usize, noun: &str) -> String {
     if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
+        return format!("1 {noun}");
+    }
+    match noun.strip_suffix('y').filter(|stem| !stem.ends_with(['a', 'e', 'o', 'u'])) {
+        Some(stem) => format!("{n} {stem}ies"),
+        None => format!("{n} {noun}s"),
     }
 }
 
