@@ -233,3 +233,40 @@ fn a_name_accepted_without_a_rendering_gets_the_standard_form() {
     // A names lint of the book finds nothing to flag.
     assert_eq!(book.json(&["names", "lint"])["deviations"], json!([]));
 }
+
+/// A Japanese name in kanji accepted without a rendering is read by the source text's
+/// ruby and the name dictionary: one reading gives its form; several are listed for
+/// the reviewer to choose with `--dst`.
+#[test]
+fn a_kanji_name_accepted_without_a_rendering_is_read_by_ruby_and_the_dictionary() {
+    let book = Book::new();
+    let dir = tempfile::tempdir().unwrap();
+    let candidates = write_file(
+        dir.path(),
+        "candidates.jsonl",
+        concat!(
+            r#"{"languages_set":{"source":"ja","target":"ru"}}"#,
+            "\n",
+            r#"{"candidate_proposed":{"id":"C-1","surface":"宮崎駿","origin":"extractor"}}"#,
+            "\n",
+            r#"{"candidate_proposed":{"id":"C-2","surface":"夏目漱石","origin":"extractor"}}"#,
+            "\n",
+        ),
+    );
+    book.ok(&["apply", &candidates]);
+    // 宮崎 and 駿 have several readings in the dictionary (tests/data/enamdict): the
+    // error lists the first forms they give, and the reviewer chooses.
+    let error = book.fails(&["review", "accept", "C-1", "--kind", "character"], 2);
+    assert!(error.contains("its readings give Миягики Сюн, ") && error.contains(" more)"), "{error}");
+    // The book's text reads both parts in ruby: that is the author's reading, and the
+    // one form it gives is the rendering.
+    let chapter =
+        write_file(dir.path(), "01.txt", "<ruby>宮崎<rt>みやざき</rt></ruby><ruby>駿<rt>はやお</rt></ruby>が来た。\n");
+    book.ok(&["source", "add", &chapter, "--chapter", "1"]);
+    book.ok(&["review", "accept", "C-1", "--kind", "character"]);
+    let shown = book.json(&["show"]);
+    assert_eq!(shown["terms"][0]["dst"], "Миядзаки Хаяо", "{shown}");
+    // 夏目 and 漱石 are read more than one way too (なつめ, なため): listed.
+    let error = book.fails(&["review", "accept", "C-2", "--kind", "character"], 2);
+    assert!(error.contains("Нацумэ Сосэки"), "{error}");
+}

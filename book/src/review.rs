@@ -445,14 +445,13 @@ impl Book {
                     Some(dst) => dst,
                     None => match acceptance.kind.as_deref() {
                         Some(kind @ ("character" | "place")) => {
-                            crate::standard::standard(state.source_lang(), kind, surface)
-                                .map(|name| name.text())
-                                .map_err(|why| {
-                                    BookError::Invalid(format!(
-                                        "{id} ({surface}) has no suggested rendering and the standard gives none \
+                            let surface = surface.clone();
+                            self.proposed_name(&state, kind, &surface).map_err(|why| {
+                                BookError::Invalid(format!(
+                                    "{id} ({surface}) has no suggested rendering and the standard gives none \
                                          ({why}): accepting it needs one"
-                                    ))
-                                })?
+                                ))
+                            })?
                         }
                         _ => {
                             return Err(BookError::Invalid(format!(

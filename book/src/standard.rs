@@ -249,10 +249,19 @@ impl Book {
         terms: impl Iterator<Item = &'a projections::Term>,
     ) -> Result<KanjiReadings, BookError> {
         let language = state.source_lang().to_owned();
-        let needed: BTreeSet<String> = terms
-            .filter(|term| needs_dictionary(&language, term))
-            .flat_map(|term| enamdict::needed_headwords(&term.put.src))
-            .collect();
+        let sources: Vec<&str> =
+            terms.filter(|term| needs_dictionary(&language, term)).map(|term| term.put.src.as_str()).collect();
+        self.kanji_readings_of(state, sources.into_iter())
+    }
+
+    /// The readings the names `sources` (Japanese, in kanji) may need, as
+    /// [`Book::kanji_readings`] reads them.
+    pub(crate) fn kanji_readings_of<'a>(
+        &mut self,
+        state: &projections::State,
+        sources: impl Iterator<Item = &'a str>,
+    ) -> Result<KanjiReadings, BookError> {
+        let needed: BTreeSet<String> = sources.flat_map(enamdict::needed_headwords).collect();
         let mut readings = KanjiReadings::default();
         if needed.is_empty() {
             return Ok(readings);
@@ -280,29 +289,8 @@ impl Book {
 /// reads it: the author's reading): the form of the reading that gives `dst`
 /// (comparable), else the closest.
 fn from_readings(kind: &str, src: &str, dst: &str, readings: &KanjiReadings) -> Result<translit::RussianName, String> {
-    let combined = match &readings.dictionary {
-        Some(Ok(dictionary)) => dictionary.overridden_by(&readings.ruby),
-        _ => readings.ruby.clone(),
-    };
-    let candidates = enamdict::name_readings(src, kind == "place", &combined);
-    if candidates.is_empty() {
-        return Err(match &readings.dictionary {
-            Some(Ok(_)) => {
-                format!("no kana reading (no reading alias, no ruby, and the name dictionary has none of {src})")
-            }
-            Some(Err(why)) => format!("no kana reading (no reading alias, no ruby, and {why})"),
-            None => "no kana reading (no reading alias, no ruby, and no name dictionary read)".into(),
-        });
-    }
     let mut best: Option<(usize, translit::RussianName)> = None;
-    for (family, given) in candidates {
-        let name = match &family {
-            Some(family) => translit::polivanov_name(family, &given),
-            None => {
-                translit::polivanov_word(&given).map(|word| translit::RussianName { family: None, given: Some(word) })
-            }
-        };
-        let Ok(name) = name else { continue };
+    for name in name_forms(kind, src, readings)? {
         let distance = edit_distance(&comparable(&name.text()), dst);
         if best.as_ref().is_none_or(|(known, _)| distance < *known) {
             best = Some((distance, name));
@@ -314,6 +302,70 @@ fn from_readings(kind: &str, src: &str, dst: &str, readings: &KanjiReadings) -> 
     best.map(|(_, name)| name).ok_or_else(|| {
         format!("no kana reading (no reading alias, no ruby, and the name dictionary has none of {src})")
     })
+}
+
+/// The standard's forms of every reading a Japanese name in kanji may have, as
+/// [`from_readings`] reads it (ruby over the dictionary), in the readings' order,
+/// each form once; or why there is none.
+fn name_forms(kind: &str, src: &str, readings: &KanjiReadings) -> Result<Vec<translit::RussianName>, String> {
+    let combined = match &readings.dictionary {
+        Some(Ok(dictionary)) => dictionary.overridden_by(&readings.ruby),
+        _ => readings.ruby.clone(),
+    };
+    let none = || match &readings.dictionary {
+        Some(Ok(_)) => {
+            format!("no kana reading (no reading alias, no ruby, and the name dictionary has none of {src})")
+        }
+        Some(Err(why)) => format!("no kana reading (no reading alias, no ruby, and {why})"),
+        None => "no kana reading (no reading alias, no ruby, and no name dictionary read)".into(),
+    };
+    let mut forms: Vec<translit::RussianName> = Vec::new();
+    for (family, given) in enamdict::name_readings(src, kind == "place", &combined) {
+        let name = match &family {
+            Some(family) => translit::polivanov_name(family, &given),
+            None => {
+                translit::polivanov_word(&given).map(|word| translit::RussianName { family: None, given: Some(word) })
+            }
+        };
+        if let Ok(name) = name {
+            if !forms.iter().any(|known| known.text() == name.text()) {
+                forms.push(name);
+            }
+        }
+    }
+    if forms.is_empty() {
+        return Err(none());
+    }
+    Ok(forms)
+}
+
+impl Book {
+    /// The rendering `review accept` gives a name accepted without one: the standard's
+    /// form of `surface` as a term of `kind`; a Japanese name in kanji is read by the
+    /// source text's ruby and the name dictionary, and given a form only when they
+    /// read it one way (else the error lists the forms they allow, for the reviewer
+    /// to choose with `--dst`).
+    pub(crate) fn proposed_name(
+        &mut self,
+        state: &projections::State,
+        kind: &str,
+        surface: &str,
+    ) -> Result<String, String> {
+        let language = state.source_lang();
+        if !is_japanese(language) || is_kana_name(surface) {
+            return standard(language, kind, surface).map(|name| name.text());
+        }
+        let readings = self.kanji_readings_of(state, std::iter::once(surface)).map_err(|error| error.to_string())?;
+        let forms = name_forms(kind, surface, &readings)?;
+        match forms.as_slice() {
+            [only] => Ok(only.text()),
+            _ => {
+                let listed: Vec<String> = forms.iter().take(6).map(|name| name.text()).collect();
+                let more = if forms.len() > 6 { format!(" and {} more", forms.len() - 6) } else { String::new() };
+                Err(format!("its readings give {}{more}", listed.join(", ")))
+            }
+        }
+    }
 }
 
 /// Levenshtein distance in chars.
