@@ -320,7 +320,7 @@ impl Book {
                     found.push((ConflictKind::SenseCollision, surface, ids, excerpt(&input, span)));
                 }
             }
-            if let Some((_, check)) = self.checks_of(*id)?.pop() {
+            if let (_, Some((_, check))) = crate::check::latest_check_in(self.ledger(), *id)? {
                 for item in &check.check.items {
                     for agreement in &item.agreement {
                         gender.push((item.term, excerpt(&check.translation, agreement.bytes)));

@@ -145,7 +145,7 @@ fn page_layout(
                     (body)
                 }
                 footer {
-                    "lorebank " (env!("CARGO_PKG_VERSION")) " · audit pages; each has a JSON twin in the API"
+                    "lorebank " (env!("CARGO_PKG_VERSION")) " · audit pages; a page's JSON link is the same data from the API"
                 }
             }
         }
