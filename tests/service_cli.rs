@@ -607,6 +607,8 @@ fn a_term_the_model_got_wrong_is_shown_with_an_earlier_checked_sentence() {
     assert_eq!(replayed["identical"], true, "{replayed}");
     let audit = book.ok(&["audit", "--chapter", "2"]);
     assert!(audit.contains("T-2    example from chapter 1"), "{audit}");
+    let audited = book.json(&["audit", "--chapter", "2"]);
+    assert_eq!(audited["chunks"][0]["examples"][0]["receipt"], source_receipt.as_str(), "{audited}");
 
     // Never from the chapter being translated (nor a later one).
     let same = book.json(&["assemble", "--chapter", "1", "--chunk", "3", "--text", chunk.as_str(), "--dry-run"]);

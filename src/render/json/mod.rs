@@ -378,7 +378,7 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
             value
         })
         .collect();
-    json!({
+    let mut value = json!({
         "chunk": receipt.chunk_key,
         "receipt": id.to_hex(),
         "text": chunk.text,
@@ -412,7 +412,12 @@ fn audited_chunk(chunk: &AuditedChunk) -> Value {
                 "review": item.review,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-    })
+    });
+    // Only a chunk given demonstrations has the member (a receipt of format 4).
+    if !receipt.examples.is_empty() {
+        value["examples"] = examples(&receipt.examples);
+    }
+    value
 }
 
 pub fn impact(impacted: &[Impacted]) -> Value {
@@ -604,20 +609,24 @@ pub fn receipt(id: Hash32, receipt: &book::receipt::Receipt, input: &str, output
     }
     // Only a receipt that showed a demonstration has the member (format 4).
     if !receipt.examples.is_empty() {
-        value["examples"] = json!(receipt
-            .examples
-            .iter()
-            .map(|example| json!({
-                "term": format!("T-{}", example.term),
-                "source": example.source,
-                "target": example.target,
-                "chapter": example.chapter,
-                "receipt": example.receipt.to_hex(),
-                "check": example.check.to_hex(),
-            }))
-            .collect::<Vec<_>>());
+        value["examples"] = examples(&receipt.examples);
     }
     value
+}
+
+/// The demonstrations a receipt records, with where each comes from.
+fn examples(examples: &[book::assemble::Example]) -> Value {
+    json!(examples
+        .iter()
+        .map(|example| json!({
+            "term": format!("T-{}", example.term),
+            "source": example.source,
+            "target": example.target,
+            "chapter": example.chapter,
+            "receipt": example.receipt.to_hex(),
+            "check": example.check.to_hex(),
+        }))
+        .collect::<Vec<_>>())
 }
 
 /// Places in an imported file, as words (`line 3`, `uid 7`).
