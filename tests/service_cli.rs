@@ -610,6 +610,37 @@ fn a_term_the_model_got_wrong_is_shown_with_an_earlier_checked_sentence() {
     let audited = book.json(&["audit", "--chapter", "2"]);
     assert_eq!(audited["chunks"][0]["examples"][0]["receipt"], source_receipt.as_str(), "{audited}");
 
+    // Per term: T-1 was never found wrong, but the book asks for its example always;
+    // T-2 never. The lists are the book's word over the post-check's.
+    let per_term = |always: &str, never: &str| {
+        let file = common::write_file(
+            dir.path(),
+            "examples.jsonl",
+            &format!("{{\"examples_set\":{{\"always\":[{always}],\"never\":[{never}]}}}}\n"),
+        );
+        book.ok(&["apply", &file]);
+    };
+    per_term("\"T-1\"", "\"T-2\"");
+    let shown = book.json(&[&assemble[..], &["--dry-run"]].concat());
+    let terms: Vec<&str> =
+        shown["examples"].as_array().unwrap().iter().map(|example| example["term"].as_str().unwrap()).collect();
+    assert_eq!(terms, ["T-1"], "{shown}");
+    assert_eq!(shown["examples"][0]["target"], "Шэнь Чжао смотрела на Гу Ханьчуаня и молчала.", "{shown}");
+    assert!(book.ok(&["log"]).contains("examples_set always T-1; never T-2"));
+    // A term the book never had, or one named in both lists, is refused, naming it.
+    let head = book.head();
+    let unknown = common::write_file(dir.path(), "unknown.jsonl", "{\"examples_set\":{\"always\":[\"T-9\"]}}\n");
+    assert!(book.fails(&["apply", &unknown], 2).contains("unknown record T-9"));
+    let both =
+        common::write_file(dir.path(), "both.jsonl", "{\"examples_set\":{\"always\":[\"T-1\"],\"never\":[\"T-1\"]}}\n");
+    let error = book.fails(&["apply", &both], 2);
+    assert!(error.contains("examples_set.never[0]") && error.contains("also in always"), "{error}");
+    assert_eq!(book.head(), head);
+    // Two empty lists leave the post-check's word alone again.
+    per_term("", "");
+    let back = book.json(&[&assemble[..], &["--dry-run"]].concat());
+    assert_eq!(back["examples"][0]["term"], "T-2", "{back}");
+
     // Never from the chapter being translated (nor a later one).
     let same = book.json(&["assemble", "--chapter", "1", "--chunk", "3", "--text", chunk.as_str(), "--dry-run"]);
     assert!(same.get("examples").is_none(), "{same}");

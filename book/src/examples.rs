@@ -6,7 +6,8 @@
 //! recorded chunk of the nearest [`EXAMPLE_CHAPTERS_BACK`] earlier chapters that have
 //! any (never the chapter itself or a later one), assembled for the same reader, and
 //! at each receipt's latest stored check. A term *needs* an example when one of those
-//! checks found it missing, rendered wrongly or with a gender flag. A *candidate* is
+//! checks found it missing, rendered wrongly or with a gender flag, or when the
+//! book's `examples_set` names it in `always`; never when it names it in `never`. A *candidate* is
 //! an item of those checks that rendered its term, with the term once in the source
 //! chunk (one hit, injected, not one sense among several) and once in the
 //! translation, so the hit and the
@@ -137,6 +138,13 @@ pub(crate) fn pool(
         }
     }
 
+    // The book's own word on a term comes before the post-check's (`examples_set`).
+    if let Some((declared, _)) = state.examples() {
+        needs.extend(declared.always.iter().map(|id| id.number()));
+        for id in &declared.never {
+            needs.remove(&id.number());
+        }
+    }
     let mut pool = Vec::new();
     for (term, mut offered) in candidates.into_iter().filter(|(term, _)| needs.contains(term)) {
         let Some(current) = RecordId::new(RecordKind::Term, term).and_then(|id| state.terms().get(&id)) else {

@@ -25,8 +25,9 @@ use crate::state::State;
 /// embedding model and the candidates' related terms. Format 4: the book's languages.
 /// Format 5: the book's source text by chapter. Format 6: the book's proxy template.
 /// Format 7: the prompts of the book's model jobs and the model parties' policies.
-/// Format 8: the book's cascading activation.
-pub const CHECKPOINT_FORMAT: u16 = 8;
+/// Format 8: the book's cascading activation. Format 9: the terms always and never
+/// offered a demonstration.
+pub const CHECKPOINT_FORMAT: u16 = 9;
 
 #[derive(Serialize)]
 struct DocRef<'s> {

@@ -650,7 +650,7 @@ fn duplicate_key(body: &Body) -> Option<String> {
         Body::ProxyTemplateSet(_) => Some(kind.to_owned()),
         Body::ModelPromptSet(set) => Some(format!("{kind} {}", set.job)),
         Body::ModelPolicySet(policy) => Some(format!("{kind} {}", policy.party)),
-        Body::CascadeSet(_) => Some(kind.to_owned()),
+        Body::CascadeSet(_) | Body::ExamplesSet(_) => Some(kind.to_owned()),
         Body::ConceptExpected(ConceptExpected { surface, .. }) | Body::ConceptDropped(ConceptDropped { surface }) => {
             Some(format!("{kind} {surface:?}"))
         }
@@ -764,6 +764,11 @@ fn is_noop(state: &State, body: &Body) -> bool {
         Body::CascadeSet(set) => {
             state.cascade().map(|(current, _)| current) == Some(set)
                 || (state.cascade.is_none() && *set == CascadeSet::default())
+        }
+        // The lists in force again (none in a book that never declared them).
+        Body::ExamplesSet(set) => {
+            state.examples().map(|(current, _)| current) == Some(set)
+                || (state.examples.is_none() && *set == ExamplesSet::default())
         }
         Body::ConceptExpected(concept) => {
             state.expected.get(&concept.surface).is_some_and(|expected| expected.concept == *concept)
@@ -962,6 +967,10 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
                 None => Ok(()),
             }
         }
+        Body::ExamplesSet(set) => match set.always.iter().chain(&set.never).find(|id| !state.terms.contains_key(id)) {
+            Some(id) => Err(reject(index, Problem::UnknownRecord(*id))),
+            None => Ok(()),
+        },
         Body::SourceSet(_) | Body::ProxyTemplateSet(_) | Body::ModelPromptSet(_) | Body::ModelPolicySet(_) => Ok(()),
     }
 }

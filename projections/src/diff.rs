@@ -119,8 +119,9 @@ fn records<T>(
 /// Active records added, removed and changed from `old` to `new`, by id; and the
 /// changes of the book's configuration: `config`, `governance`, `languages` (the
 /// source and target languages in force, declared or by default), `proxy_template`
-/// (the book's proxy template; `None`: the built-in one) and `cascade` (the cascading
-/// activation; `None`: off, with no lists).
+/// (the book's proxy template; `None`: the built-in one), `cascade` (the cascading
+/// activation; `None`: off, with no lists) and `examples` (the terms always and never
+/// offered a demonstration; `None`: none named).
 pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     let mut out = Vec::new();
     records(&mut out, &old.terms, &new.terms, |term| !term.retired, term_fields);
@@ -154,5 +155,8 @@ pub fn diff(old: &State, new: &State) -> (Vec<RecordDiff>, Vec<FieldChange>) {
     let cascade =
         |state: &State| state.cascade().map(|(set, _)| set.clone()).filter(|set| *set != CascadeSet::default());
     field(&mut config, "cascade", &cascade(old), &cascade(new));
+    let examples =
+        |state: &State| state.examples().map(|(set, _)| set.clone()).filter(|set| *set != ExamplesSet::default());
+    field(&mut config, "examples", &examples(old), &examples(new));
     (out, config)
 }

@@ -202,6 +202,7 @@ impl State {
             model_prompts: BTreeMap::new(),
             model_policies: BTreeMap::new(),
             cascade: self.cascade.clone(),
+            examples: self.examples.clone(),
         };
         for (id, term) in &self.terms {
             if !self.reads(reader, *id, restricted) {

@@ -12,9 +12,10 @@
 //! proxy template is in the snapshot and is restored too (a `proxy_template_set` of
 //! the template then, or of none: the built-in one). So is the cascading activation
 //! (a `cascade_set` of the declaration then, or of depth 0 with no lists). The
-//! review queue (candidates and their verdicts), the
-//! register of expected concepts, the embedding model and the prompts of the model
-//! jobs are not part of a snapshot
+//! terms always or never offered a demonstration are restored too, though no part of
+//! a snapshot (an `examples_set` of the lists then, or of none). The review queue
+//! (candidates and their verdicts), the register of expected concepts, the embedding
+//! model and the prompts of the model jobs are not part of a snapshot
 //! and are left as they are: vectors are named by the model's identity and the
 //! texts they embed, so a rollback that brings back an older record finds its vectors
 //! again, and no suggestion ever reaches an assembly. A governance goes first, so the records after it may name its parties; a
@@ -203,6 +204,11 @@ pub fn plan_rollback(head: &State, target: &State, reason: Option<String>) -> Re
     let cascade_then = cascade(target);
     if cascade(head) != cascade_then {
         plan.push(Body::CascadeSet(cascade_then));
+    }
+    let examples = |state: &State| state.examples().map(|(set, _)| set.clone()).unwrap_or_default();
+    let examples_then = examples(target);
+    if examples(head) != examples_then {
+        plan.push(Body::ExamplesSet(examples_then));
     }
     plan.push(Body::RollbackMarker(RollbackMarker { to, reason }));
     Ok(plan)

@@ -121,6 +121,9 @@ pub struct State {
     /// The book's cascading activation and the `cascade_set` that declared it (in the
     /// snapshot, its own part, while its depth is above 0); `None`: off.
     pub(crate) cascade: Option<(CascadeSet, Provenance)>,
+    /// The terms always and never offered a demonstration, and the `examples_set`
+    /// that declared them (outside the snapshot); `None`: none declared.
+    pub(crate) examples: Option<(ExamplesSet, Provenance)>,
 }
 
 impl State {
@@ -236,6 +239,12 @@ impl State {
     /// that event's provenance; `None` before any (cascading is off).
     pub fn cascade(&self) -> Option<(&CascadeSet, &Provenance)> {
         self.cascade.as_ref().map(|(set, provenance)| (set, provenance))
+    }
+
+    /// The terms always and never offered a demonstration as the last `examples_set`
+    /// declared them, with that event's provenance; `None` before any.
+    pub fn examples(&self) -> Option<(&ExamplesSet, &Provenance)> {
+        self.examples.as_ref().map(|(set, provenance)| (set, provenance))
     }
 
     /// How many rounds of cascading activation the book declares (0: off).
@@ -422,6 +431,7 @@ impl State {
             },
             Body::ProxyTemplateSet(set) => self.proxy_template = set.template.map(|template| (template, provenance)),
             Body::CascadeSet(set) => self.cascade = Some((set, provenance)),
+            Body::ExamplesSet(set) => self.examples = Some((set, provenance)),
             Body::ModelPolicySet(policy) => {
                 if policy.decides.is_empty() {
                     self.model_policies.remove(&policy.party);

@@ -39,6 +39,7 @@ enum Saved {
     ModelPrompt(String, Option<(String, Provenance)>),
     ModelPolicy(String, Option<(Vec<String>, Provenance)>),
     Cascade(Option<(CascadeSet, Provenance)>),
+    Examples(Option<(ExamplesSet, Provenance)>),
     /// The event changes nothing but the revision.
     Nothing,
 }
@@ -143,6 +144,7 @@ impl Journal {
             Body::SourceSet(source) => Saved::Source(source.chapter, state.source.get(&source.chapter).cloned()),
             Body::ProxyTemplateSet(_) => Saved::ProxyTemplate(state.proxy_template.clone()),
             Body::CascadeSet(_) => Saved::Cascade(state.cascade.clone()),
+            Body::ExamplesSet(_) => Saved::Examples(state.examples.clone()),
             Body::ModelPolicySet(policy) => {
                 Saved::ModelPolicy(policy.party.clone(), state.model_policies.get(&policy.party).cloned())
             }
@@ -192,6 +194,7 @@ impl Journal {
                 Saved::ModelPrompt(job, old) => put_back(&mut state.model_prompts, job, old),
                 Saved::ModelPolicy(party, old) => put_back(&mut state.model_policies, party, old),
                 Saved::Cascade(old) => state.cascade = old,
+                Saved::Examples(old) => state.examples = old,
             }
         }
         state.revision = self.revision;

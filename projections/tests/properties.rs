@@ -108,6 +108,10 @@ enum Op {
         quiet: Vec<u32>,
         direct_only: Vec<u32>,
     },
+    Examples {
+        always: Vec<u32>,
+        never: Vec<u32>,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -140,6 +144,8 @@ fn op() -> impl Strategy<Value = Op> {
                 quiet: quiet.into_iter().collect(),
                 direct_only: direct_only.into_iter().collect(),
             }),
+        1 => (prop::collection::btree_set(1u32..6, 0..3), prop::collection::btree_set(1u32..6, 0..3))
+            .prop_map(|(always, never)| Op::Examples { always: always.into_iter().collect(), never: never.into_iter().collect() }),
     ]
 }
 
@@ -240,6 +246,10 @@ fn body(op: &Op) -> Body {
             depth,
             quiet: quiet.into_iter().map(term_id).collect(),
             direct_only: direct_only.into_iter().map(term_id).collect(),
+        }),
+        Op::Examples { always, never } => Body::ExamplesSet(ExamplesSet {
+            always: always.into_iter().map(term_id).collect(),
+            never: never.into_iter().map(term_id).collect(),
         }),
     }
 }

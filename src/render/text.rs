@@ -158,6 +158,16 @@ pub fn describe(body: &Body) -> String {
             }
             line
         }
+        Body::ExamplesSet(set) => {
+            let ids =
+                |list: &[ledger_model::RecordId]| list.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            match (set.always.is_empty(), set.never.is_empty()) {
+                (true, true) => "examples_set: none named".to_owned(),
+                (false, true) => format!("examples_set always {}", ids(&set.always)),
+                (true, false) => format!("examples_set never {}", ids(&set.never)),
+                (false, false) => format!("examples_set always {}; never {}", ids(&set.always), ids(&set.never)),
+            }
+        }
         Body::ModelPolicySet(policy) => match policy.decides.as_slice() {
             [] => format!("model_policy_set {} decides nothing", policy.party),
             decides => format!("model_policy_set {} decides {}", policy.party, decides.join(", ")),

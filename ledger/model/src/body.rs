@@ -72,11 +72,14 @@ pub enum Body {
     /// Cascading activation: how deep the notes and summaries injected bring further
     /// records, and which records opt out.
     CascadeSet(CascadeSet),
+    /// Demonstrations per term (render format 3): terms that are always offered an
+    /// example when there is one, and terms that never are.
+    ExamplesSet(ExamplesSet),
 }
 
 impl Body {
     /// The name of every kind, in the order of the variants ([`Body::kind_name`]).
-    pub const KIND_NAMES: [&'static str; 22] = [
+    pub const KIND_NAMES: [&'static str; 23] = [
         "term_put",
         "term_retired",
         "alias_added",
@@ -99,6 +102,7 @@ impl Body {
         "model_prompt_set",
         "model_policy_set",
         "cascade_set",
+        "examples_set",
     ];
 
     /// The snake_case name of the kind, as in the JSON form.
@@ -126,6 +130,7 @@ impl Body {
             Body::ModelPromptSet(_) => "model_prompt_set",
             Body::ModelPolicySet(_) => "model_policy_set",
             Body::CascadeSet(_) => "cascade_set",
+            Body::ExamplesSet(_) => "examples_set",
         }
     }
 
@@ -153,7 +158,8 @@ impl Body {
             | Body::ProxyTemplateSet(_)
             | Body::ModelPromptSet(_)
             | Body::ModelPolicySet(_)
-            | Body::CascadeSet(_) => None,
+            | Body::CascadeSet(_)
+            | Body::ExamplesSet(_) => None,
         }
     }
 }
@@ -982,6 +988,22 @@ pub struct ModelPolicySet {
     /// `shared_rendering` (it may set a new rendering of a term), each once.
     #[serde(default)]
     pub decides: Vec<String>,
+}
+
+/// Demonstrations per term (docs/assembly.md, "Demonstrations"): in a book on render
+/// format 3, a term in `always` is offered an example whenever the book holds one,
+/// whether or not the post-check found it wrong, and a term in `never` is offered
+/// none. Not in the snapshot (the examples a chunk was given are recorded by its
+/// receipt). A later `examples_set` replaces it whole; two empty lists turn it off.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExamplesSet {
+    /// Terms always offered an example when there is one.
+    #[serde(default)]
+    pub always: Vec<RecordId>,
+    /// Terms never offered one.
+    #[serde(default)]
+    pub never: Vec<RecordId>,
 }
 
 /// Cascading activation (docs/assembly.md): after a chunk's direct entries are

@@ -93,6 +93,8 @@ pub const MODEL_DECIDES: &[&str] = &["gender", "shared_rendering"];
 pub const CASCADE_DEPTH_MAX: u8 = 3;
 /// Most terms one `cascade_set` list (`quiet`, `direct_only`) may name.
 pub const CASCADE_LIST_MAX: usize = 10_000;
+/// Longest list of terms an `examples_set` names (`always`, `never`).
+pub const EXAMPLES_LIST_MAX: usize = 10_000;
 
 /// Longest idempotency key a write may carry (`Idempotency-Key`), in bytes: visible
 /// ASCII without space, so one byte a character.

@@ -371,6 +371,7 @@ pub fn validate_body(body: &Body, rules: &Rules) -> Check {
             None => Ok(()),
         },
         Body::CascadeSet(set) => cascade_set(p, set),
+        Body::ExamplesSet(set) => examples_set(p, set),
         Body::ModelPolicySet(policy) => {
             p.party("party", &policy.party)?;
             if !policy.party.starts_with("llm:") {
@@ -689,6 +690,25 @@ fn cascade_set(p: &Path<'_>, set: &CascadeSet) -> Check {
             p.id(&format!("{field}[{n}]"), *id, &[RecordKind::Term])?;
             if !seen.insert(*id) {
                 return Err(p.err(&format!("{field}[{n}]"), format!("{id} is named twice")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An `examples_set`: lists of distinct term ids, each at most
+/// [`EXAMPLES_LIST_MAX`] long, no term in both.
+fn examples_set(p: &Path<'_>, set: &ExamplesSet) -> Check {
+    let mut seen = std::collections::BTreeMap::new();
+    for (field, list) in [("always", &set.always), ("never", &set.never)] {
+        if list.len() > EXAMPLES_LIST_MAX {
+            return Err(p.err(field, format!("{} terms, at most {EXAMPLES_LIST_MAX}", list.len())));
+        }
+        for (n, id) in list.iter().enumerate() {
+            p.id(&format!("{field}[{n}]"), *id, &[RecordKind::Term])?;
+            if let Some(before) = seen.insert(*id, field) {
+                let also = if before == field { String::new() } else { format!(" (also in {before})") };
+                return Err(p.err(&format!("{field}[{n}]"), format!("{id} is named twice{also}")));
             }
         }
     }

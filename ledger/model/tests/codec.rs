@@ -65,7 +65,8 @@ fn every_body_kind_has_a_golden_example() {
         | Body::ProxyTemplateSet(_)
         | Body::ModelPromptSet(_)
         | Body::ModelPolicySet(_)
-        | Body::CascadeSet(_) => 22,
+        | Body::CascadeSet(_)
+        | Body::ExamplesSet(_) => 23,
     };
     assert_eq!(names.len(), all(&support::examples()[0].1.body));
     let mut unique = names.clone();

@@ -338,6 +338,17 @@ pub fn examples() -> Vec<(&'static str, NewEvent)> {
                 }),
             ),
         ),
+        (
+            "examples_set",
+            event(
+                "human:anna",
+                "cli",
+                Body::ExamplesSet(ExamplesSet {
+                    always: vec!["T-2".parse().unwrap()],
+                    never: vec!["T-5".parse().unwrap(), "T-9".parse().unwrap()],
+                }),
+            ),
+        ),
     ]);
     examples
 }
@@ -653,6 +664,11 @@ pub fn body() -> impl Strategy<Value = Body> {
             prop::collection::vec(record_id(RecordKind::Term), 0..3)
         )
             .prop_map(|(depth, quiet, direct_only)| Body::CascadeSet(CascadeSet { depth, quiet, direct_only })),
+        (
+            prop::collection::vec(record_id(RecordKind::Term), 0..3),
+            prop::collection::vec(record_id(RecordKind::Term), 0..3)
+        )
+            .prop_map(|(always, never)| Body::ExamplesSet(ExamplesSet { always, never })),
     ]
 }
 
