@@ -497,6 +497,16 @@ fn names_lint_reads_a_kanji_name_by_its_reading_alias() {
     );
 }
 
+/// Each deviation of a names lint answer: the term and the standard's form.
+fn deviations(lint: &serde_json::Value) -> Vec<(&str, &str)> {
+    lint["deviations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["term"].as_str().unwrap(), d["expected"].as_str().unwrap()))
+        .collect()
+}
+
 /// A Japanese name in kanji without a reading alias is read by the name dictionary:
 /// the reading that gives the rendering is the term's; a rendering no reading gives
 /// is flagged against the closest one; a place is read as one word; a reading the
@@ -527,16 +537,10 @@ fn names_lint_reads_a_kanji_name_by_the_name_dictionary() {
     let lint = book.json(&["names", "lint"]);
     assert_eq!(lint["n_checked"], 5, "{lint}");
     assert_eq!(lint["unchecked"].as_array().unwrap().len(), 0, "{lint}");
-    let deviations: Vec<(&str, &str)> = lint["deviations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| (d["term"].as_str().unwrap(), d["expected"].as_str().unwrap()))
-        .collect();
     // 駿 is read はやお, one of its ten readings, because that gives the rendering;
     // Шинджи is no reading of シンジ; 京都 by the standard is Кёто (Киото is the
     // established exception an editor marks).
-    assert_eq!(deviations, [("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
+    assert_eq!(deviations(&lint), [("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
     // The syllable that differs is read from the dictionary's reading.
     assert_eq!(lint["deviations"][0]["syllable"]["reading"], "し", "{lint}");
 
@@ -546,13 +550,7 @@ fn names_lint_reads_a_kanji_name_by_the_name_dictionary() {
     let chapter = common::write_file(dir.path(), "01.txt", "宮崎<ruby>駿<rt>しゅん</rt></ruby>は京都へ行った。\n");
     book.ok(&["source", "add", &chapter, "--chapter", "1"]);
     let lint = book.json(&["names", "lint"]);
-    let deviations: Vec<(&str, &str)> = lint["deviations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| (d["term"].as_str().unwrap(), d["expected"].as_str().unwrap()))
-        .collect();
-    assert_eq!(deviations, [("T-1", "Миядзаки Сюн"), ("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
+    assert_eq!(deviations(&lint), [("T-1", "Миядзаки Сюн"), ("T-2", "Икари Синдзи"), ("T-4", "Кёто")], "{lint}");
 }
 
 /// Demonstrations (render format 3): a term the post-check found missing in an

@@ -887,10 +887,7 @@ pub fn action_preview(
         }
         @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
         ol.plan { @for event in &submitted.decision.events { li { (describe(&event.body)) } } }
-        dl.facts {
-            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
-            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
-        }
+        (snapshots(what_if))
         (reopened_list(name, &what_if.chunks))
         (action_form(chrome, name, id, action, fields, hidden, ("Save", None)))
     };
@@ -917,10 +914,7 @@ pub fn new_term_preview(
         p.lead data-written="false" { "It would append " (count(submitted.decision.events.len(), "event")) ". Nothing has been written." }
         @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
         ol.plan { li { (describe(&Body::TermPut(put.clone()))) } }
-        dl.facts {
-            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
-            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
-        }
+        (snapshots(what_if))
         (reopened_list(name, &what_if.chunks))
         (term_form(chrome, &action, "New term", fields, true, None))
     };
@@ -930,6 +924,62 @@ pub fn new_term_preview(
         (action.clone(), "new term preview".to_owned()),
     ];
     layout(chrome, "New term: preview", &trail, None, body)
+}
+
+/// The snapshot a what-if was decided at and the one it would make.
+fn snapshots(what_if: &book::chunks::WhatIf) -> Markup {
+    html! {
+        dl.facts {
+            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
+            dt { "snapshot after" } dd { code { (what_if.written.submitted.snapshot.to_string()) } }
+        }
+    }
+}
+
+/// What the put of a summary or a rule would do, nothing written: the fields it
+/// changes (`changed`), or the whole put when it makes a new record (`new`), the
+/// warnings, the snapshot it would make, the recorded chunks it would re-open, and
+/// `form` to save it. `record` is the kind's name and its page (`("Rule", "rules")`).
+#[allow(clippy::too_many_arguments, reason = "a preview is made of all of them")]
+fn put_preview(
+    chrome: &Chrome,
+    name: &str,
+    (noun, page): (&str, &str),
+    id: RecordId,
+    new: Option<Body>,
+    changed: &[(String, String, String)],
+    what_if: &book::chunks::WhatIf,
+    form: Markup,
+) -> Markup {
+    let submitted = &what_if.written.submitted;
+    let body = html! {
+        p.lead data-written="false" {
+            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
+            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
+            "Nothing has been written."
+        }
+        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
+        h2 { "What it changes" }
+        @if let Some(new) = &new {
+            p data-changed="new" { "A new " (noun.to_lowercase()) ": " (describe(new)) }
+        } @else {
+            @if changed.is_empty() { p { "No field." } }
+            ul.changes data-changed=(changed.len()) {
+                @for (field, before, after) in changed {
+                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
+                }
+            }
+        }
+        (snapshots(what_if))
+        (reopened_list(name, &what_if.chunks))
+        section.edit { (form) }
+    };
+    let trail = [
+        (book_url(name), name.to_owned()),
+        (format!("{}/{page}", book_url(name)), page.to_owned()),
+        (format!("{}/{page}/put", book_url(name)), format!("{id} preview")),
+    ];
+    layout(chrome, &format!("{noun} {id}: preview"), &trail, None, body)
 }
 
 /// The recorded chunks a change would re-open, each with the context lines it would
@@ -982,10 +1032,7 @@ pub fn term_preview(
                 li { code { (field) } ": " del { (field_text(current, field)) } " → " ins { (field_text(put, field)) } }
             }
         }
-        dl.facts {
-            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
-            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
-        }
+        (snapshots(what_if))
         (reopened_list(name, &what_if.chunks))
         (term_edit_form(chrome, name, id, fields, None))
     };
@@ -1116,39 +1163,10 @@ pub fn summary_preview(
     put: &SummaryPut,
     what_if: &book::chunks::WhatIf,
 ) -> Markup {
-    let submitted = &what_if.written.submitted;
     let changed = current.map(|current| put_changes(current, put)).unwrap_or_default();
-    let body = html! {
-        p.lead data-written="false" {
-            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
-            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
-            "Nothing has been written."
-        }
-        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
-        h2 { "What it changes" }
-        @if current.is_none() {
-            p data-changed="new" { "A new summary: " (describe(&Body::SummaryPut(put.clone()))) }
-        } @else {
-            @if changed.is_empty() { p { "No field." } }
-            ul.changes data-changed=(changed.len()) {
-                @for (field, before, after) in &changed {
-                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
-                }
-            }
-        }
-        dl.facts {
-            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
-            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
-        }
-        (reopened_list(name, &what_if.chunks))
-        section.edit { (summary_form(chrome, name, &SummaryForm { id: put.id.to_string(), ..fields.clone() }, false, None)) }
-    };
-    let trail = [
-        (book_url(name), name.to_owned()),
-        (format!("{}/summaries", book_url(name)), "summaries".to_owned()),
-        (format!("{}/summaries/put", book_url(name)), format!("{} preview", put.id)),
-    ];
-    layout(chrome, &format!("Summary {}: preview", put.id), &trail, None, body)
+    let new = current.is_none().then(|| Body::SummaryPut(put.clone()));
+    let form = summary_form(chrome, name, &SummaryForm { id: put.id.to_string(), ..fields.clone() }, false, None);
+    put_preview(chrome, name, ("Summary", "summaries"), put.id, new, &changed, what_if, form)
 }
 
 /// A refused summary form again, as typed, with the refusal beside the input it
@@ -1274,39 +1292,10 @@ pub fn rule_preview(
     put: &RulePut,
     what_if: &book::chunks::WhatIf,
 ) -> Markup {
-    let submitted = &what_if.written.submitted;
     let changed = current.map(|current| put_changes(current, put)).unwrap_or_default();
-    let body = html! {
-        p.lead data-written="false" {
-            @if submitted.decision.events.is_empty() { "The put changes nothing. " }
-            @else { "It would append " (count(submitted.decision.events.len(), "event")) ". " }
-            "Nothing has been written."
-        }
-        @for warning in what_if.written.all_warnings() { p.problem { (warning) } }
-        h2 { "What it changes" }
-        @if current.is_none() {
-            p data-changed="new" { "A new rule: " (describe(&Body::RulePut(put.clone()))) }
-        } @else {
-            @if changed.is_empty() { p { "No field." } }
-            ul.changes data-changed=(changed.len()) {
-                @for (field, before, after) in &changed {
-                    li { code { (field) } ": " del { (before) } " → " ins { (after) } }
-                }
-            }
-        }
-        dl.facts {
-            dt { "snapshot now" } dd { code { (what_if.head_snapshot.to_string()) } }
-            dt { "snapshot after" } dd { code { (submitted.snapshot.to_string()) } }
-        }
-        (reopened_list(name, &what_if.chunks))
-        section.edit { (rule_form(chrome, name, &RuleForm { id: put.id.to_string(), ..fields.clone() }, false, None)) }
-    };
-    let trail = [
-        (book_url(name), name.to_owned()),
-        (format!("{}/rules", book_url(name)), "rules".to_owned()),
-        (format!("{}/rules/put", book_url(name)), format!("{} preview", put.id)),
-    ];
-    layout(chrome, &format!("Rule {}: preview", put.id), &trail, None, body)
+    let new = current.is_none().then(|| Body::RulePut(put.clone()));
+    let form = rule_form(chrome, name, &RuleForm { id: put.id.to_string(), ..fields.clone() }, false, None);
+    put_preview(chrome, name, ("Rule", "rules"), put.id, new, &changed, what_if, form)
 }
 
 /// A refused rule form again, as typed, with the refusal beside the input it names.

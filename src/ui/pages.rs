@@ -734,12 +734,24 @@ pub async fn summaries(
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
+    glossary_page(server, browser, path, raw, html::summaries).await
+}
+
+/// A page of the head's glossary for the full view (no query): the summaries and
+/// rules pages.
+async fn glossary_page(
+    server: Arc<Server>,
+    browser: Browser,
+    path: Result<Path<String>, PathRejection>,
+    raw: Option<String>,
+    render: fn(&Chrome, &str, &book::reads::Glossary) -> maud::Markup,
+) -> PageResult {
     let name = book_name(path)?;
     Query::parse(raw, &[])?;
     let chrome = chrome(&server, &browser);
     let glossary =
         on_book(server, name.clone(), move |open| Ok(open.lock().glossary(&book::Reader::Full, None, None)?)).await?;
-    page(html::summaries(&chrome, &name, &glossary))
+    page(render(&chrome, &name, &glossary))
 }
 
 /// A summary's form: its id (empty on the new-summary form: the next free number),
@@ -838,12 +850,7 @@ pub async fn rules(
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let name = book_name(path)?;
-    Query::parse(raw, &[])?;
-    let chrome = chrome(&server, &browser);
-    let glossary =
-        on_book(server, name.clone(), move |open| Ok(open.lock().glossary(&book::Reader::Full, None, None)?)).await?;
-    page(html::rules(&chrome, &name, &glossary))
+    glossary_page(server, browser, path, raw, html::rules).await
 }
 
 /// A rule's form: its id (empty on the new-rule form: the next free number), text,
