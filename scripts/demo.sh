@@ -138,7 +138,10 @@ lorebank --party tool:pipeline replay "$receipt" >/dev/null
 echo "the pipeline's receipt $receipt names its party and replays byte for byte"
 echo "-- the style rule is injected where there is dialogue (3-1), not in the letter (3-2):"
 lorebank --party tool:pipeline assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" --dry-run 2>/dev/null | grep -A1 "^\[rules\]"
-if lorebank --party tool:pipeline assemble --chapter 3 --chunk 2 --text "$WORK/chunks/3-2.txt" --dry-run 2>/dev/null | grep -q "^\[rules\]"; then
+# Each check reads the whole output before it greps: `cmd | grep -q` lets grep close the
+# pipe at its first match, and with pipefail the writer's broken pipe fails the check.
+letter=$(lorebank --party tool:pipeline assemble --chapter 3 --chunk 2 --text "$WORK/chunks/3-2.txt" --dry-run 2>/dev/null)
+if grep -q "^\[rules\]" <<<"$letter"; then
     echo "the dialogue rule was injected into the letter" >&2; exit 1
 fi
 echo "(no [rules] block in chunk 3-2)"
@@ -153,9 +156,9 @@ echo "-- the sword's note names the lamp it must not be confused with; chapter 2
 lorebank term edit T-8 --note "меч 沈照; не путать с 长明灯 (негасимой лампадой)" --actor human:editor >/dev/null
 printf '%s\n' '{"cascade_set":{"depth":1}}' > "$WORK/cascade.jsonl"
 lorebank apply "$WORK/cascade.jsonl" --actor human:editor
-lorebank --json assemble --chapter 2 --chunk 1 --text "$WORK/chunks/2-1.txt" --dry-run | report cascade
-if ! lorebank --json assemble --chapter 2 --chunk 1 --text "$WORK/chunks/2-1.txt" --dry-run \
-    | report cascade | grep -q "T-9 brought by T-8"; then
+cascaded=$(lorebank --json assemble --chapter 2 --chunk 1 --text "$WORK/chunks/2-1.txt" --dry-run | report cascade)
+printf '%s\n' "$cascaded"
+if ! grep -q "T-9 brought by T-8" <<<"$cascaded"; then
     echo "the sword's note did not bring the lamp" >&2; exit 1
 fi
 
@@ -168,8 +171,8 @@ printf '%s\n' '{"config_set":{"assembly":{"render_format":3}}}' > "$WORK/format-
 lorebank apply "$WORK/format-3.jsonl" --actor human:editor
 echo "-- chapter 3, chunk 1 mentions the lamp: its line comes with the chapter-2 sentence"
 lorebank assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" 2>/dev/null | sed -n '/^\[examples\]/,/^\[summaries\]/p'
-if ! lorebank assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" --dry-run 2>/dev/null \
-    | grep -q "негасимую лампаду"; then
+shown=$(lorebank assemble --chapter 3 --chunk 1 --text "$WORK/chunks/3-1.txt" --dry-run 2>/dev/null)
+if ! grep -q "негасимую лампаду" <<<"$shown"; then
     echo "the lamp came without its example" >&2; exit 1
 fi
 lorebank audit --chapter 3 | grep -E "^  = " || { echo "the audit does not show the example" >&2; exit 1; }

@@ -1,5 +1,6 @@
 """Formats lorebank's JSON output for the demo (scripts/demo.sh). Reads stdin."""
 import json
+import os
 import sys
 
 
@@ -64,5 +65,10 @@ def first_candidate(surface):
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"split": split, "chunk-line": chunk_line, "hits": hits, "decisions": decisions, "cascade": cascade, "field": field,
-     "first-candidate": first_candidate}[command](*args)
+    try:
+        {"split": split, "chunk-line": chunk_line, "hits": hits, "decisions": decisions, "cascade": cascade,
+         "field": field, "first-candidate": first_candidate}[command](*args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader has gone (`| head`): that is success, as it is for lorebank itself.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

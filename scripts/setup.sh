@@ -61,7 +61,7 @@ as_root() {
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    [[ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" == *"install ok installed"* ]] || missing+=("$package")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]} with apt-get"
@@ -116,7 +116,7 @@ if [ "$REAL_MODEL" = 1 ]; then
     if [ "$(sha256_of "$MODEL_FILE")" != "$MODEL_SHA256" ] || [ "$(sha256_of "$OPS_FILE")" != "$OPS_SHA256" ]; then
         missing=()
         for package in patchelf libpython3.11; do
-            dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+            [[ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" == *"install ok installed"* ]] || missing+=("$package")
         done
         if [ "${#missing[@]}" -gt 0 ]; then
             echo "setup: installing ${missing[*]} with apt-get"
