@@ -586,6 +586,45 @@ fn terms_sharing_a_rendering_are_one_warning_in_the_answer() {
     assert!(reply.body.len() < 4_096, "{} bytes answered", reply.body.len());
 }
 
+/// A dry run on a book whose assembler is built runs on the async worker (the
+/// route's `assembler_at_hand`); the first one, a whole chapter, and a party's run
+/// after a receipt take the blocking pool. Each answers what the other would.
+#[test]
+fn a_dry_run_answers_the_same_on_the_worker_as_on_the_blocking_pool() {
+    let (_root, server) = library_with_a_book(&[]);
+    let text = "萧炎看着药老。药老笑了。";
+    let chunk = |prev: &Value| json!({ "chapter": 1, "chunk": "c2", "text": text, "prev": prev, "record": false });
+    let chapter = |prev: &Value| json!({ "chunks": [{ "key": "c2", "text": text }], "prev": prev, "record": false });
+    // The first builds the head's assembler on the blocking pool; the second finds it.
+    let first = server.post("/v1/books/a/assemble", &chunk(&Value::Null)).ok();
+    let again = server.post("/v1/books/a/assemble", &chunk(&Value::Null)).ok();
+    assert_eq!(first, again);
+    assert_eq!(first["hits"].as_array().unwrap().len(), 3, "{first}");
+
+    // After a recorded chunk (which leaves the head where it is), with it as the
+    // previous receipt: a chapter's assembly always takes the blocking pool.
+    let recorded = server.post("/v1/books/a/assemble", &json!({ "chapter": 1, "chunk": "c1", "text": "萧炎。" })).ok();
+    let prev = recorded["receipt"].clone();
+    let at_hand = server.post("/v1/books/a/assemble", &chunk(&prev)).ok();
+    let pooled = server.post("/v1/books/a/chapters/1/assemble", &chapter(&prev)).ok();
+    assert_eq!(at_hand["prev"], prev, "{at_hand}");
+    for field in ["receipt", "context", "hits", "injected", "snapshot", "revision"] {
+        assert_eq!(at_hand[field], pooled["chunks"][0][field], "{field}: {at_hand} against {pooled}");
+    }
+    assert_ne!(at_hand["receipt"], first["receipt"], "the previous receipt is part of the receipt");
+
+    // What is refused is refused alike.
+    let unknown = json!("00000000deadbeef");
+    let refused = server.post("/v1/books/a/assemble", &chunk(&unknown)).problem(404, "not-found");
+    let refused_pooled = server.post("/v1/books/a/chapters/1/assemble", &chapter(&unknown)).problem(404, "not-found");
+    assert_eq!(refused["detail"], refused_pooled["detail"]);
+    let bad_key = json!({ "chapter": 1, "chunk": "", "text": text, "record": false });
+    let refused = server.post("/v1/books/a/assemble", &bad_key).problem(400, "invalid");
+    let pooled_key = json!({ "chunks": [{ "key": "", "text": text }], "record": false });
+    let refused_pooled = server.post("/v1/books/a/chapters/1/assemble", &pooled_key).problem(400, "invalid");
+    assert_eq!(refused["detail"], refused_pooled["detail"]);
+}
+
 #[test]
 fn hits_false_leaves_the_hit_list_out_of_an_assembly_and_nothing_else() {
     let (_root, server) = library_with_a_book(&[]);

@@ -92,9 +92,29 @@ fn term_id(number: u32) -> RecordId {
     RecordId::new(RecordKind::Term, number).expect("term numbers in a snapshot are valid")
 }
 
-/// The seq of the put in force for term `number` in `state` (0 if unknown).
-fn version(state: &State, number: u32) -> u64 {
-    state.terms().get(&term_id(number)).map_or(0, |term| term.put_by.seq.0)
+/// The version of every term of a state (the seq of the put in force; 0 for a term
+/// it does not hold), by number: built once per [`Assembler`], so each of the many
+/// terms a receipt names (every hit, every injected line) costs a binary search in
+/// one array instead of a walk of the state's map of every term.
+struct TermVersions {
+    /// Term numbers, ascending: 4 bytes a term, so the search stays in the cache.
+    numbers: Vec<u32>,
+    /// The version of the term at the same index.
+    versions: Vec<u64>,
+}
+
+impl TermVersions {
+    fn of(state: &State) -> TermVersions {
+        let mut pairs: Vec<(u32, u64)> =
+            state.terms().iter().map(|(id, term)| (id.number(), term.put_by.seq.0)).collect();
+        pairs.sort_unstable_by_key(|&(number, _)| number);
+        let (numbers, versions) = pairs.into_iter().unzip();
+        TermVersions { numbers, versions }
+    }
+
+    fn get(&self, number: u32) -> u64 {
+        self.numbers.binary_search(&number).map_or(0, |at| self.versions[at])
+    }
 }
 
 /// The seq of the put in force for rule `number` in `state` (0 if unknown).
@@ -113,6 +133,7 @@ fn receipt_of(
     text: &str,
     prev: Option<Hash32>,
     assembly: &Assembly,
+    versions: &TermVersions,
 ) -> Receipt {
     Receipt {
         format: if !assembly.examples.is_empty() {
@@ -134,7 +155,7 @@ fn receipt_of(
             .iter()
             .map(|hit| ReceiptHit {
                 term: hit.term,
-                version: version(state, hit.term),
+                version: versions.get(hit.term),
                 text: hit.text.clone(),
                 bytes: hit.bytes,
                 chars: hit.chars,
@@ -147,7 +168,7 @@ fn receipt_of(
             .iter()
             .map(|entry| ReceiptEntry {
                 term: entry.term,
-                version: version(state, entry.term),
+                version: versions.get(entry.term),
                 via: entry.via,
                 unverified: entry.unverified,
             })
@@ -174,7 +195,7 @@ fn receipt_of(
             .iter()
             .map(|decision| ReceiptCascade {
                 term: decision.term,
-                version: version(state, decision.term),
+                version: versions.get(decision.term),
                 by: decision.by,
                 depth: decision.depth,
                 disposition: decision.disposition,
@@ -276,6 +297,7 @@ pub struct Assembler {
     snapshot: SnapshotId,
     reader: Reader,
     examples: crate::examples::SharedExtracts,
+    versions: Arc<TermVersions>,
 }
 
 impl std::fmt::Debug for Assembler {
@@ -302,6 +324,13 @@ impl Assembler {
     /// Whom it assembles for.
     pub fn reader(&self) -> &Reader {
         &self.reader
+    }
+
+    /// Whether an assembly reads the book's recorded checks for demonstrations
+    /// (render format 3 and later): the first one of an open book reads hundreds of
+    /// receipts, which is no work for a caller that must not wait.
+    pub fn gathers_examples(&self) -> bool {
+        self.state.assembly().render_format >= assembly::assemble::EXAMPLES_FORMAT
     }
 
     /// The demonstrations offered at `chapter` ([`crate::examples`]; none unless the
@@ -346,6 +375,7 @@ impl Assembler {
             text,
             prev.map(|(id, _)| id),
             &assembly,
+            &self.versions,
         );
         let id = receipt.id();
         Ok(Assembled { assembly, receipt, id })
@@ -419,14 +449,14 @@ impl Book {
     /// The head as an [`Assembler`] for `reader` (assembling with the reader's view of
     /// the head): built once per head revision and reader, and shared.
     pub fn assembler_for(&mut self, reader: &Reader) -> Result<Assembler, BookError> {
-        let revision = self.ledger().head()?.seq;
-        if let Some(assembler) = self.assembler_cache(reader).filter(|assembler| assembler.revision() == revision) {
+        if let Some(assembler) = self.assembler_built(reader)? {
             return Ok(assembler);
         }
         let state = self.state(None)?;
         self.check_reader(&state, reader)?;
         let (frozen, _) = self.frozen_for(&state, reader)?;
         let snapshot = self.snapshot_id(&state);
+        let versions = Arc::new(TermVersions::of(&state));
         let assembler = Assembler {
             ledger: self.ledger_handle(),
             state,
@@ -434,9 +464,18 @@ impl Book {
             snapshot,
             reader: reader.clone(),
             examples: self.example_extracts(),
+            versions,
         };
         self.set_assembler_cache(reader.clone(), assembler.clone());
         Ok(assembler)
+    }
+
+    /// The head's [`Assembler`] for `reader` if it is already built (`None` when
+    /// [`Book::assembler_for`] would have to build it: a new head, a new reader).
+    /// Costs one read of the ledger's head, never a fold or a projection.
+    pub fn assembler_built(&self, reader: &Reader) -> Result<Option<Assembler>, BookError> {
+        let revision = self.ledger().head()?.seq;
+        Ok(self.assembler_cache(reader).filter(|assembler| assembler.revision() == revision))
     }
 
     /// A stored receipt by id or unique hex prefix (at least 8 digits).

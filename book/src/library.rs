@@ -130,6 +130,15 @@ impl OpenBook {
         }
     }
 
+    /// The book if no other use case holds it now, for a caller that must not wait
+    /// (an async worker): `None` when it is held, or when a use case panicked while
+    /// holding it (then [`OpenBook::lock`] drops its caches first).
+    pub fn try_lock(&self) -> Option<MutexGuard<'_, Book>> {
+        let book = self.book.try_lock().ok()?;
+        *self.last_used.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Instant::now();
+        Some(book)
+    }
+
     fn idle_for(&self, now: Instant) -> Duration {
         now.saturating_duration_since(*self.last_used.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
@@ -260,6 +269,12 @@ impl Library {
             .collect();
         names.sort();
         Ok(names)
+    }
+
+    /// The book `name` if it is open now; never opens it, never waits for a book
+    /// being opened (a caller that must not wait falls back to [`Library::open`]).
+    pub fn open_now(&self, name: &str) -> Option<Arc<OpenBook>> {
+        self.shelves().open.get(name).map(Arc::clone)
     }
 
     /// Book `name`, opened if it is not open. Opening one more than the limit closes

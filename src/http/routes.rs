@@ -962,6 +962,34 @@ fn prev_receipt(open: &OpenBook, reader: &Reader, prev: Option<&str>) -> Result<
     Ok(prev.map(|prev| open.lock().receipt_for(reader, prev).map(|(id, _)| id)).transpose()?)
 }
 
+/// The head's assembler, and the previous receipt's id, for a dry run that can run
+/// right here on the async worker instead of the blocking pool, whose two thread
+/// hand-offs cost a dry run about as much CPU as its parse and answer together
+/// (docs/benchmarks.md, "A dry run on the worker"): when the book is open, no other
+/// use case holds it, its assembler for `reader` is built for the head, the book
+/// gathers no demonstrations, and the previous receipt, if any, is the full view's
+/// (a party's is checked against the head's view, a fold). Then what is left is a
+/// read of the ledger's head and pure assembly. `None` when any of that fails: the
+/// request takes the blocking pool, where the same calls answer the same.
+fn assembler_at_hand(
+    server: &Server,
+    name: &str,
+    reader: &Reader,
+    prev: Option<&str>,
+) -> Option<Result<(book::Assembler, Option<Hash32>), Problem>> {
+    if prev.is_some() && *reader != Reader::Full {
+        return None;
+    }
+    let open = server.library.open_now(name)?;
+    let mut book = open.try_lock()?;
+    let assembler = match book.assembler_built(reader) {
+        Ok(built) => built.filter(|assembler| !assembler.gathers_examples())?,
+        Err(error) => return Some(Err(error.into())),
+    };
+    let prev = prev.map(|prev| book.receipt_for(reader, prev).map(|(id, _)| id)).transpose();
+    Some(prev.map(|prev| (assembler, prev)).map_err(Problem::from))
+}
+
 pub async fn assemble(
     State(server): Shared,
     Extension(reader): Extension<Reader>,
@@ -974,6 +1002,15 @@ pub async fn assemble(
     let request: AssembleRequest = json_body(body)?;
     let chapter = chapter_number(request.chapter, "chapter")?;
     let record = request.record.unwrap_or(true);
+    if !record {
+        if let Some(at_hand) = assembler_at_hand(&server, &name, &reader, request.prev.as_deref()) {
+            let answer = at_hand.and_then(|(assembler, prev)| {
+                let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, false)?;
+                json_bytes(&AssembledAnswer::of(&assembled, false, hits))
+            });
+            return ok_bytes(answer.map_err(|problem| in_library(&server, problem))?);
+        }
+    }
     let bytes = on_book(server, name, move |open| {
         let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
         // The book is locked only to get the head; assembling and recording run
