@@ -17,7 +17,8 @@
 //!
 //! Run: `cd bench && cargo bench --bench book` (after `scripts/setup.sh`).
 //! `LOREBANK_BENCH_SKIP_REBUILD=1` leaves the rebuild case out;
-//! `LOREBANK_BENCH_ONLY_REBUILD=1` runs only it; `LOREBANK_BENCH_HOT_ROUNDS=N` times the
+//! `LOREBANK_BENCH_ONLY_REBUILD=1` runs only it (`LOREBANK_BENCH_REBUILD_REPEAT=N`
+//! rebuilds N more times before, for a profiler); `LOREBANK_BENCH_HOT_ROUNDS=N` times the
 //! hot path N - 1 times per chunk after a warm-up round (default 3, for a profiler more);
 //! `LOREBANK_BENCH_HOT_CHUNKS=1` prints each chunk's fastest run, slowest first.
 
@@ -121,6 +122,17 @@ fn main() {
                 ledger.append(batch, None).unwrap();
             }
             ledger.file_documents(Vec::new(), vec![(table_id, profile.to_bytes())]).unwrap();
+        }
+        // LOREBANK_BENCH_REBUILD_REPEAT=N rebuilds N times more first, for a profiler.
+        let repeat: usize =
+            std::env::var("LOREBANK_BENCH_REBUILD_REPEAT").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+        for _ in 0..repeat {
+            let (started, cpu) = (Instant::now(), cpu_ticks());
+            let state = Book::open(&path).unwrap().state(None).unwrap();
+            let wall = started.elapsed().as_secs_f64() * 1e3;
+            // Ticks of 10 ms (CLK_TCK is 100 on Linux).
+            eprintln!("rebuild: {wall:.0} ms, CPU {} ms (both threads)", (cpu_ticks() - cpu) * 10);
+            assert_eq!(state.revision(), Seq(n_events as u64));
         }
         let started = Instant::now();
         let mut book = Book::open(&path).unwrap();
@@ -416,4 +428,11 @@ fn main() {
     for row in rows {
         println!("{row}");
     }
+}
+
+/// User + system ticks of this process so far (all threads).
+fn cpu_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after.split_whitespace().skip(11).take(2).filter_map(|field| field.parse::<u64>().ok()).sum()
 }
