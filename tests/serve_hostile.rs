@@ -586,11 +586,12 @@ fn terms_sharing_a_rendering_are_one_warning_in_the_answer() {
     assert!(reply.body.len() < 4_096, "{} bytes answered", reply.body.len());
 }
 
-/// A dry run on a book whose assembler is built runs on the async worker (the
-/// route's `assembler_at_hand`); the first one, a whole chapter, and a party's run
-/// after a receipt take the blocking pool. Each answers what the other would.
+/// A chunk of a book whose assembler is built is assembled on the async worker (the
+/// route's `assembler_at_hand`), and a recording there awaits its commit; the first
+/// request, a whole chapter, and a party's run after a receipt take the blocking
+/// pool. Each answers what the other would.
 #[test]
-fn a_dry_run_answers_the_same_on_the_worker_as_on_the_blocking_pool() {
+fn a_chunk_answers_the_same_on_the_worker_as_on_the_blocking_pool() {
     let (_root, server) = library_with_a_book(&[]);
     let text = "萧炎看着药老。药老笑了。";
     let chunk = |prev: &Value| json!({ "chapter": 1, "chunk": "c2", "text": text, "prev": prev, "record": false });
@@ -604,6 +605,13 @@ fn a_dry_run_answers_the_same_on_the_worker_as_on_the_blocking_pool() {
     // After a recorded chunk (which leaves the head where it is), with it as the
     // previous receipt: a chapter's assembly always takes the blocking pool.
     let recorded = server.post("/v1/books/a/assemble", &json!({ "chapter": 1, "chunk": "c1", "text": "萧炎。" })).ok();
+    assert_eq!(recorded["recorded"], true, "{recorded}");
+    let pooled = json!({ "chunks": [{ "key": "c1", "text": "萧炎。" }] });
+    let pooled = server.post("/v1/books/a/chapters/1/assemble", &pooled).ok();
+    assert_eq!(pooled["chunks"][0]["receipt"], recorded["receipt"], "{pooled}");
+    // Its answer came after the commit: the receipt is there to be read.
+    let id = recorded["receipt"].as_str().unwrap();
+    assert_eq!(server.get(&format!("/v1/books/a/receipts/{id}")).ok()["receipt"], recorded["receipt"]);
     let prev = recorded["receipt"].clone();
     let at_hand = server.post("/v1/books/a/assemble", &chunk(&prev)).ok();
     let pooled = server.post("/v1/books/a/chapters/1/assemble", &chapter(&prev)).ok();

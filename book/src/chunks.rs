@@ -408,6 +408,23 @@ impl Assembler {
         Ok(out)
     }
 
+    /// Files the receipt, input and output of one chunk assembled by
+    /// [`Assembler::assemble_chunk`] as a dry run, as its recording would, without
+    /// waiting for the commit: `then` gets the answer on the ledger's writer thread
+    /// once they are durable, so it must be quick (an async task's wake-up). What is
+    /// refused before anything is queued comes back here, and `then` is not called.
+    pub fn record_then(
+        &self,
+        assembled: &Assembled,
+        text: &str,
+        then: impl FnOnce(Result<(), BookError>) + Send + 'static,
+    ) -> Result<(), BookError> {
+        let (document, texts) = receipt_filing(assembled, text);
+        self.ledger
+            .file_documents_then(vec![document], texts.into(), move |answer| then(answer.map_err(receipt_refused)))
+            .map_err(receipt_refused)
+    }
+
     /// Files receipts with their inputs and outputs, in one group commit.
     fn record<'a>(&self, chunks: impl Iterator<Item = (&'a Assembled, &'a str)>) -> Result<(), BookError> {
         let mut documents = Vec::new();

@@ -41,7 +41,7 @@ use crate::error::{io_context, is_damage, storage_io, AppendError, OpenError, Po
 use crate::replica::{CheckedGroup, CommitGate, ReplicaPosition};
 use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
-use crate::writer::{self, Appended, Attachments, Document, Request};
+use crate::writer::{self, Appended, Attachments, Document, Reply, Request, Then};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
@@ -169,7 +169,7 @@ impl Db {
 }
 
 pub(crate) const READ_ONLY: &str = "the book is open read-only";
-const WRITER_STOPPED: &str = "the writer thread has stopped";
+pub(crate) const WRITER_STOPPED: &str = "the writer thread has stopped";
 
 pub(crate) struct Shared {
     pub(crate) db: Db,
@@ -517,7 +517,7 @@ impl Ledger {
             expected: None,
             attachments: Attachments::default(),
             replica: Some(Box::new(writer::ReplicaApply { groups, position })),
-            reply,
+            reply: Reply::Wait(reply),
         };
         self.send(request, &answer).map(|appended| Head { seq: appended.last, hash: appended.hash })
     }
@@ -860,7 +860,7 @@ impl Ledger {
                 expected: expected_head,
                 attachments,
                 replica: None,
-                reply,
+                reply: Reply::Wait(reply),
             };
             return self.send(request, &answer);
         }
@@ -883,7 +883,7 @@ impl Ledger {
             expected: expected_head,
             attachments,
             replica: None,
-            reply,
+            reply: Reply::Wait(reply),
         };
         self.queue(request)?;
         writer::stream_rest(batch, n_bytes, &parts);
@@ -898,15 +898,46 @@ impl Ledger {
     /// logged in arrival order and filed under its shelf (`group`, `key`); a
     /// document already stored is left as it is (and not filed again).
     pub fn file_documents(&self, documents: Vec<Document>, blobs: Vec<(Hash32, Vec<u8>)>) -> Result<(), AppendError> {
-        for document in &documents {
-            writer::check_document(document)?;
-        }
-        if let Some(reason) = self.shared.poisoned() {
-            return Err(AppendError::refused(reason));
-        }
         let (reply, answer) = crossbeam_channel::bounded(1);
+        self.queue(self.filing(documents, blobs, Reply::Wait(reply))?)?;
+        Self::answer(&answer).map(|_| ())
+    }
+
+    /// [`Ledger::file_documents`] without waiting: `then` gets the answer on the
+    /// writer thread once the documents are durable (or refused), so it must be
+    /// quick (an async task's wake-up), and it is called exactly once (with the
+    /// error a waiting caller would get if the writer stops first). What is refused
+    /// before anything is queued (a bad document, a poisoned or read-only ledger) is
+    /// returned here, and `then` is never called.
+    pub fn file_documents_then(
+        &self,
+        documents: Vec<Document>,
+        blobs: Vec<(Hash32, Vec<u8>)>,
+        then: impl FnOnce(Result<(), AppendError>) + Send + 'static,
+    ) -> Result<(), AppendError> {
+        let reply = Reply::Then(Then::new(move |answer: Result<Appended, AppendError>| then(answer.map(|_| ()))));
+        self.queue(self.filing(documents, blobs, reply)?)
+    }
+
+    /// The writer's request to file `documents` and `blobs`, checked.
+    /// A refusal disarms `reply`: the caller gets it from this call.
+    fn filing(
+        &self,
+        documents: Vec<Document>,
+        blobs: Vec<(Hash32, Vec<u8>)>,
+        mut reply: Reply,
+    ) -> Result<Request, AppendError> {
+        let checked =
+            documents.iter().try_for_each(writer::check_document).and_then(|()| match self.shared.poisoned() {
+                Some(reason) => Err(AppendError::refused(reason)),
+                None => Ok(()),
+            });
+        if let Err(refused) = checked {
+            reply.disarm();
+            return Err(refused);
+        }
         let attachments = Attachments { blobs, snapshot: None, documents };
-        let request = Request {
+        Ok(Request {
             payloads: Default::default(),
             n_events: 0,
             rest: None,
@@ -914,8 +945,7 @@ impl Ledger {
             attachments,
             replica: None,
             reply,
-        };
-        self.send(request, &answer).map(|_| ())
+        })
     }
 
     /// Queues a request for the writer thread and waits for its answer.
@@ -928,13 +958,19 @@ impl Ledger {
         Self::answer(answer)
     }
 
-    /// Queues a request for the writer thread.
-    fn queue(&self, request: Request) -> Result<(), AppendError> {
+    /// Queues a request for the writer thread. A request it cannot queue is
+    /// answered by the error returned here, not through its reply.
+    fn queue(&self, mut request: Request) -> Result<(), AppendError> {
         if self.is_read_only() {
+            request.reply.disarm();
             return Err(AppendError::Io(io::Error::other(READ_ONLY)));
         }
-        let sent = self.requests.as_ref().is_some_and(|requests| requests.send(request).is_ok());
-        if !sent {
+        let unsent = match self.requests.as_ref() {
+            Some(requests) => requests.send(request).err().map(|unsent| unsent.0),
+            None => Some(request),
+        };
+        if let Some(mut request) = unsent {
+            request.reply.disarm();
             return Err(AppendError::Io(io::Error::other(WRITER_STOPPED)));
         }
         Ok(())

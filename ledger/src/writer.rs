@@ -82,7 +82,63 @@ pub(crate) struct Request {
     /// Groups of a replicated book to store as they are (no gate), in a group of
     /// their own; the rest of the request is then empty.
     pub(crate) replica: Option<Box<ReplicaApply>>,
-    pub(crate) reply: Sender<Result<Appended, AppendError>>,
+    pub(crate) reply: Reply,
+}
+
+/// How the writer answers a request once its group is committed (or refused).
+pub(crate) enum Reply {
+    /// To a caller waiting on the channel.
+    Wait(Sender<Result<Appended, AppendError>>),
+    /// By calling this on the writer thread, for a caller that must not wait (an
+    /// async task that awaits what it sends): it must be quick, it delays the answers
+    /// of the rest of the group.
+    Then(Then),
+}
+
+/// A function that gets a request's answer, called exactly once: a request dropped
+/// unanswered (the writer stopped with it queued) calls it with the error a waiting
+/// caller would get.
+pub(crate) struct Then(Option<Answer>);
+
+/// What a [`Then`] calls with the answer.
+type Answer = Box<dyn FnOnce(Result<Appended, AppendError>) + Send>;
+
+impl Then {
+    pub(crate) fn new(then: impl FnOnce(Result<Appended, AppendError>) + Send + 'static) -> Then {
+        Then(Some(Box::new(then)))
+    }
+}
+
+impl Drop for Then {
+    fn drop(&mut self) {
+        if let Some(then) = self.0.take() {
+            then(Err(AppendError::Io(std::io::Error::other(crate::store::WRITER_STOPPED))));
+        }
+    }
+}
+
+impl Reply {
+    /// Takes the function out of a `Then` unanswered: the caller got its answer
+    /// otherwise (the request was never queued).
+    pub(crate) fn disarm(&mut self) {
+        if let Reply::Then(then) = self {
+            then.0 = None;
+        }
+    }
+
+    fn send(self, answer: Result<Appended, AppendError>) {
+        match self {
+            // A caller that gave up waiting is no reason to stop.
+            Reply::Wait(waiting) => {
+                let _ = waiting.send(answer);
+            }
+            Reply::Then(mut then) => {
+                if let Some(then) = then.0.take() {
+                    then(answer);
+                }
+            }
+        }
+    }
 }
 
 /// Checked groups of a replicated book and the replica position of the last one.
@@ -273,8 +329,7 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
             }),
         };
         for (request, answer) in group.into_iter().zip(answers) {
-            // An appender that gave up waiting is no reason to stop.
-            let _ = request.reply.send(answer);
+            request.reply.send(answer);
         }
         drop(spent);
     }
@@ -714,7 +769,7 @@ mod tests {
             expected: None,
             attachments: Attachments::default(),
             replica: None,
-            reply,
+            reply: Reply::Wait(reply),
         }
     }
 

@@ -245,3 +245,44 @@ fn documents_filed_under_two_groups_read_back_by_shelf_and_by_prefix() {
     assert_eq!(ledger.document(Hash32([0xc5; 32])).unwrap(), None);
     assert_eq!(ledger.verify().unwrap().n_documents, 4);
 }
+
+/// `file_documents_then` answers once, on the writer thread, after the documents
+/// are durable; what it refuses before queueing comes back from the call, and the
+/// answer function is never called.
+#[test]
+fn filing_without_waiting_answers_once_after_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let ledger = Ledger::create(&path).unwrap();
+    let (answered, answers) = std::sync::mpsc::channel();
+    let doc = document(1, "shelf-a", b"filed without waiting");
+    let send = answered.clone();
+    ledger
+        .file_documents_then(vec![doc.clone()], vec![(Hash32([8; 32]), b"input".to_vec())], move |answer| {
+            send.send(answer.map_err(|error| error.to_string())).unwrap()
+        })
+        .unwrap();
+    assert_eq!(answers.recv_timeout(std::time::Duration::from_secs(30)).unwrap(), Ok(()));
+    assert_eq!(ledger.document(doc.id).unwrap().as_deref(), Some(&b"filed without waiting"[..]));
+
+    // Refused before it is queued: the error comes back here, the function is dropped
+    // uncalled.
+    let send = answered.clone();
+    let error = ledger
+        .file_documents_then(vec![document(2, "", b"r")], Vec::new(), move |answer| {
+            send.send(answer.map_err(|error| error.to_string())).unwrap()
+        })
+        .unwrap_err();
+    assert!(matches!(error, AppendError::DocumentKey { .. }), "{error:?}");
+    drop(ledger);
+    let read_only = Ledger::open_read_only(&path).unwrap();
+    let send = answered.clone();
+    let error = read_only
+        .file_documents_then(vec![document(3, "shelf-c", b"r")], Vec::new(), move |answer| {
+            send.send(answer.map_err(|error| error.to_string())).unwrap()
+        })
+        .unwrap_err();
+    assert!(matches!(error, AppendError::Io(_)), "{error:?}");
+    drop(answered);
+    assert!(answers.recv().is_err(), "no function was called for a refused filing");
+}

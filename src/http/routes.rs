@@ -962,15 +962,16 @@ fn prev_receipt(open: &OpenBook, reader: &Reader, prev: Option<&str>) -> Result<
     Ok(prev.map(|prev| open.lock().receipt_for(reader, prev).map(|(id, _)| id)).transpose()?)
 }
 
-/// The head's assembler, and the previous receipt's id, for a dry run that can run
-/// right here on the async worker instead of the blocking pool, whose two thread
-/// hand-offs cost a dry run about as much CPU as its parse and answer together
-/// (docs/benchmarks.md, "A dry run on the worker"): when the book is open, no other
-/// use case holds it, its assembler for `reader` is built for the head, the book
-/// gathers no demonstrations, and the previous receipt, if any, is the full view's
-/// (a party's is checked against the head's view, a fold). Then what is left is a
-/// read of the ledger's head and pure assembly. `None` when any of that fails: the
-/// request takes the blocking pool, where the same calls answer the same.
+/// The head's assembler, and the previous receipt's id, for a chunk that can be
+/// assembled right here on the async worker instead of the blocking pool, whose two
+/// thread hand-offs cost a dry run about as much CPU as its parse and answer
+/// together (docs/benchmarks.md, "A chunk on the worker"): when the book is open, no
+/// other use case holds it, its assembler for `reader` is built for the head, the
+/// book gathers no demonstrations, and the previous receipt, if any, is the full
+/// view's (a party's is checked against the head's view, a fold). Then what is left
+/// is a read of the ledger's head and pure assembly; a recording awaits its group
+/// commit without holding a thread. `None` when any of that fails: the request takes
+/// the blocking pool, where the same calls answer the same.
 fn assembler_at_hand(
     server: &Server,
     name: &str,
@@ -990,6 +991,34 @@ fn assembler_at_hand(
     Some(prev.map(|prev| (assembler, prev)).map_err(Problem::from))
 }
 
+/// Assembles one chunk with an assembler at hand ([`assembler_at_hand`]) and, with
+/// `record`, files it as `Assembler::assemble_chunk` would, awaiting the commit.
+async fn assemble_at_hand(
+    at_hand: Result<(book::Assembler, Option<Hash32>), Problem>,
+    chapter: u32,
+    chunk: &str,
+    text: &str,
+    record: bool,
+    hits: bool,
+) -> Result<Vec<u8>, Problem> {
+    let (assembler, prev) = at_hand?;
+    let assembled = assembler.assemble_chunk(chapter, chunk, text, prev, false)?;
+    if record {
+        let (filed, answer) = tokio::sync::oneshot::channel();
+        assembler.record_then(&assembled, text, move |result| {
+            let _ = filed.send(result);
+        })?;
+        match answer.await {
+            Ok(result) => result?,
+            Err(_) => {
+                let detail = "the book's writer stopped before answering";
+                return Err(Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "io", detail.to_owned()));
+            }
+        }
+    }
+    json_bytes(&AssembledAnswer::of(&assembled, record, hits))
+}
+
 pub async fn assemble(
     State(server): Shared,
     Extension(reader): Extension<Reader>,
@@ -1002,14 +1031,9 @@ pub async fn assemble(
     let request: AssembleRequest = json_body(body)?;
     let chapter = chapter_number(request.chapter, "chapter")?;
     let record = request.record.unwrap_or(true);
-    if !record {
-        if let Some(at_hand) = assembler_at_hand(&server, &name, &reader, request.prev.as_deref()) {
-            let answer = at_hand.and_then(|(assembler, prev)| {
-                let assembled = assembler.assemble_chunk(chapter, &request.chunk, &request.text, prev, false)?;
-                json_bytes(&AssembledAnswer::of(&assembled, false, hits))
-            });
-            return ok_bytes(answer.map_err(|problem| in_library(&server, problem))?);
-        }
+    if let Some(at_hand) = assembler_at_hand(&server, &name, &reader, request.prev.as_deref()) {
+        let answer = assemble_at_hand(at_hand, chapter, &request.chunk, &request.text, record, hits).await;
+        return ok_bytes(answer.map_err(|problem| in_library(&server, problem))?);
     }
     let bytes = on_book(server, name, move |open| {
         let prev = prev_receipt(open, &reader, request.prev.as_deref())?;
