@@ -26,7 +26,7 @@ use ledger_model::validate::{validate_event, FieldError};
 use ledger_model::*;
 
 use crate::index::{dst_key, Replaced, SurfaceIndex, TermKeys};
-use crate::read::{intersect, visible_from};
+use crate::read::{intersect, visible_from, ActiveTerm};
 use crate::snapshot::SnapshotId;
 use crate::state::State;
 use crate::undo::Journal;
@@ -578,8 +578,10 @@ fn decide_steps(
     }
     let warnings = match index {
         None => {
-            check_unique(scratch, fold, &touched)?;
-            same_dst_warnings(scratch, fold, &touched)
+            // One pass over the book's windows serves both checks.
+            let active = scratch.active_terms(None);
+            check_unique(&active, fold, &touched)?;
+            same_dst_warnings(&active, fold, &touched)
         }
         Some(index) => {
             let terms = touched.iter().copied().filter(|id| id.kind() == RecordKind::Term);
@@ -976,6 +978,7 @@ fn check_event(state: &State, env: &Environment<'_>, head: Seq, index: usize, bo
 }
 
 /// One surface of an active term in story time.
+#[derive(Clone, Copy)]
 struct Surface<'s> {
     id: RecordId,
     label: Label<'s>,
@@ -998,34 +1001,36 @@ impl std::fmt::Display for Label<'_> {
     }
 }
 
-/// Every active surface, grouped by (folded surface, sense).
-fn surfaces<'s>(state: &'s State, fold: Fold<'_>) -> BTreeMap<(String, Option<String>), Vec<Surface<'s>>> {
-    let mut groups: BTreeMap<(String, Option<String>), Vec<Surface<'s>>> = BTreeMap::new();
-    for active in state.active_terms(None) {
+/// Every active surface with its key (folded surface, sense), sorted by key and,
+/// within a key, by term id, each term's source before its aliases (in surface
+/// order): the groups [`check_unique`] checks, in key order. A sort of one list
+/// costs less than a map entry per surface on a large book.
+fn surfaces<'s>(active: &[ActiveTerm<'s>], fold: Fold<'_>) -> Vec<((String, Option<String>), Surface<'s>)> {
+    let mut keyed = Vec::with_capacity(active.len());
+    for active in active {
         let Some(window) = active.window else { continue };
-        let sense = active.term.put.sense.clone();
+        let sense = &active.term.put.sense;
         let src = &active.term.put.src;
-        groups.entry((fold(src), sense.clone())).or_default().push(Surface {
-            id: active.id,
-            label: Label::Src(src),
-            window,
-        });
+        keyed.push(((fold(src), sense.clone()), Surface { id: active.id, label: Label::Src(src), window }));
         for alias in active.term.aliases.values() {
             if let Some(alias_window) = State::alias_window(alias, active.window) {
-                groups.entry((fold(&alias.surface), sense.clone())).or_default().push(Surface {
-                    id: active.id,
-                    label: Label::Alias(&alias.surface),
-                    window: alias_window,
-                });
+                let surface = Surface { id: active.id, label: Label::Alias(&alias.surface), window: alias_window };
+                keyed.push(((fold(&alias.surface), sense.clone()), surface));
             }
         }
     }
-    groups
+    // Stable: a key's surfaces stay in the order they were pushed.
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed
 }
 
-fn check_unique(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Result<(), Rejection> {
-    for (key, group) in surfaces(state, fold) {
-        check_group(&key, &group, touched)?;
+fn check_unique(active: &[ActiveTerm<'_>], fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Result<(), Rejection> {
+    let keyed = surfaces(active, fold);
+    let mut group = Vec::new();
+    for same_key in keyed.chunk_by(|a, b| a.0 == b.0) {
+        group.clear();
+        group.extend(same_key.iter().map(|(_, surface)| *surface));
+        check_group(&same_key[0].0, &group, touched)?;
     }
     Ok(())
 }
@@ -1109,10 +1114,9 @@ fn check_group(
     })
 }
 
-fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Vec<Warning> {
+fn same_dst_warnings(active: &[ActiveTerm<'_>], fold: Fold<'_>, touched: &BTreeSet<RecordId>) -> Vec<Warning> {
     // A warning needs a record of the batch, so only the renderings of those records
     // are grouped, and only grouped sources are folded.
-    let active = state.active_terms(None);
     let keys: BTreeSet<String> = active
         .iter()
         .filter(|active| active.window.is_some() && touched.contains(&active.id))
@@ -1120,7 +1124,7 @@ fn same_dst_warnings(state: &State, fold: Fold<'_>, touched: &BTreeSet<RecordId>
         .collect();
     let mut by_dst: BTreeMap<String, Vec<DstMember<'_>>> = BTreeMap::new();
     if !keys.is_empty() {
-        for active in &active {
+        for active in active {
             let Some(window) = active.window else { continue };
             let dst = dst_key(&active.term.put.dst);
             if keys.contains(&dst) {

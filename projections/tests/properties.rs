@@ -310,7 +310,9 @@ proptest! {
                 tracker.touch(state, projections::Touched::of(&event.content.body));
             }
             prop_assert_eq!(tracker.id(state), state.snapshot_id(), "after the batch ending at {}", to);
-            prop_assert_eq!(SnapshotTracker::of(state).id(state), state.snapshot_id(), "built at {}", to);
+            let built = SnapshotTracker::of(state);
+            prop_assert_eq!(built.id(state), state.snapshot_id(), "built at {}", to);
+            prop_assert_eq!(&built, &tracker, "built at {} and touched up to it", to);
         }
     }
 
