@@ -25,7 +25,7 @@ use std::fmt;
 use ledger_model::validate::{validate_event, FieldError};
 use ledger_model::*;
 
-use crate::index::{dst_key, Replaced, SurfaceIndex, TermKeys};
+use crate::index::{dst_key, dst_key_into, Replaced, SurfaceIndex, TermKeys};
 use crate::read::{intersect, visible_from, ActiveTerm};
 use crate::snapshot::SnapshotId;
 use crate::state::State;
@@ -1124,11 +1124,12 @@ fn same_dst_warnings(active: &[ActiveTerm<'_>], fold: Fold<'_>, touched: &BTreeS
         .collect();
     let mut by_dst: BTreeMap<String, Vec<DstMember<'_>>> = BTreeMap::new();
     if !keys.is_empty() {
+        let mut dst = String::new();
         for active in active {
             let Some(window) = active.window else { continue };
-            let dst = dst_key(&active.term.put.dst);
+            dst_key_into(&active.term.put.dst, &mut dst);
             if keys.contains(&dst) {
-                by_dst.entry(dst).or_default().push(DstMember {
+                by_dst.entry(dst.clone()).or_default().push(DstMember {
                     id: active.id,
                     put: &active.term.put,
                     folded: Cow::Owned(fold(&active.term.put.src)),

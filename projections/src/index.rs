@@ -77,11 +77,22 @@ impl TermKeys {
 
 /// What the same-rendering warning compares renderings by: lowercased, ё as е.
 pub(crate) fn dst_key(dst: &str) -> String {
-    let lower = dst.to_lowercase();
-    if lower.contains('ё') {
-        lower.replace('ё', "е")
-    } else {
-        lower
+    let mut key = String::with_capacity(dst.len());
+    dst_key_into(dst, &mut key);
+    key
+}
+
+/// [`dst_key`], written into `key` (cleared first), so a pass over every rendering
+/// reuses one buffer. Lowercased as `str::to_lowercase` does: char by char, except
+/// that a Σ may be final (a text with one takes `str::to_lowercase` itself).
+pub(crate) fn dst_key_into(dst: &str, key: &mut String) {
+    key.clear();
+    if dst.contains('Σ') {
+        key.push_str(&dst.to_lowercase().replace('ё', "е"));
+        return;
+    }
+    for lower in dst.chars().flat_map(char::to_lowercase) {
+        key.push(if lower == 'ё' { 'е' } else { lower });
     }
 }
 
@@ -217,6 +228,30 @@ fn remove<K: Ord + Clone>(map: &mut BTreeMap<K, BTreeSet<RecordId>>, key: &K, id
         ids.remove(&id);
         if ids.is_empty() {
             map.remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// The key as it is defined: the whole text lowercased, then ё as е.
+    fn defined(dst: &str) -> String {
+        dst.to_lowercase().replace('ё', "е")
+    }
+
+    proptest! {
+        #[test]
+        fn the_key_is_the_lowercased_text_with_yo_as_ye(
+            dst in prop::collection::vec(
+                prop::sample::select(vec!['Ё', 'ё', 'Е', 'Σ', 'σ', 'İ', 'K', 'A', 'z', ' ', '-', 'Ж', '王']),
+                0..12,
+            ).prop_map(|chars| chars.into_iter().collect::<String>()),
+            any_text in "\\PC{0,12}",
+        ) {
+            prop_assert_eq!(super::dst_key(&dst), defined(&dst));
+            prop_assert_eq!(super::dst_key(&any_text), defined(&any_text));
         }
     }
 }
