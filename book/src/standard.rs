@@ -96,9 +96,8 @@ impl NameDictionary {
         NameDictionary { path }
     }
 
-    /// The readings of the headwords `needed` (every other line is dropped as it is
-    /// read), or why there are none: the file is missing, over
-    /// [`NAME_DICTIONARY_BYTES_MAX`], or neither UTF-8 nor EUC-JP.
+    /// The readings of the headwords `needed`, or why there are none: the file is
+    /// missing, over [`NAME_DICTIONARY_BYTES_MAX`], or neither UTF-8 nor EUC-JP.
     pub fn readings(&self, needed: &BTreeSet<String>) -> Result<NameReadings, String> {
         let path = self.path.display();
         let unread = |error: std::io::Error| {
@@ -111,23 +110,67 @@ impl NameDictionary {
             ));
         }
         let bytes = std::fs::read(&self.path).map_err(unread)?;
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) => {
-                let (text, had_errors) = encoding_rs::EUC_JP.decode_without_bom_handling(&bytes);
-                if had_errors {
-                    return Err(format!("the name dictionary {path} is neither UTF-8 nor EUC-JP"));
-                }
-                text
+        readings_in(&bytes, needed).ok_or_else(|| format!("the name dictionary {path} is neither UTF-8 nor EUC-JP"))
+    }
+}
+
+/// The readings of the headwords `needed` in a dictionary's bytes, UTF-8 or EUC-JP
+/// (`None`: neither). What decoding the whole file and parsing every line gives
+/// (a test holds them equal), without either: a headword runs from the start of its
+/// line to the first space (anything longer is not one [`enamdict::parse_line`]
+/// accepts), so only the lines that start with a needed headword, spelled in the
+/// file's encoding, are decoded and parsed. A newline or a space is never part of a
+/// multibyte character in either encoding, so lines and headwords split on bytes.
+/// Debian's 26 MB file is read this way without a copy of it in UTF-8 or a list of
+/// tags per line.
+fn readings_in(bytes: &[u8], needed: &BTreeSet<String>) -> Option<NameReadings> {
+    let utf8 = std::str::from_utf8(bytes).is_ok();
+    if !utf8 && !is_euc_jp(bytes) {
+        return None;
+    }
+    let spelled: BTreeSet<Vec<u8>> = needed
+        .iter()
+        .filter_map(|headword| {
+            if utf8 {
+                return Some(headword.as_bytes().to_vec());
             }
-        };
-        let mut readings = NameReadings::default();
-        for entry in text.lines().filter_map(enamdict::parse_line) {
-            if needed.contains(entry.headword) {
-                readings.insert(&entry);
-            }
+            // A headword EUC-JP cannot spell is in no EUC-JP file.
+            let (encoded, _, unmappable) = encoding_rs::EUC_JP.encode(headword);
+            (!unmappable).then(|| encoded.into_owned())
+        })
+        .collect();
+    let mut readings = NameReadings::default();
+    for line in bytes.split(|&byte| byte == b'\n') {
+        let head = line.split(|&byte| byte == b' ').next().unwrap_or_default();
+        if !spelled.contains(head) {
+            continue;
         }
-        Ok(readings)
+        let text = if utf8 {
+            std::borrow::Cow::Borrowed(std::str::from_utf8(line).ok()?)
+        } else {
+            encoding_rs::EUC_JP.decode_without_bom_handling(line).0
+        };
+        if let Some(entry) = enamdict::parse_line(&text).filter(|entry| needed.contains(entry.headword)) {
+            readings.insert(&entry);
+        }
+    }
+    Some(readings)
+}
+
+/// Whether `bytes` decode as EUC-JP without an error, decoded a piece at a time into
+/// one small buffer (the dictionary is not kept in UTF-8).
+fn is_euc_jp(bytes: &[u8]) -> bool {
+    let mut decoder = encoding_rs::EUC_JP.new_decoder_without_bom_handling();
+    let mut buffer = [0u8; 16 * 1024];
+    let mut rest = bytes;
+    loop {
+        let (result, read, _) = decoder.decode_to_utf8_without_replacement(rest, &mut buffer, true);
+        rest = &rest[read..];
+        match result {
+            encoding_rs::DecoderResult::InputEmpty => return true,
+            encoding_rs::DecoderResult::OutputFull => {}
+            encoding_rs::DecoderResult::Malformed(..) => return false,
+        }
     }
 }
 
@@ -454,6 +497,99 @@ fn comparable(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The dictionary read as it is defined: the whole file decoded, every line
+    /// parsed, the needed headwords kept.
+    fn readings_by_every_line(bytes: &[u8], needed: &BTreeSet<String>) -> Option<NameReadings> {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => {
+                let (text, had_errors) = encoding_rs::EUC_JP.decode_without_bom_handling(bytes);
+                if had_errors {
+                    return None;
+                }
+                text
+            }
+        };
+        let mut readings = NameReadings::default();
+        for entry in text.lines().filter_map(enamdict::parse_line) {
+            if needed.contains(entry.headword) {
+                readings.insert(&entry);
+            }
+        }
+        Some(readings)
+    }
+
+    fn dictionary_line() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "碇",
+            "いかり",
+            "シンジ",
+            "宮崎",
+            "駿",
+            "みやざき",
+            " ",
+            "　",
+            " [",
+            "] ",
+            "]",
+            " /",
+            "/",
+            "(s)",
+            "(g)",
+            "(p,s)",
+            "(",
+            ")",
+            "u",
+            "\r",
+            "X",
+            "é",
+            "😀",
+        ]);
+        let noise = prop::collection::vec(pieces, 0..10).prop_map(|pieces| pieces.concat());
+        // Lines shaped like entries, most of them well formed, some not.
+        let word =
+            prop::sample::select(vec!["碇", "いかり", "シンジ", "宮崎", "駿", "みやざき", "碇　X", "X", "😀", ""]);
+        let entry = (
+            word.clone(),
+            prop::option::of(word),
+            prop::sample::select(vec!["s", "g", "p,s", "", "u"]),
+            "[ /a-z]{0,3}",
+        )
+            .prop_map(|(headword, reading, tags, tail)| match reading {
+                Some(reading) => format!("{headword} [{reading}] /({tags}){tail}/"),
+                None => format!("{headword} /({tags}){tail}/"),
+            });
+        prop_oneof![noise, entry]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        #[test]
+        fn only_the_lines_of_needed_headwords_are_read_and_they_give_what_every_line_does(
+            lines in prop::collection::vec(dictionary_line(), 0..12),
+            needed in prop::collection::btree_set(
+                prop::sample::select(vec!["碇", "いかり", "宮崎", "駿", "シンジ", "😀", "X", ""]).prop_map(str::to_owned),
+                0..5,
+            ),
+            euc_jp in any::<bool>(),
+        ) {
+            let text = lines.join("\n");
+            let bytes = if euc_jp { encoding_rs::EUC_JP.encode(&text).0.into_owned() } else { text.into_bytes() };
+            prop_assert_eq!(readings_in(&bytes, &needed), readings_by_every_line(&bytes, &needed));
+        }
+    }
+
+    #[test]
+    fn a_dictionary_in_neither_encoding_gives_no_readings() {
+        let needed: BTreeSet<String> = ["碇".to_owned()].into();
+        // 0xFF starts no character in UTF-8 or EUC-JP.
+        assert_eq!(readings_in(b"\xFF [x] /(s)/", &needed), None);
+        let euc_jp = encoding_rs::EUC_JP.encode("碇 [いかり] /(s)/\n").0.into_owned();
+        assert_eq!(readings_in(&euc_jp, &needed).map(|readings| readings.len()), Some(1));
+    }
 
     #[test]
     fn each_language_gets_its_standard_and_others_none() {
