@@ -110,7 +110,8 @@ impl NameDictionary {
             ));
         }
         let bytes = std::fs::read(&self.path).map_err(unread)?;
-        readings_in(&bytes, needed).ok_or_else(|| format!("the name dictionary {path} is neither UTF-8 nor EUC-JP"))
+        dictionary_readings(&bytes, needed)
+            .ok_or_else(|| format!("the name dictionary {path} is neither UTF-8 nor EUC-JP"))
     }
 }
 
@@ -123,7 +124,7 @@ impl NameDictionary {
 /// multibyte character in either encoding, so lines and headwords split on bytes.
 /// Debian's 26 MB file is read this way without a copy of it in UTF-8 or a list of
 /// tags per line.
-fn readings_in(bytes: &[u8], needed: &BTreeSet<String>) -> Option<NameReadings> {
+pub fn dictionary_readings(bytes: &[u8], needed: &BTreeSet<String>) -> Option<NameReadings> {
     let utf8 = std::str::from_utf8(bytes).is_ok();
     if !utf8 && !is_euc_jp(bytes) {
         return None;
@@ -578,7 +579,7 @@ mod tests {
         ) {
             let text = lines.join("\n");
             let bytes = if euc_jp { encoding_rs::EUC_JP.encode(&text).0.into_owned() } else { text.into_bytes() };
-            prop_assert_eq!(readings_in(&bytes, &needed), readings_by_every_line(&bytes, &needed));
+            prop_assert_eq!(dictionary_readings(&bytes, &needed), readings_by_every_line(&bytes, &needed));
         }
     }
 
@@ -586,9 +587,9 @@ mod tests {
     fn a_dictionary_in_neither_encoding_gives_no_readings() {
         let needed: BTreeSet<String> = ["碇".to_owned()].into();
         // 0xFF starts no character in UTF-8 or EUC-JP.
-        assert_eq!(readings_in(b"\xFF [x] /(s)/", &needed), None);
+        assert_eq!(dictionary_readings(b"\xFF [x] /(s)/", &needed), None);
         let euc_jp = encoding_rs::EUC_JP.encode("碇 [いかり] /(s)/\n").0.into_owned();
-        assert_eq!(readings_in(&euc_jp, &needed).map(|readings| readings.len()), Some(1));
+        assert_eq!(dictionary_readings(&euc_jp, &needed).map(|readings| readings.len()), Some(1));
     }
 
     #[test]

@@ -850,7 +850,9 @@ pub fn model_answers(data: &[u8]) {
 /// `fuzz_enamdict`: any text, read as lines of a name dictionary, never panics; an
 /// entry parsed has a plain headword and a kana reading; the readings of any headword
 /// kept are kana pairs, at most `NAME_READINGS_MAX`, and the headwords a name needs
-/// include each of its parts.
+/// include each of its parts. As a dictionary file (UTF-8 or EUC-JP), the bytes give
+/// `book::standard::dictionary_readings` what decoding them whole and parsing every
+/// line gives, and nothing when they are neither.
 pub fn enamdict(data: &[u8]) {
     use translit::enamdict::{is_kana, name_readings, needed_headwords, parse_line, NameReadings, NAME_READINGS_MAX};
     if data.len() > 4096 {
@@ -879,6 +881,36 @@ pub fn enamdict(data: &[u8]) {
             for (family, given) in &readings {
                 assert!(family.iter().chain(std::iter::once(given)).all(|kana| kana.chars().all(is_kana)));
             }
+        }
+    }
+    // The same bytes as a dictionary file, UTF-8 or EUC-JP: reading only the lines of
+    // the needed headwords gives what decoding it whole and parsing every line does.
+    let as_file = |text: &str| {
+        let mut readings = NameReadings::default();
+        let needed: std::collections::BTreeSet<String> =
+            text.lines().filter_map(|line| line.split(' ').next()).map(str::to_owned).collect();
+        for entry in text.lines().filter_map(parse_line) {
+            if needed.contains(entry.headword) {
+                readings.insert(&entry);
+            }
+        }
+        (needed, readings)
+    };
+    let decoded = match std::str::from_utf8(data) {
+        Ok(text) => Some(std::borrow::Cow::Borrowed(text)),
+        Err(_) => {
+            let (text, had_errors) = encoding_rs::EUC_JP.decode_without_bom_handling(data);
+            (!had_errors).then_some(text)
+        }
+    };
+    match decoded {
+        Some(text) => {
+            let (needed, expected) = as_file(&text);
+            assert_eq!(book::standard::dictionary_readings(data, &needed), Some(expected), "{text:?}");
+        }
+        None => {
+            let needed = headwords.iter().cloned().collect();
+            assert_eq!(book::standard::dictionary_readings(data, &needed), None);
         }
     }
 }
