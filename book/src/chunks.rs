@@ -408,12 +408,9 @@ impl Assembler {
         Ok(out)
     }
 
-    /// Files the receipt, input and output of one chunk assembled by
-    /// [`Assembler::assemble_chunk`] as a dry run, as its recording would, without
-    /// waiting for the commit: `then` gets the answer on the ledger's writer thread
-    /// once they are durable, so it must be quick (an async task's wake-up). What is
-    /// refused before anything is queued comes back here, and `then` is not called.
-    pub fn record_then(
+    /// Files the receipt, input and output of one assembled chunk without waiting
+    /// for the commit ([`Assembler::assemble_chunk_then`]).
+    fn record_then(
         &self,
         assembled: &Assembled,
         text: &str,
@@ -453,6 +450,25 @@ impl Assembler {
         if record {
             self.record(std::iter::once((&assembled, text)))?;
         }
+        Ok(assembled)
+    }
+
+    /// [`Assembler::assemble_chunk`] with `record`, without waiting for the commit:
+    /// the receipt, input and output are queued for the ledger's group commit and
+    /// `then` gets the answer on the ledger's writer thread once they are durable, so
+    /// it must be quick (an async task's wake-up). What is refused before anything is
+    /// queued (the assembly itself, a bad filing) comes back here, and `then` is not
+    /// called; otherwise it is called exactly once.
+    pub fn assemble_chunk_then(
+        &self,
+        chapter: u32,
+        chunk_key: &str,
+        text: &str,
+        prev: Option<Hash32>,
+        then: impl FnOnce(Result<(), BookError>) + Send + 'static,
+    ) -> Result<Assembled, BookError> {
+        let assembled = self.assemble_chunk(chapter, chunk_key, text, prev, false)?;
+        self.record_then(&assembled, text, then)?;
         Ok(assembled)
     }
 }

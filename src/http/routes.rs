@@ -991,8 +991,9 @@ fn assembler_at_hand(
     Some(prev.map(|prev| (assembler, prev)).map_err(Problem::from))
 }
 
-/// Assembles one chunk with an assembler at hand ([`assembler_at_hand`]) and, with
-/// `record`, files it as `Assembler::assemble_chunk` would, awaiting the commit.
+/// Assembles one chunk with an assembler at hand ([`assembler_at_hand`]): a dry run
+/// is `Assembler::assemble_chunk`, a recording `Assembler::assemble_chunk_then`,
+/// whose commit is awaited without holding a thread.
 async fn assemble_at_hand(
     at_hand: Result<(book::Assembler, Option<Hash32>), Problem>,
     chapter: u32,
@@ -1002,18 +1003,19 @@ async fn assemble_at_hand(
     hits: bool,
 ) -> Result<Vec<u8>, Problem> {
     let (assembler, prev) = at_hand?;
-    let assembled = assembler.assemble_chunk(chapter, chunk, text, prev, false)?;
-    if record {
-        let (filed, answer) = tokio::sync::oneshot::channel();
-        assembler.record_then(&assembled, text, move |result| {
-            let _ = filed.send(result);
-        })?;
-        match answer.await {
-            Ok(result) => result?,
-            Err(_) => {
-                let detail = "the book's writer stopped before answering";
-                return Err(Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "io", detail.to_owned()));
-            }
+    if !record {
+        let assembled = assembler.assemble_chunk(chapter, chunk, text, prev, false)?;
+        return json_bytes(&AssembledAnswer::of(&assembled, record, hits));
+    }
+    let (filed, answer) = tokio::sync::oneshot::channel();
+    let assembled = assembler.assemble_chunk_then(chapter, chunk, text, prev, move |result| {
+        let _ = filed.send(result);
+    })?;
+    match answer.await {
+        Ok(result) => result?,
+        Err(_) => {
+            let detail = "the book's writer stopped before answering";
+            return Err(Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "io", detail.to_owned()));
         }
     }
     json_bytes(&AssembledAnswer::of(&assembled, record, hits))
