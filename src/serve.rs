@@ -250,6 +250,10 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
             .await
             .map_err(|error| Failure::io(format!("cannot listen on {address}: {error}")))?;
         let bound = listener.local_addr().map_err(|error| Failure::io(error.to_string()))?;
+        // The signal handlers are in place before anyone is told the server listens:
+        // a SIGTERM sent right after the first answer stops it gracefully, even if the
+        // accept loop has not come round to wait for the signal yet.
+        let shutdown = shutdown_signal();
         // One line a supervisor (or a test) can wait for.
         match &settings.cluster {
             Some(cluster) => errln!(
@@ -271,7 +275,7 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
             }
         });
         let timeout = Duration::from_secs_f64(server.limits.timeout_s);
-        serve(listener, app(Arc::clone(&server), keys), timeout).await;
+        serve(listener, app(Arc::clone(&server), keys), timeout, shutdown).await;
         reaper.abort();
         Ok::<(), Failure>(())
     })?;
@@ -287,10 +291,15 @@ pub fn run(settings: Settings) -> Result<(), Failure> {
 /// lets the requests in flight finish. A connection must send each request's
 /// headers within `timeout`: a client that trickles them is cut off, like one that
 /// trickles its body (axum::serve sets no timer, so hyper would wait forever).
-async fn serve(listener: tokio::net::TcpListener, app: Router, timeout: Duration) {
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    timeout: Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown_signal());
+    let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -316,23 +325,31 @@ async fn serve(listener: tokio::net::TcpListener, app: Router, timeout: Duration
     graceful.shutdown().await;
 }
 
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// SIGTERM or SIGINT. The handlers are registered when this is called (inside the
+/// runtime), not when the future is first polled: a signal in between would
+/// otherwise take its default action and kill the process without finishing what is
+/// in flight.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => {
-                let _ = interrupt.await;
-                return;
+    let registered = {
+        use tokio::signal::unix::{signal, SignalKind};
+        signal(SignalKind::terminate()).and_then(|terminate| Ok((terminate, signal(SignalKind::interrupt())?)))
+    };
+    async move {
+        #[cfg(unix)]
+        match registered {
+            Ok((mut terminate, mut interrupt)) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = interrupt.recv() => {}
+                }
             }
-        };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
         }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        errln!("lorebank serve: shutting down; finishing the requests in flight");
     }
-    #[cfg(not(unix))]
-    let _ = interrupt.await;
-    errln!("lorebank serve: shutting down; finishing the requests in flight");
 }

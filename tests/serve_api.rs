@@ -345,6 +345,19 @@ fn concurrent_retries_with_one_key_append_once() {
     assert_eq!(server.info("a")["head"], 2);
 }
 
+/// A SIGTERM sent as soon as the server says it listens stops it gracefully: the
+/// handlers are in place before that line (they were once registered only when the
+/// accept loop first waited for a signal, and a signal before that killed the server).
+#[test]
+fn a_sigterm_right_after_the_listening_line_stops_the_server_gracefully() {
+    let dir = library();
+    for attempt in 0..10 {
+        let server = Server::start(dir.path(), &[]);
+        let (status, stderr) = server.terminate();
+        assert!(status.success() && stderr.contains("stopped; closed"), "attempt {attempt}: {status:?} {stderr}");
+    }
+}
+
 #[test]
 fn a_retry_after_a_timeout_appends_at_most_once() {
     let dir = library();
