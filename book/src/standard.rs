@@ -99,17 +99,27 @@ impl NameDictionary {
     /// The readings of the headwords `needed`, or why there are none: the file is
     /// missing, over [`NAME_DICTIONARY_BYTES_MAX`], or neither UTF-8 nor EUC-JP.
     pub fn readings(&self, needed: &BTreeSet<String>) -> Result<NameReadings, String> {
+        use std::io::Read;
         let path = self.path.display();
         let unread = |error: std::io::Error| {
             format!("no name dictionary at {path} ({error}; install Debian's enamdict or set {NAME_DICTIONARY_ENV})")
         };
-        let size = std::fs::metadata(&self.path).map_err(unread)?.len();
+        let file = std::fs::File::open(&self.path).map_err(unread)?;
+        let size = file.metadata().map_err(unread)?.len();
         if size > NAME_DICTIONARY_BYTES_MAX {
             return Err(format!(
                 "the name dictionary {path} has {size} bytes, over the limit of {NAME_DICTIONARY_BYTES_MAX}"
             ));
         }
-        let bytes = std::fs::read(&self.path).map_err(unread)?;
+        // What is not a regular file (a pipe, `/dev/zero`) has no size to check: it is
+        // read to one byte past the limit at most.
+        let mut bytes = Vec::new();
+        file.take(NAME_DICTIONARY_BYTES_MAX + 1).read_to_end(&mut bytes).map_err(unread)?;
+        if bytes.len() as u64 > NAME_DICTIONARY_BYTES_MAX {
+            return Err(format!(
+                "the name dictionary {path} is longer than the limit of {NAME_DICTIONARY_BYTES_MAX} bytes"
+            ));
+        }
         dictionary_readings(&bytes, needed)
             .ok_or_else(|| format!("the name dictionary {path} is neither UTF-8 nor EUC-JP"))
     }
@@ -581,6 +591,16 @@ mod tests {
             let bytes = if euc_jp { encoding_rs::EUC_JP.encode(&text).0.into_owned() } else { text.into_bytes() };
             prop_assert_eq!(dictionary_readings(&bytes, &needed), readings_by_every_line(&bytes, &needed));
         }
+    }
+
+    /// A dictionary with no size to check beforehand (a device, a pipe) is read to one
+    /// byte past the limit, then refused.
+    #[cfg(unix)]
+    #[test]
+    fn an_endless_dictionary_is_refused_at_the_limit() {
+        let dictionary = NameDictionary { path: PathBuf::from("/dev/zero") };
+        let error = dictionary.readings(&["碇".to_owned()].into()).unwrap_err();
+        assert!(error.contains("/dev/zero is longer than the limit of 67108864 bytes"), "{error}");
     }
 
     #[test]

@@ -34,7 +34,8 @@ pub const BOOK_JOB_CHUNKS_MAX: usize = 20_000;
 pub const RECORDS_PER_PAGE_MAX: usize = 500;
 /// Largest name dictionary (ENAMDICT format; Debian's `enamdict` is 26 MB) read for
 /// the readings of Japanese names in kanji (`names lint`, the term page), in bytes:
-/// its size is checked before it is read.
+/// its size is checked before it is read, and what has no size (a device, a pipe) is
+/// read to one byte past it at most.
 pub const NAME_DICTIONARY_BYTES_MAX: u64 = 64 << 20;
 /// Largest archive file an archive import reads (`import-archive ARCHIVE`,
 /// `Book::import_archive`), in bytes: it is read whole into memory and parsed there.
