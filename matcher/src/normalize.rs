@@ -267,13 +267,7 @@ impl Profile {
         // kept. The first char that may combine hands the whole text to the folder,
         // which gives the same string (the property tests hold `fold` to `normalize`).
         let table = &*self.inner;
-        let collapse = table.options.collapse_whitespace;
         let mut out = String::with_capacity(text.len());
-        let mut push = |d: char| {
-            if !(collapse && d == ' ' && out.ends_with(' ')) {
-                out.push(d);
-            }
-        };
         for c in text.chars() {
             let value = table.lookup(c);
             if value & (V_JOINS | V_SLOW) != 0 {
@@ -281,10 +275,7 @@ impl Profile {
                 folder.run(text, &[]);
                 return folder.finish().0;
             }
-            match table.lookup_output(value) {
-                Folded::One(d) => push(d),
-                Folded::Many(ds) => ds.iter().for_each(|&d| push(d)),
-            }
+            push_output(table, &mut out, value);
         }
         out
     }
@@ -490,33 +481,32 @@ fn stabilize(table: &ProfileInner, s: &str) -> String {
     current
 }
 
-/// One pass of the fold without offsets: segments, NFKC of multi-char segments, the
-/// table, whitespace collapse.
-fn fold_once(table: &ProfileInner, s: &str) -> String {
+/// Appends the table's output for `value` (a [`ProfileInner::lookup`]) to `out`, a
+/// space not after a space when the profile collapses whitespace.
+fn push_output(table: &ProfileInner, out: &mut String, value: u32) {
     let collapse = table.options.collapse_whitespace;
-    let mut out = String::with_capacity(s.len());
-    let mut segment = String::new();
-    let push = |out: &mut String, d: char| {
+    let mut push = |d: char| {
         if !(collapse && d == ' ' && out.ends_with(' ')) {
             out.push(d);
         }
     };
+    match table.lookup_output(value) {
+        Folded::One(d) => push(d),
+        Folded::Many(ds) => ds.iter().for_each(|&d| push(d)),
+    }
+}
+
+/// One pass of the fold without offsets: segments, NFKC of multi-char segments, the
+/// table, whitespace collapse.
+fn fold_once(table: &ProfileInner, s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut segment = String::new();
     let flush = |out: &mut String, segment: &str| {
         let mut chars = segment.chars();
         match (chars.next(), chars.next()) {
             (None, _) => {}
-            (Some(c), None) => match table.lookup_output(table.lookup(c)) {
-                Folded::One(d) => push(out, d),
-                Folded::Many(ds) => ds.iter().for_each(|&d| push(out, d)),
-            },
-            _ => {
-                for c in segment.nfkc() {
-                    match table.lookup_output(table.lookup(c)) {
-                        Folded::One(d) => push(out, d),
-                        Folded::Many(ds) => ds.iter().for_each(|&d| push(out, d)),
-                    }
-                }
-            }
+            (Some(c), None) => push_output(table, out, table.lookup(c)),
+            _ => segment.nfkc().for_each(|c| push_output(table, out, table.lookup(c))),
         }
     };
     for c in s.chars() {

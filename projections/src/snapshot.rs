@@ -449,15 +449,12 @@ impl SnapshotTracker {
     /// holds them equal), at a fraction of the cost on a large book (a one-shot
     /// command's write builds one).
     pub fn of(state: &State) -> SnapshotTracker {
-        // Each record is encoded into one reused buffer and copied out at its size,
-        // instead of growing a new vector field by field.
-        let mut scratch = Scratch::default();
         let terms = state.terms.iter().filter(|(_, term)| !term.retired);
-        let terms = terms.map(|(id, term)| (*id, scratch.encoded(&State::snapshot_term(term)))).collect();
+        let terms = terms.map(|(id, term)| (*id, encoded(&State::snapshot_term(term)))).collect();
         let summaries = state.summaries.iter().filter(|(_, summary)| !summary.retired);
-        let summaries = summaries.map(|(id, summary)| (*id, scratch.encoded(&SummaryV1::of(&summary.put)))).collect();
+        let summaries = summaries.map(|(id, summary)| (*id, encoded(&SummaryV1::of(&summary.put)))).collect();
         let rules = state.rules.iter().filter(|(_, rule)| !rule.retired);
-        let rules = rules.map(|(id, rule)| (*id, scratch.encoded(&State::snapshot_rule(rule)))).collect();
+        let rules = rules.map(|(id, rule)| (*id, encoded(&State::snapshot_rule(rule)))).collect();
         let mut n_restricting = 0usize;
         let release = state
             .active_ids()
@@ -465,7 +462,7 @@ impl SnapshotTracker {
             .map(|id| {
                 let (entry, restricting) = release_entry(state, id);
                 n_restricting += usize::from(restricting);
-                (id, (scratch.encoded(&entry), restricting))
+                (id, (encoded(&entry), restricting))
             })
             .collect();
         SnapshotTracker { terms, summaries, rules, release, n_restricting }
@@ -672,7 +669,6 @@ impl Touched {
     }
 }
 
-/// The canonical bytes of one record of a snapshot document.
 /// The release entry of active record `id` (not a candidate), and whether it
 /// restricts who reads the record.
 fn release_entry(state: &State, id: RecordId) -> (SnapshotRelease<'_>, bool) {
@@ -684,20 +680,7 @@ fn release_entry(state: &State, id: RecordId) -> (SnapshotRelease<'_>, bool) {
     (entry, restricting)
 }
 
-/// One buffer every record of a tracker's build is encoded into and copied out of
-/// at its size.
-#[derive(Default)]
-struct Scratch(Vec<u8>);
-
-impl Scratch {
-    /// What [`encoded`] gives.
-    fn encoded<T: Serialize>(&mut self, value: &T) -> Vec<u8> {
-        self.0.clear();
-        codec::encode_large_into(value, &mut self.0).expect("snapshot records always encode");
-        self.0.as_slice().to_vec()
-    }
-}
-
+/// The canonical bytes of one record of a snapshot document.
 fn encoded<T: Serialize>(value: &T) -> Vec<u8> {
     codec::encode_large(value).expect("snapshot records always encode")
 }

@@ -62,14 +62,6 @@ pub fn encode_large<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
     bincode::serde::encode_to_vec(value, LARGE_CONFIG).map_err(|error| CodecError::Encode(error.to_string()))
 }
 
-/// [`encode_large`], appending the bytes to `out` (a buffer reused across many values
-/// grows once, not once per value).
-pub fn encode_large_into<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    bincode::serde::encode_into_std_write(value, out, LARGE_CONFIG)
-        .map(|_| ())
-        .map_err(|error| CodecError::Encode(error.to_string()))
-}
-
 /// Largest derived document (receipt) [`decode_large_strict`] accepts. The decode
 /// limit also bounds what a forged length prefix can make the decoder allocate.
 pub const DOCUMENT_BYTES_MAX: usize = 64 * 1024 * 1024;
