@@ -209,7 +209,7 @@ struct ChatRequest {
 
 fn chat_request(bytes: &[u8]) -> Result<ChatRequest, Problem> {
     let body: Value =
-        serde_json::from_slice(bytes).map_err(|error| Problem::invalid(format!("body: not JSON: {error}")))?;
+        crate::input::json_from_bytes(bytes).map_err(|error| Problem::invalid(format!("body: not JSON: {error}")))?;
     let messages = body
         .get("messages")
         .and_then(Value::as_array)
@@ -595,7 +595,7 @@ async fn whole(
             Err(_) => return timed_out("answer", timeout).into_response(),
         }
     }
-    if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+    if let Ok(value) = crate::input::json_from_bytes::<Value>(&bytes) {
         if let Some(text) = value.pointer("/choices/0/message/content").and_then(Value::as_str) {
             let mut collected = Collected::default();
             collected.push_text(text);

@@ -363,7 +363,7 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, P
 /// Parses a JSON request body, naming the field or position of an error.
 fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, Problem> {
     let bytes = body_bytes(body)?;
-    serde_json::from_slice(&bytes).map_err(|error| {
+    crate::input::json_from_bytes(&bytes).map_err(|error| {
         Problem::invalid(format!(
             "body: line {}, column {}: {}",
             error.line(),
