@@ -183,8 +183,9 @@ mod tests {
         (fast, reference)
     }
 
-    /// JSON-like bytes: pieces of JSON syntax, CJK and other text, escapes (valid and
-    /// lone surrogates), control characters, and bytes that are not UTF-8.
+    /// JSON-like bytes: pieces of JSON syntax, CJK and other text, a byte order mark,
+    /// escapes (valid and lone surrogates), control characters, and bytes that are
+    /// not UTF-8.
     fn json_like() -> impl Strategy<Value = Vec<u8>> {
         let piece = prop_oneof![
             Just(b"{\"text\":\"".to_vec()),
@@ -196,6 +197,7 @@ mod tests {
             Just("\\u4e2d\\ud800\\n".as_bytes().to_vec()),
             Just("孙悟空道：「吾乃齐天大圣」".as_bytes().to_vec()),
             Just("吾輩は猫である。".as_bytes().to_vec()),
+            Just("\u{feff}".as_bytes().to_vec()),
             Just(vec![0x01]),
             Just(vec![0xe5, 0xad]),
             Just(vec![0xff]),
