@@ -538,34 +538,22 @@ impl SnapshotTracker {
 
     /// The snapshot ID of `state`, which must be the state every touch was made on.
     /// Each kind's encodings are hashed a page at a time, straight from where they are
-    /// kept (blake3 hashes the whole 1 KiB chunks of one update side by side).
+    /// kept ([`Encodings::hash_list`]).
     pub fn id(&self, state: &State) -> SnapshotId {
         let mut hasher = blake3::Hasher::new_derive_key(SNAPSHOT_CONTEXT);
         hasher.update(&codec::encode_large(&state.snapshot_header()).expect("headers always encode"));
-        let mut records = |encodings: &Encodings| {
-            hasher.update(&encoded(&(encodings.len() as u64)));
-            for page in encodings.pages() {
-                hasher.update(page);
-            }
-        };
-        records(&self.terms);
-        records(&self.summaries);
+        self.terms.hash_list(&mut hasher);
+        self.summaries.hash_list(&mut hasher);
         let policy = Some(state.conflict_policy()).filter(|policy| *policy != ConflictPolicy::Flag);
         let restricted = !self.restricting.is_empty();
         if policy.is_some() || !self.rules.is_empty() || restricted {
             hasher.update(&encoded(&GOVERNANCE_FORMAT));
             hasher.update(&encoded(&policy));
-            hasher.update(&encoded(&(self.rules.len() as u64)));
-            for page in self.rules.pages() {
-                hasher.update(page);
-            }
+            self.rules.hash_list(&mut hasher);
             if restricted {
                 // `Some(list)`: the option tag, then the list.
                 hasher.update(&encoded(&1u8));
-                hasher.update(&encoded(&(self.release.len() as u64)));
-                for page in self.release.pages() {
-                    hasher.update(page);
-                }
+                self.release.hash_list(&mut hasher);
             } else {
                 hasher.update(&encoded(&0u8));
             }
@@ -601,9 +589,17 @@ struct Page {
 }
 
 impl Page {
+    /// Where record `at` starts (or would be inserted) in `bytes`.
+    fn start(&self, at: usize) -> usize {
+        if at == 0 {
+            0
+        } else {
+            self.ends[at - 1].1
+        }
+    }
+
     fn span(&self, at: usize) -> std::ops::Range<usize> {
-        let start = if at == 0 { 0 } else { self.ends[at - 1].1 };
-        start..self.ends[at].1
+        self.start(at)..self.ends[at].1
     }
 
     fn first(&self) -> RecordId {
@@ -653,6 +649,16 @@ impl Encodings {
         self.pages.values().map(|page| page.bytes.as_slice())
     }
 
+    /// Feeds `hasher` the encoding of the list of records: its length, then each
+    /// record's bytes, a page at a time (blake3 hashes the whole 1 KiB chunks of one
+    /// update side by side).
+    fn hash_list(&self, hasher: &mut blake3::Hasher) {
+        hasher.update(&encoded(&(self.len() as u64)));
+        for page in self.pages() {
+            hasher.update(page);
+        }
+    }
+
     /// Every record's id and encoding, in id order.
     fn records(&self) -> impl Iterator<Item = (RecordId, &[u8])> {
         self.pages
@@ -685,7 +691,7 @@ impl Encodings {
                 }
             }
             Err(at) => {
-                let start = if at == 0 { 0 } else { page.ends[at - 1].1 };
+                let start = page.start(at);
                 page.bytes.splice(start..start, bytes.iter().copied());
                 page.ends.insert(at, (id, start + bytes.len()));
                 for (_, end) in &mut page.ends[at + 1..] {
