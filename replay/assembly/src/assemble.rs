@@ -311,17 +311,24 @@ pub fn estimate_tokens_v1(line: &str) -> u32 {
 }
 
 /// Estimator v1's cost of `text` in tenths of a token: 3 for every char, 7 more for
-/// a wide one. Counts chars by their lead bytes and decodes only three- and four-byte
-/// sequences (the only ones that may be wide); the same sum as [`tenths_v1_by_char`]
-/// (a property test holds them equal).
+/// a wide one. Counts chars by their lead bytes (branch-free, so the loop is
+/// vectorized), and decodes only three- and four-byte sequences (the only ones that
+/// may be wide), skipping whole blocks of bytes without their lead bytes (most of a
+/// line renders in Cyrillic or Latin); the same sum as [`tenths_v1_by_char`] (a
+/// property test holds them equal).
 fn tenths_v1(text: &str) -> u64 {
+    const BLOCK: usize = 16;
     let bytes = text.as_bytes();
-    let mut n_chars = 0u64;
+    let n_chars: u64 = bytes.iter().map(|&byte| u64::from(byte & 0xC0 != 0x80)).sum();
     let mut n_wide = 0u64;
-    for (at, &byte) in bytes.iter().enumerate() {
-        n_chars += u64::from(byte & 0xC0 != 0x80);
-        if byte >= 0xE0 {
-            n_wide += u64::from(wide_v1(decode_at(bytes, at)));
+    for (block_idx, block) in bytes.chunks(BLOCK).enumerate() {
+        if block.iter().fold(0u8, |max, &byte| max.max(byte)) < 0xE0 {
+            continue;
+        }
+        for (offset, &byte) in block.iter().enumerate() {
+            if byte >= 0xE0 {
+                n_wide += u64::from(wide_v1(decode_at(bytes, block_idx * BLOCK + offset)));
+            }
         }
     }
     3 * n_chars + 7 * n_wide
@@ -1227,6 +1234,14 @@ mod tests {
         #[test]
         fn tenths_by_bytes_equal_tenths_by_char(text in "\\PC{0,40}", wide in part()) {
             let text = format!("{text}{wide}");
+            prop_assert_eq!(tenths_v1(&text), tenths_v1_by_char(&text));
+        }
+
+        /// Lines long enough that sequences of every length straddle the blocks the
+        /// bytes are scanned in.
+        #[test]
+        fn tenths_by_bytes_equal_tenths_by_char_across_blocks(parts in prop::collection::vec(part(), 0..12), astral in "[\u{20000}-\u{20010}\u{1F600}]{0,3}") {
+            let text = format!("{}{astral}{}", parts.concat(), parts.join(" "));
             prop_assert_eq!(tenths_v1(&text), tenths_v1_by_char(&text));
         }
     }
