@@ -20,7 +20,9 @@
 //! `LOREBANK_BENCH_ONLY_REBUILD=1` runs only it (`LOREBANK_BENCH_REBUILD_REPEAT=N`
 //! rebuilds N more times before, for a profiler); `LOREBANK_BENCH_HOT_ROUNDS=N` times the
 //! hot path N - 1 times per chunk after a warm-up round (default 3, for a profiler more);
-//! `LOREBANK_BENCH_HOT_CHUNKS=1` prints each chunk's fastest run, slowest first.
+//! `LOREBANK_BENCH_HOT_CHUNKS=1` prints each chunk's fastest run, slowest first;
+//! `LOREBANK_BENCH_HOT_ONLY=N` times chunk N in every slot; `LOREBANK_BENCH_HOT_COLD=1`
+//! evicts the caches before each run.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -266,6 +268,17 @@ fn main() {
             chars[at..at + 3_000].iter().collect()
         })
         .collect();
+    // Each chunk shares 92% of its text with the one before, so its records are warm
+    // in the caches; chunk 0 follows chunk 199 and shares nothing with it.
+    // `LOREBANK_BENCH_HOT_ONLY=N` times chunk N in every slot instead (warm even for
+    // chunk 0), and `LOREBANK_BENCH_HOT_COLD=1` writes over 64 MB before each run, so
+    // every chunk starts with caches cold (a bound that no real chunk reaches).
+    let chunks: Vec<String> = match std::env::var("LOREBANK_BENCH_HOT_ONLY").ok().and_then(|n| n.parse::<usize>().ok())
+    {
+        Some(only) => vec![chunks[only % chunks.len()].clone(); chunks.len()],
+        None => chunks,
+    };
+    let mut evict = vec![0u8; if std::env::var_os("LOREBANK_BENCH_HOT_COLD").is_some() { 64 << 20 } else { 0 }];
     let frozen = Frozen::load(&frozen_bytes, &profile, snapshot).unwrap();
     let mut samples = Vec::new();
     let mut n_injected = 0usize;
@@ -274,6 +287,8 @@ fn main() {
         std::env::var("LOREBANK_BENCH_HOT_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3).max(2);
     for round in 0..rounds {
         for (idx, chunk) in chunks.iter().enumerate() {
+            evict.iter_mut().for_each(|byte| *byte = byte.wrapping_add(1));
+            std::hint::black_box(&evict);
             let started = Instant::now();
             let assembly = assemble(&frozen, 10 + (idx as u32 % 5), chunk, None).unwrap();
             let elapsed = started.elapsed();
