@@ -8,7 +8,8 @@
 //! decided on the head in place and hashed the snapshot from the head's kept
 //! encodings (a copy of the head state, a snapshot ID computed from scratch; a write
 //! paid two copies, their drops and one ID), and the durable commit alone (a
-//! one-event append to a bare ledger, the floor of any write).
+//! one-event append to a bare ledger, the floor of any write). After the table, each
+//! size's background checkpoint: the encoding of the head and its durable write.
 //!
 //! Run: `cd bench && cargo bench --bench write` (`LOREBANK_BENCH_TERMS=5000,50000`
 //! picks the sizes).
@@ -40,6 +41,7 @@ fn main() {
         .collect();
     println!("| terms | submit p50 | submit p90 | first write after opening | state copy | snapshot ID from scratch | durable one-event append |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
+    let mut checkpoints = Vec::new();
     for n_terms in sizes {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("book.lorebank");
@@ -77,6 +79,24 @@ fn main() {
             std::hint::black_box(state.snapshot_id());
             id_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
+        // A background checkpoint shares the head while it encodes it: a write in
+        // that window copies the head (the state copy above). Its durable write comes
+        // after, without the head.
+        let (mut encode_ms, mut put_ms) = (Vec::new(), Vec::new());
+        let snapshot = state.snapshot_id();
+        for round in 0..5u64 {
+            let started = Instant::now();
+            let bytes = projections::checkpoint::encode(&state, snapshot);
+            encode_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            let started = Instant::now();
+            book.ledger().put_checkpoint(state.revision(), round, &bytes, 2).unwrap();
+            put_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        checkpoints.push(format!(
+            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms",
+            percentiles(encode_ms).0,
+            percentiles(put_ms).0
+        ));
         let ledger = ledger::Ledger::create(&dir.path().join("bare.lorebank")).unwrap();
         let mut append_ms = Vec::with_capacity(N_WRITES);
         for index in 0..N_WRITES as u32 {
@@ -93,4 +113,6 @@ fn main() {
             percentiles(append_ms).0
         );
     }
+    println!();
+    checkpoints.iter().for_each(|line| println!("{line}"));
 }

@@ -392,8 +392,8 @@ impl Book {
     /// in the background if one is due under the policy. The writer's answer does
     /// not wait for it; dropping the book does. A checkpoint that fails to be
     /// written is derived data lost, nothing more: reads fold a longer tail.
-    /// The thread shares `state`: a write that comes before it is done copies the
-    /// head instead of changing what is being encoded.
+    /// The thread shares `state` while it encodes it: a write that comes before the
+    /// encoding is done copies the head instead of changing what is being encoded.
     fn checkpoint_if_due(&mut self, state: &Arc<State>, snapshot: SnapshotId, now_ms: u64) {
         if self.ledger.is_read_only() {
             return;
@@ -414,8 +414,12 @@ impl Book {
         let keep = self.policy.keep;
         self.checkpointing = Some(std::thread::spawn(move || {
             let bytes = checkpoint::encode(&state, snapshot);
+            let revision = state.revision();
+            // Let go of the head before the durable write: a write that comes while
+            // the thread still shares it copies the whole state.
+            drop(state);
             // Derived data: a failure here loses a shortcut, never an event.
-            let _ = ledger.put_checkpoint(state.revision(), now_ms, &bytes, keep);
+            let _ = ledger.put_checkpoint(revision, now_ms, &bytes, keep);
         }));
     }
 
