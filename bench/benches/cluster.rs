@@ -271,7 +271,9 @@ fn append_part(nats: &Nats) {
         ("8 writers, 1 book", 1, 8, 100, false),
         ("8 writers, 1 book, through 2 nodes (4 + 4)", 1, 8, 100, true),
     ];
-    let mut table: Vec<(String, Vec<f64>, Vec<f64>, Vec<f64>)> = Vec::new();
+    // Per workload: its name, then the three figures of each round.
+    type Row = (String, Vec<f64>, Vec<f64>, Vec<f64>);
+    let mut table: Vec<Row> = Vec::new();
     let mut written: Vec<(String, usize)> = Vec::new();
     for round in 0..rounds {
         for (index, (name, n_books, n_threads, per_thread, two_nodes)) in workloads.into_iter().enumerate() {

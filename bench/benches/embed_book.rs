@@ -45,7 +45,9 @@ fn terms(words: &[String]) -> Vec<Body> {
         .map(|(idx, word)| {
             let number = idx as u32 + 1;
             Body::TermPut(TermPut {
-                note: (number % 4 == 0).then(|| format!("Примечание к термину {number}: кто это и где встречается.")),
+                note: number
+                    .is_multiple_of(4)
+                    .then(|| format!("Примечание к термину {number}: кто это и где встречается.")),
                 ..TermPut::new(
                     RecordId::new(RecordKind::Term, number).unwrap(),
                     word.clone(),
@@ -113,8 +115,7 @@ fn main() {
 
     // --- refresh, and the baseline: the same texts through the embedder alone ---
     let state = book.state(None).unwrap();
-    let texts: Vec<String> =
-        state.terms().values().flat_map(|term| suggest::vectors::texts(term)).map(|(_, text)| text).collect();
+    let texts: Vec<String> = state.terms().values().flat_map(suggest::vectors::texts).map(|(_, text)| text).collect();
     let n_texts = texts.len();
     let mut embedder = Embedder::load(
         &files.model,

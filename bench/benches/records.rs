@@ -75,11 +75,11 @@ fn main() {
         for (idx, word) in words.iter().enumerate() {
             let number = idx as u32 + 1;
             let mut put = ranked_term(number, word.as_str(), format!("Термин {number}"));
-            if number % 5 == 0 {
+            if number.is_multiple_of(5) {
                 put.kind = Some("character".into());
             }
             events.push(event(Body::TermPut(put)));
-            if number % 7 == 0 {
+            if number.is_multiple_of(7) {
                 events.push(event(Body::AliasAdded(AliasAdded {
                     id: RecordId::new(RecordKind::Term, number).unwrap(),
                     surface: format!("{word}甲"),
