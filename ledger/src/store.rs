@@ -273,6 +273,43 @@ pub const PIPELINE_BATCHES_IN_FLIGHT: usize = 4;
 /// Shortest range [`Ledger::scan_pipelined`] reads on a second thread.
 pub const PIPELINE_MIN_EVENTS: u64 = 4_096;
 
+/// Checked records on their way from the reading thread to the one that decodes
+/// them: the payloads back to back, and each record's header fields with where its
+/// payload ends.
+#[derive(Default)]
+struct Batch {
+    payloads: Vec<u8>,
+    heads: Vec<(Seq, Hash32, Hash32, u16, Option<bool>, usize)>,
+}
+
+impl Batch {
+    fn push(&mut self, checked: &record::Checked<'_>) {
+        self.payloads.extend_from_slice(checked.payload);
+        self.heads.push((
+            checked.seq,
+            checked.prev,
+            checked.hash,
+            checked.schema,
+            checked.batch_end,
+            self.payloads.len(),
+        ));
+    }
+
+    fn records(&self) -> impl Iterator<Item = record::Checked<'_>> {
+        let mut start = 0;
+        self.heads.iter().map(move |&(seq, prev, hash, schema, batch_end, end)| {
+            let payload = &self.payloads[start..end];
+            start = end;
+            record::Checked { seq, prev, hash, schema, batch_end, payload }
+        })
+    }
+
+    fn clear(&mut self) {
+        self.payloads.clear();
+        self.heads.clear();
+    }
+}
+
 /// The reading thread's result; its panic (which `guarded` already turns into an
 /// error inside the scan) is passed on.
 fn join_reader(reader: std::thread::ScopedJoinHandle<'_, Result<(), ReadError>>) -> Result<(), ReadError> {
@@ -615,16 +652,20 @@ impl Ledger {
     }
 
     /// [`Ledger::scan_batches`] on two threads: a reading thread walks the log in
-    /// one read transaction, strictly decoding every record and checking every
-    /// payload hash and chain link exactly as [`Ledger::scan`] does, and hands the
-    /// events to `visit`, which runs on the caller's thread, in batches of
-    /// [`PIPELINE_BATCH_EVENTS`] (at most [`PIPELINE_BATCHES_IN_FLIGHT`] batches
-    /// waiting). Decoding one batch overlaps with visiting the one before, so a fold
-    /// of the whole log takes about the longer of the two, not their sum.
+    /// one read transaction, checking every record's header, payload hash and chain
+    /// link exactly as [`Ledger::scan`] does, and hands the checked payloads, in
+    /// batches of [`PIPELINE_BATCH_EVENTS`] (at most [`PIPELINE_BATCHES_IN_FLIGHT`]
+    /// batches waiting), to the caller's thread, which decodes each strictly and
+    /// passes it to `visit`. Reading and checking one batch overlaps with decoding
+    /// and visiting the one before. The events are decoded by the thread that keeps
+    /// or frees their strings: a fold whose frees landed in the reading thread's
+    /// allocator arena ran about as long as its two halves one after the other.
     ///
     /// `visit` sees the same events in the same order, and the result is the same, as
     /// with [`Ledger::scan_batches`]: on damage, `visit` has seen every event before
-    /// the damaged one, and the error names the damaged event. Ranges shorter than
+    /// the damaged one, and the error names the damaged event (a payload that does
+    /// not decode is named before any damage the reader found after it; the ledger,
+    /// which refuses appends from then on, may name either). Ranges shorter than
     /// [`PIPELINE_MIN_EVENTS`] are scanned on the caller's thread (a thread costs
     /// more than it saves there). When `visit` stops early the reader has read at
     /// most a few batches ahead; damage it found there is not reported (the ledger,
@@ -641,7 +682,6 @@ impl Ledger {
         if n_events < PIPELINE_MIN_EVENTS {
             return self.scan_in(&txn, from, to, visit);
         }
-        type Batch = Vec<(Event, Option<bool>)>;
         let (full, received) = crossbeam_channel::bounded::<Batch>(PIPELINE_BATCHES_IN_FLIGHT);
         // Emptied batches go back to the reader, so their buffers are reused.
         let (emptied, reusable) = crossbeam_channel::bounded::<Batch>(PIPELINE_BATCHES_IN_FLIGHT + 1);
@@ -649,13 +689,13 @@ impl Ledger {
             let reader = std::thread::Builder::new()
                 .name("lorebank-scan".into())
                 .spawn_scoped(scope, move || {
-                    let mut batch = Vec::with_capacity(PIPELINE_BATCH_EVENTS);
-                    let scanned = self.scan_in(&txn, from, to, |event, batch_end| {
-                        batch.push((event, batch_end));
-                        if batch.len() < PIPELINE_BATCH_EVENTS {
+                    let mut batch = Batch::default();
+                    let scanned = self.scan_checked_in(&txn, from, to, |checked| {
+                        batch.push(&checked);
+                        if batch.heads.len() < PIPELINE_BATCH_EVENTS {
                             return ControlFlow::Continue(());
                         }
-                        let next = reusable.try_recv().unwrap_or_else(|_| Vec::with_capacity(PIPELINE_BATCH_EVENTS));
+                        let next = reusable.try_recv().unwrap_or_default();
                         match full.send(std::mem::replace(&mut batch, next)) {
                             Ok(()) => ControlFlow::Continue(()),
                             // The visitor stopped: nothing more to read.
@@ -663,21 +703,33 @@ impl Ledger {
                         }
                     });
                     // The events before a damaged one are visited, as `scan` visits them.
-                    if !batch.is_empty() {
+                    if !batch.heads.is_empty() {
                         let _ = full.send(batch);
                     }
                     scanned
                 })
                 .map_err(|error| ReadError::Io(io_context("cannot start the reading thread", error)))?;
             for mut batch in &received {
-                for (event, batch_end) in batch.drain(..) {
-                    if visit(event, batch_end).is_break() {
+                for checked in batch.records() {
+                    // Decoded here, so the event's strings are allocated by the thread
+                    // that keeps or frees them.
+                    let event = match checked.decode() {
+                        Ok(event) => event,
+                        Err(error) => {
+                            // Damage the reader had not reached yet comes first.
+                            drop(received);
+                            let _ = join_reader(reader);
+                            return Err(self.detected(checked.seq, &error.to_string()));
+                        }
+                    };
+                    if visit(event, checked.batch_end).is_break() {
                         // As with `scan`, stopping early is not a failure, whatever
                         // the reader found in the batches it read ahead.
                         drop(received);
                         return join_reader(reader).or(Ok(()));
                     }
                 }
+                batch.clear();
                 let _ = emptied.try_send(batch);
             }
             join_reader(reader)
@@ -690,6 +742,27 @@ impl Ledger {
         from: Seq,
         to: Seq,
         mut visit: impl FnMut(Event, Option<bool>) -> ControlFlow<()>,
+    ) -> Result<(), ReadError> {
+        let mut damaged = None;
+        self.scan_checked_in(txn, from, to, |checked| match checked.decode() {
+            Ok(event) => visit(event, checked.batch_end),
+            Err(error) => {
+                damaged = Some(self.detected(checked.seq, &error.to_string()));
+                ControlFlow::Break(())
+            }
+        })?;
+        damaged.map_or(Ok(()), Err)
+    }
+
+    /// The walk of [`Ledger::scan`] without decoding: every record in `from ..= to`
+    /// checked ([`record::check`]) and linked to the one before, in order, then the
+    /// head's chain hash. `visit` decodes, or hands the record to a thread that does.
+    fn scan_checked_in(
+        &self,
+        txn: &ReadTransaction,
+        from: Seq,
+        to: Seq,
+        mut visit: impl FnMut(record::Checked<'_>) -> ControlFlow<()>,
     ) -> Result<(), ReadError> {
         self.guarded(|| {
             let head = self.head_in(txn)?;
@@ -716,22 +789,22 @@ impl Ledger {
                 if seq != expected {
                     return Err(self.detected(expected, "missing below the head (torn write)"));
                 }
-                let (event, batch_end) = record::open_in_batch(seq, value.value())
-                    .map_err(|error| self.detected(seq, &error.to_string()))?;
-                if event.prev != prev_hash {
+                let checked =
+                    record::check(seq, value.value()).map_err(|error| self.detected(seq, &error.to_string()))?;
+                if checked.prev != prev_hash {
                     return Err(self.detected(
                         seq,
                         &format!(
                             "broken link: prev is {}, but event {} hashes to {}",
-                            event.prev,
+                            checked.prev,
                             seq.0 - 1,
                             prev_hash
                         ),
                     ));
                 }
-                prev_hash = event.hash;
+                prev_hash = checked.hash;
                 expected = seq.next();
-                if visit(event, batch_end).is_break() {
+                if visit(checked).is_break() {
                     return Ok(());
                 }
             }

@@ -1,4 +1,4 @@
-//! `Ledger::scan_pipelined` (decode and check on a reading thread, visit on the
+//! `Ledger::scan_pipelined` (checks on a reading thread, decode and visit on the
 //! caller's) sees what `Ledger::scan_batches` sees and fails as it fails: the same
 //! events, batch ends and errors, with the damaged event named by its seq and every
 //! event before it visited.
@@ -110,6 +110,43 @@ fn a_broken_link_is_named_by_its_seq() {
     let error = result.unwrap_err();
     assert!(matches!(error, ReadError::Corrupted { seq: Seq(5_000), .. }), "{error:?}");
     assert!(error.to_string().contains("broken link"), "{error}");
+    assert_eq!(error.to_string(), expected_result.unwrap_err().to_string());
+    assert_eq!(seen, expected);
+    assert_eq!(seen.len(), 4_999);
+}
+
+/// A record whose payload does not decode though its payload hash was rewritten to
+/// match (so its chain hash changed, and the next event's link is broken): the
+/// reading thread checks only hashes and links, the visiting thread decodes, and the
+/// event that does not decode is named, not the broken link after it.
+#[test]
+fn a_payload_that_does_not_decode_is_named_before_the_broken_link_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let mut source = b"human:test".to_vec();
+    source.push(marker(5_000).len() as u8);
+    source.extend_from_slice(marker(5_000).as_bytes());
+    let mut bytes = std::fs::read(&path).unwrap();
+    let positions: Vec<usize> =
+        bytes.windows(source.len()).enumerate().filter(|(_, window)| *window == source).map(|(at, _)| at).collect();
+    assert!(!positions.is_empty());
+    for at in positions {
+        // The actor's first byte made invalid UTF-8; the payload starts 10 bytes
+        // before the actor, its 80-byte header before that (payload length at 4..8,
+        // payload hash at 48..80).
+        bytes[at] = 0xFF;
+        let (header, payload_start) = (at - 90, at - 10);
+        let n_payload = u32::from_le_bytes(bytes[header + 4..header + 8].try_into().unwrap()) as usize;
+        let hash = ledger_model::record::payload_hash(&bytes[payload_start..payload_start + n_payload]);
+        bytes[header + 48..header + 80].copy_from_slice(&hash.0);
+    }
+    std::fs::write(&path, bytes).unwrap();
+    let ledger = Ledger::open(&path).unwrap();
+    let (expected, expected_result) = sequential(&ledger, Seq(1), Seq(u64::MAX));
+    let (seen, result) = pipelined(&ledger, Seq(1), Seq(u64::MAX));
+    let error = result.unwrap_err();
+    assert!(matches!(error, ReadError::Corrupted { seq: Seq(5_000), .. }), "{error:?}");
+    assert!(!error.to_string().contains("broken link"), "{error}");
     assert_eq!(error.to_string(), expected_result.unwrap_err().to_string());
     assert_eq!(seen, expected);
     assert_eq!(seen.len(), 4_999);

@@ -326,6 +326,40 @@ pub fn open(expected_seq: Seq, record: &[u8]) -> Result<Event, RecordError> {
 /// [`open`], also saying whether the event ends its batch (as [`batch_end`] does),
 /// from the one parse of the header.
 pub fn open_in_batch(expected_seq: Seq, record: &[u8]) -> Result<(Event, Option<bool>), RecordError> {
+    let checked = check(expected_seq, record)?;
+    let batch_end = checked.batch_end;
+    Ok((checked.decode()?, batch_end))
+}
+
+/// A stored record whose header, payload length and payload hash were checked, and
+/// whose chain hash is computed: everything [`open`] does but decoding the payload.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked<'r> {
+    /// Position in the log.
+    pub seq: Seq,
+    /// Chain hash of the previous event, as the header says.
+    pub prev: Hash32,
+    /// Chain hash of this event.
+    pub hash: Hash32,
+    /// Body schema version it was written with.
+    pub schema: u16,
+    /// Whether it ends its batch (record format 2).
+    pub batch_end: Option<bool>,
+    /// The payload, not yet decoded.
+    pub payload: &'r [u8],
+}
+
+impl Checked<'_> {
+    /// The event: the payload decoded strictly, upcasting old schemas.
+    pub fn decode(&self) -> Result<Event, RecordError> {
+        let content = decode_payload(self.schema, self.payload)?;
+        Ok(Event { seq: self.seq, prev: self.prev, hash: self.hash, schema: self.schema, content })
+    }
+}
+
+/// The checks of [`open`] but the payload's decoding (which [`Checked::decode`]
+/// does), so a reader can check records on one thread and decode them on another.
+pub fn check(expected_seq: Seq, record: &[u8]) -> Result<Checked<'_>, RecordError> {
     let header_bytes: &[u8; HEADER_BYTES] = record
         .get(..HEADER_BYTES)
         .and_then(|bytes| bytes.try_into().ok())
@@ -342,12 +376,20 @@ pub fn open_in_batch(expected_seq: Seq, record: &[u8]) -> Result<(Event, Option<
     if actual != header.payload_hash {
         return Err(RecordError::PayloadHash { expected: header.payload_hash, actual });
     }
-    let content = decode_payload(header.schema, payload)?;
+    if !matches!(header.schema, SCHEMA_1 | SCHEMA_CURRENT) {
+        return Err(RecordError::UnknownSchema { schema: header.schema });
+    }
     // `from_bytes` keeps every stored bit, so the stored header bytes are exactly
     // `header.to_bytes()`: hash them as they are.
     let hash = chain_hash_of(header_bytes);
-    let event = Event { seq: header.seq, prev: header.prev, hash, schema: header.schema, content };
-    Ok((event, header.batch_end))
+    Ok(Checked {
+        seq: header.seq,
+        prev: header.prev,
+        hash,
+        schema: header.schema,
+        batch_end: header.batch_end,
+        payload,
+    })
 }
 
 /// The payload bytes `event` was stored with: its content encoded under its own body
