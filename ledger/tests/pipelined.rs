@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use ledger::{Ledger, ReadError, PIPELINE_BATCH_EVENTS, PIPELINE_MIN_EVENTS};
 use ledger_model::{Event, Seq};
 use support::term;
-use test_support::damage::flip_near;
+use test_support::damage::{flip_near, positions};
 
 const N_EVENTS: u32 = 10_000;
 
@@ -30,6 +30,17 @@ fn book(dir: &tempfile::TempDir) -> PathBuf {
         ledger.append(batch, None).unwrap();
     }
     path
+}
+
+/// The stored bytes of event `number`'s actor, its source's length and its source
+/// (the marker). The actor starts the payload after the 9-byte varint of the time and
+/// its own length byte, so the payload starts 10 bytes before these, and the record's
+/// 80-byte header 90 bytes before.
+fn stored_source(number: u32) -> Vec<u8> {
+    let mut source = b"human:test".to_vec();
+    source.push(marker(number).len() as u8);
+    source.extend_from_slice(marker(number).as_bytes());
+    source
 }
 
 /// Flips one bit `offset` bytes from every stored copy of `needle`, which is there.
@@ -97,13 +108,8 @@ fn a_flipped_payload_byte_is_named_by_its_seq_after_every_event_before_it() {
 fn a_broken_link_is_named_by_its_seq() {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
-    // The actor starts the payload after the 9-byte varint of the time and its own
-    // length byte (the source, holding the marker, follows it); the prev hash is
-    // header bytes 16..48.
-    let mut source = b"human:test".to_vec();
-    source.push(marker(5_000).len() as u8);
-    source.extend_from_slice(marker(5_000).as_bytes());
-    flip(&path, &source, -10 - 80 + 20);
+    // The prev hash is header bytes 16..48.
+    flip(&path, &stored_source(5_000), -10 - 80 + 20);
     let ledger = Ledger::open(&path).unwrap();
     let (expected, expected_result) = sequential(&ledger, Seq(1), Seq(u64::MAX));
     let (seen, result) = pipelined(&ledger, Seq(1), Seq(u64::MAX));
@@ -123,17 +129,12 @@ fn a_broken_link_is_named_by_its_seq() {
 fn a_payload_that_does_not_decode_is_named_before_the_broken_link_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = book(&dir);
-    let mut source = b"human:test".to_vec();
-    source.push(marker(5_000).len() as u8);
-    source.extend_from_slice(marker(5_000).as_bytes());
     let mut bytes = std::fs::read(&path).unwrap();
-    let positions: Vec<usize> =
-        bytes.windows(source.len()).enumerate().filter(|(_, window)| *window == source).map(|(at, _)| at).collect();
-    assert!(!positions.is_empty());
-    for at in positions {
-        // The actor's first byte made invalid UTF-8; the payload starts 10 bytes
-        // before the actor, its 80-byte header before that (payload length at 4..8,
-        // payload hash at 48..80).
+    let copies = positions(&bytes, &stored_source(5_000));
+    assert!(!copies.is_empty());
+    for at in copies {
+        // The actor's first byte made invalid UTF-8 (payload length at header bytes
+        // 4..8, payload hash at 48..80).
         bytes[at] = 0xFF;
         let (header, payload_start) = (at - 90, at - 10);
         let n_payload = u32::from_le_bytes(bytes[header + 4..header + 8].try_into().unwrap()) as usize;

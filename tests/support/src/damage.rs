@@ -9,12 +9,17 @@ use std::path::Path;
 /// says how many it expects).
 pub fn flip_near(path: &Path, needle: &[u8], offset: isize, mask: u8) -> usize {
     let mut bytes = std::fs::read(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let positions: Vec<usize> =
-        bytes.windows(needle.len()).enumerate().filter(|(_, window)| *window == needle).map(|(at, _)| at).collect();
+    let positions = positions(&bytes, needle);
     for position in &positions {
         let at = position.checked_add_signed(offset).expect("an offset inside the file");
         bytes[at] ^= mask;
     }
     std::fs::write(path, bytes).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     positions.len()
+}
+
+/// Where every copy of `needle` starts in `bytes`, for damage more precise than a
+/// flipped bit.
+pub fn positions(bytes: &[u8], needle: &[u8]) -> Vec<usize> {
+    bytes.windows(needle.len()).enumerate().filter(|(_, window)| *window == needle).map(|(at, _)| at).collect()
 }
