@@ -19,6 +19,9 @@
 //!   not meaningful.
 //! * `LEDGER_BENCH_SKIP_LATENCY=1`: leaves out case 1 (for profiling the throughput
 //!   case alone).
+//! * `LEDGER_BENCH_ONLY_BIG=1`: runs only the sequential case with the largest batches
+//!   (1,000 per batch), for profiling the writer's loop; the concurrent case and the
+//!   smaller batches are left out.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -512,6 +515,9 @@ fn throughput_case(dir: &Path, params: &Params, events: &[NewEvent], records: &[
             slot(format!("redb-bare b={batch}"), r);
         }
         let (threads, per_thread) = (params.threads, params.per_thread);
+        if threads == 0 {
+            continue;
+        }
         let v = ledger_concurrent(&dir.join(format!("cc-r{round}.lorebank")), events, threads, per_thread);
         slot(format!("lorebank {threads}thr×1"), v);
         let v = sqlite_concurrent(&dir.join(format!("cc-r{round}.sqlite")), records, threads, per_thread);
@@ -533,7 +539,13 @@ fn throughput_case(dir: &Path, params: &Params, events: &[NewEvent], records: &[
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument is not supported.
     let quick = std::env::var_os("LEDGER_BENCH_QUICK").is_some_and(|v| v != "0");
-    let params = Params::new(quick);
+    let mut params = Params::new(quick);
+    let only_big = std::env::var_os("LEDGER_BENCH_ONLY_BIG").is_some_and(|v| v != "0");
+    if only_big {
+        let big = params.batch_cases.iter().copied().max().unwrap();
+        params.batch_cases = vec![big];
+        params.threads = 0;
+    }
     let parent = scratch_parent();
     std::fs::create_dir_all(&parent).unwrap();
     let scratch = tempfile::Builder::new().prefix("ledger-bench-").tempdir_in(&parent).unwrap();
@@ -557,7 +569,7 @@ fn main() {
     println!();
 
     // Case 1
-    if std::env::var_os("LEDGER_BENCH_SKIP_LATENCY").is_none() {
+    if !only_big && std::env::var_os("LEDGER_BENCH_SKIP_LATENCY").is_none() {
         println!(
             "== 1. single durable append latency (µs; {} rounds × {} ops, interleaved op by op, after {} warm-up ops)",
             params.rounds, params.latency_ops, params.latency_warmup
@@ -648,7 +660,9 @@ fn main() {
     );
     let find = |name: String| throughput.iter().find(|t| t.name == name);
     let mut keys: Vec<String> = params.batch_cases.iter().map(|(b, _)| format!("b={b}")).collect();
-    keys.push(format!("{}thr×1", params.threads));
+    if params.threads > 0 {
+        keys.push(format!("{}thr×1", params.threads));
+    }
     for key in &keys {
         let l = find(format!("lorebank {key}")).unwrap();
         let q = find(format!("sqlite {key}")).unwrap();
