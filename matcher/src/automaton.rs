@@ -235,14 +235,6 @@ pub struct Hit {
     pub norm: NormSpan,
 }
 
-/// The room [`Matcher::find`] makes for hits in a folded text of `len` bytes before
-/// it grows: one hit every 64 bytes (a glossary that covers a CJK text word by word
-/// hits about every 80), at least 16 and at most 1,024, so that a dense chunk's hits
-/// are not copied from one buffer to the next as they are found.
-fn hits_expected(len: usize) -> usize {
-    (len / 64).clamp(16, 1024)
-}
-
 /// A leftmost-longest search engine over a matcher's patterns (pattern index =
 /// [`PatternId`]). [`Matcher`] implements it with daachorse; tests and fuzzers plug in
 /// `aho-corasick` to check that every engine yields the same hits.
@@ -548,7 +540,7 @@ impl Matcher {
             return Vec::new();
         };
         let norm = text.as_str();
-        let mut hits: Vec<Hit> = Vec::with_capacity(hits_expected(norm.len()));
+        let mut hits: Vec<Hit> = Vec::new();
         let mut hint = 0usize;
         let mut pos = 0usize;
         // One daachorse pass; restarted only after a rejected candidate.

@@ -788,8 +788,8 @@ fn fold_match_and_gate(
     // Confirmed and ambiguous candidates from hits, and where each is in that list,
     // sorted by term index (a chunk calls for a hundred or so records: a sorted list
     // costs less than a map's nodes).
-    let mut from_hits: Vec<Candidate> = Vec::with_capacity(found.len());
-    let mut candidate_of: Vec<(TermIdx, usize)> = Vec::with_capacity(found.len());
+    let mut from_hits: Vec<Candidate> = Vec::new();
+    let mut candidate_of: Vec<(TermIdx, usize)> = Vec::new();
     let mut gate = Gate::default();
     for (hit_idx, hit) in found.iter().enumerate() {
         let span = hit.src;
@@ -1004,8 +1004,7 @@ fn order(
     let mut ambiguous: Vec<&Candidate> = from_hits.iter().filter(|c| c.unverified).collect();
     ambiguous.sort_by(|a, b| by_priority(&a.term_idx, &b.term_idx));
 
-    let mut records: Vec<(TermIdx, Via, bool)> =
-        Vec::with_capacity(constant.len() + confirmed.len() + sticky.len() + ambiguous.len());
+    let mut records: Vec<(TermIdx, Via, bool)> = Vec::new();
     records.extend(constant.iter().map(|&idx| (idx, Via::Constant, unverified(idx))));
     records.extend(confirmed.iter().map(|c| (c.term_idx, Via::Hit, false)));
     records.extend(sticky.iter().map(|&idx| (idx, Via::Sticky, unverified(idx))));
@@ -1075,7 +1074,7 @@ fn fill_budget(
     rule_decisions: &mut Vec<RuleDecision>,
     retrieval: &mut RetrievalState,
 ) -> Budgeted {
-    let mut injected = Vec::with_capacity(records.len());
+    let mut injected = Vec::new();
     let mut evicted = Vec::new();
     let mut used = 0u32;
     // A line that did not fit leaves its buffer to the next one.
