@@ -515,13 +515,13 @@ fn throughput_case(dir: &Path, params: &Params, events: &[NewEvent], records: &[
             slot(format!("redb-bare b={batch}"), r);
         }
         let (threads, per_thread) = (params.threads, params.per_thread);
-        if threads == 0 {
-            continue;
+        // `LEDGER_BENCH_ONLY_BIG` leaves the concurrent case out (no threads).
+        if threads > 0 {
+            let v = ledger_concurrent(&dir.join(format!("cc-r{round}.lorebank")), events, threads, per_thread);
+            slot(format!("lorebank {threads}thr×1"), v);
+            let v = sqlite_concurrent(&dir.join(format!("cc-r{round}.sqlite")), records, threads, per_thread);
+            slot(format!("sqlite {threads}thr×1"), v);
         }
-        let v = ledger_concurrent(&dir.join(format!("cc-r{round}.lorebank")), events, threads, per_thread);
-        slot(format!("lorebank {threads}thr×1"), v);
-        let v = sqlite_concurrent(&dir.join(format!("cc-r{round}.sqlite")), records, threads, per_thread);
-        slot(format!("sqlite {threads}thr×1"), v);
         // Keep the disk use small: every round starts from fresh files anyway.
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
