@@ -1,8 +1,15 @@
 //! One write to a large book: `Book::submit` of a single `term_put` on books of 5,000
 //! and 50,000 terms, held open the way the server holds a book, p50 and p90 over 200
-//! writes (each changes one term's rendering, so each appends one event), and the
-//! first write after the book is opened again (what a one-shot command pays on top
-//! of folding the head).
+//! writes of each of three kinds (each appends one event):
+//!
+//! * "longer, at the front": terms 1 to 200 each get a longer rendering, so every
+//!   byte of the snapshot document after them moves;
+//! * "new term": 200 terms added after the last one;
+//! * "same length, spread": 200 terms spread over the book each get a rendering as
+//!   long as the one they had;
+//!
+//! and the first write after the book is opened again (what a one-shot command pays
+//! on top of folding the head).
 //!
 //! Beside it, in the same run: the two whole-state costs a write paid before it
 //! decided on the head in place and hashed the snapshot from the head's kept
@@ -28,6 +35,24 @@ fn term(number: u32, alternative: bool) -> Body {
     Body::TermPut(lorebank_bench::term(number, format!("词{number:06}"), dst))
 }
 
+/// T-`number` rendered as long as [`term`] renders it the first way.
+fn same_length(number: u32) -> Body {
+    Body::TermPut(lorebank_bench::term(number, format!("词{number:06}"), format!("Дермин {number}")))
+}
+
+/// p50 and p90 of `book.submit` of each body, one event a write.
+fn timed_writes(book: &mut book::Book, bodies: impl Iterator<Item = Body>) -> (f64, f64) {
+    let mut submit_ms = Vec::with_capacity(N_WRITES);
+    for body in bodies {
+        let batch = [event(body)];
+        let started = Instant::now();
+        let submitted = book.submit(&batch, None, Vec::new()).unwrap();
+        submit_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(submitted.decision.events.len(), 1);
+    }
+    percentiles(submit_ms)
+}
+
 fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
     ms.sort_by(f64::total_cmp);
     (ms[ms.len() / 2], ms[ms.len() * 9 / 10])
@@ -39,8 +64,8 @@ fn main() {
         .split(',')
         .map(|size| size.trim().parse().expect("LOREBANK_BENCH_TERMS: numbers separated by commas"))
         .collect();
-    println!("| terms | submit p50 | submit p90 | first write after opening | state copy | snapshot ID from scratch | durable one-event append |");
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| terms | submit p50 / p90: longer, at the front | new term | same length, spread | first write after opening | state copy | snapshot ID from scratch | durable one-event append |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     let mut checkpoints = Vec::new();
     for n_terms in sizes {
         let dir = tempfile::tempdir().unwrap();
@@ -59,14 +84,13 @@ fn main() {
         let started = Instant::now();
         book.submit(&[event(term(n_terms, true))], None, Vec::new()).unwrap();
         let first_ms = started.elapsed().as_secs_f64() * 1e3;
-        let mut submit_ms = Vec::with_capacity(N_WRITES);
-        for index in 0..N_WRITES as u32 {
-            let batch = [event(term(1 + index % n_terms, true))];
-            let started = Instant::now();
-            let submitted = book.submit(&batch, None, Vec::new()).unwrap();
-            submit_ms.push(started.elapsed().as_secs_f64() * 1e3);
-            assert_eq!(submitted.decision.events.len(), 1);
-        }
+        let writes = 0..N_WRITES as u32;
+        let front = timed_writes(&mut book, writes.clone().map(|index| term(1 + index % n_terms, true)));
+        let added = timed_writes(&mut book, writes.clone().map(|index| term(n_terms + 1 + index, false)));
+        // Past the terms the first kind changed, so each keeps its length.
+        let step = (n_terms.saturating_sub(N_WRITES as u32) / N_WRITES as u32).max(1);
+        let spread = writes.map(|index| same_length(N_WRITES as u32 + 1 + index * step));
+        let spread = timed_writes(&mut book, spread);
         let state = book.state(None).unwrap();
         assert_eq!(book.snapshot_info(None).unwrap().snapshot, state.snapshot_id());
         let (mut copy_ms, mut id_ms) = (Vec::new(), Vec::new());
@@ -105,9 +129,9 @@ fn main() {
             ledger.append(&batch, None).unwrap();
             append_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        let (p50, p90) = percentiles(submit_ms);
+        let [front, added, spread] = [front, added, spread].map(|(p50, p90)| format!("{p50:.2} / {p90:.2} ms"));
         println!(
-            "| {n_terms} | {p50:.2} ms | {p90:.2} ms | {first_ms:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
+            "| {n_terms} | {front} | {added} | {spread} | {first_ms:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
             percentiles(copy_ms).0,
             percentiles(id_ms).0,
             percentiles(append_ms).0

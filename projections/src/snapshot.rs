@@ -427,7 +427,16 @@ impl State {
 /// the document's bytes are the header, then the kept encodings in id order.
 /// Rebuilding the snapshot index, which needs the ID at every batch end of the log,
 /// costs a hash of the document per batch end instead of an encoding.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// The ID itself is hashed again only where the document's bytes changed since the
+/// last one ([`Tree`]): blake3 is a tree over 1 KiB chunks, so the tracker keeps the
+/// chaining value of every block of the last document and hashes again only the
+/// blocks whose bytes moved or changed, then the parents above them. A write that
+/// adds a term of a new highest id (at the end of the terms) or changes a record
+/// without changing its length hashes a few blocks; one that changes a record's
+/// length hashes everything from that record's page on, as the whole document was
+/// hashed before.
+#[derive(Clone, Debug, Default)]
 pub struct SnapshotTracker {
     terms: Encodings,
     summaries: Encodings,
@@ -436,7 +445,23 @@ pub struct SnapshotTracker {
     release: Encodings,
     /// The active records whose release entry restricts who reads them.
     restricting: BTreeSet<RecordId>,
+    /// The last ID's blocks: derived from the fields above, so not compared.
+    tree: Tree,
 }
+
+/// Two trackers are equal when they keep the same encodings, whatever their last ID
+/// left in [`Tree`].
+impl PartialEq for SnapshotTracker {
+    fn eq(&self, other: &SnapshotTracker) -> bool {
+        self.terms == other.terms
+            && self.summaries == other.summaries
+            && self.rules == other.rules
+            && self.release == other.release
+            && self.restricting == other.restricting
+    }
+}
+
+impl Eq for SnapshotTracker {}
 
 impl SnapshotTracker {
     /// A tracker of the empty book.
@@ -465,7 +490,7 @@ impl SnapshotTracker {
             }
             (id, encoded(&entry))
         }));
-        SnapshotTracker { terms, summaries, rules, release, restricting }
+        SnapshotTracker { terms, summaries, rules, release, restricting, tree: Tree::default() }
     }
 
     /// Takes in what the event just applied to `state` touched ([`Touched::of`] its
@@ -528,51 +553,234 @@ impl SnapshotTracker {
         }
     }
 
-    /// The memory the tracker holds, roughly: its pages of encodings and the set of
-    /// restricting records.
+    /// The memory the tracker holds, roughly: its pages of encodings, the set of
+    /// restricting records and the last ID's blocks.
     pub fn heap_bytes(&self) -> usize {
         let pages = [&self.terms, &self.summaries, &self.rules, &self.release];
         pages.iter().map(|encodings| encodings.heap_bytes()).sum::<usize>()
             + self.restricting.len() * (std::mem::size_of::<RecordId>() + 8)
+            + self.tree.heap_bytes()
     }
 
     /// The snapshot ID of `state`, which must be the state every touch was made on.
-    /// Each kind's encodings are hashed a page at a time, straight from where they are
-    /// kept ([`Encodings::hash_list`]).
-    pub fn id(&self, state: &State) -> SnapshotId {
-        let mut hasher = blake3::Hasher::new_derive_key(SNAPSHOT_CONTEXT);
-        hasher.update(&codec::encode_large(&state.snapshot_header()).expect("headers always encode"));
-        self.terms.hash_list(&mut hasher);
-        self.summaries.hash_list(&mut hasher);
+    /// The document is laid out as pieces: each kind's pages of encodings, straight
+    /// from where they are kept, and the bytes between them; [`Tree::hash`] hashes
+    /// again only the blocks whose bytes changed since the last ID.
+    pub fn id(&mut self, state: &State) -> SnapshotId {
+        let mut document = Pieces::default();
+        document.push_bytes(&codec::encode_large(&state.snapshot_header()).expect("headers always encode"));
+        document.push_list(&self.terms);
+        document.push_list(&self.summaries);
         let policy = Some(state.conflict_policy()).filter(|policy| *policy != ConflictPolicy::Flag);
         let restricted = !self.restricting.is_empty();
         if policy.is_some() || !self.rules.is_empty() || restricted {
-            hasher.update(&encoded(&GOVERNANCE_FORMAT));
-            hasher.update(&encoded(&policy));
-            self.rules.hash_list(&mut hasher);
+            document.push_bytes(&encoded(&GOVERNANCE_FORMAT));
+            document.push_bytes(&encoded(&policy));
+            document.push_list(&self.rules);
             if restricted {
                 // `Some(list)`: the option tag, then the list.
-                hasher.update(&encoded(&1u8));
-                self.release.hash_list(&mut hasher);
+                document.push_bytes(&encoded(&1u8));
+                document.push_list(&self.release);
             } else {
-                hasher.update(&encoded(&0u8));
+                document.push_bytes(&encoded(&0u8));
             }
         }
         if let Some(proxy) = state.proxy_doc() {
-            hasher.update(&encoded(&proxy));
+            document.push_bytes(&encoded(&proxy));
         }
         if let Some(cascade) = state.cascade_doc() {
-            hasher.update(&encoded(&cascade));
+            document.push_bytes(&encoded(&cascade));
         }
-        SnapshotId(Hash32(*hasher.finalize().as_bytes()))
+        SnapshotId(Hash32(self.tree.hash(&document.0)))
     }
+}
+
+/// The derive-key context key of snapshot IDs, hashed once per process.
+static SNAPSHOT_KEY: std::sync::LazyLock<blake3::hazmat::ContextKey> =
+    std::sync::LazyLock::new(|| blake3::hazmat::hash_derive_key_context(SNAPSHOT_CONTEXT));
+
+/// A snapshot document as the tracker lays it out: its bytes, in order, a piece at a
+/// time.
+#[derive(Default)]
+struct Pieces<'a>(Vec<Piece<'a>>);
+
+/// A kept page (named by its generation, which changes whenever its bytes do), or
+/// bytes encoded for this document.
+enum Piece<'a> {
+    Page(u64, &'a [u8]),
+    Bytes(Vec<u8>),
+}
+
+impl Piece<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Piece::Page(_, bytes) => bytes,
+            Piece::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// Whether it holds the bytes `kept` stood for.
+    fn is(&self, kept: &Kept) -> bool {
+        match (self, kept) {
+            (Piece::Page(generation, _), Kept::Page(kept)) => generation == kept,
+            (Piece::Bytes(bytes), Kept::Bytes(kept)) => bytes == kept,
+            _ => false,
+        }
+    }
+
+    fn kept(&self) -> Kept {
+        match self {
+            Piece::Page(generation, _) => Kept::Page(*generation),
+            Piece::Bytes(bytes) => Kept::Bytes(bytes.clone()),
+        }
+    }
+}
+
+impl<'a> Pieces<'a> {
+    /// Adds `bytes`, to the piece before when that is bytes too.
+    fn push_bytes(&mut self, bytes: &[u8]) {
+        match self.0.last_mut() {
+            Some(Piece::Bytes(last)) => last.extend_from_slice(bytes),
+            _ => self.0.push(Piece::Bytes(bytes.to_vec())),
+        }
+    }
+
+    /// Adds the encoding of a list of records: its length, then its pages.
+    fn push_list(&mut self, encodings: &'a Encodings) {
+        self.push_bytes(&encoded(&(encodings.len() as u64)));
+        for page in encodings.pages.values() {
+            self.0.push(Piece::Page(page.generation, &page.bytes));
+        }
+    }
+}
+
+/// What a piece of the last hashed document was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kept {
+    Page(u64),
+    Bytes(Vec<u8>),
+}
+
+/// The blake3 tree of the last document a tracker hashed: where each of its pieces
+/// started and what it was, and the chaining value of each of its blocks of
+/// [`Tree::BLOCK`] bytes (the last one may be shorter). A block of the next document
+/// whose bytes all come from pieces kept at the same offsets, and which ends where it
+/// ended, has the same chaining value (blake3 hashes a chunk from its bytes and its
+/// index alone).
+#[derive(Clone, Debug, Default)]
+struct Tree {
+    pieces: Vec<(u64, Kept)>,
+    len: u64,
+    blocks: Vec<blake3::hazmat::ChainingValue>,
+}
+
+impl Tree {
+    /// Bytes a block covers: a power of two of blake3's 1 KiB chunks, so that every
+    /// block is a subtree of blake3's own tree (one chunk in this module's tests, so
+    /// that their small documents span many blocks).
+    const BLOCK: u64 = if cfg!(test) { 1024 } else { 32 * 1024 };
+
+    /// The snapshot hash of the document `pieces` lays out: blake3 in derive-key
+    /// mode ([`SNAPSHOT_CONTEXT`]) of their bytes back to back, as one `update` of
+    /// those bytes gives it. Keeps what it needs to hash the next document.
+    fn hash(&mut self, pieces: &[Piece]) -> [u8; 32] {
+        use blake3::hazmat::{merge_subtrees_root, HasherExt, Mode};
+        let len: u64 = pieces.iter().map(|piece| piece.bytes().len() as u64).sum();
+        if len <= Tree::BLOCK {
+            // One block is the root itself: hashed whole.
+            let mut hasher = blake3::Hasher::new_from_context_key(&SNAPSHOT_KEY);
+            pieces.iter().for_each(|piece| {
+                hasher.update(piece.bytes());
+            });
+            *self = Tree::default();
+            return *hasher.finalize().as_bytes();
+        }
+        // The byte ranges that are not what they were: pieces not kept at their offset.
+        let mut changed: Vec<std::ops::Range<u64>> = Vec::new();
+        let mut starts = Vec::with_capacity(pieces.len());
+        let mut old = self.pieces.iter().peekable();
+        let mut offset = 0;
+        for piece in pieces {
+            let end = offset + piece.bytes().len() as u64;
+            while old.next_if(|(start, _)| *start < offset).is_some() {}
+            let same = old.peek().is_some_and(|(start, kept)| *start == offset && piece.is(kept));
+            if !same {
+                match changed.last_mut() {
+                    Some(last) if last.end == offset => last.end = end,
+                    _ => changed.push(offset..end),
+                }
+            }
+            starts.push(offset);
+            offset = end;
+        }
+        let n_blocks = len.div_ceil(Tree::BLOCK) as usize;
+        let mut blocks = Vec::with_capacity(n_blocks);
+        let mut changed = changed.iter().peekable();
+        for block in 0..n_blocks {
+            let start = block as u64 * Tree::BLOCK;
+            let end = (start + Tree::BLOCK).min(len);
+            while changed.next_if(|range| range.end <= start).is_some() {}
+            let touched = changed.peek().is_some_and(|range| range.start < end);
+            let kept = block < self.blocks.len() && (start + Tree::BLOCK).min(self.len) == end && !touched;
+            if kept {
+                blocks.push(self.blocks[block]);
+                continue;
+            }
+            let mut hasher = blake3::Hasher::new_from_context_key(&SNAPSHOT_KEY);
+            hasher.set_input_offset(start);
+            let first = starts.partition_point(|piece_start| *piece_start <= start) - 1;
+            for (piece, piece_start) in pieces[first..].iter().zip(&starts[first..]) {
+                if *piece_start >= end {
+                    break;
+                }
+                let bytes = piece.bytes();
+                let from = start.saturating_sub(*piece_start) as usize;
+                let to = ((end - piece_start) as usize).min(bytes.len());
+                hasher.update(&bytes[from..to]);
+            }
+            blocks.push(hasher.finalize_non_root());
+        }
+        let mode = Mode::DeriveKeyMaterial(&SNAPSHOT_KEY);
+        let left = blake3::hazmat::left_subtree_len(len);
+        let root = merge_subtrees_root(&subtree(&blocks, 0, left), &subtree(&blocks, left, len - left), mode);
+        self.pieces = pieces.iter().zip(starts).map(|(piece, start)| (start, piece.kept())).collect();
+        self.len = len;
+        self.blocks = blocks;
+        *root.as_bytes()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let pieces = self.pieces.iter().map(|(_, kept)| match kept {
+            Kept::Page(_) => 0,
+            Kept::Bytes(bytes) => bytes.capacity(),
+        });
+        pieces.sum::<usize>()
+            + self.pieces.capacity() * std::mem::size_of::<(u64, Kept)>()
+            + self.blocks.capacity() * 32
+    }
+}
+
+/// The chaining value of the subtree of `len` bytes at `offset` (a multiple of
+/// [`Tree::BLOCK`]) over blocks' chaining values: split as blake3 splits it, so at
+/// block boundaries (a left subtree longer than a block is a power of two of blocks).
+fn subtree(blocks: &[blake3::hazmat::ChainingValue], offset: u64, len: u64) -> blake3::hazmat::ChainingValue {
+    if len <= Tree::BLOCK {
+        return blocks[(offset / Tree::BLOCK) as usize];
+    }
+    let left = blake3::hazmat::left_subtree_len(len);
+    blake3::hazmat::merge_subtrees_non_root(
+        &subtree(blocks, offset, left),
+        &subtree(blocks, offset + left, len - left),
+        blake3::hazmat::Mode::DeriveKeyMaterial(&SNAPSHOT_KEY),
+    )
 }
 
 /// The encodings of one kind of record, in id order, kept back to back in pages of
 /// up to [`Encodings::PAGE_MAX`] bytes: a snapshot ID hashes each page as one piece,
 /// where encodings kept one allocation each were copied into a buffer first, a cache
 /// miss per record (a sixth of a write at 50,000 terms). Changing a record rewrites
-/// its page only.
+/// its page only, and gives it a new generation, so that [`Tree`] knows which bytes
+/// are as they were.
 #[derive(Clone, Debug, Default)]
 struct Encodings {
     /// The pages, keyed by the first id each holds; none is empty.
@@ -586,6 +794,16 @@ struct Page {
     bytes: Vec<u8>,
     /// Each record's id and where its encoding ends in `bytes`, in id order.
     ends: Vec<(RecordId, usize)>,
+    /// Names these bytes for [`Tree`]: given anew, unique in the process, whenever
+    /// the page is kept after a change ([`Encodings::keep`]).
+    generation: u64,
+}
+
+/// The next page generation: a counter shared by every tracker (a copy of a tracker
+/// shares its pages' generations with the original, and their bytes).
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Page {
@@ -623,17 +841,22 @@ impl Encodings {
             debug_assert!(previous < Some(id), "records in strictly ascending id order");
             previous = Some(id);
             if page.bytes.len() >= Encodings::PAGE_FILL {
-                let full = std::mem::take(&mut page);
-                encodings.pages.insert(full.first(), full);
+                encodings.keep(std::mem::take(&mut page));
             }
             page.bytes.extend_from_slice(&bytes);
             page.ends.push((id, page.bytes.len()));
             encodings.n_records += 1;
         }
         if !page.ends.is_empty() {
-            encodings.pages.insert(page.first(), page);
+            encodings.keep(page);
         }
         encodings
+    }
+
+    /// Keeps `page` (not empty), under a new generation: its bytes are new.
+    fn keep(&mut self, mut page: Page) {
+        page.generation = next_generation();
+        self.pages.insert(page.first(), page);
     }
 
     fn len(&self) -> usize {
@@ -645,18 +868,9 @@ impl Encodings {
     }
 
     /// The bytes of every record in id order, a page at a time.
+    #[cfg(test)]
     fn pages(&self) -> impl Iterator<Item = &[u8]> {
         self.pages.values().map(|page| page.bytes.as_slice())
-    }
-
-    /// Feeds `hasher` the encoding of the list of records: its length, then each
-    /// record's bytes, a page at a time (blake3 hashes the whole 1 KiB chunks of one
-    /// update side by side).
-    fn hash_list(&self, hasher: &mut blake3::Hasher) {
-        hasher.update(&encoded(&(self.len() as u64)));
-        for page in self.pages() {
-            hasher.update(page);
-        }
     }
 
     /// Every record's id and encoding, in id order.
@@ -675,8 +889,7 @@ impl Encodings {
     /// Sets record `id`'s encoding to `bytes`, adding the record if it is not kept.
     fn set(&mut self, id: RecordId, bytes: &[u8]) {
         let Some(key) = self.page_of(id) else {
-            let page = Page { bytes: bytes.to_vec(), ends: vec![(id, bytes.len())] };
-            self.pages.insert(id, page);
+            self.keep(Page { bytes: bytes.to_vec(), ends: vec![(id, bytes.len())], generation: 0 });
             self.n_records = 1;
             return;
         };
@@ -708,10 +921,11 @@ impl Encodings {
             let upper = Page {
                 bytes: page.bytes.split_off(cut),
                 ends: page.ends.split_off(half).into_iter().map(|(id, end)| (id, end - cut)).collect(),
+                generation: 0,
             };
-            self.pages.insert(upper.first(), upper);
+            self.keep(upper);
         }
-        self.pages.insert(page.first(), page);
+        self.keep(page);
     }
 
     /// Drops record `id`, if it is kept.
@@ -728,7 +942,7 @@ impl Encodings {
         }
         self.n_records -= 1;
         if !page.ends.is_empty() {
-            self.pages.insert(page.first(), page);
+            self.keep(page);
         }
     }
 
@@ -819,7 +1033,7 @@ mod tests {
     use ledger_model::{RecordId, RecordKind};
     use proptest::prelude::*;
 
-    use super::Encodings;
+    use super::{next_generation, Encodings, Piece, Tree, SNAPSHOT_CONTEXT};
 
     /// Sets (`Some`) and removals (`None`) of records 1 to 60, of 0 to 90 bytes.
     fn changes() -> impl Strategy<Value = Vec<(u32, Option<Vec<u8>>)>> {
@@ -827,7 +1041,77 @@ mod tests {
         proptest::collection::vec((1u32..=60, bytes), 0..200)
     }
 
+    /// A change to a document of pieces: the piece at an index (wrapped) gets new
+    /// bytes of the same length, new bytes of another length, the same bytes under a
+    /// new generation, or is removed; or a piece is inserted; or nothing changes.
+    #[derive(Clone, Debug)]
+    enum Change {
+        Same(usize, u8),
+        Resized(usize, Vec<u8>),
+        Renamed(usize),
+        Removed(usize),
+        Inserted(usize, bool, Vec<u8>),
+        Nothing,
+    }
+
+    fn tree_changes() -> impl Strategy<Value = Vec<Change>> {
+        let bytes = || proptest::collection::vec(any::<u8>(), 0..2_500);
+        let change = prop_oneof![
+            3 => (any::<usize>(), any::<u8>()).prop_map(|(at, byte)| Change::Same(at, byte)),
+            2 => (any::<usize>(), bytes()).prop_map(|(at, bytes)| Change::Resized(at, bytes)),
+            1 => any::<usize>().prop_map(Change::Renamed),
+            1 => any::<usize>().prop_map(Change::Removed),
+            2 => (any::<usize>(), any::<bool>(), bytes()).prop_map(|(at, page, bytes)| Change::Inserted(at, page, bytes)),
+            1 => Just(Change::Nothing),
+        ];
+        proptest::collection::vec(change, 1..40)
+    }
+
     proptest! {
+        #[test]
+        fn the_tree_hashes_what_blake3_hashes_whole(changes in tree_changes()) {
+            // Pieces as (page generation, or none for bytes; bytes), changed one
+            // change at a time, hashed by one tree and by blake3 whole each time.
+            let mut document: Vec<(Option<u64>, Vec<u8>)> = Vec::new();
+            let mut tree = Tree::default();
+            for change in changes {
+                let n = document.len();
+                match change {
+                    Change::Same(at, byte) if n > 0 => {
+                        let piece = &mut document[at % n];
+                        piece.1.iter_mut().for_each(|b| *b ^= byte | 1);
+                        piece.0 = piece.0.map(|_| next_generation());
+                    }
+                    Change::Resized(at, bytes) if n > 0 => {
+                        let piece = &mut document[at % n];
+                        piece.1 = bytes;
+                        piece.0 = piece.0.map(|_| next_generation());
+                    }
+                    Change::Renamed(at) if n > 0 => {
+                        let piece = &mut document[at % n];
+                        piece.0 = piece.0.map(|_| next_generation());
+                    }
+                    Change::Removed(at) if n > 0 => {
+                        document.remove(at % n);
+                    }
+                    Change::Inserted(at, page, bytes) => {
+                        document.insert(at % (n + 1), (page.then(next_generation), bytes));
+                    }
+                    _ => {}
+                }
+                let pieces: Vec<Piece> = document
+                    .iter()
+                    .map(|(generation, bytes)| match generation {
+                        Some(generation) => Piece::Page(*generation, bytes),
+                        None => Piece::Bytes(bytes.clone()),
+                    })
+                    .collect();
+                let whole: Vec<u8> = document.iter().flat_map(|(_, bytes)| bytes.iter().copied()).collect();
+                let expected = blake3::Hasher::new_derive_key(SNAPSHOT_CONTEXT).update(&whole).finalize();
+                prop_assert_eq!(tree.hash(&pieces), *expected.as_bytes(), "{} bytes in {} pieces", whole.len(), n);
+            }
+        }
+
         #[test]
         fn encodings_keep_what_a_map_of_records_keeps(changes in changes()) {
             let mut encodings = Encodings::default();

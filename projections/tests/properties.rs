@@ -310,7 +310,7 @@ proptest! {
                 tracker.touch(state, projections::Touched::of(&event.content.body));
             }
             prop_assert_eq!(tracker.id(state), state.snapshot_id(), "after the batch ending at {}", to);
-            let built = SnapshotTracker::of(state);
+            let mut built = SnapshotTracker::of(state);
             prop_assert_eq!(built.id(state), state.snapshot_id(), "built at {}", to);
             prop_assert_eq!(&built, &tracker, "built at {} and touched up to it", to);
         }
@@ -393,6 +393,47 @@ proptest! {
         bodies.extend(cascade);
         other.ok(bodies);
         prop_assert_eq!(other.state.snapshot_id(), sim.state.snapshot_id());
+    }
+}
+
+/// A rendering of term `number` by variant: the first two are as long as each other,
+/// the others longer.
+fn long_rendering(number: u32, variant: usize) -> String {
+    match variant {
+        0 => format!("Термин номер {number} из большого глоссария, вариант А"),
+        1 => format!("Термин номер {number} из большого глоссария, вариант Б"),
+        2 => format!("Термин {number}"),
+        _ => format!("Термин номер {number} из большого глоссария, вариант с длинным хвостом"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// The tracker's ID on a book whose snapshot document spans many of the blocks
+    /// the tracker hashes apart and several pages of encodings: writes of one term
+    /// at the front, in the middle or past the end of the terms, of the same length
+    /// or not, retirements; each gives the ID hashed from the whole document.
+    #[test]
+    fn a_large_book_s_tracked_id_is_its_snapshot_id(
+        edits in prop::collection::vec((1u32..1_600, 0usize..4, prop::bool::weighted(0.15)), 1..20),
+    ) {
+        let mut sim = Sim::default();
+        sim.ok((1..=1_200).map(|n| Body::TermPut(put(n, format!("词{n:05}"), long_rendering(n, 0)))).collect());
+        let mut tracker = SnapshotTracker::of(&sim.state);
+        prop_assert!(sim.state.snapshot_bytes().len() > 100_000, "the document spans many blocks");
+        prop_assert_eq!(tracker.id(&sim.state), sim.state.snapshot_id());
+        for (number, variant, retire) in edits {
+            let id = RecordId::new(RecordKind::Term, number).unwrap();
+            let body = if retire && sim.state.is_active(id) {
+                Body::TermRetired(TermRetired { id, reason: None })
+            } else {
+                Body::TermPut(put(number, format!("词{number:05}"), long_rendering(number, variant)))
+            };
+            sim.ok(vec![body.clone()]);
+            tracker.touch(&sim.state, projections::Touched::of(&body));
+            prop_assert_eq!(tracker.id(&sim.state), sim.state.snapshot_id(), "after {:?}", body);
+        }
     }
 }
 
