@@ -9,14 +9,18 @@
 //!   long as the one they had;
 //!
 //! and the first write after the book is opened again (what a one-shot command pays
-//! on top of folding the head).
+//! on top of folding the head); and 200 dry runs (`Book::dry_submit`, which writes
+//! nothing) of a new term each, on the book held open.
 //!
 //! Beside it, in the same run: the two whole-state costs a write paid before it
 //! decided on the head in place and hashed the snapshot from the head's kept
 //! encodings (a copy of the head state, a snapshot ID computed from scratch; a write
 //! paid two copies, their drops and one ID), and the durable commit alone (a
 //! one-event append to a bare ledger, the floor of any write). After the table, each
-//! size's background checkpoint: the encoding of the head and its durable write.
+//! size's background checkpoint: the encoding of the head and its durable write; and
+//! a rebuild of the book's snapshot index (`Book::rebuild_index`, what `lorebank
+//! rebuild` does), which folds the whole log and takes the snapshot ID at each of its
+//! batch ends (the 1,000-term batches that wrote the book, then every write above).
 //!
 //! Run: `cd bench && cargo bench --bench write` (`LOREBANK_BENCH_TERMS=5000,50000`
 //! picks the sizes).
@@ -40,13 +44,15 @@ fn same_length(number: u32) -> Body {
     Body::TermPut(lorebank_bench::term(number, format!("词{number:06}"), format!("Дермин {number}")))
 }
 
-/// p50 and p90 of `book.submit` of each body, one event a write.
-fn timed_writes(book: &mut book::Book, bodies: impl Iterator<Item = Body>) -> (f64, f64) {
+/// p50 and p90 of `book.submit` of each body, one event a write, or with `dry` of
+/// `book.dry_submit`.
+fn timed_writes(book: &mut book::Book, bodies: impl Iterator<Item = Body>, dry: bool) -> (f64, f64) {
     let mut submit_ms = Vec::with_capacity(N_WRITES);
     for body in bodies {
         let batch = [event(body)];
         let started = Instant::now();
-        let submitted = book.submit(&batch, None, Vec::new()).unwrap();
+        let submitted =
+            if dry { book.dry_submit(&batch, &[]).unwrap() } else { book.submit(&batch, None, Vec::new()).unwrap() };
         submit_ms.push(started.elapsed().as_secs_f64() * 1e3);
         assert_eq!(submitted.decision.events.len(), 1);
     }
@@ -64,8 +70,8 @@ fn main() {
         .split(',')
         .map(|size| size.trim().parse().expect("LOREBANK_BENCH_TERMS: numbers separated by commas"))
         .collect();
-    println!("| terms | submit p50 / p90: longer, at the front | new term | same length, spread | first write after opening | state copy | snapshot ID from scratch | durable one-event append |");
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| terms | submit p50 / p90: longer, at the front | new term | same length, spread | dry run of a new term | first write after opening | state copy | snapshot ID from scratch | durable one-event append |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let mut checkpoints = Vec::new();
     for n_terms in sizes {
         let dir = tempfile::tempdir().unwrap();
@@ -85,12 +91,14 @@ fn main() {
         book.submit(&[event(term(n_terms, true))], None, Vec::new()).unwrap();
         let first_ms = started.elapsed().as_secs_f64() * 1e3;
         let writes = 0..N_WRITES as u32;
-        let front = timed_writes(&mut book, writes.clone().map(|index| term(1 + index % n_terms, true)));
-        let added = timed_writes(&mut book, writes.clone().map(|index| term(n_terms + 1 + index, false)));
+        let front = timed_writes(&mut book, writes.clone().map(|index| term(1 + index % n_terms, true)), false);
+        let added = timed_writes(&mut book, writes.clone().map(|index| term(n_terms + 1 + index, false)), false);
         // Past the terms the first kind changed, so each keeps its length.
         let step = (n_terms.saturating_sub(N_WRITES as u32) / N_WRITES as u32).max(1);
-        let spread = writes.map(|index| same_length(N_WRITES as u32 + 1 + index * step));
-        let spread = timed_writes(&mut book, spread);
+        let spread = writes.clone().map(|index| same_length(N_WRITES as u32 + 1 + index * step));
+        let spread = timed_writes(&mut book, spread, false);
+        let new_terms = writes.clone().map(|index| term(n_terms + N_WRITES as u32 + 1 + index, false));
+        let dry = timed_writes(&mut book, new_terms, true);
         let state = book.state(None).unwrap();
         assert_eq!(book.snapshot_info(None).unwrap().snapshot, state.snapshot_id());
         let (mut copy_ms, mut id_ms) = (Vec::new(), Vec::new());
@@ -116,10 +124,14 @@ fn main() {
             book.ledger().put_checkpoint(state.revision(), round, &bytes, 2).unwrap();
             put_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
+        let started = Instant::now();
+        let ends = book.rebuild_index().unwrap();
+        let rebuild_ms = started.elapsed().as_secs_f64() * 1e3;
         checkpoints.push(format!(
-            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms",
+            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms",
             percentiles(encode_ms).0,
-            percentiles(put_ms).0
+            percentiles(put_ms).0,
+            state.revision().0,
         ));
         let ledger = ledger::Ledger::create(&dir.path().join("bare.lorebank")).unwrap();
         let mut append_ms = Vec::with_capacity(N_WRITES);
@@ -129,9 +141,10 @@ fn main() {
             ledger.append(&batch, None).unwrap();
             append_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        let [front, added, spread] = [front, added, spread].map(|(p50, p90)| format!("{p50:.2} / {p90:.2} ms"));
+        let [front, added, spread, dry] =
+            [front, added, spread, dry].map(|(p50, p90)| format!("{p50:.2} / {p90:.2} ms"));
         println!(
-            "| {n_terms} | {front} | {added} | {spread} | {first_ms:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
+            "| {n_terms} | {front} | {added} | {spread} | {dry} | {first_ms:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
             percentiles(copy_ms).0,
             percentiles(id_ms).0,
             percentiles(append_ms).0

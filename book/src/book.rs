@@ -15,8 +15,8 @@ use matcher::Profile;
 use projections::frozen::{freeze_as, profile_of, Frozen};
 use projections::release::view_id;
 use projections::{
-    checkpoint, decide_in_place, decide_indexed, plan_rollback, Decided, Environment, Reader, SnapshotId,
-    SnapshotTracker, State, SurfaceIndex, Touched, Touches, Warning,
+    checkpoint, decide_dry, decide_in_place, decide_indexed, plan_rollback, Decided, Environment, Reader, Rejection,
+    SnapshotId, SnapshotTracker, State, SurfaceIndex, Touched, Touches, Warning,
 };
 
 use crate::error::BookError;
@@ -564,16 +564,62 @@ impl Book {
 
     /// Decides `batch` against the head as [`Book::submit`] would, and writes
     /// nothing: what a dry run reports.
+    ///
+    /// It decides on the head itself, with the head's index of keys and snapshot
+    /// tracker when the book keeps them (a book that wrote before), and puts all
+    /// three back as they were ([`decide_dry`]): on an open book it costs what the
+    /// write's decision costs, not a copy of the head, a check of every key and an
+    /// encoding of every record, as it did when it decided on a copy. (A caller that
+    /// still holds the head, such as an assembly under way, makes it a copy, as for a
+    /// write.) The head's assemblers are kept.
     pub fn dry_submit(&mut self, batch: &[NewEvent], blobs: &[(Hash32, Vec<u8>)]) -> Result<Submitted, BookError> {
-        // A dry run decides on a copy: the head it shares stays as it was.
-        let mut after = State::clone(&*self.state(None)?);
-        let Decided { events, dropped, warnings } = self.decide_against(&mut after, batch, None, blobs, None)?;
-        Ok(Submitted {
-            decision: Accepted { events, dropped, warnings },
-            revision: after.revision(),
-            appended: None,
-            snapshot: after.snapshot_id(),
-        })
+        let mut shared = self.state(None)?;
+        let head = shared.revision();
+        // The head's assemblers let go of it while it changes, and get it back after,
+        // as it was: the next assembly does not build them again.
+        let assemblers: Vec<(Reader, crate::chunks::Detached)> = std::mem::take(&mut self.assemblers)
+            .into_iter()
+            .filter(|(_, assembler)| assembler.revision() == head)
+            .map(|(reader, assembler)| (reader, assembler.detach()))
+            .collect();
+        self.head = None;
+        let state = Arc::make_mut(&mut shared);
+        let mut tracker = match self.tracker.take() {
+            Some((at, tracker)) if at == head => Some(tracker),
+            _ => None,
+        };
+        let mut index = match self.surface_index.take() {
+            Some((at, index)) if at == head => Some(index),
+            _ => None,
+        };
+        let mut again = Touches::default();
+        let answer = self.decide_with(state, batch, None, blobs, |state, env| {
+            decide_dry(state, index.as_mut(), env, batch, |after, decided| {
+                let snapshot = match tracker.as_mut() {
+                    Some(tracker) => {
+                        for event in &decided.events {
+                            again.add(Touched::of(&event.body));
+                        }
+                        tracker.touch_all(after, &mut again.clone());
+                        tracker.id(after)
+                    }
+                    None => after.snapshot_id(),
+                };
+                (after.revision(), snapshot)
+            })
+        });
+        // The state is the head again: the tracker re-encodes what it took in of the
+        // batch as the head holds it.
+        if let Some(tracker) = tracker.as_mut() {
+            tracker.touch_all(state, &mut again);
+        }
+        self.assemblers =
+            assemblers.into_iter().map(|(reader, detached)| (reader, detached.attach(Arc::clone(&shared)))).collect();
+        self.head = Some(shared);
+        self.tracker = tracker.map(|tracker| (head, tracker));
+        self.surface_index = index.map(|index| (head, index));
+        let (Decided { events, dropped, warnings }, (revision, snapshot)) = answer?;
+        Ok(Submitted { decision: Accepted { events, dropped, warnings }, revision, appended: None, snapshot })
     }
 
     /// The state at the head, taken out of the book (folded first when the book does
@@ -600,6 +646,22 @@ impl Book {
         blobs: &[(Hash32, Vec<u8>)],
         index: Option<&mut Option<SurfaceIndex>>,
     ) -> Result<Decided, BookError> {
+        self.decide_with(state, batch, expected_head, blobs, |state, env| match index {
+            Some(index) => decide_indexed(state, index, env, batch),
+            None => decide_in_place(state, env, batch),
+        })
+    }
+
+    /// The lookups `decide` needs for `batch` on `state` (checking the expected head
+    /// first), then `decide` itself with them.
+    fn decide_with<R>(
+        &mut self,
+        state: &mut State,
+        batch: &[NewEvent],
+        expected_head: Option<Seq>,
+        blobs: &[(Hash32, Vec<u8>)],
+        decide: impl FnOnce(&mut State, &Environment<'_>) -> Result<R, Rejection>,
+    ) -> Result<R, BookError> {
         let head = state.revision();
         if let Some(expected) = expected_head {
             if expected != head {
@@ -690,10 +752,7 @@ impl Book {
             source_text: &source_text,
             snapshot_at: &snapshot_at,
         };
-        Ok(match index {
-            Some(index) => decide_indexed(state, index, &env, batch)?,
-            None => decide_in_place(state, &env, batch)?,
-        })
+        Ok(decide(state, &env)?)
     }
 
     /// The frozen projection of `state` for the full view ([`Book::frozen_for`]).

@@ -310,7 +310,34 @@ impl std::fmt::Debug for Assembler {
     }
 }
 
+/// An [`Assembler`] without its state: what a dry run keeps of the head's assemblers
+/// while it decides on the head in place ([`Book::dry_submit`]), to give them back
+/// over the head it puts back as it was.
+pub(crate) struct Detached {
+    ledger: Arc<Ledger>,
+    frozen: Arc<Frozen>,
+    snapshot: SnapshotId,
+    reader: Reader,
+    examples: crate::examples::SharedExtracts,
+    versions: Arc<TermVersions>,
+}
+
+impl Detached {
+    /// The assembler again, over `state`: the state it was built on, or one equal to
+    /// it.
+    pub(crate) fn attach(self, state: Arc<State>) -> Assembler {
+        let Detached { ledger, frozen, snapshot, reader, examples, versions } = self;
+        Assembler { ledger, state, frozen, snapshot, reader, examples, versions }
+    }
+}
+
 impl Assembler {
+    /// Lets go of the state ([`Detached::attach`] gives it back).
+    pub(crate) fn detach(self) -> Detached {
+        let Assembler { ledger, state: _, frozen, snapshot, reader, examples, versions } = self;
+        Detached { ledger, frozen, snapshot, reader, examples, versions }
+    }
+
     /// The revision assembled against.
     pub fn revision(&self) -> Seq {
         self.state.revision()

@@ -62,3 +62,60 @@ fn a_refused_batch_leaves_the_head_as_it_was_and_every_answered_id_is_the_folded
         assert_eq!(*book.state(None).unwrap(), state);
     }
 }
+
+#[test]
+fn a_dry_run_answers_as_the_write_would_and_leaves_the_open_book_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.lorebank");
+    let mut book = init_book(&path, "zh");
+    // Large enough that the snapshot document spans many of the tracker's blocks;
+    // written twice, so the book keeps its index of keys and its tracker.
+    let terms: Vec<NewEvent> =
+        (1..=1_000u32).map(|n| event(term(n, format!("名{n:04}"), format!("Имя номер {n} в книге")))).collect();
+    book.submit(&terms, None, vec![]).unwrap();
+    book.submit(&[event(term(1_001, "沈照", "Шэнь Чжао"))], None, vec![]).unwrap();
+    let batches = [
+        // Accepted: a new term, a longer rendering at the front, an alias, a retirement.
+        vec![event(term(1_002, "雾川", "Мглистая река"))],
+        vec![event(term(1, "名0001", "Имя номер 1 в книге, и длиннее"))],
+        vec![event(Body::AliasAdded(alias("T-1001", "沈郎")))],
+        vec![event(Body::TermRetired(TermRetired { id: id("T-500"), reason: None }))],
+        // Refused by UNIQUE (checked with the index), after the first event applied.
+        vec![event(term(1_003, "白衣先生", "Господин в белом")), event(term(1_004, "名0007", "Другое имя"))],
+        // Refused by an unknown record.
+        vec![event(Body::AliasAdded(alias("T-9999", "无名")))],
+    ];
+    for batch in &batches {
+        let before = book.state(None).unwrap();
+        let (_, head_id) = folded(&book);
+        book.assembler().unwrap();
+        let dry = book.dry_submit(batch, &[]);
+        // The head's assembler is kept, over the head as it was.
+        let kept = book.assembler_built(&projections::Reader::Full).unwrap().expect("the assembler is kept");
+        assert_eq!((kept.revision(), kept.snapshot()), (before.revision(), head_id));
+        assert_eq!(*book.state(None).unwrap(), *before, "a dry run changed the head");
+        assert_eq!(book.snapshot_info(None).unwrap().snapshot, head_id);
+        let written = book.submit(batch, None, vec![]);
+        match (dry, written) {
+            (Ok(dry), Ok(written)) => {
+                let (dry_decision, decision) = (&dry.decision, &written.decision);
+                assert_eq!(
+                    (&dry_decision.events, &dry_decision.dropped, &dry_decision.warnings),
+                    (&decision.events, &decision.dropped, &decision.warnings)
+                );
+                assert_eq!((dry.revision, dry.snapshot), (written.revision, written.snapshot));
+                assert!(dry.appended.is_none());
+                let (state, snapshot) = folded(&book);
+                assert_eq!((written.snapshot, written.revision), (snapshot, state.revision()));
+            }
+            (Err(dry), Err(written)) => assert_eq!(dry.to_string(), written.to_string()),
+            (dry, written) => panic!("dry run: {dry:?}; write: {written:?}"),
+        }
+    }
+    // A dry run that is not followed by its write leaves nothing of itself in the
+    // next write's answer.
+    let dry = book.dry_submit(&[event(term(2, "名0002", "Имя номер 2, которое не записано"))], &[]).unwrap();
+    assert_ne!(dry.snapshot, folded(&book).1);
+    let last = book.submit(&[event(term(1_005, "云山", "Юньшань"))], None, vec![]).unwrap();
+    assert_eq!(last.snapshot, folded(&book).1);
+}

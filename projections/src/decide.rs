@@ -431,7 +431,7 @@ pub fn decide_in_place(state: &mut State, env: &Environment<'_>, batch: &[NewEve
     if decided.is_err() {
         journal.undo(state);
     }
-    decided
+    decided.map(|(decided, _)| decided)
 }
 
 /// [`decide_in_place`] with the head's [`SurfaceIndex`] (`Some` only when it is the
@@ -466,7 +466,36 @@ pub fn decide_indexed(
     if decided.is_err() {
         journal.undo(state);
     }
-    decided
+    decided.map(|(decided, _)| decided)
+}
+
+/// A dry run of [`decide_indexed`] with the head's index (of [`decide_in_place`]
+/// without one, or when the batch sets a config): decides `batch` on `state` itself
+/// and, when it is accepted, calls `after` with the state after it; then puts
+/// `state`, and `index`, back exactly as they were, accepted or refused. The answer
+/// is that of [`decide`], and `after` sees [`Decision::state`]; nothing is copied, so
+/// a dry run costs what deciding the write does.
+pub fn decide_dry<T>(
+    state: &mut State,
+    index: Option<&mut SurfaceIndex>,
+    env: &Environment<'_>,
+    batch: &[NewEvent],
+    after: impl FnOnce(&State, &Decided) -> T,
+) -> Result<(Decided, T), Rejection> {
+    let sets_config = batch.iter().any(|event| matches!(event.body, Body::ConfigSet(_)));
+    let mut index = index.filter(|_| !sets_config);
+    let mut journal = Journal::new(state);
+    let decided = decide_steps(state, &mut journal, env, batch, index.as_deref_mut());
+    let answer = decided.map(|(decided, replaced)| {
+        let seen = after(state, &decided);
+        (decided, seen, replaced)
+    });
+    journal.undo(state);
+    let (decided, seen, replaced) = answer?;
+    if let (Some(index), Some(replaced)) = (index, replaced) {
+        index.put_back(replaced);
+    }
+    Ok((decided, seen))
 }
 
 fn decide_steps(
@@ -475,7 +504,7 @@ fn decide_steps(
     env: &Environment<'_>,
     batch: &[NewEvent],
     index: Option<&mut SurfaceIndex>,
-) -> Result<Decided, Rejection> {
+) -> Result<(Decided, Option<Replaced>), Rejection> {
     let fold = env.fold;
     let head = scratch.revision();
     let mut events = Vec::with_capacity(batch.len());
@@ -576,12 +605,12 @@ fn decide_steps(
             return Err(reject(index, Problem::RollbackMismatch { to, expected, found }));
         }
     }
-    let warnings = match index {
+    let (warnings, replaced) = match index {
         None => {
             // One pass over the book's windows serves both checks.
             let active = scratch.active_terms(None);
             check_unique(&active, fold, &touched)?;
-            same_dst_warnings(&active, fold, &touched)
+            (same_dst_warnings(&active, fold, &touched), None)
         }
         Some(index) => {
             let terms = touched.iter().copied().filter(|id| id.kind() == RecordKind::Term);
@@ -590,10 +619,10 @@ fn decide_steps(
                 index.put_back(replaced);
                 return Err(rejection);
             }
-            same_dst_indexed(scratch, index, &touched)
+            (same_dst_indexed(scratch, index, &touched), Some(replaced))
         }
     };
-    Ok(Decided { events, dropped, warnings })
+    Ok((Decided { events, dropped, warnings }, replaced))
 }
 
 /// The register of expected concepts by the fold of their surfaces, built when a batch

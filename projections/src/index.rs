@@ -96,7 +96,8 @@ pub(crate) fn dst_key_into(dst: &str, key: &mut String) {
     }
 }
 
-/// What [`SurfaceIndex::refresh`] replaced, to put back when the batch is refused.
+/// What [`SurfaceIndex::refresh`] replaced, to put back when the batch is refused or
+/// was only a dry run.
 #[derive(Debug, Default)]
 pub(crate) struct Replaced(Vec<(RecordId, Option<TermKeys>)>);
 

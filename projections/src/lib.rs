@@ -9,7 +9,9 @@
 //!   comes in as an [`Environment`]; no-op puts are dropped. [`decide_in_place`]
 //!   decides on the state itself and, when it refuses, undoes what it applied;
 //!   [`decide_indexed`] also keeps the head's [`SurfaceIndex`] of folded surfaces,
-//!   renderings and supersessions, so a write checks only the groups it touches.
+//!   renderings and supersessions, so a write checks only the groups it touches;
+//!   [`decide_dry`] decides a dry run the same way and puts the state and the index
+//!   back, accepted or not.
 //! * [`checkpoint`]: a folded state as bytes, so a book folds only the tail.
 //! * [`SnapshotId`]: the content address of everything that can change an assembly.
 //! * [`diff()`] and [`plan_rollback`]: comparing states, and the compensating events
@@ -34,8 +36,8 @@ pub mod state;
 mod undo;
 
 pub use decide::{
-    decide, decide_in_place, decide_indexed, Decided, Decision, Environment, KeyProblem, Problem, Rejection,
-    UniqueConflict, Warning,
+    decide, decide_dry, decide_in_place, decide_indexed, Decided, Decision, Environment, KeyProblem, Problem,
+    Rejection, UniqueConflict, Warning,
 };
 pub use diff::{diff, FieldChange, RecordDiff};
 pub use ids::{FreeIds, NoFreeId};

@@ -5,7 +5,8 @@
 use ledger_model::record::{self, SCHEMA_CURRENT};
 use ledger_model::*;
 use projections::{
-    decide, decide_in_place, decide_indexed, Decision, Environment, Rejection, SnapshotId, State, SurfaceIndex,
+    decide, decide_dry, decide_in_place, decide_indexed, Decision, Environment, Rejection, SnapshotId, State,
+    SurfaceIndex,
 };
 use test_support::records::{alias, id, put, summary};
 
@@ -97,6 +98,27 @@ impl Sim {
             }
             (decided, in_place_decided) => panic!("decide: {decided:?}; in place: {in_place_decided:?}"),
         }
+        // A dry run with the head's index gives the same answer, sees the state the
+        // batch leads to, and leaves the state and the index as they were.
+        let mut dry = self.state.clone();
+        let mut dry_index = self.index.clone();
+        let dried = decide_dry(&mut dry, dry_index.as_mut(), &env(&snapshot_at), &batch, |after, _| {
+            (after.revision(), after.snapshot_id(), after.clone())
+        });
+        match (&decided, dried) {
+            (Ok(decision), Ok((dry_decided, (revision, snapshot, after)))) => {
+                assert_eq!(
+                    (&dry_decided.events, &dry_decided.dropped, &dry_decided.warnings),
+                    (&decision.events, &decision.dropped, &decision.warnings)
+                );
+                assert_eq!(after, decision.state, "a dry run saw another state");
+                assert_eq!((revision, snapshot), (decision.state.revision(), decision.state.snapshot_id()));
+            }
+            (Err(rejection), Err(dry_rejection)) => assert_eq!(&dry_rejection, rejection),
+            (decided, dried) => panic!("decide: {decided:?}; dry: {:?}", dried.map(|(decided, _)| decided)),
+        }
+        assert_eq!(dry, self.state, "a dry run left the state changed");
+        assert_eq!(dry_index, self.index, "a dry run left the index changed");
         // And so does deciding with the head's index, which is then the index of the
         // state it leaves (none after a config, whose profile may fold anew).
         let mut indexed = self.state.clone();
