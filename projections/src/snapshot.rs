@@ -1067,6 +1067,36 @@ mod tests {
         proptest::collection::vec(change, 1..40)
     }
 
+    #[test]
+    fn the_tree_hashes_documents_ending_at_and_around_block_edges() {
+        // Blocks are one chunk (1,024 bytes) in these tests: every length around one,
+        // two, three, four and five blocks, as one page, and split in pages at a
+        // block's edge and beside it; each hashed twice (the second time from the
+        // kept blocks), then with its last byte changed and with one byte cut.
+        for len in [1_023, 1_024, 1_025, 2_047, 2_048, 2_049, 3_071, 3_072, 3_073, 4_096, 4_097, 5_120] {
+            let bytes: Vec<u8> = (0..len).map(|n| (n * 7 % 251) as u8).collect();
+            let whole =
+                |bytes: &[u8]| *blake3::Hasher::new_derive_key(SNAPSHOT_CONTEXT).update(bytes).finalize().as_bytes();
+            for cut in [0, 1_024, 1_023, len / 2] {
+                let (head, tail) = bytes.split_at(cut.min(len));
+                let mut tree = Tree::default();
+                let (first, second) = (next_generation(), next_generation());
+                let pieces = [Piece::Page(first, head), Piece::Page(second, tail)];
+                assert_eq!(tree.hash(&pieces), whole(&bytes), "{len} bytes cut at {cut}");
+                assert_eq!(tree.hash(&pieces), whole(&bytes), "{len} bytes cut at {cut}, again");
+                let mut changed = tail.to_vec();
+                if let Some(last) = changed.last_mut() {
+                    *last ^= 1;
+                }
+                let pieces = [Piece::Page(first, head), Piece::Page(next_generation(), &changed)];
+                assert_eq!(tree.hash(&pieces), whole(&[head, &changed].concat()), "{len} bytes, the last changed");
+                changed.pop();
+                let pieces = [Piece::Page(first, head), Piece::Page(next_generation(), &changed)];
+                assert_eq!(tree.hash(&pieces), whole(&[head, &changed].concat()), "{len} bytes, one cut");
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn the_tree_hashes_what_blake3_hashes_whole(changes in tree_changes()) {
