@@ -20,7 +20,10 @@
 //! size's background checkpoint: the encoding of the head and its durable write; and
 //! a rebuild of the book's snapshot index (`Book::rebuild_index`, what `lorebank
 //! rebuild` does), which folds the whole log and takes the snapshot ID at each of its
-//! batch ends (the 1,000-term batches that wrote the book, then every write above).
+//! batch ends (the 1,000-term batches that wrote the book, then every write above);
+//! and, after each of five more writes, the head's assembler (`Book::assembler`: the
+//! frozen projection of the new snapshot built and stored), what the first assembly
+//! after a write waits for.
 //!
 //! Run: `cd bench && cargo bench --bench write` (`LOREBANK_BENCH_TERMS=5000,50000`
 //! picks the sizes).
@@ -127,11 +130,21 @@ fn main() {
         let started = Instant::now();
         let ends = book.rebuild_index().unwrap();
         let rebuild_ms = started.elapsed().as_secs_f64() * 1e3;
+        // What the first assembly after a write waits for: the head's assembler, whose
+        // frozen projection of the new snapshot is built and stored.
+        let mut assembler_ms = Vec::new();
+        for index in 0..5 {
+            book.submit(&[event(same_length(1 + index))], None, Vec::new()).unwrap();
+            let started = Instant::now();
+            book.assembler().unwrap();
+            assembler_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
         checkpoints.push(format!(
-            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms",
+            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms; the head's assembler after a write {:.0} ms",
             percentiles(encode_ms).0,
             percentiles(put_ms).0,
             state.revision().0,
+            percentiles(assembler_ms).0,
         ));
         let ledger = ledger::Ledger::create(&dir.path().join("bare.lorebank")).unwrap();
         let mut append_ms = Vec::with_capacity(N_WRITES);
