@@ -26,7 +26,9 @@
 //! cannot report a number.
 //!
 //! Run: `cargo build --release && cd bench && cargo bench --bench serve` (after
-//! `scripts/setup.sh`). `LOREBANK_BIN` overrides the binary;
+//! `scripts/setup.sh`). `LOREBANK_BIN` overrides the binary (a wrapper, such as a
+//! profiler that starts the server, works too: its CPU time is then the one read, and
+//! its exit status is printed instead of checked);
 //! `LOREBANK_BENCH_ROUNDS` sets the rounds (default 3);
 //! `LOREBANK_BENCH_WORKLOADS=alone,dry,chunks,chapters` picks the throughput workloads;
 //! `LOREBANK_BENCH_SKIP_MEMORY=1` leaves the memory case out;
@@ -145,7 +147,15 @@ impl Drop for Serve {
     fn drop(&mut self) {
         let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
         let status = self.child.wait().unwrap();
-        assert!(status.success(), "lorebank serve stopped with {status}");
+        // A binary given as `LOREBANK_BIN` may be a wrapper (a profiler), whose own
+        // exit after TERM is not the server's: said, not failed on.
+        if std::env::var_os("LOREBANK_BIN").is_some() {
+            if !status.success() {
+                eprintln!("LOREBANK_BIN stopped with {status} (a wrapper's exit is not the server's)");
+            }
+        } else {
+            assert!(status.success(), "lorebank serve stopped with {status}");
+        }
     }
 }
 
