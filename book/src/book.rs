@@ -507,23 +507,16 @@ impl Book {
         // A book that wrote before (it holds the head's tracker) keeps an index of
         // the head's keys, so its writes check only what they touch; a one-shot
         // command writes once and is not made to build it.
-        let wrote_before = matches!(self.tracker, Some((at, _)) if at == head);
-        let mut tracker = match self.tracker.take() {
-            Some((at, tracker)) if at == head => tracker,
-            _ => SnapshotTracker::of(state),
-        };
-        let mut index = match self.surface_index.take() {
-            Some((at, index)) if at == head => Some(index),
-            _ => None,
-        };
+        let (kept, mut index) = self.take_kept(head);
+        let wrote_before = kept.is_some();
+        let mut tracker = kept.unwrap_or_else(|| SnapshotTracker::of(state));
         let decided = match self.decide_against(state, batch, expected_head, &blobs, wrote_before.then_some(&mut index))
         {
             Ok(decided) => decided,
             Err(error) => {
                 // A refusal leaves the state, and so its index, as it was.
                 self.head = Some(shared);
-                self.tracker = Some((head, tracker));
-                self.surface_index = index.map(|index| (head, index));
+                self.keep(head, Some(tracker), index);
                 return Err(error);
             }
         };
@@ -539,8 +532,7 @@ impl Book {
         let accepted = |events| Accepted { events, dropped, warnings };
         if events.is_empty() {
             self.head = Some(shared);
-            self.tracker = Some((head, tracker));
-            self.surface_index = index.map(|index| (head, index));
+            self.keep(head, Some(tracker), index);
             return Ok(Submitted { decision: accepted(events), revision, appended: None, snapshot });
         }
         let mut blobs = blobs;
@@ -553,8 +545,7 @@ impl Book {
         // next read folds the head again.
         let appended = self.ledger.append_with(&events, Some(head), attachments)?;
         assert_eq!(revision, appended.last, "decide and the ledger disagree on the head");
-        self.tracker = Some((revision, tracker));
-        self.surface_index = index.map(|index| (revision, index));
+        self.keep(revision, Some(tracker), index);
         self.snapshot_ids.insert(appended.last, snapshot);
         let now_ms = batch.iter().map(|event| event.recorded_at_ms).max().unwrap_or(0);
         self.checkpoint_if_due(&shared, snapshot, now_ms);
@@ -584,14 +575,7 @@ impl Book {
             .collect();
         self.head = None;
         let state = Arc::make_mut(&mut shared);
-        let mut tracker = match self.tracker.take() {
-            Some((at, tracker)) if at == head => Some(tracker),
-            _ => None,
-        };
-        let mut index = match self.surface_index.take() {
-            Some((at, index)) if at == head => Some(index),
-            _ => None,
-        };
+        let (mut tracker, mut index) = self.take_kept(head);
         let mut again = Touches::default();
         let answer = self.decide_with(state, batch, None, blobs, |state, env| {
             decide_dry(state, index.as_mut(), env, batch, |after, decided| {
@@ -616,10 +600,23 @@ impl Book {
         self.assemblers =
             assemblers.into_iter().map(|(reader, detached)| (reader, detached.attach(Arc::clone(&shared)))).collect();
         self.head = Some(shared);
-        self.tracker = tracker.map(|tracker| (head, tracker));
-        self.surface_index = index.map(|index| (head, index));
+        self.keep(head, tracker, index);
         let (Decided { events, dropped, warnings }, (revision, snapshot)) = answer?;
         Ok(Submitted { decision: Accepted { events, dropped, warnings }, revision, appended: None, snapshot })
+    }
+
+    /// The head's snapshot tracker and index of keys, taken out of the book: each
+    /// only when the book keeps it for revision `head` (from its writes).
+    fn take_kept(&mut self, head: Seq) -> (Option<SnapshotTracker>, Option<SurfaceIndex>) {
+        let tracker = self.tracker.take().filter(|(at, _)| *at == head).map(|(_, tracker)| tracker);
+        let index = self.surface_index.take().filter(|(at, _)| *at == head).map(|(_, index)| index);
+        (tracker, index)
+    }
+
+    /// Keeps `tracker` and `index` as those of revision `at`.
+    fn keep(&mut self, at: Seq, tracker: Option<SnapshotTracker>, index: Option<SurfaceIndex>) {
+        self.tracker = tracker.map(|tracker| (at, tracker));
+        self.surface_index = index.map(|index| (at, index));
     }
 
     /// The state at the head, taken out of the book (folded first when the book does

@@ -447,7 +447,7 @@ pub fn decide_indexed(
     env: &Environment<'_>,
     batch: &[NewEvent],
 ) -> Result<Decided, Rejection> {
-    if batch.iter().any(|event| matches!(event.body, Body::ConfigSet(_))) {
+    if sets_config(batch) {
         *index = None;
         return decide_in_place(state, env, batch);
     }
@@ -482,8 +482,7 @@ pub fn decide_dry<T>(
     batch: &[NewEvent],
     after: impl FnOnce(&State, &Decided) -> T,
 ) -> Result<(Decided, T), Rejection> {
-    let sets_config = batch.iter().any(|event| matches!(event.body, Body::ConfigSet(_)));
-    let mut index = index.filter(|_| !sets_config);
+    let mut index = index.filter(|_| !sets_config(batch));
     let mut journal = Journal::new(state);
     let decided = decide_steps(state, &mut journal, env, batch, index.as_deref_mut());
     let answer = decided.map(|(decided, replaced)| {
@@ -496,6 +495,12 @@ pub fn decide_dry<T>(
         index.put_back(replaced);
     }
     Ok((decided, seen))
+}
+
+/// Whether `batch` sets a config, whose profile may fold every key anew: the head's
+/// index of keys does not serve it.
+fn sets_config(batch: &[NewEvent]) -> bool {
+    batch.iter().any(|event| matches!(event.body, Body::ConfigSet(_)))
 }
 
 fn decide_steps(
