@@ -364,9 +364,11 @@ pub fn freeze_as(state: &State, id: SnapshotId, profile: &Profile) -> Result<Vec
 
 /// The rkyv archive of `table`: the table section of the frozen bytes.
 pub fn archive(table: &FrozenTable) -> Result<Vec<u8>, FrozenError> {
-    rkyv::to_bytes::<rancor::Error>(table)
-        .map(|bytes| bytes.to_vec())
-        .map_err(|error| FrozenError::Table(error.to_string()))
+    archive_aligned(table).map(|bytes| bytes.to_vec())
+}
+
+fn archive_aligned(table: &FrozenTable) -> Result<rkyv::util::AlignedVec<16>, FrozenError> {
+    rkyv::to_bytes::<rancor::Error>(table).map_err(|error| FrozenError::Table(error.to_string()))
 }
 
 /// Frozen bytes from their sections: the header (with the hash over both sections),
@@ -442,6 +444,29 @@ impl Frozen {
 }
 
 impl Frozen {
+    /// Freezes `state` with `profile` under `id` and keeps the result loaded, without
+    /// the bytes: what [`Frozen::load`] of [`freeze_as`]'s bytes gives, without hashing,
+    /// copying and parsing again what was just built. [`Frozen::to_bytes`] gives the
+    /// bytes later (for the book's cache).
+    pub fn build(state: &State, id: SnapshotId, profile: &Profile) -> Result<Frozen, FrozenError> {
+        let table = table(state);
+        let matcher = build_matcher(&table, profile)?;
+        let archived = archive_aligned(&table)?;
+        let table = Table::try_new(archived, |aligned| {
+            rkyv::access::<ArchivedFrozenTable, rancor::Error>(aligned)
+                .map_err(|error| FrozenError::Table(error.to_string()))
+        })?;
+        // The checks a load runs, so that assembly only ever sees a checked table.
+        check_table(table.borrow_dependent(), &matcher)?;
+        Ok(Frozen { table, matcher, snapshot: id })
+    }
+
+    /// The frozen bytes of this projection: exactly [`freeze_as`]'s bytes for the
+    /// state, id and profile it was built or loaded from.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        seal(self.snapshot, self.matcher.profile().id(), self.table.borrow_owner(), &self.matcher.to_bytes())
+    }
+
     /// Loads frozen bytes that must be of snapshot `expected`, folded with `profile`.
     pub fn load(bytes: &[u8], profile: &Profile, expected: SnapshotId) -> Result<Frozen, FrozenError> {
         let header = bytes.get(..HEADER_LEN).ok_or_else(|| FrozenError::Header(format!("{} bytes", bytes.len())))?;

@@ -17,6 +17,7 @@
 mod support;
 
 use ledger_model::*;
+use projections::frozen::Frozen;
 use projections::{diff, plan_rollback, SnapshotTracker, State};
 use proptest::prelude::*;
 use support::Sim;
@@ -692,4 +693,28 @@ fn a_supersession_moved_away_is_checked_with_the_index() {
     let rejection = moved.expect_err("T-1 widens over T-3");
     let projections::Problem::Unique(conflict) = &rejection.problem else { panic!("not UNIQUE: {rejection}") };
     assert_eq!((conflict.this.0, conflict.other.0), (term_id(1), term_id(3)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A projection built in memory (what a book assembles with after a write) is the
+    /// one its bytes load to: the same bytes as `freeze`, the same table, the same
+    /// automaton, at every revision of a random history.
+    #[test]
+    fn a_projection_built_in_memory_is_the_one_its_bytes_load_to(batches in batches()) {
+        let sim = simulate(&batches);
+        let profile = test_support::profiles::zh_profile();
+        for revision in 0..=sim.state.revision().0 {
+            let state = sim.at(revision);
+            let id = state.snapshot_id();
+            let built = Frozen::build(state, id, profile).unwrap();
+            let bytes = projections::frozen::freeze(state, profile).unwrap();
+            prop_assert_eq!(&built.to_bytes(), &bytes, "at revision {}", revision);
+            let loaded = Frozen::load(&bytes, profile, id).unwrap();
+            prop_assert_eq!(built.to_table(), loaded.to_table());
+            prop_assert_eq!(built.matcher().to_bytes(), loaded.matcher().to_bytes());
+            prop_assert_eq!(built.snapshot(), loaded.snapshot());
+        }
+    }
 }
