@@ -26,6 +26,7 @@
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -41,7 +42,7 @@ use crate::error::{io_context, is_damage, storage_io, AppendError, OpenError, Po
 use crate::replica::{CheckedGroup, CommitGate, ReplicaPosition};
 use crate::turns::{self, Access, Patience, Turn};
 use crate::verify::{self, Damage};
-use crate::writer::{self, Appended, Attachments, Document, Reply, Request, Then};
+use crate::writer::{self, Appended, Attachments, Chore, Document, Reply, Request, Then};
 
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
@@ -70,6 +71,17 @@ pub(crate) fn blob_record(bytes: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&checksum(bytes));
     out.extend_from_slice(bytes);
     out
+}
+
+/// Stores a cache entry in its own transaction.
+pub(crate) fn put_cache(db: &Database, key: Hash32, bytes: &[u8]) -> Result<(), redb::Error> {
+    let txn = db.begin_write()?;
+    {
+        let mut table = txn.open_table(CACHE)?;
+        table.insert(&key.0, blob_record(bytes).as_slice())?;
+    }
+    txn.commit()?;
+    Ok(())
 }
 
 /// The bytes of a stored blob or cache entry, if its checksum holds.
@@ -178,6 +190,8 @@ pub(crate) struct Shared {
     pub(crate) poison: Mutex<Option<Poison>>,
     /// The commit gate of a replicated book, if one is set.
     pub(crate) gate: Mutex<Option<Arc<dyn CommitGate>>>,
+    /// Cache entries queued for the writer and not yet filed or dropped.
+    pub(crate) chores_pending: AtomicUsize,
 }
 
 impl Shared {
@@ -207,6 +221,8 @@ impl Shared {
 pub struct Ledger {
     pub(crate) shared: Arc<Shared>,
     requests: Option<Sender<Request>>,
+    /// Work for the writer that no caller waits for (none on a read-only book).
+    chores: Option<Sender<Chore>>,
     writer: Option<JoinHandle<()>>,
     /// This process's turn at the book (see `turns`); declared last so that it is
     /// released only after the database above is closed.
@@ -417,8 +433,9 @@ impl Ledger {
             path: path.to_owned(),
             poison: Mutex::new(None),
             gate: Mutex::new(None),
+            chores_pending: AtomicUsize::new(0),
         });
-        Ledger::checked_open(Ledger { shared, requests: None, writer: None, turn: None })
+        Ledger::checked_open(Ledger { shared, requests: None, chores: None, writer: None, turn: None })
     }
 
     /// Opens an existing book like [`Ledger::open`], after waiting its turn: other
@@ -499,9 +516,10 @@ impl Ledger {
             path: path.to_owned(),
             poison: Mutex::new(None),
             gate: Mutex::new(None),
+            chores_pending: AtomicUsize::new(0),
         });
-        let (requests, writer) = writer::spawn(Arc::clone(&shared));
-        Ledger { shared, requests: Some(requests), writer: Some(writer), turn: None }
+        let (requests, chores, writer) = writer::spawn(Arc::clone(&shared));
+        Ledger { shared, requests: Some(requests), chores: Some(chores), writer: Some(writer), turn: None }
     }
 
     /// The path of the book file.
@@ -1179,6 +1197,7 @@ impl Ledger {
     /// A cache entry. `Ok(None)` when absent or when its checksum fails (a damaged
     /// cache entry is dropped and rebuilt, never trusted).
     pub fn cache_get(&self, key: Hash32) -> Result<Option<Vec<u8>>, ReadError> {
+        self.settle();
         self.guarded(|| {
             let txn = self.shared.db.begin_read().map_err(read_error)?;
             let table = txn.open_table(CACHE).map_err(read_error)?;
@@ -1189,18 +1208,48 @@ impl Ledger {
 
     /// Stores a cache entry (derived data; not part of the chain).
     pub fn cache_put(&self, key: Hash32, bytes: &[u8]) -> Result<(), ReadError> {
-        let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
-        {
-            let mut table = txn.open_table(CACHE).map_err(read_error)?;
-            table.insert(&key.0, blob_record(bytes).as_slice()).map_err(read_error)?;
+        put_cache(self.shared.db.writable()?, key, bytes).map_err(read_error)
+    }
+
+    /// Stores a cache entry whose bytes `bytes` makes, both on the ledger's writer
+    /// thread, so that the caller waits for neither: the writer does it when no append
+    /// waits (or after the group it is committing), and at the latest when the book
+    /// closes. Readers of the cache ([`Ledger::cache_get`], [`Ledger::cache_clear`])
+    /// first wait for the entries queued before them, so a reader never misses an
+    /// entry its own thread queued.
+    ///
+    /// Returns whether the entry was queued: not on a read-only book, nor behind
+    /// [`CACHE_PUTS_QUEUED_MAX`](ledger_model::limits::CACHE_PUTS_QUEUED_MAX) others. An entry is derived data: one that is not
+    /// queued, or that cannot be filed (the book stopped appends, the disk is full),
+    /// is dropped, and built again when it is next needed.
+    pub fn cache_put_later(&self, key: Hash32, bytes: impl FnOnce() -> Vec<u8> + Send + 'static) -> bool {
+        let Some(chores) = &self.chores else { return false };
+        self.shared.chores_pending.fetch_add(1, Ordering::AcqRel);
+        let queued = chores.try_send(Chore::CachePut { key, bytes: Box::new(bytes) }).is_ok();
+        if !queued {
+            self.shared.chores_pending.fetch_sub(1, Ordering::AcqRel);
         }
-        txn.commit().map_err(read_error)
+        queued
+    }
+
+    /// Waits until the cache entries queued so far are filed or dropped.
+    pub fn settle(&self) {
+        let Some(chores) = &self.chores else { return };
+        if self.shared.chores_pending.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let (done, settled) = crossbeam_channel::bounded(1);
+        // A writer that is gone answers nothing: the send or the wait fails at once.
+        if chores.send(Chore::Settle(done)).is_ok() {
+            let _ = settled.recv();
+        }
     }
 
     /// Drops every cache entry; returns how many there were. The snapshot index is
     /// kept: books of record format 1 cannot rebuild it from the log (see
     /// [`Ledger::scan_batches`]).
     pub fn cache_clear(&self) -> Result<u64, ReadError> {
+        self.settle();
         let txn = self.shared.db.writable()?.begin_write().map_err(read_error)?;
         let n_entries;
         {

@@ -10,11 +10,14 @@
 //! refuses further appends.
 
 use std::io;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, Sender};
-use ledger_model::limits::{BATCH_BYTES_MAX, BATCH_EVENTS_MAX, DOCUMENT_BYTES_MAX, GROUP_BYTES_MAX};
+use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use ledger_model::limits::{
+    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, CACHE_PUTS_QUEUED_MAX, DOCUMENT_BYTES_MAX, GROUP_BYTES_MAX,
+};
 use ledger_model::record::{self, HEADER_BYTES, SCHEMA_CURRENT};
 use ledger_model::{Hash32, NewEvent, Seq};
 use redb::ReadableTable;
@@ -22,8 +25,8 @@ use redb::ReadableTable;
 use crate::error::{storage_kind, AppendError, Poison};
 use crate::replica::{CheckedGroup, GateRefusal, GateRefusalKind, Group, ReplicaPosition};
 use crate::store::{
-    blob_record, panic_text, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD, META_REPLICA,
-    SHELVES, SNAPSHOTS,
+    blob_record, panic_text, put_cache, Head, Shared, BLOBS, DOCUMENTS, DOCUMENT_LOG, EVENTS, META, META_HEAD,
+    META_REPLICA, SHELVES, SNAPSHOTS,
 };
 
 /// Most batches committed together in one durable transaction.
@@ -300,23 +303,33 @@ pub(crate) fn stream_rest(
     }
 }
 
-pub(crate) fn spawn(shared: Arc<Shared>) -> (Sender<Request>, JoinHandle<()>) {
-    let (requests, queue) = crossbeam_channel::unbounded();
-    let writer = std::thread::Builder::new()
-        .name("lorebank-writer".into())
-        .spawn(move || run(&shared, &queue))
-        .expect("cannot spawn the ledger writer thread");
-    (requests, writer)
+/// Work the writer does between groups, which no appender waits for.
+pub(crate) enum Chore {
+    /// A cache entry whose bytes are made on the writer's thread
+    /// (`Ledger::cache_put_later`).
+    CachePut { key: Hash32, bytes: Box<dyn FnOnce() -> Vec<u8> + Send> },
+    /// Answered once every chore queued before it is done (`Ledger::settle`).
+    Settle(Sender<()>),
 }
 
-fn run(shared: &Shared, queue: &Receiver<Request>) {
+pub(crate) fn spawn(shared: Arc<Shared>) -> (Sender<Request>, Sender<Chore>, JoinHandle<()>) {
+    let (requests, queue) = crossbeam_channel::unbounded();
+    let (chores, chore_queue) = crossbeam_channel::bounded(CACHE_PUTS_QUEUED_MAX);
+    let writer = std::thread::Builder::new()
+        .name("lorebank-writer".into())
+        .spawn(move || run(&shared, &queue, &chore_queue))
+        .expect("cannot spawn the ledger writer thread");
+    (requests, chores, writer)
+}
+
+fn run(shared: &Shared, queue: &Receiver<Request>, chores: &Receiver<Chore>) {
     let mut held = None;
     loop {
         let first = match held.take() {
             Some(request) => request,
-            None => match queue.recv() {
-                Ok(request) => request,
-                Err(_) => break,
+            None => match next_request(shared, queue, chores) {
+                Some(request) => request,
+                None => break,
             },
         };
         let group = take_group(first, queue, &mut held);
@@ -332,6 +345,63 @@ fn run(shared: &Shared, queue: &Receiver<Request>) {
             request.reply.send(answer);
         }
         drop(spent);
+        // One chore after every group, so that a steady stream of appends cannot
+        // starve them.
+        if let Ok(chore) = chores.try_recv() {
+            do_chore(shared, chore);
+        }
+    }
+    // The book is closing: what is still queued is filed first, so that a one-shot
+    // command's cache entry is there for the next process.
+    while let Ok(chore) = chores.try_recv() {
+        do_chore(shared, chore);
+    }
+}
+
+/// The next append request, doing chores while none waits (an append goes first when
+/// both wait). `None` once the ledger is closing.
+fn next_request(shared: &Shared, queue: &Receiver<Request>, chores: &Receiver<Chore>) -> Option<Request> {
+    loop {
+        match queue.try_recv() {
+            Ok(request) => return Some(request),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        crossbeam_channel::select! {
+            recv(queue) -> request => return request.ok(),
+            recv(chores) -> chore => match chore {
+                Ok(chore) => do_chore(shared, chore),
+                // Never while the ledger is open: it holds the sender.
+                Err(_) => return queue.recv().ok(),
+            },
+        }
+    }
+}
+
+/// Files a queued cache entry, unless the book has stopped appends: an entry whose
+/// bytes cannot be made or filed is dropped (it is built again when it is next
+/// needed), and the writer goes on. A panic inside the storage engine is damage, as
+/// in a group's commit.
+fn do_chore(shared: &Shared, chore: Chore) {
+    match chore {
+        Chore::Settle(done) => {
+            let _ = done.send(());
+        }
+        Chore::CachePut { key, bytes } => {
+            if shared.poisoned().is_none() {
+                let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(bytes));
+                if let (Ok(bytes), Ok(db)) = (made, shared.db.writable()) {
+                    let filed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| put_cache(db, key, &bytes)));
+                    if let Err(payload) = filed {
+                        shared.poison_damaged(format!(
+                            "the book file: its storage structure is damaged ({})",
+                            panic_text(payload.as_ref())
+                        ));
+                    }
+                }
+            }
+            shared.chores_pending.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 

@@ -246,3 +246,82 @@ fn cache_entries_round_trip_and_a_damaged_one_is_never_returned() {
     let ledger = Ledger::open(&path).unwrap();
     assert_eq!(ledger.cache_get(key).unwrap(), None);
 }
+
+/// Queues an entry (`key`, bytes `key`'s first byte) whose bytes the writer makes only
+/// once the returned sender is sent to, and returns once the writer is making them.
+fn hold_the_writer(ledger: &Ledger, key: ledger_model::Hash32) -> crossbeam_channel::Sender<()> {
+    let (started, on_the_writer) = crossbeam_channel::bounded(1);
+    let (release, released) = crossbeam_channel::bounded::<()>(1);
+    assert!(ledger.cache_put_later(key, move || {
+        started.send(()).unwrap();
+        released.recv().unwrap();
+        vec![key.0[0]]
+    }));
+    on_the_writer.recv_timeout(Duration::from_secs(30)).unwrap();
+    release
+}
+
+/// An entry queued for the writer is read back by the thread that queued it even
+/// while the writer is still busy, is filed before the book closes, and is never
+/// queued by a read-only handle.
+#[test]
+fn a_cache_entry_filed_later_is_read_at_once_and_kept_when_the_book_closes() {
+    use ledger_model::Hash32;
+    let dir = tempfile::tempdir().unwrap();
+    let path = book(&dir);
+    let ledger = Ledger::create(&path).unwrap();
+    let release = hold_the_writer(&ledger, Hash32([1; 32]));
+    assert!(ledger.cache_put_later(Hash32([2; 32]), || vec![2]));
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        release.send(()).unwrap();
+    });
+    // The writer is still making the first entry: the read waits for both.
+    assert_eq!(ledger.cache_get(Hash32([2; 32])).unwrap(), Some(vec![2]));
+    releaser.join().unwrap();
+    ledger.append(&[term(1, "a")], Some(Seq(0))).unwrap();
+
+    // Queued behind a busy writer when the book closes: filed before it closes.
+    let release = hold_the_writer(&ledger, Hash32([3; 32]));
+    assert!(ledger.cache_put_later(Hash32([4; 32]), || vec![4]));
+    let closing = std::thread::spawn(move || drop(ledger));
+    std::thread::sleep(Duration::from_millis(100));
+    release.send(()).unwrap();
+    closing.join().unwrap();
+
+    let ledger = Ledger::open_read_only(&path).unwrap();
+    for n in 1..=4u8 {
+        assert_eq!(ledger.cache_get(Hash32([n; 32])).unwrap(), Some(vec![n]), "entry {n}");
+    }
+    assert!(!ledger.cache_put_later(Hash32([5; 32]), || vec![5]));
+    assert_eq!(ledger.head().unwrap().seq, Seq(1));
+}
+
+/// At most `CACHE_PUTS_QUEUED_MAX` entries wait for the writer; one more is not
+/// queued (and never filed). An entry whose bytes cannot be made is dropped, and the
+/// writer goes on appending.
+#[test]
+fn cache_entries_filed_later_are_bounded_and_a_failing_one_is_dropped() {
+    use ledger_model::limits::CACHE_PUTS_QUEUED_MAX;
+    use ledger_model::Hash32;
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::create(&book(&dir)).unwrap();
+    // The writer is making the first entry's bytes; the queue is empty.
+    let release = hold_the_writer(&ledger, Hash32([0; 32]));
+    for n in 1..=CACHE_PUTS_QUEUED_MAX as u8 {
+        assert!(ledger.cache_put_later(Hash32([n; 32]), move || vec![n]), "entry {n}");
+    }
+    let over = Hash32([CACHE_PUTS_QUEUED_MAX as u8 + 1; 32]);
+    assert!(!ledger.cache_put_later(over, || b"over".to_vec()));
+    release.send(()).unwrap();
+    assert_eq!(ledger.cache_get(Hash32([0; 32])).unwrap(), Some(vec![0]));
+    for n in 1..=CACHE_PUTS_QUEUED_MAX as u8 {
+        assert_eq!(ledger.cache_get(Hash32([n; 32])).unwrap(), Some(vec![n]));
+    }
+    assert_eq!(ledger.cache_get(over).unwrap(), None);
+
+    assert!(ledger.cache_put_later(Hash32([9; 32]), || panic!("the bytes cannot be made")));
+    assert_eq!(ledger.cache_get(Hash32([9; 32])).unwrap(), None);
+    ledger.append(&[term(1, "a")], Some(Seq(0))).unwrap();
+    assert_eq!(ledger.head().unwrap().seq, Seq(1));
+}

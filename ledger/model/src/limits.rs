@@ -13,6 +13,11 @@ pub const BATCH_BYTES_MAX: usize = 64 * 1024 * 1024;
 /// its batches): the writer stops adding batches to a group at this size. A single
 /// batch over it still commits, alone.
 pub const GROUP_BYTES_MAX: usize = 64 * 1024 * 1024;
+/// Most cache entries waiting for the ledger's writer to file them
+/// (`Ledger::cache_put_later`): one more is not queued, and is built again when it is
+/// next needed. Each waits as the work that makes its bytes (a frozen projection the
+/// book holds anyway), not as the bytes.
+pub const CACHE_PUTS_QUEUED_MAX: usize = 4;
 /// Longest key of a document's shelf in the ledger, in characters (a chunk key,
 /// `--chunk`, is one). A document key is a storage key: it must also be non-empty
 /// and free of control characters (newlines included).
