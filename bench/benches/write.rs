@@ -21,9 +21,10 @@
 //! a rebuild of the book's snapshot index (`Book::rebuild_index`, what `lorebank
 //! rebuild` does), which folds the whole log and takes the snapshot ID at each of its
 //! batch ends (the 1,000-term batches that wrote the book, then every write above);
-//! and, after each of five more writes, the head's assembler (`Book::assembler`: the
-//! frozen projection of the new snapshot built and stored), what the first assembly
-//! after a write waits for.
+//! and, after each of eleven more writes, the head's assembler (`Book::assembler`: the
+//! frozen projection of the new snapshot built, and filed in the book's cache), what
+//! the first assembly after a write waits for, with the write after each such
+//! assembly (which may wait for the ledger's writer to file the projection).
 //!
 //! Run: `cd bench && cargo bench --bench write` (`LOREBANK_BENCH_TERMS=5000,50000`
 //! picks the sizes).
@@ -34,6 +35,8 @@ use ledger_model::*;
 use lorebank_bench::{event, init_book};
 
 const N_WRITES: usize = 200;
+/// Writes each followed by the head's first assembly.
+const ASSEMBLY_ROUNDS: u32 = 11;
 
 /// T-`number` (source 词NNNNNN), rendered one way or, with `alternative`, the other.
 fn term(number: u32, alternative: bool) -> Body {
@@ -131,20 +134,28 @@ fn main() {
         let ends = book.rebuild_index().unwrap();
         let rebuild_ms = started.elapsed().as_secs_f64() * 1e3;
         // What the first assembly after a write waits for: the head's assembler, whose
-        // frozen projection of the new snapshot is built and stored.
-        let mut assembler_ms = Vec::new();
-        for index in 0..5 {
+        // frozen projection of the new snapshot is built (and filed in the book's
+        // cache); and the write right after such an assembly, which may wait for the
+        // ledger's writer to finish filing it.
+        let (mut assembler_ms, mut write_after_ms) = (Vec::new(), Vec::new());
+        for index in 0..ASSEMBLY_ROUNDS {
+            let started = Instant::now();
             book.submit(&[event(same_length(1 + index))], None, Vec::new()).unwrap();
+            if index > 0 {
+                write_after_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            }
             let started = Instant::now();
             book.assembler().unwrap();
             assembler_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
+        let max = |ms: &[f64]| ms.iter().copied().fold(0.0, f64::max);
+        let (assembler_max, write_after_max) = (max(&assembler_ms), max(&write_after_ms));
+        let (assembler_p50, write_after_p50) = (percentiles(assembler_ms).0, percentiles(write_after_ms).0);
         checkpoints.push(format!(
-            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms; the head's assembler after a write {:.0} ms",
+            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms; the head's assembler after a write p50 {assembler_p50:.0} ms (max {assembler_max:.0}), the write right after it p50 {write_after_p50:.1} ms (max {write_after_max:.1})",
             percentiles(encode_ms).0,
             percentiles(put_ms).0,
             state.revision().0,
-            percentiles(assembler_ms).0,
         ));
         let ledger = ledger::Ledger::create(&dir.path().join("bare.lorebank")).unwrap();
         let mut append_ms = Vec::with_capacity(N_WRITES);

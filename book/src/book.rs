@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use ledger::{Appended, Attachments, Ledger, VerifyError, VerifyReport};
 use ledger_model::*;
 use matcher::Profile;
-use projections::frozen::{freeze_as, profile_of, Frozen};
+use projections::frozen::{profile_of, Frozen};
 use projections::release::view_id;
 use projections::{
     checkpoint, decide_dry, decide_in_place, decide_indexed, plan_rollback, Decided, Environment, Reader, Rejection,
@@ -143,6 +143,13 @@ pub struct Book {
     surface_index: Option<(Seq, SurfaceIndex)>,
     /// Loaded frozen projections by snapshot ID.
     frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
+    /// The projections of `frozen` the book built and has not filed in its cache yet,
+    /// newest last, at most [`CACHE_PUTS_QUEUED_MAX`]: filed when the book closes
+    /// ([`Book::file_projections`]), so that no write waits for their megabytes to be
+    /// written.
+    ///
+    /// [`CACHE_PUTS_QUEUED_MAX`]: ledger_model::limits::CACHE_PUTS_QUEUED_MAX
+    unfiled: Vec<SnapshotId>,
     /// Loaded normalization profiles by table id.
     profiles: BTreeMap<Hash32, Arc<Profile>>,
     /// The head as shared by [`Book::assembler_for`], by reader, while it is the head.
@@ -202,6 +209,7 @@ impl Book {
             tracker: None,
             surface_index: None,
             frozen: BTreeMap::new(),
+            unfiled: Vec::new(),
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
             examples: Default::default(),
@@ -430,6 +438,27 @@ impl Book {
         self.recent = None;
         self.assemblers.clear();
         self.snapshot_ids.clear();
+    }
+
+    /// Hands the projections the book built and has not filed yet to the ledger's
+    /// writer, which makes their bytes and files them in the book's cache
+    /// ([`Ledger::cache_put_later`]), newest first: what the next process that opens
+    /// the book loads instead of building. Called when the book closes.
+    pub fn file_projections(&mut self) {
+        for id in std::mem::take(&mut self.unfiled).into_iter().rev() {
+            if let Some(frozen) = self.frozen.get(&id) {
+                let frozen = Arc::clone(frozen);
+                self.ledger.cache_put_later(id.0, move || frozen.to_bytes());
+            }
+        }
+    }
+
+    /// Forgets the frozen projections held in memory, built or loaded, so that the
+    /// next one is built again (`rebuild`, after it drops the cache).
+    pub(crate) fn forget_projections(&mut self) {
+        self.frozen.clear();
+        self.unfiled.clear();
+        self.assemblers.clear();
     }
 
     /// Waits for the background checkpoint, if one is being written.
@@ -793,14 +822,19 @@ impl Book {
             }
         }
         let view = state.view_for(reader);
-        let bytes = freeze_as(&view, id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
-        // A book opened read-only (every read command, and `assemble --dry-run`)
-        // writes nothing, not even the cache: the projection is kept in memory only.
-        if store && !self.ledger.is_read_only() {
-            self.ledger.cache_put(id.0, &bytes)?;
-        }
         let frozen =
-            Arc::new(Frozen::load(&bytes, &profile, id).map_err(|error| BookError::Frozen(error.to_string()))?);
+            Arc::new(Frozen::build(&view, id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?);
+        // Used as built; its bytes are made and filed when the book closes, so that
+        // neither this assembly nor the next write waits for them. A book opened
+        // read-only (every read command, and `assemble --dry-run`) writes nothing,
+        // not even the cache: the projection is kept in memory only.
+        if store && !self.ledger.is_read_only() {
+            self.unfiled.retain(|unfiled| *unfiled != id);
+            if self.unfiled.len() == ledger_model::limits::CACHE_PUTS_QUEUED_MAX {
+                self.unfiled.remove(0);
+            }
+            self.unfiled.push(id);
+        }
         self.frozen.insert(id, Arc::clone(&frozen));
         Ok((frozen, false))
     }
@@ -893,9 +927,8 @@ impl Book {
         let profile = self
             .profile(&read.full)?
             .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
-        let bytes = freeze_as(read.view(), id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?;
         let frozen =
-            Arc::new(Frozen::load(&bytes, &profile, id).map_err(|error| BookError::Frozen(error.to_string()))?);
+            Arc::new(Frozen::build(read.view(), id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?);
         self.frozen.insert(id, Arc::clone(&frozen));
         Ok(frozen)
     }
@@ -1198,6 +1231,7 @@ impl Book {
 
 impl Drop for Book {
     fn drop(&mut self) {
+        self.file_projections();
         self.wait_for_checkpoint();
     }
 }

@@ -201,6 +201,7 @@ impl Book {
     pub fn rebuild(&mut self, progress: impl FnMut(u64, u64)) -> Result<Rebuilt, BookError> {
         self.wait_for_checkpoint();
         let n_cache_entries_dropped = self.ledger().cache_clear()?;
+        self.forget_projections();
         let n_checkpoints_dropped = self.ledger().clear_checkpoints()?;
         let (n_derived, n_derived_dropped) = self.ledger().derived_check()?;
         self.forget_states();
@@ -208,6 +209,7 @@ impl Book {
         let state = self.state(None)?;
         let snapshot = self.snapshot_id(&state);
         let (frozen, _) = self.frozen(&state)?;
+        self.file_projections();
         Ok(Rebuilt {
             snapshot,
             revision: state.revision(),

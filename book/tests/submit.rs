@@ -119,3 +119,33 @@ fn a_dry_run_answers_as_the_write_would_and_leaves_the_open_book_as_it_was() {
     let last = book.submit(&[event(term(1_005, "云山", "Юньшань"))], None, vec![]).unwrap();
     assert_eq!(last.snapshot, folded(&book).1);
 }
+
+/// The first assembly after a write builds the head's projection and uses it as
+/// built; its bytes are filed in the book's cache when the book closes (not while it
+/// stays open, so that no write waits for them), and are the bytes a freeze of the
+/// head gives, found by the next process without a rebuild.
+#[test]
+fn the_projection_built_after_a_write_is_filed_as_a_freeze_of_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.lorebank");
+    let mut book = init_book(&path, "zh");
+    let written = book
+        .submit(&[event(term(1, "沈照", "Шэнь Чжао")), event(term(2, "雾川", "Мглистая река"))], None, vec![])
+        .unwrap();
+    let assembled = book.assemble_chunk(&book::Reader::Full, 1, "1", "沈照走过雾川。", None, false).unwrap();
+    assert_eq!(assembled.receipt.snapshot, written.snapshot.0);
+    let (state, snapshot) = folded(&book);
+    let profile = book.profile(&state).unwrap().unwrap();
+    let id = projections::release::view_id(snapshot, &book::Reader::Full);
+    assert_eq!(book.ledger().cache_get(id.0).unwrap(), None, "filed when the book closes");
+    drop(book);
+
+    let ledger = ledger::Ledger::open_read_only(&path).unwrap();
+    let filed = ledger.cache_get(id.0).unwrap().expect("the head's projection is in the cache");
+    assert_eq!(filed, projections::frozen::freeze_as(&state, id, &profile).unwrap());
+    drop(ledger);
+    let mut book = book::Book::open(&path).unwrap();
+    let (state, _) = folded(&book);
+    let (_, at_hand) = book.frozen(&state).unwrap();
+    assert!(at_hand, "the next process loads the filed projection");
+}
