@@ -21,10 +21,11 @@
 //! a rebuild of the book's snapshot index (`Book::rebuild_index`, what `lorebank
 //! rebuild` does), which folds the whole log and takes the snapshot ID at each of its
 //! batch ends (the 1,000-term batches that wrote the book, then every write above);
-//! and, after each of eleven more writes, the head's assembler (`Book::assembler`: the
+//! and, after each of twenty more writes, the head's assembler (`Book::assembler`: the
 //! frozen projection of the new snapshot built, and filed in the book's cache), what
 //! the first assembly after a write waits for, with the write after each such
-//! assembly (which may wait for the ledger's writer to file the projection).
+//! assembly (which may wait for the ledger's writer to file the projection), and
+//! the book's estimate of its memory after them (`Book::resident_bytes`).
 //!
 //! Run: `cd bench && cargo bench --bench write` (`LOREBANK_BENCH_TERMS=5000,50000`
 //! picks the sizes).
@@ -36,7 +37,7 @@ use lorebank_bench::{event, init_book};
 
 const N_WRITES: usize = 200;
 /// Writes each followed by the head's first assembly.
-const ASSEMBLY_ROUNDS: u32 = 11;
+const ASSEMBLY_ROUNDS: u32 = 20;
 
 /// T-`number` (source 词NNNNNN), rendered one way or, with `alternative`, the other.
 fn term(number: u32, alternative: bool) -> Body {
@@ -148,11 +149,13 @@ fn main() {
             book.assembler().unwrap();
             assembler_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
+        // What the book holds after them (its frozen projections are most of it).
+        let resident_mb = book.resident_bytes() as f64 / 1e6;
         let max = |ms: &[f64]| ms.iter().copied().fold(0.0, f64::max);
         let (assembler_max, write_after_max) = (max(&assembler_ms), max(&write_after_ms));
         let (assembler_p50, write_after_p50) = (percentiles(assembler_ms).0, percentiles(write_after_ms).0);
         checkpoints.push(format!(
-            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms; the head's assembler after a write p50 {assembler_p50:.0} ms (max {assembler_max:.0}), the write right after it p50 {write_after_p50:.1} ms (max {write_after_max:.1})",
+            "{n_terms} terms: checkpoint encode {:.1} ms, its durable write {:.1} ms; rebuild of the snapshot index ({} events, {ends} batch ends) {rebuild_ms:.0} ms; the head's assembler after a write p50 {assembler_p50:.0} ms (max {assembler_max:.0}), the write right after it p50 {write_after_p50:.1} ms (max {write_after_max:.1}); the book's memory estimate after them {resident_mb:.0} MB",
             percentiles(encode_ms).0,
             percentiles(put_ms).0,
             state.revision().0,

@@ -141,8 +141,14 @@ pub struct Book {
     /// revision, so a write checks UNIQUE and the same-rendering warning over the
     /// groups it touches instead of folding every surface again.
     surface_index: Option<(Seq, SurfaceIndex)>,
-    /// Loaded frozen projections by snapshot ID.
-    frozen: BTreeMap<SnapshotId, Arc<Frozen>>,
+    /// Frozen projections held in memory by snapshot (or view) ID, each with when it
+    /// was last used: at most [`FROZEN_HELD_MAX`], the least recently used let go
+    /// first ([`Book::hold_frozen`]).
+    ///
+    /// [`FROZEN_HELD_MAX`]: ledger_model::limits::FROZEN_HELD_MAX
+    frozen: BTreeMap<SnapshotId, (Arc<Frozen>, u64)>,
+    /// Uses of `frozen` so far: the clock of its least-recently-used order.
+    frozen_uses: u64,
     /// The projections of `frozen` the book built and has not filed in its cache yet,
     /// newest last, at most [`CACHE_PUTS_QUEUED_MAX`]: filed when the book closes
     /// ([`Book::file_projections`]), so that no write waits for their megabytes to be
@@ -209,6 +215,7 @@ impl Book {
             tracker: None,
             surface_index: None,
             frozen: BTreeMap::new(),
+            frozen_uses: 0,
             unfiled: Vec::new(),
             profiles: BTreeMap::new(),
             assemblers: BTreeMap::new(),
@@ -236,7 +243,7 @@ impl Book {
     /// fold's worth of time once per revision; the result is kept until the states
     /// change.
     pub fn resident_bytes(&mut self) -> u64 {
-        let frozen: usize = self.frozen.values().map(|frozen| frozen.heap_bytes()).sum();
+        let frozen: usize = self.frozen.values().map(|(frozen, _)| frozen.heap_bytes()).sum();
         let profiles: usize = self.profiles.values().map(|profile| profile.heap_bytes()).sum();
         let revision = |state: &Option<Arc<State>>| state.as_ref().map_or(Seq::ZERO, |state| state.revision());
         let key = (revision(&self.head), revision(&self.recent));
@@ -446,11 +453,41 @@ impl Book {
     /// the book loads instead of building. Called when the book closes.
     pub fn file_projections(&mut self) {
         for id in std::mem::take(&mut self.unfiled).into_iter().rev() {
-            if let Some(frozen) = self.frozen.get(&id) {
+            if let Some((frozen, _)) = self.frozen.get(&id) {
                 let frozen = Arc::clone(frozen);
                 self.ledger.cache_put_later(id.0, move || frozen.to_bytes());
             }
         }
+    }
+
+    /// The projection held under `id`, now its most recently used.
+    fn held_frozen(&mut self, id: SnapshotId) -> Option<Arc<Frozen>> {
+        self.frozen_uses += 1;
+        let now = self.frozen_uses;
+        let (frozen, used) = self.frozen.get_mut(&id)?;
+        *used = now;
+        Some(Arc::clone(frozen))
+    }
+
+    /// Holds `frozen` under `id`, letting go of the least recently used projections
+    /// past [`FROZEN_HELD_MAX`](ledger_model::limits::FROZEN_HELD_MAX) (one the book
+    /// built and has not filed is then not filed: it is built again if it is needed).
+    /// The head's assemblers keep their own.
+    fn hold_frozen(&mut self, id: SnapshotId, frozen: &Arc<Frozen>) {
+        self.frozen_uses += 1;
+        self.frozen.insert(id, (Arc::clone(frozen), self.frozen_uses));
+        while self.frozen.len() > ledger_model::limits::FROZEN_HELD_MAX {
+            let Some(oldest) = self.frozen.iter().min_by_key(|(_, (_, used))| *used).map(|(id, _)| *id) else {
+                break;
+            };
+            self.frozen.remove(&oldest);
+            self.unfiled.retain(|unfiled| *unfiled != oldest);
+        }
+    }
+
+    /// How many frozen projections the book holds in memory.
+    pub fn n_frozen_held(&self) -> usize {
+        self.frozen.len()
     }
 
     /// Forgets the frozen projections held in memory, built or loaded, so that the
@@ -807,8 +844,8 @@ impl Book {
         store: bool,
     ) -> Result<(Arc<Frozen>, bool), BookError> {
         let id = view_id(snapshot, reader);
-        if let Some(frozen) = self.frozen.get(&id) {
-            return Ok((Arc::clone(frozen), true));
+        if let Some(frozen) = self.held_frozen(id) {
+            return Ok((frozen, true));
         }
         let profile = self
             .profile(state)?
@@ -817,7 +854,7 @@ impl Book {
             // A damaged or outdated entry is rebuilt, never trusted.
             if let Ok(frozen) = Frozen::load(&bytes, &profile, id) {
                 let frozen = Arc::new(frozen);
-                self.frozen.insert(id, Arc::clone(&frozen));
+                self.hold_frozen(id, &frozen);
                 return Ok((frozen, true));
             }
         }
@@ -835,7 +872,7 @@ impl Book {
             }
             self.unfiled.push(id);
         }
-        self.frozen.insert(id, Arc::clone(&frozen));
+        self.hold_frozen(id, &frozen);
         Ok((frozen, false))
     }
 
@@ -855,15 +892,15 @@ impl Book {
         reader: &Reader,
     ) -> Result<Arc<Frozen>, BookError> {
         let id = view_id(snapshot, reader);
-        if let Some(frozen) = self.frozen.get(&id) {
-            return Ok(Arc::clone(frozen));
+        if let Some(frozen) = self.held_frozen(id) {
+            return Ok(frozen);
         }
         if let Some(bytes) = self.ledger.cache_get(id.0)? {
             if let Some(table) = profile_of(&bytes) {
                 if let Ok(profile) = self.profile_by_id(table) {
                     if let Ok(frozen) = Frozen::load(&bytes, &profile, id) {
                         let frozen = Arc::new(frozen);
-                        self.frozen.insert(id, Arc::clone(&frozen));
+                        self.hold_frozen(id, &frozen);
                         return Ok(frozen);
                     }
                 }
@@ -921,15 +958,15 @@ impl Book {
         hasher.update(&view_id(read.snapshot, reader).0 .0);
         hasher.update(&read.head_snapshot.0 .0);
         let id = SnapshotId(Hash32(*hasher.finalize().as_bytes()));
-        if let Some(frozen) = self.frozen.get(&id) {
-            return Ok(Arc::clone(frozen));
+        if let Some(frozen) = self.held_frozen(id) {
+            return Ok(frozen);
         }
         let profile = self
             .profile(&read.full)?
             .ok_or_else(|| BookError::Profile("the book has no config_set yet (run `lorebank init`)".into()))?;
         let frozen =
             Arc::new(Frozen::build(read.view(), id, &profile).map_err(|error| BookError::Frozen(error.to_string()))?);
-        self.frozen.insert(id, Arc::clone(&frozen));
+        self.hold_frozen(id, &frozen);
         Ok(frozen)
     }
 

@@ -149,3 +149,32 @@ fn the_projection_built_after_a_write_is_filed_as_a_freeze_of_the_head() {
     let (_, at_hand) = book.frozen(&state).unwrap();
     assert!(at_hand, "the next process loads the filed projection");
 }
+
+/// A book that stays open through many writes, each followed by an assembly, holds
+/// at most `FROZEN_HELD_MAX` projections in memory, and when it closes files the
+/// newest `CACHE_PUTS_QUEUED_MAX` it built: the next process loads those, and builds
+/// any older one again if it needs it.
+#[test]
+fn an_open_book_holds_a_bounded_number_of_projections_and_files_the_newest() {
+    use ledger_model::limits::{CACHE_PUTS_QUEUED_MAX, FROZEN_HELD_MAX};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.lorebank");
+    let mut book = init_book(&path, "zh");
+    let mut ids = Vec::new();
+    for number in 1..=(FROZEN_HELD_MAX as u32 + 3) {
+        let written = book.submit(&[event(term(number, format!("人名{number}"), "Имя"))], None, vec![]).unwrap();
+        book.assembler().unwrap();
+        assert!(book.n_frozen_held() <= FROZEN_HELD_MAX, "{} held after {number} writes", book.n_frozen_held());
+        ids.push(projections::release::view_id(written.snapshot, &book::Reader::Full));
+    }
+    assert_eq!(book.n_frozen_held(), FROZEN_HELD_MAX);
+    let (state, _) = folded(&book);
+    assert!(book.frozen(&state).unwrap().1, "the head's projection is held");
+    drop(book);
+
+    let ledger = ledger::Ledger::open_read_only(&path).unwrap();
+    for (age, id) in ids.iter().rev().enumerate() {
+        let filed = ledger.cache_get(id.0).unwrap().is_some();
+        assert_eq!(filed, age < CACHE_PUTS_QUEUED_MAX, "the projection of write {} from the last", age + 1);
+    }
+}

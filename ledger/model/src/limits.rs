@@ -18,6 +18,11 @@ pub const GROUP_BYTES_MAX: usize = 64 * 1024 * 1024;
 /// next needed. Each waits as the work that makes its bytes (a frozen projection the
 /// book holds anyway), not as the bytes.
 pub const CACHE_PUTS_QUEUED_MAX: usize = 4;
+/// Most frozen projections an open book holds in memory (of snapshots and of
+/// readers' views); past it, the least recently used is let go (and built, or loaded
+/// from the book's cache, again when it is needed). The head's assemblers keep their
+/// own.
+pub const FROZEN_HELD_MAX: usize = 8;
 /// Longest key of a document's shelf in the ledger, in characters (a chunk key,
 /// `--chunk`, is one). A document key is a storage key: it must also be non-empty
 /// and free of control characters (newlines included).
