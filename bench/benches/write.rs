@@ -141,7 +141,8 @@ fn main() {
         let (mut assembler_ms, mut write_after_ms) = (Vec::new(), Vec::new());
         for index in 0..ASSEMBLY_ROUNDS {
             let started = Instant::now();
-            book.submit(&[event(same_length(1 + index))], None, Vec::new()).unwrap();
+            // A rendering of the same length, past the terms the writes above changed.
+            book.submit(&[event(same_length(N_WRITES as u32 + 2 + index * step))], None, Vec::new()).unwrap();
             if index > 0 {
                 write_after_ms.push(started.elapsed().as_secs_f64() * 1e3);
             }
