@@ -411,6 +411,17 @@ self_cell::self_cell!(
 
 type ArchivedRef<'a> = &'a ArchivedFrozenTable;
 
+impl Table {
+    /// The archive in `aligned`, validated by rkyv (its layout, not yet the table's
+    /// own consistency: [`check_table`]).
+    fn validated(aligned: rkyv::util::AlignedVec<16>) -> Result<Table, FrozenError> {
+        Table::try_new(aligned, |aligned| {
+            rkyv::access::<ArchivedFrozenTable, rancor::Error>(aligned)
+                .map_err(|error| FrozenError::Table(error.to_string()))
+        })
+    }
+}
+
 /// The id of the profile frozen bytes were folded with, read from their header
 /// (unverified: [`Frozen::load`] checks it against the profile it is given).
 pub fn profile_of(bytes: &[u8]) -> Option<Hash32> {
@@ -452,10 +463,7 @@ impl Frozen {
         let table = table(state);
         let matcher = build_matcher(&table, profile)?;
         let archived = archive_aligned(&table)?;
-        let table = Table::try_new(archived, |aligned| {
-            rkyv::access::<ArchivedFrozenTable, rancor::Error>(aligned)
-                .map_err(|error| FrozenError::Table(error.to_string()))
-        })?;
+        let table = Table::validated(archived)?;
         // The checks a load runs, so that assembly only ever sees a checked table.
         check_table(table.borrow_dependent(), &matcher)?;
         Ok(Frozen { table, matcher, snapshot: id })
@@ -500,10 +508,7 @@ impl Frozen {
         }
         let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(table_len);
         aligned.extend_from_slice(table_bytes);
-        let table = Table::try_new(aligned, |aligned| {
-            rkyv::access::<ArchivedFrozenTable, rancor::Error>(aligned)
-                .map_err(|error| FrozenError::Table(error.to_string()))
-        })?;
+        let table = Table::validated(aligned)?;
         let matcher = Matcher::from_bytes(matcher_bytes, profile).map_err(FrozenError::Matcher)?;
         check_table(table.borrow_dependent(), &matcher)?;
         Ok(Frozen { table, matcher, snapshot: expected })
