@@ -33,7 +33,10 @@
 //! `LOREBANK_BENCH_WORKLOADS=alone,dry,chunks,chapters` picks the throughput workloads;
 //! `LOREBANK_BENCH_SKIP_MEMORY=1` leaves the memory case out;
 //! `LOREBANK_BENCH_HITS=false` asks for every answer without its hit list
-//! (`?hits=false`).
+//! (`?hits=false`);
+//! `LOREBANK_BENCH_PIN=1` gives the server and the in-process threads one core (CPU 1)
+//! and the HTTP clients the other (CPU 0), so that both sides of a ratio do their
+//! work on one core and the clients' own work is not counted against the server.
 
 use std::collections::BTreeSet;
 
@@ -208,6 +211,33 @@ impl Run {
     }
 }
 
+/// The core of the server and of the in-process threads with `LOREBANK_BENCH_PIN=1`.
+const SERVER_CPU: usize = 1;
+/// The core of the HTTP clients with `LOREBANK_BENCH_PIN=1`.
+const CLIENT_CPU: usize = 0;
+
+fn pinned() -> bool {
+    std::env::var("LOREBANK_BENCH_PIN").is_ok_and(|pin| pin == "1")
+}
+
+/// Moves the calling thread (and the threads and processes it starts later) to `cpu`.
+fn set_cpu(cpu: usize) {
+    // SAFETY: a zeroed `cpu_set_t` is the empty set, and `sched_setaffinity(0, ..)`
+    // reads the set for the calling thread only.
+    let done = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    assert_eq!(done, 0, "LOREBANK_BENCH_PIN=1 needs CPU {cpu}: {}", std::io::Error::last_os_error());
+}
+
+fn pin_clients() {
+    if pinned() {
+        set_cpu(CLIENT_CPU);
+    }
+}
+
 /// Runs `per_thread` operations on each of `n_threads` threads, all started at once
 /// after each thread's `prepare` (not timed; it may warm up). `operation` returns
 /// the chunks it assembled.
@@ -226,6 +256,9 @@ fn run_threads<S>(
             .map(|thread| {
                 let (barrier, prepare, operation) = (&barrier, &prepare, &operation);
                 scope.spawn(move || {
+                    if server_pid.is_some() {
+                        pin_clients();
+                    }
                     let mut state = prepare(thread);
                     barrier.wait();
                     let mut latencies = Vec::with_capacity(per_thread);
@@ -470,6 +503,10 @@ fn main() {
         std::fs::metadata(&served).unwrap().len() as f64 / 1e6
     );
 
+    if pinned() {
+        // The server inherits this thread's core, and so do the in-process threads.
+        set_cpu(SERVER_CPU);
+    }
     let mut book = Book::open(&local).unwrap();
     let assembler = book.assembler().unwrap();
     let serve = Serve::start(&library, 64);
@@ -530,6 +567,11 @@ fn main() {
     drop(book);
 
     println!("Load average before / after the throughput rounds: {} / {}", load_before.trim(), load_after.trim());
+    if pinned() {
+        println!(
+            "Pinned: the server and the in-process threads on CPU {SERVER_CPU}, the HTTP clients on CPU {CLIENT_CPU}."
+        );
+    }
     println!("{sizes}");
     println!();
     println!(
